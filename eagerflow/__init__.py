@@ -1,0 +1,178 @@
+"""eagerflow: a lean eager autodiff core on NumPy with a Keras-style high level.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.matmul([[2.0]], [[2.0]])
+    ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
+"""
+
+__version__ = "0.1.0"
+
+# -- the eager core (issue: eager core) ---------------------------------------------------
+from eagerflow import config, debugging, errors, linalg, math, nn, random, testing
+from eagerflow.core.autodiff import (
+    custom_gradient,
+    gradients_function,
+    implicit_gradients,
+    implicit_value_and_gradients,
+    value_and_gradients_function,
+)
+from eagerflow.core.context import executing_eagerly
+from eagerflow.core.device import device, num_gpus
+from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
+from eagerflow.core.ops.array import (
+    broadcast_to,
+    concat,
+    constant,
+    convert_to_tensor,
+    expand_dims,
+    eye,
+    fill,
+    identity,
+    linspace,
+    ones,
+    ones_like,
+    range,
+    rank,
+    reshape,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    stop_gradient,
+    tile,
+    transpose,
+    unstack,
+    zeros,
+    zeros_like,
+)
+from eagerflow.core.ops.indexing import (
+    boolean_mask,
+    gather,
+    gather_nd,
+    one_hot,
+    pad,
+    scatter_nd,
+    sequence_mask,
+)
+from eagerflow.core.spec import TensorSpec
+from eagerflow.core.tape import GradientTape
+from eagerflow.core.tensor import Tensor
+from eagerflow.core.variable import Variable
+from eagerflow.math import (
+    abs,
+    add,
+    argmax,
+    argmin,
+    cast,
+    ceil,
+    clip_by_global_norm,
+    clip_by_norm,
+    clip_by_value,
+    cos,
+    cumsum,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    norm,
+    not_equal,
+    pow,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_std,
+    reduce_sum,
+    reduce_variance,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    subtract,
+    tan,
+    tanh,
+    tensordot,
+    top_k,
+    where,
+)
+
+_CORE_NAMES = [
+    "Tensor", "TensorSpec", "Variable", "GradientTape", "gradients_function",
+    "value_and_gradients_function", "implicit_gradients", "implicit_value_and_gradients",
+    "custom_gradient", "stop_gradient", "device", "executing_eagerly", "num_gpus",
+    "float16", "float32", "float64", "int32", "int64", "uint8", "bool", "cast",
+    "config", "debugging", "errors", "linalg", "math", "nn", "random", "testing",
+    # math
+    "abs", "add", "argmax", "argmin", "ceil", "clip_by_global_norm", "clip_by_norm",
+    "clip_by_value", "cos", "cumsum", "divide", "equal", "exp", "expm1", "floor", "floordiv",
+    "greater", "greater_equal", "less", "less_equal", "log", "log1p", "logical_and",
+    "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod", "multiply",
+    "negative", "norm", "not_equal", "pow", "reduce_all", "reduce_any", "reduce_logsumexp",
+    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
+    "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
+    "subtract", "tan", "tanh", "tensordot", "top_k", "where",
+    # array
+    "boolean_mask", "broadcast_to", "concat", "constant", "convert_to_tensor", "expand_dims",
+    "eye", "fill", "gather", "gather_nd", "identity", "linspace", "one_hot", "ones",
+    "ones_like", "pad", "range", "rank", "reshape", "scatter_nd", "sequence_mask", "shape",
+    "size", "split", "squeeze", "stack", "tile", "transpose", "unstack", "zeros",
+    "zeros_like",
+]
+
+# -- neural-network ops (issue: nn ops) ---------------------------------------------------
+
+_NN_NAMES: list = []
+
+# -- graphs: ef.function (issue: ef.function) ---------------------------------------------
+
+_FUNCTION_NAMES: list = []
+
+# -- layers and models (issue: layers and models) -----------------------------------------
+
+_LAYERS_NAMES: list = []
+
+# -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
+
+_OPTIM_NAMES: list = []
+
+# -- datasets (issue: datasets) -----------------------------------------------------------
+
+_DATA_NAMES: list = []
+
+# -- checkpoints (issue: checkpoints) -----------------------------------------------------
+
+_CHECKPOINT_NAMES: list = []
+
+# -- training, callbacks, summaries (issue: training) -------------------------------------
+
+_TRAINING_NAMES: list = []
+
+__all__ = (
+    _CORE_NAMES + _NN_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
+    + _CHECKPOINT_NAMES + _TRAINING_NAMES
+)

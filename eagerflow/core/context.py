@@ -1,0 +1,61 @@
+"""Execution state shared by the dispatcher, tapes, tracing and debugging switches.
+
+Two kinds of state live here:
+
+* `flags`, process-wide, read on every op. `flags.slow` is the single check the hot path
+  makes: it is true while any tape is recording (in any thread), while any function is
+  being traced, or while numeric checking is on. When it is false, an op costs one NumPy
+  call plus a few attribute reads.
+* `thread`, per-thread: the stack of tapes recording in this thread, the tracer of the
+  function being traced in this thread, and the device scopes.
+"""
+
+from __future__ import annotations
+
+import threading
+
+__all__ = ["executing_eagerly", "flags", "thread", "update_flags"]
+
+
+class _Flags:
+    __slots__ = ("check_numerics", "slow", "tapes", "tracing")
+
+    def __init__(self):
+        self.slow = False
+        self.tapes = 0
+        self.tracing = 0
+        self.check_numerics = False
+
+
+class _ThreadState(threading.local):
+    def __init__(self):
+        self.tapes = []
+        self.tracer = None
+        self.devices = []
+
+
+flags = _Flags()
+thread = _ThreadState()
+_lock = threading.Lock()
+
+
+def update_flags(tapes: int = 0, tracing: int = 0) -> None:
+    """Adjusts the process-wide counters and recomputes `flags.slow`."""
+    with _lock:
+        flags.tapes += tapes
+        flags.tracing += tracing
+        flags.slow = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
+
+
+def executing_eagerly() -> bool:
+    """Whether ops run immediately (True) or are being traced into a graph (False).
+
+    Returns:
+        True outside `ef.function` tracing, False while a function is being traced.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.executing_eagerly()
+        True
+    """
+    return thread.tracer is None

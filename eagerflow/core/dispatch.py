@@ -1,0 +1,257 @@
+"""Op definitions and the single dispatch point every op goes through.
+
+An op is data: a CamelCase name (used in errors as ``[Op:Name]``), a forward function
+on ndarrays, a gradient rule written in eagerflow ops, and flags. `primitive` declares
+one; `execute` runs one:
+
+* eagerly, when no tape records, nothing is traced and numerics are not checked (the
+  hot path: one flag read, one NumPy call, one wrap);
+* otherwise through `_execute_slow`, which converts non-tensor inputs, hands the op to
+  the tracer of an `ef.function` being traced, checks numerics, and records the op on
+  every tape that watches one of its inputs.
+
+Example:
+    >>> import numpy as np
+    >>> from eagerflow.core import dispatch
+    >>> @dispatch.primitive("Cube")
+    ... def _cube(x):
+    ...     return x * x * x
+    >>> @_cube.gradient
+    ... def _cube_grad(dy, y, x):
+    ...     return dy * 3 * x * x
+    >>> dispatch.execute(_cube, (np.float32(2.0),))
+    ef.Tensor(8.0, shape=(), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from eagerflow.core import context, dtypes, errors, tensor
+
+__all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
+
+OPS: dict[str, Op] = {}
+_NO_ATTRS: dict = {}
+
+
+class Op:
+    """One operation: forward on ndarrays, gradient in eagerflow ops, and flags.
+
+    Attributes:
+        name: CamelCase op name, unique in `OPS`.
+        forward: ``forward(*arrays, **attrs)`` returning an ndarray (or a tuple of them
+            when `num_outputs` is not 1).
+        grad: ``grad(dy, y, *inputs, **attrs)`` returning one gradient (or None) per
+            input; ``dy``/``y`` are tuples for multi-output ops. A rule that declares a
+            ``needs`` parameter receives a tuple of booleans saying which inputs need a
+            gradient, so it can skip the expensive ones.
+        differentiable: False for ops whose outputs carry no gradient (comparisons,
+            argmax, random draws); such ops are never recorded.
+        num_outputs: 1, a fixed count, or -1 for "a tuple whose length depends on attrs".
+        stateful: True when two runs with equal inputs may differ (random ops); graph
+            optimisations must not fold or merge them.
+    """
+
+    __slots__ = (
+        "differentiable",
+        "forward",
+        "grad",
+        "grad_needs",
+        "name",
+        "num_outputs",
+        "stateful",
+    )
+
+    def __init__(self, name, forward, differentiable=True, num_outputs=1, stateful=False):
+        self.name = name
+        self.forward = forward
+        self.grad = None
+        self.grad_needs = False
+        self.differentiable = differentiable
+        self.num_outputs = num_outputs
+        self.stateful = stateful
+
+    def gradient(self, rule):
+        """Registers `rule` as this op's gradient; use as a decorator."""
+        if not self.differentiable:
+            raise errors.InternalError(f"op {self.name} is not differentiable", op=self.name)
+        self.grad = rule
+        self.grad_needs = "needs" in inspect.signature(rule).parameters
+        return rule
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}>"
+
+
+def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stateful=False):
+    """Declares an op from its NumPy forward function; decorate the gradient below it.
+
+    Args:
+        name: the CamelCase op name (TensorFlow's where one exists).
+        differentiable: whether outputs carry gradients.
+        num_outputs: number of outputs (-1: variable, decided by the forward).
+        stateful: whether the op may return different values for equal inputs.
+
+    Returns:
+        A decorator turning the forward function into a registered `Op`.
+    """
+
+    def decorate(forward):
+        if name in OPS:
+            raise errors.InternalError(f"op {name!r} is defined twice", op=name)
+        op = Op(name, forward, differentiable, num_outputs, stateful)
+        OPS[name] = op
+        return op
+
+    return decorate
+
+
+_Tensor = tensor.Tensor
+_new = object.__new__
+_ndarray = np.ndarray
+_asarray = np.asarray
+_flags = context.flags
+
+
+def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
+    """Runs `op` on `inputs` (tensors or convertible values) with keyword `attrs`.
+
+    Returns:
+        A Tensor, or a tuple of Tensors for multi-output ops.
+
+    Raises:
+        InvalidArgumentError (or another `OpError`): naming the op when the inputs are
+            invalid.
+    """
+    # hot path: every public op funnels through here; see benchmarks/bench_ops.py.
+    if _flags.slow:
+        return _execute_slow(op, inputs, attrs)
+    values = []
+    for x in inputs:
+        if type(x) is not _Tensor:
+            return _execute_slow(op, inputs, attrs)
+        values.append(x._value)
+    try:
+        out = op.forward(*values, **attrs)
+    except Exception as e:
+        raise _op_error(op, values, attrs, e) from None
+    if op.num_outputs == 1:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        result = _new(_Tensor)
+        result._value = out
+        return result
+    return _wrap_many(out)
+
+
+def _wrap_many(outs) -> tuple:
+    return tuple(tensor.new_tensor(o if type(o) is _ndarray else _asarray(o)) for o in outs)
+
+
+def _execute_slow(op, inputs, attrs):
+    state = context.thread
+    if state.tracer is not None:
+        return state.tracer.execute(op, inputs, attrs)
+    tapes = state.tapes
+    inputs = convert_inputs(op, inputs, copy_arrays=bool(tapes))
+    values = [x._value if isinstance(x, _Tensor) else x for x in inputs]
+    try:
+        out = op.forward(*values, **attrs)
+    except Exception as e:
+        raise _op_error(op, values, attrs, e) from None
+    if op.num_outputs == 1:
+        outputs = (tensor.new_tensor(out if type(out) is _ndarray else _asarray(out)),)
+    else:
+        outputs = _wrap_many(out)
+    if _flags.check_numerics:
+        _check_numerics(op, outputs)
+    if tapes and op.differentiable:
+        from eagerflow.core import tape
+
+        tape.record(tapes, op, inputs, attrs, outputs)
+    return outputs[0] if op.num_outputs == 1 else outputs
+
+
+_SCALARS = (float, int, complex, bool)
+
+
+def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
+    """Converts the inputs of one op call to Tensors.
+
+    Python scalars next to a tensor input stay Python scalars, so NumPy treats them as
+    weakly typed (``float32_tensor * 2.0`` stays float32); alone, they become tensors with
+    the default dtypes.
+    """
+    if all(type(x) is _Tensor for x in inputs):
+        return tuple(inputs)
+    if any(not isinstance(x, _SCALARS) for x in inputs):
+        return tuple(convert_input(x, op, keep_scalars=True, copy=copy_arrays) for x in inputs)
+    # Only Python scalars: the first sets the dtype, the others follow it weakly.
+    first = convert_input(inputs[0], op)
+    return (first, *inputs[1:])
+
+
+def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):
+    """Converts one op input to a Tensor (or leaves a weak Python scalar alone)."""
+    if isinstance(value, _Tensor):
+        return value
+    read = getattr(value, "_read", None)
+    if read is not None:  # a Variable: reading it lets recording tapes watch it
+        return read()
+    if keep_scalars and isinstance(value, _SCALARS):
+        return value
+    if isinstance(value, _ndarray):
+        if copy or value.flags.writeable:
+            value = value.copy()
+        return tensor.new_tensor(value)
+    try:
+        return tensor.new_tensor(dtypes.to_array(value, dtype))
+    except errors.OpError as e:
+        name = op.name if op is not None else None
+        raise type(e)(e.message, op=name) from None
+
+
+def _describe(values, attrs) -> str:
+    parts = []
+    for v in values:
+        if isinstance(v, _ndarray):
+            parts.append(f"{v.dtype.name}{list(v.shape)}")
+        else:
+            parts.append(repr(v))
+    text = "inputs: " + ", ".join(parts)
+    shown = {k: v for k, v in attrs.items() if not k.startswith("_")}
+    if shown:
+        text += "; attrs: " + ", ".join(f"{k}={v!r}" for k, v in shown.items())
+    return text
+
+
+def _op_error(op, values, attrs, e: Exception) -> Exception:
+    """Translates an exception raised by a forward function into a named OpError."""
+    if isinstance(e, errors.OpError):
+        return type(e)(e.message, op=e.op or op.name)
+    if isinstance(e, MemoryError):
+        return errors.ResourceExhaustedError(f"out of memory ({_describe(values, attrs)})", op.name)
+    message = str(e)
+    if "could not be broadcast" in message:
+        shapes = [tuple(v.shape) for v in values if isinstance(v, _ndarray)]
+        text = " vs. ".join(str(s) for s in shapes)
+        return errors.InvalidArgumentError(f"Incompatible shapes: {text}", op.name)
+    if isinstance(e, (ValueError, TypeError, IndexError, np.exceptions.AxisError)):
+        return errors.InvalidArgumentError(f"{message} ({_describe(values, attrs)})", op.name)
+    return e
+
+
+def _check_numerics(op, outputs) -> None:
+    for index, out in enumerate(outputs):
+        value = out._value
+        if value.dtype.kind in "fc" and not np.isfinite(value).all():
+            kind = "NaN" if np.isnan(value).any() else "Inf"
+            where = np.argwhere(~np.isfinite(value))[0]
+            raise errors.InvalidArgumentError(
+                f"check_numerics: output {index} of {op.name} (shape {value.shape}) has {kind} "
+                f"values, first at index {tuple(int(i) for i in where)}",
+                op.name,
+            )

@@ -1,0 +1,727 @@
+"""Array ops: creation, shape manipulation, joining and splitting, and indexing.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.reshape(ef.range(6), [2, 3])
+    >>> ef.transpose(x)
+    ef.Tensor(
+    [[0 3]
+     [1 4]
+     [2 5]], shape=(3, 2), dtype=int32)
+    >>> x[:, 1]
+    ef.Tensor([1 4], shape=(2,), dtype=int32)
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from eagerflow.core import dtypes, errors, tensor
+from eagerflow.core.dispatch import convert_input, execute, primitive
+
+__all__ = [
+    "broadcast_to", "concat", "constant", "convert_to_tensor", "expand_dims", "eye", "fill",
+    "getitem", "identity", "linspace", "ones", "ones_like", "range", "rank", "reshape",
+    "shape", "size", "squeeze", "stack", "stop_gradient", "tile", "transpose", "unstack",
+    "split", "zeros", "zeros_like",
+]
+
+_Tensor = tensor.Tensor
+
+
+def _shape_list(shape, op_name: str) -> tuple:
+    """Converts a shape argument (list, tuple, tensor, int) to a tuple of Python ints."""
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    try:
+        values = np.asarray(shape)
+    except Exception:  # noqa: BLE001 - reported below with the offending value
+        values = None
+    if values is None or values.ndim > 1 or (values.size and values.dtype.kind not in "iu"):
+        raise errors.InvalidArgumentError(
+            f"shape must be a list of integers, got {shape!r}", op_name
+        )
+    return tuple(int(v) for v in values.reshape(-1))
+
+
+def _axis(axis, ndim: int, op_name: str) -> int:
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise errors.InvalidArgumentError(
+            f"axis {axis} is out of bounds for a tensor of rank {ndim}: expected "
+            f"[{-ndim}, {ndim})", op_name
+        )
+    return axis % ndim if ndim else 0
+
+
+# -- creation -----------------------------------------------------------------------------
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a tensor from Python or NumPy data.
+
+    Args:
+        value: a Python scalar, nested list, NumPy array or tensor.
+        dtype: the dtype; by default floats become float32 and ints int32.
+        shape: optional shape; a scalar `value` is broadcast to it, otherwise the number
+            of elements must match.
+
+    Returns:
+        A Tensor (a copy: later changes to `value` do not affect it).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constant([[1, 2], [3, 4]], dtype=ef.float32)
+        ef.Tensor(
+        [[1. 2.]
+         [3. 4.]], shape=(2, 2), dtype=float32)
+        >>> ef.constant(0.5, shape=[2])
+        ef.Tensor([0.5 0.5], shape=(2,), dtype=float32)
+    """
+    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+        value = convert_input(value)
+        result = value if dtype is None else _math.cast(value, dtype)
+    else:
+        result = tensor.new_tensor(dtypes.to_array(value, dtype))
+    if shape is not None:
+        shape = _shape_list(shape, "Const")
+        array = result._value
+        if array.size == 1:
+            array = np.broadcast_to(array.reshape(()), shape).copy()
+        elif int(np.prod(shape)) == array.size:
+            array = array.reshape(shape)
+        else:
+            raise errors.InvalidArgumentError(
+                f"Cannot reshape a value with {array.size} elements to shape {shape}", "Const"
+            )
+        result = tensor.new_tensor(array)
+    return result
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Converts `value` to a Tensor; tensors pass through, variables are read.
+
+    Args:
+        value: anything `constant` accepts, or a Variable.
+        dtype: required dtype; a tensor of another dtype is an error.
+        dtype_hint: dtype to use for Python data when `dtype` is not given.
+
+    Raises:
+        InvalidArgumentError: if a tensor's dtype differs from `dtype`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.convert_to_tensor([1.0, 2.0]).dtype
+        dtype('float32')
+    """
+    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+        result = convert_input(value)
+        if dtype is not None and result.dtype != dtypes.as_dtype(dtype):
+            raise errors.InvalidArgumentError(
+                f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for a "
+                f"tensor of dtype {result.dtype.name}; use ef.cast to change it"
+            )
+        return result
+    return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """Creates a tensor of zeros.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.zeros([2])
+        ef.Tensor([0. 0.], shape=(2,), dtype=float32)
+    """
+    return tensor.new_tensor(np.zeros(_shape_list(shape, "Zeros"), dtypes.as_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """Creates a tensor of ones.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.ones([2], dtype=ef.int32)
+        ef.Tensor([1 1], shape=(2,), dtype=int32)
+    """
+    return tensor.new_tensor(np.ones(_shape_list(shape, "Ones"), dtypes.as_dtype(dtype)))
+
+
+@primitive("ZerosLike", differentiable=False)
+def _zeros_like(x, dtype):
+    return np.zeros(x.shape, dtype or x.dtype)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Creates zeros with the shape (and by default the dtype) of `input`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.zeros_like([[1, 2]])
+        ef.Tensor([[0 0]], shape=(1, 2), dtype=int32)
+    """
+    return execute(_zeros_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+
+
+@primitive("OnesLike", differentiable=False)
+def _ones_like(x, dtype):
+    return np.ones(x.shape, dtype or x.dtype)
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Creates ones with the shape (and by default the dtype) of `input`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.ones_like([1.0, 2.0])
+        ef.Tensor([1. 1.], shape=(2,), dtype=float32)
+    """
+    return execute(_ones_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+
+
+@primitive("Fill")
+def _fill(value, shape):
+    return np.full(shape, value, dtype=np.asarray(value).dtype)
+
+
+@_fill.gradient
+def _fill_grad(dy, out, value, shape):
+    return _reduce.reduce_sum(dy)
+
+
+def fill(dims, value, name=None):
+    """Creates a tensor of shape `dims` filled with the scalar `value`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.fill([2, 2], 7)
+        ef.Tensor(
+        [[7 7]
+         [7 7]], shape=(2, 2), dtype=int32)
+    """
+    value = convert_input(value)
+    if value.ndim != 0:
+        raise errors.InvalidArgumentError(
+            f"value must be a scalar, got shape {value.shape}", "Fill"
+        )
+    return execute(_fill, (value,), {"shape": _shape_list(dims, "Fill")})
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """Creates an identity matrix (or a batch of them).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.eye(2)
+        ef.Tensor(
+        [[1. 0.]
+         [0. 1.]], shape=(2, 2), dtype=float32)
+    """
+    matrix = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+                    dtype=dtypes.as_dtype(dtype))
+    if batch_shape is not None:
+        batch = _shape_list(batch_shape, "Eye")
+        matrix = np.broadcast_to(matrix, batch + matrix.shape).copy()
+    return tensor.new_tensor(matrix)
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - TF's name
+    """Creates ``[start, start + delta, ...]`` up to (not including) `limit`.
+
+    Integer arguments give int32, floats float32, like `ef.constant`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.range(5)
+        ef.Tensor([0 1 2 3 4], shape=(5,), dtype=int32)
+        >>> ef.range(1.0, 2.0, 0.5)
+        ef.Tensor([1.  1.5], shape=(2,), dtype=float32)
+    """
+    if limit is None:
+        start, limit = 0, start
+    values = [_scalar_value(v) for v in (start, limit, delta)]
+    if values[2] == 0:
+        raise errors.InvalidArgumentError("Requires delta != 0", "Range")
+    if dtype is None:
+        dtype = dtypes.float32 if any(isinstance(v, float) for v in values) else dtypes.int32
+        dtype = np.result_type(*[np.asarray(v).dtype for v in values
+                                 if not isinstance(v, (int, float))] or [dtype])
+    return tensor.new_tensor(np.arange(*values, dtype=dtypes.as_dtype(dtype)))
+
+
+def _scalar_value(value):
+    if isinstance(value, (int, float)):
+        return value
+    array = np.asarray(value)
+    if array.ndim != 0:
+        raise errors.InvalidArgumentError(f"expected a scalar, got shape {array.shape}", "Range")
+    return array[()]
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """Creates `num` evenly spaced values from `start` to `stop` inclusive.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.linspace(0.0, 1.0, 3)
+        ef.Tensor([0.  0.5 1. ], shape=(3,), dtype=float32)
+    """
+    start_t, stop_t = convert_input(start), convert_input(stop)
+    dtype = np.result_type(start_t.dtype, stop_t.dtype)
+    if dtype.kind not in "fc":
+        dtype = dtypes.float32
+    values = np.linspace(start_t._value, stop_t._value, int(num), axis=axis, dtype=dtype)
+    return tensor.new_tensor(values)
+
+
+# -- identity, shape, reshape -------------------------------------------------------------
+@primitive("Identity")
+def _identity(x):
+    return x
+
+
+@_identity.gradient
+def _identity_grad(dy, out, x):
+    return dy
+
+
+def identity(input, name=None):  # noqa: A002 - TensorFlow's name
+    """Returns a tensor with the same value as `input` (a new tensor object).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.identity([1, 2])
+        ef.Tensor([1 2], shape=(2,), dtype=int32)
+    """
+    return execute(_identity, (input,))
+
+
+@primitive("StopGradient", differentiable=False)
+def _stop_gradient(x):
+    return x
+
+
+def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
+    """Returns `input` as a value that gradients do not flow through.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.constant(3.0)
+        >>> with ef.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * ef.stop_gradient(x)
+        >>> tape.gradient(y, x)
+        ef.Tensor(3.0, shape=(), dtype=float32)
+    """
+    return execute(_stop_gradient, (input,))
+
+
+def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """Returns the shape of `input` as a 1-D integer tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.shape(ef.zeros([2, 3]))
+        ef.Tensor([2 3], shape=(2,), dtype=int32)
+    """
+    return tensor.new_tensor(np.asarray(convert_input(input).shape, dtypes.as_dtype(out_type)))
+
+
+def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """Returns the number of elements of `input` as a scalar integer tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.size(ef.zeros([2, 3]))
+        ef.Tensor(6, shape=(), dtype=int32)
+    """
+    value = convert_input(input)._value
+    return tensor.new_tensor(np.asarray(value.size, dtypes.as_dtype(out_type)))
+
+
+def rank(input, name=None):  # noqa: A002
+    """Returns the number of dimensions of `input` as a scalar int32 tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.rank(ef.zeros([2, 3]))
+        ef.Tensor(2, shape=(), dtype=int32)
+    """
+    return tensor.new_tensor(np.asarray(convert_input(input).ndim, np.int32))
+
+
+@primitive("Reshape")
+def _reshape(x, shape):
+    try:
+        return x.reshape(shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"Input to reshape is a tensor with {x.size} values (shape {x.shape}), which "
+            f"cannot take the requested shape {list(shape)}"
+        ) from None
+
+
+@_reshape.gradient
+def _reshape_grad(dy, out, x, shape):
+    return reshape(dy, x.shape)
+
+
+def reshape(tensor, shape, name=None):  # noqa: F811 - TensorFlow's argument name
+    """Reshapes `tensor` to `shape` (one entry may be -1, inferred from the size).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.reshape([1, 2, 3, 4], [2, -1])
+        ef.Tensor(
+        [[1 2]
+         [3 4]], shape=(2, 2), dtype=int32)
+    """
+    return execute(_reshape, (tensor,), {"shape": _shape_list(shape, "Reshape")})
+
+
+@primitive("Transpose")
+def _transpose(x, perm):
+    if perm is None:
+        return x.T
+    if sorted(perm) != list(builtins.range(x.ndim)):
+        raise errors.InvalidArgumentError(
+            f"perm {list(perm)} is not a permutation of the {x.ndim} dimensions of a tensor "
+            f"of shape {x.shape}"
+        )
+    return x.transpose(perm)
+
+
+@_transpose.gradient
+def _transpose_grad(dy, out, x, perm):
+    return transpose(dy, None if perm is None else list(np.argsort(perm)))
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    """Permutes the dimensions of `a` (reverses them when `perm` is None).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.transpose(ef.zeros([2, 3, 4]), [2, 0, 1]).shape
+        (4, 2, 3)
+    """
+    perm = None if perm is None else _shape_list(perm, "Transpose")
+    result = execute(_transpose, (a,), {"perm": perm})
+    if conjugate and result.dtype.kind == "c":
+        raise errors.UnimplementedError("conjugate=True for complex tensors", "Transpose")
+    return result
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    """Inserts a dimension of size 1 at `axis`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.expand_dims([1, 2], 0).shape
+        (1, 2)
+    """
+    x = convert_input(input)
+    axis = int(axis)
+    if not -x.ndim - 1 <= axis <= x.ndim:
+        raise errors.InvalidArgumentError(
+            f"axis {axis} is out of bounds for expand_dims of a tensor of rank {x.ndim}: "
+            f"expected [{-x.ndim - 1}, {x.ndim}]", "ExpandDims"
+        )
+    axis = axis % (x.ndim + 1)
+    return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    """Removes dimensions of size 1 (all of them, or those listed in `axis`).
+
+    Raises:
+        InvalidArgumentError: if a listed axis does not have size 1.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.squeeze(ef.zeros([1, 2, 1])).shape
+        (2,)
+    """
+    x = convert_input(input)
+    if axis is None:
+        new_shape = tuple(n for n in x.shape if n != 1)
+    else:
+        axes = {_axis(a, x.ndim, "Squeeze") for a in np.atleast_1d(axis)}
+        for a in axes:
+            if x.shape[a] != 1:
+                raise errors.InvalidArgumentError(
+                    f"Can not squeeze dim[{a}], expected a dimension of 1, got {x.shape[a]} "
+                    f"(shape {x.shape})", "Squeeze"
+                )
+        new_shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    return reshape(x, new_shape)
+
+
+@primitive("BroadcastTo")
+def _broadcast_to(x, shape):
+    return np.broadcast_to(x, shape)
+
+
+@_broadcast_to.gradient
+def _broadcast_to_grad(dy, out, x, shape):
+    return dy  # the tape sums it back to x's shape
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """Broadcasts `input` to `shape` with NumPy's rules.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.broadcast_to([1, 2], [2, 2])
+        ef.Tensor(
+        [[1 2]
+         [1 2]], shape=(2, 2), dtype=int32)
+    """
+    return execute(_broadcast_to, (input,), {"shape": _shape_list(shape, "BroadcastTo")})
+
+
+# -- joining and splitting ----------------------------------------------------------------
+@primitive("ConcatV2")
+def _concat(*values, axis):
+    return np.concatenate(values, axis=axis)
+
+
+@_concat.gradient
+def _concat_grad(dy, out, *values, axis):
+    sizes = [v.shape[axis] for v in values]
+    return split(dy, sizes, axis=axis)
+
+
+def concat(values, axis, name=None):
+    """Joins a list of tensors along an existing axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.concat([[[1, 2]], [[3, 4]]], axis=0)
+        ef.Tensor(
+        [[1 2]
+         [3 4]], shape=(2, 2), dtype=int32)
+    """
+    values = _tensor_list(values, "ConcatV2")
+    if len(values) == 1:
+        return identity(values[0])
+    return execute(_concat, values, {"axis": _axis(axis, values[0].ndim, "ConcatV2")})
+
+
+def _tensor_list(values, op_name):
+    if isinstance(values, _Tensor) or not isinstance(values, (list, tuple)):
+        raise errors.InvalidArgumentError(
+            f"expected a list of tensors, got {type(values).__name__}", op_name
+        )
+    if not values:
+        raise errors.InvalidArgumentError("expected a non-empty list of tensors", op_name)
+    converted = tuple(convert_input(v) for v in values)
+    return converted
+
+
+@primitive("Pack")
+def _stack(*values, axis):
+    return np.stack(values, axis=axis)
+
+
+@_stack.gradient
+def _stack_grad(dy, out, *values, axis):
+    return unstack(dy, axis=axis)
+
+
+def stack(values, axis=0, name=None):
+    """Joins a list of same-shaped tensors along a new axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.stack([[1, 2], [3, 4]], axis=1)
+        ef.Tensor(
+        [[1 3]
+         [2 4]], shape=(2, 2), dtype=int32)
+    """
+    values = _tensor_list(values, "Pack")
+    ndim = values[0].ndim + 1
+    return execute(_stack, values, {"axis": _axis(axis, ndim, "Pack")})
+
+
+@primitive("Unpack", num_outputs=-1)
+def _unstack(x, axis):
+    return tuple(np.moveaxis(x, axis, 0))
+
+
+@_unstack.gradient
+def _unstack_grad(dys, outs, x, axis):
+    return stack(list(dys), axis=axis)
+
+
+def unstack(value, num=None, axis=0, name=None):
+    """Splits `value` along `axis` into a list of tensors with that axis removed.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> [t.numpy().tolist() for t in ef.unstack([[1, 2], [3, 4]])]
+        [[1, 2], [3, 4]]
+    """
+    x = convert_input(value)
+    if x.ndim == 0:
+        raise errors.InvalidArgumentError("Cannot unstack a scalar tensor", "Unpack")
+    axis = _axis(axis, x.ndim, "Unpack")
+    if num is not None and num != x.shape[axis]:
+        raise errors.InvalidArgumentError(
+            f"num={num} does not match dimension {axis} of shape {x.shape}", "Unpack"
+        )
+    if x.shape[axis] == 0:
+        return []
+    return list(execute(_unstack, (x,), {"axis": axis}))
+
+
+@primitive("SplitV", num_outputs=-1)
+def _split(x, sizes, axis):
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+@_split.gradient
+def _split_grad(dys, outs, x, sizes, axis):
+    return concat(list(dys), axis=axis)
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    """Splits `value` along `axis` into equal parts or parts of the given sizes.
+
+    Args:
+        value: the tensor to split.
+        num_or_size_splits: a number of equal parts, or a list of sizes (one may be -1).
+        axis: the axis to split.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> [t.shape for t in ef.split(ef.zeros([6, 2]), [1, 2, -1])]
+        [(1, 2), (2, 2), (3, 2)]
+    """
+    x = convert_input(value)
+    axis = _axis(axis, x.ndim, "SplitV")
+    length = x.shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)) or (
+        isinstance(num_or_size_splits, _Tensor) and num_or_size_splits.ndim == 0
+    ):
+        parts = int(num_or_size_splits)
+        if parts <= 0 or length % parts:
+            raise errors.InvalidArgumentError(
+                f"Number of ways to split should evenly divide the split dimension, but got "
+                f"split_dim {axis} (size = {length}) and num_split {parts}", "SplitV"
+            )
+        sizes = (length // parts,) * parts
+    else:
+        sizes = list(_shape_list(num_or_size_splits, "SplitV"))
+        if sizes.count(-1) > 1:
+            raise errors.InvalidArgumentError("only one size may be -1", "SplitV")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+        if sum(sizes) != length or any(s < 0 for s in sizes):
+            raise errors.InvalidArgumentError(
+                f"Determined shape must either match input shape along split_dim exactly if "
+                f"fully specified, or be less than the size of the input along split_dim if "
+                f"not fully specified. Got sizes {sizes} for dimension {axis} of size {length}",
+                "SplitV",
+            )
+        sizes = tuple(sizes)
+    return list(execute(_split, (x,), {"sizes": sizes, "axis": axis}))
+
+
+@primitive("Tile")
+def _tile(x, multiples):
+    return np.tile(x, multiples)
+
+
+@_tile.gradient
+def _tile_grad(dy, out, x, multiples):
+    # Split each tiled axis into (multiple, size) and sum over the multiples.
+    split_shape = []
+    for m, n in zip(multiples, x.shape):
+        split_shape += [m, n]
+    return _reduce.reduce_sum(reshape(dy, split_shape), axis=tuple(builtins.range(0, 2 * x.ndim, 2)))
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    """Repeats `input` `multiples[i]` times along axis `i`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.tile([[1, 2]], [2, 1])
+        ef.Tensor(
+        [[1 2]
+         [1 2]], shape=(2, 2), dtype=int32)
+    """
+    x = convert_input(input)
+    multiples = _shape_list(multiples, "Tile")
+    if len(multiples) != x.ndim:
+        raise errors.InvalidArgumentError(
+            f"Expected multiples argument to be a vector of length {x.ndim} but got length "
+            f"{len(multiples)}", "Tile"
+        )
+    return execute(_tile, (x,), {"multiples": multiples})
+
+
+# -- indexing -----------------------------------------------------------------------------
+def _index_key(key):
+    """Converts tensors inside an indexing key to NumPy values (hashable where possible)."""
+    if isinstance(key, tuple):
+        return tuple(_index_key(k) for k in key)
+    if isinstance(key, _Tensor) or hasattr(key, "_read"):
+        value = convert_input(key)._value
+        return value.item() if value.ndim == 0 and value.dtype.kind in "iu" else value
+    if isinstance(key, list):
+        return np.asarray(key)
+    return key
+
+
+def _is_basic(key) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(
+        isinstance(k, (int, np.integer, slice)) or k is None or k is Ellipsis for k in parts
+    )
+
+
+@primitive("StridedSlice")
+def _getitem(x, key):
+    try:
+        return x[key]
+    except IndexError as e:
+        raise errors.InvalidArgumentError(f"{e} (indexing a tensor of shape {x.shape})") from None
+
+
+@_getitem.gradient
+def _getitem_grad(dy, out, x, key):
+    return execute(_getitem_grad_op, (dy,), {"key": key, "shape": x.shape})
+
+
+@primitive("StridedSliceGrad")
+def _getitem_grad_op(dy, key, shape):
+    dx = np.zeros(shape, dy.dtype)
+    if _is_basic(key):
+        dx[key] = dy
+    else:
+        np.add.at(dx, key, dy)  # repeated indices accumulate
+    return dx
+
+
+@_getitem_grad_op.gradient
+def _getitem_grad_op_grad(ddx, out, dy, key, shape):
+    return getitem(ddx, key)
+
+
+def getitem(tensor, key):
+    """NumPy-style indexing and slicing (``tensor[key]``); differentiable.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.constant([[1, 2, 3], [4, 5, 6]])
+        >>> x[1, ::2]
+        ef.Tensor([4 6], shape=(2,), dtype=int32)
+        >>> x[ef.constant([1, 0])][:, 0]
+        ef.Tensor([4 1], shape=(2,), dtype=int32)
+    """
+    return execute(_getitem, (tensor,), {"key": _index_key(key)})
+
+
+from eagerflow.core.ops import math as _math  # noqa: E402
+from eagerflow.core.ops import reduce as _reduce  # noqa: E402

@@ -1,0 +1,545 @@
+"""GradientTape: records ops while active and plays them backwards for gradients.
+
+How recording works. Each tape keeps ``_tracked``, the tensors it can differentiate
+through: those it watches (`watch`, or trainable variables read while it records) and the
+outputs of ops it recorded. The dispatcher hands every op run while a tape is active to
+`record`, which appends the op to each tape that tracks one of its inputs. Ops that touch
+nothing a tape tracks cost that tape one dict lookup per input.
+
+How gradients work. `gradient` walks the records once forwards to find what depends on a
+source, then once backwards, calling each op's gradient rule only for records whose
+outputs received a gradient and only for inputs that lead to a source. Rules are written
+in eagerflow ops, so while an outer tape is recording, the backward pass is itself
+recorded, which is how gradients of gradients work to any order. The engine (not the
+rules) sums a broadcast gradient back to its input's shape.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.constant(3.0)
+    >>> with ef.GradientTape() as outer:
+    ...     outer.watch(x)
+    ...     with ef.GradientTape() as inner:
+    ...         inner.watch(x)
+    ...         y = x * x * x
+    ...     dy_dx = inner.gradient(y, x)
+    >>> dy_dx, outer.gradient(dy_dx, x)
+    (ef.Tensor(27.0, shape=(), dtype=float32), ef.Tensor(18.0, shape=(), dtype=float32))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+
+import numpy as np
+
+from eagerflow.core import context, errors, nest, tensor
+
+__all__ = ["GradientTape", "none_reason", "notify_read", "record"]
+
+_Tensor = tensor.Tensor
+# id(variable) -> (weakref to it, why its last gradient was None); read by optimizers so
+# a skipped variable can be explained. Weak, so it never keeps a variable alive.
+_VARIABLE_NONE_REASONS: dict[int, tuple] = {}
+
+
+def record(tapes, op, inputs, attrs, outputs) -> None:
+    """Records one op call on every recording tape that tracks one of its inputs."""
+    for tape in tapes:
+        tracked = tape._tracked
+        for x in inputs:
+            if id(x) in tracked:
+                break
+        else:
+            continue
+        tape._records.append((op, inputs, attrs, outputs))
+        for out in outputs:
+            tracked[id(out)] = out
+
+
+def notify_read(variable, snapshot) -> None:
+    """Called when `variable` is read as `snapshot` while some tape may be recording."""
+    for tape in context.thread.tapes:
+        key = id(variable)
+        explicit = key in tape._watched_vars
+        if not explicit and not (tape._watch_accessed and variable.trainable):
+            continue
+        if not explicit:
+            tape._watched_vars[key] = variable
+        tape._tracked[id(snapshot)] = snapshot
+        reads = tape._var_reads.setdefault(key, [])
+        if not any(r is snapshot for r in reads):
+            reads.append(snapshot)
+
+
+def none_reason(variable) -> str | None:
+    """Why the most recent `tape.gradient` call returned None for `variable`, if it did."""
+    entry = _VARIABLE_NONE_REASONS.get(id(variable))
+    if entry is None or entry[0]() is not variable:
+        return None
+    return entry[1]
+
+
+def _is_variable(value) -> bool:
+    return hasattr(value, "_read") and hasattr(value, "assign")
+
+
+class GradientTape:
+    """Records operations for automatic differentiation.
+
+    Args:
+        persistent: allow `gradient` to be called more than once. A persistent tape
+            holds every recorded tensor until it is deleted or `reset`.
+        watch_accessed_variables: watch every trainable `Variable` read while recording.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable([1.0, 2.0])
+        >>> with ef.GradientTape() as tape:
+        ...     loss = ef.reduce_sum(w * w)
+        >>> tape.gradient(loss, w)
+        ef.Tensor([2. 4.], shape=(2,), dtype=float32)
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._used = False
+        self._entered = False
+        self._none_reasons: dict[int, str] = {}
+        self._clear()
+
+    def _clear(self) -> None:
+        self._records: list = []
+        self._tracked: dict[int, object] = {}
+        self._watched_vars: dict[int, object] = {}
+        self._var_reads: dict[int, list] = {}
+
+    # -- recording ----------------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        if self._entered:
+            raise RuntimeError("This GradientTape is already recording; tapes do not re-enter.")
+        self._entered = True
+        self._start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._entered = False
+        self._stop()
+
+    def _start(self) -> None:
+        context.thread.tapes.append(self)
+        context.update_flags(tapes=1)
+
+    def _stop(self) -> None:
+        stack = context.thread.tapes
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i] is self:
+                del stack[i]
+                context.update_flags(tapes=-1)
+                return
+
+    def _recording(self) -> bool:
+        return any(t is self for t in context.thread.tapes)
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stops recording ops on this tape (a context manager).
+
+        Raises:
+            RuntimeError: if the tape is not currently recording.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> x = ef.constant(2.0)
+            >>> with ef.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     with tape.stop_recording():
+            ...         ignored = x * x
+            ...     y = x * 3.0
+            >>> print(tape.gradient(ignored, x), tape.gradient is not None)
+            None True
+        """
+        if not self._recording():
+            raise RuntimeError(
+                "GradientTape.stop_recording() needs a tape that is recording: use it "
+                "inside the tape's `with` block."
+            )
+        self._stop()
+        try:
+            yield
+        finally:
+            self._start()
+
+    def reset(self) -> None:
+        """Forgets everything recorded and watched, as if the tape had just been created."""
+        self._clear()
+        self._used = False
+
+    def watch(self, tensor) -> None:
+        """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
+
+        Raises:
+            TypeError: for anything that is not a Tensor or Variable.
+        """
+        for item in nest.flatten(tensor):
+            if _is_variable(item):
+                self._watched_vars[id(item)] = item
+                if self._recording():
+                    notify_read(item, item._read())
+                continue
+            if not isinstance(item, _Tensor):
+                raise TypeError(
+                    f"GradientTape.watch() expects Tensors or Variables, got "
+                    f"{type(item).__name__}: {item!r}. Convert it first: x = ef.constant(x)."
+                )
+            if item.dtype.kind not in "fc":
+                errors.warn_once(
+                    "watch-int",
+                    f"GradientTape.watch() of a {item.dtype.name} tensor: gradients exist only "
+                    "for floating-point tensors, so its gradient will be None. Cast it first: "
+                    "ef.cast(x, ef.float32).",
+                )
+            self._tracked[id(item)] = item
+
+    def watched_variables(self) -> tuple:
+        """The variables this tape watched (explicitly or because they were read), in order."""
+        return tuple(self._watched_vars.values())
+
+    # -- gradients ----------------------------------------------------------------------
+    def _check_usable(self, what: str) -> None:
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                f"A non-persistent GradientTape can only be used to compute one set of "
+                f"gradients; this `{what}` call is a second one. Create the tape with "
+                "`ef.GradientTape(persistent=True)` to call it more than once."
+            )
+        if self._recording() and not self._persistent:
+            errors.warn_once(
+                "gradient-inside",
+                "Calling GradientTape.gradient() inside the tape's `with` block also records "
+                "the backward pass on the tape, which costs memory and time. Call it after the "
+                "block unless you need higher-order gradients from this tape.",
+                stacklevel=4,
+            )
+
+    def _release(self) -> None:
+        if not self._persistent:
+            self._used = True
+            self._clear()
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
+        """Computes the gradient of `target` with respect to `sources`.
+
+        Args:
+            target: a Tensor (or nested structure of Tensors) to differentiate; several
+                targets are summed.
+            sources: a Tensor or Variable, or a list/tuple/dict of them.
+            output_gradients: gradients of some outer loss with respect to `target`
+                (same structure), or None for ones.
+            unconnected_gradients: ``"none"`` returns None for a source the target does not
+                depend on, ``"zero"`` returns zeros of its shape.
+
+        Returns:
+            Gradients in the structure of `sources`; `why_none(source)` says why one is None.
+
+        Raises:
+            RuntimeError: on a second call of a non-persistent tape.
+            ValueError: for an unknown `unconnected_gradients` value.
+        """
+        self._check_usable("gradient")
+        unconnected = _check_unconnected(unconnected_gradients)
+        flat_sources = nest.flatten(sources)
+        targets = [_target_tensor(t) for t in nest.flatten(target)]
+        seeds = None if output_gradients is None else nest.flatten(output_gradients)
+        if seeds is not None and len(seeds) != len(targets):
+            raise ValueError(
+                f"output_gradients has {len(seeds)} entries but target has {len(targets)}"
+            )
+        try:
+            grads = self._gradients(targets, seeds, flat_sources, unconnected, self._persistent)
+        finally:
+            self._release()
+        return nest.pack_sequence_as(sources, grads)
+
+    def _source_keys(self, source) -> list[int]:
+        if _is_variable(source):
+            return [id(s) for s in self._var_reads.get(id(source), ())]
+        if isinstance(source, _Tensor):
+            return [id(source)] if id(source) in self._tracked else []
+        raise TypeError(
+            f"GradientTape.gradient() sources must be Tensors or Variables, got "
+            f"{type(source).__name__}: {source!r}"
+        )
+
+    def _gradients(self, targets, seeds, flat_sources, unconnected, keep) -> list:
+        keys = [self._source_keys(s) for s in flat_sources]
+        wanted = {k for ks in keys for k in ks}
+        grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
+        results = []
+        self._none_reasons = {}
+        for source, source_keys in zip(flat_sources, keys):
+            found = [grads[k] for k in source_keys if k in grads]
+            if _is_variable(source) or isinstance(source, _Tensor):
+                if source.dtype.kind not in "fc":
+                    found = []
+            if found:
+                total = found[0]
+                for g in found[1:]:
+                    total = _math.add(total, g)
+                results.append(_cast_like(total, source))
+                continue
+            reason = self._explain(source, source_keys)
+            self._none_reasons[id(source)] = reason
+            if _is_variable(source):
+                _VARIABLE_NONE_REASONS[id(source)] = (weakref.ref(source), reason)
+            results.append(_array.zeros(source.shape, source.dtype) if unconnected else None)
+        return results
+
+    def _explain(self, source, keys) -> str:
+        if source.dtype.kind not in "fc":
+            return (
+                f"the source has dtype {source.dtype.name}: gradients exist only for "
+                "floating-point tensors and variables"
+            )
+        if _is_variable(source):
+            if id(source) not in self._watched_vars:
+                if not source.trainable:
+                    return "the variable is not trainable (trainable=False) and was not watched"
+                return (
+                    "the variable was never read while the tape was recording (or the tape "
+                    "was created with watch_accessed_variables=False and did not watch it)"
+                )
+            if not keys:
+                return "the variable was watched but never read while the tape was recording"
+        elif not keys:
+            return (
+                "the tensor is not watched by this tape: it is a constant, or it was computed "
+                "before the tape started or outside its `with` block. Call tape.watch(x) on it "
+                "before computing the target, or use an ef.Variable"
+            )
+        return (
+            "the target does not depend on it: no path of differentiable ops leads from it to "
+            "the target (the path may go through a non-differentiable op such as argmax, "
+            "round, a comparison or a cast to an integer dtype, or through stop_gradient)"
+        )
+
+    def why_none(self, source) -> str | None:
+        """Why the last `gradient` call returned None for `source` (None if it did not).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> x = ef.constant(1.0)
+            >>> with ef.GradientTape() as tape:
+            ...     y = x * 2.0
+            >>> print(tape.gradient(y, x))
+            None
+            >>> tape.why_none(x).split(":")[0]
+            'the tensor is not watched by this tape'
+        """
+        return self._none_reasons.get(id(source))
+
+    def jacobian(self, target, sources, unconnected_gradients="none", parallel_iterations=None,
+                 experimental_use_pfor=True):
+        """Computes the full Jacobian of `target` with respect to each source.
+
+        Returns:
+            For each source (in the structure of `sources`), a tensor of shape
+            ``target.shape + source.shape``.
+        """
+        del parallel_iterations, experimental_use_pfor  # one backward pass per element
+        self._check_usable("jacobian")
+        unconnected = _check_unconnected(unconnected_gradients)
+        target = _target_tensor(target)
+        flat_sources = nest.flatten(sources)
+        size = int(target._value.size)
+        rows: list[list] = [[] for _ in flat_sources]
+        try:
+            for i in range(size):
+                seed = np.zeros(size, target.dtype)
+                seed[i] = 1
+                seed = tensor.new_tensor(seed.reshape(target.shape))
+                grads = self._gradients([target], [seed], flat_sources, True, True)
+                for row, g in zip(rows, grads):
+                    row.append(g)
+        finally:
+            self._release()
+        results = []
+        for source, row in zip(flat_sources, rows):
+            shape = tuple(target.shape) + tuple(source.shape)
+            if size == 0:
+                results.append(_array.zeros(shape, source.dtype))
+                continue
+            if not unconnected and id(source) in self._none_reasons:
+                results.append(None)  # computed with zeros above; no path at all
+                continue
+            results.append(_array.reshape(_array.stack(row), shape))
+        return nest.pack_sequence_as(sources, results)
+
+    def batch_jacobian(self, target, source, unconnected_gradients="none",
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Jacobian of each batch row of `target` with respect to the same row of `source`.
+
+        Args:
+            target: tensor of shape ``(batch, ...)``.
+            source: tensor of shape ``(batch, ...)``; row ``i`` of `target` must depend only
+                on row ``i`` of `source`.
+
+        Returns:
+            A tensor of shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
+        """
+        del parallel_iterations, experimental_use_pfor
+        self._check_usable("batch_jacobian")
+        unconnected = _check_unconnected(unconnected_gradients)
+        target = _target_tensor(target)
+        if target.ndim < 1 or len(source.shape) < 1 or target.shape[0] != source.shape[0]:
+            raise errors.InvalidArgumentError(
+                f"batch_jacobian needs target and source with the same leading (batch) "
+                f"dimension, got shapes {target.shape} and {tuple(source.shape)}"
+            )
+        batch = target.shape[0]
+        inner = int(target._value[0].size) if batch else 0
+        rows = []
+        try:
+            for j in range(inner):
+                seed = np.zeros((batch, inner), target.dtype)
+                seed[:, j] = 1
+                seed = tensor.new_tensor(seed.reshape(target.shape))
+                (g,) = self._gradients([target], [seed], [source], True, True)
+                rows.append(g)
+        finally:
+            self._release()
+        shape = (batch,) + tuple(target.shape[1:]) + tuple(source.shape[1:])
+        if not rows:
+            return _array.zeros(shape, source.dtype)
+        if not unconnected and self._none_reasons.get(id(source)) is not None:
+            return None
+        return _array.reshape(_array.stack(rows, axis=1), shape)
+
+
+def _check_unconnected(value) -> bool:
+    text = getattr(value, "value", value)
+    if text not in ("none", "zero"):
+        raise ValueError(
+            f"unconnected_gradients must be 'none' or 'zero'. Received: "
+            f"unconnected_gradients={value!r}"
+        )
+    return text == "zero"
+
+
+def _target_tensor(value):
+    if isinstance(value, _Tensor):
+        return value
+    if _is_variable(value):
+        return value._read()
+    raise TypeError(
+        f"GradientTape.gradient() target must be a Tensor or Variable, got "
+        f"{type(value).__name__}: {value!r}"
+    )
+
+
+def _cast_like(grad, like):
+    return grad if grad.dtype == like.dtype else _math.cast(grad, like.dtype)
+
+
+def _fit(grad, x, op):
+    """Sums a broadcast gradient back to the shape of input `x` and casts it to x's dtype."""
+    if grad.shape != x.shape:
+        shape = x.shape
+        extra = grad.ndim - len(shape)
+        if extra < 0:
+            raise errors.InternalError(
+                f"gradient of shape {grad.shape} for an input of shape {shape}", op.name
+            )
+        axes = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
+        )
+        if axes:
+            grad = _reduce.reduce_sum(grad, axis=axes)
+        if grad.shape != shape:
+            grad = _array.reshape(grad, shape)
+    if grad.dtype != x.dtype:
+        grad = _math.cast(grad, x.dtype)
+    return grad
+
+
+def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
+    """Plays `records` backwards from `targets`; returns gradients keyed by tensor id."""
+    depends = set(wanted)
+    count = len(records)
+    for i in range(count):
+        _, inputs, _, outputs = records[i]
+        for x in inputs:
+            if id(x) in depends:
+                for out in outputs:
+                    depends.add(id(out))
+                break
+    grads: dict[int, object] = {}
+    for i, t in enumerate(targets):
+        if id(t) not in depends:
+            continue
+        seed = _array.ones_like(t) if seeds is None or seeds[i] is None else seeds[i]
+        seed = dispatch_convert(seed)
+        _accumulate(grads, id(t), seed)
+    for i in range(count - 1, -1, -1):
+        op, inputs, attrs, outputs = records[i]
+        if free:
+            records[i] = None
+        if len(outputs) == 1:
+            dy = grads.get(id(outputs[0]))
+            if dy is None:
+                continue
+            y = outputs[0]
+        else:
+            dys = [grads.get(id(o)) for o in outputs]
+            if all(d is None for d in dys):
+                continue
+            dy = tuple(_array.zeros_like(o) if d is None else d for d, o in zip(dys, outputs))
+            y = outputs
+        needs = tuple(
+            id(x) in depends and isinstance(x, _Tensor) and x.dtype.kind in "fc" for x in inputs
+        )
+        if not any(needs):
+            continue
+        if op.grad is None:
+            raise errors.UnimplementedError(
+                f"No gradient is defined for op {op.name}; it cannot be differentiated. "
+                "Wrap the computation in ef.stop_gradient or define one with "
+                "@ef.custom_gradient.",
+                op.name,
+            )
+        if op.grad_needs:
+            dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
+        else:
+            dxs = op.grad(dy, y, *inputs, **attrs)
+        if not isinstance(dxs, (tuple, list)):
+            dxs = (dxs,)
+        if len(dxs) != len(inputs):
+            raise errors.InternalError(
+                f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
+                op.name,
+            )
+        for x, dx, need in zip(inputs, dxs, needs):
+            if need and dx is not None:
+                _accumulate(grads, id(x), _fit(dispatch_convert(dx), x, op))
+        for out in outputs:
+            if id(out) not in wanted:
+                grads.pop(id(out), None)
+    return grads
+
+
+def _accumulate(grads: dict, key: int, grad) -> None:
+    previous = grads.get(key)
+    grads[key] = grad if previous is None else _math.add(previous, grad)
+
+
+def dispatch_convert(value):
+    """Converts a gradient returned by a rule (maybe a Python number or array) to a Tensor."""
+    if isinstance(value, _Tensor):
+        return value
+    return _array.convert_to_tensor(value)
+
+
+from eagerflow.core.ops import array as _array  # noqa: E402
+from eagerflow.core.ops import math as _math  # noqa: E402
+from eagerflow.core.ops import reduce as _reduce  # noqa: E402

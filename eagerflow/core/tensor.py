@@ -1,0 +1,183 @@
+"""Tensor: an immutable value with operators, produced and consumed by every op.
+
+A Tensor wraps one NumPy array that nobody writes to: eagerflow never mutates it, and
+`numpy()` / `__array__` hand out read-only views, so a tensor keeps its value for its
+whole life (the tape relies on that when it replays an op backwards).
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> x.shape, x.dtype
+    ((2, 2), dtype('float32'))
+    >>> x * 2 + 1
+    ef.Tensor(
+    [[3. 5.]
+     [7. 9.]], shape=(2, 2), dtype=float32)
+    >>> float(ef.reduce_sum(x))
+    10.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import dtypes, errors
+
+__all__ = ["Tensor", "new_tensor"]
+
+_DEVICE = "/device:CPU:0"
+
+
+class Tensor:
+    """An immutable multi-dimensional value, the input and output of every op.
+
+    Tensors come from ops (`ef.constant`, `ef.matmul`, ...); ``ef.Tensor(value, dtype)``
+    converts Python or NumPy data like `ef.constant` does.
+
+    Args:
+        value: Python scalar, nested list, NumPy array, or tensor.
+        dtype: optional dtype to convert to.
+
+    Attributes:
+        shape: tuple of ints.
+        dtype: a `numpy.dtype`.
+        ndim: number of dimensions.
+        device: the device holding the value (always ``"/device:CPU:0"``).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> t = ef.Tensor([1, 2, 3])
+        >>> t
+        ef.Tensor([1 2 3], shape=(3,), dtype=int32)
+        >>> [int(v) for v in t]
+        [1, 2, 3]
+    """
+
+    __slots__ = ("_value", "__weakref__")
+    # Makes `ndarray op Tensor` defer to the Tensor's reflected operator, so it
+    # returns a Tensor (and is recorded on tapes) instead of an ndarray.
+    __array_priority__ = 100
+
+    def __init__(self, value, dtype=None):
+        self._value = dtypes.to_array(value, dtype)
+
+    # -- value access ---------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._value.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def device(self) -> str:
+        return _DEVICE
+
+    def numpy(self) -> np.ndarray:
+        """Returns the value as a read-only NumPy array (a view: no copy is made)."""
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
+
+    def __array__(self, dtype=None, copy=None):
+        if copy or (dtype is not None and np.dtype(dtype) != self._value.dtype):
+            return self._value.astype(dtype if dtype is not None else self._value.dtype)
+        return self.numpy()
+
+    def cpu(self) -> Tensor:
+        """Returns this tensor: every tensor already lives on the CPU."""
+        return self
+
+    def gpu(self, gpu_index: int = 0):
+        """Raises NotFoundError: eagerflow has no GPU backend."""
+        from eagerflow.core import device
+
+        return device.no_gpu(f"Tensor.gpu({gpu_index})")
+
+    # -- Python protocol ------------------------------------------------------------
+    def __repr__(self) -> str:
+        value = self._value
+        body = str(value[()]) if value.ndim == 0 else np.array2string(value, max_line_width=80)
+        if "\n" in body:
+            body = "\n" + body
+        return f"ef.Tensor({body}, shape={self.shape}, dtype={self.dtype.name})"
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._value.ndim == 0:
+            return format(self._value.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError(
+            f"unsupported format string {spec!r} for a Tensor of shape {self.shape}: "
+            "only scalar tensors accept format specs"
+        )
+
+    def _scalar(self, kind: str):
+        if self._value.size != 1:
+            raise errors.InvalidArgumentError(
+                f"{kind}() needs a tensor with exactly one element, got shape {self.shape}. "
+                "Reduce it first (ef.reduce_all / ef.reduce_any / ef.reduce_sum) or index it."
+            )
+        return self._value.reshape(()).item()
+
+    def __bool__(self) -> bool:
+        return builtins_bool(self._scalar("bool"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float"))
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
+    def __index__(self) -> int:
+        if not dtypes.is_integer(self.dtype) and self.dtype != dtypes.bool:
+            raise TypeError(
+                f"Only integer tensors can be used as an index, got dtype {self.dtype.name}"
+            )
+        return int(self._scalar("index"))
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a scalar tensor (shape ()) is undefined")
+        return self._value.shape[0]
+
+    def __setitem__(self, key, value):
+        raise TypeError(
+            "Tensors are immutable and do not support item assignment. Build a new tensor "
+            "instead: ef.where(mask, new, old), ef.scatter_nd(...), or use an ef.Variable "
+            "and its assign methods."
+        )
+
+    __hash__ = object.__hash__
+
+    def __reduce__(self):
+        return Tensor, (self._value,)
+
+    def __copy__(self) -> Tensor:
+        return self
+
+    def __deepcopy__(self, memo) -> Tensor:
+        return self
+
+
+builtins_bool = bool
+_new = object.__new__
+# Operators, indexing and iteration are installed by eagerflow.core.operators, once the
+# ops they are made of exist.
+
+
+def new_tensor(value: np.ndarray) -> Tensor:
+    """Wraps an ndarray that nobody else will write to in a Tensor, without copying."""
+    tensor = _new(Tensor)
+    tensor._value = value
+    return tensor

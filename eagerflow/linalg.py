@@ -1,0 +1,11 @@
+"""Linear algebra (`ef.linalg`).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.linalg.matmul([[1.0, 0.0]], [[2.0], [3.0]])
+    ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
+"""
+
+from eagerflow.core.ops.linalg import global_norm, matmul, norm, tensordot
+
+__all__ = ["global_norm", "matmul", "norm", "tensordot"]

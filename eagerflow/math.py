@@ -1,0 +1,91 @@
+"""Math ops (`ef.math`): elementwise functions, reductions, products and norms.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.math.reduce_logsumexp([0.0, 0.0])
+    ef.Tensor(0.6931472, shape=(), dtype=float32)
+"""
+
+from eagerflow.core.ops.linalg import (
+    clip_by_global_norm,
+    clip_by_norm,
+    global_norm,
+    matmul,
+    norm,
+    tensordot,
+)
+from eagerflow.core.ops.math import (
+    abs,
+    add,
+    cast,
+    ceil,
+    clip_by_value,
+    cos,
+    divide,
+    equal,
+    exp,
+    expm1,
+    floor,
+    floordiv,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    squared_difference,
+    subtract,
+    tan,
+    tanh,
+    truediv,
+    where,
+)
+from eagerflow.core.ops.reduce import (
+    argmax,
+    argmin,
+    cumprod,
+    cumsum,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_std,
+    reduce_sum,
+    reduce_variance,
+    top_k,
+)
+from eagerflow.core.ops.reduce import reduce_euclidean as reduce_euclidean_norm
+
+__all__ = [
+    "abs", "add", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
+    "clip_by_value", "cos", "cumprod", "cumsum", "divide", "equal", "exp", "expm1", "floor",
+    "floordiv", "global_norm", "greater", "greater_equal", "less", "less_equal", "log",
+    "log1p", "logical_and", "logical_not", "logical_or", "logical_xor", "matmul", "maximum",
+    "minimum", "mod", "multiply", "negative", "norm", "not_equal", "pow", "reciprocal",
+    "reduce_all", "reduce_any", "reduce_euclidean_norm", "reduce_logsumexp", "reduce_max",
+    "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance",
+    "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
+    "subtract", "tan", "tanh", "tensordot", "top_k", "truediv", "where",
+]

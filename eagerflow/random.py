@@ -1,0 +1,18 @@
+"""Seeded random ops (`ef.random`); see `eagerflow.core.random`."""
+
+from eagerflow.core.random import (
+    Generator,
+    categorical,
+    get_global_generator,
+    normal,
+    set_global_generator,
+    set_seed,
+    shuffle,
+    truncated_normal,
+    uniform,
+)
+
+__all__ = [
+    "Generator", "categorical", "get_global_generator", "normal", "set_global_generator",
+    "set_seed", "shuffle", "truncated_normal", "uniform",
+]
