@@ -1,10 +1,17 @@
 """GradientTape: records ops while active and plays them backwards for gradients.
 
-How recording works. Each tape keeps ``_tracked``, the tensors it can differentiate
-through: those it watches (`watch`, or trainable variables read while it records) and the
-outputs of ops it recorded. The dispatcher hands every op run while a tape is active to
-`record`, which appends the op to each tape that tracks one of its inputs. Ops that touch
-nothing a tape tracks cost that tape one dict lookup per input.
+How recording works. Each tape keeps ``_tracked``, the ids of the tensors it can
+differentiate through: those it watches (`watch`, or trainable variables read while it
+records; held in ``_watched``) and the outputs of ops it recorded. The dispatcher hands
+every op run while a tape is active to `record`, which appends the op to each tape that
+tracks one of its inputs. Ops that touch nothing a tape tracks cost that tape one set
+lookup per input.
+
+A record holds its inputs but only a weak reference to a single output: a result nobody
+keeps (and no later op consumed, since consumers hold their inputs) can never receive a
+gradient, so it is freed at once instead of living as long as the tape. An id in
+``_tracked`` whose tensor died may be reused by a new tensor; that only makes the new
+tensor's ops recorded needlessly, since the backward pass skips records whose output died.
 
 How gradients work. `gradient` walks the records once forwards to find what depends on a
 source, then once backwards, calling each op's gradient rule only for records whose
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -45,16 +53,19 @@ _VARIABLE_NONE_REASONS: dict[int, tuple] = {}
 
 def record(tapes, op, inputs, attrs, outputs) -> None:
     """Records one op call on every recording tape that tracks one of its inputs."""
+    # hot path while recording (see benchmarks/bench_ops.py).
     for tape in tapes:
         tracked = tape._tracked
         for x in inputs:
             if id(x) in tracked:
+                if len(outputs) == 1:
+                    out = outputs[0]
+                    tape._records.append((op, inputs, attrs, _weakref(out)))
+                    tracked.add(id(out))
+                else:
+                    tape._records.append((op, inputs, attrs, outputs))
+                    tracked.update(id(o) for o in outputs)
                 break
-        else:
-            continue
-        tape._records.append((op, inputs, attrs, outputs))
-        for out in outputs:
-            tracked[id(out)] = out
 
 
 def notify_read(variable, snapshot) -> None:
@@ -66,7 +77,8 @@ def notify_read(variable, snapshot) -> None:
             continue
         if not explicit:
             tape._watched_vars[key] = variable
-        tape._tracked[id(snapshot)] = snapshot
+        tape._tracked.add(id(snapshot))
+        tape._watched[id(snapshot)] = snapshot
         reads = tape._var_reads.setdefault(key, [])
         if not any(r is snapshot for r in reads):
             reads.append(snapshot)
@@ -111,7 +123,8 @@ class GradientTape:
 
     def _clear(self) -> None:
         self._records: list = []
-        self._tracked: dict[int, object] = {}
+        self._tracked: set[int] = set()
+        self._watched: dict[int, object] = {}
         self._watched_vars: dict[int, object] = {}
         self._var_reads: dict[int, list] = {}
 
@@ -200,7 +213,8 @@ class GradientTape:
                     "for floating-point tensors, so its gradient will be None. Cast it first: "
                     "ef.cast(x, ef.float32).",
                 )
-            self._tracked[id(item)] = item
+            self._tracked.add(id(item))
+            self._watched[id(item)] = item
 
     def watched_variables(self) -> tuple:
         """The variables this tape watched (explicitly or because they were read), in order."""
@@ -463,29 +477,41 @@ def _fit(grad, x, op):
     return grad
 
 
+def _live_outputs(entry):
+    """The output tensors of a record, or None when its single output has died."""
+    if type(entry) is tuple:
+        return entry
+    out = entry()
+    return None if out is None else (out,)
+
+
 def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
     """Plays `records` backwards from `targets`; returns gradients keyed by tensor id."""
     depends = set(wanted)
     count = len(records)
     for i in range(count):
-        _, inputs, _, outputs = records[i]
+        _, inputs, _, entry = records[i]
         for x in inputs:
             if id(x) in depends:
-                for out in outputs:
-                    depends.add(id(out))
+                outputs = _live_outputs(entry)
+                if outputs is not None:
+                    depends.update(id(o) for o in outputs)
                 break
     grads: dict[int, object] = {}
+    pending: dict[int, object] = {}
     for i, t in enumerate(targets):
         if id(t) not in depends:
             continue
         seed = _array.ones_like(t) if seeds is None or seeds[i] is None else seeds[i]
-        seed = dispatch_convert(seed)
-        _accumulate(grads, id(t), seed)
+        _accumulate(grads, id(t), dispatch_convert(seed))
     for i in range(count - 1, -1, -1):
-        op, inputs, attrs, outputs = records[i]
+        op, inputs, attrs, entry = records[i]
         if free:
             records[i] = None
-        if len(outputs) == 1:
+        outputs = _live_outputs(entry)
+        if outputs is None:
+            continue
+        if len(outputs) == 1 and type(entry) is not tuple:
             dy = grads.get(id(outputs[0]))
             if dy is None:
                 continue
@@ -522,7 +548,11 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
         for x, dx, need in zip(inputs, dxs, needs):
             if need and dx is not None:
                 _accumulate(grads, id(x), _fit(dispatch_convert(dx), x, op))
+                # Freed records no longer hold their inputs: keep alive every tensor
+                # that has a gradient waiting for its producer to be processed.
+                pending[id(x)] = x
         for out in outputs:
+            pending.pop(id(out), None)
             if id(out) not in wanted:
                 grads.pop(id(out), None)
     return grads

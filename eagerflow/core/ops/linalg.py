@@ -22,20 +22,30 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
+_np_matmul = np.matmul
+
+
 @primitive("BatchMatMulV2")
 def _matmul(a, b, transpose_a=False, transpose_b=False):
-    if a.ndim < 2 or b.ndim < 2:
-        raise errors.InvalidArgumentError(
-            f"In[0] and In[1] must have rank >= 2, got shapes {a.shape} and {b.shape}"
-        )
-    left = _swap(a) if transpose_a else a
-    right = _swap(b) if transpose_b else b
+    if transpose_a:
+        a = _swap(a)
+    if transpose_b:
+        b = _swap(b)
     try:
-        return np.matmul(left, right)
+        out = _np_matmul(a, b)
     except ValueError:
+        out = None
+    # Rank-1 operands give a result of rank < 2 (NumPy's vector rules); TensorFlow's
+    # matmul rejects them, and checking the result costs one attribute read.
+    if out is None or out.ndim < 2:
+        if a.ndim < 2 or b.ndim < 2:
+            raise errors.InvalidArgumentError(
+                f"In[0] and In[1] must have rank >= 2, got shapes {a.shape} and {b.shape}"
+            )
         raise errors.InvalidArgumentError(
-            f"Matrix size-incompatible: In[0]: {list(left.shape)}, In[1]: {list(right.shape)}"
-        ) from None
+            f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}"
+        )
+    return out
 
 
 @_matmul.gradient

@@ -70,10 +70,18 @@ def _spread(dy, x, axis, keepdims):
     return _array.broadcast_to(dy, x.shape)
 
 
+_add_reduce = np.add.reduce
+# attrs of a full reduction, shared so the hot path builds no dict
+_ALL_AXES = {"axis": None, "keepdims": False}
+
+
 @primitive("Sum")
 def _sum(x, axis, keepdims):
+    if x.dtype.kind in "fc":
+        return _add_reduce(x, axis, None, None, keepdims)  # positional: ~60 ns cheaper
+    # NumPy sums small integers in int64; keep the input's dtype like TensorFlow.
     dtype = x.dtype if x.dtype.kind != "b" else np.dtype(np.int32)
-    return np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+    return _add_reduce(x, axis, dtype, None, keepdims)
 
 
 @_sum.gradient
@@ -89,6 +97,8 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
         >>> ef.reduce_sum([[1, 2], [3, 4]], axis=1)
         ef.Tensor([3 7], shape=(2,), dtype=int32)
     """
+    if axis is None and not keepdims:
+        return execute(_sum, (input_tensor,), _ALL_AXES)
     return _reduce_call(_sum, input_tensor, axis, keepdims)
 
 
@@ -113,6 +123,8 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
         >>> ef.reduce_mean([[1.0, 2.0], [3.0, 4.0]], axis=0)
         ef.Tensor([2. 3.], shape=(2,), dtype=float32)
     """
+    if axis is None and not keepdims:
+        return execute(_mean, (input_tensor,), _ALL_AXES)
     return _reduce_call(_mean, input_tensor, axis, keepdims)
 
 

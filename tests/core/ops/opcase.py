@@ -101,11 +101,11 @@ def ops_reached(case: OpCase) -> set[str]:
         with ef.GradientTape(persistent=True) as inner:
             inner.watch(watched)
             outputs = [o for o in nest.flatten(case.fn(*inputs)) if o is not None]
-        names |= {record[0].name for record in inner._records}
+        names |= {record[0].name for record in inner._records if record}
         if case.order >= 1:
             grads = inner.gradient(outputs, watched)
     if case.order >= 2:
-        names |= {record[0].name for record in outer._records}
+        names |= {record[0].name for record in outer._records if record}
         kept = [g for g in grads if g is not None]
         if kept:
             outer.gradient(kept, watched)
