@@ -70,18 +70,19 @@ def record(tapes, op, inputs, attrs, outputs) -> None:
 
 def notify_read(variable, snapshot) -> None:
     """Called when `variable` is read as `snapshot` while some tape may be recording."""
+    snapshot_id = id(snapshot)
     for tape in context.thread.tapes:
+        if snapshot_id in tape._watched:
+            continue  # this very read is already registered (the common repeated read)
         key = id(variable)
         explicit = key in tape._watched_vars
-        if not explicit and not (tape._watch_accessed and variable.trainable):
+        if not explicit and not (tape._watch_accessed and variable._trainable):
             continue
         if not explicit:
             tape._watched_vars[key] = variable
-        tape._tracked.add(id(snapshot))
-        tape._watched[id(snapshot)] = snapshot
-        reads = tape._var_reads.setdefault(key, [])
-        if not any(r is snapshot for r in reads):
-            reads.append(snapshot)
+        tape._tracked.add(snapshot_id)
+        tape._watched[snapshot_id] = snapshot
+        tape._var_reads.setdefault(key, []).append(snapshot)
 
 
 def none_reason(variable) -> str | None:
@@ -512,21 +513,23 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
         if outputs is None:
             continue
         if len(outputs) == 1 and type(entry) is not tuple:
-            dy = grads.get(id(outputs[0]))
+            y = outputs[0]
+            dy = grads.get(id(y))
             if dy is None:
                 continue
-            y = outputs[0]
         else:
             dys = [grads.get(id(o)) for o in outputs]
             if all(d is None for d in dys):
                 continue
             dy = tuple(_array.zeros_like(o) if d is None else d for d, o in zip(dys, outputs))
             y = outputs
-        needs = tuple(
-            id(x) in depends and isinstance(x, _Tensor) and x.dtype.kind in "fc" for x in inputs
-        )
-        if not any(needs):
+        needs = []
+        for x in inputs:
+            needs.append(id(x) in depends and isinstance(x, _Tensor)
+                         and x._value.dtype.kind in "fc")
+        if True not in needs:
             continue
+        needs = tuple(needs)
         if op.grad is None:
             raise errors.UnimplementedError(
                 f"No gradient is defined for op {op.name}; it cannot be differentiated. "
@@ -538,7 +541,7 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
         else:
             dxs = op.grad(dy, y, *inputs, **attrs)
-        if not isinstance(dxs, (tuple, list)):
+        if type(dxs) is not tuple and type(dxs) is not list:
             dxs = (dxs,)
         if len(dxs) != len(inputs):
             raise errors.InternalError(
@@ -547,10 +550,16 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             )
         for x, dx, need in zip(inputs, dxs, needs):
             if need and dx is not None:
-                _accumulate(grads, id(x), _fit(dispatch_convert(dx), x, op))
+                if type(dx) is not _Tensor:
+                    dx = dispatch_convert(dx)
+                if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
+                    dx = _fit(dx, x, op)
+                key = id(x)
+                previous = grads.get(key)
+                grads[key] = dx if previous is None else _math.add(previous, dx)
                 # Freed records no longer hold their inputs: keep alive every tensor
                 # that has a gradient waiting for its producer to be processed.
-                pending[id(x)] = x
+                pending[key] = x
         for out in outputs:
             pending.pop(id(out), None)
             if id(out) not in wanted:

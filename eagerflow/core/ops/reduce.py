@@ -112,7 +112,8 @@ def _mean(x, axis, keepdims):
 
 @_mean.gradient
 def _mean_grad(dy, out, x, axis, keepdims):
-    return _math.divide(_spread(dy, x, axis, keepdims), builtins.max(_count(x.shape, axis), 1))
+    # Divide before spreading: the spread is a broadcast view, so no full-size temporary.
+    return _spread(_math.divide(dy, builtins.max(_count(x.shape, axis), 1)), x, axis, keepdims)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
