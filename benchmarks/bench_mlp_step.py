@@ -42,7 +42,7 @@ def eagerflow_step():
             logits = ef.matmul(hidden, w2v) + b2v
             loss = -ef.reduce_mean(ef.reduce_sum(labels * ef.nn.log_softmax(logits), axis=1))
         grads = tape.gradient(loss, variables)
-        for v, g in zip(variables, grads):
+        for v, g in zip(variables, grads, strict=True):
             v.assign_sub(g * LR)
 
     return step
@@ -84,7 +84,7 @@ def torch_step():
         loss = torch.nn.functional.cross_entropy(logits, y)
         grads = torch.autograd.grad(loss, params)
         with torch.no_grad():
-            for p, g in zip(params, grads):
+            for p, g in zip(params, grads, strict=True):
                 p.sub_(g, alpha=LR)
 
     return step

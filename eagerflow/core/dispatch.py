@@ -280,7 +280,9 @@ def _op_error(op, values, attrs, e: Exception) -> Exception:
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)
     if isinstance(e, MemoryError):
-        return errors.ResourceExhaustedError(f"out of memory ({_describe(values, attrs)})", op.name)
+        return errors.ResourceExhaustedError(
+            f"out of memory ({_describe(values, attrs)})", op.name
+        )
     message = str(e)
     if "could not be broadcast" in message:
         shapes = [tuple(v.shape) for v in values if isinstance(v, _ndarray)]

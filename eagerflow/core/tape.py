@@ -293,7 +293,7 @@ class GradientTape:
         grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
         results = []
         self._none_reasons = {}
-        for source, source_keys in zip(flat_sources, keys):
+        for source, source_keys in zip(flat_sources, keys, strict=True):
             found = [grads[k] for k in source_keys if k in grads]
             if _is_variable(source) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
@@ -375,12 +375,12 @@ class GradientTape:
                 seed[i] = 1
                 seed = tensor.new_tensor(seed.reshape(target.shape))
                 grads = self._gradients([target], [seed], flat_sources, True, True)
-                for row, g in zip(rows, grads):
+                for row, g in zip(rows, grads, strict=True):
                     row.append(g)
         finally:
             self._release()
         results = []
-        for source, row in zip(flat_sources, rows):
+        for source, row in zip(flat_sources, rows, strict=True):
             shape = tuple(target.shape) + tuple(source.shape)
             if size == 0:
                 results.append(_array.zeros(shape, source.dtype))
@@ -521,7 +521,8 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dys = [grads.get(id(o)) for o in outputs]
             if all(d is None for d in dys):
                 continue
-            dy = tuple(_array.zeros_like(o) if d is None else d for d, o in zip(dys, outputs))
+            dy = tuple(_array.zeros_like(o) if d is None else d
+                       for d, o in zip(dys, outputs, strict=True))
             y = outputs
         needs = []
         for x in inputs:
@@ -548,7 +549,7 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
                 f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
                 op.name,
             )
-        for x, dx, need in zip(inputs, dxs, needs):
+        for x, dx, need in zip(inputs, dxs, needs, strict=True):
             if need and dx is not None:
                 if type(dx) is not _Tensor:
                     dx = dispatch_convert(dx)

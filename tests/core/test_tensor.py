@@ -67,7 +67,8 @@ def test_binary_operators_and_reflections(op, expected):
 
 def test_ndarray_op_tensor_returns_tensor():
     t = ef.constant([1.0, 2.0])
-    for result in (np.ones(2) + t, np.ones(2) * t, np.ones(2) - t, np.ones((1, 2)) @ ef.ones([2, 1])):
+    results = (np.ones(2) + t, np.ones(2) * t, np.ones(2) - t, np.ones((1, 2)) @ ef.ones([2, 1]))
+    for result in results:
         assert isinstance(result, ef.Tensor)
 
 
@@ -113,7 +114,7 @@ def test_python_conversions():
 
 
 def test_conversion_errors():
-    with pytest.raises(ef.errors.InvalidArgumentError, match="exactly one element, got shape \\(2,\\)"):
+    with pytest.raises(ef.errors.InvalidArgumentError, match="one element, got shape \\(2,\\)"):
         bool(ef.constant([1.0, 2.0]))
     with pytest.raises(ValueError, match="exactly one element"):
         float(ef.constant([1.0, 2.0]))
@@ -138,8 +139,9 @@ def test_len_and_iteration():
 def test_numpy_style_indexing():
     t = ef.constant(np.arange(24).reshape(2, 3, 4))
     a = t.numpy()
-    for key in [0, -1, (1, 2), (slice(None), 1), (Ellipsis, 2), (None, 0), (0, slice(None, None, -1)),
-                ([1, 0],), (a[..., 0] > 5,), (ef.constant(1), ef.constant([0, 2]))]:
+    keys = [0, -1, (1, 2), (slice(None), 1), (Ellipsis, 2), (None, 0), (0, slice(None, None, -1)),
+            ([1, 0],), (a[..., 0] > 5,), (ef.constant(1), ef.constant([0, 2]))]
+    for key in keys:
         np_key = tuple(k.numpy() if isinstance(k, ef.Tensor) else k for k in key) \
             if isinstance(key, tuple) else key
         np.testing.assert_array_equal(t[key].numpy(), a[np_key])

@@ -96,7 +96,8 @@ def test_operators_and_numpy_interop():
     np.testing.assert_allclose((2 * v).numpy(), [2.0, 4.0])
     np.testing.assert_allclose((np.ones(2) - v).numpy(), [0.0, -1.0])
     np.testing.assert_allclose(np.square(v), [1.0, 4.0])
-    np.testing.assert_allclose((ef.Variable([[1.0, 2.0]]) @ ef.constant([[1.0], [1.0]])).numpy(), [[3.0]])
+    row = ef.Variable([[1.0, 2.0]])
+    np.testing.assert_allclose((row @ ef.constant([[1.0], [1.0]])).numpy(), [[3.0]])
     assert bool(ef.reduce_all(v == v)) and float(v[1]) == 2.0
     assert [float(x) for x in v] == [1.0, 2.0] and len(v) == 2
     assert format(ef.Variable(1.5), ".2f") == "1.50" and float(ef.Variable(1.5)) == 1.5

@@ -74,7 +74,7 @@ def check_forward(case: OpCase) -> None:
         want = case.reference(*inputs)
         got_list = got if isinstance(got, (list, tuple)) else [got]
         want_list = want if isinstance(want, (list, tuple)) else [want]
-        for g, w in zip(got_list, want_list):
+        for g, w in zip(got_list, want_list, strict=True):
             w = np.asarray(w)
             scale = 1.0 if dtype == np.float32 else 1e-6
             np.testing.assert_allclose(np.asarray(g), w, rtol=max(case.rtol * scale, 1e-12),
