@@ -1,0 +1,287 @@
+"""Summary ops: `scalar`, `histogram`, `image`, `text`, written to the default writer.
+
+Each op returns True when it wrote a summary and False when nothing was recorded (no
+default writer, or a `record_if` condition said no), like TensorFlow's. The protobufs are
+TensorBoard's classic forms, which every TensorBoard version reads: a simple value for
+scalars, a histogram proto, PNG-encoded images, and a string tensor for the text plugin.
+
+Example:
+    >>> import eagerflow as ef, numpy as np, tempfile
+    >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default(step=0):
+    ...     ef.summary.histogram("weights", np.arange(10.0))
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.summary import png, writer
+
+__all__ = ["histogram", "image", "scalar", "text"]
+
+DEFAULT_BUCKET_COUNT = 30  # TensorFlow 2's default for tf.summary.histogram
+
+
+def _protos():
+    writer._import_tensorboardx()
+    from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
+    from tensorboardX.proto.plugin_text_pb2 import TextPluginData
+
+    return summary_pb2, tensor_pb2, tensor_shape_pb2, TextPluginData
+
+
+def _check_name(name, op_name: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise errors.InvalidArgumentError(
+            f"ef.summary.{op_name}: name must be a non-empty string. Received: name={name!r}"
+        )
+    return name
+
+
+def _write(op_name: str, name, step, build) -> bool:
+    """Resolves writer, step and recording condition, then writes `build()` if due."""
+    _check_name(name, op_name)
+    target = writer.default_writer()
+    if target is None:
+        return False
+    step = writer.resolve_step(step, op_name)
+    if not writer.should_record_summaries(step):
+        return False
+    target.write_summary(build(), step)
+    return True
+
+
+def _metadata(summary_pb2, description, plugin=None, content=b""):
+    kwargs = {}
+    if description:
+        kwargs["summary_description"] = description
+    if plugin is not None:
+        kwargs["plugin_data"] = summary_pb2.SummaryMetadata.PluginData(
+            plugin_name=plugin, content=content)
+    return summary_pb2.SummaryMetadata(**kwargs) if kwargs else None
+
+
+def _numeric(data, op_name: str, name: str) -> np.ndarray:
+    values = np.asarray(data)
+    if values.dtype.kind not in "biuf":
+        raise errors.InvalidArgumentError(
+            f"ef.summary.{op_name} {name!r}: data must be numeric. "
+            f"Received dtype {values.dtype}"
+        )
+    return values
+
+
+def scalar(name, data, step=None, description=None) -> bool:
+    """Writes one scalar value (a point of a TensorBoard curve).
+
+    Args:
+        name: the series name, e.g. ``"loss"`` or ``"train/loss"``.
+        data: a number, or a tensor/variable/array with exactly one element.
+        step: the step (x coordinate); defaults to the default step.
+        description: optional longer description shown in TensorBoard.
+
+    Returns:
+        True if written, False if nothing was recorded.
+
+    Raises:
+        InvalidArgumentError: if `data` has more than one element or is not numeric, or no
+            step is known.
+
+    Example:
+        >>> import eagerflow as ef, tempfile
+        >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
+        ...     ef.summary.scalar("loss", ef.constant(0.5), step=1)
+        True
+    """
+    values = _numeric(data, "scalar", name)
+    if values.size != 1:
+        raise errors.InvalidArgumentError(
+            f"ef.summary.scalar {name!r}: data must be a scalar (one element). "
+            f"Received shape {values.shape}"
+        )
+
+    def build():
+        summary_pb2 = _protos()[0]
+        value = summary_pb2.Summary.Value(tag=name, simple_value=float(values.reshape(())))
+        meta = _metadata(summary_pb2, description)
+        if meta is not None:
+            value.metadata.CopyFrom(meta)
+        return summary_pb2.Summary(value=[value])
+
+    return _write("scalar", name, step, build)
+
+
+def histogram(name, data, step=None, buckets=None, description=None) -> bool:
+    """Writes a histogram of all elements of `data` (TensorBoard's histogram and
+    distribution dashboards).
+
+    Args:
+        name: the series name.
+        data: numeric values of any shape.
+        step: the step; defaults to the default step.
+        buckets: number of equal-width buckets between the minimum and maximum (default 30).
+        description: optional longer description.
+
+    Returns:
+        True if written, False if nothing was recorded.
+
+    Raises:
+        InvalidArgumentError: for non-numeric data, NaN or infinite values, or a bucket
+            count that is not a positive int.
+
+    Example:
+        >>> import eagerflow as ef, tempfile
+        >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
+        ...     ef.summary.histogram("w", ef.random.normal([100]), step=0, buckets=10)
+        True
+    """
+    bucket_count = DEFAULT_BUCKET_COUNT if buckets is None else buckets
+    if isinstance(bucket_count, bool) or not isinstance(bucket_count, (int, np.integer)) \
+            or bucket_count <= 0:
+        raise errors.InvalidArgumentError(
+            f"ef.summary.histogram {name!r}: buckets must be a positive int. "
+            f"Received: buckets={buckets!r}"
+        )
+    values = _numeric(data, "histogram", name).astype(np.float64).reshape(-1)
+    if not np.isfinite(values).all():
+        raise errors.InvalidArgumentError(
+            f"ef.summary.histogram {name!r}: data contains NaN or infinite values "
+            f"({int((~np.isfinite(values)).sum())} of {values.size})"
+        )
+
+    def build():
+        summary_pb2 = _protos()[0]
+        if values.size == 0:
+            histo = summary_pb2.HistogramProto(min=0.0, max=0.0, num=0.0, sum=0.0,
+                                               sum_squares=0.0)
+        else:
+            low, high = float(values.min()), float(values.max())
+            # Equal edges would make a zero-width range: widen it by one unit, as TF does.
+            if low == high:
+                low, high = low - 0.5, high + 0.5
+            counts, edges = np.histogram(values, bins=int(bucket_count), range=(low, high))
+            # The proto stores right edges only; the left edge of the first bucket is `min`.
+            histo = summary_pb2.HistogramProto(
+                min=float(edges[0]), max=float(edges[-1]), num=float(values.size),
+                sum=float(values.sum()), sum_squares=float(values @ values),
+                bucket_limit=edges[1:].tolist(), bucket=counts.astype(float).tolist())
+        value = summary_pb2.Summary.Value(tag=name, histo=histo)
+        meta = _metadata(summary_pb2, description)
+        if meta is not None:
+            value.metadata.CopyFrom(meta)
+        return summary_pb2.Summary(value=[value])
+
+    return _write("histogram", name, step, build)
+
+
+def _to_uint8(images: np.ndarray) -> np.ndarray:
+    if images.dtype == np.uint8:
+        return images
+    # Floats are taken to be in [0, 1], like tf.summary.image.
+    scaled = np.clip(np.nan_to_num(images.astype(np.float64)), 0.0, 1.0) * 255.0
+    return np.round(scaled).astype(np.uint8)
+
+
+def image(name, data, step=None, max_outputs=3, description=None) -> bool:
+    """Writes up to `max_outputs` images (TensorBoard's image dashboard).
+
+    Args:
+        name: the series name. One image is written under `name`; several under
+            ``name/image/0``, ``name/image/1``, ...
+        data: a batch of images of shape (k, height, width, channels), channels 1
+            (greyscale), 3 (RGB) or 4 (RGBA); uint8 in [0, 255] or floats in [0, 1].
+        step: the step; defaults to the default step.
+        max_outputs: write at most this many images of the batch.
+        description: optional longer description.
+
+    Returns:
+        True if written, False if nothing was recorded.
+
+    Raises:
+        InvalidArgumentError: for a shape that is not (k, h, w, 1|3|4), or a
+            `max_outputs` that is not a positive int.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np, tempfile
+        >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
+        ...     ef.summary.image("digit", np.random.rand(1, 8, 8, 1), step=0)
+        True
+    """
+    images = _numeric(data, "image", name)
+    if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
+        raise errors.InvalidArgumentError(
+            f"ef.summary.image {name!r}: data must have shape (k, height, width, channels) "
+            f"with channels 1, 3 or 4. Received shape {images.shape}"
+        )
+    if isinstance(max_outputs, bool) or not isinstance(max_outputs, (int, np.integer)) \
+            or max_outputs <= 0:
+        raise errors.InvalidArgumentError(
+            f"ef.summary.image {name!r}: max_outputs must be a positive int. "
+            f"Received: max_outputs={max_outputs!r}"
+        )
+
+    def build():
+        summary_pb2 = _protos()[0]
+        batch = _to_uint8(images[:max_outputs])
+        meta = _metadata(summary_pb2, description)
+        values = []
+        for index, pixels in enumerate(batch):
+            tag = name if len(batch) == 1 else f"{name}/image/{index}"
+            picture = summary_pb2.Summary.Image(
+                height=pixels.shape[0], width=pixels.shape[1], colorspace=pixels.shape[2],
+                encoded_image_string=png.encode_png(np.ascontiguousarray(pixels)))
+            value = summary_pb2.Summary.Value(tag=tag, image=picture)
+            if meta is not None:
+                value.metadata.CopyFrom(meta)
+            values.append(value)
+        return summary_pb2.Summary(value=values)
+
+    return _write("image", name, step, build)
+
+
+def text(name, data, step=None, description=None) -> bool:
+    """Writes text (Markdown) for TensorBoard's text dashboard.
+
+    Args:
+        name: the series name.
+        data: a string, or an array/list of strings (rank 1 or 2 renders as a table).
+        step: the step; defaults to the default step.
+        description: optional longer description.
+
+    Returns:
+        True if written, False if nothing was recorded.
+
+    Raises:
+        InvalidArgumentError: if `data` is not made of strings.
+
+    Example:
+        >>> import eagerflow as ef, tempfile
+        >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
+        ...     ef.summary.text("notes", "**lr** = 0.1", step=0)
+        True
+    """
+    strings = np.asarray(data, dtype=object) if not isinstance(data, (str, bytes)) \
+        else np.asarray(data, dtype=object).reshape(())
+    flat = strings.reshape(-1)
+    if not all(isinstance(item, (str, bytes)) for item in flat):
+        raise errors.InvalidArgumentError(
+            f"ef.summary.text {name!r}: data must be a string or an array of strings. "
+            f"Received {type(data).__name__} with elements of type "
+            f"{sorted({type(item).__name__ for item in flat})}"
+        )
+    encoded = [item.encode("utf-8") if isinstance(item, str) else item for item in flat]
+
+    def build():
+        summary_pb2, tensor_pb2, tensor_shape_pb2, text_plugin_data = _protos()
+        shape = tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in strings.shape])
+        tensor = tensor_pb2.TensorProto(dtype="DT_STRING", string_val=encoded,
+                                        tensor_shape=shape)
+        meta = _metadata(summary_pb2, description, "text",
+                         text_plugin_data(version=0).SerializeToString())
+        value = summary_pb2.Summary.Value(tag=name, metadata=meta, tensor=tensor)
+        return summary_pb2.Summary(value=[value])
+
+    return _write("text", name, step, build)
