@@ -169,8 +169,9 @@ _DATA_NAMES: list = []
 _CHECKPOINT_NAMES: list = []
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
+from eagerflow import callbacks, summary, utils
 
-_TRAINING_NAMES: list = []
+_TRAINING_NAMES: list = ["callbacks", "summary", "utils"]
 
 __all__ = (
     _CORE_NAMES + _NN_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES

@@ -1,0 +1,40 @@
+"""Callbacks (`ef.callbacks`): code that `fit`, `evaluate` and `predict` call at each stage.
+
+Example:
+    >>> import eagerflow as ef
+    >>> callbacks = [
+    ...     ef.callbacks.EarlyStopping(monitor="val_loss", patience=2,
+    ...                                restore_best_weights=True),
+    ...     ef.callbacks.CSVLogger("training.csv"),
+    ... ]
+"""
+
+from eagerflow.callbacks.backup_and_restore import BackupAndRestore
+from eagerflow.callbacks.base import Callback, CallbackList
+from eagerflow.callbacks.csv_logger import CSVLogger
+from eagerflow.callbacks.early_stopping import EarlyStopping
+from eagerflow.callbacks.history import History
+from eagerflow.callbacks.lambda_callback import LambdaCallback
+from eagerflow.callbacks.learning_rate import LearningRateScheduler, ReduceLROnPlateau
+from eagerflow.callbacks.model_checkpoint import ModelCheckpoint
+from eagerflow.callbacks.monitor import MissingMonitorError
+from eagerflow.callbacks.progbar import ProgbarLogger
+from eagerflow.callbacks.tensorboard import TensorBoard
+from eagerflow.callbacks.terminate_on_nan import TerminateOnNaN
+
+__all__ = [
+    "BackupAndRestore",
+    "CSVLogger",
+    "Callback",
+    "CallbackList",
+    "EarlyStopping",
+    "History",
+    "LambdaCallback",
+    "LearningRateScheduler",
+    "MissingMonitorError",
+    "ModelCheckpoint",
+    "ProgbarLogger",
+    "ReduceLROnPlateau",
+    "TensorBoard",
+    "TerminateOnNaN",
+]

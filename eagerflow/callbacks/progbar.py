@@ -1,0 +1,186 @@
+"""`ProgbarLogger`: the progress output of `fit`, `evaluate` and `predict`.
+
+``verbose=1`` draws a tqdm bar per epoch (``tqdm.auto``: a widget in notebooks, text
+elsewhere) with steps done / total, elapsed and remaining time, and the running epoch means
+of the loss and metrics; ``verbose=2`` prints one line per epoch, handy in log files;
+``verbose=0`` prints nothing. During `fit`, the validation pass draws no bar of its own: its
+results join the epoch's line.
+
+The displayed training loss is the running mean over the epoch so far, not the last batch's
+loss, exactly like the value `History` records at the end of the epoch.
+
+Example:
+    >>> import eagerflow as ef
+    >>> bar = ef.callbacks.ProgbarLogger()
+    >>> bar.set_params({"verbose": 2, "epochs": 1, "steps": 2})
+    >>> bar.on_train_begin()
+    >>> bar.on_epoch_begin(0)
+    >>> bar.on_train_batch_end(1, {"loss": 0.5})
+    >>> bar.on_epoch_end(0, {"loss": 0.5})  # doctest: +ELLIPSIS
+    Epoch 1/1 - ...s - ...ms/step - loss: 0.5000
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from eagerflow.callbacks import base
+
+__all__ = ["ProgbarLogger", "format_logs"]
+
+
+def _format_value(value) -> str:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    if number != 0 and abs(number) < 1e-3:
+        return f"{number:.4e}"
+    return f"{number:.4f}"
+
+
+def format_logs(logs, separator: str = " - ", assign: str = ": ") -> str:
+    """Formats a logs dict like Keras: ``loss: 0.1234 - accuracy: 0.9500``.
+
+    Example:
+        >>> from eagerflow.callbacks import progbar
+        >>> progbar.format_logs({"loss": 0.25, "lr": 1e-5})
+        'loss: 0.2500 - lr: 1.0000e-05'
+    """
+    return separator.join(f"{key}{assign}{_format_value(value)}"
+                          for key, value in (logs or {}).items() if key != "outputs")
+
+
+class ProgbarLogger(base.Callback):
+    """Prints progress according to ``params["verbose"]`` (0 silent, 1 bar, 2 line/epoch).
+
+    `fit`, `evaluate` and `predict` add one automatically; pass your own to choose where
+    the bars go.
+
+    Args:
+        file: stream for the bars (default: tqdm's, standard error). One-line-per-epoch
+            output (``verbose=2``) goes to standard output unless `file` is given.
+
+    Example:
+        >>> import eagerflow as ef, io
+        >>> out = io.StringIO()
+        >>> bar = ef.callbacks.ProgbarLogger(file=out)
+        >>> bar.set_params({"verbose": 1, "epochs": 1, "steps": 3})
+        >>> bar.on_train_begin()
+        >>> bar.on_epoch_begin(0)
+        >>> for step in range(3):
+        ...     bar.on_train_batch_end(step, {"loss": 1.0 / (step + 1)})
+        >>> bar.on_epoch_end(0, {"loss": 0.6})
+        >>> "3/3" in out.getvalue() and "loss=0.6000" in out.getvalue()
+        True
+    """
+
+    def __init__(self, file=None):
+        super().__init__()
+        self.file = file
+        self._bar = None
+        self._in_fit = False
+        self._last_postfix = 0.0
+        self._start = 0.0
+        self._seen = 0
+        self._epoch_head = "Epoch"
+
+    @property
+    def verbose(self) -> int:
+        return int(self.params.get("verbose", 1) or 0)
+
+    def _open_bar(self, desc: str) -> None:
+        self._close_bar()
+        self._start = time.perf_counter()
+        self._seen = 0
+        if self.verbose == 1:
+            from tqdm.auto import tqdm  # imported on first use: ~40 ms
+
+            self._bar = tqdm(total=self.params.get("steps"), desc=desc, unit="step",
+                             file=self.file, dynamic_ncols=True, leave=True)
+            self._last_postfix = 0.0
+
+    def _advance(self, batch: int, logs) -> None:
+        self._seen = batch + 1
+        bar = self._bar
+        if bar is None:
+            return
+        bar.update(self._seen - bar.n)
+        # Formatting the logs costs more than a step of a small model: do it at most as often
+        # as tqdm redraws.
+        now = time.monotonic()
+        if logs and now - self._last_postfix >= bar.mininterval:
+            self._last_postfix = now
+            bar.set_postfix_str(format_logs(logs, ", ", "="), refresh=False)
+
+    def _close_bar(self, logs=None) -> None:
+        bar = self._bar
+        if bar is None:
+            return
+        if bar.total is None or bar.n < (bar.total or 0):
+            bar.total = bar.n  # finished early (stop_training, unknown length)
+        if logs:
+            bar.set_postfix_str(format_logs(logs, ", ", "="), refresh=False)
+        bar.close()
+        self._bar = None
+
+    def _line(self, head: str, logs) -> None:
+        elapsed = time.perf_counter() - self._start
+        parts = [head, f"{elapsed:.0f}s"]
+        if self._seen:
+            parts.append(f"{1000.0 * elapsed / self._seen:.0f}ms/step")
+        text = format_logs(logs)
+        if text:
+            parts.append(text)
+        from tqdm.auto import tqdm
+
+        tqdm.write(" - ".join(parts), file=self.file if self.file is not None else sys.stdout)
+
+    def on_train_begin(self, logs=None):
+        self._in_fit = True
+
+    def on_train_end(self, logs=None):
+        self._close_bar()
+        self._in_fit = False
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._open_bar(f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}")
+        self._epoch_head = f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}"
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._advance(batch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.verbose == 1:
+            self._close_bar(logs)
+        elif self.verbose == 2:
+            self._line(self._epoch_head, logs)
+
+    def on_test_begin(self, logs=None):
+        if not self._in_fit:
+            self._open_bar("Evaluate")
+
+    def on_test_batch_end(self, batch, logs=None):
+        if not self._in_fit:
+            self._advance(batch, logs)
+
+    def on_test_end(self, logs=None):
+        if self._in_fit:
+            return
+        if self.verbose == 1:
+            self._close_bar(logs)
+        elif self.verbose == 2:
+            self._line("Evaluate", logs)
+
+    def on_predict_begin(self, logs=None):
+        self._open_bar("Predict")
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._advance(batch, None)
+
+    def on_predict_end(self, logs=None):
+        if self.verbose == 1:
+            self._close_bar()
+        elif self.verbose == 2:
+            self._line("Predict", None)

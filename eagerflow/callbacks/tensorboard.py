@@ -1,0 +1,174 @@
+"""`TensorBoard`: log training to TensorBoard event files through `ef.summary`.
+
+The layout follows Keras, so TensorBoard shows train and validation curves on one chart:
+``log_dir/train`` gets ``epoch_loss``, ``epoch_accuracy``, ``epoch_learning_rate`` ...
+(and ``batch_*`` with a batch-level `update_freq`), ``log_dir/validation`` gets the
+``val_`` values under the same ``epoch_*`` names plus ``evaluation_*_vs_iterations``
+(x axis: training steps).
+
+Needs tensorboardX: ``pip install 'eagerflow[tensorboard]'``.
+
+Example:
+    >>> import eagerflow as ef, tempfile
+    >>> callback = ef.callbacks.TensorBoard(log_dir=tempfile.mkdtemp(), histogram_freq=1)
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from eagerflow.callbacks import base
+from eagerflow.core import errors
+from eagerflow.summary import ops as summary_ops
+from eagerflow.summary import writer as summary_writer
+
+__all__ = ["TensorBoard"]
+
+
+def _weight_image(value: np.ndarray):
+    """A (1, h, w, 1) image of a weight in [0, 1], or None when it has no image form."""
+    if value.ndim == 1:
+        value = value[None, :]
+    elif value.ndim == 4 and value.shape[2] == 1:
+        # A conv kernel on one input channel: one image per filter, side by side.
+        value = np.concatenate(list(np.moveaxis(value[:, :, 0, :], -1, 0)), axis=1)
+    elif value.ndim != 2:
+        return None
+    low, high = float(value.min()), float(value.max())
+    scaled = (value - low) / (high - low) if high > low else np.zeros_like(value)
+    return scaled[None, :, :, None]
+
+
+class TensorBoard(base.Callback):
+    """Writes the losses, metrics, learning rate and (optionally) weight histograms.
+
+    Args:
+        log_dir: directory for the event files (``train/`` and ``validation/`` inside);
+            point ``tensorboard --logdir`` at it.
+        histogram_freq: write a histogram of every weight every this many epochs (0: never).
+        write_graph: eagerflow models have no static graph to show; True warns once.
+        write_images: write weights that have an image form (vectors, matrices, conv
+            kernels on one input channel) as images, with the histograms.
+        write_steps_per_second: also log ``epoch_steps_per_second``.
+        update_freq: "epoch" (default), "batch", or an int N: also log ``batch_*`` values
+            (running epoch means) every N training batches.
+
+    Raises:
+        ImportError: if tensorboardX is missing.
+        ValueError: for a bad `histogram_freq` or `update_freq`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> callback = ef.callbacks.TensorBoard("logs", update_freq=100)
+    """
+
+    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=False,
+                 write_images=False, write_steps_per_second=False, update_freq="epoch"):
+        super().__init__()
+        summary_writer._import_tensorboardx()
+        if isinstance(histogram_freq, bool) or not isinstance(histogram_freq, (int, np.integer)) \
+                or histogram_freq < 0:
+            raise ValueError(
+                "TensorBoard: histogram_freq must be a non-negative int. "
+                f"Received: histogram_freq={histogram_freq!r}"
+            )
+        if update_freq == "batch":
+            update_freq = 1
+        if update_freq != "epoch" and (isinstance(update_freq, bool)
+                                       or not isinstance(update_freq, (int, np.integer))
+                                       or update_freq <= 0):
+            raise ValueError(
+                "TensorBoard: update_freq must be 'epoch', 'batch' or a positive int. "
+                f"Received: update_freq={update_freq!r}"
+            )
+        if write_graph:
+            errors.warn_once(
+                "tensorboard-write-graph",
+                "TensorBoard(write_graph=True): eagerflow models run eagerly and have no "
+                "static graph to write; only scalars, histograms and images are logged.",
+            )
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = int(histogram_freq)
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = update_freq
+        self._writers = {}
+        self._train_step = 0
+        self._epoch_start = 0.0
+        self._epoch_batches = 0
+
+    def _writer(self, kind: str):
+        writer = self._writers.get(kind)
+        if writer is None:
+            writer = summary_writer.create_file_writer(os.path.join(self.log_dir, kind))
+            self._writers[kind] = writer
+        return writer
+
+    def on_train_begin(self, logs=None):
+        self._train_step = 0
+        self._writer("train")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch_start = time.perf_counter()
+        self._epoch_batches = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._train_step += 1
+        self._epoch_batches += 1
+        if self.update_freq == "epoch" or self._train_step % self.update_freq:
+            return
+        with self._writer("train").as_default(step=self._train_step):
+            for key, value in (logs or {}).items():
+                summary_ops.scalar(f"batch_{key}", value)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = dict(logs or {})
+        train = {k: v for k, v in logs.items() if not k.startswith("val_")}
+        validation = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        if "learning_rate" not in train:
+            rate = self._learning_rate()
+            if rate is not None:
+                train["learning_rate"] = rate
+        if self.write_steps_per_second:
+            elapsed = time.perf_counter() - self._epoch_start
+            train["steps_per_second"] = self._epoch_batches / elapsed if elapsed > 0 else 0.0
+        with self._writer("train").as_default(step=epoch):
+            for key, value in train.items():
+                summary_ops.scalar(f"epoch_{key}", value)
+            if self.histogram_freq and epoch % self.histogram_freq == 0:
+                self._log_weights(epoch)
+        if validation:
+            with self._writer("validation").as_default(step=epoch):
+                for key, value in validation.items():
+                    summary_ops.scalar(f"epoch_{key}", value)
+                    summary_ops.scalar(f"evaluation_{key}_vs_iterations", value,
+                                       step=self._train_step)
+
+    def _learning_rate(self):
+        optimizer = getattr(self.model, "optimizer", None)
+        try:
+            return float(np.asarray(optimizer.learning_rate))
+        except (AttributeError, TypeError, ValueError):
+            return None
+
+    def _log_weights(self, epoch) -> None:
+        seen = set()
+        for variable in getattr(self.model, "weights", []):
+            name = variable.name.replace(":", "_")
+            while name in seen:  # two variables with one name still get two series
+                name += "_"
+            seen.add(name)
+            value = np.asarray(variable.numpy())
+            summary_ops.histogram(name, value)
+            if self.write_images:
+                image = _weight_image(value.astype(np.float64))
+                if image is not None:
+                    summary_ops.image(f"{name}/image", image)
+
+    def on_train_end(self, logs=None):
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}

@@ -1,0 +1,11 @@
+"""Utilities (`ef.utils`).
+
+Example:
+    >>> import eagerflow as ef
+    >>> callable(ef.utils.plot_history)
+    True
+"""
+
+from eagerflow.utils.plotting import plot_history
+
+__all__ = ["plot_history"]
