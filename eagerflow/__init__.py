@@ -153,8 +153,19 @@ _NN_NAMES: list = []
 _FUNCTION_NAMES: list = []
 
 # -- layers and models (issue: layers and models) -----------------------------------------
+from eagerflow import layers, models  # noqa: E402, F401
+from eagerflow.layers import (  # noqa: E402, F401
+    activations,
+    constraints,
+    initializers,
+    regularizers,
+)
+from eagerflow.models import Model, Sequential  # noqa: E402, F401
 
-_LAYERS_NAMES: list = []
+_LAYERS_NAMES: list = [
+    "layers", "models", "Model", "Sequential", "initializers", "regularizers", "constraints",
+    "activations",
+]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
 
