@@ -146,7 +146,9 @@ _CORE_NAMES = [
 
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
-_NN_NAMES: list = []
+from eagerflow.core.ops.special import erf, softplus  # noqa: E402
+
+_NN_NAMES = ["erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 
