@@ -535,6 +535,7 @@ class Optimizer(trackable.Trackable):
             InvalidArgumentError: without `trainable_variables` when the optimizer was never
                 built, or when the counts differ.
         """
+        grads = list(grads)
         if trainable_variables is None:
             trainable_variables = [e[0] for e in self._slots.values() if e[2] is not None]
             if not trainable_variables or len(trainable_variables) != len(grads):
@@ -543,6 +544,11 @@ class Optimizer(trackable.Trackable):
                     f"{len(grads)} variables (call optimizer.build(variables) first); it "
                     f"knows {len(trainable_variables)}."
                 )
+        trainable_variables = list(trainable_variables)
+        if len(trainable_variables) != len(grads):
+            raise errors.InvalidArgumentError(
+                f"apply got {len(grads)} gradients for {len(trainable_variables)} variables."
+            )
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
     def minimize(self, loss, var_list=None, tape=None):
