@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.optim import optimizer
+from eagerflow.optim import hyperparameters, optimizer
 
 __all__ = ["Adagrad"]
 
@@ -48,9 +48,9 @@ class Adagrad(optimizer.Optimizer):
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.initial_accumulator_value = optimizer._check_float(
+        self.initial_accumulator_value = hyperparameters.check_float(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0.0)
-        self.epsilon = optimizer._check_float(epsilon, "epsilon", "Adagrad", 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adagrad", 0.0)
         self._slot_names = ["accumulator"]
 
     def _create_slots(self, var):

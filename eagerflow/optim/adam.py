@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from eagerflow.optim import optimizer
+from eagerflow.optim import hyperparameters, optimizer
 
 __all__ = ["Adam"]
 
@@ -50,8 +50,8 @@ class Adam(optimizer.Optimizer):
         ([0.99, -0.99], ['momentum', 'velocity'])
     """
 
-    beta_1 = optimizer.Hyperparameter()
-    beta_2 = optimizer.Hyperparameter()
+    beta_1 = hyperparameters.Hyperparameter()
+    beta_2 = hyperparameters.Hyperparameter()
     _config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
     _slot_aliases = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat"}
 
@@ -59,9 +59,9 @@ class Adam(optimizer.Optimizer):
                  amsgrad=False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         owner = type(self).__name__
-        self.beta_1 = optimizer._check_float(beta_1, "beta_1", owner, 0.0)
-        self.beta_2 = optimizer._check_float(beta_2, "beta_2", owner, 0.0)
-        self.epsilon = optimizer._check_float(epsilon, "epsilon", owner, 0.0)
+        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
+        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
         self.amsgrad = bool(amsgrad)
         self._slot_names = ["momentum", "velocity"] + (["velocity_hat"] if amsgrad else [])
 

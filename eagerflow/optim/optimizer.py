@@ -30,7 +30,6 @@ Example:
 
 from __future__ import annotations
 
-import numbers
 import re
 
 import numpy as np
@@ -38,27 +37,9 @@ import numpy as np
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
 from eagerflow.core.variable import Variable
-from eagerflow.optim import clipping, schedules
+from eagerflow.optim import clipping, hyperparameters, schedules, slots
 
-__all__ = ["Hyperparameter", "Optimizer"]
-
-
-class Hyperparameter:
-    """A float hyperparameter kept in a non-trainable float32 Variable.
-
-    Reading ``opt.<name>`` returns the Variable; assigning a number to it (or to the
-    Variable) changes it from the next step on, and it is saved in checkpoints.
-    """
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, obj, objtype=None):
-        return self if obj is None else obj._hypers.get(self.name)
-
-    def __set__(self, obj, value):
-        obj._set_hyper(self.name, value)
-
+__all__ = ["Optimizer"]
 
 _Tensor = tensor.Tensor
 
@@ -75,15 +56,7 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def _check_float(value, what: str, owner: str, minimum=None) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{owner}: `{what}` must be a float. Received: {what}={value!r}")
-    if minimum is not None and not value >= minimum:
-        raise ValueError(f"{owner}: `{what}` must be >= {minimum}. Received: {what}={value!r}")
-    return float(value)
-
-
-class Optimizer(trackable.Trackable):
+class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable):
     """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
 
     Args:
@@ -117,7 +90,7 @@ class Optimizer(trackable.Trackable):
         (0.0, 1)
     """
 
-    weight_decay = Hyperparameter()
+    weight_decay = hyperparameters.Hyperparameter()
 
     def __init__(self, learning_rate=0.001, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, weight_decay=None, name=None):
@@ -131,7 +104,7 @@ class Optimizer(trackable.Trackable):
                 f"global_clipnorm={global_clipnorm}"
             )
         for what, value in clips.items():
-            if value is not None and _check_float(value, what, owner) <= 0:
+            if value is not None and hyperparameters.check_float(value, what, owner) <= 0:
                 raise ValueError(f"{owner}: `{what}` must be > 0. Received: {what}={value!r}")
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.iterations = Variable(np.int64(0), trainable=False, name=f"{self.name}/iterations")
@@ -139,186 +112,16 @@ class Optimizer(trackable.Trackable):
         self._learning_rate = None
         self.learning_rate = learning_rate
         if weight_decay is not None:
-            self._set_hyper("weight_decay", _check_float(weight_decay, "weight_decay", owner, 0))
-        # id(variable) -> (variable, {slot name: slot}, slots in _slot_names order or None
-        # before the variable is built). The entry holds the variable, so its id cannot be
-        # reused while the optimizer lives.
-        self._slots: dict[int, tuple] = {}
-        self._slot_records: list[tuple] = []
-        self._slot_initial: dict[str, float] = {}
-        self._slot_names: list[str] = []
+            decay = hyperparameters.check_float(weight_decay, "weight_decay", owner, 0)
+            self._set_hyper("weight_decay", decay)
+        self._init_slots()
         self._exclude_ids: set[int] = set()
         self._exclude_pattern = None
         self._decay_cache: dict[int, bool] = {}
         self._scratch: dict[np.dtype, np.ndarray] = {}
         self._temp_views: dict[tuple, np.ndarray] = {}
 
-    # -- hyperparameters -----------------------------------------------------------------
-    def _set_hyper(self, name: str, value) -> None:
-        current = self._hypers.get(name)
-        if isinstance(value, Variable):
-            self._hypers[name] = value
-            self._track_new_variable(name, value)
-            return
-        number = _check_float(float(value) if isinstance(value, tensor.Tensor) else value,
-                              name, type(self).__name__)
-        if current is None:
-            current = Variable(np.float32(number), trainable=False, name=f"{self.name}/{name}")
-            self._hypers[name] = current
-            self._track_new_variable(name, current)
-        else:
-            current.assign(np.asarray(number, current.dtype))
-
-    def _hyper(self, name: str) -> float:
-        """The current value of hyperparameter `name` as a Python float (no tape, no op)."""
-        return float(self._hypers[name]._buf)
-
-    @property
-    def learning_rate(self):
-        """The learning rate: its Variable, or the schedule's value at `iterations`.
-
-        Assign a float (or a Variable, schedule or callable) to change it for the next step.
-        """
-        rate = self._learning_rate
-        if isinstance(rate, Variable):
-            return rate
-        if isinstance(rate, schedules.LearningRateSchedule):
-            return rate(self.iterations)
-        return tensor.Tensor(rate(), "float32")
-
-    @learning_rate.setter
-    def learning_rate(self, value) -> None:
-        if isinstance(value, (schedules.LearningRateSchedule, Variable)):
-            self._learning_rate = value
-            self._hypers.pop("learning_rate", None)
-            if isinstance(value, Variable):
-                self._hypers["learning_rate"] = value
-                self._track_new_variable("learning_rate", value)
-            return
-        if callable(value) and not isinstance(value, tensor.Tensor):
-            self._learning_rate = value
-            self._hypers.pop("learning_rate", None)
-            return
-        if not isinstance(value, (numbers.Real, tensor.Tensor)) or isinstance(value, bool):
-            raise ValueError(
-                f"{type(self).__name__}: `learning_rate` must be a float, a Variable, a "
-                "LearningRateSchedule, or a callable without arguments returning the rate. "
-                f"Received: learning_rate={value!r}"
-            )
-        if not isinstance(self._learning_rate, Variable):
-            self._hypers.pop("learning_rate", None)
-        self._set_hyper("learning_rate", value)
-        self._learning_rate = self._hypers["learning_rate"]
-
-    def _current_lr(self) -> float:
-        rate = self._learning_rate
-        if isinstance(rate, Variable):
-            return float(rate._buf)
-        if isinstance(rate, schedules.LearningRateSchedule):
-            return float(np.asarray(rate(self.iterations)))
-        return float(np.asarray(rate()))
-
-    @property
-    def current_learning_rate(self) -> float:
-        """The learning rate the next step will use, as a Python float."""
-        return self._current_lr()
-
-    # -- slots -----------------------------------------------------------------------------
-    def _create_slots(self, var) -> None:
-        """Creates the slots of `var`; the default makes one zero slot per `_slot_names`."""
-        for slot_name in self._slot_names:
-            self.add_slot(var, slot_name)
-
-    def add_slot(self, var, slot_name: str, initial_value: float = 0.0) -> Variable:
-        """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
-
-        Example:
-            >>> import eagerflow as ef
-            >>> opt = ef.optim.SGD()
-            >>> v = ef.Variable([1.0, 2.0])
-            >>> opt.add_slot(v, "extra", 0.5).numpy()
-            array([0.5, 0.5], dtype=float32)
-        """
-        entry = self._slots.get(id(var))
-        if entry is None:
-            entry = self._slots[id(var)] = (var, {}, None)
-        if slot_name in entry[1]:
-            return entry[1][slot_name]
-        slot = Variable(np.full(var.shape, initial_value, dtype=var.dtype), trainable=False,
-                        name=f"{var.name}/{slot_name}")
-        entry[1][slot_name] = slot
-        self._slot_records.append((var, slot_name, slot))
-        self._slot_initial.setdefault(slot_name, initial_value)
-        self._track_new_slot(var, slot_name, slot)
-        return slot
-
-    def _ensure_slots(self, var) -> tuple:
-        """The slots of `var` in `_slot_names` order, created on first sight."""
-        entry = self._slots.get(id(var))
-        if entry is not None and entry[2] is not None:
-            return entry[2]
-        if var.dtype.kind != "f":
-            raise errors.InvalidArgumentError(
-                f"{type(self).__name__} can only update floating-point variables; variable "
-                f"{var.name!r} has dtype {var.dtype.name}."
-            )
-        self._create_slots(var)
-        by_name = self._slots[id(var)][1] if id(var) in self._slots else {}
-        ordered = tuple(by_name[slot_name] for slot_name in self._slot_names)
-        self._slots[id(var)] = (var, by_name, ordered)
-        return ordered
-
-    def build(self, var_list) -> None:
-        """Creates the slots of every variable in `var_list` now (idempotent).
-
-        `apply_gradients` does this for new variables on first use; calling it earlier makes
-        the slots exist before a checkpoint is restored or saved.
-
-        Example:
-            >>> import eagerflow as ef
-            >>> opt = ef.optim.Adam()
-            >>> w = ef.Variable([1.0])
-            >>> opt.build([w]); opt.build([w])
-            >>> opt.get_slot(w, "momentum").numpy()
-            array([0.], dtype=float32)
-        """
-        for var in nest.flatten(var_list):
-            if not isinstance(var, Variable):
-                raise TypeError(
-                    f"{type(self).__name__}.build expects ef.Variables. Received: "
-                    f"{type(var).__name__} {var!r}"
-                )
-            self._ensure_slots(var)
-
-    def get_slot_names(self) -> list[str]:
-        """The names of the slots this optimizer keeps per variable."""
-        return list(self._slot_names)
-
-    def get_slot(self, var, slot_name: str) -> Variable:
-        """Returns slot `slot_name` of `var`.
-
-        Raises:
-            NotFoundError: if `var` has no slots yet or the slot name is unknown.
-        """
-        slot_name = getattr(self, "_slot_aliases", {}).get(slot_name, slot_name)
-        entry = self._slots.get(id(var))
-        if entry is None or entry[0] is not var:
-            raise errors.NotFoundError(
-                f"{type(self).__name__} has no slots for variable {getattr(var, 'name', var)!r}"
-                " yet: they are created by its first apply_gradients, or by "
-                "optimizer.build(var_list)."
-            )
-        if slot_name not in entry[1]:
-            raise errors.NotFoundError(
-                f"{type(self).__name__} has no slot {slot_name!r} for variable {var.name!r}; "
-                f"its slots are {sorted(entry[1])}."
-            )
-        return entry[1][slot_name]
-
-    def _slot_variables(self) -> list[tuple]:
-        """``(variable, slot_name, slot_variable)`` for every slot, in creation order."""
-        return list(self._slot_records)
-
+    # -- state ------------------------------------------------------------------------------
     def _trackable_children(self) -> dict:
         # Own state only; slots are reached through `_slot_variables()`.
         children = {"iterations": self.iterations}
@@ -327,26 +130,17 @@ class Optimizer(trackable.Trackable):
 
     @property
     def variables(self) -> list[Variable]:
-        """Every variable of the optimizer: iterations, hyperparameters, then the slots."""
-        return [self.iterations, *self._hypers.values(),
-                *(slot for _, _, slot in self._slot_records)]
-
-    def reset_state(self) -> None:
-        """Sets every slot back to its initial value and `iterations` to 0.
+        """Every variable of the optimizer: iterations, hyperparameters, then the slots.
 
         Example:
             >>> import eagerflow as ef
-            >>> w = ef.Variable([1.0])
-            >>> opt = ef.optim.Adam()
-            >>> _ = opt.apply_gradients([(ef.constant([1.0]), w)])
-            >>> opt.reset_state()
-            >>> opt.get_slot(w, "velocity").numpy(), int(opt.iterations)
-            (array([0.], dtype=float32), 0)
+            >>> opt = ef.optim.SGD(momentum=0.9)
+            >>> opt.build([ef.Variable([1.0], name="w")])
+            >>> [v.name for v in opt.variables]
+            ['sgd/iterations', 'sgd/learning_rate', 'sgd/momentum', 'w/momentum']
         """
-        for _, slot_name, slot in self._slot_records:
-            slot._writable_buffer()[...] = self._slot_initial[slot_name]
-        self.iterations._writable_buffer()[...] = 0
-
+        return [self.iterations, *self._hypers.values(),
+                *(slot for _, _, slot in self._slot_records)]
     # -- weight decay ----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
         """Excludes variables from weight decay, by identity or by a name substring.
@@ -534,6 +328,15 @@ class Optimizer(trackable.Trackable):
         Raises:
             InvalidArgumentError: without `trainable_variables` when the optimizer was never
                 built, or when the counts differ.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable(1.0)
+            >>> opt = ef.optim.SGD(0.5)
+            >>> opt.build([w])
+            >>> _ = opt.apply([ef.constant(1.0)])
+            >>> float(w)
+            0.5
         """
         grads = list(grads)
         if trainable_variables is None:
@@ -637,7 +440,13 @@ class Optimizer(trackable.Trackable):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects=None):
-        """Creates an optimizer from `get_config()` output."""
+        """Creates an optimizer from `get_config()` output.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.optim.Adam.from_config(ef.optim.Adam(beta_2=0.99).get_config()).beta_2
+            <ef.Variable 'adam/beta_2' shape=() dtype=float32, numpy=array(0.99, dtype=float32)>
+        """  # noqa: E501
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):
             config["learning_rate"] = schedules.deserialize(config["learning_rate"],

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.optim import optimizer
+from eagerflow.optim import hyperparameters, optimizer
 
 __all__ = ["RMSprop"]
 
@@ -43,17 +43,17 @@ class RMSprop(optimizer.Optimizer):
         ['velocity', 'momentum', 'average_gradient']
     """
 
-    rho = optimizer.Hyperparameter()
-    momentum = optimizer.Hyperparameter()
+    rho = hyperparameters.Hyperparameter()
+    momentum = hyperparameters.Hyperparameter()
     _config_names = ("rho", "momentum", "epsilon", "centered")
     _slot_aliases = {"rms": "velocity", "mg": "average_gradient"}
 
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
                  centered=False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.rho = optimizer._check_float(rho, "rho", "RMSprop", 0.0)
-        self.momentum = optimizer._check_float(momentum, "momentum", "RMSprop", 0.0)
-        self.epsilon = optimizer._check_float(epsilon, "epsilon", "RMSprop", 0.0)
+        self.rho = hyperparameters.check_float(rho, "rho", "RMSprop", 0.0)
+        self.momentum = hyperparameters.check_float(momentum, "momentum", "RMSprop", 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "RMSprop", 0.0)
         self.centered = bool(centered)
         self._slot_names = (["velocity"] + (["momentum"] if momentum > 0 else [])
                             + (["average_gradient"] if centered else []))

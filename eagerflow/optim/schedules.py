@@ -78,7 +78,14 @@ class LearningRateSchedule(abc.ABC):
 
     @classmethod
     def from_config(cls, config: dict):
-        """Creates the schedule from `get_config()` output."""
+        """Creates the schedule from `get_config()` output.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> s = ef.optim.schedules.ExponentialDecay(1.0, 10, 0.5)
+            >>> float(type(s).from_config(s.get_config())(10))
+            0.5
+        """
         return cls(**config)
 
 

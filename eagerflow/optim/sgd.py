@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.optim import optimizer
+from eagerflow.optim import hyperparameters, optimizer
 
 __all__ = ["SGD", "GradientDescent"]
 
@@ -45,12 +45,12 @@ class SGD(optimizer.Optimizer):
         array([0.5, 1. ], dtype=float32)
     """
 
-    momentum = optimizer.Hyperparameter()
+    momentum = hyperparameters.Hyperparameter()
     _config_names = ("momentum", "nesterov")
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        optimizer._check_float(momentum, "momentum", "SGD", 0.0)
+        hyperparameters.check_float(momentum, "momentum", "SGD", 0.0)
         if momentum > 1:
             raise ValueError(f"SGD: `momentum` must be in [0, 1]. Received: momentum={momentum}")
         self.momentum = momentum

@@ -19,7 +19,7 @@ def run_optimizer(optimizer, weights, grads):
     """Applies `grads` one step at a time to a Variable starting at `weights`."""
     variable = ef.Variable(weights.copy())
     for g in grads:
-        optimizer.apply_gradients(zip([ef.constant(g)], [variable]))
+        optimizer.apply_gradients(zip([ef.constant(g)], [variable], strict=True))
     return variable.numpy(), variable
 
 

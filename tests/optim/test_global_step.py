@@ -27,5 +27,5 @@ def test_apply_gradients_increments_it():
     w = ef.Variable(1.0)
     opt = ef.optim.SGD(0.1)
     for _ in range(3):
-        opt.apply_gradients(zip([ef.constant(1.0)], [w]), global_step=step)
+        opt.apply_gradients(zip([ef.constant(1.0)], [w], strict=True), global_step=step)
     assert int(step) == start + 3

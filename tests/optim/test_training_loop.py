@@ -68,7 +68,7 @@ def test_apply_gradients_with_global_step_converges_on_logistic_regression():
         with ef.GradientTape() as tape:
             value = cross_entropy()
         grads = tape.gradient(value, variables)
-        optimizer.apply_gradients(zip(grads, variables), global_step=step)
+        optimizer.apply_gradients(zip(grads, variables, strict=True), global_step=step)
     accuracy = np.mean(((ef.matmul(x, w) + b).numpy() > 0) == (labels.numpy() > 0.5))
     assert float(cross_entropy()) < 0.1 and accuracy > 0.97
     assert int(step) - start == 200 and int(optimizer.iterations) == 200
