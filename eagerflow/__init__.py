@@ -161,8 +161,9 @@ _LAYERS_NAMES: list = []
 _OPTIM_NAMES: list = []
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
+from eagerflow import data, datasets
 
-_DATA_NAMES: list = []
+_DATA_NAMES: list = ["data", "datasets"]
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
 
