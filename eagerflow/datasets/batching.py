@@ -101,12 +101,17 @@ def _stack(column, example, component: int, first_index: int) -> np.ndarray:
     except ValueError:
         shapes = [a.shape for a in column]
         other = next(i for i, s in enumerate(shapes) if s != shapes[0])
-        path = structure.leaf_paths(example)[component]
+        where = _component(structure.leaf_paths(example)[component])
         raise errors.InvalidArgumentError(
-            f"batch: cannot stack elements of different shapes in component {path}: element "
+            f"batch: cannot stack elements of different shapes{where}: element "
             f"{first_index} has shape {shapes[0]} but element {first_index + other} has "
             f"shape {shapes[other]}. Use padded_batch() to pad them to a common shape."
         ) from None
+
+
+def _component(path: str) -> str:
+    """`` in component [1]`` for a part of a structure, nothing for a lone tensor."""
+    return "" if path == "element" else f" in component {path}"
 
 
 def _leaf_values(template, value, what: str, out: list) -> list:
@@ -140,7 +145,7 @@ def _as_shape(shape, path):
         dims = None
     if dims is None or any(d is not None and d < 0 for d in dims):
         raise errors.InvalidArgumentError(
-            f"padded_batch: padded_shapes for component {path} must be a list of "
+            f"padded_batch: padded_shapes{_component(path)} must be a list of "
             f"non-negative ints or None/-1. Received: {shape!r}"
         )
     return tuple(dims)
@@ -219,7 +224,7 @@ def _pad(column, path, padded_shape, padding_value, first_index):
     if len(ranks) > 1:
         shapes = [a.shape for a in column]
         raise errors.InvalidArgumentError(
-            f"padded_batch: component {path} has elements of different ranks: shapes "
+            f"padded_batch: elements of different ranks{_component(path)}: shapes "
             f"{shapes} (elements {first_index}..{first_index + len(column) - 1})"
         )
     longest = tuple(np.max([a.shape for a in column], axis=0)) if column[0].ndim else ()
@@ -228,15 +233,15 @@ def _pad(column, path, padded_shape, padding_value, first_index):
     else:
         if len(padded_shape) != len(longest):
             raise errors.InvalidArgumentError(
-                f"padded_batch: padded_shapes {padded_shape} for component {path} has rank "
+                f"padded_batch: padded_shapes {padded_shape}{_component(path)} has rank "
                 f"{len(padded_shape)} but the elements have rank {len(longest)}"
             )
         target = tuple(m if d is None else d for d, m in zip(padded_shape, longest, strict=True))
         for offset, array in enumerate(column):
             if any(n > t for n, t in zip(array.shape, target, strict=True)):
                 raise errors.InvalidArgumentError(
-                    f"padded_batch: element {first_index + offset} has shape {array.shape} "
-                    f"in component {path}, larger than padded_shapes {padded_shape}"
+                    f"padded_batch: element {first_index + offset} has shape {array.shape}"
+                    f"{_component(path)}, larger than padded_shapes {padded_shape}"
                 )
     dtype = np.result_type(*column) if column[0].dtype.kind in "SU" else column[0].dtype
     if padding_value is None:
@@ -246,12 +251,12 @@ def _pad(column, path, padded_shape, padding_value, first_index):
             fill = dtypes.to_array(padding_value, None if dtype.kind in "SU" else dtype)
         except errors.OpError as e:
             raise errors.InvalidArgumentError(
-                f"padded_batch: padding value for component {path}: {e.message}"
+                f"padded_batch: padding value{_component(path)}: {e.message}"
             ) from None
         if fill.shape != ():
             raise errors.InvalidArgumentError(
-                f"padded_batch: padding values must be scalars, but component {path} got "
-                f"shape {fill.shape}"
+                f"padded_batch: padding values must be scalars, but the one{_component(path)} "
+                f"has shape {fill.shape}"
             )
     out = np.full((len(column), *target), fill, dtype=dtype)
     for row, array in enumerate(column):

@@ -1,17 +1,22 @@
 """`Dataset.cache`: replay the elements of the first complete iteration.
 
 In memory (``cache()``) the elements are kept in a list. On disk (``cache(filename)``)
-they are written, when the first iteration completes, to `filename` in NumPy's `.npz`
-format, atomically (a temporary file in the same directory, fsync, rename); any later
-iteration, also in another process, reads that file instead of running the input
-pipeline. Reading never unpickles. Layout of the file:
+the first iteration streams them, a chunk at a time, into a temporary file in the
+target directory; when the iteration completes the file is flushed, fsynced and renamed
+to `filename` (an iteration that stops early deletes it). Any later iteration, also in
+another process, streams the file instead of running the input pipeline. Reading never
+unpickles.
 
-* ``__format__``: ``"eagerflow-dataset-cache-1"``; ``__count__``: the element count;
-* ``__structure__``: JSON describing the element structure (tuples, namedtuples,
-  dicts), whose leaves are numbered in `nest.flatten` order;
-* for leaf k, ``c{k}`` holds the stacked values when all have one shape; otherwise
-  ``c{k}_data`` holds the flattened values end to end, ``c{k}_ranks`` each rank and
-  ``c{k}_dims`` the shapes end to end.
+The file is a sequence of NumPy ``.npy`` records:
+
+* a header: a string holding JSON ``{"format": "eagerflow-dataset-cache-2",
+  "structure": ...}`` (tuples, namedtuples and dicts; leaves are numbered in
+  `nest.flatten` order);
+* per chunk of up to 1024 elements, an int64 record ``[count, kind of leaf 0, ...]``
+  followed, per leaf, by one record of the stacked values (kind 0: all shapes equal) or
+  three records (kind 1: the values flattened end to end, each rank, the shapes end
+  to end);
+* an end record ``[-1]``, so a truncated file is detected.
 
 Example:
     >>> import eagerflow as ef, os, tempfile
@@ -39,7 +44,8 @@ from eagerflow.datasets import dataset, iterator, structure
 
 __all__ = ["CacheDataset", "read_cache", "write_cache"]
 
-_FORMAT = "eagerflow-dataset-cache-1"
+_FORMAT = "eagerflow-dataset-cache-2"
+_CHUNK = 1024
 
 
 class CacheDataset(dataset.Dataset):
@@ -59,17 +65,26 @@ class CacheDataset(dataset.Dataset):
         if not path and self._memory is not None:
             yield from self._memory
             return
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        directory = os.path.dirname(os.path.abspath(path)) if path else ""
+        if path and not os.path.isdir(directory):
             raise errors.NotFoundError(
-                f"cache: cannot write {path!r}: directory "
-                f"{os.path.dirname(os.path.abspath(path))!r} does not exist"
+                f"cache: cannot write {path!r}: directory {directory!r} does not exist"
             )
-        recorded = []
+        recorded = [] if not path else None
+        writer = _Writer(path) if path else None
         try:
             with closing(self._inputs[0]._elements()) as elements:
                 for element in elements:
-                    recorded.append(element)
+                    if writer is None:
+                        recorded.append(element)
+                    else:
+                        writer.add(element)
                     yield element
+            with self._lock:
+                if writer is None:
+                    self._memory = recorded
+                else:
+                    writer.commit()
         except GeneratorExit:
             if not iterator.is_probing():
                 errors.warn_once(
@@ -79,27 +94,27 @@ class CacheDataset(dataset.Dataset):
                     "take() before cache(): `ds.take(k).cache()`, not `ds.cache().take(k)`.",
                 )
             raise
-        with self._lock:
-            if path:
-                write_cache(path, recorded)
-            else:
-                self._memory = recorded
+        finally:
+            if writer is not None:
+                writer.discard()  # after commit() there is nothing left to discard
 
     def _read_checked(self, path):
-        elements = read_cache(path)
         source = self._inputs[0]
-        if elements and source._has_static_spec():
-            stored = structure.signature(elements[0])
-            wanted = structure.signature(
-                structure.map_leaves(lambda s: np.empty(0, s.dtype), source.element_spec)
-            )
-            if stored != wanted:
-                raise errors.InvalidArgumentError(
-                    f"cache: the file {path!r} holds elements "
-                    f"{structure.describe(elements[0])}, but this dataset's elements are "
-                    f"{source.element_spec}. Delete the file or use another filename."
+        check = source._has_static_spec()
+        for element in read_cache(path):
+            if check:
+                check = False
+                stored = structure.signature(element)
+                wanted = structure.signature(
+                    structure.map_leaves(lambda s: np.empty(0, s.dtype), source.element_spec)
                 )
-        return elements
+                if stored != wanted:
+                    raise errors.InvalidArgumentError(
+                        f"cache: the file {path!r} holds elements "
+                        f"{structure.describe(element)}, but this dataset's elements are "
+                        f"{source.element_spec}. Delete the file or use another filename."
+                    )
+            yield element
 
     def _compute_spec(self):
         return self._inputs[0].element_spec
@@ -140,70 +155,141 @@ def _decode_structure(code):
     raise ValueError(f"unknown structure kind {kind!r}")
 
 
-def write_cache(path: str, elements: list) -> None:
-    """Writes `elements` (structures of ndarrays) to `path` atomically."""
-    arrays = {"__format__": np.array(_FORMAT), "__count__": np.array(len(elements), np.int64)}
-    if elements:
-        arrays["__structure__"] = np.array(json.dumps(_encode_structure(elements[0])))
-        flatten = structure.flattener(elements[0])
-        for k, column in enumerate(zip(*map(flatten, elements), strict=True)):
+def _record(file, array) -> None:
+    np.lib.format.write_array(file, np.asarray(array), allow_pickle=False)
+
+
+class _Writer:
+    """Streams elements into a temporary file; `commit` renames it into place."""
+
+    def __init__(self, path: str):
+        self._path = path
+        directory = os.path.dirname(os.path.abspath(path))
+        handle, self._temporary = tempfile.mkstemp(
+            dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
+        self._file = os.fdopen(handle, "wb")
+        self._chunk = []
+        self._flatten = None
+
+    def add(self, element) -> None:
+        if self._flatten is None:
+            self._flatten = structure.flattener(element)
+            header = {"format": _FORMAT, "structure": _encode_structure(element)}
+            _record(self._file, np.array(json.dumps(header)))
+        self._chunk.append(element)
+        if len(self._chunk) == _CHUNK:
+            self._write_chunk()
+
+    def _write_chunk(self) -> None:
+        columns = list(zip(*map(self._flatten, self._chunk), strict=True))
+        kinds = []
+        for k, column in enumerate(columns):
             if column[0].dtype.kind == "O":
                 raise errors.InvalidArgumentError(
                     f"cache(filename) cannot store component {k} of dtype object"
                 )
-            if all(a.shape == column[0].shape for a in column):
-                arrays[f"c{k}"] = np.stack(column)
+            kinds.append(0 if all(a.shape == column[0].shape for a in column) else 1)
+        _record(self._file, np.array([len(self._chunk), *kinds], np.int64))
+        for kind, column in zip(kinds, columns, strict=True):
+            if kind == 0:
+                _record(self._file, np.stack(column))
             else:
-                arrays[f"c{k}_data"] = np.concatenate([a.reshape(-1) for a in column])
-                arrays[f"c{k}_ranks"] = np.array([a.ndim for a in column], np.int64)
-                arrays[f"c{k}_dims"] = np.array([d for a in column for d in a.shape], np.int64)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=os.path.basename(path) + ".",
-                                         suffix=".tmp")
+                _record(self._file, np.concatenate([a.reshape(-1) for a in column]))
+                _record(self._file, np.array([a.ndim for a in column], np.int64))
+                _record(self._file, np.array([d for a in column for d in a.shape], np.int64))
+        self._chunk = []
+
+    def commit(self) -> None:
+        if self._flatten is None:  # no element: a header without structure
+            _record(self._file, np.array(json.dumps({"format": _FORMAT, "structure": None})))
+        elif self._chunk:
+            self._write_chunk()
+        _record(self._file, np.array([-1], np.int64))
+        self._file.flush()
+        os.fsync(self._file.fileno())
+        self._file.close()
+        os.replace(self._temporary, self._path)
+
+    def discard(self) -> None:
+        self._file.close()
+        if os.path.exists(self._temporary):
+            os.unlink(self._temporary)
+
+
+def write_cache(path: str, elements) -> None:
+    """Writes `elements` (structures of ndarrays) to `path` atomically."""
+    writer = _Writer(path)
     try:
-        with os.fdopen(handle, "wb") as file:
-            np.savez(file, **arrays)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+        for element in elements:
+            writer.add(element)
+        writer.commit()
+    finally:
+        writer.discard()
 
 
-def _column(stored, k: int, count: int) -> list:
-    if f"c{k}" in stored.files:
-        values = stored[f"c{k}"]
-        return [values[i, ...] for i in range(count)]
-    data, ranks, dims = (stored[f"c{k}_{part}"] for part in ("data", "ranks", "dims"))
-    column, offset, dim_offset = [], 0, 0
-    for rank in ranks.tolist():
-        shape = tuple(dims[dim_offset:dim_offset + rank].tolist())
-        size = int(np.prod(shape, dtype=np.int64))
-        column.append(data[offset:offset + size].reshape(shape))
-        offset, dim_offset = offset + size, dim_offset + rank
-    return column
-
-
-def read_cache(path: str) -> list:
-    """Reads the elements written by `write_cache` (never unpickles)."""
+def _read(file, path):
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            if "__format__" not in stored.files or str(stored["__format__"]) != _FORMAT:
-                raise ValueError("not an eagerflow dataset cache")
-            count = int(stored["__count__"])
-            if count == 0:
-                return []
-            template = _decode_structure(json.loads(str(stored["__structure__"])))
-            leaves = len(nest.flatten(template))
-            columns = [_column(stored, k, count) for k in range(leaves)]
-    except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+        return np.lib.format.read_array(file, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as e:
         raise errors.InvalidArgumentError(
             f"cache: {path!r} is not a readable eagerflow cache file ({e}). Delete it to "
             "rebuild the cache."
         ) from None
-    for column in columns:
-        for array in column:
-            array.flags.writeable = False
-    pack = structure.packer(template)
-    return [pack([column[i] for column in columns]) for i in range(count)]
+
+
+def _frozen(array):
+    array.flags.writeable = False
+    return array
+
+
+def _chunk_columns(file, path, kinds, count):
+    columns = []
+    for kind in kinds:
+        if kind == 0:
+            stacked = _frozen(_read(file, path))
+            columns.append([stacked[i, ...] for i in range(count)])
+            continue
+        data, ranks, dims = _frozen(_read(file, path)), _read(file, path), _read(file, path)
+        column, offset, dim_offset = [], 0, 0
+        for rank in ranks.tolist():
+            shape = tuple(dims[dim_offset:dim_offset + rank].tolist())
+            size = int(np.prod(shape, dtype=np.int64))
+            column.append(data[offset:offset + size].reshape(shape))
+            offset, dim_offset = offset + size, dim_offset + rank
+        columns.append(column)
+    return columns
+
+
+def read_cache(path: str):
+    """Streams the elements written by `write_cache` / `cache(filename)` (no unpickling).
+
+    Raises:
+        InvalidArgumentError: for a file that is not a complete eagerflow cache.
+    """
+    with open(path, "rb") as file:
+        try:
+            header = json.loads(str(_read(file, path)))
+            if not isinstance(header, dict) or header.get("format") != _FORMAT:
+                raise ValueError("not an eagerflow dataset cache")
+            template = _decode_structure(header["structure"])
+        except (ValueError, KeyError, TypeError, IndexError) as e:
+            if isinstance(e, errors.InvalidArgumentError):
+                raise
+            raise errors.InvalidArgumentError(
+                f"cache: {path!r} is not a readable eagerflow cache file ({e}). Delete it "
+                "to rebuild the cache."
+            ) from None
+        pack = structure.packer(template)
+        leaves = len(nest.flatten(template))
+        while True:
+            meta = _read(file, path)
+            if meta.dtype != np.int64 or meta.ndim != 1 or not len(meta):
+                raise errors.InvalidArgumentError(f"cache: {path!r} is corrupt (bad chunk)")
+            if meta[0] == -1:
+                return
+            count, kinds = int(meta[0]), meta[1:].tolist()
+            if len(kinds) != leaves:
+                raise errors.InvalidArgumentError(f"cache: {path!r} is corrupt (bad chunk)")
+            columns = _chunk_columns(file, path, kinds, count)
+            for i in range(count):
+                yield pack([column[i] for column in columns])

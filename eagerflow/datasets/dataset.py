@@ -291,7 +291,8 @@ class Dataset(abc.ABC):
         """Combines datasets element by element; stops at the shortest.
 
         Args:
-            *datasets: datasets, or one tuple/dict structure of datasets.
+            *datasets: datasets (elements are tuples), or one tuple/dict structure of
+                datasets (elements have that structure).
 
         Example:
             >>> import eagerflow as ef
@@ -299,7 +300,7 @@ class Dataset(abc.ABC):
             >>> [(int(a), int(b)) for a, b in ds]
             [(0, 5), (1, 6)]
         """
-        if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
+        if len(datasets) == 1:  # one structure of datasets (or a lone dataset)
             datasets = datasets[0]
         return sources.ZipDataset(datasets)
 

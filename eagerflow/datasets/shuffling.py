@@ -126,6 +126,24 @@ def _base_seed(seed) -> tuple:
     return tuple(int(v) for v in draw.numpy())
 
 
+def _warn_if_sorted(source, buffer_size: int) -> None:
+    """Warns when a small buffer meets sorted labels: batches would hold runs of one label."""
+    for name, array in source.components():
+        if array.ndim != 1 or array.dtype.kind not in "iub" or array[0] == array[-1]:
+            continue
+        steps = np.diff(array.astype(np.int64))
+        if (steps >= 0).all() or (steps <= 0).all():
+            errors.warn_once(
+                f"shuffle-sorted-{name}",
+                f"shuffle(buffer_size={buffer_size}) over {source.count} elements whose "
+                f"component {name} is sorted: a buffer smaller than the dataset only mixes "
+                "nearby elements, so batches will hold runs of the same value. Use "
+                f"shuffle({source.count}) (cheap for from_tensor_slices) or shuffle the "
+                "arrays first.",
+            )
+            return
+
+
 class ShuffleDataset(dataset.Dataset):
     """`Dataset.shuffle`: see the module docstring for the algorithm."""
 
@@ -140,6 +158,9 @@ class ShuffleDataset(dataset.Dataset):
         self._seed = _base_seed(seed)
         self._reshuffle = reshuffle_each_iteration is None or bool(reshuffle_each_iteration)
         self._iterations = itertools.count()
+        source = self.sliced_source()
+        if source is not None and self._buffer_size < source.count:
+            _warn_if_sorted(source, self._buffer_size)
 
     def new_stream(self) -> UniformStream:
         """The random stream of a new iteration (one per epoch when reshuffling)."""

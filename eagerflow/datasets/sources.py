@@ -65,6 +65,10 @@ class TensorSliceDataset(dataset.Dataset):
         for i in range(self.count):
             yield pack([leaf[i, ...] for leaf in leaves])
 
+    def components(self) -> list:
+        """``(name, array)`` for each component, e.g. ``("[1]", labels)``."""
+        return list(zip(structure.leaf_paths(self._template), self._leaves, strict=True))
+
     def element(self, index: int):
         """The element at `index`."""
         return self._pack([leaf[index, ...] for leaf in self._leaves])

@@ -71,7 +71,7 @@ def test_fused_shuffle_batch_equals_the_per_element_path(count, buffer, batch, d
 
 
 def test_fused_path_under_the_global_seed():
-    data = np.arange(40)
+    data = np.random.default_rng(0).permutation(40)
     ef.random.set_seed(3)
     fused = Dataset.from_tensor_slices(data).shuffle(16).batch(8)
     ef.random.set_seed(3)
@@ -126,13 +126,16 @@ def test_padded_batch_of_strings_and_scalars():
 def test_padded_batch_errors():
     ds = Dataset.range(1, 4).map(lambda n: ef.fill([n], n))
     with pytest.raises(errors.InvalidArgumentError,
-                       match=r"element 2 has shape \(3,\) in component element, larger than "
+                       match=r"element 2 has shape \(3,\), larger than "
                              r"padded_shapes \(2,\)"):
         list(ds.padded_batch(3, padded_shapes=[2]))
     with pytest.raises(errors.InvalidArgumentError, match="has rank 2 but the elements have"):
         list(ds.padded_batch(3, padded_shapes=[2, 2]))
     with pytest.raises(errors.InvalidArgumentError, match="must be a list of non-negative ints"):
         list(ds.padded_batch(3, padded_shapes=["x"]))
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"padded_shapes in component \[1\] must be a list"):
+        list(Dataset.from_tensors(([1], [2])).padded_batch(1, padded_shapes=([1], ["x"])))
     pairs = Dataset.from_tensors((1, 2))
     with pytest.raises(errors.InvalidArgumentError,
                        match="`padded_shapes` must have the structure of the elements"):
@@ -140,7 +143,7 @@ def test_padded_batch_errors():
     ranks = Dataset.range(2).map(lambda n: ef.zeros([1] * int(n + 1)))
     with pytest.raises(errors.InvalidArgumentError, match="elements of different ranks"):
         list(ranks.padded_batch(2))
-    with pytest.raises(errors.InvalidArgumentError, match="padding value for component"):
+    with pytest.raises(errors.InvalidArgumentError, match="padding value: "):
         list(ds.padded_batch(2, padding_values=0.5))
     with pytest.raises(errors.InvalidArgumentError, match="padding values must be scalars"):
         list(ds.padded_batch(2, padding_values=[1, 2]))

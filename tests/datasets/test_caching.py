@@ -61,8 +61,22 @@ def test_file_cache_is_written_once_and_read_back(tmp_path):
     element = next(iter(again))
     assert element[0].dtype == ef.float32 and isinstance(element[2], dict)
     assert os.listdir(tmp_path) == ["cache.bin"]  # no temporary file left
-    with np.load(path, allow_pickle=False) as stored:
-        assert int(stored["__count__"]) == 3
+    assert len(list(caching.read_cache(path))) == 3
+
+
+def test_file_cache_streams_in_chunks(tmp_path):
+    path = tmp_path / "big"
+    ds = Dataset.range(3000).map(lambda x: (x, ef.fill([int(x) % 3], x))).cache(path)
+    it = iter(ds)
+    for _ in range(2100):  # two full chunks are on disk before the pass ends
+        next(it)
+    [temporary] = os.listdir(tmp_path)
+    assert temporary.startswith("big.") and temporary.endswith(".tmp")
+    assert os.path.getsize(tmp_path / temporary) > 2048 * 8
+    rest = list(it)
+    assert len(rest) == 900 and os.listdir(tmp_path) == ["big"]
+    replay = values(ds)
+    assert len(replay) == 3000 and replay[2999] == (2999, [2999, 2999])
 
 
 def test_file_cache_of_ragged_elements_and_namedtuples(tmp_path):
@@ -97,9 +111,17 @@ def test_file_cache_errors(tmp_path):
     junk.write_bytes(b"not a zip file")
     with pytest.raises(errors.InvalidArgumentError, match="not a readable eagerflow cache"):
         list(Dataset.range(2).cache(str(junk)))
-    np.savez(tmp_path / "plain.npz", a=np.zeros(2))
+    np.save(tmp_path / "plain.npy", np.array('{"format": "other"}'))
     with pytest.raises(errors.InvalidArgumentError, match="not an eagerflow dataset cache"):
-        list(Dataset.range(2).cache(str(tmp_path / "plain.npz")))
+        list(Dataset.range(2).cache(str(tmp_path / "plain.npy")))
+    complete = (tmp_path / "other").read_bytes()
+    end_record = complete.rindex(b"\x93NUMPY")
+    (tmp_path / "truncated").write_bytes(complete[:end_record])
+    with pytest.raises(errors.InvalidArgumentError, match="truncated.*not a readable"):
+        list(Dataset.range(2).cache(str(tmp_path / "truncated")))
+    (tmp_path / "bad_chunk").write_bytes(complete[:end_record] + complete[:end_record])
+    with pytest.raises(errors.InvalidArgumentError, match="is corrupt \\(bad chunk\\)"):
+        list(Dataset.range(2).cache(str(tmp_path / "bad_chunk")))
 
 
 def test_write_cache_rejects_unstorable_elements(tmp_path):

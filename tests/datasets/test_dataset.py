@@ -29,22 +29,6 @@ def test_each_iteration_starts_over():
     assert int(next(a)) == 0 and int(next(a)) == 1 and int(next(b)) == 0
 
 
-def test_iterator_protocol_get_next_and_close():
-    it = iter(Dataset.range(2))
-    assert iter(it) is it
-    assert int(it.get_next()) == 0
-    assert it.element_spec == ef.TensorSpec((), ef.int64)
-    assert int(next(it)) == 1
-    with pytest.raises(StopIteration):
-        next(it)
-    with pytest.raises(errors.OutOfRangeError, match="End of sequence"):
-        it.get_next()
-    with iter(Dataset.range(5)) as it:
-        next(it)
-    with pytest.raises(StopIteration):
-        next(it)
-
-
 def test_cardinality_and_len():
     assert int(Dataset.range(10).cardinality()) == 10
     assert Dataset.range(10).cardinality().dtype == np.int64

@@ -5,6 +5,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import errors
+from eagerflow.core.errors import EagerflowWarning
 from eagerflow.datasets import shuffling
 
 from .helpers import values
@@ -19,7 +20,9 @@ def test_shuffle_is_a_permutation():
 
 def test_buffer_of_one_does_not_shuffle():
     assert values(Dataset.range(50).shuffle(1)) == list(range(50))
-    assert values(Dataset.from_tensor_slices(np.arange(50)).shuffle(1)) == list(range(50))
+    with pytest.warns(EagerflowWarning, match="is sorted"):
+        sliced = Dataset.from_tensor_slices(np.arange(50)).shuffle(1)
+    assert values(sliced) == list(range(50))
 
 
 def test_a_small_buffer_only_moves_elements_a_little_forward():
@@ -103,3 +106,12 @@ def test_shuffle_argument_errors():
         Dataset.range(3).shuffle(0)
     with pytest.raises(errors.InvalidArgumentError, match="AUTOTUNE is not supported"):
         Dataset.range(3).shuffle(ef.data.AUTOTUNE)
+
+
+def test_small_buffer_over_sorted_labels_warns():
+    labels = np.repeat(np.arange(5), 20)
+    with pytest.warns(EagerflowWarning, match=r"shuffle\(buffer_size=10\) over 100 elements "
+                                              r"whose component \[1\] is sorted"):
+        Dataset.from_tensor_slices((np.zeros((100, 2)), labels)).shuffle(10)
+    Dataset.from_tensor_slices((np.zeros((100, 2)), labels)).shuffle(100)  # no warning
+    Dataset.from_tensor_slices(np.random.default_rng(0).permutation(100)).shuffle(10)

@@ -185,6 +185,7 @@ def test_zip_structures_and_length():
     assert values(Dataset.zip((a, b))) == [(0, 10), (1, 11), (2, 12)]
     assert values(Dataset.zip({"p": a, "q": (b, a)}))[1] == {"p": 1, "q": (11, 1)}
     assert values(Dataset.zip([a, b]))[0] == (0, 10)
+    assert values(Dataset.zip(a)) == [0, 1, 2]
     assert int(Dataset.zip(a, b).cardinality()) == 3
     assert int(Dataset.zip(a.repeat(), b).cardinality()) == 5
     assert int(Dataset.zip(a.repeat(), b.repeat()).cardinality()) == -1
