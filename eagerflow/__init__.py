@@ -165,8 +165,10 @@ _OPTIM_NAMES: list = []
 _DATA_NAMES: list = []
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
+from eagerflow import checkpoint
+from eagerflow.checkpoint import Checkpoint, CheckpointManager
 
-_CHECKPOINT_NAMES: list = []
+_CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
 
