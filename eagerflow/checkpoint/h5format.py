@@ -231,6 +231,7 @@ class Reader:
 
     def _index(self):
         entries, metadata, found = {}, {}, []
+        self._datasets = {}
 
         def visit(key, obj):
             if isinstance(obj, h5py.Dataset):
@@ -249,13 +250,14 @@ class Reader:
                 metadata[key.split("/", 1)[1]] = dataset
             else:
                 entries[key] = self._check_dataset(key, dataset)
+                self._datasets[key] = dataset
         return entries, metadata
 
     # -- reading ----------------------------------------------------------------------
     def read_into(self, key: str, out: np.ndarray) -> None:
         """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place."""
         try:
-            self._file[key].id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+            self._datasets[key].id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
         except (OSError, RuntimeError) as e:
             self._fail(f"dataset {key!r} cannot be read; the file is corrupted ({e}).")
 

@@ -6,10 +6,14 @@ Keras-style `self.kernel = self.add_weight(...)` does); the optimizer creates sl
 announces them with `_track_new_slot` and lists them in `_slot_variables()`.
 """
 
+import pathlib
+
 import numpy as np
 
 import eagerflow as ef
 from eagerflow.core.trackable import Trackable
+
+REPO = str(pathlib.Path(__file__).resolve().parents[2])  # for child processes' PYTHONPATH
 
 
 class Dense(Trackable):

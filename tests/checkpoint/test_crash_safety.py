@@ -1,7 +1,6 @@
 """A save killed part-way never damages the previous checkpoint nor becomes 'latest'."""
 
 import os
-import pathlib
 import signal
 import subprocess
 import sys
@@ -12,8 +11,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-
-REPO = str(pathlib.Path(__file__).resolve().parents[2])
+from tests.checkpoint.fakes import REPO
 
 CHILD = textwrap.dedent("""
     import os, sys, time
