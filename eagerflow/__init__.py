@@ -170,8 +170,9 @@ _LAYERS_NAMES: list = [
 ]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
+from eagerflow import optim  # noqa: E402, F401
 
-_OPTIM_NAMES: list = []
+_OPTIM_NAMES: list = ["optim"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 
