@@ -10,8 +10,9 @@ Variables created after a checkpoint was restored (layers built on first call, o
 slots created on first update) must announce themselves through `_track_new_variable` /
 `_track_new_slot`, so a deferred restore can hand them their saved values the moment
 they exist. The hooks forward to the restores still waiting for values (registered by
-`eagerflow.checkpoint` through `add_restore_listener`); with none waiting they cost one
-truth test, so objects may call them unconditionally.
+`eagerflow.checkpoint` through `add_restore_listener`), and to a listener set on the object
+itself as its ``_deferred_restore`` attribute (handy in tests); with none waiting they cost
+a dict lookup and a truth test, so objects may call them unconditionally.
 
 Example:
     >>> import eagerflow as ef
@@ -80,6 +81,9 @@ class Trackable:
         the variable. A pending (deferred) restore for that path assigns the saved value
         here, before the variable is first used.
         """
+        own = self.__dict__.get("_deferred_restore")
+        if own is not None:
+            own.variable_created(self, name, variable)
         if _restore_listeners:
             for listener in list(_restore_listeners):
                 listener.variable_created(self, name, variable)
@@ -90,6 +94,9 @@ class Trackable:
         The optimizer must also list it in ``_slot_variables()`` as
         ``(variable, slot_name, slot)``.
         """
+        own = self.__dict__.get("_deferred_restore")
+        if own is not None:
+            own.slot_created(self, variable, slot_name, slot)
         if _restore_listeners:
             for listener in list(_restore_listeners):
                 listener.slot_created(self, variable, slot_name, slot)

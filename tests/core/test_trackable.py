@@ -61,3 +61,12 @@ def test_listeners_are_held_weakly():
     gc.collect()
     assert ref() is None
     trackable.remove_restore_listener(Recorder())  # unknown listener: no error
+
+
+def test_a_listener_set_on_the_object_itself():
+    recorder, owner, var = Recorder(), Trackable(), ef.Variable(1.0)
+    owner._deferred_restore = recorder
+    owner._track_new_variable("w", var)
+    owner._track_new_slot(var, "m", var)
+    Trackable()._track_new_variable("w", var)  # other objects: not forwarded
+    assert [event[0] for event in recorder.events] == ["variable", "slot"]
