@@ -30,9 +30,9 @@ __all__ = [
 
 
 # -- arithmetic ---------------------------------------------------------------------------
-@primitive("AddV2")
-def _add(x, y):
-    return np.add(x, y)
+# Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward: no
+# Python frame between the dispatcher and NumPy (~70 ns per op).
+_add = primitive("AddV2")(np.add)
 
 
 @_add.gradient
@@ -53,9 +53,7 @@ def add(x, y, name=None):
     return execute(_add, (x, y))
 
 
-@primitive("Sub")
-def _sub(x, y):
-    return np.subtract(x, y)
+_sub = primitive("Sub")(np.subtract)
 
 
 @_sub.gradient
@@ -74,9 +72,7 @@ def subtract(x, y, name=None):
     return execute(_sub, (x, y))
 
 
-@primitive("Mul")
-def _mul(x, y):
-    return np.multiply(x, y)
+_mul = primitive("Mul")(np.multiply)
 
 
 @_mul.gradient
@@ -95,9 +91,7 @@ def multiply(x, y, name=None):
     return execute(_mul, (x, y))
 
 
-@primitive("RealDiv")
-def _div(x, y):
-    return np.true_divide(x, y)
+_div = primitive("RealDiv")(np.true_divide)
 
 
 @_div.gradient
@@ -162,9 +156,7 @@ def mod(x, y, name=None):
     return execute(_mod, (x, y))
 
 
-@primitive("Pow")
-def _pow(x, y):
-    return np.power(x, y)
+_pow = primitive("Pow")(np.power)
 
 
 @_pow.gradient
@@ -213,9 +205,7 @@ def squared_difference(x, y, name=None):
     return execute(_squared_difference, (x, y))
 
 
-@primitive("Maximum")
-def _maximum(x, y):
-    return np.maximum(x, y)
+_maximum = primitive("Maximum")(np.maximum)
 
 
 @_maximum.gradient
@@ -238,9 +228,7 @@ def maximum(x, y, name=None):
     return execute(_maximum, (x, y))
 
 
-@primitive("Minimum")
-def _minimum(x, y):
-    return np.minimum(x, y)
+_minimum = primitive("Minimum")(np.minimum)
 
 
 @_minimum.gradient
@@ -276,9 +264,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 # -- unary --------------------------------------------------------------------------------
-@primitive("Neg")
-def _neg(x):
-    return np.negative(x)
+_neg = primitive("Neg")(np.negative)
 
 
 @_neg.gradient
@@ -297,9 +283,7 @@ def negative(x, name=None):
     return execute(_neg, (x,))
 
 
-@primitive("Abs")
-def _abs(x):
-    return np.abs(x)
+_abs = primitive("Abs")(np.abs)
 
 
 @_abs.gradient
@@ -339,9 +323,7 @@ def sign(x, name=None):
     return execute(_sign, (x,))
 
 
-@primitive("Exp")
-def _exp(x):
-    return np.exp(x)
+_exp = primitive("Exp")(np.exp)
 
 
 @_exp.gradient
@@ -381,9 +363,7 @@ def expm1(x, name=None):
     return execute(_expm1, (x,))
 
 
-@primitive("Log")
-def _log(x):
-    return np.log(x)
+_log = primitive("Log")(np.log)
 
 
 @_log.gradient
@@ -423,9 +403,7 @@ def log1p(x, name=None):
     return execute(_log1p, (x,))
 
 
-@primitive("Sqrt")
-def _sqrt(x):
-    return np.sqrt(x)
+_sqrt = primitive("Sqrt")(np.sqrt)
 
 
 @_sqrt.gradient
@@ -486,9 +464,7 @@ def reciprocal(x, name=None):
     return execute(_reciprocal, (x,))
 
 
-@primitive("Square")
-def _square(x):
-    return np.square(x)
+_square = primitive("Square")(np.square)
 
 
 @_square.gradient
@@ -570,9 +546,7 @@ def tan(x, name=None):
     return execute(_tan, (x,))
 
 
-@primitive("Tanh")
-def _tanh(x):
-    return np.tanh(x)
+_tanh = primitive("Tanh")(np.tanh)
 
 
 @_tanh.gradient
@@ -726,9 +700,7 @@ def where(condition, x=None, y=None, name=None):
 
 
 # -- comparisons and logic (not differentiable) -------------------------------------------
-@primitive("Equal", differentiable=False)
-def _equal(x, y):
-    return np.equal(x, y)
+_equal = primitive("Equal", differentiable=False)(np.equal)
 
 
 def equal(x, y, name=None):
@@ -758,9 +730,7 @@ def not_equal(x, y, name=None):
     return execute(_not_equal, (x, y))
 
 
-@primitive("Less", differentiable=False)
-def _less(x, y):
-    return np.less(x, y)
+_less = primitive("Less", differentiable=False)(np.less)
 
 
 def less(x, y, name=None):
@@ -790,9 +760,7 @@ def less_equal(x, y, name=None):
     return execute(_less_equal, (x, y))
 
 
-@primitive("Greater", differentiable=False)
-def _greater(x, y):
-    return np.greater(x, y)
+_greater = primitive("Greater", differentiable=False)(np.greater)
 
 
 def greater(x, y, name=None):
