@@ -170,9 +170,9 @@ _LAYERS_NAMES: list = [
 ]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
-from eagerflow import losses, optim  # noqa: E402, F401
+from eagerflow import losses, metrics, optim  # noqa: E402, F401
 
-_OPTIM_NAMES: list = ["losses", "optim"]
+_OPTIM_NAMES: list = ["losses", "metrics", "optim"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 from eagerflow import data, datasets
