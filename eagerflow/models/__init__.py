@@ -7,8 +7,10 @@ Example:
     (1, 2)
 """
 
+from eagerflow.checkpoint.model_io import load_model
 from eagerflow.models.functional import Functional
 from eagerflow.models.model import Model, model_from_config, model_from_json
 from eagerflow.models.sequential import Sequential
 
-__all__ = ["Functional", "Model", "Sequential", "model_from_config", "model_from_json"]
+__all__ = ["Functional", "Model", "Sequential", "load_model", "model_from_config",
+           "model_from_json"]

@@ -1,0 +1,452 @@
+"""Everything `fit`/`evaluate`/`predict` accept as data, turned into batches of
+``(x, y, sample_weight)``.
+
+Three kinds of input, one interface (`adapt` returns an object whose `epoch()` yields the
+batches of one epoch and whose `steps` is the number of batches per epoch, or None):
+
+* NumPy arrays, tensors, Python lists, and lists/dicts of them (several inputs or
+  outputs): sliced into batches of `batch_size`, in a new random order every epoch when
+  `shuffle` is true (drawn from eagerflow's global generator, so `ef.random.set_seed`
+  makes it repeatable and `BackupAndRestore` can replay it);
+* an `ef.data.Dataset` yielding batches (as given, never re-batched): one pass is one
+  epoch, and a dataset with a `shuffle` reshuffles at every pass;
+* a Python generator or iterator of batches: an epoch lasts until it is exhausted, or
+  `steps_per_epoch` batches.
+
+With `steps_per_epoch`, arrays and finite datasets are read as an endless stream of
+passes (each reshuffled), so training never "runs out of data". `class_weight` becomes
+per-sample weights for every kind of input and for each output of a multi-output model;
+arguments that do not apply to a kind of input are errors, never ignored.
+
+Example:
+    >>> import numpy as np
+    >>> from eagerflow.models import data_adapter
+    >>> data = data_adapter.adapt(np.zeros((5, 2)), np.arange(5), batch_size=2,
+    ...                           shuffle=False)
+    >>> [tuple(x.shape) for x, y, w in data.epoch()]
+    [(2, 2), (2, 2), (1, 2)]
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+
+import numpy as np
+
+from eagerflow.core import errors, nest, tensor
+from eagerflow.core import random as random_lib
+from eagerflow.core.variable import Variable
+
+__all__ = ["adapt", "class_weight_to_sample_weight", "split_arrays",
+           "unpack_x_y_sample_weight"]
+
+DEFAULT_BATCH_SIZE = 32
+
+
+def unpack_x_y_sample_weight(data):
+    """Splits one batch into ``(x, y, sample_weight)`` (missing parts are None).
+
+    A tuple (or list) of length 1, 2 or 3 is ``(x,)``, ``(x, y)`` or ``(x, y, weights)``;
+    anything else is ``x`` alone.
+
+    Raises:
+        ValueError: for a tuple of another length.
+
+    Example:
+        >>> from eagerflow.models import data_adapter
+        >>> data_adapter.unpack_x_y_sample_weight(([1.0], [2.0]))
+        ([1.0], [2.0], None)
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return data, None, None
+    if len(data) == 1:
+        return data[0], None, None
+    if len(data) == 2:
+        return data[0], data[1], None
+    if len(data) == 3:
+        return data
+    raise ValueError(
+        "Data is expected to be (x,), (x, y) or (x, y, sample_weight). Received a tuple of "
+        f"length {len(data)}"
+    )
+
+
+def _as_array(value, what: str) -> np.ndarray:
+    if isinstance(value, tensor.Tensor):
+        return value._value
+    if isinstance(value, Variable):
+        return value.numpy()
+    array = np.asarray(value)
+    if array.dtype == object:
+        raise errors.InvalidArgumentError(
+            f"{what} could not be converted to a numeric array (ragged or mixed values)")
+    return array
+
+
+def _is_array_like(value) -> bool:
+    return isinstance(value, (np.ndarray, tensor.Tensor, Variable))
+
+
+def _standardize(value, what: str):
+    """Arrays in a nested structure; a plain list of numbers is one array, a list of arrays
+    is several inputs."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {key: _standardize(item, f"{what}[{key!r}]") for key, item in value.items()}
+    if isinstance(value, (list, tuple)) and value and all(
+            _is_array_like(item) or isinstance(item, dict) for item in value):
+        return [_standardize(item, f"{what}[{i}]") for i, item in enumerate(value)]
+    return _as_array(value, what)
+
+
+def _leaves_with_paths(value, what: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [leaf for key in sorted(value)
+                for leaf in _leaves_with_paths(value[key], f"{what}[{key!r}]")]
+    if isinstance(value, (list, tuple)):
+        return [leaf for i, item in enumerate(value)
+                for leaf in _leaves_with_paths(item, f"{what}[{i}]")]
+    return [(what, value)]
+
+
+def _num_samples(parts: dict, function: str) -> int:
+    sizes = []
+    for name, value in parts.items():
+        for path, array in _leaves_with_paths(value, name):
+            if array.ndim == 0:
+                raise errors.InvalidArgumentError(
+                    f"{function}: {path} is a scalar; it needs a leading sample axis")
+            sizes.append((path, array.shape[0]))
+    if not sizes:
+        raise ValueError(f"{function}: no data given (x is None)")
+    if len({size for _, size in sizes}) > 1:
+        listing = ", ".join(f"{path}: {size}" for path, size in sizes)
+        raise errors.InvalidArgumentError(
+            f"{function}: x, y and sample_weight must have the same number of samples "
+            f"(first dimension). Received {listing}"
+        )
+    return sizes[0][1]
+
+
+def _take(value, index):
+    """The rows `index` (a slice or an index array) of every array in `value`, as tensors."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {key: _take(item, index) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_take(item, index) for item in value]
+    return tensor.new_tensor(value[index])
+
+
+def split_arrays(x, y, sample_weight, validation_split: float):
+    """Splits off the last `validation_split` fraction (before any shuffling, like Keras).
+
+    Returns:
+        ``((x, y, sample_weight), (x_val, y_val, sample_weight_val))``.
+
+    Raises:
+        ValueError: for a fraction outside (0, 1) or one leaving either part empty.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import data_adapter
+        >>> train, val = data_adapter.split_arrays(np.arange(10), None, None, 0.2)
+        >>> train[0].tolist(), val[0].tolist()
+        ([0, 1, 2, 3, 4, 5, 6, 7], [8, 9])
+    """
+    if not 0.0 < validation_split < 1.0:
+        raise ValueError(
+            f"fit: validation_split must be in [0, 1). Received: {validation_split!r}")
+    x, y, sample_weight = (_standardize(v, n) for v, n in
+                           ((x, "x"), (y, "y"), (sample_weight, "sample_weight")))
+    count = _num_samples({"x": x, "y": y, "sample_weight": sample_weight}, "fit")
+    split_at = int(math.floor(count * (1.0 - validation_split)))
+    if split_at == 0 or split_at == count:
+        raise ValueError(
+            f"fit: validation_split={validation_split} of {count} samples leaves "
+            f"{split_at} for training and {count - split_at} for validation; both need at "
+            "least one"
+        )
+
+    def part(value, index):
+        return nest.map_structure(lambda a: a[index], value) if value is not None else None
+
+    head, tail = slice(0, split_at), slice(split_at, None)
+    return ((part(x, head), part(y, head), part(sample_weight, head)),
+            (part(x, tail), part(y, tail), part(sample_weight, tail)))
+
+
+def _class_weight_table(class_weight: dict, where: str) -> dict:
+    table = {}
+    for key, weight in class_weight.items():
+        try:
+            label = int(key)
+        except (TypeError, ValueError):
+            label = None
+        if label is None or label != key:
+            raise ValueError(
+                f"class_weight{where} keys must be integer class indices. Received key {key!r}")
+        if isinstance(weight, bool) or not isinstance(weight, (int, float, np.number)):
+            raise ValueError(
+                f"class_weight{where} values must be numbers. Received {weight!r} for class "
+                f"{key}")
+        table[label] = float(weight)
+    return table
+
+
+def class_weight_to_sample_weight(y, class_weight: dict, where: str = ""):
+    """Per-sample weights ``class_weight[class of y]`` for one batch of targets.
+
+    The class of a target is the label itself (integer labels), its argmax (one-hot or
+    probability rows), or its rounded value (one binary unit).
+
+    Raises:
+        ValueError: for bad keys or values, or a class with no weight.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import data_adapter
+        >>> data_adapter.class_weight_to_sample_weight(np.array([0, 1, 1]), {0: 1.0, 1: 3.0})
+        array([1., 3., 3.], dtype=float32)
+    """
+    table = _class_weight_table(class_weight, where)
+    labels = _as_array(y, "y")
+    if labels.ndim >= 2 and labels.shape[-1] > 1:
+        labels = np.argmax(labels, axis=-1)
+    elif labels.ndim >= 2 and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    if labels.dtype.kind == "f":
+        labels = np.rint(labels)
+    labels = labels.astype(np.int64)
+    lookup = np.full(max(max(table, default=0), int(labels.max(initial=0))) + 1, np.nan,
+                     np.float32)
+    for label, weight in table.items():
+        if label >= 0:
+            lookup[label] = weight
+    negative = labels < 0
+    missing = np.unique(labels[negative | np.isnan(lookup[np.maximum(labels, 0)])])
+    if missing.size:
+        raise ValueError(
+            f"class_weight{where} has no weight for class(es) {missing.tolist()}; classes "
+            f"with a weight: {sorted(table)}"
+        )
+    return lookup[labels]
+
+
+def _combine_class_weight(y, sample_weight, class_weight, output_names):
+    """sample_weight with class weights multiplied in, per output."""
+    if class_weight is None:
+        return sample_weight
+    if not isinstance(class_weight, dict):
+        raise ValueError(f"class_weight must be a dict. Received: {class_weight!r}")
+    if y is None:
+        raise ValueError("class_weight needs targets (y) to weight")
+    if not isinstance(y, (list, tuple, dict)):
+        weights = class_weight_to_sample_weight(y, class_weight)
+        return weights if sample_weight is None else weights * _as_array(sample_weight, "w")
+    names = sorted(y) if isinstance(y, dict) else (output_names or [])
+    if set(class_weight) - set(names) or not all(isinstance(v, dict)
+                                                 for v in class_weight.values()):
+        raise ValueError(
+            "class_weight for a model with several outputs must be a dict keyed by output "
+            f"name, each value a dict {{class: weight}}. Output names: {names}. Received "
+            f"keys: {list(class_weight)}"
+        )
+    flat_y = [y[n] for n in names] if isinstance(y, dict) else list(y)
+    if isinstance(sample_weight, dict):
+        flat_w = [sample_weight.get(n) for n in names]
+    elif isinstance(sample_weight, (list, tuple)):
+        flat_w = list(sample_weight)
+    else:
+        flat_w = [sample_weight] * len(flat_y)
+    combined = []
+    for name, target, weight in zip(names, flat_y, flat_w, strict=True):
+        if name in class_weight:
+            cw = class_weight_to_sample_weight(target, class_weight[name], f"[{name!r}]")
+            weight = cw if weight is None else cw * _as_array(weight, "w")
+        combined.append(weight)
+    return dict(zip(names, combined, strict=True)) if isinstance(y, dict) else combined
+
+
+class _ArrayData:
+    """In-memory arrays, batched by slicing (see the module docstring)."""
+
+    def __init__(self, x, y, sample_weight, batch_size, shuffle, steps, class_weight,
+                 output_names, function):
+        self.x = _standardize(x, "x")
+        self.y = _standardize(y, "y")
+        self.sample_weight = _standardize(sample_weight, "sample_weight")
+        self.num_samples = _num_samples(
+            {"x": self.x, "y": self.y, "sample_weight": self.sample_weight}, function)
+        if shuffle not in (True, False):
+            raise ValueError(f"{function}: shuffle must be True or False. Received {shuffle!r}")
+        self.batch_size = batch_size
+        self.shuffle = shuffle
+        self.class_weight = class_weight
+        self.output_names = output_names
+        self.batches_per_pass = max(1, math.ceil(self.num_samples / batch_size))
+        self.steps = steps if steps is not None else self.batches_per_pass
+        self._stream = None if steps is None else self._endless()
+        if class_weight is not None:  # check the classes once, up front
+            _combine_class_weight(self.y, None, class_weight, output_names)
+
+    def _one_pass(self):
+        count, size = self.num_samples, self.batch_size
+        order = None
+        if self.shuffle:
+            order = random_lib.get_global_generator()._rng.permutation(count)
+        for start in range(0, count, size):
+            index = slice(start, start + size) if order is None else \
+                np.sort(order[start:start + size])
+            y = _take(self.y, index)
+            weights = _take(self.sample_weight, index)
+            if self.class_weight is not None:
+                weights = _combine_class_weight(y, weights, self.class_weight,
+                                                self.output_names)
+            yield _take(self.x, index), y, weights
+
+    def _endless(self):
+        while True:
+            yield from self._one_pass()
+
+    def epoch(self):
+        if self._stream is None:
+            return self._one_pass()
+        return itertools.islice(self._stream, self.steps)
+
+
+class _IterableData:
+    """A Dataset (one pass per epoch) or a generator (consumed across epochs)."""
+
+    def __init__(self, source, steps, class_weight, output_names, function, is_dataset):
+        self.source = source
+        self.is_dataset = is_dataset
+        self.class_weight = class_weight
+        self.output_names = output_names
+        self.function = function
+        self.num_samples = None
+        self._exhausted = False
+        self._stream = None
+        if is_dataset:
+            size = int(source.cardinality())
+            if size == -1 and steps is None:
+                raise ValueError(
+                    f"{function}: the dataset is infinite (it repeats); pass "
+                    f"{'steps_per_epoch' if function == 'fit' else 'steps'} to say how many "
+                    "batches make an epoch"
+                )
+            self.steps = steps if steps is not None else (size if size >= 0 else None)
+            if steps is not None:
+                # One iterator across epochs, like Keras; a finite dataset starts a new pass
+                # (reshuffled) when it ends instead of running out.
+                self._stream = iter(source) if size == -1 else self._endless()
+        else:
+            self.steps = steps
+            self._iterator = source
+
+    def _convert(self, element):
+        x, y, weights = unpack_x_y_sample_weight(element)
+        if self.class_weight is not None:
+            weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
+        return x, y, weights
+
+    def _endless(self):
+        while True:
+            empty = True
+            for element in self.source:
+                empty = False
+                yield element
+            if empty:
+                raise ValueError(f"{self.function}: the dataset is empty")
+
+    def _generator_epoch(self):
+        if self._exhausted:
+            raise ValueError(
+                f"{self.function}: the generator was exhausted in an earlier epoch. Pass "
+                "steps_per_epoch with a generator that never ends, or an ef.data.Dataset "
+                "(which restarts every epoch)"
+            )
+        produced = 0
+        while self.steps is None or produced < self.steps:
+            try:
+                element = next(self._iterator)
+            except StopIteration:
+                self._exhausted = True
+                if self.steps is not None and produced < self.steps:
+                    raise ValueError(
+                        f"{self.function}: the generator ended after {produced} of the "
+                        f"{self.steps} batches of this epoch (steps_per_epoch)") from None
+                return
+            produced += 1
+            yield self._convert(element)
+
+    def epoch(self):
+        if not self.is_dataset:
+            return self._generator_epoch()
+        if self._stream is not None:
+            return (self._convert(e) for e in itertools.islice(self._stream, self.steps))
+        return (self._convert(e) for e in iter(self.source))
+
+
+def _is_dataset(value) -> bool:
+    from eagerflow.datasets import dataset
+
+    return isinstance(value, dataset.Dataset)
+
+
+def _is_generator(value) -> bool:
+    return inspect.isgenerator(value) or (hasattr(value, "__next__") and
+                                          not _is_array_like(value))
+
+
+def adapt(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None,
+          class_weight=None, output_names=None, function="fit"):
+    """Returns the batch source for `x` (see the module docstring).
+
+    Args:
+        x, y, sample_weight: the data as given to `fit`/`evaluate`/`predict`.
+        batch_size: samples per batch for arrays (default 32); an error for a Dataset or
+            a generator, which are already batched.
+        shuffle: reshuffle arrays every epoch.
+        steps: batches per epoch (None: one pass over the data).
+        class_weight: ``{class: weight}`` (or per output name) turned into sample weights.
+        output_names: the model's output names (for per-output class weights).
+        function: "fit", "evaluate" or "predict", for error messages.
+
+    Raises:
+        ValueError: for `y`, `sample_weight` or `batch_size` given with a Dataset or
+            generator, bad `steps`/`batch_size`, or an infinite dataset without steps.
+        InvalidArgumentError: when arrays differ in their number of samples.
+    """
+    if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
+                              or steps <= 0):
+        raise ValueError(f"{function}: steps must be a positive int. Received: {steps!r}")
+    if _is_dataset(x) or _is_generator(x):
+        kind = "an ef.data.Dataset" if _is_dataset(x) else "a generator"
+        for name, value in (("y", y), ("sample_weight", sample_weight),
+                            ("batch_size", batch_size)):
+            if value is not None:
+                raise ValueError(
+                    f"{function}: {name} must not be given when x is {kind}: the "
+                    f"{'dataset' if _is_dataset(x) else 'generator'} yields batches of "
+                    "(x, y) or (x, y, sample_weight)"
+                )
+        return _IterableData(x, steps, class_weight, output_names, function, _is_dataset(x))
+    if x is None:
+        raise ValueError(f"{function}: x is None; pass the input data")
+    if batch_size is None:
+        batch_size = DEFAULT_BATCH_SIZE
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+            or batch_size <= 0:
+        raise ValueError(f"{function}: batch_size must be a positive int. Received: "
+                         f"{batch_size!r}")
+    return _ArrayData(x, y, sample_weight, int(batch_size), shuffle, steps, class_weight,
+                      output_names, function)

@@ -1,0 +1,460 @@
+"""The training half of `Model`: compile, fit, evaluate, predict and the step functions.
+
+`Trainer` is mixed into `ef.models.Model`. Its contract for custom training, frozen as in
+Keras 3: override ``train_step(data)`` (one batch in, a dict of logs out) and use
+
+* ``self.compute_loss(x, y, y_pred, sample_weight)``: the compiled loss plus the model's
+  regularization losses; it also feeds the ``loss`` tracker (an epoch mean);
+* ``self.compute_metrics(x, y, y_pred, sample_weight)``: updates the compiled metrics and
+  returns ``{name: result}`` of every metric in ``self.metrics``.
+
+Metrics assigned as model attributes (``self.d_loss = ef.metrics.Mean(name="d_loss")``)
+are part of ``self.metrics`` too, so `fit` resets them at every epoch.
+
+Example:
+    >>> import eagerflow as ef, numpy as np
+    >>> ef.random.set_seed(0)
+    >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(1,))])
+    >>> model.compile(optimizer=ef.optim.SGD(0.1), loss="mse")
+    >>> x = np.linspace(-1, 1, 64).reshape(-1, 1).astype("float32")
+    >>> history = model.fit(x, 3 * x + 1, epochs=20, verbose=0)
+    >>> bool(history.history["loss"][-1] < 0.01)
+    True
+"""
+
+from __future__ import annotations
+
+import os
+
+from eagerflow import metrics as metrics_lib
+from eagerflow import optim
+from eagerflow.core import nest
+from eagerflow.core import tape as tape_module
+from eagerflow.models import compile_config, compile_utils, data_adapter, loops
+
+__all__ = ["Trainer"]
+
+_NOT_COMPILED = ("{function}: you must compile the model before training or evaluating "
+                 "it: call model.compile(optimizer=..., loss=...) first")
+
+
+def _batch_size_of(x, y_pred) -> int:
+    for leaf in nest.flatten(x) + nest.flatten(y_pred):
+        shape = getattr(leaf, "shape", None)
+        if shape:
+            return int(shape[0])
+    return 1
+
+
+def _attribute_metrics(model) -> list:
+    found = []
+    for value in vars(model).values():
+        for leaf in nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]:
+            if isinstance(leaf, metrics_lib.Metric):
+                found.append(leaf)
+    return found
+
+
+class Trainer:
+    """Keras-style training methods for `Model` (see the module docstring)."""
+
+    optimizer = None
+    compiled_loss = None
+    compiled_metrics = None
+    stop_training = False
+    history = None
+    _compile_arguments = None
+    _loss_tracker = None
+    _output_loss_trackers = ()
+    _initial_epoch = None
+    _steps_per_execution = 1
+    _run_eagerly = False
+
+    # -- compile ---------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1):
+        """Configures the model for training.
+
+        Args:
+            optimizer: an optimizer or its name (``"adam"``, ``"sgd"``, ...).
+            loss: a loss name, `ef.losses.Loss` or function ``fn(y_true, y_pred)``; for
+                several outputs, one loss for all, a list, or a dict by output name. None
+                is allowed when a custom `train_step` computes its own loss.
+            metrics: a list of metric names, `ef.metrics.Metric` objects or functions (or a
+                list of lists / dict by output name). ``"accuracy"`` picks the accuracy that
+                fits the loss. They ignore sample weights.
+            loss_weights: weights of each output's loss in the total.
+            weighted_metrics: metrics that use sample weights and class weights.
+            run_eagerly: run every step eagerly. With False (default) the default train
+                step runs through `ef.function` when available, with identical results.
+            steps_per_execution: batches between calls of the batch-level callbacks.
+
+        Raises:
+            ValueError: for unknown names, or arguments that do not fit the outputs.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(10)])
+            >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
+            ...               metrics=["accuracy"])
+        """
+        if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) \
+                or steps_per_execution <= 0:
+            raise ValueError(f"compile: steps_per_execution must be a positive int. Received: "
+                             f"{steps_per_execution!r}")
+        resolved = optim.get(optimizer)
+        output_names = self._static_output_names()
+        self.compiled_loss = None if loss is None else compile_utils.CompiledLoss(
+            loss, loss_weights, output_names)
+        if loss is None and loss_weights is not None:
+            raise ValueError("compile: loss_weights were given without a loss")
+        self.compiled_metrics = compile_utils.CompiledMetrics(metrics, weighted_metrics, loss)
+        for spec in (metrics, weighted_metrics):  # resolve names now: typos fail here
+            for leaf in compile_utils._leaves(spec):
+                if not (isinstance(leaf, str) and leaf in ("accuracy", "acc", "crossentropy",
+                                                           "ce")):
+                    metrics_lib.get(leaf)
+        self.optimizer = resolved
+        self._loss_tracker = metrics_lib.Mean(name="loss")
+        self._output_loss_trackers = ()
+        self._run_eagerly = bool(run_eagerly)
+        self._steps_per_execution = steps_per_execution
+        self._compile_arguments = {
+            "optimizer": resolved, "loss": loss, "metrics": metrics,
+            "weighted_metrics": weighted_metrics, "loss_weights": loss_weights,
+            "run_eagerly": bool(run_eagerly), "steps_per_execution": steps_per_execution,
+        }
+        self._train_function = self._test_function = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether `compile` was called."""
+        return self._compile_arguments is not None
+
+    @property
+    def run_eagerly(self) -> bool:
+        """Whether steps run eagerly (settable)."""
+        return self._run_eagerly
+
+    @run_eagerly.setter
+    def run_eagerly(self, value) -> None:
+        self._run_eagerly = bool(value)
+        self._train_function = self._test_function = None
+
+    def _static_output_names(self):
+        outputs = getattr(self, "_output_structure", None)
+        if outputs is None or not isinstance(outputs, (list, tuple, dict)):
+            return None
+        return compile_utils.output_names_of(self, outputs)
+
+    def get_compile_config(self):
+        """The `compile` arguments as JSON-ready data (None if not compiled)."""
+        if self._compile_arguments is None:
+            return None
+        return compile_config.to_config(self._compile_arguments)
+
+    def compile_from_config(self, config) -> None:
+        """Compiles the model from `get_compile_config` output (used by `load_model`)."""
+        self.compile(**compile_config.from_config(config))
+
+    def _assert_compiled(self, function: str) -> None:
+        if self._compile_arguments is None:
+            raise RuntimeError(_NOT_COMPILED.format(function=function))
+
+    # -- metrics ---------------------------------------------------------------------------
+    @property
+    def metrics(self) -> list:
+        """The loss tracker, the compiled metrics, and metrics held in attributes."""
+        found = []
+        if self._loss_tracker is not None:
+            found.append(self._loss_tracker)
+        found.extend(self._output_loss_trackers)
+        if self.compiled_metrics is not None:
+            found.extend(self.compiled_metrics.metrics)
+        seen = {id(m) for m in found}
+        found.extend(m for m in _attribute_metrics(self) if id(m) not in seen)
+        return found
+
+    @property
+    def metrics_names(self) -> list:
+        """Names of `metrics`, in the order `evaluate` returns their values."""
+        return [metric.name for metric in self.metrics]
+
+    def reset_metrics(self) -> None:
+        """Resets the state of every metric in `metrics`."""
+        for metric in self.metrics:
+            metric.reset_state()
+
+    def get_metrics_result(self) -> dict:
+        """``{name: result}`` of every metric in `metrics`."""
+        return {metric.name: metric.result() for metric in self.metrics}
+
+    def _epoch_logs(self, logs) -> dict:
+        # Fresh metric results when the step returned metric results, else the step's logs.
+        results = self.get_metrics_result()
+        if logs and set(logs) <= set(results):
+            return {key: results[key] for key in logs}
+        return logs
+
+    # -- steps -----------------------------------------------------------------------------
+    def _ensure_loss_built(self, y_pred) -> None:
+        loss = self.compiled_loss
+        if not loss.built:
+            loss.build(compile_utils.output_names_of(self, y_pred))
+            if loss.output_names is not None:
+                self._output_loss_trackers = tuple(
+                    metrics_lib.Mean(name=f"{name}_loss")
+                    for name, item in zip(loss.output_names, loss.losses, strict=True)
+                    if item is not None)
+
+    def _total_loss(self, y, y_pred, sample_weight):
+        """(total, per-output losses) of one batch, without touching any tracker."""
+        if self.compiled_loss is None:
+            raise ValueError(
+                "compute_loss: the model was compiled without a loss. Pass loss= to "
+                "compile(), or compute the loss yourself in train_step.")
+        self._ensure_loss_built(y_pred)
+        return self.compiled_loss(y, y_pred, sample_weight, self.losses)
+
+    def _track_loss(self, total, parts, batch_size: int) -> None:
+        self._loss_tracker.update_state(total, sample_weight=batch_size)
+        parts = [p for p in parts if p is not None]
+        for tracker, part in zip(self._output_loss_trackers, parts, strict=False):
+            tracker.update_state(part, sample_weight=batch_size)
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss of a batch plus the model's regularization losses.
+
+        Also adds the value to the ``loss`` tracker (an epoch mean weighted by batch size),
+        so a custom `train_step` that returns `compute_metrics(...)` reports the epoch
+        mean.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(loss="mse")
+            >>> x = ef.ones([4, 2])
+            >>> loss = model.compute_loss(x, ef.zeros([4, 1]), model(x))
+            >>> loss.shape
+            ()
+        """
+        del training
+        total, parts = self._total_loss(y, y_pred, sample_weight)
+        self._track_loss(total, parts, _batch_size_of(x, y_pred))
+        return total
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Updates the compiled metrics with a batch; returns every metric's result."""
+        del x
+        if self.compiled_metrics is not None:
+            self.compiled_metrics.update_state(
+                y, y_pred, sample_weight, compile_utils.output_names_of(self, y_pred))
+        return self.get_metrics_result()
+
+    def train_step(self, data) -> dict:
+        """One training step on one batch ``(x, y[, sample_weight])``; returns the logs.
+
+        Override it for custom training (a GAN, a custom loss); `fit`, callbacks and
+        progress bars keep working.
+        """
+        x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+        variables = self.trainable_variables
+        with tape_module.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        if not variables:
+            variables = self.trainable_variables  # built by this first call
+        if variables:
+            grads = tape.gradient(loss, variables)
+            self.optimizer.apply_gradients(zip(grads, variables, strict=True))
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def test_step(self, data) -> dict:
+        """One evaluation step on one batch; returns the logs."""
+        x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
+        y_pred = self(x, training=False)
+        self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        return self.compute_metrics(x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """The model's output for one batch (its ``x``)."""
+        x, _, _ = data_adapter.unpack_x_y_sample_weight(data)
+        return self(x, training=False)
+
+    def _make_train_function(self):
+        from eagerflow.models import compiled_step
+
+        if self._train_function is None:
+            self._train_function = compiled_step.train_function(self)
+        return self._train_function
+
+    def _make_test_function(self):
+        return self.test_step
+
+    def _make_predict_function(self):
+        return self.predict_step
+
+    # -- fit / evaluate / predict ----------------------------------------------------------
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
+            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
+            validation_batch_size=None, validation_freq=1):
+        """Trains the model for `epochs` epochs (see the README's "Training with fit").
+
+        Args:
+            x: inputs: a NumPy array, tensor or list/dict of them, an `ef.data.Dataset` of
+                batches ``(x, y[, sample_weight])``, or a generator of such batches.
+            y: targets, for array inputs only.
+            batch_size: samples per batch for arrays (default 32).
+            epochs: index of the last epoch (training runs epochs initial_epoch..epochs-1).
+            verbose: "auto"/1 progress bar, 2 one line per epoch, 0 silent.
+            callbacks: a list of `ef.callbacks.Callback`.
+            validation_split: fraction of the arrays (taken from the end, before
+                shuffling) held out for validation; not for datasets or generators.
+            validation_data: ``(x_val, y_val[, sample_weight_val])``, a Dataset or a
+                generator, evaluated at the end of epochs.
+            shuffle: reshuffle arrays every epoch (Datasets shuffle themselves).
+            class_weight: ``{class: weight}`` (per output name for several outputs).
+            sample_weight: per-sample weights for arrays (per output: a list or dict).
+            initial_epoch: epoch to start from (to resume a run).
+            steps_per_epoch: batches per epoch (default: one pass over the data).
+            validation_steps: batches per validation (default: one pass).
+            validation_batch_size: batch size of array validation data.
+            validation_freq: validate every N epochs, or at the listed epochs (from 1).
+
+        Returns:
+            The `History` (``history.history`` maps each log key to per-epoch values).
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+            ValueError: for arguments that do not apply to the kind of data, or are
+                inconsistent (see the README for the full list).
+            InvalidArgumentError: if x, y and sample_weight have different lengths.
+        """
+        self._assert_compiled("fit")
+        verbose = loops.check_verbose(verbose, "fit")
+        if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
+            raise ValueError(f"fit: epochs must be a non-negative int. Received: {epochs!r}")
+        output_names = self._static_output_names()
+        if validation_split:
+            if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
+                raise ValueError(
+                    "fit: validation_split is only supported for NumPy arrays and tensors, "
+                    "not for a Dataset or a generator: pass validation_data instead (e.g. "
+                    "dataset.take(n) / dataset.skip(n))")
+            if validation_data is not None:
+                raise ValueError(
+                    "fit: pass either validation_split or validation_data, not both")
+            (x, y, sample_weight), validation_data = data_adapter.split_arrays(
+                x, y, sample_weight, validation_split)
+        data = data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
+                                  class_weight, output_names, "fit")
+        validation = loops.adapt_validation(validation_data, validation_batch_size,
+                                            validation_steps, output_names)
+        return loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
+                              initial_epoch, validation_freq)
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
+                 steps=None, callbacks=None, return_dict=False):
+        """Returns the loss and metrics of the model on the data.
+
+        Returns:
+            The loss (a float) when there is no metric, else a list in `metrics_names`
+            order, or a dict with ``return_dict=True``.
+
+        Raises:
+            RuntimeError: if the model is not compiled.
+        """
+        self._assert_compiled("evaluate")
+        verbose = loops.check_verbose(verbose, "evaluate")
+        data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, None,
+                                  self._static_output_names(), "evaluate")
+        logs = loops.evaluate_loop(self, data, verbose, callbacks)
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names if name in logs]
+        values += [value for key, value in logs.items() if key not in self.metrics_names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """The model's outputs for `x`, batch by batch, as NumPy arrays (the final partial
+        batch included); a list/dict of arrays for several outputs."""
+        verbose = loops.check_verbose(verbose, "predict")
+        if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
+            data = data_adapter.adapt(x, batch_size=batch_size, steps=steps,
+                                      function="predict")
+        else:
+            data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
+                                      "predict")
+        return loops.predict_loop(self, data, verbose, callbacks)
+
+    # -- single batches --------------------------------------------------------------------
+    def _one_batch(self, x, y, sample_weight, class_weight, function):
+        data = data_adapter.adapt(x, y, sample_weight, None, False, None, class_weight,
+                                  self._static_output_names(), function)
+        data.batch_size = data.num_samples
+        return next(iter(data._one_pass()))
+
+    def _single_batch_result(self, logs, return_dict):
+        logs = loops.pythonify_logs(self._epoch_logs(logs))
+        if return_dict:
+            return logs
+        values = list(logs.values())
+        return values[0] if len(values) == 1 else values
+
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
+                       reset_metrics=True, return_dict=False):
+        """One training step on exactly this batch; returns its loss (and metrics).
+
+        Args:
+            reset_metrics: report this batch's values (True) or running values since the
+                last reset (False, Keras 3's behaviour).
+        """
+        self._assert_compiled("train_on_batch")
+        if reset_metrics:
+            self.reset_metrics()
+        batch = self._one_batch(x, y, sample_weight, class_weight, "train_on_batch")
+        return self._single_batch_result(self._make_train_function()(batch), return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
+                      return_dict=False):
+        """The loss (and metrics) of the model on exactly this batch."""
+        self._assert_compiled("test_on_batch")
+        if reset_metrics:
+            self.reset_metrics()
+        batch = self._one_batch(x, y, sample_weight, None, "test_on_batch")
+        return self._single_batch_result(self.test_step(batch), return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's output for exactly this batch, as NumPy."""
+        batch = self._one_batch(x, None, None, None, "predict_on_batch")
+        return nest.map_structure(lambda t: t.numpy(), self.predict_step(batch))
+
+    # -- saving ----------------------------------------------------------------------------
+    def save_weights(self, filepath, overwrite=True):
+        """Saves the model's variables to an HDF5 file (atomically); returns the path."""
+        from eagerflow import checkpoint
+
+        _check_overwrite(filepath, overwrite, "save_weights")
+        return checkpoint.save_weights(self, filepath)
+
+    def load_weights(self, filepath, skip_mismatch=False):
+        """Loads variables saved by `save_weights`, `save` or a Checkpoint; returns the
+        restore report."""
+        from eagerflow import checkpoint
+
+        return checkpoint.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+
+    def save(self, filepath, overwrite=True, include_optimizer=True):
+        """Saves architecture, weights, compile configuration and optimizer state to one
+        HDF5 file; `ef.models.load_model` reads it back."""
+        from eagerflow import checkpoint
+
+        _check_overwrite(filepath, overwrite, "save")
+        return checkpoint.save_model(self, filepath, include_optimizer=include_optimizer)
+
+
+def _check_overwrite(filepath, overwrite, function):
+    if not overwrite and os.path.exists(os.fspath(filepath)):
+        raise FileExistsError(
+            f"{function}: {os.fspath(filepath)!r} exists and overwrite=False")
