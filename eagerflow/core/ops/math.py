@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes
+from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import execute, primitive
 
 __all__ = [
@@ -683,6 +683,9 @@ def where(condition, x=None, y=None, name=None):
     With only `condition`, returns the int64 coordinates of its true elements, one row
     per element.
 
+    Raises:
+        InvalidArgumentError: if only one of `x` and `y` is given.
+
     Example:
         >>> import eagerflow as ef
         >>> ef.where([True, False], [1.0, 2.0], [10.0, 20.0])
@@ -695,7 +698,8 @@ def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return execute(_where_indices, (condition,))
     if x is None or y is None:
-        raise ValueError("where() needs both `x` and `y`, or neither.")
+        raise errors.InvalidArgumentError("where() needs both `x` and `y`, or neither.",
+                                          "SelectV2")
     return execute(_select, (condition, x, y))
 
 
@@ -793,8 +797,6 @@ def greater_equal(x, y, name=None):
 def _check_bool(op_name, *arrays):
     for a in arrays:
         if isinstance(a, np.ndarray) and a.dtype != np.bool_:
-            from eagerflow.core import errors
-
             raise errors.InvalidArgumentError(
                 f"{op_name} expects bool tensors, got dtype {a.dtype.name}; compare or cast first"
             )
