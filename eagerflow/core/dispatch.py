@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import warnings
 
 import numpy as np
 
@@ -35,6 +36,11 @@ __all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
 
 OPS: dict[str, Op] = {}
 _NO_ATTRS: dict = {}
+
+# NumPy's floating-point warnings ("overflow encountered in exp") would point at this
+# module, not at the user's line, and fire on every step. Like TensorFlow, ops return
+# inf/nan quietly; `ef.debugging.enable_check_numerics()` names the op that made one.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.dispatch")
 
 
 class Op:
@@ -130,12 +136,25 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
     # Unrolling the one- and two-input cases saves ~0.1 us per op over a generic loop.
     if _flags.slow:
         return _execute_slow(op, inputs, attrs)
+    # With no tape and no tracing a Variable is read straight from its buffer: a result
+    # that is a view of it keeps the buffer referenced, so a later in-place write copies.
     count = len(inputs)
     if count == 2:
         x, y = inputs
-        if type(x) is not _Tensor or type(y) is not _Tensor:
+        kind = type(x)
+        if kind is _Tensor:
+            a = x._value
+        elif kind is _Variable:
+            a = x._buf
+        else:
             return _execute_slow(op, inputs, attrs)
-        values = (x._value, y._value)
+        kind = type(y)
+        if kind is _Tensor:
+            values = (a, y._value)
+        elif kind is _Variable:
+            values = (a, y._buf)
+        else:
+            return _execute_slow(op, inputs, attrs)
     elif count == 1:
         x = inputs[0]
         if type(x) is not _Tensor:
@@ -204,8 +223,20 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
     weakly typed (``float32_tensor * 2.0`` stays float32); alone, they become tensors with
     the default dtypes.
     """
-    if any(not isinstance(x, _SCALARS) for x in inputs):
-        return tuple(convert_input(x, op, keep_scalars=True, copy=copy_arrays) for x in inputs)
+    converted = []
+    for x in inputs:  # tensors and variables only: the common case while recording
+        kind = type(x)
+        if kind is _Tensor:
+            converted.append(x)
+        elif kind is _Variable:
+            converted.append(x._read())
+        else:
+            break
+    else:
+        return tuple(converted)
+    for x in inputs:
+        if not isinstance(x, _SCALARS):
+            return tuple([convert_input(x, op, True, copy_arrays) for x in inputs])
     # Only Python scalars: the first sets the dtype, the others follow it weakly.
     first = convert_input(inputs[0], op)
     return (first, *inputs[1:])
@@ -215,9 +246,8 @@ def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):
     """Converts one op input to a Tensor (or leaves a weak Python scalar alone)."""
     if isinstance(value, _Tensor):
         return value
-    read = getattr(value, "_read", None)
-    if read is not None:  # a Variable: reading it lets recording tapes watch it
-        return read()
+    if type(value) is _Variable:  # reading it lets recording tapes watch it
+        return value._read()
     if keep_scalars and isinstance(value, _SCALARS):
         return value
     if isinstance(value, _ndarray):
@@ -250,7 +280,9 @@ def _op_error(op, values, attrs, e: Exception) -> Exception:
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)
     if isinstance(e, MemoryError):
-        return errors.ResourceExhaustedError(f"out of memory ({_describe(values, attrs)})", op.name)
+        return errors.ResourceExhaustedError(
+            f"out of memory ({_describe(values, attrs)})", op.name
+        )
     message = str(e)
     if "could not be broadcast" in message:
         shapes = [tuple(v.shape) for v in values if isinstance(v, _ndarray)]
@@ -275,3 +307,4 @@ def _check_numerics(op, outputs) -> None:
 
 
 from eagerflow.core import tape as _tape  # noqa: E402 - tape's ops need this module
+from eagerflow.core.variable import Variable as _Variable  # noqa: E402

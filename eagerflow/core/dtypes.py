@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from eagerflow.core import errors
@@ -52,7 +54,7 @@ complex128 = np.dtype("complex128")
 string = np.dtype("object")
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-_PYTHON_SCALARS = (float, int, complex, type(True))
+_PYTHON_SCALARS = (float, int, complex, builtins.bool)
 
 
 def as_dtype(dtype) -> np.dtype:

@@ -70,18 +70,19 @@ def record(tapes, op, inputs, attrs, outputs) -> None:
 
 def notify_read(variable, snapshot) -> None:
     """Called when `variable` is read as `snapshot` while some tape may be recording."""
+    snapshot_id = id(snapshot)
     for tape in context.thread.tapes:
+        if snapshot_id in tape._watched:
+            continue  # this very read is already registered (the common repeated read)
         key = id(variable)
         explicit = key in tape._watched_vars
-        if not explicit and not (tape._watch_accessed and variable.trainable):
+        if not explicit and not (tape._watch_accessed and variable._trainable):
             continue
         if not explicit:
             tape._watched_vars[key] = variable
-        tape._tracked.add(id(snapshot))
-        tape._watched[id(snapshot)] = snapshot
-        reads = tape._var_reads.setdefault(key, [])
-        if not any(r is snapshot for r in reads):
-            reads.append(snapshot)
+        tape._tracked.add(snapshot_id)
+        tape._watched[snapshot_id] = snapshot
+        tape._var_reads.setdefault(key, []).append(snapshot)
 
 
 def none_reason(variable) -> str | None:
@@ -292,7 +293,7 @@ class GradientTape:
         grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
         results = []
         self._none_reasons = {}
-        for source, source_keys in zip(flat_sources, keys):
+        for source, source_keys in zip(flat_sources, keys, strict=True):
             found = [grads[k] for k in source_keys if k in grads]
             if _is_variable(source) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
@@ -374,12 +375,12 @@ class GradientTape:
                 seed[i] = 1
                 seed = tensor.new_tensor(seed.reshape(target.shape))
                 grads = self._gradients([target], [seed], flat_sources, True, True)
-                for row, g in zip(rows, grads):
+                for row, g in zip(rows, grads, strict=True):
                     row.append(g)
         finally:
             self._release()
         results = []
-        for source, row in zip(flat_sources, rows):
+        for source, row in zip(flat_sources, rows, strict=True):
             shape = tuple(target.shape) + tuple(source.shape)
             if size == 0:
                 results.append(_array.zeros(shape, source.dtype))
@@ -512,21 +513,24 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
         if outputs is None:
             continue
         if len(outputs) == 1 and type(entry) is not tuple:
-            dy = grads.get(id(outputs[0]))
+            y = outputs[0]
+            dy = grads.get(id(y))
             if dy is None:
                 continue
-            y = outputs[0]
         else:
             dys = [grads.get(id(o)) for o in outputs]
             if all(d is None for d in dys):
                 continue
-            dy = tuple(_array.zeros_like(o) if d is None else d for d, o in zip(dys, outputs))
+            dy = tuple(_array.zeros_like(o) if d is None else d
+                       for d, o in zip(dys, outputs, strict=True))
             y = outputs
-        needs = tuple(
-            id(x) in depends and isinstance(x, _Tensor) and x.dtype.kind in "fc" for x in inputs
-        )
-        if not any(needs):
+        needs = []
+        for x in inputs:
+            needs.append(id(x) in depends and isinstance(x, _Tensor)
+                         and x._value.dtype.kind in "fc")
+        if True not in needs:
             continue
+        needs = tuple(needs)
         if op.grad is None:
             raise errors.UnimplementedError(
                 f"No gradient is defined for op {op.name}; it cannot be differentiated. "
@@ -538,19 +542,25 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
         else:
             dxs = op.grad(dy, y, *inputs, **attrs)
-        if not isinstance(dxs, (tuple, list)):
+        if type(dxs) is not tuple and type(dxs) is not list:
             dxs = (dxs,)
         if len(dxs) != len(inputs):
             raise errors.InternalError(
                 f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
                 op.name,
             )
-        for x, dx, need in zip(inputs, dxs, needs):
+        for x, dx, need in zip(inputs, dxs, needs, strict=True):
             if need and dx is not None:
-                _accumulate(grads, id(x), _fit(dispatch_convert(dx), x, op))
+                if type(dx) is not _Tensor:
+                    dx = dispatch_convert(dx)
+                if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
+                    dx = _fit(dx, x, op)
+                key = id(x)
+                previous = grads.get(key)
+                grads[key] = dx if previous is None else _math.add(previous, dx)
                 # Freed records no longer hold their inputs: keep alive every tensor
                 # that has a gradient waiting for its producer to be processed.
-                pending[id(x)] = x
+                pending[key] = x
         for out in outputs:
             pending.pop(id(out), None)
             if id(out) not in wanted:

@@ -160,7 +160,8 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
         >>> ef.zeros_like([[1, 2]])
         ef.Tensor([[0 0]], shape=(1, 2), dtype=int32)
     """
-    return execute(_zeros_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_zeros_like, (input,), {"dtype": dtype})
 
 
 @primitive("OnesLike", differentiable=False)
@@ -176,7 +177,8 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
         >>> ef.ones_like([1.0, 2.0])
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
-    return execute(_ones_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_ones_like, (input,), {"dtype": dtype})
 
 
 @primitive("Fill")
@@ -642,9 +644,10 @@ def _tile(x, multiples):
 def _tile_grad(dy, out, x, multiples):
     # Split each tiled axis into (multiple, size) and sum over the multiples.
     split_shape = []
-    for m, n in zip(multiples, x.shape):
+    for m, n in zip(multiples, x.shape, strict=True):
         split_shape += [m, n]
-    return _reduce.reduce_sum(reshape(dy, split_shape), axis=tuple(builtins.range(0, 2 * x.ndim, 2)))
+    multiple_axes = tuple(builtins.range(0, 2 * x.ndim, 2))
+    return _reduce.reduce_sum(reshape(dy, split_shape), axis=multiple_axes)
 
 
 def tile(input, multiples, name=None):  # noqa: A002

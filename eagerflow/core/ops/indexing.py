@@ -337,7 +337,8 @@ def _pad(x, paddings, constant_values):
 
 @_pad.gradient
 def _pad_grad(dy, out, x, paddings, constant_values):
-    return _array.getitem(dy, tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, x.shape)))
+    inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, x.shape, strict=True))
+    return _array.getitem(dy, inner)
 
 
 def _mirror_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
@@ -405,7 +406,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             f"mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}", "MirrorPad"
         )
     limit = 0 if mode == "REFLECT" else 1
-    for (lo, hi), n in zip(paddings, x.shape):
+    for (lo, hi), n in zip(paddings, x.shape, strict=True):
         if max(lo, hi) > n - 1 + limit:
             raise errors.InvalidArgumentError(
                 f"paddings {paddings} too large for {mode} padding of shape {x.shape}",

@@ -86,10 +86,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         >>> import eagerflow as ef
         >>> ef.matmul([[1.0, 2.0]], [[3.0], [4.0]])
         ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
-        >>> ef.matmul(ef.ones([2, 3]), ef.ones([4, 5]))
+        >>> ef.matmul(ef.ones([2, 3]), ef.ones([4, 5]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
           ...
-        eagerflow.core.errors.InvalidArgumentError: Matrix size-incompatible: In[0]: [2, 3], In[1]: [4, 5] [Op:BatchMatMulV2]
+        eagerflow.core.errors.InvalidArgumentError: Matrix size-incompatible: In[0]: [2, 3], ...
     """
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
@@ -131,7 +131,7 @@ def tensordot(a, b, axes, name=None):
         axes_a = [i % a.ndim for i in axes_a]
         axes_b = [i % b.ndim for i in axes_b]
     if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in
-                                          zip(axes_a, axes_b)):
+                                          zip(axes_a, axes_b, strict=True)):
         raise errors.InvalidArgumentError(
             f"Cannot contract axes {axes_a} of shape {a.shape} with axes {axes_b} of shape "
             f"{b.shape}", "Tensordot"

@@ -20,9 +20,9 @@ from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 
 __all__ = [
-    "argmax", "argmin", "cumprod", "cumsum", "reduce_all", "reduce_any", "reduce_euclidean", "reduce_logsumexp",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
-    "reduce_variance", "top_k",
+    "argmax", "argmin", "cumprod", "cumsum", "reduce_all", "reduce_any", "reduce_euclidean",
+    "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",
+    "reduce_sum", "reduce_variance", "top_k",
 ]
 
 
@@ -117,7 +117,8 @@ def _mean(x, axis, keepdims):
 
 @_mean.gradient
 def _mean_grad(dy, out, x, axis, keepdims):
-    return _math.divide(_spread(dy, x, axis, keepdims), builtins.max(_count(x.shape, axis), 1))
+    # Divide before spreading: the spread is a broadcast view, so no full-size temporary.
+    return _spread(_math.divide(dy, builtins.max(_count(x.shape, axis), 1)), x, axis, keepdims)
 
 
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
@@ -469,5 +470,5 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
 
 
 from eagerflow.core.ops import array as _array  # noqa: E402
-from eagerflow.core.ops import math as _math  # noqa: E402
 from eagerflow.core.ops import indexing as _indexing  # noqa: E402
+from eagerflow.core.ops import math as _math  # noqa: E402
