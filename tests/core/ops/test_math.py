@@ -128,6 +128,34 @@ CASES += [
 ]
 
 
+
+
+# The activations issue 2 names next to the math ops live in core/ops/nn.py: relu, softmax
+# and log_softmax (the rest of ef.nn is tested with the nn ops).
+def _np_softmax(x, axis=-1):
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def _np_log_softmax(x, axis=-1):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+
+
+CASES += [
+    *_unary("relu", ef.nn.relu, lambda x: np.maximum(x, 0)),
+    OpCase("softmax-vector", ef.nn.softmax, _np_softmax, shapes=[(5,)]),
+    OpCase("softmax-matrix", ef.nn.softmax, _np_softmax, shapes=[(3, 4)]),
+    OpCase("softmax-axis0", lambda x: ef.nn.softmax(x, axis=0),
+           lambda x: _np_softmax(x, 0), shapes=[(3, 4)]),
+    OpCase("softmax-3d-axis1", lambda x: ef.nn.softmax(x, axis=1),
+           lambda x: _np_softmax(x, 1), shapes=[(2, 3, 4)]),
+    OpCase("log_softmax-vector", ef.nn.log_softmax, _np_log_softmax, shapes=[(5,)]),
+    OpCase("log_softmax-matrix", ef.nn.log_softmax, _np_log_softmax, shapes=[(3, 4)]),
+    OpCase("log_softmax-axis-2", lambda x: ef.nn.log_softmax(x, axis=-2),
+           lambda x: _np_log_softmax(x, -2), shapes=[(2, 3, 4)]),
+]
+
 # Linear ones squared, so that order 2 runs the gradients of their gradient rules.
 CASES += [squared(case) for case in CASES if case.name.startswith(
     ("negative", "add", "subtract", "truediv", "where-", "cast-float64", "clip_by_value"))
@@ -247,6 +275,35 @@ def test_where_single_argument_returns_int64_coordinates():
     result = ef.where([[False, True], [True, True]])
     assert result.dtype == ef.int64
     assert result.numpy().tolist() == [[0, 1], [1, 0], [1, 1]]
+
+
+def test_relu_gradient_at_zero_is_zero():
+    (dx,) = _grads(ef.nn.relu, [-1.0, 0.0, 2.0])
+    np.testing.assert_array_equal(dx, [0.0, 0.0, 1.0])
+
+
+def test_softmax_family_is_stable_for_large_logits():
+    logits = ef.constant([[1000.0, 1000.0, -1000.0]])
+    np.testing.assert_allclose(ef.nn.softmax(logits).numpy(), [[0.5, 0.5, 0.0]])
+    np.testing.assert_allclose(ef.nn.log_softmax(logits).numpy(),
+                               [[-np.log(2.0), -np.log(2.0), -2000.0 - np.log(2.0)]], rtol=1e-6)
+    assert ef.nn.relu(ef.constant([-3, 3])).dtype == ef.int32
+
+
+@pytest.mark.parametrize("op, name", [(ef.nn.softmax, "Softmax"),
+                                      (ef.nn.log_softmax, "LogSoftmax")])
+def test_softmax_family_bad_input(op, name):
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=rf"{name} needs floating-point logits, got dtype int32 "
+                             rf"\[Op:{name}\]"):
+        op([1, 2])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=rf"axis 2 is out of bounds for logits of shape \(2, 3\) "
+                             rf"\[Op:{name}\]"):
+        op(ef.zeros([2, 3]), axis=2)
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"axis -1 is out of bounds for logits of shape \(\)"):
+        op(1.0)
 
 
 # -- hypothesis: forward against NumPy with broadcasting ----------------------------------
