@@ -152,7 +152,7 @@ def to_array(value, dtype=None) -> np.ndarray:
             )
         raise errors.InvalidArgumentError(
             f"Cannot convert {_short_repr(value)} to a Tensor: unsupported element type "
-            f"{type(array.flat[0]).__name__ if array.size else 'object'}."
+            f"{_unsupported_type(array)}."
         )
     if dtype is None:
         if isinstance(value, _PYTHON_SCALARS) or isinstance(value, (list, tuple)):
@@ -183,6 +183,14 @@ def to_array(value, dtype=None) -> np.ndarray:
             "integral. Use ef.cast to truncate explicitly."
         )
     return array.astype(dtype)
+
+
+def _unsupported_type(array: np.ndarray) -> str:
+    """The type name of the first element of an object array that is not a number or string."""
+    for item in array.flat:
+        if not isinstance(item, (*_PYTHON_SCALARS, str, bytes, np.generic)):
+            return type(item).__name__
+    return "object"
 
 
 def _is_string_array(array: np.ndarray) -> bool:
