@@ -1,4 +1,4 @@
-"""Elementwise math ops: arithmetic, comparisons, logic, and unary functions.
+"""Elementwise math ops: arithmetic, unary functions, casts and selection.
 
 Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
 ``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
@@ -18,6 +18,25 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import execute, primitive
+
+# Comparisons and logic live in their own module; they are re-exported here because the
+# gradient rules below use them and `ef.math` / the Tensor operators expose them from here.
+from eagerflow.core.ops.logic import (
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    equal,
+    greater,
+    greater_equal,
+    invert,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    not_equal,
+)
 
 __all__ = [
     "abs", "add", "bitwise_and", "bitwise_or", "bitwise_xor", "cast", "ceil", "clip_by_value",
@@ -701,213 +720,6 @@ def where(condition, x=None, y=None, name=None):
         raise errors.InvalidArgumentError("where() needs both `x` and `y`, or neither.",
                                           "SelectV2")
     return execute(_select, (condition, x, y))
-
-
-# -- comparisons and logic (not differentiable) -------------------------------------------
-_equal = primitive("Equal", differentiable=False)(np.equal)
-
-
-def equal(x, y, name=None):
-    """Returns the truth value of ``x == y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.equal([1, 2], 2)
-        ef.Tensor([False  True], shape=(2,), dtype=bool)
-    """
-    return execute(_equal, (x, y))
-
-
-@primitive("NotEqual", differentiable=False)
-def _not_equal(x, y):
-    return np.not_equal(x, y)
-
-
-def not_equal(x, y, name=None):
-    """Returns the truth value of ``x != y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.not_equal([1, 2], 2)
-        ef.Tensor([ True False], shape=(2,), dtype=bool)
-    """
-    return execute(_not_equal, (x, y))
-
-
-_less = primitive("Less", differentiable=False)(np.less)
-
-
-def less(x, y, name=None):
-    """Returns the truth value of ``x < y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.less([1, 2], 2)
-        ef.Tensor([ True False], shape=(2,), dtype=bool)
-    """
-    return execute(_less, (x, y))
-
-
-@primitive("LessEqual", differentiable=False)
-def _less_equal(x, y):
-    return np.less_equal(x, y)
-
-
-def less_equal(x, y, name=None):
-    """Returns the truth value of ``x <= y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.less_equal([1, 3], 2)
-        ef.Tensor([ True False], shape=(2,), dtype=bool)
-    """
-    return execute(_less_equal, (x, y))
-
-
-_greater = primitive("Greater", differentiable=False)(np.greater)
-
-
-def greater(x, y, name=None):
-    """Returns the truth value of ``x > y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.greater([1, 3], 2)
-        ef.Tensor([False  True], shape=(2,), dtype=bool)
-    """
-    return execute(_greater, (x, y))
-
-
-@primitive("GreaterEqual", differentiable=False)
-def _greater_equal(x, y):
-    return np.greater_equal(x, y)
-
-
-def greater_equal(x, y, name=None):
-    """Returns the truth value of ``x >= y`` elementwise.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.greater_equal([1, 2], 2)
-        ef.Tensor([False  True], shape=(2,), dtype=bool)
-    """
-    return execute(_greater_equal, (x, y))
-
-
-def _check_bool(op_name, *arrays):
-    for a in arrays:
-        if isinstance(a, np.ndarray) and a.dtype != np.bool_:
-            raise errors.InvalidArgumentError(
-                f"{op_name} expects bool tensors, got dtype {a.dtype.name}; compare or cast first"
-            )
-
-
-@primitive("LogicalAnd", differentiable=False)
-def _logical_and(x, y):
-    _check_bool("logical_and", x, y)
-    return np.logical_and(x, y)
-
-
-def logical_and(x, y, name=None):
-    """Returns ``x AND y`` elementwise for bool tensors.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.logical_and([True, True], [True, False])
-        ef.Tensor([ True False], shape=(2,), dtype=bool)
-    """
-    return execute(_logical_and, (x, y))
-
-
-@primitive("LogicalOr", differentiable=False)
-def _logical_or(x, y):
-    _check_bool("logical_or", x, y)
-    return np.logical_or(x, y)
-
-
-def logical_or(x, y, name=None):
-    """Returns ``x OR y`` elementwise for bool tensors.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.logical_or([True, False], [False, False])
-        ef.Tensor([ True False], shape=(2,), dtype=bool)
-    """
-    return execute(_logical_or, (x, y))
-
-
-@primitive("LogicalXor", differentiable=False)
-def _logical_xor(x, y):
-    _check_bool("logical_xor", x, y)
-    return np.logical_xor(x, y)
-
-
-def logical_xor(x, y, name=None):
-    """Returns ``x XOR y`` elementwise for bool tensors.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.math.logical_xor([True, True], [True, False])
-        ef.Tensor([False  True], shape=(2,), dtype=bool)
-    """
-    return execute(_logical_xor, (x, y))
-
-
-@primitive("LogicalNot", differentiable=False)
-def _logical_not(x):
-    _check_bool("logical_not", x)
-    return np.logical_not(x)
-
-
-def logical_not(x, name=None):
-    """Returns ``NOT x`` elementwise for a bool tensor.
-
-    Example:
-        >>> import eagerflow as ef
-        >>> ef.logical_not([True, False])
-        ef.Tensor([False  True], shape=(2,), dtype=bool)
-    """
-    return execute(_logical_not, (x,))
-
-
-@primitive("BitwiseAnd", differentiable=False)
-def _bitwise_and(x, y):
-    return np.bitwise_and(x, y)
-
-
-def bitwise_and(x, y, name=None):
-    """Returns ``x & y`` elementwise for bool or integer tensors (the ``&`` operator)."""
-    return execute(_bitwise_and, (x, y))
-
-
-@primitive("BitwiseOr", differentiable=False)
-def _bitwise_or(x, y):
-    return np.bitwise_or(x, y)
-
-
-def bitwise_or(x, y, name=None):
-    """Returns ``x | y`` elementwise for bool or integer tensors (the ``|`` operator)."""
-    return execute(_bitwise_or, (x, y))
-
-
-@primitive("BitwiseXor", differentiable=False)
-def _bitwise_xor(x, y):
-    return np.bitwise_xor(x, y)
-
-
-def bitwise_xor(x, y, name=None):
-    """Returns ``x ^ y`` elementwise for bool or integer tensors (the ``^`` operator)."""
-    return execute(_bitwise_xor, (x, y))
-
-
-@primitive("Invert", differentiable=False)
-def _invert(x):
-    return np.invert(x)
-
-
-def invert(x, name=None):
-    """Returns ``~x``: logical NOT for bool tensors, bitwise NOT for integers."""
-    return execute(_invert, (x,))
 
 
 from eagerflow.core.ops import array as _array  # noqa: E402
