@@ -103,32 +103,6 @@ CASES = [
            shapes=[(3, 4)], order=0),
 ]
 
-for _name, _fn, _ref in [
-    ("equal", ef.equal, np.equal), ("not_equal", ef.not_equal, np.not_equal),
-    ("less", ef.less, np.less), ("less_equal", ef.less_equal, np.less_equal),
-    ("greater", ef.greater, np.greater), ("greater_equal", ef.greater_equal, np.greater_equal),
-]:
-    CASES += _binary(_name, _fn, _ref, order=0)
-    CASES.append(OpCase(f"{_name}-ties", _fn, _ref, inputs=[[1.0, 2.0, 3.0], [1.0, 3.0, 2.0]],
-                        order=0))
-
-_BOOLS = [[True, True, False, False], [True, False, True, False]]
-CASES += [
-    OpCase("logical_and", ef.logical_and, np.logical_and, inputs=_BOOLS, order=0),
-    OpCase("logical_or", ef.logical_or, np.logical_or, inputs=_BOOLS, order=0),
-    OpCase("logical_xor", ef.math.logical_xor, np.logical_xor, inputs=_BOOLS, order=0),
-    OpCase("logical_not", ef.logical_not, np.logical_not, inputs=_BOOLS[:1], order=0),
-    OpCase("bitwise_and", math_ops.bitwise_and, np.bitwise_and, inputs=[[6, 5], [3, 1]],
-           order=0),
-    OpCase("bitwise_or", math_ops.bitwise_or, np.bitwise_or, inputs=[[6, 5], [3, 1]], order=0),
-    OpCase("bitwise_xor", math_ops.bitwise_xor, np.bitwise_xor, inputs=[[6, 5], [3, 1]],
-           order=0),
-    OpCase("invert-int", math_ops.invert, np.invert, inputs=[[0, 5, -3]], order=0),
-    OpCase("invert-bool", math_ops.invert, np.invert, inputs=_BOOLS[:1], order=0),
-]
-
-
-
 
 # The activations issue 2 names next to the math ops live in core/ops/nn.py: relu, softmax
 # and log_softmax (the rest of ef.nn is tested with the nn ops).
@@ -314,9 +288,6 @@ _BINARY_OPS = {
     "maximum": (ef.maximum, np.maximum),
     "minimum": (ef.minimum, np.minimum),
     "squared_difference": (ef.math.squared_difference, lambda x, y: (x - y) ** 2),
-    "equal": (ef.equal, np.equal),
-    "less": (ef.less, np.less),
-    "greater_equal": (ef.greater_equal, np.greater_equal),
 }
 
 
@@ -378,23 +349,6 @@ def test_where_needs_both_branches_or_neither():
         ef.where([True], [1.0])
     with pytest.raises(ValueError, match=r"needs both `x` and `y`, or neither"):
         ef.where([True], y=[1.0])
-
-
-@pytest.mark.parametrize("op, name", [
-    (ef.logical_and, "LogicalAnd"), (ef.logical_or, "LogicalOr"),
-    (ef.math.logical_xor, "LogicalXor"),
-])
-def test_logical_ops_need_bool_tensors(op, name):
-    with pytest.raises(ef.errors.InvalidArgumentError,
-                       match=rf"expects bool tensors, got dtype int32.*\[Op:{name}\]"):
-        op([1, 0], [True, True])
-
-
-def test_logical_not_needs_a_bool_tensor():
-    with pytest.raises(ef.errors.InvalidArgumentError,
-                       match=r"logical_not expects bool tensors, got dtype float32.*"
-                             r"\[Op:LogicalNot\]"):
-        ef.logical_not([1.0])
 
 
 def test_cast_to_an_unknown_dtype():
