@@ -137,7 +137,15 @@ truediv = divide
 
 @primitive("FloorDiv", differentiable=False)
 def _floordiv(x, y):
+    _check_integer_divisor(x, y)
     return np.floor_divide(x, y)
+
+
+def _check_integer_divisor(x, y):
+    # NumPy returns 0 for an integer division by zero; that would be a silent wrong answer.
+    divisor = np.asarray(y)
+    if divisor.dtype.kind in "iub" and np.asarray(x).dtype.kind in "iub" and not divisor.all():
+        raise errors.InvalidArgumentError("Integer division by zero")
 
 
 def floordiv(x, y, name=None):
@@ -153,6 +161,7 @@ def floordiv(x, y, name=None):
 
 @primitive("FloorMod")
 def _mod(x, y):
+    _check_integer_divisor(x, y)
     return np.mod(x, y)
 
 
