@@ -351,6 +351,18 @@ def test_where_needs_both_branches_or_neither():
         ef.where([True], y=[1.0])
 
 
+def test_integer_division_by_zero_is_an_error():
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"^Integer division by zero \[Op:FloorDiv\]$"):
+        ef.floordiv(7, 0)
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"^Integer division by zero \[Op:FloorMod\]$"):
+        ef.mod(ef.constant([7, 3]), ef.constant([1, 0]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"\[Op:FloorDiv\]"):
+        ef.constant([7]) // 0
+    assert float(ef.floordiv(7.0, 0.0)) == np.inf  # floats follow IEEE, like TensorFlow
+
+
 def test_cast_to_an_unknown_dtype():
     with pytest.raises(TypeError, match=r"Cannot interpret 'float99' as a dtype"):
         ef.cast([1.0], "float99")
