@@ -151,6 +151,9 @@ def _check_integer_divisor(x, y):
 def floordiv(x, y, name=None):
     """Returns ``x // y`` elementwise (rounds toward negative infinity; not differentiable).
 
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
+
     Example:
         >>> import eagerflow as ef
         >>> ef.floordiv([7, -7], 2)
@@ -175,6 +178,9 @@ def _mod_grad(dy, out, x, y, needs):
 
 def mod(x, y, name=None):
     """Returns ``x % y`` elementwise, with the sign of `y` (like Python and NumPy).
+
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
 
     Example:
         >>> import eagerflow as ef
