@@ -131,11 +131,7 @@ def test_gradient(case):
     check_gradient(case)
 
 
-# A multi-output op that happens to return one output: core/tape.py `record` stores it as
-# a single-output record, so the gradient rule gets a bare tensor instead of a 1-tuple.
-# Reported to the lead; these rows pass once `record` tests `op.num_outputs`.
-_TAPE_BUG = pytest.mark.xfail(strict=True, raises=ef.errors.OpError,
-                              reason="tape.record treats a 1-output multi-output op as single")
+# Multi-output ops that happen to return a single output keep tuple gradients.
 ONE_OUTPUT_CASES = [
     OpCase("split-one", lambda x: ef.split(x, 1), lambda x: [x], shapes=[(3,)]),
     OpCase("unstack-one", ef.unstack, lambda x: list(x), shapes=[(1, 3)]),
@@ -147,7 +143,6 @@ def test_one_output_forward(case):
     check_forward(case)
 
 
-@_TAPE_BUG
 @parametrize(ONE_OUTPUT_CASES)
 def test_one_output_gradient(case):
     check_gradient(case)
