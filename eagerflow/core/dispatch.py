@@ -38,8 +38,9 @@ OPS: dict[str, Op] = {}
 _NO_ATTRS: dict = {}
 
 # NumPy's floating-point warnings ("overflow encountered in exp") would point at the
-# dispatcher or an op module, not at the user's line, and fire on every step. Like TensorFlow, ops return
-# inf/nan quietly; `ef.debugging.enable_check_numerics()` names the op that made one.
+# dispatcher or an op module, not at the user's line, and fire on every step. Like
+# TensorFlow, ops return inf/nan quietly; `ef.debugging.enable_check_numerics()` names the
+# op that made one.
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.")
 
 
