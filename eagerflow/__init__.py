@@ -144,6 +144,11 @@ _CORE_NAMES = [
     "zeros_like",
 ]
 
+# High-level packages load on first use (PEP 562): importing `eagerflow.core`, which runs
+# this file, must not import layers, models, optimizers, datasets or checkpoints. Each
+# section maps its public names to "module" or "module:attribute" in `_LAZY`.
+_LAZY: dict[str, str] = {}
+
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
 _NN_NAMES: list = []
@@ -176,3 +181,21 @@ __all__ = (
     _CORE_NAMES + _NN_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
     + _CHECKPOINT_NAMES + _TRAINING_NAMES
 )
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
+    import importlib
+
+    module_name, _, attribute = target.partition(":")
+    value = importlib.import_module(module_name)
+    if attribute:
+        value = getattr(value, attribute)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
