@@ -37,10 +37,11 @@ __all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
 OPS: dict[str, Op] = {}
 _NO_ATTRS: dict = {}
 
-# NumPy's floating-point warnings ("overflow encountered in exp") would point at this
-# module, not at the user's line, and fire on every step. Like TensorFlow, ops return
-# inf/nan quietly; `ef.debugging.enable_check_numerics()` names the op that made one.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.dispatch")
+# NumPy's floating-point warnings ("overflow encountered in exp") would point at the
+# dispatcher or an op module, not at the user's line, and fire on every step. Like
+# TensorFlow, ops return inf/nan quietly; `ef.debugging.enable_check_numerics()` names the
+# op that made one.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.")
 
 
 class Op:
@@ -237,9 +238,10 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
     for x in inputs:
         if not isinstance(x, _SCALARS):
             return tuple([convert_input(x, op, True, copy_arrays) for x in inputs])
-    # Only Python scalars: the first sets the dtype, the others follow it weakly.
-    first = convert_input(inputs[0], op)
-    return (first, *inputs[1:])
+    # Only Python scalars: they convert together, like one Python list would (any float
+    # makes them all float32; ints alone give int32).
+    dtype = dtypes.to_array(list(inputs)).dtype
+    return tuple(convert_input(x, op, dtype=dtype) for x in inputs)
 
 
 def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):
@@ -279,6 +281,8 @@ def _op_error(op, values, attrs, e: Exception) -> Exception:
     """Translates an exception raised by a forward function into a named OpError."""
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)
+    if isinstance(e, OverflowError):
+        return errors.InvalidArgumentError(f"{e} ({_describe(values, attrs)})", op.name)
     if isinstance(e, MemoryError):
         return errors.ResourceExhaustedError(
             f"out of memory ({_describe(values, attrs)})", op.name
