@@ -1,5 +1,7 @@
 """The `ef.data` namespace (tf.data's names)."""
 
+import pytest
+
 import eagerflow as ef
 from eagerflow import data, datasets
 
@@ -19,7 +21,5 @@ def test_top_level_namespaces():
 
 
 def test_namespaces_load_lazily_and_unknown_names_fail():
-    import pytest
-
     with pytest.raises(AttributeError, match="module 'eagerflow' has no attribute 'nope'"):
         ef.nope  # noqa: B018
