@@ -166,19 +166,7 @@ _LAYERS_NAMES: list = []
 _OPTIM_NAMES: list = []
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
-# `ef.data` / `ef.datasets` are imported on first use (PEP 562), so that importing
-# `eagerflow.core` (which runs this file) loads no high-level package.
-_LAZY_MODULES = {"data": "eagerflow.data", "datasets": "eagerflow.datasets"}
-
-
-def __getattr__(name):
-    if name in _LAZY_MODULES:
-        import importlib
-
-        return importlib.import_module(_LAZY_MODULES[name])
-    raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
-
-
+_LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
 _DATA_NAMES: list = ["data", "datasets"]
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
