@@ -139,6 +139,7 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
         return _execute_slow(op, inputs, attrs)
     # With no tape and no tracing a Variable is read straight from its buffer: a result
     # that is a view of it keeps the buffer referenced, so a later in-place write copies.
+    # A Python float or int next to a tensor goes to NumPy as is: a weak scalar.
     count = len(inputs)
     if count == 2:
         x, y = inputs
@@ -147,6 +148,8 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
             a = x._value
         elif kind is _Variable:
             a = x._buf
+        elif (kind is float or kind is int) and (type(y) is _Tensor or type(y) is _Variable):
+            a = x
         else:
             return _execute_slow(op, inputs, attrs)
         kind = type(y)
@@ -154,6 +157,8 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
             values = (a, y._value)
         elif kind is _Variable:
             values = (a, y._buf)
+        elif (kind is float or kind is int) and a is not x:
+            values = (a, y)
         else:
             return _execute_slow(op, inputs, attrs)
     elif count == 1:
