@@ -52,11 +52,30 @@ _LAYOUT_VIRTUAL = 3
 
 class InvalidCheckpointError(errors.InvalidArgumentError):
     """The file is not a readable eagerflow checkpoint (corrupt, truncated, hostile, or from
-    an unknown format version). The message names the file."""
+    an unknown format version). The message names the file.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = os.path.join(tempfile.mkdtemp(), "junk.h5")
+        >>> _ = open(path, "wb").write(b"junk")
+        >>> try:
+        ...     ef.checkpoint.list_variables(path)
+        ... except ef.checkpoint.InvalidCheckpointError as e:
+        ...     print(str(e).rsplit("/", 1)[1])
+        junk.h5' is not an HDF5 file (4 bytes, no HDF5 signature).
+    """
 
 
 class Entry(NamedTuple):
-    """Shape and dtype of one saved variable."""
+    """Shape and dtype of one saved variable.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.checkpoint.h5format import Entry
+        >>> Entry((3, 4), np.dtype("float32")).shape
+        (3, 4)
+    """
 
     shape: tuple
     dtype: np.dtype
@@ -87,6 +106,13 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
 
     Returns:
         The path written, as a string.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.checkpoint import h5format
+        >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
+        >>> h5format.write(path, {"w": np.zeros(2, np.float32)}, kind="weights") == path
+        True
     """
     def write_h5(tmp):
         with h5py.File(tmp, "w") as h5file:
@@ -121,6 +147,15 @@ class Reader:
         InvalidCheckpointError: if it is not HDF5, is truncated or corrupt, is not an
             eagerflow checkpoint, has an unknown format version, or holds a dataset or
             attribute the format does not allow.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.checkpoint import h5format
+        >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+        ...                       {"w": np.arange(3, dtype=np.int64)}, kind="checkpoint")
+        >>> with h5format.Reader(path) as reader:
+        ...     reader.read("w")
+        array([0, 1, 2])
     """
 
     def __init__(self, path):
@@ -255,21 +290,43 @@ class Reader:
 
     # -- reading ----------------------------------------------------------------------
     def read_into(self, key: str, out: np.ndarray) -> None:
-        """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place."""
+        """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place.
+
+        Example:
+            >>> import os, tempfile, numpy as np
+            >>> from eagerflow.checkpoint import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+            ...                       {"w": np.ones(2, np.float32)}, kind="checkpoint")
+            >>> out = np.zeros(2, np.float32)
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.read_into("w", out)
+            >>> out
+            array([1., 1.], dtype=float32)
+        """
         try:
             self._datasets[key].id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
         except (OSError, RuntimeError) as e:
             self._fail(f"dataset {key!r} cannot be read; the file is corrupted ({e}).")
 
     def read(self, key: str) -> np.ndarray:
-        """Returns entry `key` as a new array."""
+        """Returns entry `key` as a new array (see the class example)."""
         entry = self.entries[key]
         out = np.empty(entry.shape, entry.dtype)
         self.read_into(key, out)
         return out
 
     def metadata(self, name: str) -> bytes | None:
-        """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None."""
+        """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
+
+        Example:
+            >>> import os, tempfile
+            >>> from eagerflow.checkpoint import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "m.h5"), {}, "model",
+            ...                       metadata={"note": b"hi"})
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.metadata("note"), reader.metadata("absent")
+            (b'hi', None)
+        """
         dataset = self._metadata.get(name)
         if dataset is None:
             return None
@@ -281,7 +338,7 @@ class Reader:
         return out.tobytes()
 
     def close(self) -> None:
-        """Closes the file."""
+        """Closes the file (the reader is also a context manager)."""
         self._file.close()
 
     def __enter__(self):
