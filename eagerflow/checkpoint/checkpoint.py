@@ -38,6 +38,10 @@ _RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})
 def collect_arrays(roots: dict, exclude=()) -> dict:
     """Returns ``{path: ndarray}`` of every variable under `roots` (no copies).
 
+    Values a restore still holds for variables under `roots` that do not exist yet are
+    included at their future paths (see `status.pending_values`), so saving an unbuilt,
+    restored model loses nothing.
+
     Raises:
         InvalidArgumentError: if a variable holds non-numeric data (e.g. strings).
 
@@ -66,6 +70,8 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
                 "checkpoints store numeric variables only."
             )
         arrays[path] = array
+    for path, array in status.pending_values(walked).items():
+        arrays.setdefault(path, array)
     return arrays
 
 

@@ -30,9 +30,9 @@ from typing import NamedTuple
 import numpy as np
 
 from eagerflow.checkpoint import graph
-from eagerflow.core import errors, trackable
+from eagerflow.core import errors, trackable, variable
 
-__all__ = ["CheckpointLoadStatus", "Mismatch", "warn_pending_restores"]
+__all__ = ["CheckpointLoadStatus", "Mismatch", "pending_values", "warn_pending_restores"]
 
 _ATTACHED = "_deferred_restores"
 _live: weakref.WeakSet = weakref.WeakSet()  # statuses with values still pending
@@ -332,6 +332,30 @@ class CheckpointLoadStatus:
                     del obj.__dict__[_ATTACHED]
         self._graph = None
 
+    def _translate(self, key: str, walked):
+        """Where pending `key` goes in another walk `walked` (another checkpoint's naming of
+        the same objects), or None if its parent object is not part of that walk."""
+        parts = key.split("/")
+        for end in range(len(parts) - 1, 0, -1):
+            owner = self._graph.nodes.get("/".join(parts[:end]))
+            if owner is None:
+                continue
+            new_prefix = None if isinstance(owner, variable.Variable) else walked.path_of(owner)
+            if new_prefix is None:
+                return None
+            rest = parts[end:]
+            if rest[0] == graph.SLOTS and len(rest) >= 3 and callable(
+                    getattr(owner, "_slot_variables", None)):
+                var_key = "/".join(rest[1:-1])  # the slot's variable, in our naming
+                var = self._graph.nodes.get(var_key)
+                new_var = (walked.path_of(var) if isinstance(var, variable.Variable)
+                           else self._translate(var_key, walked))
+                if new_var is None:
+                    return None
+                rest = [graph.SLOTS, new_var, rest[-1]]
+            return "/".join([new_prefix, *rest])
+        return None
+
     def _path_of(self, obj):
         path = self._graph.path_of(obj) if self._graph is not None else None
         if path is None:  # created or attached since the last walk: walk again
@@ -429,3 +453,34 @@ def warn_pending_restores() -> None:
                 "restore status if this is intended.",
                 errors.EagerflowWarning, stacklevel=2,
             )
+
+
+def pending_values(walked) -> dict:
+    """Saved values still waiting in live restores, keyed by their paths in `walked`.
+
+    A checkpoint saved while a restore still waits for variables (a model saved before its
+    first call) must not lose those values: `collect_arrays` writes them at the paths the
+    variables will have, so the new file is as complete as the one restored from.
+
+    Args:
+        walked: the `graph.ObjectGraph` of the objects being saved.
+
+    Returns:
+        ``{path in walked: ndarray}``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.checkpoint import graph, status
+        >>> status.pending_values(graph.walk({"v": ef.Variable(1.0)}))  # nothing pending
+        {}
+    """
+    carried = {}
+    for restoring in list(_live):
+        with restoring._lock:
+            if not restoring._pending or restoring._graph is None:
+                continue
+            for key, value in restoring._pending.items():
+                new_key = restoring._translate(key, walked)
+                if new_key is not None:
+                    carried.setdefault(new_key, value)
+    return carried

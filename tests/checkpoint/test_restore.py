@@ -314,3 +314,22 @@ def test_resuming_from_a_checkpoint_is_bitwise_identical(tmp_path, model_kind):
     assert fakes.state(*resumed) == fakes.state(*straight)
     assert int(resumed[1].iterations) == 2 * steps
     assert resumed[2].result() == straight[2].result()
+
+
+def test_saving_before_deferred_values_are_used_keeps_them(tmp_path):
+    path, source_model, source_opt, _ = saved_model(tmp_path)
+    model, optimizer = fakes.SubclassedModel(seed=3), fakes.Momentum()
+    ef.Checkpoint(model=model, optimizer=optimizer).restore(path).expect_partial()
+    # Saved again, under other names, before the model was built or any slot created:
+    resaved = ef.Checkpoint(net=model, opt=optimizer).write(tmp_path / "again.h5")
+    names = {k for k, _, _ in ef.checkpoint.list_variables(resaved)}
+    assert "net/dense1/kernel" in names and "opt/slots/net/dense1/kernel/momentum" in names
+    fresh_model, fresh_opt = fakes.SubclassedModel(seed=4), fakes.Momentum()
+    status = ef.Checkpoint(net=fresh_model, opt=fresh_opt).read(resaved)
+    fresh_model(ef.zeros((1, 4)))
+    fresh_opt.apply_gradients([(ef.zeros_like(v), v) for v in
+                               fresh_model.trainable_variables()])
+    source_opt.apply_gradients([(ef.zeros_like(v), v) for v in
+                                source_model.trainable_variables()])
+    status.assert_consumed()
+    assert fakes.state(fresh_model, fresh_opt) == fakes.state(source_model, source_opt)
