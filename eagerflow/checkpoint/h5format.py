@@ -87,6 +87,34 @@ def _eagerflow_version() -> str:
     return eagerflow.__version__
 
 
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _has_hdf5_signature(path: str, size: int) -> bool:
+    # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
+    # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
+    with open(path, "rb") as f:
+        offset = 0
+        while offset + len(_SIGNATURE) <= size:
+            f.seek(offset)
+            if f.read(len(_SIGNATURE)) == _SIGNATURE:
+                return True
+            offset = 512 if offset == 0 else offset * 2
+    return False
+
+
+def _open(path: str, mode: str):
+    # No HDF5 file locking: files are replaced atomically, never written in place, so locks
+    # add no safety, and they fail on NFS and Lustre ("unable to lock file"), where
+    # training clusters keep their checkpoints. Old HDF5 libraries lack the option.
+    try:
+        return h5py.File(path, mode, locking=False)
+    except (TypeError, ValueError) as e:
+        if "locking" not in str(e):
+            raise
+        return h5py.File(path, mode)
+
+
 def _write_dataset(h5file, key: str, array: np.ndarray) -> None:
     # Contiguous and uncompressed: h5py writes straight from the array's buffer, so a save
     # costs about what numpy.save costs (see benchmarks/bench_checkpoint.py).
@@ -115,7 +143,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
         True
     """
     def write_h5(tmp):
-        with h5py.File(tmp, "w") as h5file:
+        with _open(tmp, "w") as h5file:
             h5file.attrs["format"] = FORMAT
             h5file.attrs["format_version"] = str(FORMAT_VERSION)
             h5file.attrs["eagerflow_version"] = _eagerflow_version()
@@ -163,13 +191,13 @@ class Reader:
         if not os.path.isfile(self.path):
             raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
         self._file_size = os.path.getsize(self.path)
-        if not h5py.is_hdf5(self.path):
+        if not _has_hdf5_signature(self.path, self._file_size):
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is not an HDF5 file "
                 f"({self._file_size} bytes, no HDF5 signature)."
             )
         try:
-            self._file = h5py.File(self.path, "r")
+            self._file = _open(self.path, "r")
         except OSError as e:
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is truncated or corrupted and cannot be "
