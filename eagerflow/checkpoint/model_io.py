@@ -211,11 +211,13 @@ def save_model(model, filepath, include_optimizer=True) -> str:
             "get_config() must return plain Python values (numbers, strings, lists, dicts)."
         ) from e
     optimizer = _optimizer_of(model)
-    roots = {"model": model}
-    if include_optimizer and optimizer is not None:
-        roots["optimizer"] = optimizer
-    arrays = checkpoint.collect_arrays(roots, [] if len(roots) == 2 or optimizer is None
-                                       else [optimizer])
+    roots, exclude = {"model": model}, []
+    if optimizer is not None:
+        if include_optimizer:
+            roots["optimizer"] = optimizer  # saved once, at its own root
+        else:
+            exclude.append(optimizer)
+    arrays = checkpoint.collect_arrays(roots, exclude)
     return h5format.write(filepath, arrays, kind="model", metadata={MODEL_CONFIG: blob})
 
 
