@@ -151,27 +151,43 @@ _LAZY: dict[str, str] = {}
 
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
-_NN_NAMES: list = []
+from eagerflow.core.ops.special import erf, softplus  # noqa: E402
+
+_NN_NAMES = ["erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 
 _FUNCTION_NAMES: list = []
 
 # -- layers and models (issue: layers and models) -----------------------------------------
+from eagerflow import layers, models  # noqa: E402, F401
+from eagerflow.layers import (  # noqa: E402, F401
+    activations,
+    constraints,
+    initializers,
+    regularizers,
+)
+from eagerflow.models import Model, Sequential  # noqa: E402, F401
 
-_LAYERS_NAMES: list = []
+_LAYERS_NAMES: list = [
+    "layers", "models", "Model", "Sequential", "initializers", "regularizers", "constraints",
+    "activations",
+]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
+from eagerflow import optim  # noqa: E402, F401
 
-_OPTIM_NAMES: list = []
+_OPTIM_NAMES: list = ["optim"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 _LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
 _DATA_NAMES: list = ["data", "datasets"]
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
+from eagerflow import checkpoint
+from eagerflow.checkpoint import Checkpoint, CheckpointManager
 
-_CHECKPOINT_NAMES: list = []
+_CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
 
