@@ -160,33 +160,35 @@ _NN_NAMES = ["erf", "softplus"]
 _FUNCTION_NAMES: list = []
 
 # -- layers and models (issue: layers and models) -----------------------------------------
-from eagerflow import layers, models  # noqa: E402, F401
-from eagerflow.layers import (  # noqa: E402, F401
-    activations,
-    constraints,
-    initializers,
-    regularizers,
-)
-from eagerflow.models import Model, Sequential  # noqa: E402, F401
-
+_LAZY.update({
+    "layers": "eagerflow.layers",
+    "models": "eagerflow.models",
+    "Model": "eagerflow.models:Model",
+    "Sequential": "eagerflow.models:Sequential",
+    "initializers": "eagerflow.layers.initializers",
+    "regularizers": "eagerflow.layers.regularizers",
+    "constraints": "eagerflow.layers.constraints",
+    "activations": "eagerflow.layers.activations",
+})
 _LAYERS_NAMES: list = [
     "layers", "models", "Model", "Sequential", "initializers", "regularizers", "constraints",
     "activations",
 ]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
-from eagerflow import optim  # noqa: E402, F401
-
-_OPTIM_NAMES: list = ["optim"]
+_LAZY.update({"optim": "eagerflow.optim", "train": "eagerflow.train"})
+_OPTIM_NAMES: list = ["optim", "train"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 _LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
 _DATA_NAMES: list = ["data", "datasets"]
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
-from eagerflow import checkpoint
-from eagerflow.checkpoint import Checkpoint, CheckpointManager
-
+_LAZY.update({
+    "checkpoint": "eagerflow.checkpoint",
+    "Checkpoint": "eagerflow.checkpoint:Checkpoint",
+    "CheckpointManager": "eagerflow.checkpoint:CheckpointManager",
+})
 _CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
