@@ -133,7 +133,7 @@ def logdet(matrix, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.linalg.logdet([[1e30, 0.0], [0.0, 1e30]])
-        ef.Tensor(138.15511, shape=(), dtype=float32)
+        ef.Tensor(138.1551, shape=(), dtype=float32)
     """
     diagonal = diag_part(cholesky(matrix))
     return _math.multiply(_reduce.reduce_sum(_math.log(diagonal), -1), 2.0)
@@ -212,7 +212,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
         >>> import eagerflow as ef
         >>> ef.linalg.solve([[1.0, 1.0], [0.0, 2.0]], [[3.0], [2.0]], adjoint=True)
         ef.Tensor(
-        [[3. ]
+        [[ 3. ]
          [-0.5]], shape=(2, 1), dtype=float32)
     """
     a = _matrices(matrix, "MatrixSolve", "matrix")
