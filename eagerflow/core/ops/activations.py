@@ -1,0 +1,243 @@
+"""Activation functions: relu6, leaky_relu, elu, selu, gelu, silu (swish), softsign.
+
+Each is one fused primitive (one NumPy expression forward, one tape record) whose gradient
+is written in eagerflow ops, so second and higher derivatives work. Gradients reuse the
+forward output where that saves work (elu, selu). relu, softmax and log_softmax live in
+`core/ops/nn.py`; softplus and erf in `core/ops/special.py`.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.nn.relu6([-1.0, 3.0, 9.0])
+    ef.Tensor([0. 3. 6.], shape=(3,), dtype=float32)
+    >>> ef.nn.leaky_relu([-1.0, 2.0])
+    ef.Tensor([-0.2  2. ], shape=(2,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.ops import special
+
+__all__ = ["elu", "gelu", "leaky_relu", "relu6", "selu", "silu", "softsign", "swish"]
+
+# SELU's constants (Klambauer et al., 2017): the fixed point of mean 0, variance 1.
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_C = math.sqrt(2.0 / math.pi)  # tanh approximation: tanh(c (x + 0.044715 x^3))
+_GELU_K = 0.044715
+
+
+def _check_float(x, op_name):
+    if x.dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            f"{op_name} needs a floating-point input, got dtype {x.dtype.name}", op_name
+        )
+
+
+@primitive("Relu6")
+def _relu6(x):
+    return np.minimum(np.maximum(x, 0), 6)
+
+
+@_relu6.gradient
+def _relu6_grad(dy, out, x):
+    inside = _math.logical_and(_math.greater(x, 0), _math.less(x, 6))
+    return _math.where(inside, dy, 0)
+
+
+def relu6(features, name=None):
+    """``min(max(x, 0), 6)`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.relu6([-2, 4, 8])
+        ef.Tensor([0 4 6], shape=(3,), dtype=int32)
+    """
+    return execute(_relu6, (features,))
+
+
+@primitive("LeakyRelu")
+def _leaky_relu(x, alpha):
+    return np.where(x > 0, x, x * alpha)
+
+
+@_leaky_relu.gradient
+def _leaky_relu_grad(dy, out, x, alpha):
+    return _math.where(_math.greater(x, 0), dy, _math.multiply(dy, alpha))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``x`` where ``x > 0``, else ``alpha * x`` (TensorFlow's default alpha is 0.2).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.leaky_relu([-10.0, 1.0], alpha=0.1)
+        ef.Tensor([-1.  1.], shape=(2,), dtype=float32)
+    """
+    return execute(_leaky_relu, (features,), {"alpha": float(alpha)})
+
+
+def _negative_part_expm1(x):
+    # expm1 only of the non-positive part: the other branch is discarded anyway, and
+    # expm1(1000) would overflow to inf with a warning.
+    return np.expm1(np.minimum(x, 0))
+
+
+@primitive("Elu")
+def _elu(x):
+    _check_float(x, "Elu")
+    return np.where(x > 0, x, _negative_part_expm1(x))
+
+
+@_elu.gradient
+def _elu_grad(dy, out, x):
+    # For x <= 0, d/dx (e^x - 1) = e^x = y + 1.
+    return _math.where(_math.greater(x, 0), dy, _math.multiply(dy, _math.add(out, 1)))
+
+
+def elu(features, name=None):
+    """Exponential linear unit: ``x`` where ``x > 0``, else ``exp(x) - 1``.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.elu([-1000.0, 0.0, 2.0])
+        ef.Tensor([-1.  0.  2.], shape=(3,), dtype=float32)
+    """
+    return execute(_elu, (features,))
+
+
+@primitive("Selu")
+def _selu(x):
+    _check_float(x, "Selu")
+    negative = _negative_part_expm1(x) * _SELU_ALPHA
+    return (np.where(x > 0, x, negative) * _SELU_SCALE).astype(x.dtype, copy=False)
+
+
+@_selu.gradient
+def _selu_grad(dy, out, x):
+    # For x <= 0, d/dx scale * alpha * (e^x - 1) = scale * alpha * e^x = y + scale * alpha.
+    negative = _math.multiply(dy, _math.add(out, _SELU_SCALE * _SELU_ALPHA))
+    return _math.where(_math.greater(x, 0), _math.multiply(dy, _SELU_SCALE), negative)
+
+
+def selu(features, name=None):
+    """Scaled ELU: ``scale * (x if x > 0 else alpha * (exp(x) - 1))``, self-normalising.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.selu([0.0, 1.0])
+        ef.Tensor([0.       1.050701], shape=(2,), dtype=float32)
+    """
+    return execute(_selu, (features,))
+
+
+@primitive("Gelu")
+def _gelu(x, approximate):
+    _check_float(x, "Gelu")
+    if approximate:
+        inner = (x + _GELU_K * x * x * x) * _GELU_C
+        return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1.0 + special.erf_array(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+
+@_gelu.gradient
+def _gelu_grad(dy, out, x, approximate):
+    if approximate:
+        # y = x/2 (1 + t), t = tanh(c (x + k x^3)):
+        # dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 k x^2)
+        square = _math.square(x)
+        t = _math.tanh(_math.multiply(_math.add(x, _math.multiply(square, x) * _GELU_K),
+                                      _GELU_C))
+        inner = _math.multiply(_math.add(_math.multiply(square, 3.0 * _GELU_K), 1.0), _GELU_C)
+        slope = _math.add(_math.multiply(_math.add(t, 1.0), 0.5),
+                          _math.multiply(_math.multiply(x, 0.5),
+                                         _math.multiply(_math.subtract(1.0, _math.square(t)),
+                                                        inner)))
+        return _math.multiply(dy, slope)
+    # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi the normal CDF and phi its density.
+    cdf = _math.multiply(_math.add(special.erf(_math.multiply(x, _SQRT_HALF)), 1.0), 0.5)
+    pdf = _math.multiply(_math.exp(_math.multiply(_math.square(x), -0.5)), _INV_SQRT_2PI)
+    return _math.multiply(dy, _math.add(cdf, _math.multiply(x, pdf)))
+
+
+def gelu(features, approximate=False, name=None):
+    """Gaussian error linear unit ``x * Phi(x)``, ``Phi`` the standard normal CDF.
+
+    Args:
+        features: a floating-point tensor.
+        approximate: use the tanh approximation
+            ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` instead of the exact
+            ``0.5 x (1 + erf(x / sqrt(2)))``.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.gelu([-1.0, 0.0, 1.0])
+        ef.Tensor([-0.15865526  0.          0.8413447 ], shape=(3,), dtype=float32)
+        >>> ef.nn.gelu([1.0], approximate=True)
+        ef.Tensor([0.841192], shape=(1,), dtype=float32)
+    """
+    return execute(_gelu, (features,), {"approximate": bool(approximate)})
+
+
+@primitive("Silu")
+def _silu(x, beta):
+    _check_float(x, "Silu")
+    # x * sigmoid(beta x), with the sigmoid from e^-|beta x| so nothing overflows.
+    z = x * beta
+    e = np.exp(-np.abs(z))
+    return (x * np.where(z >= 0, 1.0, e) / (1.0 + e)).astype(x.dtype, copy=False)
+
+
+@_silu.gradient
+def _silu_grad(dy, out, x, beta):
+    # d/dx x s(bx) = s + b x s (1 - s), s = sigmoid(beta x)
+    s = _math.sigmoid(_math.multiply(x, beta))
+    extra = _math.multiply(_math.multiply(x, beta), _math.multiply(s, _math.subtract(1.0, s)))
+    return _math.multiply(dy, _math.add(s, extra))
+
+
+def silu(features, beta=1.0, name=None):
+    """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.silu([-1000.0, 0.0, 2.0])
+        ef.Tensor([-0.        0.        1.761594], shape=(3,), dtype=float32)
+    """
+    return execute(_silu, (features,), {"beta": float(beta)})
+
+
+swish = silu
+
+
+def softsign(features, name=None):
+    """``x / (1 + |x|)`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.softsign([-3.0, 1.0])
+        ef.Tensor([-0.75  0.5 ], shape=(2,), dtype=float32)
+    """
+    return _math.divide(features, _math.add(_math.abs(features), 1.0))
+
+
+from eagerflow.core.ops import math as _math  # noqa: E402

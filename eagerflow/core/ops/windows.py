@@ -1,0 +1,156 @@
+"""Sliding-window geometry shared by convolutions and pooling (NumPy level, no ops).
+
+Everything here works on ndarrays in NHWC layout and on plain Python ints:
+
+* argument normalisation with TensorFlow's conventions (`spatial_ints` for strides,
+  dilations and window sizes; `parse_padding` for ``"SAME"``, ``"VALID"`` and explicit
+  paddings);
+* TensorFlow's output-size rules (`resolve`): ``VALID`` gives
+  ``(in - effective_k) // stride + 1``, ``SAME`` gives ``ceil(in / stride)`` with the
+  total padding split so the extra cell goes after (bottom/right), explicit paddings give
+  ``(in + before + after - effective_k) // stride + 1``, where ``effective_k =
+  (k - 1) * dilation + 1``;
+* window access without Python loops over pixels: `patches` is an ``as_strided`` view of
+  every window at once (copied into an im2col matrix by a single reshape), and
+  `offset_slices` gives, for one kernel offset, the strided slice of the padded input
+  that offset touches in every window (used by col2im and by pooling, which loop only
+  over the kh*kw kernel offsets).
+
+Example:
+    >>> from eagerflow.core.ops import windows
+    >>> windows.resolve((28, 28), (3, 3), (2, 2), (1, 1), "SAME")
+    ((14, 14), ((0, 1), (0, 1)))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from eagerflow.core import errors
+
+__all__ = ["offset_slices", "pad", "parse_padding", "patches", "resolve", "spatial_ints"]
+
+
+def spatial_ints(value, name: str, rank: int, op_name: str, allow_none=False) -> tuple:
+    """Normalises strides/dilations/ksize to `rank` positive ints.
+
+    Accepts an int, or a list of 1, `rank` or ``rank + 2`` ints (the last form, TF's
+    ``[1, s, s, 1]``, must have 1 in the batch and channel positions).
+    """
+    if value is None and allow_none:
+        return (1,) * rank
+    if hasattr(value, "numpy"):
+        value = value.numpy().tolist()
+    items = [value] if isinstance(value, (int, np.integer)) else list(value)
+    ok = all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in items)
+    if ok and len(items) == rank + 2:
+        if items[0] != 1 or items[-1] != 1:
+            raise errors.InvalidArgumentError(
+                f"{name} in the batch and depth dimensions must be 1, got {name}={value!r}",
+                op_name,
+            )
+        items = items[1:-1]
+    elif ok and len(items) == 1:
+        items = items * rank
+    if not ok or len(items) != rank or any(v < 1 for v in items):
+        raise errors.InvalidArgumentError(
+            f"{name} must be a positive int or a list of 1, {rank} or {rank + 2} positive "
+            f"ints. Received: {name}={value!r}", op_name
+        )
+    return tuple(int(v) for v in items)
+
+
+def parse_padding(padding, rank: int, op_name: str, channels_last=True):
+    """Returns ``"SAME"``, ``"VALID"`` or a tuple of `rank` ``(before, after)`` pairs.
+
+    Explicit paddings come as TF writes them, one pair per dimension including batch and
+    channels (which must be ``[0, 0]``), or as `rank` pairs for the spatial dims only.
+    """
+    if isinstance(padding, str):
+        text = padding.upper()
+        if text in ("SAME", "VALID"):
+            return text
+    else:
+        try:
+            pairs = np.asarray(padding)
+        except Exception:  # noqa: BLE001 - reported below
+            pairs = None
+        if (pairs is not None and pairs.ndim == 2 and pairs.shape[1] == 2
+                and pairs.dtype.kind in "iu" and pairs.shape[0] in (rank, rank + 2)
+                and (pairs >= 0).all()):
+            if pairs.shape[0] == rank + 2:
+                outer = (0, -1) if channels_last else (0, 1)
+                if pairs[list(outer)].any():
+                    raise errors.InvalidArgumentError(
+                        f"explicit padding of the batch and channel dimensions must be 0, "
+                        f"got padding={pairs.tolist()}", op_name
+                    )
+                pairs = pairs[1:-1] if channels_last else pairs[2:]
+            return tuple((int(a), int(b)) for a, b in pairs)
+    raise errors.InvalidArgumentError(
+        f"padding must be 'SAME', 'VALID' or a list of {rank + 2} [before, after] pairs of "
+        f"non-negative ints. Received: padding={padding!r}", op_name
+    )
+
+
+def resolve(in_sizes, kernel, strides, dilations, padding, op_name="Conv2D"):
+    """Output spatial sizes and ``(before, after)`` paddings, by TensorFlow's rules.
+
+    Raises:
+        InvalidArgumentError: when the window does not fit (output size would be < 1).
+    """
+    out_sizes, pads = [], []
+    for i, (size, k, s, d) in enumerate(zip(in_sizes, kernel, strides, dilations,
+                                                     strict=True)):
+        effective = (k - 1) * d + 1
+        if padding == "SAME":
+            out = -(-size // s)
+            total = max((out - 1) * s + effective - size, 0)
+            before, after = total // 2, total - total // 2
+        else:
+            before, after = (0, 0) if padding == "VALID" else padding[i]
+            out = (size + before + after - effective) // s + 1
+        if out < 1:
+            raise errors.InvalidArgumentError(
+                f"Computed output size would be negative: {out - 1} [input_size: {size}, "
+                f"effective_filter_size: {effective}, stride: {s}, padding: {before}+{after}] "
+                f"in spatial dimension {i}", op_name
+            )
+        out_sizes.append(out)
+        pads.append((before, after))
+    return tuple(out_sizes), tuple(pads)
+
+
+def pad(x: np.ndarray, pads, value=0) -> np.ndarray:
+    """Pads the spatial dims (1 and 2) of an NHWC array; returns `x` itself if no padding."""
+    (top, bottom), (left, right) = pads
+    if not (top or bottom or left or right):
+        return x
+    n, h, w, c = x.shape
+    out = np.empty((n, h + top + bottom, w + left + right, c), x.dtype)
+    # Fill only the border: filling the whole buffer first would write it twice.
+    out[:, :top] = value
+    out[:, top + h:] = value
+    out[:, top:top + h, :left] = value
+    out[:, top:top + h, left + w:] = value
+    out[:, top:top + h, left:left + w] = x
+    return out
+
+
+def patches(xp: np.ndarray, kernel, strides, dilations, out_sizes) -> np.ndarray:
+    """A read-only ``(n, oh, ow, kh, kw, c)`` view of every window of the padded input."""
+    n, _, _, c = xp.shape
+    s_n, s_h, s_w, s_c = xp.strides
+    shape = (n, out_sizes[0], out_sizes[1], kernel[0], kernel[1], c)
+    strides = (s_n, strides[0] * s_h, strides[1] * s_w, dilations[0] * s_h,
+               dilations[1] * s_w, s_c)
+    return as_strided(xp, shape, strides, writeable=False)
+
+
+def offset_slices(i: int, j: int, strides, dilations, out_sizes) -> tuple:
+    """Index of the cells that kernel offset ``(i, j)`` reads in every window."""
+    top, left = i * dilations[0], j * dilations[1]
+    return (slice(None),
+            slice(top, top + strides[0] * (out_sizes[0] - 1) + 1, strides[0]),
+            slice(left, left + strides[1] * (out_sizes[1] - 1) + 1, strides[1]))
