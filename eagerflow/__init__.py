@@ -160,9 +160,19 @@ _FUNCTION_NAMES: list = []
 _LAYERS_NAMES: list = []
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
-from eagerflow import losses, metrics, optim  # noqa: E402, F401
+# Imported on first attribute access (PEP 562 module __getattr__), so that importing
+# `eagerflow.core` never loads them. Other sections can add names to `_LAZY_MODULES`.
+import importlib as _importlib  # noqa: E402
 
 _OPTIM_NAMES: list = ["losses", "metrics", "optim"]
+_LAZY_MODULES: set = globals().get("_LAZY_MODULES", set()) | set(_OPTIM_NAMES)
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 
