@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 import re
 
 import numpy as np
@@ -56,7 +57,8 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable):
+class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable,
+                abc.ABC):
     """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
 
     Args:
@@ -141,6 +143,7 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
         """
         return [self.iterations, *self._hypers.values(),
                 *(slot for _, _, slot in self._slot_records)]
+
     # -- weight decay ----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
         """Excludes variables from weight decay, by identity or by a name substring.
@@ -174,8 +177,9 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
     def _prepare(self, lr: float, step: int) -> None:
         """Computes per-step scalars before the per-variable updates (`step` counts from 1)."""
 
+    @abc.abstractmethod
     def _update(self, var: np.ndarray, grad: np.ndarray, lr: float, slots: tuple) -> None:
-        raise errors.InternalError(f"{type(self).__name__} does not define _update")
+        """Updates `var` (a writable ndarray) and `slots` in place from `grad` (read-only)."""
 
     def _temp(self, like: np.ndarray) -> np.ndarray:
         """A scratch array shaped like `like`: a view of one buffer per dtype, sized for the
