@@ -199,7 +199,8 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
 
         Args:
             grads_and_vars: any iterable of pairs, e.g. ``zip(grads, variables)``. Pairs with
-                a None gradient are skipped with one warning naming their variables.
+                a None gradient are skipped with one warning naming their variables. An
+                empty iterable does nothing (not even count a step), as in Keras.
             global_step: optional Variable incremented by one (the TF-1 call form).
             name: ignored (accepted for TensorFlow compatibility).
 
@@ -233,6 +234,8 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
                 f"ef.train.get_or_create_global_step()). Received: {global_step!r}"
             )
         variables, grads, slots = self._collect(grads_and_vars)
+        if not variables:
+            return self.iterations
         if self.clipnorm is not None:
             grads = [clipping.clip_by_norm(g, self.clipnorm) for g in grads]
         elif self.clipvalue is not None:
@@ -321,7 +324,7 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
             f"optimizer-none-gradient:{sorted(id(v) for v in missing)}",
             f"Gradients do not exist for variables {names}; they were skipped (their slots "
             f"and weight decay are untouched). Why:\n{details}",
-            stacklevel=4,
+            stacklevel=5,  # warn_once, here, _collect, apply_gradients, the caller
         )
 
     def apply(self, grads, trainable_variables=None):

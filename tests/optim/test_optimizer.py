@@ -34,6 +34,19 @@ def test_accepts_numpy_and_python_gradients_and_casts_them():
     np.testing.assert_allclose(w.numpy(), [0.0, 0.5])
 
 
+def test_no_pairs_is_a_no_op():
+    opt = ef.optim.Adam()
+    assert opt.apply_gradients([]) is opt.iterations
+    assert int(opt.iterations) == 0
+
+
+def test_none_gradient_warning_points_at_the_caller():
+    a, b = ef.Variable(1.0, name="a"), ef.Variable(1.0, name="b")
+    with pytest.warns(EagerflowWarning) as caught:
+        ef.optim.SGD().apply_gradients([(ef.constant(1.0), a), (None, b)])
+    assert caught[0].filename == __file__
+
+
 def test_global_step_is_incremented():
     step = ef.Variable(np.int64(41), trainable=False)
     opt = ef.optim.SGD(0.1)
