@@ -151,9 +151,10 @@ _LAZY: dict[str, str] = {}
 
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
+from eagerflow.core.ops.einsum import einsum  # noqa: E402
 from eagerflow.core.ops.special import erf, softplus  # noqa: E402
 
-_NN_NAMES = ["erf", "softplus"]
+_NN_NAMES = ["einsum", "erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 
@@ -176,8 +177,13 @@ _LAYERS_NAMES: list = [
 ]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
-_LAZY.update({"optim": "eagerflow.optim", "train": "eagerflow.train"})
-_OPTIM_NAMES: list = ["optim", "train"]
+_LAZY.update({
+    "optim": "eagerflow.optim",
+    "train": "eagerflow.train",
+    "losses": "eagerflow.losses",
+    "metrics": "eagerflow.metrics",
+})
+_OPTIM_NAMES: list = ["optim", "train", "losses", "metrics"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
 _LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
