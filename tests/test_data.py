@@ -1,5 +1,7 @@
 """The `ef.data` namespace (tf.data's names)."""
 
+import pytest
+
 import eagerflow as ef
 from eagerflow import data, datasets
 
@@ -16,3 +18,8 @@ def test_top_level_namespaces():
     assert ef.data is data and ef.datasets is datasets
     for module in ("digits", "mnist", "fashion_mnist", "cifar10"):
         assert callable(getattr(ef.datasets, module).load_data)
+
+
+def test_namespaces_load_lazily_and_unknown_names_fail():
+    with pytest.raises(AttributeError, match="module 'eagerflow' has no attribute 'nope'"):
+        ef.nope  # noqa: B018

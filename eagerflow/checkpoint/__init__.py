@@ -26,10 +26,11 @@ from eagerflow.checkpoint.registry import (
     deserialize,
     get_registered_name,
     get_registered_object,
+    register_resolver,
     register_serializable,
     serialize,
 )
-from eagerflow.checkpoint.restore import CheckpointLoadStatus, Mismatch, warn_pending_restores
+from eagerflow.checkpoint.status import CheckpointLoadStatus, Mismatch, warn_pending_restores
 
 __all__ = [
     "Checkpoint",
@@ -46,6 +47,7 @@ __all__ = [
     "load_model",
     "load_variable",
     "load_weights",
+    "register_resolver",
     "register_serializable",
     "save_model",
     "save_weights",

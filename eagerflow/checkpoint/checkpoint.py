@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from eagerflow.checkpoint import graph, h5format, index, restore
+from eagerflow.checkpoint import graph, h5format, index, restore, status
 from eagerflow.core import errors, trackable, variable
 
 __all__ = ["Checkpoint", "collect_arrays", "resolve_path"]
@@ -38,8 +38,18 @@ _RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})
 def collect_arrays(roots: dict, exclude=()) -> dict:
     """Returns ``{path: ndarray}`` of every variable under `roots` (no copies).
 
+    Values a restore still holds for variables under `roots` that do not exist yet are
+    included at their future paths (see `status.pending_values`), so saving an unbuilt,
+    restored model loses nothing.
+
     Raises:
         InvalidArgumentError: if a variable holds non-numeric data (e.g. strings).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.checkpoint import checkpoint
+        >>> checkpoint.collect_arrays({"w": [ef.Variable([1.0])]})
+        {'w/0': array([1.], dtype=float32)}
     """
     walked = graph.walk(roots, exclude)
     if walked.orphan_slots:
@@ -60,6 +70,8 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
                 "checkpoints store numeric variables only."
             )
         arrays[path] = array
+    for path, array in status.pending_values(walked).items():
+        arrays.setdefault(path, array)
     return arrays
 
 
@@ -71,6 +83,15 @@ def resolve_path(save_path) -> str:
 
     Raises:
         NotFoundError: naming the path and what the directory holds.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.checkpoint import checkpoint
+        >>> path = ef.Checkpoint(v=ef.Variable(1.0)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "v.h5"))
+        >>> checkpoint.resolve_path(path[:-3]) == path
+        True
     """
     path = os.fspath(save_path)
     if os.path.isdir(path):
@@ -148,7 +169,16 @@ class Checkpoint(trackable.Trackable):
 
     @property
     def save_counter(self):
-        """An int64 Variable counting `save` calls; saved and restored with the objects."""
+        """An int64 Variable counting `save` calls; saved and restored with the objects.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
+            >>> _ = ckpt.save(os.path.join(tempfile.mkdtemp(), "ckpt"))
+            >>> int(ckpt.save_counter)
+            1
+        """
         return self._save_counter
 
     # -- saving ---------------------------------------------------------------------------
@@ -160,6 +190,13 @@ class Checkpoint(trackable.Trackable):
 
         Returns:
             The path written.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> path = os.path.join(tempfile.mkdtemp(), "exact.h5")
+            >>> ef.Checkpoint(v=ef.Variable(1.0)).write(path) == path
+            True
         """
         return h5format.write(file_path, collect_arrays(self._objects), kind="checkpoint")
 
@@ -186,6 +223,15 @@ class Checkpoint(trackable.Trackable):
 
         Returns:
             The path of the new checkpoint file.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> directory = tempfile.mkdtemp()
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
+            >>> [os.path.basename(ckpt.save(os.path.join(directory, "run", "ckpt")))
+            ...  for _ in range(2)]
+            ['ckpt-1.h5', 'ckpt-2.h5']
         """
         path = self._save_numbered(file_prefix)
         directory = os.path.dirname(os.path.abspath(path))
@@ -208,6 +254,15 @@ class Checkpoint(trackable.Trackable):
 
         Returns:
             A `CheckpointLoadStatus`.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> path = ef.Checkpoint(v=ef.Variable(2.0)).write(
+            ...     os.path.join(tempfile.mkdtemp(), "v.h5"))
+            >>> v = ef.Variable(0.0)
+            >>> ef.Checkpoint(v=v).read(path).matched, float(v)
+            (['v'], 2.0)
         """
         return restore.restore(resolve_path(save_path), self._objects,
                                optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)
@@ -234,8 +289,19 @@ class Checkpoint(trackable.Trackable):
             NotFoundError: if the file does not exist.
             InvalidCheckpointError: if it is not a valid checkpoint file.
             InvalidArgumentError: on a shape/dtype mismatch, or if nothing matches.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> directory = tempfile.mkdtemp()
+            >>> _ = ef.Checkpoint(v=ef.Variable(2.0)).save(os.path.join(directory, "ckpt"))
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(0.0))
+            >>> ckpt.restore(directory).assert_consumed().matched  # a directory: its latest
+            ['v', 'save_counter']
+            >>> print(ckpt.restore(None))  # first run: nothing to restore
+            CheckpointLoadStatus(None): nothing restored, objects keep their values
         """
         if save_path is None:
-            return restore.CheckpointLoadStatus(None, self._objects)
+            return status.CheckpointLoadStatus(None, self._objects)
         return restore.restore(resolve_path(save_path), self._trackable_children(),
                                optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)

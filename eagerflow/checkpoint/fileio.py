@@ -53,7 +53,13 @@ def _create_temporary(directory: str, target_name: str) -> str:
 
 
 def fsync_directory(directory: str) -> None:
-    """Makes renames and deletions in `directory` durable (no-op where unsupported)."""
+    """Makes renames and deletions in `directory` durable (no-op where unsupported).
+
+    Example:
+        >>> import tempfile
+        >>> from eagerflow.checkpoint import fileio
+        >>> fileio.fsync_directory(tempfile.mkdtemp())
+    """
     if not hasattr(os, "O_DIRECTORY"):
         return
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
@@ -76,6 +82,18 @@ def atomic_write(path, write_fn) -> str:
 
     Raises:
         Whatever `write_fn` raises; the temporary file is removed and `path` is untouched.
+
+    Example:
+        >>> import os, tempfile
+        >>> from eagerflow.checkpoint import fileio
+        >>> target = os.path.join(tempfile.mkdtemp(), "out.bin")
+        >>> def broken(tmp):
+        ...     raise OSError("disk full")
+        >>> try:
+        ...     fileio.atomic_write(target, broken)
+        ... except OSError:
+        ...     print(os.listdir(os.path.dirname(target)))
+        []
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
@@ -119,6 +137,12 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
 
     Returns:
         The removed paths.
+
+    Example:
+        >>> import tempfile
+        >>> from eagerflow.checkpoint import fileio
+        >>> fileio.remove_stale_temporaries(tempfile.mkdtemp(), "ckpt-")
+        []
     """
     pattern = re.compile(
         rf"\.{re.escape(target_prefix)}.*\.tmp-{re.escape(_HOST)}-(\d+)-[^/]*"

@@ -31,7 +31,13 @@ SLOTS = "slots"
 
 
 def escape(name) -> str:
-    """Makes one path component from a child name (see the module docstring)."""
+    """Makes one path component from a child name (see the module docstring).
+
+    Example:
+        >>> from eagerflow.checkpoint import graph
+        >>> graph.escape("a/b"), graph.escape(3), graph.escape(".")
+        ('a%2Fb', '3', '%2E')
+    """
     text = str(name)
     if text in ("", ".", ".."):
         return {"": "%00", ".": "%2E", "..": "%2E%2E"}[text]
@@ -39,7 +45,13 @@ def escape(name) -> str:
 
 
 def join(parent: str, child: str) -> str:
-    """Joins an (already escaped) parent path and child component."""
+    """Joins an (already escaped) parent path and child component.
+
+    Example:
+        >>> from eagerflow.checkpoint import graph
+        >>> graph.join("model", "kernel"), graph.join("", "step")
+        ('model/kernel', 'step')
+    """
     return f"{parent}/{child}" if parent else child
 
 
@@ -53,6 +65,13 @@ class ObjectGraph:
             is not reachable from the roots (such slots cannot be keyed, so are not saved).
         nodes: ``{path: object}`` for every object reached (trackables, containers,
             variables), used to tell pending values from unusable ones.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.checkpoint import graph
+        >>> g = graph.walk({"w": ef.Variable(1.0)})
+        >>> list(g.all_variables()), list(g.nodes)
+        (['w'], ['w'])
     """
 
     def __init__(self):
@@ -63,11 +82,26 @@ class ObjectGraph:
         self._paths: dict = {}  # id(object) -> path, for objects the walk reached
 
     def path_of(self, obj) -> str | None:
-        """The path at which the walk first reached `obj`, or None."""
+        """The path at which the walk first reached `obj`, or None.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> from eagerflow.checkpoint import graph
+            >>> v = ef.Variable(1.0)
+            >>> graph.walk({"d": {"v": v}}).path_of(v)
+            'd/v'
+        """
         return self._paths.get(id(obj))
 
     def all_variables(self) -> dict:
-        """Variables and slots together: ``{path: Variable}``."""
+        """Variables and slots together: ``{path: Variable}``.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> from eagerflow.checkpoint import graph
+            >>> list(graph.walk({"a": ef.Variable(1.0)}).all_variables())
+            ['a']
+        """
         return {**self.variables, **self.slots}
 
 

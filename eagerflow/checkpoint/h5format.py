@@ -52,11 +52,30 @@ _LAYOUT_VIRTUAL = 3
 
 class InvalidCheckpointError(errors.InvalidArgumentError):
     """The file is not a readable eagerflow checkpoint (corrupt, truncated, hostile, or from
-    an unknown format version). The message names the file."""
+    an unknown format version). The message names the file.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = os.path.join(tempfile.mkdtemp(), "junk.h5")
+        >>> _ = open(path, "wb").write(b"junk")
+        >>> try:
+        ...     ef.checkpoint.list_variables(path)
+        ... except ef.checkpoint.InvalidCheckpointError as e:
+        ...     print(str(e).rsplit("/", 1)[1])
+        junk.h5' is not an HDF5 file (4 bytes, no HDF5 signature).
+    """
 
 
 class Entry(NamedTuple):
-    """Shape and dtype of one saved variable."""
+    """Shape and dtype of one saved variable.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.checkpoint.h5format import Entry
+        >>> Entry((3, 4), np.dtype("float32")).shape
+        (3, 4)
+    """
 
     shape: tuple
     dtype: np.dtype
@@ -66,6 +85,34 @@ def _eagerflow_version() -> str:
     import eagerflow
 
     return eagerflow.__version__
+
+
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _has_hdf5_signature(path: str, size: int) -> bool:
+    # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
+    # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
+    with open(path, "rb") as f:
+        offset = 0
+        while offset + len(_SIGNATURE) <= size:
+            f.seek(offset)
+            if f.read(len(_SIGNATURE)) == _SIGNATURE:
+                return True
+            offset = 512 if offset == 0 else offset * 2
+    return False
+
+
+def _open(path: str, mode: str):
+    # No HDF5 file locking: files are replaced atomically, never written in place, so locks
+    # add no safety, and they fail on NFS and Lustre ("unable to lock file"), where
+    # training clusters keep their checkpoints. Old HDF5 libraries lack the option.
+    try:
+        return h5py.File(path, mode, locking=False)
+    except (TypeError, ValueError) as e:
+        if "locking" not in str(e):
+            raise
+        return h5py.File(path, mode)
 
 
 def _write_dataset(h5file, key: str, array: np.ndarray) -> None:
@@ -87,9 +134,16 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
 
     Returns:
         The path written, as a string.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.checkpoint import h5format
+        >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
+        >>> h5format.write(path, {"w": np.zeros(2, np.float32)}, kind="weights") == path
+        True
     """
     def write_h5(tmp):
-        with h5py.File(tmp, "w") as h5file:
+        with _open(tmp, "w") as h5file:
             h5file.attrs["format"] = FORMAT
             h5file.attrs["format_version"] = str(FORMAT_VERSION)
             h5file.attrs["eagerflow_version"] = _eagerflow_version()
@@ -121,6 +175,15 @@ class Reader:
         InvalidCheckpointError: if it is not HDF5, is truncated or corrupt, is not an
             eagerflow checkpoint, has an unknown format version, or holds a dataset or
             attribute the format does not allow.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.checkpoint import h5format
+        >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+        ...                       {"w": np.arange(3, dtype=np.int64)}, kind="checkpoint")
+        >>> with h5format.Reader(path) as reader:
+        ...     reader.read("w")
+        array([0, 1, 2])
     """
 
     def __init__(self, path):
@@ -128,13 +191,13 @@ class Reader:
         if not os.path.isfile(self.path):
             raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
         self._file_size = os.path.getsize(self.path)
-        if not h5py.is_hdf5(self.path):
+        if not _has_hdf5_signature(self.path, self._file_size):
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is not an HDF5 file "
                 f"({self._file_size} bytes, no HDF5 signature)."
             )
         try:
-            self._file = h5py.File(self.path, "r")
+            self._file = _open(self.path, "r")
         except OSError as e:
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is truncated or corrupted and cannot be "
@@ -255,21 +318,43 @@ class Reader:
 
     # -- reading ----------------------------------------------------------------------
     def read_into(self, key: str, out: np.ndarray) -> None:
-        """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place."""
+        """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place.
+
+        Example:
+            >>> import os, tempfile, numpy as np
+            >>> from eagerflow.checkpoint import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+            ...                       {"w": np.ones(2, np.float32)}, kind="checkpoint")
+            >>> out = np.zeros(2, np.float32)
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.read_into("w", out)
+            >>> out
+            array([1., 1.], dtype=float32)
+        """
         try:
             self._datasets[key].id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
         except (OSError, RuntimeError) as e:
             self._fail(f"dataset {key!r} cannot be read; the file is corrupted ({e}).")
 
     def read(self, key: str) -> np.ndarray:
-        """Returns entry `key` as a new array."""
+        """Returns entry `key` as a new array (see the class example)."""
         entry = self.entries[key]
         out = np.empty(entry.shape, entry.dtype)
         self.read_into(key, out)
         return out
 
     def metadata(self, name: str) -> bytes | None:
-        """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None."""
+        """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
+
+        Example:
+            >>> import os, tempfile
+            >>> from eagerflow.checkpoint import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "m.h5"), {}, "model",
+            ...                       metadata={"note": b"hi"})
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.metadata("note"), reader.metadata("absent")
+            (b'hi', None)
+        """
         dataset = self._metadata.get(name)
         if dataset is None:
             return None
@@ -281,7 +366,7 @@ class Reader:
         return out.tobytes()
 
     def close(self) -> None:
-        """Closes the file."""
+        """Closes the file (the reader is also a context manager)."""
         self._file.close()
 
     def __enter__(self):

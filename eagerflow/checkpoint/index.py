@@ -39,14 +39,28 @@ _VERSION = 1
 
 
 class IndexEntry(NamedTuple):
-    """One checkpoint file (a bare name in the directory) and when it was written."""
+    """One checkpoint file (a bare name in the directory) and when it was written.
+
+    Example:
+        >>> from eagerflow.checkpoint.index import IndexEntry
+        >>> IndexEntry("ckpt-1.h5", 0.0)._asdict()
+        {'file': 'ckpt-1.h5', 'time': 0.0}
+    """
 
     file: str
     time: float
 
 
 class Index:
-    """The parsed index of one directory (see the module docstring)."""
+    """The parsed index of one directory (see the module docstring).
+
+    Example:
+        >>> from eagerflow.checkpoint.index import Index
+        >>> state = Index()
+        >>> state.add("ckpt-1.h5", 10.0)
+        >>> state.latest, [e.file for e in state.checkpoints]
+        ('ckpt-1.h5', ['ckpt-1.h5'])
+    """
 
     def __init__(self, latest=None, checkpoints=(), preserved=(), last_preserved_time=None):
         self.latest: str | None = latest
@@ -55,13 +69,23 @@ class Index:
         self.last_preserved_time: dict = dict(last_preserved_time or {})
 
     def add(self, file: str, time: float) -> None:
-        """Records `file` as the newest checkpoint (moving it to the end if listed)."""
+        """Records `file` as the newest checkpoint (moving it to the end if listed).
+
+        Example:
+            >>> from eagerflow.checkpoint.index import Index
+            >>> state = Index()
+            >>> for name in ("a.h5", "b.h5", "a.h5"):
+            ...     state.add(name, 0.0)
+            >>> [e.file for e in state.checkpoints]
+            ['b.h5', 'a.h5']
+        """
         self.checkpoints = [e for e in self.checkpoints if e.file != file]
         self.preserved = [e for e in self.preserved if e.file != file]
         self.checkpoints.append(IndexEntry(file, float(time)))
         self.latest = file
 
     def to_json(self) -> str:
+        """The index as the JSON text of the index file (see the module docstring)."""
         return json.dumps({
             "format": _FORMAT,
             "format_version": _VERSION,
@@ -104,6 +128,14 @@ def read(directory) -> Index | None:
 
     Raises:
         InvalidArgumentError: if the index exists but is not a valid index file.
+
+    Example:
+        >>> import tempfile
+        >>> from eagerflow.checkpoint import index
+        >>> d = tempfile.mkdtemp()
+        >>> index.write(d, index.Index(latest="c-1.h5"))
+        >>> index.read(d).latest
+        'c-1.h5'
     """
     path = os.path.join(os.fspath(directory), INDEX_NAME)
     try:
@@ -132,7 +164,7 @@ def read(directory) -> Index | None:
 
 
 def write(directory, index: Index) -> None:
-    """Writes `index` as the index of `directory`, atomically."""
+    """Writes `index` as the index of `directory`, atomically (see `read`'s example)."""
     def write_json(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
             f.write(index.to_json())

@@ -32,6 +32,14 @@ def list_variables(ckpt_dir_or_file) -> list:
 
     Raises:
         NotFoundError, InvalidCheckpointError: as `Checkpoint.restore`.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> ef.checkpoint.list_variables(path)
+        [('step', (), 'int32')]
     """
     with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:
         return sorted((key, e.shape, e.dtype.name) for key, e in reader.entries.items())
@@ -49,6 +57,14 @@ def load_variable(ckpt_dir_or_file, name: str):
 
     Raises:
         NotFoundError: if the file does not exist or has no value at `name`.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> ef.checkpoint.load_variable(path, "step")
+        array(3, dtype=int32)
     """
     with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:
         if name not in reader.entries:
@@ -63,7 +79,20 @@ def load_variable(ckpt_dir_or_file, name: str):
 
 
 def main(argv=None) -> int:
-    """Prints the variables of each checkpoint named on the command line."""
+    """Prints the variables of each checkpoint named on the command line.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.checkpoint import listing
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> listing.main([path])  # doctest: +ELLIPSIS
+        /...s.h5
+          step  []  int32
+          1 variables, 1 values
+        0
+    """
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m eagerflow.checkpoint",

@@ -110,22 +110,57 @@ class CheckpointManager:
 
     @property
     def checkpoint(self):
-        """The managed `Checkpoint`."""
+        """The managed `Checkpoint`.
+
+        Example:
+            >>> import tempfile
+            >>> import eagerflow as ef
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
+            >>> ef.CheckpointManager(ckpt, tempfile.mkdtemp()).checkpoint is ckpt
+            True
+        """
         return self._checkpoint
 
     @property
     def directory(self) -> str:
-        """The directory checkpoints are written to."""
+        """The directory checkpoints are written to.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)), "runs/a").directory
+            'runs/a'
+        """
         return self._directory
 
     @property
     def checkpoints(self) -> list:
-        """Paths of the kept checkpoints, oldest first."""
+        """Paths of the kept checkpoints, oldest first.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> manager = ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)),
+            ...                                tempfile.mkdtemp(), max_to_keep=1)
+            >>> _, _ = manager.save(), manager.save()
+            >>> [os.path.basename(p) for p in manager.checkpoints]
+            ['ckpt-2.h5']
+        """
         return [os.path.join(self._directory, e.file) for e in self._entries]
 
     @property
     def latest_checkpoint(self) -> str | None:
-        """Path of the newest checkpoint, or None before the first save."""
+        """Path of the newest checkpoint, or None before the first save.
+
+        Example:
+            >>> import tempfile
+            >>> import eagerflow as ef
+            >>> manager = ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)),
+            ...                                tempfile.mkdtemp())
+            >>> manager.latest_checkpoint is None
+            True
+            >>> manager.save() == manager.latest_checkpoint
+            True
+        """
         return os.path.join(self._directory, self._entries[-1].file) if self._entries else None
 
     def save(self, checkpoint_number=None) -> str:
@@ -140,6 +175,14 @@ class CheckpointManager:
 
         Raises:
             InvalidArgumentError: if `checkpoint_number` is not a non-negative integer.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> step = ef.Variable(500)
+            >>> manager = ef.CheckpointManager(ef.Checkpoint(step=step), tempfile.mkdtemp())
+            >>> os.path.basename(manager.save(checkpoint_number=step))
+            'ckpt-500.h5'
         """
         number = None
         if checkpoint_number is not None:
@@ -185,6 +228,19 @@ class CheckpointManager:
 
         Raises:
             InvalidCheckpointError: if every kept checkpoint is unreadable.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> directory, v = tempfile.mkdtemp(), ef.Variable(1.0)
+            >>> manager = ef.CheckpointManager(ef.Checkpoint(v=v), directory,
+            ...                                init_fn=lambda: v.assign(42.0))
+            >>> manager.restore_or_initialize(), float(v)  # nothing saved: init_fn runs
+            (None, 42.0)
+            >>> _ = manager.save()
+            >>> _ = v.assign(0.0)
+            >>> os.path.basename(manager.restore_or_initialize()), float(v)
+            ('ckpt-1.h5', 42.0)
         """
         first_error = None
         for path in reversed(self.checkpoints):

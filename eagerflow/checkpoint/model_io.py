@@ -80,6 +80,16 @@ def save_weights(model, filepath) -> str:
 
     Raises:
         InvalidArgumentError: if `model` is not a Trackable or has no variables yet.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> model = Trackable()
+        >>> model.w = ef.Variable([1.0, 2.0])
+        >>> path = ef.checkpoint.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
+        >>> ef.checkpoint.list_variables(path)
+        [('model/w', (2,), 'float32')]
     """
     _check_model(model, "save_weights")
     optimizer = _optimizer_of(model)
@@ -113,6 +123,18 @@ def load_weights(model, filepath, skip_mismatch=False):
         InvalidArgumentError: if a value does not fit its variable or a variable has no
             value in the file (with a side-by-side table; nothing is assigned then), or if
             the file has no ``model/`` values matching the model at all.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> model = Trackable()
+        >>> model.w = ef.Variable([1.0, 2.0])
+        >>> path = ef.checkpoint.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
+        >>> fresh = Trackable()
+        >>> fresh.w = ef.Variable([0.0, 0.0])
+        >>> ef.checkpoint.load_weights(fresh, path).matched, fresh.w.numpy()
+        (['model/w'], array([1., 2.], dtype=float32))
     """
     _check_model(model, "load_weights")
     optimizer = _optimizer_of(model)
@@ -160,6 +182,21 @@ def save_model(model, filepath, include_optimizer=True) -> str:
     Raises:
         InvalidArgumentError: if the model has no ``get_config()`` or its config is not
             JSON-serializable.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> @ef.checkpoint.register_serializable(name="DocBias")
+        ... class Bias(Trackable):
+        ...     def __init__(self, size):
+        ...         self.size, self.b = size, ef.Variable(ef.ones((size,)))
+        ...     def get_config(self):
+        ...         return {"size": self.size}
+        >>> path = ef.checkpoint.save_model(Bias(2), os.path.join(tempfile.mkdtemp(), "b.h5"))
+        >>> loaded = ef.checkpoint.load_model(path)
+        >>> type(loaded).__name__, loaded.size, loaded.b.numpy()
+        ('Bias', 2, array([1., 1.], dtype=float32))
     """
     _check_model(model, "save_model")
     document = {"format": _MODEL_FORMAT, "format_version": _MODEL_VERSION,
@@ -174,11 +211,13 @@ def save_model(model, filepath, include_optimizer=True) -> str:
             "get_config() must return plain Python values (numbers, strings, lists, dicts)."
         ) from e
     optimizer = _optimizer_of(model)
-    roots = {"model": model}
-    if include_optimizer and optimizer is not None:
-        roots["optimizer"] = optimizer
-    arrays = checkpoint.collect_arrays(roots, [] if len(roots) == 2 or optimizer is None
-                                       else [optimizer])
+    roots, exclude = {"model": model}, []
+    if optimizer is not None:
+        if include_optimizer:
+            roots["optimizer"] = optimizer  # saved once, at its own root
+        else:
+            exclude.append(optimizer)
+    arrays = checkpoint.collect_arrays(roots, exclude)
     return h5format.write(filepath, arrays, kind="model", metadata={MODEL_CONFIG: blob})
 
 
@@ -230,6 +269,19 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         NotFoundError: if the file does not exist.
         InvalidCheckpointError: if it is not a valid model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> class Gain(Trackable):  # not registered: found through custom_objects
+        ...     def __init__(self):
+        ...         self.g = ef.Variable(3.0)
+        ...     def get_config(self):
+        ...         return {}
+        >>> path = ef.checkpoint.save_model(Gain(), os.path.join(tempfile.mkdtemp(), "g.h5"))
+        >>> float(ef.checkpoint.load_model(path, custom_objects={"Gain": Gain}).g)
+        3.0
     """
     path = checkpoint.resolve_path(filepath)
     document, saved = _read_document(path)

@@ -2,9 +2,10 @@
 
 A saved model file names classes (``{"class_name": "Dense", "config": {...}}``), never
 modules: `deserialize` looks the name up in, in order, the `custom_objects` passed to it,
-the active `custom_object_scope`s, and the classes registered with
-`register_serializable`. A name found nowhere is an error that says how to register it.
-Nothing is ever imported by a name read from a file.
+the active `custom_object_scope`s, the classes registered with `register_serializable`,
+and the resolvers other packages add with `register_resolver` (the layers and optimizers
+packages resolve their own class tables this way). A name found nowhere is an error that
+says how to register it. Nothing is ever imported by a name read from a file.
 
 Example:
     >>> from eagerflow.checkpoint import registry
@@ -24,14 +25,16 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import inspect
 import threading
 
 from eagerflow.core import errors
 
 __all__ = ["custom_object_scope", "deserialize", "get_registered_name",
-           "get_registered_object", "register_serializable", "serialize"]
+           "get_registered_object", "register_resolver", "register_serializable", "serialize"]
 
 _registry: dict = {}  # name -> class or function
+_resolvers: list = []  # functions name -> class or None, consulted after the registry
 _names: dict = {}  # id(class or function) -> name
 _scopes = threading.local()
 
@@ -89,8 +92,37 @@ def register_serializable(cls=None, *, name: str | None = None):
     return register if cls is None else register(cls)
 
 
+def register_resolver(resolver) -> None:
+    """Adds a function ``name -> class or None`` consulted after the registry.
+
+    A package with its own table of classes (e.g. every Layer subclass by name) plugs it
+    in once instead of registering each class. Adding the same resolver twice has no
+    effect.
+
+    Example:
+        >>> from eagerflow.checkpoint import registry
+        >>> registry.register_resolver({"ExampleResolved": complex}.get)
+        >>> registry.get_registered_object("ExampleResolved")
+        <class 'complex'>
+    """
+    if not callable(resolver):
+        raise errors.InvalidArgumentError(
+            f"register_resolver expects a function name -> class or None. Received: "
+            f"{type(resolver).__name__}"
+        )
+    if resolver not in _resolvers:
+        _resolvers.append(resolver)
+
+
 def get_registered_name(obj) -> str:
-    """The name `obj` (a class or function) is registered under, else its ``__name__``."""
+    """The name `obj` (a class or function) is registered under, else its ``__name__``.
+
+    Example:
+        >>> from eagerflow.checkpoint import registry
+        >>> registry.get_registered_name(registry.register_serializable(
+        ...     type("DocThing", (), {}), name="DocRenamed"))
+        'DocRenamed'
+    """
     return _names.get(id(obj), getattr(obj, "__name__", type(obj).__name__))
 
 
@@ -107,7 +139,13 @@ def get_registered_object(name: str, custom_objects=None):
     for scope in reversed(getattr(_scopes, "stack", [])):
         if name in scope:
             return scope[name]
-    return _registry.get(name)
+    if name in _registry:
+        return _registry[name]
+    for resolver in _resolvers:
+        found = resolver(name)
+        if found is not None:
+            return found
+    return None
 
 
 @contextlib.contextmanager
@@ -140,6 +178,14 @@ def serialize(obj) -> dict:
 
     Raises:
         InvalidArgumentError: if `obj` has no ``get_config`` method.
+
+    Example:
+        >>> from eagerflow.checkpoint import registry
+        >>> class Window:
+        ...     def get_config(self):
+        ...         return {"size": 3}
+        >>> registry.serialize(Window())
+        {'class_name': 'Window', 'config': {'size': 3}}
     """
     if callable(obj) and not isinstance(obj, type) and id(obj) in _names:
         return {"class_name": _names[id(obj)], "config": None}
@@ -156,8 +202,9 @@ def serialize(obj) -> dict:
 def deserialize(config, custom_objects=None):
     """Rebuilds an object from ``{"class_name": ..., "config": ...}``.
 
-    Classes are rebuilt with ``cls.from_config(config)`` when they define it, else
-    ``cls(**config)``; a registered function is returned as is.
+    Classes are rebuilt with ``cls.from_config(config)`` when they define it (with
+    ``custom_objects=`` too when its signature accepts it), else ``cls(**config)``; a
+    registered function is returned as is.
 
     Args:
         config: the serialized form (from `serialize` or a saved file).
@@ -199,6 +246,18 @@ def deserialize(config, custom_objects=None):
         )
     with custom_object_scope(custom_objects or {}):
         from_config = getattr(target, "from_config", None)
-        if callable(from_config):
-            return from_config(inner)
-        return target(**inner)
+        if not callable(from_config):
+            return target(**inner)
+        if _accepts_custom_objects(from_config):
+            visible = {}
+            for scope in getattr(_scopes, "stack", []):
+                visible.update(scope)
+            return from_config(inner, custom_objects=visible)
+        return from_config(inner)
+
+
+def _accepts_custom_objects(function) -> bool:
+    try:
+        return "custom_objects" in inspect.signature(function).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False

@@ -37,10 +37,11 @@ __all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
 OPS: dict[str, Op] = {}
 _NO_ATTRS: dict = {}
 
-# NumPy's floating-point warnings ("overflow encountered in exp") would point at this
-# module, not at the user's line, and fire on every step. Like TensorFlow, ops return
-# inf/nan quietly; `ef.debugging.enable_check_numerics()` names the op that made one.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.dispatch")
+# NumPy's floating-point warnings ("overflow encountered in exp") would point at the
+# dispatcher or an op module, not at the user's line, and fire on every step. Like
+# TensorFlow, ops return inf/nan quietly; `ef.debugging.enable_check_numerics()` names the
+# op that made one.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.")
 
 
 class Op:
@@ -138,6 +139,7 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
         return _execute_slow(op, inputs, attrs)
     # With no tape and no tracing a Variable is read straight from its buffer: a result
     # that is a view of it keeps the buffer referenced, so a later in-place write copies.
+    # A Python float or int next to a tensor goes to NumPy as is: a weak scalar.
     count = len(inputs)
     if count == 2:
         x, y = inputs
@@ -146,6 +148,8 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
             a = x._value
         elif kind is _Variable:
             a = x._buf
+        elif (kind is float or kind is int) and (type(y) is _Tensor or type(y) is _Variable):
+            a = x
         else:
             return _execute_slow(op, inputs, attrs)
         kind = type(y)
@@ -153,6 +157,8 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
             values = (a, y._value)
         elif kind is _Variable:
             values = (a, y._buf)
+        elif (kind is float or kind is int) and a is not x:
+            values = (a, y)
         else:
             return _execute_slow(op, inputs, attrs)
     elif count == 1:
@@ -237,9 +243,10 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
     for x in inputs:
         if not isinstance(x, _SCALARS):
             return tuple([convert_input(x, op, True, copy_arrays) for x in inputs])
-    # Only Python scalars: the first sets the dtype, the others follow it weakly.
-    first = convert_input(inputs[0], op)
-    return (first, *inputs[1:])
+    # Only Python scalars: they convert together, like one Python list would (any float
+    # makes them all float32; ints alone give int32).
+    dtype = dtypes.to_array(list(inputs)).dtype
+    return tuple(convert_input(x, op, dtype=dtype) for x in inputs)
 
 
 def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):
@@ -279,6 +286,8 @@ def _op_error(op, values, attrs, e: Exception) -> Exception:
     """Translates an exception raised by a forward function into a named OpError."""
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)
+    if isinstance(e, OverflowError):
+        return errors.InvalidArgumentError(f"{e} ({_describe(values, attrs)})", op.name)
     if isinstance(e, MemoryError):
         return errors.ResourceExhaustedError(
             f"out of memory ({_describe(values, attrs)})", op.name

@@ -58,7 +58,7 @@ def record(tapes, op, inputs, attrs, outputs) -> None:
         tracked = tape._tracked
         for x in inputs:
             if id(x) in tracked:
-                if len(outputs) == 1:
+                if op.num_outputs == 1:
                     out = outputs[0]
                     tape._records.append((op, inputs, attrs, _weakref(out)))
                     tracked.add(id(out))

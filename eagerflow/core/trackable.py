@@ -40,17 +40,41 @@ def add_restore_listener(listener) -> None:
     """Registers `listener` to receive ``variable_created`` / ``slot_created`` calls.
 
     The listener is held weakly: keep a strong reference for as long as it should listen.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import trackable
+        >>> class Printer:
+        ...     def variable_created(self, owner, name, variable):
+        ...         print("created", name)
+        ...     def slot_created(self, optimizer, variable, slot_name, slot):
+        ...         print("slot", slot_name)
+        >>> printer = Printer()
+        >>> trackable.add_restore_listener(printer)
+        >>> trackable.Trackable()._track_new_variable("kernel", ef.Variable(1.0))
+        created kernel
+        >>> trackable.remove_restore_listener(printer)
     """
     _restore_listeners.add(listener)
 
 
 def remove_restore_listener(listener) -> None:
-    """Stops forwarding creation events to `listener` (no error if it was not registered)."""
+    """Stops forwarding creation events to `listener` (no error if it was not registered).
+
+    See `add_restore_listener` for an example.
+    """
     _restore_listeners.discard(listener)
 
 
 def is_trackable_value(value) -> bool:
-    """Whether `value` is a Variable, a Trackable, or a container holding one."""
+    """Whether `value` is a Variable, a Trackable, or a container holding one.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import is_trackable_value
+        >>> is_trackable_value({"a": [ef.Variable(1.0)]}), is_trackable_value([1, "x"])
+        (True, False)
+    """
     if isinstance(value, Trackable) or _is_variable(value):
         return True
     if isinstance(value, dict):
@@ -67,7 +91,17 @@ def _is_variable(value) -> bool:
 
 
 class Trackable:
-    """Base class of objects whose variables checkpoints save and restore."""
+    """Base class of objects whose variables checkpoints save and restore.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> class Counter(Trackable):
+        ...     def __init__(self):
+        ...         self.count = ef.Variable(0)
+        >>> list(Counter()._trackable_children())
+        ['count']
+    """
 
     def _trackable_children(self) -> dict:
         """Named dependencies, in a deterministic order (default: attributes in order)."""

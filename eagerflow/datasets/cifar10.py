@@ -24,7 +24,6 @@ Example:
 from __future__ import annotations
 
 import os
-import tarfile
 
 import numpy as np
 
@@ -80,6 +79,8 @@ def read_folder(folder: str) -> tuple:
 
 def read_archive(path: str) -> tuple:
     """Reads the six batch files from ``cifar-10-binary.tar.gz`` without extracting it."""
+    import tarfile  # only needed for the archive
+
     batches = []
     try:
         with tarfile.open(path, "r:gz") as archive:

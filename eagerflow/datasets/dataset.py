@@ -43,11 +43,17 @@ INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
 """What `cardinality()` returns when the length cannot be known without iterating."""
 
+
 def int_argument(value, name: str, minimum: int, special=()) -> int:
     """Validates an integer argument (Tensors and NumPy ints accepted).
 
     Raises:
         InvalidArgumentError: if `value` is not an int >= `minimum` nor in `special`.
+
+    Example:
+        >>> import numpy as np
+        >>> int_argument(np.int64(3), "count", -1)
+        3
     """
     try:
         number = operator.index(value)

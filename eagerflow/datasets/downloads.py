@@ -17,13 +17,9 @@ Example:
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
 import tempfile
-import urllib.request
 from typing import NamedTuple
-
-from tqdm.auto import tqdm
 
 from eagerflow.core import errors
 
@@ -33,8 +29,13 @@ ENV_VAR = "EAGERFLOW_DATA_DIR"
 _TIMEOUT_SECONDS = 30
 _CHUNK = 1 << 16
 
-# Tests replace this to simulate the network.
-_urlopen = urllib.request.urlopen
+
+
+def _urlopen(url: str, timeout: float):
+    """Opens `url` (tests replace this function to simulate the network)."""
+    import urllib.request  # imported on first download: it costs ~20 ms at import time
+
+    return urllib.request.urlopen(url, timeout=timeout)
 
 
 class RemoteFile(NamedTuple):
@@ -67,6 +68,8 @@ def download(url: str, path: str, checksum: str) -> None:
         http.client.HTTPException: when the server's answer breaks off.
         InvalidArgumentError: when the checksum differs; nothing is left behind.
     """
+    from tqdm.auto import tqdm  # only needed when downloading
+
     algorithm, expected = checksum.split(":", 1)
     digest = hashlib.new(algorithm)
     directory = os.path.dirname(os.path.abspath(path))
@@ -112,6 +115,8 @@ def fetch(files, directory: str, what: str, alternatives: str = "") -> list:
         InvalidArgumentError: when a downloaded file fails its checksum (at every
             mirror); the message has the same instructions.
     """
+    import http.client
+
     paths = []
     for remote in files:
         path = os.path.join(directory, remote.name)

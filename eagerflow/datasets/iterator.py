@@ -65,10 +65,20 @@ class Iterator:
         return structure.to_tensors(next(self._elements))
 
     def get_next(self):
-        """Returns the next element.
+        """Returns the next element, like `next(iterator)`.
 
         Raises:
-            OutOfRangeError: at the end of the dataset.
+            OutOfRangeError: at the end of the dataset (where `next` raises StopIteration).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> it = iter(ef.data.Dataset.range(1))
+            >>> int(it.get_next())
+            0
+            >>> it.get_next()
+            Traceback (most recent call last):
+            ...
+            eagerflow.core.errors.OutOfRangeError: End of sequence [Op:IteratorGetNext]
         """
         try:
             return self.__next__()
@@ -77,11 +87,21 @@ class Iterator:
 
     @property
     def element_spec(self):
-        """The `TensorSpec` structure of the elements."""
+        """The `TensorSpec` structure of the elements (the dataset's `element_spec`)."""
         return self._dataset.element_spec
 
     def close(self) -> None:
-        """Stops the iteration and any background thread it started."""
+        """Stops the iteration and any background thread it started.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> it = iter(ef.data.Dataset.range(10).prefetch(2))
+            >>> int(next(it))
+            0
+            >>> it.close()
+            >>> next(it, "done")
+            'done'
+        """
         self._elements.close()
 
     def __enter__(self) -> Iterator:

@@ -3,8 +3,9 @@
 Probabilities are clipped to ``[1e-7, 1 - 1e-7]`` (Keras's epsilon) before the logarithm,
 so predictions of exactly 0 or 1 give a large but finite loss. With ``from_logits=True``
 the losses are computed from the logits directly, in forms that are exact and finite for
-any logit (``max(x, 0) - x * z + log(1 + exp(-|x|))`` for the sigmoid, a max-shifted
-log-softmax for the softmax); prefer them to probabilities whenever you have logits.
+any logit (the fused ``ef.nn.*_cross_entropy_with_logits`` ops: ``max(x, 0) - x * z +
+log(1 + exp(-|x|))`` for the sigmoid, a max-shifted log-softmax for the softmax); prefer
+them to probabilities whenever you have logits.
 
 Example:
     >>> import eagerflow as ef
@@ -20,9 +21,8 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import indexing
+from eagerflow.core.ops import cross_entropy as xent
 from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import nn as nn_ops
 from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.losses import loss as loss_module
 
@@ -38,27 +38,6 @@ __all__ = [
 ]
 
 EPSILON = 1e-7  # Keras's backend.epsilon(): the probability clipping margin
-
-
-# -- elementwise cross-entropies on logits ----------------------------------------------------
-def _sigmoid_xent(labels, logits):
-    # max(x, 0) - x * z + log1p(exp(-|x|)): exp never overflows, and the result is exact
-    # where log(sigmoid(x)) would round to log(0) for large |x|.
-    return math_ops.add(
-        math_ops.subtract(math_ops.maximum(logits, 0.0), math_ops.multiply(logits, labels)),
-        math_ops.log1p(math_ops.exp(math_ops.negative(math_ops.abs(logits)))),
-    )
-
-
-def _softmax_xent(labels, logits, axis):
-    # sum(z * -log p) rather than -sum(z * log p): a perfect prediction gives +0, not -0.
-    neg_log_probs = math_ops.negative(nn_ops.log_softmax(logits, axis=axis))
-    return reduce_ops.reduce_sum(math_ops.multiply(labels, neg_log_probs), axis)
-
-
-def _sparse_xent(labels: np.ndarray, logits):
-    one_hot = indexing.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
-    return _softmax_xent(one_hot, logits, -1)
 
 
 def _check_axis(axis, ndim: int, owner: str) -> int:
@@ -115,7 +94,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if smoothing:
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), 0.5 * smoothing)
     if from_logits:
-        values = _sigmoid_xent(y_true, y_pred)
+        values = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         p = _clipped(y_pred)
         values = math_ops.negative(math_ops.add(
@@ -166,8 +145,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         classes = y_pred.shape[axis]
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), smoothing / classes)
     if from_logits:
-        return _softmax_xent(y_true, y_pred, axis)
+        return xent.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
     total = reduce_ops.reduce_sum(y_pred, axis, keepdims=True)
+    # sum(z * -log p) rather than -sum(z * log p): a perfect prediction gives +0, not -0.
     neg_log_p = math_ops.negative(math_ops.log(_clipped(math_ops.divide(y_pred, total))))
     return reduce_ops.reduce_sum(math_ops.multiply(y_true, neg_log_p), axis)
 
@@ -238,7 +218,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         )
     labels = _sparse_labels(y_true, y_pred, owner)
     logits = y_pred if from_logits else math_ops.log(_clipped(y_pred))
-    return _sparse_xent(labels, logits)
+    return xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
 
 
 def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
@@ -270,8 +250,8 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
             "sparse_softmax_cross_entropy: logits must have at least rank 1 (a class axis). "
             f"Received: logits.shape={logits.shape}"
         )
-    values = _sparse_xent(_sparse_labels(labels, logits, "sparse_softmax_cross_entropy"),
-                          logits)
+    values = xent.sparse_softmax_cross_entropy_with_logits(
+        _sparse_labels(labels, logits, "sparse_softmax_cross_entropy"), logits)
     weights = loss_module.as_target(weights, values)
     try:
         nonzero = int(np.count_nonzero(np.broadcast_to(weights._value, values.shape)))

@@ -30,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import abc
 import re
 
 import numpy as np
@@ -56,7 +57,8 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable):
+class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable,
+                abc.ABC):
     """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
 
     Args:
@@ -141,6 +143,7 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
         """
         return [self.iterations, *self._hypers.values(),
                 *(slot for _, _, slot in self._slot_records)]
+
     # -- weight decay ----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
         """Excludes variables from weight decay, by identity or by a name substring.
@@ -174,8 +177,9 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
     def _prepare(self, lr: float, step: int) -> None:
         """Computes per-step scalars before the per-variable updates (`step` counts from 1)."""
 
+    @abc.abstractmethod
     def _update(self, var: np.ndarray, grad: np.ndarray, lr: float, slots: tuple) -> None:
-        raise errors.InternalError(f"{type(self).__name__} does not define _update")
+        """Updates `var` (a writable ndarray) and `slots` in place from `grad` (read-only)."""
 
     def _temp(self, like: np.ndarray) -> np.ndarray:
         """A scratch array shaped like `like`: a view of one buffer per dtype, sized for the
@@ -195,7 +199,8 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
 
         Args:
             grads_and_vars: any iterable of pairs, e.g. ``zip(grads, variables)``. Pairs with
-                a None gradient are skipped with one warning naming their variables.
+                a None gradient are skipped with one warning naming their variables. An
+                empty iterable does nothing (not even count a step), as in Keras.
             global_step: optional Variable incremented by one (the TF-1 call form).
             name: ignored (accepted for TensorFlow compatibility).
 
@@ -229,6 +234,8 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
                 f"ef.train.get_or_create_global_step()). Received: {global_step!r}"
             )
         variables, grads, slots = self._collect(grads_and_vars)
+        if not variables:
+            return self.iterations
         if self.clipnorm is not None:
             grads = [clipping.clip_by_norm(g, self.clipnorm) for g in grads]
         elif self.clipvalue is not None:
@@ -317,7 +324,7 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
             f"optimizer-none-gradient:{sorted(id(v) for v in missing)}",
             f"Gradients do not exist for variables {names}; they were skipped (their slots "
             f"and weight decay are untouched). Why:\n{details}",
-            stacklevel=4,
+            stacklevel=5,  # warn_once, here, _collect, apply_gradients, the caller
         )
 
     def apply(self, grads, trainable_variables=None):

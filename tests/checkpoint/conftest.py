@@ -2,11 +2,11 @@
 
 import pytest
 
-from eagerflow.checkpoint import restore
+from eagerflow.checkpoint import status as status_module
 
 
 @pytest.fixture(autouse=True)
 def _no_pending_restores_between_tests():
     yield
-    for status in list(restore._live):
+    for status in list(status_module._live):
         status._stop_listening()

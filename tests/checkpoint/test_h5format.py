@@ -277,3 +277,48 @@ def test_write_is_atomic_when_a_dataset_fails(tmp_path, monkeypatch):
         h5format.write(path, {"w": np.zeros(3, np.float32)}, "checkpoint")
     assert open(path, "rb").read() == before
     assert os.listdir(tmp_path) == ["w.h5"]
+
+
+def test_files_open_without_hdf5_locking(tmp_path, monkeypatch):
+    calls = []
+    real_file = h5py.File
+
+    def recording(path, mode, **kwargs):
+        calls.append(kwargs)
+        return real_file(path, mode, **kwargs)
+
+    monkeypatch.setattr(h5format.h5py, "File", recording)
+    path = h5format.write(tmp_path / "l.h5", {"w": np.ones(2, np.float32)}, "checkpoint")
+    h5format.Reader(path).close()
+    assert calls == [{"locking": False}, {"locking": False}]
+
+
+def test_old_hdf5_without_the_locking_option(tmp_path, monkeypatch):
+    real_file = h5py.File
+
+    def old(path, mode, **kwargs):
+        if "locking" in kwargs:
+            raise ValueError("HDF5 >= 1.12.1 or 1.10.x >= 1.10.7 required for file locking")
+        return real_file(path, mode)
+
+    monkeypatch.setattr(h5format.h5py, "File", old)
+    path = h5format.write(tmp_path / "o.h5", {"w": np.ones(2, np.float32)}, "checkpoint")
+    with h5format.Reader(path) as reader:
+        assert list(reader.entries) == ["w"]
+
+    def other_error(path, mode, **kwargs):
+        raise ValueError("Invalid mode")
+
+    monkeypatch.setattr(h5format.h5py, "File", other_error)
+    with pytest.raises(ValueError, match="Invalid mode"):
+        h5format.write(tmp_path / "x.h5", {}, "checkpoint")
+
+
+def test_signature_after_a_user_block_is_found(tmp_path):
+    path = tmp_path / "ub.h5"
+    with h5py.File(path, "w", userblock_size=1024) as f:
+        f.attrs["format"], f.attrs["format_version"] = h5format.FORMAT, "1"
+        f.attrs["kind"] = "weights"
+        good_dataset(f, "w", np.ones(2, np.float32))
+    with h5format.Reader(path) as reader:
+        assert reader.kind == "weights"

@@ -113,3 +113,37 @@ def test_serialize_needs_get_config():
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"Cannot serialize object: it has no get_config\(\)"):
         registry.serialize(object())
+
+
+def test_resolvers_are_consulted_after_the_registry():
+    class Resolved:
+        pass
+
+    table = {"RegistryTestResolved": Resolved, "RegistryTestPoint": dict}
+    registry.register_serializable(Point, name="RegistryTestPoint")
+    registry.register_resolver(table.get)
+    registry.register_resolver(table.get)  # idempotent
+    assert registry._resolvers.count(table.get) == 1
+    assert registry.get_registered_object("RegistryTestResolved") is Resolved
+    assert registry.get_registered_object("RegistryTestPoint") is Point  # registry first
+    with pytest.raises(ef.errors.InvalidArgumentError, match="expects a function"):
+        registry.register_resolver("not callable")
+
+
+def test_from_config_receives_custom_objects_when_it_accepts_them():
+    seen = []
+
+    class Container:
+        def __init__(self, item):
+            self.item = item
+
+        @classmethod
+        def from_config(cls, config, custom_objects=None):
+            seen.append(sorted(custom_objects))
+            return cls(custom_objects["RegistryTestItem"](**config))
+
+    config = {"class_name": "RegistryTestContainer", "config": {"x": 3}}
+    with registry.custom_object_scope({"RegistryTestContainer": Container}):
+        result = registry.deserialize(config, custom_objects={"RegistryTestItem": Point})
+    assert result.item.x == 3
+    assert seen == [["RegistryTestContainer", "RegistryTestItem"]]

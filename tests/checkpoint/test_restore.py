@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.checkpoint import restore
+from eagerflow.checkpoint import h5format, restore
+from eagerflow.checkpoint import status as status_module
 from eagerflow.core import trackable
 from eagerflow.core.errors import EagerflowWarning
 from eagerflow.core.trackable import Trackable
@@ -31,37 +32,7 @@ def saved_model(tmp_path, seed=0, **extra):
     return path, model, optimizer, metric
 
 
-# -- the report ---------------------------------------------------------------------------
-def test_report_lists_matched_unused_missing(tmp_path):
-    path = ef.Checkpoint(a=ef.Variable(1.0), b=[ef.Variable(2.0)]).write(tmp_path / "r.h5")
-    status = ef.Checkpoint(a=ef.Variable(0.0), c=ef.Variable(0.0)).read(path)
-    assert status.matched == ["a"]
-    assert status.unused == ["b/0"]
-    assert status.missing == ["c"]
-    assert status.pending == [] and status.mismatched == []
-    assert str(status) == ("CheckpointLoadStatus('r.h5'): 1 matched, 0 pending, 1 unused, "
-                           "1 missing, 0 mismatched")
-    assert repr(status) == str(status)
-    assert status.report().splitlines()[1:] == [
-        "  matched (1): a", "  unused (1): b/0", "  missing (1): c"]
-    with pytest.raises(AssertionError, match=r"1 existing variable\(s\) found no value in the "
-                       r"file: 'c'; 1 saved value nothing can use: 'b/0'.*expect_partial"):
-        status.assert_consumed()
-    with pytest.raises(AssertionError, match="did not match the existing objects: 1 existing"):
-        status.assert_existing_objects_matched()
-    assert status.expect_partial() is status
-
-
-def test_missing_is_live(tmp_path):
-    holder = fakes.Sequential([])
-    holder.w = ef.Variable(1.0)
-    path = ef.Checkpoint(model=holder).write(tmp_path / "m.h5")
-    status = ef.Checkpoint(model=holder).read(path)
-    assert status.assert_consumed() is status
-    holder.added_later = ef.Variable(2.0)
-    assert status.missing == ["model/added_later"]
-
-
+# -- matching -------------------------------------------------------------------------------
 def test_nothing_matching_is_an_error(tmp_path):
     path = ef.Checkpoint(net=ef.Variable(1.0)).write(tmp_path / "n.h5")
     with pytest.raises(ef.errors.InvalidArgumentError,
@@ -93,7 +64,7 @@ def test_skip_mismatch_restores_the_rest_and_reports(tmp_path):
     a, w = ef.Variable(0.0), ef.Variable([0.0, 0.0, 0.0])
     status = ef.Checkpoint(a=a, w=w).read(path, skip_mismatch=True)
     assert float(a) == 1.0 and w.numpy().tolist() == [0.0, 0.0, 0.0]
-    assert status.mismatched == [restore.Mismatch("w", (2,), np.dtype("float32"), (3,),
+    assert status.mismatched == [status_module.Mismatch("w", (2,), np.dtype("float32"), (3,),
                                                   np.dtype("float32"))]
     assert status.missing == []  # a skipped variable is reported once, as mismatched
     with pytest.raises(AssertionError, match=r"1 shape/dtype mismatch\(es\) skipped: 'w': file"):
@@ -102,8 +73,8 @@ def test_skip_mismatch_restores_the_rest_and_reports(tmp_path):
 
 def test_large_mismatch_table_shows_only_differing_rows():
     targets = {f"v{i:03d}": ef.Variable(0.0) for i in range(60)}
-    entries = {p: restore.h5format.Entry((), np.dtype("float32")) for p in targets}
-    entries["v005"] = restore.h5format.Entry((2,), np.dtype("float32"))
+    entries = {p: h5format.Entry((), np.dtype("float32")) for p in targets}
+    entries["v005"] = h5format.Entry((2,), np.dtype("float32"))
     table = restore._side_by_side(targets, entries)
     assert "! v005" in table and "v006" not in table and "59 more rows" in table
 
@@ -183,7 +154,7 @@ def test_models_with_pending_restores_can_be_copied_and_pickled(tmp_path):
     model = fakes.SubclassedModel(seed=4)
     ef.Checkpoint(model=model).restore(path)
     clone = copy.deepcopy(model)
-    assert pickle.loads(pickle.dumps(model)).__dict__[restore._ATTACHED] == []
+    assert pickle.loads(pickle.dumps(model)).__dict__[status_module._ATTACHED] == []
     clone(ef.zeros((1, 4)))  # the copy is another object: it keeps its own initial values
     assert not np.array_equal(clone.dense1.kernel.numpy(),
                               ef.checkpoint.load_variable(path, "model/dense1/kernel"))
@@ -343,3 +314,22 @@ def test_resuming_from_a_checkpoint_is_bitwise_identical(tmp_path, model_kind):
     assert fakes.state(*resumed) == fakes.state(*straight)
     assert int(resumed[1].iterations) == 2 * steps
     assert resumed[2].result() == straight[2].result()
+
+
+def test_saving_before_deferred_values_are_used_keeps_them(tmp_path):
+    path, source_model, source_opt, _ = saved_model(tmp_path)
+    model, optimizer = fakes.SubclassedModel(seed=3), fakes.Momentum()
+    ef.Checkpoint(model=model, optimizer=optimizer).restore(path).expect_partial()
+    # Saved again, under other names, before the model was built or any slot created:
+    resaved = ef.Checkpoint(net=model, opt=optimizer).write(tmp_path / "again.h5")
+    names = {k for k, _, _ in ef.checkpoint.list_variables(resaved)}
+    assert "net/dense1/kernel" in names and "opt/slots/net/dense1/kernel/momentum" in names
+    fresh_model, fresh_opt = fakes.SubclassedModel(seed=4), fakes.Momentum()
+    status = ef.Checkpoint(net=fresh_model, opt=fresh_opt).read(resaved)
+    fresh_model(ef.zeros((1, 4)))
+    fresh_opt.apply_gradients([(ef.zeros_like(v), v) for v in
+                               fresh_model.trainable_variables()])
+    source_opt.apply_gradients([(ef.zeros_like(v), v) for v in
+                                source_model.trainable_variables()])
+    status.assert_consumed()
+    assert fakes.state(fresh_model, fresh_opt) == fakes.state(source_model, source_opt)

@@ -460,7 +460,12 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 
 @primitive("BroadcastTo")
 def _broadcast_to(x, shape):
-    return np.broadcast_to(x, shape)
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"Incompatible shapes: {x.shape} vs. {tuple(shape)}"
+        ) from None
 
 
 @_broadcast_to.gradient
@@ -613,16 +618,17 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
             )
         sizes = (length // parts,) * parts
     else:
-        sizes = list(_shape_list(num_or_size_splits, "SplitV"))
-        if sizes.count(-1) > 1:
-            raise errors.InvalidArgumentError("only one size may be -1", "SplitV")
+        given = list(_shape_list(num_or_size_splits, "SplitV"))
+        if given.count(-1) > 1:
+            raise errors.InvalidArgumentError(f"only one size may be -1, got {given}", "SplitV")
+        sizes = list(given)
         if -1 in sizes:
             sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
         if sum(sizes) != length or any(s < 0 for s in sizes):
             raise errors.InvalidArgumentError(
                 f"Determined shape must either match input shape along split_dim exactly if "
                 f"fully specified, or be less than the size of the input along split_dim if "
-                f"not fully specified. Got sizes {sizes} for dimension {axis} of size {length}",
+                f"not fully specified. Got sizes {given} for dimension {axis} of size {length}",
                 "SplitV",
             )
         sizes = tuple(sizes)
@@ -661,6 +667,11 @@ def tile(input, multiples, name=None):  # noqa: A002
             f"Expected multiples argument to be a vector of length {x.ndim} but got length "
             f"{len(multiples)}", "Tile"
         )
+    for i, m in enumerate(multiples):
+        if m < 0:
+            raise errors.InvalidArgumentError(
+                f"Expected multiples[{i}] >= 0, but got {m}", "Tile"
+            )
     return execute(_tile, (x,), {"multiples": multiples})
 
 

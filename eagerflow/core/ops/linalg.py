@@ -121,6 +121,13 @@ def tensordot(a, b, axes, name=None):
         axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         axes_a, axes_b = ([int(i) for i in np.atleast_1d(ax)] for ax in axes)
+        if not all(-a.ndim <= i < a.ndim for i in axes_a) or not all(
+            -b.ndim <= j < b.ndim for j in axes_b
+        ):
+            raise errors.InvalidArgumentError(
+                f"axes {[axes_a, axes_b]} are out of range for shapes {a.shape} and {b.shape}",
+                "Tensordot",
+            )
         axes_a = [i % a.ndim for i in axes_a]
         axes_b = [i % b.ndim for i in axes_b]
     if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in
@@ -160,6 +167,13 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     keepdims = bool(keepdims)
     matrix = axis is not None and not isinstance(axis, (int, np.integer)) and len(axis) == 2
     if matrix:
+        if not all(-x.ndim <= int(a) < x.ndim for a in axis) or (
+            int(axis[0]) % x.ndim == int(axis[1]) % x.ndim
+        ):
+            raise errors.InvalidArgumentError(
+                f"axis {list(axis)} must be two distinct axes of a tensor of rank {x.ndim} "
+                f"(shape {x.shape})", "Norm"
+            )
         rows, cols = (int(a) % x.ndim for a in axis)
         if ord in ("fro", "euclidean"):
             return _reduce.reduce_euclidean(x, (rows, cols), keepdims)

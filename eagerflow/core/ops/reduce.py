@@ -41,7 +41,12 @@ def _axes(axis, ndim: int, op_name: str):
                 f"Invalid reduction dimension {a} for input with {ndim} dimensions "
                 f"(expected [{-ndim}, {ndim}))", op_name
             )
-        result.add(a % ndim if ndim else 0)
+        a = a % ndim if ndim else 0
+        if a in result:
+            raise errors.InvalidArgumentError(
+                f"Invalid reduction arguments: Axes contains duplicate dimension: {a}", op_name
+            )
+        result.add(a)
     return tuple(sorted(result))
 
 
@@ -455,7 +460,9 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     """
     x = convert_input(input)
     k = int(k)
-    if x.ndim == 0 or not 0 <= k <= x.shape[-1]:
+    if k < 0:
+        raise errors.InvalidArgumentError(f"Need k >= 0, got {k}", "TopKV2")
+    if x.ndim == 0 or k > x.shape[-1]:
         raise errors.InvalidArgumentError(
             f"input must have at least k={k} columns, got shape {x.shape}", "TopKV2"
         )

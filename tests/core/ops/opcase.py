@@ -110,3 +110,24 @@ def ops_reached(case: OpCase) -> set[str]:
         if kept:
             outer.gradient(kept, watched)
     return names
+
+
+def squared(case: OpCase) -> OpCase:
+    """The row `case` with every output squared.
+
+    The gradient of a linear op (gather, pad, slicing, reshape, ...) does not depend on the
+    op's input, so an order-2 check of the op alone never runs the gradient of its gradient
+    rule. Squaring the outputs makes the first-order gradient depend on the input, so the
+    second order exercises (and the coverage test reaches) helper primitives such as
+    GatherGrad or StridedSliceGrad.
+    """
+
+    def fn(*args):
+        return nest.map_structure(ef.square, case.fn(*args))
+
+    reference = None
+    if case.reference is not None:
+        def reference(*args):
+            return nest.map_structure(np.square, case.reference(*args))
+
+    return dataclasses.replace(case, name=f"{case.name}-squared", fn=fn, reference=reference)
