@@ -198,8 +198,11 @@ _LAZY.update({
 _CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
-from eagerflow import callbacks, summary, utils
-
+_LAZY.update({
+    "callbacks": "eagerflow.callbacks",
+    "summary": "eagerflow.summary",
+    "utils": "eagerflow.utils",
+})
 _TRAINING_NAMES: list = ["callbacks", "summary", "utils"]
 
 __all__ = (
