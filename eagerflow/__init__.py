@@ -146,9 +146,10 @@ _CORE_NAMES = [
 
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
+from eagerflow.core.ops.einsum import einsum  # noqa: E402
 from eagerflow.core.ops.special import erf, softplus  # noqa: E402
 
-_NN_NAMES = ["erf", "softplus"]
+_NN_NAMES = ["einsum", "erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 

@@ -53,10 +53,11 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     x = _float_tensor(x, "Moments")
     compute = _math.cast(x, "float32") if x.dtype == "float16" else x
     mean = _reduce.reduce_mean(compute, axes, keepdims=True)
-    # The mean is a constant for the variance's gradient: d var / d mean is
-    # -2 mean(x - mean) = 0, so nothing is lost and one backward path is saved.
-    variance = _reduce.reduce_mean(
-        _math.squared_difference(compute, _array.stop_gradient(mean)), axes, keepdims=True)
+    # TensorFlow wraps the mean in stop_gradient here. That is harmless to first order
+    # (d var / d mean = -2 mean(x - mean) = 0) but gives wrong second derivatives, so the
+    # mean stays differentiable.
+    variance = _reduce.reduce_mean(_math.squared_difference(compute, mean), axes,
+                                   keepdims=True)
     if not keepdims and x.ndim:
         reduced = _reduce._axes(axes, x.ndim, "Moments")
         reduced = list(range(x.ndim)) if reduced is None else list(reduced)
