@@ -526,11 +526,15 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
 
     @property
     def losses(self) -> list:
-        """Losses of the latest call (add_loss, activity) plus weight penalties, recomputed."""
+        """Losses of the latest call (add_loss, activity) plus weight penalties, recomputed.
+
+        A sublayer's call losses count when they were added during this layer's latest
+        call or later (as if every call cleared the losses below it, as Keras does).
+        """
         generation = self._generation
         found = []
         for layer in tracking.flatten_layers(self):
-            if layer._loss_generation == generation and layer._call_losses:
+            if layer._loss_generation >= generation and layer._call_losses:
                 found.extend(layer._call_losses)
             for child, regularizer in layer._weight_regularizers.items():
                 found.append(regularizer(layer._own_weights[child]))

@@ -22,9 +22,11 @@ __all__ = ["Bidirectional"]
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 
-def _copy(layer, name: str, go_backwards: bool):
+def _copy(layer, name: str, go_backwards: bool, dtype=None):
     config = serialization.serialize(layer)
     config["config"].update(name=name, go_backwards=go_backwards)
+    if dtype is not None:
+        config["config"]["dtype"] = dtype
     copy = serialization.deserialize(config)
     # The copy's cell is not built yet: naming it after the copy names its variables
     # forward_lstm_cell/kernel, backward_lstm_cell/kernel.
@@ -42,6 +44,7 @@ class Bidirectional(Layer):
 
     Args:
         layer: an RNN layer (SimpleRNN, LSTM, GRU or RNN).
+        dtype: when given, both copies compute in it (e.g. float64).
         merge_mode: ``"concat"`` (default), ``"sum"``, ``"mul"``, ``"ave"``, or None for a
             list ``[forward, backward]``.
         backward_layer: an explicit backward layer (must have ``go_backwards=True`` and
@@ -73,11 +76,13 @@ class Bidirectional(Layer):
             raise ValueError(
                 f"Invalid merge mode. Received: merge_mode={merge_mode!r}. Merge mode should "
                 f"be one of {list(_MERGE_MODES)}")
+        # An explicit dtype (e.g. float64) applies to both directions.
+        dtype = kwargs.get("dtype")
         base = layer.name.removeprefix("forward_")
-        self.forward_layer = _copy(layer, "forward_" + base, layer.go_backwards)
+        self.forward_layer = _copy(layer, "forward_" + base, layer.go_backwards, dtype)
         if backward_layer is None:
             backward = _copy(layer, "backward_" + layer.name.removeprefix("backward_"),
-                             not layer.go_backwards)
+                             not layer.go_backwards, dtype)
         else:
             if backward_layer.go_backwards == layer.go_backwards or (
                     backward_layer.return_sequences != layer.return_sequences
