@@ -81,7 +81,6 @@ class ProgbarLogger(base.Callback):
         self.file = file
         self._bar = None
         self._in_fit = False
-        self._last_postfix = 0.0
         self._start = 0.0
         self._seen = 0
         self._epoch_head = "Epoch"
@@ -99,20 +98,17 @@ class ProgbarLogger(base.Callback):
 
             self._bar = tqdm(total=self.params.get("steps"), desc=desc, unit="step",
                              file=self.file, dynamic_ncols=True, leave=True)
-            self._last_postfix = 0.0
 
     def _advance(self, batch: int, logs) -> None:
         self._seen = batch + 1
         bar = self._bar
         if bar is None:
             return
-        bar.update(self._seen - bar.n)
-        # Formatting the logs costs more than a step of a small model: do it at most as often
-        # as tqdm redraws.
-        now = time.monotonic()
-        if logs and now - self._last_postfix >= bar.mininterval:
-            self._last_postfix = now
+        # Formatting the logs costs more than a step of a small model: do it only when tqdm
+        # is about to redraw (its own test), so the bar always shows the latest values.
+        if logs and bar._time() - bar.last_print_t >= bar.mininterval:
             bar.set_postfix_str(format_logs(logs, ", ", "="), refresh=False)
+        bar.update(self._seen - bar.n)
 
     def _close_bar(self, logs=None) -> None:
         bar = self._bar

@@ -7,9 +7,9 @@ Example:
     (1, 2)
 """
 
-from eagerflow.checkpoint.model_io import load_model
 from eagerflow.models.functional import Functional
 from eagerflow.models.model import Model, model_from_config, model_from_json
+from eagerflow.models.saving import load_model
 from eagerflow.models.sequential import Sequential
 
 __all__ = ["Functional", "Model", "Sequential", "load_model", "model_from_config",

@@ -6,8 +6,9 @@ them, adds the model's regularization losses, and checks targets against the los
 `CompiledMetrics` does the same for metrics and resolves the string ``"accuracy"`` (and
 ``"acc"``) to the accuracy that fits the loss: sparse categorical for integer labels,
 categorical for one-hot targets, binary for one output unit (thresholded at 0 for logits).
-Metric names in the logs are canonical: ``accuracy`` whichever class it resolved to, and
-prefixed by the output name for multi-output models (``digit_accuracy``).
+Metric names in the logs are the strings given (``mae`` for ``"mae"``, like Keras 3), with
+one canonical name for the accuracy aliases: ``accuracy`` for ``"acc"`` too, whichever class
+it resolved to; multi-output models prefix the output name (``digit_accuracy``).
 
 Both are built on the first batch, when the structure of the model's outputs is known.
 
@@ -271,6 +272,11 @@ def _accuracy_for(loss, y_true, y_pred):
 
 
 def _to_metric(identifier, loss, y_true, y_pred):
+    """A metric object for one `compile(metrics=...)` entry.
+
+    A string keeps its spelling as the log key, like Keras 3 (``"mae"`` logs ``mae``),
+    except the accuracy and crossentropy aliases: ``"acc"`` logs ``accuracy``.
+    """
     if isinstance(identifier, str) and identifier in ("accuracy", "acc"):
         return _accuracy_for(loss, y_true, y_pred)
     if isinstance(identifier, str) and identifier in ("crossentropy", "ce"):
@@ -279,11 +285,13 @@ def _to_metric(identifier, loss, y_true, y_pred):
               "categorical": losses_lib.categorical_crossentropy,
               "binary": losses_lib.binary_crossentropy}[kind]
         return metrics_lib.MeanMetricWrapper(
-            fn, name=identifier, from_logits=bool(getattr(loss, "from_logits", False)))
+            fn, name="crossentropy", from_logits=bool(getattr(loss, "from_logits", False)))
     metric = metrics_lib.get(identifier)
-    if isinstance(metric, metrics_lib.Metric):
-        return metric
-    return metrics_lib.MeanMetricWrapper(metric)
+    if not isinstance(metric, metrics_lib.Metric):
+        metric = metrics_lib.MeanMetricWrapper(metric)
+    if isinstance(identifier, str):
+        metric.name = identifier
+    return metric
 
 
 class CompiledMetrics:
@@ -306,7 +314,7 @@ class CompiledMetrics:
         >>> m = compile_utils.CompiledMetrics(["mae"], None, "mse")
         >>> m.update_state(ef.constant([[1.0]]), ef.constant([[3.0]]))
         >>> {k: float(v) for k, v in m.result().items()}
-        {'mean_absolute_error': 2.0}
+        {'mae': 2.0}
     """
 
     def __init__(self, metrics, weighted_metrics=None, loss=None):

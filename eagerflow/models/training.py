@@ -116,7 +116,7 @@ class Trainer:
                     metrics_lib.get(leaf)
         self.optimizer = resolved
         self._loss_tracker = metrics_lib.Mean(name="loss")
-        self._output_loss_trackers = ()
+        self._output_loss_trackers = None  # one per output, made with the loss mapping
         self._run_eagerly = bool(run_eagerly)
         self._steps_per_execution = steps_per_execution
         self._compile_arguments = {
@@ -168,7 +168,7 @@ class Trainer:
         found = []
         if self._loss_tracker is not None:
             found.append(self._loss_tracker)
-        found.extend(self._output_loss_trackers)
+        found.extend(self._output_loss_trackers or ())
         if self.compiled_metrics is not None:
             found.extend(self.compiled_metrics.metrics)
         seen = {id(m) for m in found}
@@ -201,6 +201,8 @@ class Trainer:
         loss = self.compiled_loss
         if not loss.built:
             loss.build(compile_utils.output_names_of(self, y_pred))
+        if self._output_loss_trackers is None:
+            self._output_loss_trackers = ()
             if loss.output_names is not None:
                 self._output_loss_trackers = tuple(
                     metrics_lib.Mean(name=f"{name}_loss")
@@ -219,7 +221,7 @@ class Trainer:
     def _track_loss(self, total, parts, batch_size: int) -> None:
         self._loss_tracker.update_state(total, sample_weight=batch_size)
         parts = [p for p in parts if p is not None]
-        for tracker, part in zip(self._output_loss_trackers, parts, strict=False):
+        for tracker, part in zip(self._output_loss_trackers or (), parts, strict=False):
             tracker.update_state(part, sample_weight=batch_size)
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
