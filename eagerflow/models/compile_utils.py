@@ -350,6 +350,11 @@ class CompiledMetrics:
                         metric.name = f"{output_names[index]}_{metric.name}"
                     table[index].append((metric, weighted))
         self.metrics = [metric for row in table for metric, _ in row]
+        taken = [metric.name for row in table for metric, weighted in row if not weighted]
+        for row in table:  # Keras's rule: a weighted twin of a metric is "weighted_<name>"
+            for metric, weighted in row:
+                if weighted and metric.name in taken:
+                    metric.name = f"weighted_{metric.name}"
         names = [metric.name for metric in self.metrics]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:

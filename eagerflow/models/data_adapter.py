@@ -80,7 +80,10 @@ def _as_array(value, what: str) -> np.ndarray:
         return value._value
     if isinstance(value, Variable):
         return value.numpy()
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        array = np.asarray(None, dtype=object)
     if array.dtype == object:
         raise errors.InvalidArgumentError(
             f"{what} could not be converted to a numeric array (ragged or mixed values)")
@@ -304,8 +307,7 @@ class _ArrayData:
         if self.shuffle:
             order = random_lib.get_global_generator()._rng.permutation(count)
         for start in range(0, count, size):
-            index = slice(start, start + size) if order is None else \
-                np.sort(order[start:start + size])
+            index = slice(start, start + size) if order is None else order[start:start + size]
             y = _take(self.y, index)
             weights = _take(self.sample_weight, index)
             if self.class_weight is not None:

@@ -130,8 +130,11 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         if logs is None:
             raise ValueError(
                 f"fit: epoch {epoch + 1} had no batches: the data is empty")
-        if data.steps is None:
-            data.steps = seen  # known after the first pass: later progress bars get a total
+        if data.steps is None and getattr(data, "is_dataset", False):
+            # Known after the first pass: later epochs' progress bars get a total. (The
+            # callbacks share this params dict.)
+            data.steps = seen
+            callbacks.params["steps"] = seen
         epoch_logs = pythonify_logs(model._epoch_logs(logs))
         if not wants_batch_logs:
             _warn_nan(epoch_logs, epoch, seen - 1, callbacks)

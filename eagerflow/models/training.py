@@ -321,7 +321,8 @@ class Trainer:
             initial_epoch: epoch to start from (to resume a run).
             steps_per_epoch: batches per epoch (default: one pass over the data).
             validation_steps: batches per validation (default: one pass).
-            validation_batch_size: batch size of array validation data.
+            validation_batch_size: batch size of array validation data (default:
+                `batch_size`).
             validation_freq: validate every N epochs, or at the listed epochs (from 1).
 
         Returns:
@@ -351,6 +352,10 @@ class Trainer:
                 x, y, sample_weight, validation_split)
         data = data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch,
                                   class_weight, output_names, "fit")
+        if validation_batch_size is None and not (
+                data_adapter._is_dataset(validation_data)
+                or data_adapter._is_generator(validation_data)):
+            validation_batch_size = batch_size  # Keras's default for array validation data
         validation = loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
         return loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
