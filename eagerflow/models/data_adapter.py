@@ -1,5 +1,5 @@
-"""Everything `fit`/`evaluate`/`predict` accept as data, turned into batches of
-``(x, y, sample_weight)``.
+"""Everything `fit`/`evaluate`/`predict` accept as data, turned into batches: ``x``,
+``(x, y)`` or ``(x, y, sample_weight)``, which is what `train_step` receives.
 
 Three kinds of input, one interface (`adapt` returns an object whose `epoch()` yields the
 batches of one epoch and whose `steps` is the number of batches per epoch, or None):
@@ -23,7 +23,7 @@ Example:
     >>> from eagerflow.models import data_adapter
     >>> data = data_adapter.adapt(np.zeros((5, 2)), np.arange(5), batch_size=2,
     ...                           shuffle=False)
-    >>> [tuple(x.shape) for x, y, w in data.epoch()]
+    >>> [tuple(x.shape) for x, y in data.epoch()]
     [(2, 2), (2, 2), (1, 2)]
 """
 
@@ -39,8 +39,8 @@ from eagerflow.core import errors, nest, tensor
 from eagerflow.core import random as random_lib
 from eagerflow.core.variable import Variable
 
-__all__ = ["adapt", "class_weight_to_sample_weight", "split_arrays",
-           "unpack_x_y_sample_weight"]
+__all__ = ["adapt", "class_weight_to_sample_weight", "pack_x_y_sample_weight",
+           "split_arrays", "unpack_x_y_sample_weight"]
 
 DEFAULT_BATCH_SIZE = 32
 
@@ -73,6 +73,21 @@ def unpack_x_y_sample_weight(data):
         "Data is expected to be (x,), (x, y) or (x, y, sample_weight). Received a tuple of "
         f"length {len(data)}"
     )
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """One batch as `train_step` receives it: ``x``, ``(x, y)`` or ``(x, y, weights)``.
+
+    Example:
+        >>> from eagerflow.models import data_adapter
+        >>> data_adapter.pack_x_y_sample_weight([1.0], [2.0])
+        ([1.0], [2.0])
+    """
+    if y is None and sample_weight is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return x, y
+    return x, y, sample_weight
 
 
 def _as_array(value, what: str) -> np.ndarray:
@@ -313,7 +328,7 @@ class _ArrayData:
             if self.class_weight is not None:
                 weights = _combine_class_weight(y, weights, self.class_weight,
                                                 self.output_names)
-            yield _take(self.x, index), y, weights
+            yield pack_x_y_sample_weight(_take(self.x, index), y, weights)
 
     def _endless(self):
         while True:
@@ -355,10 +370,11 @@ class _IterableData:
             self._iterator = source
 
     def _convert(self, element):
+        if self.class_weight is None:
+            return element  # train_step gets the dataset's element as it is, like Keras
         x, y, weights = unpack_x_y_sample_weight(element)
-        if self.class_weight is not None:
-            weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
-        return x, y, weights
+        weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
+        return pack_x_y_sample_weight(x, y, weights)
 
     def _endless(self):
         while True:

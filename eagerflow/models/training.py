@@ -399,7 +399,7 @@ class Trainer:
     def _one_batch(self, x, y, sample_weight, class_weight, function):
         data = data_adapter.adapt(x, y, sample_weight, None, False, None, class_weight,
                                   self._static_output_names(), function)
-        data.batch_size = data.num_samples
+        data.batch_size = max(1, data.num_samples)
         return next(iter(data._one_pass()))
 
     def _single_batch_result(self, logs, return_dict):

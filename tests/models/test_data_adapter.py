@@ -8,9 +8,19 @@ from eagerflow.core.errors import InvalidArgumentError
 from eagerflow.models import data_adapter
 
 
+def _batches(data):
+    return [data_adapter.unpack_x_y_sample_weight(batch) for batch in data.epoch()]
+
+
 def _epoch(data):
     return [(None if x is None else np.asarray(x), None if y is None else np.asarray(y), w)
-            for x, y, w in data.epoch()]
+            for x, y, w in _batches(data)]
+
+
+def test_pack():
+    pack = data_adapter.pack_x_y_sample_weight
+    assert pack(1) == 1 and pack([1, 2]) == ([1, 2],)
+    assert pack(1, 2) == (1, 2) and pack(1, 2, 3) == (1, 2, 3)
 
 
 def test_unpack():
@@ -44,7 +54,7 @@ def test_pairs_stay_aligned_when_shuffled():
     x = np.arange(20.0)
     data = data_adapter.adapt({"a": x, "b": [x * 2]}, x * 10, np.arange(20.0), batch_size=6,
                               shuffle=True)
-    for batch_x, y, w in data.epoch():
+    for batch_x, y, w in _batches(data):
         np.testing.assert_array_equal(np.asarray(batch_x["b"][0]), np.asarray(batch_x["a"]) * 2)
         np.testing.assert_array_equal(np.asarray(y), np.asarray(batch_x["a"]) * 10)
         np.testing.assert_array_equal(np.asarray(w), np.asarray(batch_x["a"]))
@@ -54,7 +64,7 @@ def test_lists_of_numbers_are_one_array_and_lists_of_arrays_several_inputs():
     one = data_adapter.adapt([[1.0, 2.0], [3.0, 4.0]], [0, 1])
     assert np.asarray(_epoch(one)[0][0]).shape == (2, 2)
     several = data_adapter.adapt([np.zeros((3, 2)), np.ones((3, 4))], None)
-    batch_x = next(iter(several.epoch()))[0]
+    batch_x = _batches(several)[0][0]
     assert [tuple(t.shape) for t in batch_x] == [(3, 2), (3, 4)]
 
 
@@ -91,22 +101,22 @@ def test_a_finite_dataset_is_one_pass_per_epoch_reshuffled():
         .batch(4)
     data = data_adapter.adapt(dataset)
     assert data.steps == 2
-    first = [int(v) for _, y, _ in data.epoch() for v in np.asarray(y)]
-    second = [int(v) for _, y, _ in data.epoch() for v in np.asarray(y)]
+    first = [int(v) for _, y, _ in _batches(data) for v in np.asarray(y)]
+    second = [int(v) for _, y, _ in _batches(data) for v in np.asarray(y)]
     assert sorted(first) == sorted(second) == list(range(8)) and first != second
 
 
 def test_dataset_with_steps_restarts_instead_of_running_out():
     dataset = ef.data.Dataset.range(3).batch(2)
     data = data_adapter.adapt(dataset, steps=3)
-    assert [np.asarray(x).tolist() for x, _, _ in data.epoch()] == [[0, 1], [2], [0, 1]]
-    assert [np.asarray(x).tolist() for x, _, _ in data.epoch()] == [[2], [0, 1], [2]]
+    assert [np.asarray(x).tolist() for x, _, _ in _batches(data)] == [[0, 1], [2], [0, 1]]
+    assert [np.asarray(x).tolist() for x, _, _ in _batches(data)] == [[2], [0, 1], [2]]
 
 
 def test_infinite_dataset_keeps_its_iterator_across_epochs():
     data = data_adapter.adapt(ef.data.Dataset.range(100).repeat(), steps=2)
-    assert [int(x) for x, _, _ in data.epoch()] == [0, 1]
-    assert [int(x) for x, _, _ in data.epoch()] == [2, 3]
+    assert [int(x) for x, _, _ in _batches(data)] == [0, 1]
+    assert [int(x) for x, _, _ in _batches(data)] == [2, 3]
 
 
 def test_infinite_dataset_without_steps_is_an_error():
@@ -133,15 +143,15 @@ def test_dataset_and_generator_reject_arguments_they_carry(name):
 def test_generator_is_consumed_across_epochs():
     batches = ((np.full(2, i), np.full(2, i)) for i in range(5))
     data = data_adapter.adapt(batches, steps=2)
-    assert [int(np.asarray(x)[0]) for x, _, _ in data.epoch()] == [0, 1]
-    assert [int(np.asarray(x)[0]) for x, _, _ in data.epoch()] == [2, 3]
+    assert [int(np.asarray(x)[0]) for x, _, _ in _batches(data)] == [0, 1]
+    assert [int(np.asarray(x)[0]) for x, _, _ in _batches(data)] == [2, 3]
     with pytest.raises(ValueError, match=r"ended after 1 of the 2 batches"):
         list(data.epoch())
 
 
 def test_exhausted_generator_without_steps_is_an_error_next_epoch():
     data = data_adapter.adapt(iter([(np.zeros(1), np.zeros(1))]))
-    assert len(list(data.epoch())) == 1
+    assert len(_batches(data)) == 1
     with pytest.raises(ValueError, match=r"generator was exhausted in an earlier epoch"):
         list(data.epoch())
 
@@ -185,22 +195,22 @@ def test_bad_class_weight(labels, weights, match):
 def test_class_weight_multiplies_sample_weight_for_arrays_and_datasets():
     data = data_adapter.adapt(np.zeros((3, 1)), np.array([0, 1, 1]), np.array([1.0, 1.0, 0.5]),
                               batch_size=3, class_weight={0: 2.0, 1: 4.0})
-    assert next(iter(data.epoch()))[2].tolist() == [2.0, 4.0, 2.0]
+    assert _batches(data)[0][2].tolist() == [2.0, 4.0, 2.0]
     dataset = ef.data.Dataset.from_tensor_slices((np.zeros((2, 1)), np.array([0, 1]))).batch(2)
     data = data_adapter.adapt(dataset, class_weight={0: 2.0, 1: 4.0})
-    assert next(iter(data.epoch()))[2].tolist() == [2.0, 4.0]
+    assert _batches(data)[0][2].tolist() == [2.0, 4.0]
 
 
 def test_class_weight_per_output():
     y = {"a": np.array([0, 1]), "b": np.array([1, 1])}
     data = data_adapter.adapt(np.zeros((2, 1)), y, batch_size=2,
                               class_weight={"a": {0: 1.0, 1: 3.0}})
-    weights = next(iter(data.epoch()))[2]
+    weights = _batches(data)[0][2]
     assert weights["a"].tolist() == [1.0, 3.0] and weights["b"] is None
     data = data_adapter.adapt(np.zeros((2, 1)), [y["a"], y["b"]], np.array([2.0, 2.0]),
                               batch_size=2, class_weight={"b": {1: 5.0}},
                               output_names=["a", "b"])
-    weights = next(iter(data.epoch()))[2]
+    weights = _batches(data)[0][2]
     assert np.asarray(weights[0]).tolist() == [2.0, 2.0] and weights[1].tolist() == [10.0, 10.0]
 
 
