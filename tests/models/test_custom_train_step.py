@@ -32,11 +32,12 @@ class TwoPlayer(ef.Model):
             fake = self(noise, training=True)
             c_loss = ef.reduce_mean(self.critic(fake)) - ef.reduce_mean(self.critic(real))
         grads = tape.gradient(c_loss, self.critic.trainable_variables)
-        self.c_optimizer.apply_gradients(zip(grads, self.critic.trainable_variables))
+        self.c_optimizer.apply_gradients(zip(grads, self.critic.trainable_variables, strict=True))
         with ef.GradientTape() as tape:
             g_loss = -ef.reduce_mean(self.critic(self(noise, training=True)))
         grads = tape.gradient(g_loss, self.generator.trainable_variables)
-        self.g_optimizer.apply_gradients(zip(grads, self.generator.trainable_variables))
+        self.g_optimizer.apply_gradients(
+            zip(grads, self.generator.trainable_variables, strict=True))
         self.g_tracker.update_state(g_loss)
         self.trackers[0].update_state(c_loss)
         return {"g_loss": self.g_tracker.result(), "c_loss": self.trackers[0].result()}
@@ -76,7 +77,7 @@ class Regressor(ef.Model):
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred)
         grads = tape.gradient(loss, self.trainable_variables)
-        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables, strict=True))
         return self.compute_metrics(x, y, y_pred)
 
     def test_step(self, data):

@@ -206,7 +206,7 @@ def test_on_batch_methods():
     model = compiled_mlp()
     before = weights_of(model)
     loss, accuracy = model.train_on_batch(x, y)
-    assert any(not np.array_equal(a, b) for a, b in zip(before, weights_of(model)))
+    assert any(not np.array_equal(a, b) for a, b in zip(before, weights_of(model), strict=True))
     logs = model.test_on_batch(x, y, return_dict=True)
     assert set(logs) == {"loss", "accuracy"}
     assert model.train_on_batch(x, y, class_weight={0: 1, 1: 1, 2: 1}, return_dict=True)
