@@ -106,12 +106,14 @@ class TracedTrainStep:
         model = self.model
         if self._eager or not model.built or self._variables is None:
             logs = model.train_step(data)
-            if not self._eager and self._variables is None and model.trainable_variables:
-                self._variables = list(model.trainable_variables)
+            variables = model._step_variables()
+            if not self._eager and self._variables is None and variables:
+                self._variables = variables
             return logs
-        if [id(v) for v in model.trainable_variables] != [id(v) for v in self._variables]:
+        variables = model._step_variables()
+        if [id(v) for v in variables] != [id(v) for v in self._variables]:
             self._traced = None  # trainable set changed (a layer frozen): trace again
-            self._variables = list(model.trainable_variables)
+            self._variables = variables
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         verify = self._verify_next or self._traced is None
         if self._traced is None:

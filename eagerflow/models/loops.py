@@ -116,17 +116,18 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         callbacks.on_epoch_begin(epoch)
         logs = None
         seen = 0
-        for step, batch in enumerate(data.epoch()):
-            if step % execution == 0:
-                callbacks.on_train_batch_begin(step)
-            logs = train_function(batch)
-            seen = step + 1
-            if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
-                batch_logs = pythonify_logs(logs)
-                _warn_nan(batch_logs, epoch, step, callbacks)
-                callbacks.on_train_batch_end(step, batch_logs)
-            if model.stop_training:
-                break
+        with model._loop_cache():
+            for step, batch in enumerate(data.epoch()):
+                if step % execution == 0:
+                    callbacks.on_train_batch_begin(step)
+                logs = train_function(batch)
+                seen = step + 1
+                if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
+                    batch_logs = pythonify_logs(logs)
+                    _warn_nan(batch_logs, epoch, step, callbacks)
+                    callbacks.on_train_batch_end(step, batch_logs)
+                if model.stop_training:
+                    break
         if logs is None:
             raise ValueError(
                 f"fit: epoch {epoch + 1} had no batches: the data is empty")
@@ -170,11 +171,12 @@ def evaluate_loop(model, data, verbose, callbacks):
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = None
-    for step, batch in enumerate(data.epoch()):
-        callbacks.on_test_batch_begin(step)
-        logs = test_function(batch)
-        if wants_batch_logs:
-            callbacks.on_test_batch_end(step, pythonify_logs(logs))
+    with model._loop_cache():
+        for step, batch in enumerate(data.epoch()):
+            callbacks.on_test_batch_begin(step)
+            logs = test_function(batch)
+            if wants_batch_logs:
+                callbacks.on_test_batch_end(step, pythonify_logs(logs))
     if logs is None:
         raise ValueError("evaluate: no batches to evaluate: the data is empty")
     logs = pythonify_logs(model._epoch_logs(logs))
