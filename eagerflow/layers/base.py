@@ -97,6 +97,17 @@ def _is_symbolic_structure(structure) -> bool:
     return False
 
 
+_PLAIN_ARGS = frozenset({bool, int, float, str, type(None), tensor.Tensor})
+
+
+def _has_symbolic_args(args, kwargs) -> bool:
+    """Whether extra call arguments hold symbolic tensors (flags and tensors: one test)."""
+    for value in (*args, *kwargs.values()):
+        if type(value) not in _PLAIN_ARGS and _is_symbolic_structure(value):
+            return True
+    return False
+
+
 def _is_raw_data(value) -> bool:
     """A nested list of Python numbers: one array of data, not a list of inputs."""
     return all(isinstance(x, (int, float, bool)) for x in nest.flatten(value))
@@ -174,9 +185,14 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
 
     _is_layer = True
     _auto_config_base = True
-    # Internal attributes that hold variables or layers but are not children.
-    _UNTRACKED = frozenset({"_own_weights", "_frozen_vars", "_call_record", "_auto_config",
-                            "_inbound_nodes", "_activity_regularizer"})
+    # The base class's own bookkeeping: never children (own weights are listed through
+    # `_own_weights`), and skipping them by name keeps the attribute walk short.
+    _UNTRACKED = frozenset({
+        "_layer_initialized", "_name", "_dtype", "_trainable", "_autocast", "built", "_called",
+        "_own_weights", "_trainable_ids", "_weight_regularizers", "_frozen_vars",
+        "_call_losses", "_loss_generation", "_generation", "_call_record", "_auto_config",
+        "_build_input_shape", "_batch_input_shape", "_inbound_nodes", "_input_spec",
+        "_activity_regularizer"})
     supports_masking = False
 
     def __init_subclass__(cls, **kwargs):
@@ -572,14 +588,13 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
         else:
             raise TypeError(f"Layer '{self._name}' was called without an input tensor.")
         if type(inputs) is _Tensor:
-            if (args or kwargs) and _is_symbolic_structure([args, list(kwargs.values())]):
+            if (args or kwargs) and _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
             dtype = inputs._value.dtype
             if dtype != self._dtype and self._autocast and dtype.kind == "f":
                 inputs = math_ops.cast(inputs, self._dtype)
         else:
-            if _is_symbolic_structure(inputs) or (
-                    args or kwargs) and _is_symbolic_structure([args, list(kwargs.values())]):
+            if _is_symbolic_structure(inputs) or _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
         if not self.built:
