@@ -131,9 +131,10 @@ def _selu(x):
 
 @_selu.gradient
 def _selu_grad(dy, out, x):
-    # slope: scale for x > 0; for x <= 0, d/dx scale alpha (e^x - 1) = y + scale alpha.
-    # Both are min(y, 0) + scale alpha + [x > 0] (scale - scale alpha).
-    positive = _math.cast(_math.greater(x, 0), dy.dtype)
+    # slope: scale for x >= 0 (TensorFlow's side at 0); for x < 0,
+    # d/dx scale alpha (e^x - 1) = y + scale alpha. Both are
+    # min(y, 0) + scale alpha + [x >= 0] (scale - scale alpha).
+    positive = _math.cast(_math.greater_equal(x, 0), dy.dtype)
     slope = _math.add(_math.add(_math.minimum(out, 0.0), _SELU_SCALE * _SELU_ALPHA),
                       _math.multiply(positive, _SELU_SCALE - _SELU_SCALE * _SELU_ALPHA))
     return _math.multiply(dy, slope)
