@@ -110,7 +110,7 @@ def test_integer_inputs_are_rejected(fn, op):
 
 
 @pytest.mark.parametrize("fn, expected", [
-    (ef.nn.relu, [0.0, 0.0]),
+    (ef.nn.relu, [0.0, 1.0]),
     (ef.nn.relu6, [0.0, 0.0]),
     (ef.nn.leaky_relu, [0.2, 1.0]),
     (ef.nn.elu, [1.0, 1.0]),
