@@ -132,7 +132,12 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     out_sizes = dy.shape[1:3]
     m = n * out_sizes[0] * out_sizes[1]
     dy_flat = dy.reshape(m, out_c)
-    if groups == 1:
+    if groups == 1 and c == 1:
+        # One GEMM reading dy once, (kh*kw, out_c) @ (out_c, M), instead of kh*kw
+        # matrix-vector products that would each read all of dy.
+        blocks = w.reshape(kh * kw, out_c) @ dy_flat.T
+        blocks = blocks.reshape((kh * kw, n) + tuple(out_sizes) + (1, 1))
+    elif groups == 1:
         # (kh*kw, out_c, c): one contiguous (M, c) block of column gradients per offset.
         blocks = np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1))
         blocks = blocks.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
@@ -164,17 +169,6 @@ def _backprop_input_grad(ddx, out, dy, w, needs, input_shape, strides, dilations
 
 
 # -- argument checking --------------------------------------------------------------------
-def _channels_last(data_format, last: str, first: str, op_name: str) -> bool:
-    if data_format is None or data_format == last:
-        return True
-    if data_format == first:
-        return False
-    raise errors.InvalidArgumentError(
-        f"data_format must be '{last}' or '{first}'. Received: data_format={data_format!r}",
-        op_name,
-    )
-
-
 def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's name
     x, w = convert_input(input), convert_input(filters)
     if x.ndim != rank or w.ndim != rank:
@@ -191,20 +185,13 @@ def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's n
 
 
 def _spatial_args(strides, dilations, padding, rank, channels_last, op_name):
-    strides = windows.spatial_ints(_channels_first_to_last(strides, rank, channels_last),
+    strides = windows.spatial_ints(windows.channel_entry_last(strides, rank, channels_last),
                                    "strides", rank, op_name)
-    dilations = windows.spatial_ints(_channels_first_to_last(dilations, rank, channels_last),
-                                     "dilations", rank, op_name, allow_none=True)
+    dilations = windows.spatial_ints(
+        windows.channel_entry_last(dilations, rank, channels_last), "dilations", rank, op_name,
+        allow_none=True)
     padding = windows.parse_padding(padding, rank, op_name, channels_last)
     return strides, dilations, padding
-
-
-def _channels_first_to_last(value, rank, channels_last):
-    """Moves the channel entry of a full-rank NCHW strides/dilations list to the end."""
-    if channels_last or isinstance(value, (int, np.integer)) or value is None:
-        return value
-    items = list(value)
-    return [items[0]] + items[2:] + [items[1]] if len(items) == rank + 2 else items
 
 
 def _to_nhwc(x, channels_last):
@@ -268,7 +255,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
         >>> ef.nn.conv2d(x, ef.ones([5, 5, 3, 8]), strides=1, padding="VALID").shape
         (2, 24, 24, 8)
     """
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", "Conv2D")
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", "Conv2D")
     x, w = _float_pair(input, filters, 4, "Conv2D")
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 "Conv2D")
@@ -299,11 +286,11 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
           [3.]
           [3.]]], shape=(1, 3, 1), dtype=float32)
     """
-    channels_last = _channels_last(data_format, "NWC", "NCW", "Conv1D")
+    channels_last = windows.channels_last(data_format, "NWC", "NCW", "Conv1D")
     x, w = _float_pair(input, filters, 3, "Conv1D")
-    stride = windows.spatial_ints(_channels_first_to_last(stride, 1, channels_last), "stride",
+    stride = windows.spatial_ints(windows.channel_entry_last(stride, 1, channels_last), "stride",
                                   1, "Conv1D")
-    dilations = windows.spatial_ints(_channels_first_to_last(dilations, 1, channels_last),
+    dilations = windows.spatial_ints(windows.channel_entry_last(dilations, 1, channels_last),
                                      "dilations", 1, "Conv1D", allow_none=True)
     padding = windows.parse_padding(padding, 1, "Conv1D", channels_last)
     if not isinstance(padding, str):
@@ -344,7 +331,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
         (1, 14, 14, 8)
     """
     op_name = "Conv2DBackpropInput"
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", op_name)
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
     x, w = _float_pair(input, filters, 4, op_name)
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 op_name)
@@ -402,7 +389,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
         (1, 8, 8, 6)
     """
     op_name = "DepthwiseConv2dNative"
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", op_name)
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
     x, w = _float_pair(input, filter, 4, op_name)
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 op_name)

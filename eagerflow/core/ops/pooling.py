@@ -197,7 +197,7 @@ def _pool_args(input, ksize, strides, padding, data_format, op_name, explicit_ok
             f"AvgPool needs a floating-point input, got {x.dtype.name}", op_name
         )
     if not channels_last:
-        ksize, strides = (_conv._channels_first_to_last(v, 2, False) for v in (ksize, strides))
+        ksize, strides = (windows.channel_entry_last(v, 2, False) for v in (ksize, strides))
         x = _array.transpose(x, [0, 2, 3, 1])
     ksize = windows.spatial_ints(ksize, "ksize", 2, op_name)
     strides = windows.spatial_ints(strides, "strides", 2, op_name)
@@ -289,7 +289,7 @@ def _pool1d(pool, input, ksize, strides, padding, data_format, op_name):  # noqa
     channels_last = data_format != "NCW"
     if not channels_last:
         x = _array.transpose(x, [0, 2, 1])
-        ksize, strides = (_conv._channels_first_to_last(v, 1, False) for v in (ksize, strides))
+        ksize, strides = (windows.channel_entry_last(v, 1, False) for v in (ksize, strides))
     ksize = (1,) + windows.spatial_ints(ksize, "ksize", 1, op_name)
     strides = (1,) + windows.spatial_ints(strides, "strides", 1, op_name)
     padding = windows.parse_padding(padding, 1, op_name)
@@ -365,5 +365,4 @@ def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
 
 
 from eagerflow.core.ops import array as _array  # noqa: E402
-from eagerflow.core.ops import conv as _conv  # noqa: E402
 from eagerflow.core.ops import reduce as _reduce  # noqa: E402

@@ -29,7 +29,36 @@ from numpy.lib.stride_tricks import as_strided
 
 from eagerflow.core import errors
 
-__all__ = ["offset_slices", "pad", "parse_padding", "patches", "resolve", "spatial_ints"]
+__all__ = [
+    "channel_entry_last", "channels_last", "offset_slices", "pad", "parse_padding", "patches",
+    "resolve", "spatial_ints",
+]
+
+
+def channels_last(data_format, last: str, first: str, op_name: str) -> bool:
+    """True for the channels-last `data_format` (or None), False for channels-first."""
+    if data_format is None or data_format == last:
+        return True
+    if data_format == first:
+        return False
+    raise errors.InvalidArgumentError(
+        f"data_format must be '{last}' or '{first}'. Received: data_format={data_format!r}",
+        op_name,
+    )
+
+
+def channel_entry_last(value, rank: int, channels_last: bool):
+    """Moves the channel entry of a full-length channels-first strides/ksize list last.
+
+    ``[1, 1, sh, sw]`` (NCHW) becomes ``[1, sh, sw, 1]``, the NHWC form `spatial_ints`
+    checks; ints, None, short lists and channels-last values pass through.
+    """
+    if channels_last or value is None or isinstance(value, (int, np.integer)):
+        return value
+    if hasattr(value, "numpy"):
+        value = value.numpy().tolist()
+    items = list(value)
+    return [items[0]] + items[2:] + [items[1]] if len(items) == rank + 2 else items
 
 
 def spatial_ints(value, name: str, rank: int, op_name: str, allow_none=False) -> tuple:
