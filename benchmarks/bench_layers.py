@@ -232,8 +232,12 @@ def measure(steps, rounds: int) -> dict:
         step()
         step()
     times = {name: [] for name in steps}
+    order = list(steps)
+    rng = np.random.default_rng(0)
     for _ in range(rounds):
-        for name, step in steps.items():
+        rng.shuffle(order)  # no implementation always runs right after another
+        for name in order:
+            step = steps[name]
             start = time.perf_counter()
             step()
             times[name].append(time.perf_counter() - start)
