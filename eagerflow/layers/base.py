@@ -131,15 +131,16 @@ class _LayerMeta(type):
 
 def _bind_config(cls, args, kwargs):
     """The constructor arguments of a user layer, for its automatic `get_config`."""
+    signature = inspect.signature(cls.__init__)
     try:
-        bound = inspect.signature(cls.__init__).bind(None, *args, **kwargs)
+        bound = signature.bind(None, *args, **kwargs)
     except TypeError:
         return None
     config = {}
     for index, (name, value) in enumerate(bound.arguments.items()):
         if index == 0:
             continue
-        kind = inspect.signature(cls.__init__).parameters[name].kind
+        kind = signature.parameters[name].kind
         if kind is inspect.Parameter.VAR_KEYWORD:
             config.update(value)
         elif kind is inspect.Parameter.VAR_POSITIONAL:
@@ -173,7 +174,7 @@ class Layer(weights.WeightsMixin, trackable.Trackable, metaclass=_LayerMeta):
 
     Raises:
         TypeError: for unknown keyword arguments.
-        ValueError: for an invalid name.
+        ValueError: for an invalid name or dtype.
 
     Example:
         >>> import eagerflow as ef
@@ -202,8 +203,7 @@ class Layer(weights.WeightsMixin, trackable.Trackable, metaclass=_LayerMeta):
     def __init__(self, trainable=True, name=None, dtype=None, *, input_shape=None,
                  batch_input_shape=None, input_dim=None, batch_size=None,
                  activity_regularizer=None, autocast=True, **kwargs):
-        allowed = {"dynamic", "weights"}
-        unknown = set(kwargs) - allowed
+        unknown = set(kwargs) - {"dynamic"}  # every layer is eager ("dynamic") anyway
         if unknown:
             raise TypeError(
                 f"Unrecognized keyword arguments passed to {type(self).__name__}: "
@@ -219,13 +219,19 @@ class Layer(weights.WeightsMixin, trackable.Trackable, metaclass=_LayerMeta):
             if isinstance(input_shape, int):
                 input_shape = (input_shape,)
             batch_input_shape = (batch_size, *input_shape)
+        try:
+            dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        except TypeError:
+            raise ValueError(
+                f"The dtype of {type(self).__name__} must be a dtype such as 'float32' or "
+                f"'float64'. Received: dtype={dtype!r} (dtype policies such as "
+                "'mixed_float16' are not supported).") from None
         state = self.__dict__
         state.update(
             _layer_initialized=True,
             _name=name if name is not None else unique_name(
                 serialization.snake_case(type(self).__name__)),
-            _dtype=dtypes.float32 if dtype is None else dtypes.as_dtype(
-                getattr(dtype, "name", dtype) if not isinstance(dtype, np.dtype) else dtype),
+            _dtype=dtype,
             _trainable=bool(trainable),
             _autocast=bool(autocast),
             built=False,

@@ -160,6 +160,8 @@ class WeightsMixin:
     @property
     def trainable_variables(self) -> list:
         """The variables optimizers update (empty when the layer is frozen)."""
+        if not self._trainable:
+            return []
         return [v for v in self.variables if v.trainable]
 
     trainable_weights = trainable_variables
@@ -167,6 +169,8 @@ class WeightsMixin:
     @property
     def non_trainable_variables(self) -> list:
         """The variables not trained: frozen weights and state such as moving statistics."""
+        if not self._trainable:
+            return self.variables
         return [v for v in self.variables if not v.trainable]
 
     non_trainable_weights = non_trainable_variables

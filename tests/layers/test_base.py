@@ -44,10 +44,13 @@ def test_names_are_unique_per_class():
         ef.layers.Dense(1, name="a/b")
 
 
-def test_unknown_keyword_arguments_are_rejected():
+def test_unknown_keyword_arguments_and_dtype_policies_are_rejected():
     with pytest.raises(TypeError, match=r"Unrecognized keyword arguments passed to Dense: "
                                         r"\{'unit': 3\}"):
         ef.layers.Dense(2, unit=3)
+    with pytest.raises(ValueError, match="dtype policies such as 'mixed_float16'"):
+        ef.layers.Dense(2, dtype="mixed_float16")
+    assert ef.layers.Dense(2, dtype=np.float64).dtype == np.float64
 
 
 def test_training_flag_propagates_to_nested_layers():

@@ -104,3 +104,8 @@ def test_get_and_set_weights():
     with pytest.raises(ValueError, match=r"has shape \(3, 2\), which is not compatible with the "
                                          r"provided weight shape \(2, 3\)"):
         layer.set_weights([kernel.T, bias])
+
+
+def test_a_model_created_frozen_trains_nothing():
+    model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))], trainable=False)
+    assert model.trainable_variables == [] and len(model.non_trainable_variables) == 2
