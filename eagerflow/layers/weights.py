@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes
+from eagerflow.core import dtypes, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.layers import call_context, constraints, initializers, regularizers, tracking
 
@@ -137,11 +137,18 @@ class WeightsMixin:
         return tracking.attribute_items(self)
 
     def _trackable_children(self) -> dict:
-        """Own weights by weight name, then tracked attributes (checkpoint keys)."""
+        """Own weights by weight name, then attributes holding anything a checkpoint saves.
+
+        Besides layers and variables this includes other trackables held by a layer (a
+        metric, a custom state object), whose variables are saved but are not weights.
+        """
         children = dict(self._own_weights)
         own = {id(v) for v in children.values()}
-        for name, value in self._tracked_items():
-            if id(value) not in own and name not in children:
+        skip = self._UNTRACKED
+        for name, value in vars(self).items():
+            if name in skip or name in children or id(value) in own:
+                continue
+            if trackable.is_trackable_value(value):
                 children[name] = value
         return children
 

@@ -49,3 +49,14 @@ def test_shared_variables_and_layers_are_listed_once():
     layer = Twice()
     layer(ef.ones([1, 2]))
     assert len(layer.weights) == 2
+
+
+def test_other_trackables_are_checkpointed_but_are_not_weights():
+    class Counter(ef.core.trackable.Trackable):
+        def __init__(self):
+            self.count = ef.Variable(0, name="count")
+
+    layer = ef.layers.Dense(1, input_shape=(2,))
+    layer.counter = Counter()
+    assert "counter/count" in trackable_paths(layer)
+    assert [v.name for v in layer.weights] == ["dense/kernel", "dense/bias"]
