@@ -56,7 +56,6 @@ class WeightsMixin:
                         leaf.trainable = False
                         layer._frozen_vars.append(leaf)
 
-
     # -- weights ---------------------------------------------------------------------------
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                    trainable=True, constraint=None, **kwargs):
