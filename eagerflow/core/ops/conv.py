@@ -275,6 +275,9 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
         data_format: ``"NWC"`` (default) or ``"NCW"``.
         dilations: an int or a list of 1 or 3 ints.
 
+    Returns:
+        ``(batch, out_width, out_channels)``, with `conv2d`'s output-size rules.
+
     Raises:
         InvalidArgumentError: as `conv2d`, naming the 3-D shapes.
 
@@ -319,6 +322,10 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
             `conv2d` with the same filters, strides and padding on this shape must give
             the shape of `input`.
         strides, padding, data_format, dilations: as in `conv2d`.
+
+    Returns:
+        A tensor of shape `output_shape`; the gradient of the matching `conv2d` with
+        respect to its input, given `input` as the output gradient.
 
     Raises:
         InvalidArgumentError: when `output_shape` is inconsistent with the input shape,
