@@ -6,7 +6,8 @@ window views, no Python loop over pixels):
 * ``Conv2D(x, w)``: the ``(n, oh, ow, kh, kw, c)`` window view of the padded input is
   copied once into an ``(n*oh*ow, kh*kw*c)`` matrix and multiplied by the filter matrix;
   the product is already the NHWC output.
-* ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``.
+* ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``, reusing the matrix the forward
+  pass built when a tape was recording (see `im2col.py`).
 * ``Conv2DBackpropInput(dy, w)``: one batched matmul gives, for each of the kh*kw kernel
   offsets, a contiguous ``(n*oh*ow, c)`` block, which is added into the strided slice of
   the padded input gradient that offset touched (col2im by looping over kernel offsets
@@ -38,11 +39,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import windows
+from eagerflow.core.ops import im2col, windows
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
+
+_flags = context.flags
 
 
 # -- NumPy kernels ------------------------------------------------------------------------
@@ -54,36 +57,13 @@ def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
     )
 
 
-def _columns(x, kernel, strides, dilations, pads, out_sizes, groups):
-    """The im2col matrix: ``(M, kh*kw*c)``, or ``(groups, M, kh*kw*c/groups)`` if grouped.
-
-    For a single input channel the matrix is built transposed, ``(kh*kw, M)``, by one
-    contiguous slice copy per kernel offset, and returned as its ``.T`` view: the window
-    view's innermost run would be a single element there, which makes the one-shot
-    reshape copy several times slower.
-    """
-    n, c = x.shape[0], x.shape[3]
-    xp = windows.pad(x, pads)
-    m = n * out_sizes[0] * out_sizes[1]
-    if c == 1 and groups == 1:
-        cols_t = np.empty((kernel[0], kernel[1], n, out_sizes[0], out_sizes[1]), x.dtype)
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):
-                cols_t[i, j] = xp[windows.offset_slices(i, j, strides, dilations,
-                                                        out_sizes)][..., 0]
-        return cols_t.reshape(kernel[0] * kernel[1], m).T
-    view = windows.patches(xp, kernel, strides, dilations, out_sizes)
-    if groups == 1:
-        return view.reshape(m, -1)
-    grouped = view.reshape(view.shape[:5] + (groups, c // groups))
-    return grouped.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, m, -1)
-
-
 @primitive("Conv2D")
 def _conv2d(x, w, strides, dilations, pads, groups):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
-    cols = _columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    if _flags.tapes:  # the filter gradient will likely want the same matrix
+        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
     if groups == 1:
         out = cols @ w.reshape(kh * kw * cin, out_c)
     else:
@@ -105,8 +85,10 @@ def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
 @primitive("Conv2DBackpropFilter")
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
-    out_sizes = dy.shape[1:3]
-    cols = _columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    out_sizes = tuple(dy.shape[1:3])
+    cols = im2col.take(x, ((kh, kw), strides, dilations, pads, out_sizes, groups))
+    if cols is None:
+        cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     dy_flat = dy.reshape(-1, out_c)
     if groups == 1:
         return (cols.T @ dy_flat).reshape(filter_shape)
