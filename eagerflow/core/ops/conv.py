@@ -41,7 +41,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import im2col, windows
+from eagerflow.core.ops import im2col, scratch, windows
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
 
@@ -62,13 +62,15 @@ def _conv2d(x, w, strides, dilations, pads, groups):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
     cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
-    if _flags.tapes:  # the filter gradient will likely want the same matrix
-        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
     if groups == 1:
         out = cols @ w.reshape(kh * kw * cin, out_c)
     else:
         w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
         out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
+    if _flags.tapes:  # the filter gradient will likely want the same matrix
+        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
+    else:
+        scratch.release(cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
 
 
@@ -91,10 +93,13 @@ def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
         cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     dy_flat = dy.reshape(-1, out_c)
     if groups == 1:
-        return (cols.T @ dy_flat).reshape(filter_shape)
-    dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
-    dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c / groups)
-    return dw_g.transpose(1, 0, 2).reshape(filter_shape)
+        dw = (cols.T @ dy_flat).reshape(filter_shape)
+    else:
+        dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
+        dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c/groups)
+        dw = dw_g.transpose(1, 0, 2).reshape(filter_shape)
+    scratch.release(cols)
+    return dw
 
 
 @_backprop_filter.gradient
@@ -114,15 +119,18 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     out_sizes = dy.shape[1:3]
     m = n * out_sizes[0] * out_sizes[1]
     dy_flat = dy.reshape(m, out_c)
+    buffer = None
     if groups == 1 and c == 1:
         # One GEMM reading dy once, (kh*kw, out_c) @ (out_c, M), instead of kh*kw
         # matrix-vector products that would each read all of dy.
-        blocks = w.reshape(kh * kw, out_c) @ dy_flat.T
-        blocks = blocks.reshape((kh * kw, n) + tuple(out_sizes) + (1, 1))
+        buffer = scratch.empty((kh * kw, m), dy.dtype)
+        np.matmul(w.reshape(kh * kw, out_c), dy_flat.T, out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, 1))
     elif groups == 1:
         # (kh*kw, out_c, c): one contiguous (M, c) block of column gradients per offset.
-        blocks = np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1))
-        blocks = blocks.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
+        buffer = scratch.empty((kh * kw, m, c), dy.dtype)
+        np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1), out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
     else:
         dy_g = dy_flat.reshape(m, groups, out_c // groups).transpose(1, 0, 2)
         w_g = w.reshape(kh * kw, cin, groups, out_c // groups).transpose(2, 0, 3, 1)
@@ -130,14 +138,20 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
         blocks = blocks.transpose(1, 2, 0, 3).reshape(
             (kh * kw, n) + tuple(out_sizes) + (groups, cin))
     (top, bottom), (left, right) = pads
-    grad = np.zeros((n, h + top + bottom, width + left + right, groups, cin), dy.dtype)
+    padded = bool(top or bottom or left or right)
+    shape = (n, h + top + bottom, width + left + right, groups, cin)
+    grad = scratch.empty(shape, dy.dtype) if padded else np.empty(shape, dy.dtype)
+    grad.fill(0)
     for i in range(kh):
         for j in range(kw):
             grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += blocks[i * kw + j]
-    grad = grad.reshape(grad.shape[:3] + (c,))
-    if top or bottom or left or right:
-        grad = np.ascontiguousarray(grad[:, top:top + h, left:left + width])
-    return grad
+    scratch.release(buffer)
+    if not padded:
+        return grad.reshape(grad.shape[:3] + (c,))
+    result = np.ascontiguousarray(grad[:, top:top + h, left:left + width].reshape(
+        (n, h, width, c)))
+    scratch.release(grad)
+    return result
 
 
 @_backprop_input.gradient

@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from eagerflow.core.ops import windows
+from eagerflow.core.ops import scratch, windows
 
 __all__ = ["CACHE_BYTES", "columns", "remember", "take"]
 
@@ -58,23 +58,30 @@ def columns(x, kernel, strides, dilations, pads, out_sizes, groups) -> np.ndarra
 
     Returns:
         The matrix, ``M = n * oh * ow`` rows in NHWC output order, columns ordered
-        ``(kh, kw, c)`` like a flattened filter.
+        ``(kh, kw, c)`` like a flattened filter, on `scratch` memory: `scratch.release` it
+        once done (unless it was `remember`ed).
     """
     n, c = x.shape[0], x.shape[3]
-    xp = windows.pad(x, pads)
+    xp = windows.pad(x, pads, allocate=scratch.empty)
     m = n * out_sizes[0] * out_sizes[1]
     if c == 1 and groups == 1:
-        cols_t = np.empty((kernel[0], kernel[1], n, out_sizes[0], out_sizes[1]), x.dtype)
+        cols_t = scratch.empty((kernel[0], kernel[1], n) + tuple(out_sizes), x.dtype)
         for i in range(kernel[0]):
             for j in range(kernel[1]):
                 cols_t[i, j] = xp[windows.offset_slices(i, j, strides, dilations,
                                                         out_sizes)][..., 0]
-        return cols_t.reshape(kernel[0] * kernel[1], m).T
-    view = windows.patches(xp, kernel, strides, dilations, out_sizes)
-    if groups == 1:
-        return view.reshape(m, -1)
-    grouped = view.reshape(view.shape[:5] + (groups, c // groups))
-    return grouped.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, m, -1)
+        cols = cols_t.reshape(kernel[0] * kernel[1], m).T
+    else:
+        view = windows.patches(xp, kernel, strides, dilations, out_sizes)
+        if groups > 1:  # (groups, n, oh, ow, kh, kw, c / groups)
+            view = view.reshape(view.shape[:5] + (groups, c // groups))
+            view = view.transpose(5, 0, 1, 2, 3, 4, 6)
+        cols = scratch.empty(view.shape, x.dtype)
+        np.copyto(cols, view)
+        cols = cols.reshape(m, -1) if groups == 1 else cols.reshape(groups, m, -1)
+    if xp is not x:
+        scratch.release(xp)
+    return cols
 
 
 def _forget(key_id, ref):

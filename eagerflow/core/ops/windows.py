@@ -227,13 +227,14 @@ def resolve(in_sizes, kernel, strides, dilations, padding, op_name="Conv2D"):
     return tuple(out_sizes), tuple(pads)
 
 
-def pad(x: np.ndarray, pads, value=0) -> np.ndarray:
+def pad(x: np.ndarray, pads, value=0, allocate=np.empty) -> np.ndarray:
     """Pads the spatial dims (1 and 2) of an NHWC array with `value`.
 
     Args:
         x: an NHWC ndarray.
         pads: ``((top, bottom), (left, right))``.
         value: the fill value (``-inf`` for max pooling).
+        allocate: ``allocate(shape, dtype)`` for the result (e.g. `scratch.empty`).
 
     Returns:
         A new array, or `x` itself when every padding is 0.
@@ -249,7 +250,7 @@ def pad(x: np.ndarray, pads, value=0) -> np.ndarray:
     if not (top or bottom or left or right):
         return x
     n, h, w, c = x.shape
-    out = np.empty((n, h + top + bottom, w + left + right, c), x.dtype)
+    out = allocate((n, h + top + bottom, w + left + right, c), x.dtype)
     # Fill only the border: filling the whole buffer first would write it twice.
     out[:, :top] = value
     out[:, top + h:] = value
