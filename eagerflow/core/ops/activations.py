@@ -57,6 +57,12 @@ def _relu6_grad(dy, out, x):
 def relu6(features, name=None):
     """``min(max(x, 0), 6)`` elementwise.
 
+    Args:
+        features: a numeric tensor.
+
+    Returns:
+        A tensor of the same shape and dtype; its gradient is 1 strictly inside (0, 6).
+
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.relu6([-2, 4, 8])
@@ -80,6 +86,13 @@ def _leaky_relu_grad(dy, out, x, alpha):
 
 def leaky_relu(features, alpha=0.2, name=None):
     """``x`` where ``x > 0``, else ``alpha * x`` (TensorFlow's default alpha is 0.2).
+
+    Args:
+        features: a tensor.
+        alpha: the slope for negative inputs.
+
+    Returns:
+        A tensor of the same shape and dtype.
 
     Example:
         >>> import eagerflow as ef
@@ -107,6 +120,12 @@ def _elu_grad(dy, out, x):
 
 def elu(features, name=None):
     """Exponential linear unit: ``x`` where ``x > 0``, else ``exp(x) - 1``.
+
+    Args:
+        features: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype.
 
     Raises:
         InvalidArgumentError: for a non-floating-point input.
@@ -142,6 +161,14 @@ def _selu_grad(dy, out, x):
 
 def selu(features, name=None):
     """Scaled ELU: ``scale * (x if x > 0 else alpha * (exp(x) - 1))``, self-normalising.
+
+    ``alpha`` = 1.6732632423543772 and ``scale`` = 1.0507009873554805.
+
+    Args:
+        features: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype.
 
     Raises:
         InvalidArgumentError: for a non-floating-point input.
@@ -192,6 +219,9 @@ def gelu(features, approximate=False, name=None):
             ``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`` instead of the exact
             ``0.5 x (1 + erf(x / sqrt(2)))``.
 
+    Returns:
+        A tensor of the same shape and dtype.
+
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
@@ -227,6 +257,13 @@ def _silu_grad(dy, out, x, beta):
 def silu(features, beta=1.0, name=None):
     """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``.
 
+    Args:
+        features: a floating-point tensor.
+        beta: the sigmoid's input scale.
+
+    Returns:
+        A tensor of the same shape and dtype.
+
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
@@ -243,6 +280,12 @@ swish = silu
 
 def softsign(features, name=None):
     """``x / (1 + |x|)`` elementwise.
+
+    Args:
+        features: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype, in (-1, 1).
 
     Example:
         >>> import eagerflow as ef

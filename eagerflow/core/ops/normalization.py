@@ -104,6 +104,9 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     Returns:
         The normalised tensor, `x`'s shape and dtype.
 
+    Raises:
+        InvalidArgumentError: for a non-float `x`.
+
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.batch_normalization([1.0, 3.0], 2.0, 1.0, 0.5, 2.0, 0.0)
@@ -129,6 +132,12 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
         x: a floating-point tensor.
         axis: the axis or axes to normalise over (None: all); `dim` is its old name.
         epsilon: lower bound of the squared norm, so zero vectors stay zero.
+
+    Returns:
+        A tensor of `x`'s shape with unit L2 norm along `axis`.
+
+    Raises:
+        InvalidArgumentError: for a non-float input, or both `axis` and `dim` given.
 
     Example:
         >>> import eagerflow as ef

@@ -180,6 +180,9 @@ def softplus(features, name=None):
     Args:
         features: a floating-point tensor.
 
+    Returns:
+        A tensor of the same shape and dtype; its gradient is ``sigmoid(x)``.
+
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
@@ -193,6 +196,12 @@ def softplus(features, name=None):
 
 def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, elementwise and stable for any `x`.
+
+    Args:
+        x: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype (all values <= 0).
 
     Example:
         >>> import eagerflow as ef
