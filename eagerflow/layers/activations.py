@@ -13,11 +13,14 @@ Example:
 
 from __future__ import annotations
 
+from eagerflow.core.ops import activations as nn_activations
 from eagerflow.core.ops import math as math_ops
 from eagerflow.core.ops import nn as core_nn
+from eagerflow.core.ops import special
 
-__all__ = ["deserialize", "exponential", "get", "linear", "log_softmax", "relu", "serialize",
-           "sigmoid", "softmax", "softsign", "tanh"]
+__all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
+           "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize",
+           "sigmoid", "silu", "softmax", "softplus", "softsign", "swish", "tanh"]
 
 
 def linear(x):
@@ -105,12 +108,128 @@ def softsign(x):
         >>> ef.activations.softsign(ef.constant([1.0]))
         ef.Tensor([0.5], shape=(1,), dtype=float32)
     """
-    return math_ops.divide(x, math_ops.add(math_ops.abs(x), 1.0))
+    return nn_activations.softsign(x)
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, computed without overflow.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.softplus(ef.constant([0.0]))
+        ef.Tensor([0.6931472], shape=(1,), dtype=float32)
+    """
+    return special.softplus(x)
+
+
+def elu(x):
+    """``x`` for positive inputs, ``exp(x) - 1`` otherwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.elu(ef.constant([0.0, 1.0]))
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    return nn_activations.elu(x)
+
+
+def selu(x):
+    """Scaled ELU (self-normalizing networks; use with `lecun_normal`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.selu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.selu(x)
+
+
+def gelu(x, approximate=False):
+    """Gaussian error linear unit ``x * Phi(x)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.gelu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.gelu(x, approximate=approximate)
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (also called swish).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.silu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.silu(x)
+
+
+swish = silu
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.leaky_relu(ef.constant([-1.0, 1.0]))
+        ef.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
+    """
+    return nn_activations.leaky_relu(x, alpha=negative_slope)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.relu6(ef.constant([9.0]))
+        ef.Tensor([6.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.relu6(x)
+
+
+def hard_sigmoid(x):
+    """Piecewise-linear sigmoid: ``relu6(x + 3) / 6``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.hard_sigmoid(ef.constant([0.0, 9.0]))
+        ef.Tensor([0.5 1. ], shape=(2,), dtype=float32)
+    """
+    return math_ops.divide(nn_activations.relu6(math_ops.add(x, 3.0)), 6.0)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x))``, stable for large negative inputs.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.log_sigmoid(ef.constant([0.0]))
+        ef.Tensor([-0.6931472], shape=(1,), dtype=float32)
+    """
+    return special.log_sigmoid(x)
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.mish(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return math_ops.multiply(x, math_ops.tanh(special.softplus(x)))
 
 
 _TABLE = {
     "linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
     "log_softmax": log_softmax, "exponential": exponential, "softsign": softsign,
+    "softplus": softplus, "elu": elu, "selu": selu, "gelu": gelu, "silu": silu,
+    "swish": swish, "leaky_relu": leaky_relu, "relu6": relu6, "hard_sigmoid": hard_sigmoid,
+    "log_sigmoid": log_sigmoid, "mish": mish,
 }
 
 
@@ -131,7 +250,7 @@ def get(identifier):
         >>> ef.activations.get("relu7")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
           ...
-        ValueError: Unknown activation: 'relu7'. Known activations: ..., relu, sigmoid, ...
+        ValueError: Unknown activation: 'relu7'. Known activations: ..., relu, relu6, ...
     """
     if identifier is None:
         return linear

@@ -31,7 +31,8 @@ class _Merge(Layer):
         self.supports_masking = True
 
     def _check_list(self, inputs):
-        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2 or any(
+                isinstance(x, int) or x is None for x in inputs):
             raise ValueError(
                 f"A merge layer ({type(self).__name__} '{self.name}') should be called on a "
                 f"list of at least 2 inputs. Received: inputs={inputs!r}")

@@ -150,6 +150,9 @@ class Functional(Model):
         shapes = [t.shape for t in self._flat_outputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
+    def build(self, input_shape=None) -> None:
+        """Does nothing: a functional model is built when it is created."""
+
     def _tracked_items(self) -> list:
         graph = [(layer.name, layer) for layer in self._functional_layers
                  if not isinstance(layer, symbolic.InputLayer)]

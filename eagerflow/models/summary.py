@@ -123,6 +123,24 @@ def _sequential_like(model, rows) -> bool:
     return all(len(connected) <= 1 for _, _, connected in rows)
 
 
+def _table(model, rows, with_connections, show_trainable, expand_nested, indent="") -> list:
+    """The table's cell texts, one list per printed line."""
+    lines = []
+    for layer, shape_text, connected in rows:
+        fields = [f"{indent}{layer.name} ({_type_name(layer)})", shape_text, _param_text(layer)]
+        if with_connections:
+            fields.append(connected[0] if connected else "-")
+        if show_trainable:
+            fields.append("Y" if layer.trainable else "N")
+        lines.append(fields)
+        for extra in connected[1:]:
+            lines.append(["", "", "", extra] + ([""] if show_trainable else []))
+        if expand_nested and _is_model(layer) and layer.built:
+            lines.extend(_table(layer, _rows(layer), with_connections, show_trainable, True,
+                                indent + "  "))
+    return lines
+
+
 def print_summary(model, line_length=None, positions=None, print_fn=None,
                   expand_nested=False, show_trainable=False) -> None:
     """Prints `model`'s summary table; see `Model.summary`."""
@@ -139,15 +157,21 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
         headers.append("Connected to")
     if show_trainable:
         headers.append("Trainable")
-    line_length = line_length or (100 if with_connections else 72)
-    if positions is None:
-        fractions = [0.4, 0.75, 1.0] if not with_connections else [0.3, 0.55, 0.67, 1.0]
-        if show_trainable:
-            fractions = [f * 0.9 for f in fractions] + [1.0]
-        positions = fractions
-    if positions[-1] <= 1:
-        positions = [int(line_length * p) for p in positions]
-    widths = [b - a for a, b in zip([0, *positions[:-1]], positions, strict=True)]
+    lines = _table(model, rows, with_connections, show_trainable, expand_nested)
+    if positions is None and line_length is None:
+        # Wide enough for every cell: nothing is cut.
+        widths = [max(len(str(line[i])) for line in [headers, *lines]) + 3
+                  for i in range(len(headers))]
+        line_length = sum(widths)
+    else:
+        line_length = line_length or 72
+        if positions is None:
+            positions = [0.4, 0.75, 1.0] if not with_connections else [0.3, 0.55, 0.67, 1.0]
+            if show_trainable:
+                positions = [p * 0.9 for p in positions] + [1.0]
+        if positions[-1] <= 1:
+            positions = [int(line_length * p) for p in positions]
+        widths = [b - a for a, b in zip([0, *positions[:-1]], positions, strict=True)]
 
     def emit(fields, align_right=(2,)):
         line = ""
@@ -157,32 +181,18 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
                 text = text.rjust(width - 2) + "  "
             else:
                 text = (" " + text).ljust(width)
-            line += text[:max(width, len(text))] if index == len(widths) - 1 else text[:width]
+            line += text if index == len(widths) - 1 else text[:width]
         print_fn(line.rstrip())
 
     print_fn(f'Model: "{model.name}"')
     print_fn("_" * line_length)
     emit(headers)
     print_fn("=" * line_length)
-
-    def emit_rows(current_rows, indent):
-        for layer, shape_text, connected in current_rows:
-            fields = [f"{indent}{layer.name} ({_type_name(layer)})", shape_text,
-                      _param_text(layer)]
-            if with_connections:
-                fields.append(connected[0] if connected else "-")
-            if show_trainable:
-                fields.append("Y" if layer.trainable else "N")
-            emit(fields)
-            for extra in connected[1:]:
-                emit(["", "", "", extra] + ([""] if show_trainable else []), align_right=())
-            if expand_nested and _is_model(layer) and layer.built:
-                emit_rows(_rows(layer), indent + "  ")
-
-    emit_rows(rows, "")
+    for fields in lines:
+        emit(fields, align_right=(2,) if fields[0] else ())
     variables = model.variables
-    trainable = [v for v in variables if v.trainable]
-    frozen = [v for v in variables if not v.trainable]
+    trainable = model.trainable_variables
+    frozen = model.non_trainable_variables
     print_fn("=" * line_length)
     print_fn(f"Total params: {_count(variables):,} ({_byte_size(variables)})")
     print_fn(f"Trainable params: {_count(trainable):,} ({_byte_size(trainable)})")
