@@ -135,7 +135,7 @@ def conv_case(shape, out_c, rng):
         },
     }
     if shape[3] == 1:
-        impls["fwd+bwd, filter grad only (first layer)"] = {
+        impls["fwd+bwd, filter grad only"] = {
             "eagerflow": lambda: ef_conv_forward_backward(xe, we, input_grad=False),
             "numpy": lambda: np_conv_forward_backward(x, w, dy, input_grad=False),
         }
@@ -145,7 +145,7 @@ def conv_case(shape, out_c, rng):
         impls["forward"]["torch"] = lambda: torch_conv_forward(xt, wt)
         impls["forward+backward"]["torch"] = lambda: torch_conv_forward_backward(xt, wt)
         if shape[3] == 1:
-            impls["fwd+bwd, filter grad only (first layer)"]["torch"] = (
+            impls["fwd+bwd, filter grad only"]["torch"] = (
                 lambda: torch_conv_forward_backward(xt, wt, input_grad=False))
     return impls
 
@@ -172,7 +172,7 @@ def pool_case(shape, rng):
 
 
 def measure(impls: dict, rounds: int) -> dict:
-    """Median milliseconds per implementation, timed interleaved round by round."""
+    """(median, best) milliseconds per implementation, timed interleaved round by round."""
     for fn in impls.values():
         fn()  # warm-up: first-call allocations and BLAS thread start-up
     times = {name: [] for name in impls}
@@ -181,7 +181,8 @@ def measure(impls: dict, rounds: int) -> dict:
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
-    return {name: 1e3 * float(np.median(t)) for name, t in times.items()}
+    return {name: (1e3 * float(np.median(t)), 1e3 * float(np.min(t)))
+            for name, t in times.items()}
 
 
 def main() -> None:
@@ -196,18 +197,22 @@ def main() -> None:
         ("conv2d 3x3 SAME (64,14,14,32)->64", conv_case((64, 14, 14, 32), 64, rng)),
         ("max_pool2d 2x2 (64,28,28,32)", pool_case((64, 28, 28, 32), rng)),
     ]
-    print(f"threads: {THREADS} (numpy BLAS and torch), rounds: {args.rounds}, medians in ms")
-    header = f"{'case':<36} {'pass':<40} {'eagerflow':>9} {'numpy':>8} {'torch':>8}"
-    print(header + f" {'ef/torch':>9} {'ef/numpy':>9}")
+    print(f"threads: {THREADS} (NumPy's BLAS and torch), {args.rounds} interleaved rounds; "
+          "median ms (best ms in brackets)")
+    print(f"{'case':<34} {'pass':<28} {'eagerflow':>15} {'numpy':>15} {'torch':>15} "
+          f"{'ef/torch':>14} {'ef/numpy':>9}")
     for title, passes in cases:
         for pass_name, impls in passes.items():
             ms = measure(impls, args.rounds)
-            torch_ms = ms.get("torch")
-            line = (f"{title:<36} {pass_name:<40} {ms['eagerflow']:9.2f} {ms['numpy']:8.2f} "
-                    f"{torch_ms if torch_ms is not None else float('nan'):8.2f}")
-            ratio = ms["eagerflow"] / torch_ms if torch_ms else float("nan")
-            print(line + f" {ratio:9.2f} {ms['eagerflow'] / ms['numpy']:9.2f}")
-
+            cells = [f"{ms[k][0]:7.2f} ({ms[k][1]:5.2f})" if k in ms else f"{'-':>15}"
+                     for k in ("eagerflow", "numpy", "torch")]
+            if "torch" in ms:
+                ratio = (f"{ms['eagerflow'][0] / ms['torch'][0]:5.2f} "
+                         f"({ms['eagerflow'][1] / ms['torch'][1]:5.2f})")
+            else:
+                ratio = "-"
+            print(f"{title:<34} {pass_name:<28} {' '.join(cells)} {ratio:>14} "
+                  f"{ms['eagerflow'][0] / ms['numpy'][0]:9.2f}")
 
 if __name__ == "__main__":
     main()

@@ -2,11 +2,11 @@
 
 Example:
     >>> import eagerflow as ef
-    >>> layer = ef.layers.Bidirectional(ef.layers.LSTM(4, return_sequences=True))
+    >>> layer = ef.layers.Bidirectional(ef.layers.LSTM(4, return_sequences=True, name="lstm"))
     >>> layer(ef.ones([2, 5, 3])).shape
     (2, 5, 8)
-    >>> [v.name.split("/")[0] for v in layer.weights][:1]
-    ['forward_lstm_cell']
+    >>> [v.name for v in layer.weights][::3]
+    ['forward_lstm_cell/kernel', 'backward_lstm_cell/kernel']
 """
 
 from __future__ import annotations

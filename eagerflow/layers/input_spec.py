@@ -50,6 +50,10 @@ class InputSpec:
         self.axes = dict(axes or {})
         self.allow_last_axis_squeeze = allow_last_axis_squeeze
         self.name = name
+        # Rank bounds and required sizes, checked with a few comparisons on each call.
+        self._quick = None
+        if dtype is None and self.shape is None:
+            self._quick = (self.ndim, self.min_ndim, self.max_ndim, tuple(self.axes.items()))
 
     def __repr__(self) -> str:
         parts = [f"{key}={value}" for key, value in (
@@ -63,8 +67,24 @@ class InputSpec:
                 "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes}
 
 
+def _fits(quick, shape) -> bool:
+    ndim, min_ndim, max_ndim, axes = quick
+    rank = len(shape)
+    if (ndim is not None and rank != ndim) or (min_ndim is not None and rank < min_ndim) or (
+            max_ndim is not None and rank > max_ndim):
+        return False
+    for axis, size in axes:
+        if not -rank <= axis < rank or (size is not None and shape[axis] != size):
+            return False
+    return True
+
+
 def assert_input_compatibility(specs, inputs, layer_name: str) -> None:
     """Raises ValueError when `inputs` (a tensor or a list) do not fit `specs`."""
+    # hot path: one spec and one tensor that fits (every call of Dense, Conv2D, ...).
+    if type(specs) is InputSpec and specs._quick is not None and hasattr(inputs, "shape") and (
+            _fits(specs._quick, inputs.shape)):
+        return
     if isinstance(specs, InputSpec):
         specs = (specs,)
         inputs = (inputs,)

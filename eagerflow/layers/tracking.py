@@ -45,12 +45,16 @@ def leaves(value):
         yield value
 
 
+# Attribute values that can never hold a layer or variable: skipped by one type test.
+_PLAIN = frozenset({int, float, bool, str, type(None), bytes, complex})
+
+
 def attribute_items(obj) -> list:
     """``(name, value)`` of the attributes of `obj` that hold Layers or Variables."""
     skip = obj._UNTRACKED
     items = []
     for name, value in vars(obj).items():
-        if name in skip:
+        if name in skip or type(value) in _PLAIN:
             continue
         if isinstance(value, (list, tuple, dict)):
             if next(leaves(value), None) is not None:

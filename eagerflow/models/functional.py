@@ -111,8 +111,9 @@ class Functional(Model):
         if duplicates:
             raise ValueError(
                 f"The name {duplicates[0]!r} is used {names.count(duplicates[0])} times in "
-                f"model '{self.name}'. All layer names should be unique (they key the "
-                "checkpoint); give the layers distinct `name=` arguments.")
+                f"model '{self.name}'. All layer names should be unique (get_layer and the "
+                "saved config refer to layers by name); give the layers distinct `name=` "
+                "arguments.")
         self._functional_layers = layers
         self.built = True
 
@@ -150,13 +151,21 @@ class Functional(Model):
         shapes = [t.shape for t in self._flat_outputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
+    def build(self, input_shape=None) -> None:
+        """Does nothing: a functional model is built when it is created."""
+
     def _tracked_items(self) -> list:
         graph = [(layer.name, layer) for layer in self._functional_layers
                  if not isinstance(layer, symbolic.InputLayer)]
         return graph + super()._tracked_items()
 
     def _trackable_children(self) -> dict:
-        return dict(self._tracked_items())
+        # By position in the graph, like Sequential (see its comment): ``layers/0/kernel``.
+        children = {"layers": [layer for layer in self._functional_layers
+                               if not isinstance(layer, symbolic.InputLayer)]}
+        for name, value in super()._tracked_items():
+            children.setdefault(name, value)
+        return children
 
     # -- running ---------------------------------------------------------------------------
     def _flatten_call_inputs(self, inputs) -> list:

@@ -65,7 +65,10 @@ class Sequential(Model):
         return list(self._layers)
 
     def _trackable_children(self) -> dict:
-        children = {layer.name: layer for layer in self._layers}
+        # Layers are keyed by position (``layers/0/kernel``), as in TensorFlow's Sequential
+        # checkpoints: default names are numbered per process (dense, dense_1, ...), so a
+        # model rebuilt in a new session, or a second copy, would match nothing by name.
+        children = {"layers": list(self._layers)}
         for name, value in self._tracked_items():
             if name != "_layers":
                 children.setdefault(name, value)

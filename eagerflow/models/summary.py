@@ -191,8 +191,8 @@ def print_summary(model, line_length=None, positions=None, print_fn=None,
     for fields in lines:
         emit(fields, align_right=(2,) if fields[0] else ())
     variables = model.variables
-    trainable = [v for v in variables if v.trainable]
-    frozen = [v for v in variables if not v.trainable]
+    trainable = model.trainable_variables
+    frozen = model.non_trainable_variables
     print_fn("=" * line_length)
     print_fn(f"Total params: {_count(variables):,} ({_byte_size(variables)})")
     print_fn(f"Trainable params: {_count(trainable):,} ({_byte_size(trainable)})")

@@ -92,10 +92,6 @@ def test_file_layout_of_a_real_model(tmp_path):
         assert int(f["optimizer/iterations"][()]) == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Sequential keys its layers by their globally numbered default names (dense, dense_1, "
-    "...), so a second model built in the same process gets other checkpoint paths; "
-    "keying layers by position would fix it (reported to the lead)."))
 def test_auto_named_sequential_restores_into_a_fresh_model(tmp_path):
     def make():
         return ef.Sequential([ef.layers.Dense(3), ef.layers.Dense(2)])

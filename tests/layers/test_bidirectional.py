@@ -74,3 +74,16 @@ def test_bidirectional_errors():
     explicit = ef.layers.Bidirectional(ef.layers.GRU(2),
                                        backward_layer=ef.layers.GRU(3, go_backwards=True))
     assert explicit(X).shape == (2, 5)
+
+
+def test_bidirectional_against_numpy_step_loops():
+    from tests.layers.test_rnn import simple_rnn_reference
+
+    layer = ef.layers.Bidirectional(ef.layers.SimpleRNN(5, return_sequences=True))
+    layer(X)
+    forward_weights = layer.forward_layer.get_weights()
+    backward_weights = layer.backward_layer.get_weights()
+    forward, _ = simple_rnn_reference(X, *forward_weights)
+    backward, _ = simple_rnn_reference(X, *backward_weights, backwards=True)
+    expected = np.concatenate([forward, backward[:, ::-1]], -1)
+    np.testing.assert_allclose(layer(X).numpy(), expected, rtol=1e-5, atol=1e-6)

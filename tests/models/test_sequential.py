@@ -66,11 +66,11 @@ def test_add_errors():
         lazy(np.ones((1, 3, 2), "float32"))
 
 
-def test_checkpoint_keys_are_layer_names_and_mask_argument():
+def test_checkpoint_keys_are_layer_positions_and_mask_argument():
     model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,), name="hidden"),
                            ef.layers.Dense(1, name="out")])
-    assert sorted(trackable_paths(model)) == ["hidden/bias", "hidden/kernel", "out/bias",
-                                              "out/kernel"]
+    assert sorted(trackable_paths(model)) == ["layers/0/bias", "layers/0/kernel",
+                                              "layers/1/bias", "layers/1/kernel"]
     rnn = ef.Sequential([ef.layers.SimpleRNN(2)])
     data = np.ones((1, 3, 1), "float32")
     masked = rnn(data, mask=ef.constant([[True, False, False]]))

@@ -6,7 +6,8 @@ window views, no Python loop over pixels):
 * ``Conv2D(x, w)``: the ``(n, oh, ow, kh, kw, c)`` window view of the padded input is
   copied once into an ``(n*oh*ow, kh*kw*c)`` matrix and multiplied by the filter matrix;
   the product is already the NHWC output.
-* ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``.
+* ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``, reusing the matrix the forward
+  pass built when a tape was recording (see `im2col.py`).
 * ``Conv2DBackpropInput(dy, w)``: one batched matmul gives, for each of the kh*kw kernel
   offsets, a contiguous ``(n*oh*ow, c)`` block, which is added into the strided slice of
   the padded input gradient that offset touched (col2im by looping over kernel offsets
@@ -38,11 +39,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import windows
+from eagerflow.core.ops import im2col, scratch, windows
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
+
+_flags = context.flags
 
 
 # -- NumPy kernels ------------------------------------------------------------------------
@@ -54,41 +57,20 @@ def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
     )
 
 
-def _columns(x, kernel, strides, dilations, pads, out_sizes, groups):
-    """The im2col matrix: ``(M, kh*kw*c)``, or ``(groups, M, kh*kw*c/groups)`` if grouped.
-
-    For a single input channel the matrix is built transposed, ``(kh*kw, M)``, by one
-    contiguous slice copy per kernel offset, and returned as its ``.T`` view: the window
-    view's innermost run would be a single element there, which makes the one-shot
-    reshape copy several times slower.
-    """
-    n, c = x.shape[0], x.shape[3]
-    xp = windows.pad(x, pads)
-    m = n * out_sizes[0] * out_sizes[1]
-    if c == 1 and groups == 1:
-        cols_t = np.empty((kernel[0], kernel[1], n, out_sizes[0], out_sizes[1]), x.dtype)
-        for i in range(kernel[0]):
-            for j in range(kernel[1]):
-                cols_t[i, j] = xp[windows.offset_slices(i, j, strides, dilations,
-                                                        out_sizes)][..., 0]
-        return cols_t.reshape(kernel[0] * kernel[1], m).T
-    view = windows.patches(xp, kernel, strides, dilations, out_sizes)
-    if groups == 1:
-        return view.reshape(m, -1)
-    grouped = view.reshape(view.shape[:5] + (groups, c // groups))
-    return grouped.transpose(5, 0, 1, 2, 3, 4, 6).reshape(groups, m, -1)
-
-
 @primitive("Conv2D")
 def _conv2d(x, w, strides, dilations, pads, groups):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
-    cols = _columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     if groups == 1:
         out = cols @ w.reshape(kh * kw * cin, out_c)
     else:
         w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
         out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
+    if _flags.tapes:  # the filter gradient will likely want the same matrix
+        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
+    else:
+        scratch.release(cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
 
 
@@ -105,14 +87,19 @@ def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
 @primitive("Conv2DBackpropFilter")
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
-    out_sizes = dy.shape[1:3]
-    cols = _columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    out_sizes = tuple(dy.shape[1:3])
+    cols = im2col.take(x, ((kh, kw), strides, dilations, pads, out_sizes, groups))
+    if cols is None:
+        cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     dy_flat = dy.reshape(-1, out_c)
     if groups == 1:
-        return (cols.T @ dy_flat).reshape(filter_shape)
-    dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
-    dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c / groups)
-    return dw_g.transpose(1, 0, 2).reshape(filter_shape)
+        dw = (cols.T @ dy_flat).reshape(filter_shape)
+    else:
+        dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
+        dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c/groups)
+        dw = dw_g.transpose(1, 0, 2).reshape(filter_shape)
+    scratch.release(cols)
+    return dw
 
 
 @_backprop_filter.gradient
@@ -132,10 +119,18 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     out_sizes = dy.shape[1:3]
     m = n * out_sizes[0] * out_sizes[1]
     dy_flat = dy.reshape(m, out_c)
-    if groups == 1:
+    buffer = None
+    if groups == 1 and c == 1:
+        # One GEMM reading dy once, (kh*kw, out_c) @ (out_c, M), instead of kh*kw
+        # matrix-vector products that would each read all of dy.
+        buffer = scratch.empty((kh * kw, m), dy.dtype)
+        np.matmul(w.reshape(kh * kw, out_c), dy_flat.T, out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, 1))
+    elif groups == 1:
         # (kh*kw, out_c, c): one contiguous (M, c) block of column gradients per offset.
-        blocks = np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1))
-        blocks = blocks.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
+        buffer = scratch.empty((kh * kw, m, c), dy.dtype)
+        np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1), out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
     else:
         dy_g = dy_flat.reshape(m, groups, out_c // groups).transpose(1, 0, 2)
         w_g = w.reshape(kh * kw, cin, groups, out_c // groups).transpose(2, 0, 3, 1)
@@ -143,14 +138,20 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
         blocks = blocks.transpose(1, 2, 0, 3).reshape(
             (kh * kw, n) + tuple(out_sizes) + (groups, cin))
     (top, bottom), (left, right) = pads
-    grad = np.zeros((n, h + top + bottom, width + left + right, groups, cin), dy.dtype)
+    padded = bool(top or bottom or left or right)
+    shape = (n, h + top + bottom, width + left + right, groups, cin)
+    grad = scratch.empty(shape, dy.dtype) if padded else np.empty(shape, dy.dtype)
+    grad.fill(0)
     for i in range(kh):
         for j in range(kw):
             grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += blocks[i * kw + j]
-    grad = grad.reshape(grad.shape[:3] + (c,))
-    if top or bottom or left or right:
-        grad = np.ascontiguousarray(grad[:, top:top + h, left:left + width])
-    return grad
+    scratch.release(buffer)
+    if not padded:
+        return grad.reshape(grad.shape[:3] + (c,))
+    result = np.ascontiguousarray(grad[:, top:top + h, left:left + width].reshape(
+        (n, h, width, c)))
+    scratch.release(grad)
+    return result
 
 
 @_backprop_input.gradient
@@ -164,17 +165,6 @@ def _backprop_input_grad(ddx, out, dy, w, needs, input_shape, strides, dilations
 
 
 # -- argument checking --------------------------------------------------------------------
-def _channels_last(data_format, last: str, first: str, op_name: str) -> bool:
-    if data_format is None or data_format == last:
-        return True
-    if data_format == first:
-        return False
-    raise errors.InvalidArgumentError(
-        f"data_format must be '{last}' or '{first}'. Received: data_format={data_format!r}",
-        op_name,
-    )
-
-
 def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's name
     x, w = convert_input(input), convert_input(filters)
     if x.ndim != rank or w.ndim != rank:
@@ -191,20 +181,13 @@ def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's n
 
 
 def _spatial_args(strides, dilations, padding, rank, channels_last, op_name):
-    strides = windows.spatial_ints(_channels_first_to_last(strides, rank, channels_last),
+    strides = windows.spatial_ints(windows.channel_entry_last(strides, rank, channels_last),
                                    "strides", rank, op_name)
-    dilations = windows.spatial_ints(_channels_first_to_last(dilations, rank, channels_last),
-                                     "dilations", rank, op_name, allow_none=True)
+    dilations = windows.spatial_ints(
+        windows.channel_entry_last(dilations, rank, channels_last), "dilations", rank, op_name,
+        allow_none=True)
     padding = windows.parse_padding(padding, rank, op_name, channels_last)
     return strides, dilations, padding
-
-
-def _channels_first_to_last(value, rank, channels_last):
-    """Moves the channel entry of a full-rank NCHW strides/dilations list to the end."""
-    if channels_last or isinstance(value, (int, np.integer)) or value is None:
-        return value
-    items = list(value)
-    return [items[0]] + items[2:] + [items[1]] if len(items) == rank + 2 else items
 
 
 def _to_nhwc(x, channels_last):
@@ -268,7 +251,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
         >>> ef.nn.conv2d(x, ef.ones([5, 5, 3, 8]), strides=1, padding="VALID").shape
         (2, 24, 24, 8)
     """
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", "Conv2D")
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", "Conv2D")
     x, w = _float_pair(input, filters, 4, "Conv2D")
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 "Conv2D")
@@ -288,6 +271,9 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
         data_format: ``"NWC"`` (default) or ``"NCW"``.
         dilations: an int or a list of 1 or 3 ints.
 
+    Returns:
+        ``(batch, out_width, out_channels)``, with `conv2d`'s output-size rules.
+
     Raises:
         InvalidArgumentError: as `conv2d`, naming the 3-D shapes.
 
@@ -299,11 +285,11 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
           [3.]
           [3.]]], shape=(1, 3, 1), dtype=float32)
     """
-    channels_last = _channels_last(data_format, "NWC", "NCW", "Conv1D")
+    channels_last = windows.channels_last(data_format, "NWC", "NCW", "Conv1D")
     x, w = _float_pair(input, filters, 3, "Conv1D")
-    stride = windows.spatial_ints(_channels_first_to_last(stride, 1, channels_last), "stride",
+    stride = windows.spatial_ints(windows.channel_entry_last(stride, 1, channels_last), "stride",
                                   1, "Conv1D")
-    dilations = windows.spatial_ints(_channels_first_to_last(dilations, 1, channels_last),
+    dilations = windows.spatial_ints(windows.channel_entry_last(dilations, 1, channels_last),
                                      "dilations", 1, "Conv1D", allow_none=True)
     padding = windows.parse_padding(padding, 1, "Conv1D", channels_last)
     if not isinstance(padding, str):
@@ -333,6 +319,10 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
             the shape of `input`.
         strides, padding, data_format, dilations: as in `conv2d`.
 
+    Returns:
+        A tensor of shape `output_shape`; the gradient of the matching `conv2d` with
+        respect to its input, given `input` as the output gradient.
+
     Raises:
         InvalidArgumentError: when `output_shape` is inconsistent with the input shape,
             naming both.
@@ -344,7 +334,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
         (1, 14, 14, 8)
     """
     op_name = "Conv2DBackpropInput"
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", op_name)
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
     x, w = _float_pair(input, filters, 4, op_name)
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 op_name)
@@ -402,7 +392,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
         (1, 8, 8, 6)
     """
     op_name = "DepthwiseConv2dNative"
-    channels_last = _channels_last(data_format, "NHWC", "NCHW", op_name)
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
     x, w = _float_pair(input, filter, 4, op_name)
     strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
                                                 op_name)

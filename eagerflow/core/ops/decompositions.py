@@ -85,6 +85,9 @@ def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
         input: ``[..., M, M]`` floating-point tensor.
         adjoint: invert the (conjugate) transpose instead.
 
+    Returns:
+        ``[..., M, M]`` inverses.
+
     Raises:
         InvalidArgumentError: for non-square or singular matrices.
 
@@ -113,6 +116,12 @@ def _det_grad(dy, d, a):
 def det(input, name=None):  # noqa: A002 - TensorFlow's name
     """Determinant of each square matrix in the last two axes.
 
+    Args:
+        input: ``[..., M, M]`` floating-point tensor.
+
+    Returns:
+        ``[...]`` determinants; the gradient needs invertible matrices.
+
     Raises:
         InvalidArgumentError: for non-square matrices.
 
@@ -130,6 +139,15 @@ def logdet(matrix, name=None):
     Computed as ``2 * sum(log(diag(cholesky(matrix))))``, which neither overflows nor
     underflows where ``det`` would.
 
+    Args:
+        matrix: ``[..., M, M]`` symmetric positive-definite matrices.
+
+    Returns:
+        ``[...]`` log-determinants.
+
+    Raises:
+        InvalidArgumentError: for non-square or non-positive-definite matrices.
+
     Example:
         >>> import eagerflow as ef
         >>> ef.linalg.logdet([[1e30, 0.0], [0.0, 1e30]])
@@ -141,6 +159,15 @@ def logdet(matrix, name=None):
 
 def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
     """The main diagonal of each matrix in the last two axes: ``[..., M, N] -> [..., min]``.
+
+    Args:
+        input: a tensor of rank >= 2.
+
+    Returns:
+        ``[..., min(M, N)]``.
+
+    Raises:
+        InvalidArgumentError: for a tensor of rank < 2.
 
     Example:
         >>> import eagerflow as ef
@@ -160,6 +187,15 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
 
 def trace(x, name=None):
     """Sum of the main diagonal of each matrix in the last two axes.
+
+    Args:
+        x: a tensor of rank >= 2.
+
+    Returns:
+        ``[...]`` traces.
+
+    Raises:
+        InvalidArgumentError: for a tensor of rank < 2.
 
     Example:
         >>> import eagerflow as ef
@@ -204,6 +240,9 @@ def solve(matrix, rhs, adjoint=False, name=None):
         matrix: ``[..., M, M]``.
         rhs: ``[..., M, K]``, same dtype.
         adjoint: solve with the transposed matrix instead.
+
+    Returns:
+        ``X``, ``[..., M, K]``.
 
     Raises:
         InvalidArgumentError: for mismatched shapes or dtypes, or a singular matrix.
@@ -253,6 +292,9 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
         lower: whether `matrix` is lower triangular.
         adjoint: solve with the transposed triangle instead.
 
+    Returns:
+        ``X``, ``[..., M, K]``.
+
     Raises:
         InvalidArgumentError: for mismatched shapes or a zero on the diagonal.
 
@@ -293,6 +335,12 @@ def cholesky(input, name=None):  # noqa: A002 - TensorFlow's name
 
     Only the lower triangle of `input` is read. The gradient treats the input as symmetric
     (it is symmetric itself), as in TensorFlow.
+
+    Args:
+        input: ``[..., M, M]`` symmetric positive-definite matrices.
+
+    Returns:
+        ``[..., M, M]`` lower-triangular factors.
 
     Raises:
         InvalidArgumentError: for non-square or non-positive-definite matrices.

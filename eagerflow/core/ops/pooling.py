@@ -197,7 +197,7 @@ def _pool_args(input, ksize, strides, padding, data_format, op_name, explicit_ok
             f"AvgPool needs a floating-point input, got {x.dtype.name}", op_name
         )
     if not channels_last:
-        ksize, strides = (_conv._channels_first_to_last(v, 2, False) for v in (ksize, strides))
+        ksize, strides = (windows.channel_entry_last(v, 2, False) for v in (ksize, strides))
         x = _array.transpose(x, [0, 2, 3, 1])
     ksize = windows.spatial_ints(ksize, "ksize", 2, op_name)
     strides = windows.spatial_ints(strides, "strides", 2, op_name)
@@ -257,6 +257,10 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
         padding: ``"SAME"`` or ``"VALID"``.
         data_format: ``"NHWC"`` or ``"NCHW"``.
 
+    Returns:
+        The pooled tensor (TensorFlow's output sizes); its gradient spreads each window's
+        gradient evenly over the window's valid cells.
+
     Raises:
         InvalidArgumentError: for a non-4-D or non-float input, bad sizes, or explicit
             paddings.
@@ -289,7 +293,7 @@ def _pool1d(pool, input, ksize, strides, padding, data_format, op_name):  # noqa
     channels_last = data_format != "NCW"
     if not channels_last:
         x = _array.transpose(x, [0, 2, 1])
-        ksize, strides = (_conv._channels_first_to_last(v, 1, False) for v in (ksize, strides))
+        ksize, strides = (windows.channel_entry_last(v, 1, False) for v in (ksize, strides))
     ksize = (1,) + windows.spatial_ints(ksize, "ksize", 1, op_name)
     strides = (1,) + windows.spatial_ints(strides, "strides", 1, op_name)
     padding = windows.parse_padding(padding, 1, op_name)
@@ -301,6 +305,18 @@ def _pool1d(pool, input, ksize, strides, padding, data_format, op_name):  # noqa
 
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """Max pooling over windows of a ``(batch, width, channels)`` tensor.
+
+    Args:
+        input: ``(batch, width, channels)`` (or ``"NCW"``).
+        ksize, strides: an int or a list of 1 or 3 ints.
+        padding: ``"SAME"``, ``"VALID"`` or explicit ``[[0, 0], [left, right], [0, 0]]``.
+        data_format: ``"NWC"`` or ``"NCW"``.
+
+    Returns:
+        The pooled tensor.
+
+    Raises:
+        InvalidArgumentError: as `max_pool2d`, or for a non-3-D input.
 
     Example:
         >>> import eagerflow as ef
@@ -314,6 +330,18 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """Average pooling over windows of a ``(batch, width, channels)`` tensor.
+
+    Args:
+        input: ``(batch, width, channels)`` floats (or ``"NCW"``).
+        ksize, strides: an int or a list of 1 or 3 ints.
+        padding: ``"SAME"`` (valid cells only) or ``"VALID"``.
+        data_format: ``"NWC"`` or ``"NCW"``.
+
+    Returns:
+        The pooled tensor.
+
+    Raises:
+        InvalidArgumentError: as `avg_pool2d`, or for a non-3-D input.
 
     Example:
         >>> import eagerflow as ef
@@ -343,7 +371,15 @@ def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
     """Mean over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
 
     Args:
+        input: a 4-D tensor.
         keepdims: keep the spatial dims with size 1 (``(batch, 1, 1, c)``).
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        ``(batch, channels)`` (or ``(batch, 1, 1, channels)`` with `keepdims`).
+
+    Raises:
+        InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
 
     Example:
         >>> import eagerflow as ef
@@ -356,6 +392,18 @@ def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
 def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
     """Maximum over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
 
+    Args:
+        input: a 4-D tensor.
+        keepdims: keep the spatial dims with size 1.
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        ``(batch, channels)`` (or ``(batch, 1, 1, channels)`` with `keepdims`); tied
+        maxima share the gradient.
+
+    Raises:
+        InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
+
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.global_max_pool2d(ef.ones([2, 5, 5, 3]), keepdims=True).shape
@@ -365,5 +413,4 @@ def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
 
 
 from eagerflow.core.ops import array as _array  # noqa: E402
-from eagerflow.core.ops import conv as _conv  # noqa: E402
 from eagerflow.core.ops import reduce as _reduce  # noqa: E402

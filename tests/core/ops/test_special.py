@@ -43,6 +43,14 @@ def test_erf_is_within_two_ulp_of_math_erf():
     assert ulps.max() <= 2.0, (ulps.max(), x[np.argmax(ulps)])
 
 
+def test_float32_erf_is_within_one_float32_ulp():
+    x = np.linspace(-6.0, 6.0, 100_001, dtype=np.float32)
+    got = ef.math.erf(x).numpy().astype(np.float64)
+    want = _erf(x.astype(np.float64)).astype(np.float32)
+    ulps = np.abs(got - want) / np.spacing(np.maximum(np.abs(want), 1e-30)).astype(np.float64)
+    assert ulps.max() <= 1.0
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=True))
 def test_erf_matches_math_erf_property(value):
