@@ -29,11 +29,7 @@ def load_data():
 
 
 def build_model():
-    """Conv(16) - pool - Conv(32) - pool - Dense(64) - Dense(10 logits).
-
-    The layers are named: a Sequential model's checkpoint keys are its layers' names, and
-    automatic names (``dense_3``) depend on how many layers the process created before.
-    """
+    """Conv(16) - pool - Conv(32) - pool - Dense(64) - Dense(10 logits)."""
     return ef.Sequential([
         ef.layers.Conv2D(16, 3, padding="same", activation="relu", input_shape=(8, 8, 1),
                          name="conv1"),

@@ -13,8 +13,6 @@ def classification_data(n=64, features=4, classes=3, seed=0):
 
 
 def mlp(classes=3, features=4, hidden=8):
-    # Named layers: a Sequential's checkpoint keys are its layer names, and automatic names
-    # (dense_3) depend on how many layers were made before.
     return ef.Sequential([ef.layers.Dense(hidden, activation="relu", input_shape=(features,),
                                           name="hidden"),
                           ef.layers.Dense(classes, name="logits")])
