@@ -29,12 +29,31 @@ __all__ = ["EarlyStopping"]
 
 
 def snapshot_weights(model) -> list:
-    """Copies of the values of every variable of `model`, in `model.weights` order."""
+    """Copies of the values of every variable of `model`, in `model.weights` order.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.callbacks import early_stopping
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> [w.shape for w in early_stopping.snapshot_weights(model)]
+        [(2, 1), (1,)]
+    """
     return [np.array(variable.numpy(), copy=True) for variable in model.weights]
 
 
 def restore_weights(model, values: list) -> None:
-    """Assigns `values` (from `snapshot_weights`) back to `model.weights`."""
+    """Assigns `values` (from `snapshot_weights`) back to `model.weights`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.callbacks import early_stopping
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> saved = early_stopping.snapshot_weights(model)
+        >>> _ = model.weights[0].assign([[5.0], [5.0]])
+        >>> early_stopping.restore_weights(model, saved)
+        >>> bool((model.weights[0].numpy() == saved[0]).all())
+        True
+    """
     for variable, value in zip(model.weights, values, strict=True):
         variable.assign(value)
 

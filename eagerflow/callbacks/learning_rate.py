@@ -44,12 +44,34 @@ def _optimizer(model, owner: str):
 
 
 def get_learning_rate(model, owner: str) -> float:
-    """The current learning rate of `model.optimizer` as a float."""
+    """The current learning rate of `model.optimizer` as a float.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.callbacks import learning_rate
+        >>> model = ef.Sequential([ef.layers.Dense(1)])
+        >>> model.compile(optimizer=ef.optim.SGD(0.5), loss="mse")
+        >>> learning_rate.get_learning_rate(model, "demo")
+        0.5
+    """
     return float(np.asarray(_optimizer(model, owner).learning_rate))
 
 
 def set_learning_rate(model, value: float, owner: str) -> None:
-    """Sets `model.optimizer`'s learning rate, refusing to overwrite a schedule."""
+    """Sets `model.optimizer`'s learning rate, refusing to overwrite a schedule.
+
+    Raises:
+        ValueError: if the optimizer's rate comes from a schedule, or there is no optimizer.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.callbacks import learning_rate
+        >>> model = ef.Sequential([ef.layers.Dense(1)])
+        >>> model.compile(optimizer=ef.optim.SGD(0.5), loss="mse")
+        >>> learning_rate.set_learning_rate(model, 0.25, "demo")
+        >>> float(model.optimizer.learning_rate)
+        0.25
+    """
     optimizer = _optimizer(model, owner)
     current = optimizer.learning_rate
     if isinstance(current, variable_module.Variable):

@@ -36,7 +36,12 @@ _MIN_NAMES = ("loss", "error", "mse", "mae", "mape", "msle", "hinge", "crossentr
 
 
 def check_mode(mode, owner: str) -> None:
-    """Raises ValueError unless `mode` is "auto", "min" or "max"."""
+    """Raises ValueError unless `mode` is "auto", "min" or "max".
+
+    Example:
+        >>> from eagerflow.callbacks import monitor
+        >>> monitor.check_mode("min", "EarlyStopping")
+    """
     if mode not in ("auto", "min", "max"):
         raise ValueError(f"{owner}: mode must be 'auto', 'min' or 'max'. Received: mode={mode!r}")
 
@@ -49,6 +54,11 @@ def resolve_mode(monitor: str, mode: str, owner: str, model=None) -> str:
 
     Raises:
         ValueError: for an unknown mode, or "auto" on a name whose direction is unknown.
+
+    Example:
+        >>> from eagerflow.callbacks import monitor
+        >>> monitor.resolve_mode("val_loss", "auto", "EarlyStopping")
+        'min'
     """
     check_mode(mode, owner)
     if mode in ("min", "max"):
@@ -71,7 +81,13 @@ def resolve_mode(monitor: str, mode: str, owner: str, model=None) -> str:
 
 
 def is_better(mode: str, current: float, reference: float, min_delta: float = 0.0) -> bool:
-    """Whether `current` beats `reference` by more than `min_delta` in direction `mode`."""
+    """Whether `current` beats `reference` by more than `min_delta` in direction `mode`.
+
+    Example:
+        >>> from eagerflow.callbacks import monitor
+        >>> monitor.is_better("min", 0.4, 0.5, min_delta=0.05)
+        True
+    """
     if mode == "min":
         return current < reference - min_delta
     return current > reference + min_delta
@@ -83,6 +99,11 @@ def get_value(logs, monitor: str, owner: str, params=None):
     Raises:
         MissingMonitorError: (a KeyError) if `monitor` is missing; the message lists the
             available keys.
+
+    Example:
+        >>> from eagerflow.callbacks import monitor
+        >>> monitor.get_value({"val_loss": 0.25}, "val_loss", "EarlyStopping")
+        0.25
     """
     logs = logs or {}
     if monitor in logs:
@@ -101,7 +122,13 @@ def get_value(logs, monitor: str, owner: str, params=None):
 
 
 def print_msg(message: str) -> None:
-    """Prints a callback message without breaking an active progress bar."""
+    """Prints a callback message without breaking an active progress bar.
+
+    Example:
+        >>> from eagerflow.callbacks import monitor
+        >>> monitor.print_msg("Epoch 3: early stopping")
+        Epoch 3: early stopping
+    """
     from tqdm.auto import tqdm  # tqdm.auto costs ~40 ms to import: only when printing
 
     tqdm.write(message, file=sys.stdout)

@@ -42,7 +42,16 @@ def _serialize_leaf(value):
 
 
 def serialize_spec(spec):
-    """A loss/metric/loss_weights argument with every leaf made JSON-ready."""
+    """A loss/metric/loss_weights argument with every leaf made JSON-ready.
+
+    Raises:
+        TypeError: for a leaf that cannot be saved.
+
+    Example:
+        >>> from eagerflow.models import compile_config
+        >>> compile_config.serialize_spec({"a": "mse", "b": None})
+        {'a': 'mse', 'b': None}
+    """
     if isinstance(spec, dict) and "class_name" not in spec:
         return {key: serialize_spec(value) for key, value in spec.items()}
     if isinstance(spec, (list, tuple)):
@@ -70,7 +79,17 @@ def _deserialize_leaf(value, kind: str, custom_objects):
 
 
 def deserialize_spec(spec, kind: str, custom_objects=None):
-    """The inverse of `serialize_spec` (`kind` is "loss" or "metric")."""
+    """The inverse of `serialize_spec` (`kind` is "loss" or "metric").
+
+    Raises:
+        ValueError: for a function name that is neither registered nor in
+            `custom_objects`.
+
+    Example:
+        >>> from eagerflow.models import compile_config
+        >>> compile_config.deserialize_spec(["mae"], "metric")
+        ['mae']
+    """
     if isinstance(spec, dict) and "class_name" not in spec:
         return {key: deserialize_spec(value, kind, custom_objects)
                 for key, value in spec.items()}
@@ -80,7 +99,16 @@ def deserialize_spec(spec, kind: str, custom_objects=None):
 
 
 def to_config(arguments: dict) -> dict:
-    """The `compile` arguments (as stored by `Trainer.compile`) as a JSON-ready dict."""
+    """The `compile` arguments (as stored by `Trainer.compile`) as a JSON-ready dict.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.models import compile_config
+        >>> model = ef.Sequential([ef.layers.Dense(1)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> compile_config.to_config(model._compile_arguments)["loss"]
+        'mse'
+    """
     return {
         "optimizer": optim.serialize(arguments["optimizer"]),
         "loss": serialize_spec(arguments["loss"]),
@@ -93,7 +121,17 @@ def to_config(arguments: dict) -> dict:
 
 
 def from_config(config: dict, custom_objects=None) -> dict:
-    """The `compile` keyword arguments for a config from `to_config`."""
+    """The `compile` keyword arguments for a config from `to_config`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.models import compile_config
+        >>> model = ef.Sequential([ef.layers.Dense(1)])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> config = compile_config.to_config(model._compile_arguments)
+        >>> compile_config.from_config(config)["optimizer"].name
+        'sgd'
+    """
     return {
         "optimizer": optim.deserialize(config["optimizer"], custom_objects),
         "loss": deserialize_spec(config.get("loss"), "loss", custom_objects),

@@ -443,6 +443,12 @@ def adapt(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=N
         ValueError: for `y`, `sample_weight` or `batch_size` given with a Dataset or
             generator, bad `steps`/`batch_size`, or an infinite dataset without steps.
         InvalidArgumentError: when arrays differ in their number of samples.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.models import data_adapter
+        >>> data_adapter.adapt(ef.data.Dataset.range(10).batch(4)).steps
+        3
     """
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
                               or steps <= 0):

@@ -27,7 +27,14 @@ __all__ = ["evaluate_loop", "fit_loop", "predict_loop", "pythonify_logs"]
 
 
 def pythonify_logs(logs) -> dict:
-    """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays)."""
+    """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays).
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import loops
+        >>> loops.pythonify_logs({"a": np.float32(0.5), "b": np.array([1, 2])})
+        {'a': 0.5, 'b': array([1, 2])}
+    """
     result = {}
     for key, value in (logs or {}).items():
         if isinstance(value, (tensor.Tensor, Variable)):
@@ -41,6 +48,16 @@ def pythonify_logs(logs) -> dict:
 
 
 def check_verbose(verbose, function: str) -> int:
+    """`verbose` as 0, 1 or 2 ("auto" is 1).
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> from eagerflow.models import loops
+        >>> loops.check_verbose("auto", "fit")
+        1
+    """
     if verbose == "auto":
         return 1
     if verbose not in (0, 1, 2) or isinstance(verbose, bool):
@@ -95,7 +112,17 @@ def _warn_nan(logs, epoch, step, callbacks) -> None:
 
 def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
              validation_freq):
-    """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History."""
+    """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> data = data_adapter.adapt(np.ones((4, 2)), np.zeros((4, 1)))
+        >>> loops.fit_loop(model, data, None, 2, 0, None, 0, 1).epoch
+        [0, 1]
+    """
     validation_freq = _check_validation_freq(validation_freq)
     callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps,
                                do_validation=validation is not None)
@@ -164,7 +191,18 @@ def _set_dataset_epoch(dataset, epoch: int) -> None:
 
 
 def evaluate_loop(model, data, verbose, callbacks):
-    """Runs `test_step` over `data`; returns the final logs (Python floats)."""
+    """Runs `test_step` over `data`; returns the final logs (Python floats).
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
+        ...                                        kernel_initializer="zeros")])
+        >>> model.compile(loss="mse")
+        >>> data = data_adapter.adapt(np.ones((4, 2)), np.ones((4, 1)))
+        >>> loops.evaluate_loop(model, data, 0, None)
+        {'loss': 1.0}
+    """
     callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
     test_function = model._make_test_function()
     wants_batch_logs = callbacks.wants_batch_logs("test")
@@ -196,7 +234,16 @@ def _concatenate(outputs: list):
 
 
 def predict_loop(model, data, verbose, callbacks):
-    """Runs `predict_step` over `data`; returns the concatenated outputs as NumPy."""
+    """Runs `predict_step` over `data`; returns the concatenated outputs as NumPy.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> data = data_adapter.adapt(np.ones((5, 2)), batch_size=2, function="predict")
+        >>> loops.predict_loop(model, data, 0, None).shape
+        (5, 1)
+    """
     callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
     predict_function = model._make_predict_function()
     callbacks.on_predict_begin()
@@ -214,7 +261,17 @@ def predict_loop(model, data, verbose, callbacks):
 
 def adapt_validation(validation_data, validation_batch_size, validation_steps,
                      output_names):
-    """The batch source for `fit`'s validation_data (a tuple, Dataset or generator)."""
+    """The batch source for `fit`'s validation_data (a tuple, Dataset or generator).
+
+    Raises:
+        ValueError: for anything else.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import loops
+        >>> loops.adapt_validation((np.ones((6, 2)), np.ones(6)), 4, None, None).steps
+        2
+    """
     if validation_data is None:
         return None
     if isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3) \

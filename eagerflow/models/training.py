@@ -25,13 +25,12 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import os
 
 from eagerflow import metrics as metrics_lib
 from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
-from eagerflow.models import compile_config, compile_utils, data_adapter, loops
+from eagerflow.models import batch_methods, compile_config, compile_utils, data_adapter, loops
 
 __all__ = ["Trainer"]
 
@@ -56,7 +55,7 @@ def _attribute_metrics(model) -> list:
     return found
 
 
-class Trainer:
+class Trainer(batch_methods.BatchAndSavingMixin):
     """Keras-style training methods for `Model` (see the module docstring)."""
 
     optimizer = None
@@ -134,12 +133,26 @@ class Trainer:
 
     @property
     def compiled(self) -> bool:
-        """Whether `compile` was called."""
+        """Whether `compile` was called.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.Sequential([ef.layers.Dense(1)]).compiled
+            False
+        """
         return self._compile_arguments is not None
 
     @property
     def run_eagerly(self) -> bool:
-        """Whether steps run eagerly (settable)."""
+        """Whether steps run eagerly (settable).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(loss="mse", run_eagerly=True)
+            >>> model.run_eagerly
+            True
+        """
         return self._run_eagerly
 
     @run_eagerly.setter
@@ -154,13 +167,31 @@ class Trainer:
         return compile_utils.output_names_of(self, outputs)
 
     def get_compile_config(self):
-        """The `compile` arguments as JSON-ready data (None if not compiled)."""
+        """The `compile` arguments as JSON-ready data (None if not compiled).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+            >>> model.get_compile_config()["metrics"]
+            ['mae']
+        """
         if self._compile_arguments is None:
             return None
         return compile_config.to_config(self._compile_arguments)
 
     def compile_from_config(self, config) -> None:
-        """Compiles the model from `get_compile_config` output (used by `load_model`)."""
+        """Compiles the model from `get_compile_config` output (used by `load_model`).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(optimizer="adam", loss="mse")
+            >>> clone = ef.Sequential([ef.layers.Dense(1)])
+            >>> clone.compile_from_config(model.get_compile_config())
+            >>> clone.optimizer.name
+            'adam'
+        """
         self.compile(**compile_config.from_config(config))
 
     def _assert_compiled(self, function: str) -> None:
@@ -170,7 +201,18 @@ class Trainer:
     # -- metrics ---------------------------------------------------------------------------
     @property
     def metrics(self) -> list:
-        """The loss tracker, the compiled metrics, and metrics held in attributes."""
+        """The loss tracker, the compiled metrics, and metrics held in attributes.
+
+        `fit` and `evaluate` reset all of them at the start of every epoch / evaluation.
+
+        Example:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(loss="mse", metrics=["mae"])
+            >>> _ = model.evaluate(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+            >>> [m.name for m in model.metrics]
+            ['loss', 'mae']
+        """
         if self._cached_metrics is not None:
             return list(self._cached_metrics)
         found = []
@@ -192,16 +234,39 @@ class Trainer:
 
     @property
     def metrics_names(self) -> list:
-        """Names of `metrics`, in the order `evaluate` returns their values."""
+        """Names of `metrics`, in the order `evaluate` returns their values.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(loss="mse")
+            >>> model.metrics_names
+            ['loss']
+        """
         return [metric.name for metric in self.metrics]
 
     def reset_metrics(self) -> None:
-        """Resets the state of every metric in `metrics`."""
+        """Resets the state of every metric in `metrics`.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(loss="mse")
+            >>> model.reset_metrics()
+        """
         for metric in self.metrics:
             metric.reset_state()
 
     def get_metrics_result(self) -> dict:
-        """``{name: result}`` of every metric in `metrics`."""
+        """``{name: result}`` of every metric in `metrics`.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(loss="mse")
+            >>> {k: float(v) for k, v in model.get_metrics_result().items()}
+            {'loss': 0.0}
+        """
         return {metric.name: metric.result() for metric in self.metrics}
 
     @contextlib.contextmanager
@@ -283,7 +348,16 @@ class Trainer:
         return total
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
-        """Updates the compiled metrics with a batch; returns every metric's result."""
+        """Updates the compiled metrics with a batch; returns every metric's result.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.compile(loss="mse", metrics=["mae"])
+            >>> logs = model.compute_metrics(None, ef.ones([2, 1]), ef.zeros([2, 1]))
+            >>> float(logs["mae"])
+            1.0
+        """
         del x
         if self.compiled_metrics is not None:
             self.compiled_metrics.update_state(
@@ -295,6 +369,13 @@ class Trainer:
 
         Override it for custom training (a GAN, a custom loss); `fit`, callbacks and
         progress bars keep working.
+
+        Example:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(optimizer="sgd", loss="mse")
+            >>> sorted(model.train_step((ef.ones([4, 2]), ef.zeros([4, 1]))))
+            ['loss']
         """
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         variables = self._step_variables()
@@ -309,14 +390,30 @@ class Trainer:
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data) -> dict:
-        """One evaluation step on one batch; returns the logs."""
+        """One evaluation step on one batch; returns the logs.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
+            ...                                        kernel_initializer="ones")])
+            >>> model.compile(loss="mse")
+            >>> float(model.test_step((ef.ones([1, 2]), ef.zeros([1, 1])))["loss"])
+            4.0
+        """
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
         self.compute_loss(x, y, y_pred, sample_weight, training=False)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data):
-        """The model's output for one batch (its ``x``)."""
+        """The model's output for one batch (its ``x``).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
+            >>> model.predict_step(ef.ones([4, 2])).shape
+            (4, 3)
+        """
         x, _, _ = data_adapter.unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
@@ -370,6 +467,15 @@ class Trainer:
             ValueError: for arguments that do not apply to the kind of data, or are
                 inconsistent (see the README for the full list).
             InvalidArgumentError: if x, y and sample_weight have different lengths.
+
+        Example:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
+            >>> model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy",
+            ...               metrics=["accuracy"])
+            >>> history = model.fit(np.ones((8, 3)), np.zeros(8), epochs=2, verbose=0)
+            >>> history.epoch, sorted(history.history)
+            ([0, 1], ['accuracy', 'loss'])
         """
         self._assert_compiled("fit")
         verbose = loops.check_verbose(verbose, "fit")
@@ -402,12 +508,26 @@ class Trainer:
                  steps=None, callbacks=None, return_dict=False):
         """Returns the loss and metrics of the model on the data.
 
+        Args:
+            x, y, sample_weight, batch_size, steps: the data, as for `fit`.
+            verbose: "auto"/1 progress bar, 2 one line, 0 silent.
+            callbacks: callbacks receiving the ``on_test_*`` hooks.
+            return_dict: return ``{name: value}``.
+
         Returns:
             The loss (a float) when there is no metric, else a list in `metrics_names`
             order, or a dict with ``return_dict=True``.
 
         Raises:
             RuntimeError: if the model is not compiled.
+
+        Example:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
+            ...                                        kernel_initializer="zeros")])
+            >>> model.compile(loss="mse", metrics=["mae"])
+            >>> model.evaluate(np.ones((4, 2)), np.full((4, 1), 2.0), verbose=0)
+            [4.0, 2.0]
         """
         self._assert_compiled("evaluate")
         verbose = loops.check_verbose(verbose, "evaluate")
@@ -422,7 +542,22 @@ class Trainer:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs for `x`, batch by batch, as NumPy arrays (the final partial
-        batch included); a list/dict of arrays for several outputs."""
+        batch included); a list/dict of arrays for several outputs.
+
+        Args:
+            x: arrays/tensors (or lists/dicts), a Dataset, or a generator; for a Dataset
+                of ``(x, y)`` elements only ``x`` is used.
+            batch_size: samples per batch for arrays (default 32).
+            verbose: "auto"/1 progress bar, 2 one line, 0 silent.
+            steps: batches to predict (default: all).
+            callbacks: callbacks receiving the ``on_predict_*`` hooks.
+
+        Example:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
+            >>> model.predict(np.ones((70, 2)), batch_size=32, verbose=0).shape
+            (70, 3)
+        """
         verbose = loops.check_verbose(verbose, "predict")
         if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
             data = data_adapter.adapt(x, batch_size=batch_size, steps=steps,
@@ -431,74 +566,3 @@ class Trainer:
             data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
                                       "predict")
         return loops.predict_loop(self, data, verbose, callbacks)
-
-    # -- single batches --------------------------------------------------------------------
-    def _one_batch(self, x, y, sample_weight, class_weight, function):
-        data = data_adapter.adapt(x, y, sample_weight, None, False, None, class_weight,
-                                  self._static_output_names(), function)
-        data.batch_size = max(1, data.num_samples)
-        return next(iter(data._one_pass()))
-
-    def _single_batch_result(self, logs, return_dict):
-        logs = loops.pythonify_logs(self._epoch_logs(logs))
-        if return_dict:
-            return logs
-        values = list(logs.values())
-        return values[0] if len(values) == 1 else values
-
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
-                       reset_metrics=True, return_dict=False):
-        """One training step on exactly this batch; returns its loss (and metrics).
-
-        Args:
-            reset_metrics: report this batch's values (True) or running values since the
-                last reset (False, Keras 3's behaviour).
-        """
-        self._assert_compiled("train_on_batch")
-        if reset_metrics:
-            self.reset_metrics()
-        batch = self._one_batch(x, y, sample_weight, class_weight, "train_on_batch")
-        return self._single_batch_result(self._make_train_function()(batch), return_dict)
-
-    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
-                      return_dict=False):
-        """The loss (and metrics) of the model on exactly this batch."""
-        self._assert_compiled("test_on_batch")
-        if reset_metrics:
-            self.reset_metrics()
-        batch = self._one_batch(x, y, sample_weight, None, "test_on_batch")
-        return self._single_batch_result(self.test_step(batch), return_dict)
-
-    def predict_on_batch(self, x):
-        """The model's output for exactly this batch, as NumPy."""
-        batch = self._one_batch(x, None, None, None, "predict_on_batch")
-        return nest.map_structure(lambda t: t.numpy(), self.predict_step(batch))
-
-    # -- saving ----------------------------------------------------------------------------
-    def save_weights(self, filepath, overwrite=True):
-        """Saves the model's variables to an HDF5 file (atomically); returns the path."""
-        from eagerflow import checkpoint
-
-        _check_overwrite(filepath, overwrite, "save_weights")
-        return checkpoint.save_weights(self, filepath)
-
-    def load_weights(self, filepath, skip_mismatch=False):
-        """Loads variables saved by `save_weights`, `save` or a Checkpoint; returns the
-        restore report."""
-        from eagerflow import checkpoint
-
-        return checkpoint.load_weights(self, filepath, skip_mismatch=skip_mismatch)
-
-    def save(self, filepath, overwrite=True, include_optimizer=True):
-        """Saves architecture, weights, compile configuration and optimizer state to one
-        HDF5 file; `ef.models.load_model` reads it back."""
-        from eagerflow import checkpoint
-
-        _check_overwrite(filepath, overwrite, "save")
-        return checkpoint.save_model(self, filepath, include_optimizer=include_optimizer)
-
-
-def _check_overwrite(filepath, overwrite, function):
-    if not overwrite and os.path.exists(os.fspath(filepath)):
-        raise FileExistsError(
-            f"{function}: {os.fspath(filepath)!r} exists and overwrite=False")

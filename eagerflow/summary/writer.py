@@ -186,7 +186,11 @@ class SummaryWriter:
             _state.step = step
 
     def write_summary(self, summary, step) -> None:
-        """Appends a tensorboardX `Summary` protobuf at `step` (used by the summary ops)."""
+        """Appends a tensorboardX `Summary` protobuf at `step` (used by the summary ops).
+
+        Raises:
+            FailedPreconditionError: if the writer is closed.
+        """
         if self._closed:
             raise errors.FailedPreconditionError(
                 f"summary writer for logdir {self._logdir!r} is closed; call writer.init() "
@@ -352,7 +356,16 @@ def get_step():
 
 
 def resolve_step(step, op_name: str) -> int:
-    """The integer step of a summary: `step` itself, or the default step."""
+    """The integer step of a summary: `step` itself, or the default step.
+
+    Raises:
+        InvalidArgumentError: if there is no step or it is not an integer scalar.
+
+    Example:
+        >>> from eagerflow.summary import writer
+        >>> writer.resolve_step(3, "scalar")
+        3
+    """
     if step is None:
         step = _state.step
         if step is None:
@@ -455,7 +468,13 @@ def should_record_summaries(step=None) -> bool:
 
 
 def default_writer():
-    """The default writer of this thread, or None."""
+    """The default writer of this thread, or None.
+
+    Example:
+        >>> from eagerflow.summary import writer
+        >>> writer.default_writer() is None
+        True
+    """
     return _state.writer
 
 
