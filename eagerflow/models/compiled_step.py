@@ -10,8 +10,10 @@ compute in NumPy in place, stay eager. The results are the same either way:
 * the first call after every new trace also runs the eager step on the same batch and
   compares the loss and gradients (a traced graph that baked a batch's values in as
   constants would differ here);
-* if tracing fails, or the comparison differs, the step falls back to eager for good,
-  with one warning that says why.
+* if tracing fails (a construct `ef.function` does not support), the step falls back to
+  eager for good, quietly: the results are the same, and `fallback_reason` says why;
+* if the comparison differs, which means a bug in the graph compiler, it falls back too and
+  warns once.
 
 Example:
     >>> import eagerflow as ef
@@ -88,9 +90,11 @@ class TracedTrainStep:
         grads = tape.gradient(total, self._variables)
         return total, parts, y_pred, grads
 
-    def _fall_back(self, reason: str) -> None:
+    def _fall_back(self, reason: str, warn: bool) -> None:
         self._eager = True
         self.fallback_reason = reason
+        if not warn:
+            return
         errors.warn_once(
             f"traced-train-step-{id(self.model)}",
             f"fit: run_eagerly=False could not compile the train step of model "
@@ -122,13 +126,14 @@ class TracedTrainStep:
         try:
             total, parts, y_pred, grads = self._traced(x, y, sample_weight)
         except Exception as e:  # tracing limits surface as many error types
-            self._fall_back(f"{type(e).__name__}: {e}")
+            self._fall_back(f"{type(e).__name__}: {e}", warn=False)
             return model.train_step(data)
         traced_now = self._tracing_count() != before
         if verify and not traced_now:
             eager_total, _, _, eager_grads = self._forward_backward(x, y, sample_weight)
             if not self._same(total, grads, eager_total, eager_grads):
-                self._fall_back("the traced step gave other values than the eager step")
+                self._fall_back("the traced step gave other values than the eager step",
+                                warn=True)
                 total, grads = eager_total, eager_grads
                 _, parts, y_pred, _ = self._forward_backward(x, y, sample_weight)
         self._verify_next = traced_now

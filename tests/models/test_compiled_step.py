@@ -61,17 +61,17 @@ def test_traced_step_gives_identical_results():
 
 def test_a_graph_with_baked_values_is_caught_and_replaced_by_eager():
     eager_model, eager_history = _train(True)
-    with pytest.warns(EagerflowWarning, match=r"gave other values than the eager step"):
+    with pytest.warns(EagerflowWarning, match=r"could not compile the train step.*gave "
+                                              r"other values than the eager step"):
         traced_model, history = _train(False, lambda fn: Counting(fn, bake=True))
     assert traced_model._train_function.fallback_reason is not None
     assert history.history == eager_history.history
 
 
-def test_a_step_that_cannot_be_traced_falls_back_to_eager():
+def test_a_step_that_cannot_be_traced_falls_back_to_eager_quietly():
     eager_model, eager_history = _train(True)
-    with pytest.warns(EagerflowWarning, match=r"could not compile the train step.*"
-                                              r"TypeError: cannot trace this"):
-        traced_model, history = _train(False, lambda fn: Counting(fn, fail=True))
+    traced_model, history = _train(False, lambda fn: Counting(fn, fail=True))
+    assert traced_model._train_function.fallback_reason == "TypeError: cannot trace this"
     assert history.history == eager_history.history
     for a, b in zip(weights_of(traced_model), weights_of(eager_model), strict=True):
         np.testing.assert_array_equal(a, b)
