@@ -226,3 +226,9 @@ def test_class_weight_needs_targets_and_a_dict():
         data_adapter.adapt(np.zeros((2, 1)), None, class_weight={0: 1.0})
     with pytest.raises(ValueError, match=r"class_weight must be a dict"):
         data_adapter.adapt(np.zeros((2, 1)), np.zeros(2), class_weight=[1.0])
+
+
+def test_class_weight_for_a_generator():
+    batches = iter([(np.zeros((2, 1)), np.array([0, 1]))])
+    data = data_adapter.adapt(batches, class_weight={0: 1.0, 1: 7.0})
+    assert _batches(data)[0][2].tolist() == [1.0, 7.0]
