@@ -149,8 +149,14 @@ _CORE_NAMES = [
 _NN_NAMES: list = []
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
+from eagerflow import saved_model
+from eagerflow.core.control_flow import cond, while_loop
+from eagerflow.core.function import function, init_scope
+from eagerflow.core.python_ops import print, py_function
 
-_FUNCTION_NAMES: list = []
+_FUNCTION_NAMES: list = [
+    "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
+]
 
 # -- layers and models (issue: layers and models) -----------------------------------------
 

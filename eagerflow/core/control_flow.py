@@ -1,0 +1,518 @@
+"""`ef.cond` and `ef.while_loop`: control flow that works eagerly and inside graphs.
+
+Eagerly they are plain Python ``if`` and ``while`` (the tape records whatever runs).
+While `ef.function` traces, a tensor predicate makes them graph nodes: both branches
+(or the loop condition and body) are traced into subgraphs once, and the executor runs
+the right one when the graph runs. Tensors and variable reads a branch uses from outside
+become inputs of the node.
+
+Gradients inside graphs re-run the branch or loop body for the backward pass (Python
+side effects in them happen again at that trace; random ops in them are refused):
+
+* ``If``: the gradient is an ``If`` on the same predicate over the two branch gradients.
+* ``While``: the forward loop also outputs the loop variables of every iteration
+  (computed only when a gradient uses them); the gradient is a ``While`` running the
+  iterations backwards, recomputing each body step from its saved inputs.
+
+Example:
+    >>> import eagerflow as ef
+    >>> @ef.function
+    ... def collatz_steps(n):
+    ...     def body(n, steps):
+    ...         n = ef.cond(ef.equal(n % 2, 0), lambda: n // 2, lambda: 3 * n + 1)
+    ...         return n, steps + 1
+    ...     return ef.while_loop(lambda n, steps: n != 1, body, [n, 0])[1]
+    >>> int(collatz_steps(ef.constant(12))), int(collatz_steps(ef.constant(27)))
+    (9, 111)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import (
+    context,
+    dispatch,
+    errors,
+    executor,
+    graph,
+    graph_passes,
+    nest,
+    tensor,
+    tracing,
+)
+from eagerflow.core import tape as tape_lib
+
+__all__ = ["cond", "run_cond", "run_while", "while_loop"]
+
+_is_symbolic = graph.is_symbolic
+
+
+class Branch:
+    """A traced subgraph (a branch, loop condition or body) and its compiled plan.
+
+    Its plan takes the explicit inputs (loop variables) then one value per entry of the
+    node's capture list (the union over the node's subgraphs).
+    """
+
+    def __init__(self, graph_, explicit, union, structure=None):  # noqa: D107
+        self.graph = graph_
+        self.structure = structure
+        self.inputs = list(explicit)
+        for u in union:  # a capture this subgraph does not use gets an unused input
+            inner = graph_.capture_map.get(id(u))
+            self.inputs.append(graph.SymbolicTensor(u.shape, u.dtype, graph_) if inner is None
+                               else inner)
+        self._plan = None
+
+    @classmethod
+    def from_inputs(cls, graph_, inputs):
+        """A branch whose plan inputs are given directly (a decoded exported graph)."""
+        branch = cls.__new__(cls)
+        branch.graph, branch.structure, branch.inputs, branch._plan = graph_, None, inputs, None
+        return branch
+
+    def plan(self):
+        """The compiled plan (built on first use)."""
+        if self._plan is None:
+            program = graph_passes.optimize(self.graph.nodes, self.graph.outputs)
+            self._plan = executor.compile_program(program, self.inputs, self.graph.name)
+        return self._plan
+
+
+def _trace_subgraph(fn, specs, name, executing, recompute=False, no_hoist=(), overrides=None):
+    """Traces `fn(*placeholders)` into a new graph under the current tracer."""
+    parent = context.thread.tracer
+    sub = graph.Graph(name)
+    tracer = tracing.Tracer(sub, executing=executing, parent=parent, recompute=recompute,
+                            no_hoist=no_hoist)
+    tracer.read_overrides.update(overrides or {})
+    with tracing.active(tracer):
+        placeholders = [tracer.placeholder(shape, dtype, f"{name}_{i}", shadow=shadow,
+                                           probe=probe)
+                        for i, (shape, dtype, shadow, probe) in enumerate(specs)]
+        result = fn(*placeholders)
+        flat = nest.flatten(result)
+        outputs = []
+        for value in flat:
+            if value is None or not _is_value(value):
+                raise TypeError(
+                    f"{name} must return tensors (or numbers), got {type(value).__name__}: "
+                    f"{value!r}"
+                )
+            outputs.append(tracer.ref(dispatch.convert_input(value)))
+    sub.outputs = outputs
+    return sub, tracer, result
+
+
+def _is_value(value) -> bool:
+    return isinstance(value, (tensor.Tensor, int, float, bool, np.ndarray, np.generic)) or \
+        hasattr(value, "_read")
+
+
+def _spec(t):
+    return (t.shape, t.dtype, t._shadow, t._probe)
+
+
+def _union(*graphs) -> list:
+    seen, union = set(), []
+    for g in graphs:
+        for outer, _ in g.captures:
+            if id(outer) not in seen:
+                seen.add(id(outer))
+                union.append(outer)
+    return union
+
+
+def _hoisted_reads(union) -> dict:
+    """id(variable) -> its read, for captured tensors that are variable reads."""
+    reads = {}
+    for t in union:
+        node = t._node
+        if node is not None and node.op is graph.READ:
+            reads[id(node.attrs["variable"])] = t
+    return reads
+
+
+# -- cond ---------------------------------------------------------------------------------
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """Returns ``true_fn()`` if `pred` is true, else ``false_fn()``; works inside graphs.
+
+    Args:
+        pred: a scalar bool tensor (or Python bool).
+        true_fn, false_fn: functions of no arguments returning the same structure of
+            tensors with the same dtypes (shapes may differ: the result's unknown
+            dimensions become None).
+
+    Returns:
+        The result of the chosen function.
+
+    Raises:
+        TypeError: if a branch is not callable or the branches return different structures.
+        InvalidArgumentError: if `pred` is not a scalar bool.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.constant(3.0)
+        >>> ef.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
+        ef.Tensor(6.0, shape=(), dtype=float32)
+    """
+    return _cond(pred, true_fn, false_fn, name or "cond")
+
+
+def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
+    for label, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if not callable(fn):
+            raise TypeError(f"ef.cond: {label} must be callable, got {type(fn).__name__}: {fn!r}")
+    if not _is_symbolic(pred) or pred._const is not None:
+        return true_fn() if _static_bool(pred, "ef.cond") else false_fn()
+    _check_pred(pred, "ef.cond")
+    tracer = context.thread.tracer
+    pred_ref = tracer.ref(pred)
+    taken = bool(np.asarray(pred_ref._shadow).reshape(()))
+    real = tracer.executing and not tracer.recompute
+    recompute = recompute or tracer.recompute
+    g_true, _, r_true = _trace_subgraph(true_fn, [], f"{name}_true", real and taken, recompute,
+                                        overrides=overrides)
+    g_false, _, r_false = _trace_subgraph(false_fn, [], f"{name}_false", real and not taken,
+                                          recompute, overrides=overrides)
+    _check_same_structure(r_true, r_false, g_true.outputs, g_false.outputs)
+    union = _union(g_true, g_false)
+    specs = []
+    for a, b in zip(g_true.outputs, g_false.outputs, strict=False):
+        shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=False))
+        first, second = (a, b) if taken else (b, a)
+        probe = first._probe if None in first.shape else (
+            second._shadow if first.shape != second.shape else None)
+        specs.append((shape, a.dtype, first._shadow, probe))
+    attrs = {
+        "then_branch": Branch(g_true, [], union), "else_branch": Branch(g_false, [], union),
+        "_true_fn": true_fn, "_false_fn": false_fn, "_union": union,
+    }
+    refs = [pred_ref] + [tracer.ref(u) for u in union]
+    node = tracer.add_node(graph.COND, refs, attrs, specs)
+    outputs = tuple(node.outputs)
+    tapes = context.thread.tapes
+    if tapes and any(o.dtype.kind in "fc" for o in outputs):
+        op = dispatch.Op("If", None, num_outputs=len(outputs))
+        op.gradient(_cond_rule(true_fn, false_fn, union, len(outputs), name))
+        tape_lib.record(tapes, op, (pred, *union), {}, outputs)
+    return nest.pack_sequence_as(r_true, list(outputs))
+
+
+def _static_bool(pred, where) -> bool:
+    value = pred._const if _is_symbolic(pred) else pred
+    try:
+        array = np.asarray(value._value if isinstance(value, tensor.Tensor) else value)
+    except Exception:  # noqa: BLE001 - e.g. a Variable: read it
+        array = np.asarray(dispatch.convert_input(value)._value)
+    if array.size != 1:
+        raise errors.InvalidArgumentError(
+            f"{where}: the predicate must be a scalar, got shape {array.shape}"
+        )
+    return bool(array.reshape(()))
+
+
+def _check_pred(pred, where):
+    if pred.dtype != np.bool_ or any(d != 1 for d in pred.shape):
+        raise errors.InvalidArgumentError(
+            f"{where}: the predicate must be a scalar bool tensor, got "
+            f"{graph.format_spec(pred.shape, pred.dtype)}"
+        )
+
+
+def _check_same_structure(a, b, outs_a, outs_b, what=("true_fn", "false_fn")):
+    try:
+        nest.map_structure(lambda x, y: None, a, b)
+        same = len(nest.flatten(a)) == len(nest.flatten(b)) and _skeleton(a) == _skeleton(b)
+    except ValueError:
+        same = False
+    if not same:
+        raise TypeError(
+            f"ef.cond: {what[0]} and {what[1]} must return the same structure; got {a!r} and {b!r}"
+        )
+    for i, (x, y) in enumerate(zip(outs_a, outs_b, strict=False)):
+        if x.dtype != y.dtype or x.ndim != y.ndim:
+            raise TypeError(
+                f"ef.cond: output {i} is {graph.format_spec(x.shape, x.dtype)} in {what[0]} but "
+                f"{graph.format_spec(y.shape, y.dtype)} in {what[1]}; the dtypes and ranks "
+                "must agree"
+            )
+
+
+def _skeleton(value):
+    if isinstance(value, dict):
+        return ("dict", tuple((k, _skeleton(value[k])) for k in nest._keys(value)))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_skeleton(v) for v in value))
+    return "leaf"
+
+
+def _cond_rule(true_fn, false_fn, union, num_outputs, name):
+    reads = _hoisted_reads(union)
+
+    def rule(dy, y, pred, *captured):
+        dys = list(dy) if num_outputs > 1 else [dy]
+        outs = list(y) if num_outputs > 1 else [y]
+        wrt = [c for c in captured if c.dtype.kind in "fc"]
+        if not wrt:
+            return (None,) * (1 + len(captured))
+
+        def gradient_of(fn):
+            def branch():
+                with tape_lib.GradientTape(watch_accessed_variables=False) as t:
+                    t.watch(wrt)
+                    flat = nest.flatten(fn())
+                targets = [dispatch.convert_input(o) for o, ref in zip(flat, outs, strict=False)
+                           if ref.dtype.kind in "fc"]
+                seeds = [d for d, ref in zip(dys, outs, strict=False) if ref.dtype.kind in "fc"]
+                return t.gradient(targets, wrt, output_gradients=seeds,
+                                  unconnected_gradients="zero")
+            return branch
+
+        grads = _cond(pred, gradient_of(true_fn), gradient_of(false_fn), f"{name}_grad",
+                      recompute=True, overrides=reads)
+        grads = iter(grads)
+        return (None, *[next(grads) if c.dtype.kind in "fc" else None for c in captured])
+
+    return rule
+
+
+def run_cond(attrs, values) -> tuple:
+    """Executor kernel of ``If``: runs the branch the predicate selects."""
+    branch = attrs["then_branch"] if bool(np.asarray(values[0]).reshape(())) else \
+        attrs["else_branch"]
+    return branch.plan()(*values[1:])
+
+
+# -- while_loop ---------------------------------------------------------------------------
+def while_loop(cond, body, loop_vars, maximum_iterations=None, name=None):
+    """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true.
+
+    Args:
+        cond: function of the loop variables returning a scalar bool tensor.
+        body: function of the loop variables returning new values in the same structure,
+            with the same dtypes (and shapes; a dimension that changes becomes None).
+        loop_vars: a list or tuple (possibly nested) of tensors or numbers.
+        maximum_iterations: stop after this many iterations (a Python int).
+
+    Returns:
+        The final loop variables, in the structure of `loop_vars`.
+
+    Raises:
+        TypeError: if the functions are not callable or `body` changes the structure or a
+            dtype.
+        InvalidArgumentError: if `cond` does not return a scalar bool.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> i, total = ef.while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t + i), [0, 0])
+        >>> int(i), int(total)
+        (5, 10)
+    """
+    return _while_loop(cond, body, loop_vars, maximum_iterations, name or "while")
+
+
+def _check_loop_args(cond, body, loop_vars, maximum_iterations):
+    for label, fn in (("cond", cond), ("body", body)):
+        if not callable(fn):
+            raise TypeError(
+                f"ef.while_loop: {label} must be callable, got {type(fn).__name__}: {fn!r}"
+            )
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError(
+            f"ef.while_loop: loop_vars must be a list or tuple, got {type(loop_vars).__name__}"
+        )
+    if maximum_iterations is None:
+        return None
+    if _is_symbolic(maximum_iterations) and maximum_iterations._const is None:
+        raise errors.InvalidArgumentError(
+            "ef.while_loop: maximum_iterations must be a Python int or a constant"
+        )
+    count = int(_static_value(maximum_iterations))
+    if count < 0:
+        raise errors.InvalidArgumentError(
+            f"ef.while_loop: maximum_iterations must be >= 0, got {count}"
+        )
+    return count
+
+
+def _static_value(value):
+    if _is_symbolic(value):
+        return value._const
+    if isinstance(value, tensor.Tensor):
+        return value._value
+    return value
+
+
+def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False,
+                overrides=None):
+    limit = _check_loop_args(cond, body, loop_vars, maximum_iterations)
+    flat = [dispatch.convert_input(v) for v in nest.flatten(loop_vars)]
+    tracer = context.thread.tracer
+    if tracer is None:
+        return _eager_while(cond, body, loop_vars, flat, limit)
+    refs = [tracer.ref(v) for v in flat]
+    specs = [_spec(r) for r in refs]
+    pack = lambda values: nest.pack_sequence_as(loop_vars, list(values))  # noqa: E731
+    no_hoist: set = set()
+    for _ in range(4):  # retrace when a loop variable's shape changes or a read is written
+        g_cond, t_cond, r_cond = _trace_subgraph(lambda *v: cond(*pack(v)), specs,
+                                                 f"{name}_cond", False, recompute or
+                                                 tracer.recompute, no_hoist, overrides)
+        g_body, t_body, r_body = _trace_subgraph(lambda *v: body(*pack(v)), specs,
+                                                 f"{name}_body", False, recompute or
+                                                 tracer.recompute, no_hoist, overrides)
+        conflict = set(t_body.assigned) - no_hoist
+        relaxed = _relax(specs, g_body.outputs, r_body, loop_vars)
+        if not conflict and relaxed == specs:
+            break
+        no_hoist |= set(t_body.assigned)
+        specs = relaxed
+    else:
+        raise errors.InternalError(f"ef.while_loop {name}: loop shapes do not settle")
+    if len(g_cond.outputs) != 1:
+        raise errors.InvalidArgumentError(f"ef.while_loop: cond must return one scalar bool, "
+                                          f"got {r_cond!r}")
+    _check_pred(g_cond.outputs[0], "ef.while_loop: cond")
+    union = _union(g_cond, g_body)
+    n = len(flat)
+    attrs = {
+        "cond": Branch(g_cond, g_cond.inputs[:n], union),
+        "body": Branch(g_body, g_body.inputs[:n], union),
+        "maximum_iterations": limit, "n_vars": n, "_body_fn": lambda *v: body(*pack(v)),
+        "_union": union,
+    }
+    inputs = refs + [tracer.ref(u) for u in union]
+    values = None
+    if tracer.executing and not tracer.recompute:  # run the loop for real: this is the call
+        with tracing.eager_scope():
+            values = run_while(attrs, [r._shadow for r in inputs], accumulate=True)
+    out_specs = _while_output_specs(specs, values)
+    node = tracer.add_node(graph.WHILE, inputs, attrs, out_specs)
+    outputs = tuple(node.outputs)
+    tapes = context.thread.tapes
+    if tapes and any(o.dtype.kind in "fc" for o in outputs[:n]):
+        op = dispatch.Op("While", None, num_outputs=len(outputs))
+        op.gradient(_while_rule(attrs["_body_fn"], n, union, name))
+        tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
+    return pack(outputs[:n])
+
+
+def _relax(specs, outputs, result, loop_vars):
+    if len(outputs) != len(specs):
+        raise TypeError(
+            f"ef.while_loop: body must return the structure of loop_vars {loop_vars!r}, got "
+            f"{result!r}"
+        )
+    relaxed = []
+    for i, ((shape, dtype, shadow, probe), out) in enumerate(zip(specs, outputs, strict=False)):
+        if out.dtype != dtype or out.ndim != len(shape):
+            raise TypeError(
+                f"ef.while_loop: loop variable {i} is {graph.format_spec(shape, dtype)} before "
+                f"the loop but {graph.format_spec(out.shape, out.dtype)} after one iteration; "
+                "dtypes and ranks must stay the same (cast inside the body)"
+            )
+        new = tuple(a if a == b else None for a, b in zip(shape, out.shape, strict=False))
+        if new != shape:
+            probe = tracing.dummy_value(new, dtype, size=4)
+            shadow = tracing.dummy_value(new, dtype)
+        relaxed.append((new, dtype, shadow, probe))
+    return relaxed
+
+
+def _while_output_specs(specs, values=None):
+    """Output specs of a While node: final variables, per-iteration stacks, count.
+
+    `values` are the outputs of a real run (executing trace); probes of the stacks hold
+    one more iteration than the shadows, at the probe sizes of the variables.
+    """
+    n = len(specs)
+    out = [(s[0], s[1], s[2] if values is None else np.asarray(values[i]), s[3])
+           for i, s in enumerate(specs)]
+    for i, (shape, dtype, shadow, probe) in enumerate(specs):  # every iteration's variables
+        stacked = np.stack([shadow]) if values is None else np.asarray(values[n + i])
+        row = probe if probe is not None else shadow
+        out.append(((None,) + tuple(shape), dtype, stacked,
+                    np.stack([row] * (len(stacked) + 1))))
+    count = np.asarray(1 if values is None else values[-1], np.int32)
+    out.append(((), np.dtype(np.int32), count, None))
+    return out
+
+
+def _eager_while(cond, body, loop_vars, flat, limit):
+    values = list(flat)
+    count = 0
+    while limit is None or count < limit:
+        keep = cond(*nest.pack_sequence_as(loop_vars, values))
+        if not _static_bool(keep, "ef.while_loop: cond"):
+            break
+        result = body(*nest.pack_sequence_as(loop_vars, values))
+        new = nest.flatten(result)
+        if len(new) != len(values):
+            raise TypeError(
+                f"ef.while_loop: body must return the structure of loop_vars {loop_vars!r}, "
+                f"got {result!r}"
+            )
+        values = [dispatch.convert_input(v) for v in new]
+        count += 1
+    return nest.pack_sequence_as(loop_vars, values)
+
+
+def run_while(attrs, values, accumulate=True) -> tuple:
+    """Executor kernel of ``While``: final loop variables, per-iteration stacks, count."""
+    n = attrs["n_vars"]
+    loop = list(values[:n])
+    captured = tuple(values[n:])
+    cond_plan, body_plan = attrs["cond"].plan(), attrs["body"].plan()
+    limit = attrs["maximum_iterations"]
+    history: list = [[] for _ in range(n)]
+    count = 0
+    while (limit is None or count < limit) and bool(
+            np.asarray(cond_plan(*loop, *captured)[0]).reshape(())):
+        if accumulate:
+            for h, v in zip(history, loop, strict=False):
+                h.append(v)
+        loop = list(body_plan(*loop, *captured))
+        count += 1
+    if accumulate:
+        stacks = [np.stack(h) if h else np.zeros((0,) + np.shape(v), np.asarray(v).dtype)
+                  for h, v in zip(history, loop, strict=False)]
+    else:
+        stacks = [None] * n
+    return (*loop, *stacks, np.asarray(count, np.int32))
+
+
+def _while_rule(body_fn, n, union, name):
+    reads = _hoisted_reads(union)
+
+    def rule(dy, y, *inputs):
+        from eagerflow.core.ops import array, indexing
+
+        initial, captured = inputs[:n], inputs[n:]
+        stacks, count = y[n:2 * n], y[2 * n]
+        floats = [i for i in range(n) if initial[i].dtype.kind in "fc"]
+        caps = [k for k, c in enumerate(captured) if c.dtype.kind in "fc"]
+        seeds = [dy[i] if dy[i] is not None else array.zeros_like(y[i]) for i in floats]
+        wrt_caps = [captured[k] for k in caps]
+
+        def back_body(i, *carried):
+            dv, dc = carried[:len(floats)], carried[len(floats):]
+            start = [indexing.gather(stacks[j], i) for j in range(n)]
+            sources = [start[j] for j in floats] + wrt_caps
+            with tape_lib.GradientTape(watch_accessed_variables=False) as t:
+                t.watch(sources)
+                new = [dispatch.convert_input(v) for v in nest.flatten(body_fn(*start))]
+            grads = t.gradient([new[j] for j in floats], sources, output_gradients=list(dv),
+                               unconnected_gradients="zero")
+            summed = [a + b for a, b in zip(dc, grads[len(floats):], strict=False)]
+            return (i - 1, *grads[:len(floats)], *summed)
+
+        start_vars = (count - 1, *seeds, *[array.zeros_like(c) for c in wrt_caps])
+        result = _while_loop(lambda i, *rest: i >= 0, back_body, list(start_vars), None,
+                             f"{name}_grad", recompute=True, overrides=reads)
+        d_vars = dict(zip(floats, result[1:1 + len(floats)], strict=False))
+        d_caps = dict(zip(caps, result[1 + len(floats):], strict=False))
+        return (*[d_vars.get(i) for i in range(n)], *[d_caps.get(k) for k in range(len(captured))])
+
+    return rule
