@@ -148,16 +148,17 @@ class ConcreteFunction:
 
     # -- calling -----------------------------------------------------------------------------
     def _plan(self, extra=()):
-        if not extra and self._inference is not None:
+        check = context.flags.check_numerics
+        if not extra and not check and self._inference is not None:
             return self._inference
-        key = tuple(id(t) for t in extra)
+        key = (check,) + tuple(id(t) for t in extra)
         plan = self._plans.get(key)
         if plan is None:
             outputs = list(self.graph.outputs) + list(extra)
             program = graph_passes.optimize(self.graph.nodes, outputs)
-            plan = executor.compile_program(program, self.graph.inputs, self.name)
+            plan = executor.compile_program(program, self.graph.inputs, self.name, check)
             self._plans[key] = plan
-            if not extra:
+            if not extra and not check:
                 self._inference = plan
         return plan
 
@@ -193,7 +194,7 @@ class ConcreteFunction:
     def run_arrays(self, arrays):
         """Runs the graph on input arrays with nothing recording; returns the structured
         outputs (the hot path of `Function.__call__`)."""
-        plan = self._inference or self._plan()
+        plan = self._plan()
         try:
             values = plan._fn(*arrays)
         except Exception as e:  # noqa: BLE001 - re-raised, naming the op
@@ -213,7 +214,7 @@ class ConcreteFunction:
             recorded = self._call_recorded(tensors, state.tapes)
             if recorded is not None:
                 return recorded
-        plan = self._inference or self._plan()
+        plan = self._plan()
         return [_wrap(o) for o in plan(*[t._value for t in tensors])]
 
     # -- gradients ---------------------------------------------------------------------------
@@ -315,7 +316,11 @@ class _Backward:
                         wanted[id(read)] = read
                 else:
                     wanted[id(key)] = key
-            grads = tape_lib._backprop(fgraph.records, targets, seeds, set(wanted), free=False)
+            # A captured tensor's placeholder may be a target (an output or intermediate),
+            # but the records name the outer tensor: seed that one.
+            alias = {id(inner): outer for outer, inner in fgraph.captures}
+            recorded = [alias.get(id(t), t) for t in targets]
+            grads = tape_lib._backprop(fgraph.records, recorded, seeds, set(wanted), free=False)
             structure = []
             for key, needed in zip(keys, self.mask, strict=False):
                 found = []

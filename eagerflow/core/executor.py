@@ -109,11 +109,11 @@ class Plan:
         source: the generated Python source.
     """
 
-    def __init__(self, program, inputs, name="plan"):  # noqa: D107
+    def __init__(self, program, inputs, name="plan", check_numerics=False):  # noqa: D107
         self.program = program
         self.name = name
         self._line_nodes: dict[int, tuple] = {}
-        self.source, self._env = _generate(program, inputs, self._line_nodes)
+        self.source, self._env = _generate(program, inputs, self._line_nodes, check_numerics)
         code = compile(self.source, f"<ef.function plan {name}>", "exec")
         namespace: dict = {}
         exec(code, self._env, namespace)  # noqa: S102 - source generated from slot numbers only
@@ -143,9 +143,22 @@ class Plan:
         return dispatch._op_error(node.op, values, node.attrs, error)
 
 
-def compile_program(program, inputs, name: str = "plan") -> Plan:
-    """Compiles `program` (`inputs`: its placeholders in call order) into a `Plan`."""
-    return Plan(program, inputs, name)
+def compile_program(program, inputs, name: str = "plan", check_numerics=False) -> Plan:
+    """Compiles `program` (`inputs`: its placeholders in call order) into a `Plan`; with
+    `check_numerics`, every floating-point op output is checked for NaN and Inf."""
+    return Plan(program, inputs, name, check_numerics)
+
+
+def _check(value, name):
+    """Raises if `value` has NaN or Inf (`ef.debugging.enable_check_numerics` in graphs)."""
+    array = np.asarray(value)
+    if array.dtype.kind in "fc" and not np.isfinite(array).all():
+        kind = "NaN" if np.isnan(array).any() else "Inf"
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(array))[0])
+        raise errors.InvalidArgumentError(
+            f"check_numerics: output of {name} (shape {array.shape}) has {kind} values, "
+            f"first at index {where}", name
+        )
 
 
 def _literal(value, node, env, key):
@@ -169,11 +182,11 @@ def _size(t) -> int:
     return _BIG if None in t.shape else int(np.prod(t.shape))
 
 
-def _generate(program, inputs, line_nodes):
+def _generate(program, inputs, line_nodes, check_numerics=False):
     from eagerflow.core import control_flow, python_ops
 
     env = {
-        "_asarray": np.asarray, "_assign": _assign, "_bind": _bind,
+        "_asarray": np.asarray, "_assign": _assign, "_bind": _bind, "_check": _check,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": control_flow.run_while,
     }
@@ -211,7 +224,12 @@ def _generate(program, inputs, line_nodes):
                 lines.append(f"    {' = '.join(dead)} = None")
                 alive.difference_update(dead)
         arg_names = args + [names[id(t)] for t in node.attr_inputs]
-        for line in _node_code(node, index, args, targets, names, env, program):
+        code = _node_code(node, index, args, targets, names, env, program)
+        if check_numerics and node.op.forward is not None:
+            env[f"n{index}"] = node.type
+            code += [f"_check({t}, n{index})" for t, o in zip(targets, node.outputs, strict=True)
+                     if o.dtype.kind in "fc"]
+        for line in code:
             lines.append(f"    {line}")
             line_nodes[len(lines)] = (node, arg_names)
         alive.update(t for t in targets if t.startswith("s"))
@@ -252,7 +270,7 @@ def _node_code(node, k, args, targets, names, env, program) -> list:
             call_args.append(_literal(extra, node, env, f"x{k}_{j}"))
         target_input = program.inplace.get(id(node))
         if target_input is not None:
-            call_args.append(args[target_input])
+            call_args.append(f"out={args[target_input]}")
         call = f"u{k}({', '.join(call_args)})"
     else:
         env[f"f{k}"] = op.forward

@@ -56,6 +56,7 @@ from eagerflow.core import concrete, context, dispatch, errors, graph, nest, spe
 __all__ = ["Function", "function", "init_scope"]
 
 _Tensor = tensor.Tensor
+_flags = context.flags
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
 
 
@@ -147,7 +148,7 @@ class Function:
         state = context.thread
         if state.tracer is not None:  # inside another traced function: inline
             return self._python_function(*args, **kwargs)
-        if not kwargs and not state.tapes:
+        if not kwargs and not _flags.slow:
             # hot path: tensors only, seen before, nothing recording (one dict lookup)
             key = []
             for a in args:
@@ -209,15 +210,28 @@ class Function:
 
     # -- signatures --------------------------------------------------------------------------
     def _bind(self, args, kwargs):
-        """The arguments as one tuple per parameter, defaults applied."""
+        """The arguments as a flat list (``*args`` spread out, defaults applied), their
+        names, and the layout `_rebuild_call` needs to call the function with them."""
         if self._signature is None:
-            return tuple(args) + tuple(sorted(kwargs.items())), None
+            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
+            return list(args) + [kwargs[k] for k in sorted(kwargs)], names, None
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self._name}(): {e}") from None
         bound.apply_defaults()
-        return tuple(bound.arguments.values()), list(bound.arguments)
+        values, names, layout = [], [], []
+        for name, value in bound.arguments.items():
+            param = self._signature.parameters[name]
+            if param.kind == param.VAR_POSITIONAL:
+                values.extend(value)
+                names.extend(f"{name}_{i}" for i in range(len(value)))
+                layout.append((param, len(value)))
+            else:
+                values.append(value)
+                names.append(name)
+                layout.append((param, 1))
+        return values, names, layout
 
     def _key(self, args, kwargs, allow_specs=False):
         if not kwargs and len(args) == self._nargs and self._input_signature is None:
@@ -229,7 +243,7 @@ class Function:
                 parts.append((value.shape, value.dtype))
             else:
                 return tuple(parts), list(args)
-        values, _ = self._bind(args, kwargs)
+        values, names, _ = self._bind(args, kwargs)
         if self._input_signature is not None:
             if len(args) + len(kwargs) > len(self._input_signature):
                 raise TypeError(
@@ -237,12 +251,12 @@ class Function:
                     f"input_signature has {len(self._input_signature)} entries; with an "
                     "input_signature every argument must be a tensor described by it."
                 )
-            return self._signature_key(values, allow_specs)
+            return self._signature_key(values, names, allow_specs)
         tensors: list = []
         key = tuple(_encode(v, tensors, allow_specs) for v in values)
         return key, tensors
 
-    def _signature_key(self, values, allow_specs):
+    def _signature_key(self, values, names, allow_specs):
         signature = self._input_signature
         if len(values) < len(signature):
             raise TypeError(
@@ -250,8 +264,7 @@ class Function:
                 f"{len(signature)} entries"
             )
         tensors = []
-        for position, (value, expected) in enumerate(zip(values, signature, strict=False)):
-            name = self._param_name(position)
+        for value, expected, name in zip(values, signature, names, strict=False):
             try:
                 leaves = nest.flatten(value) if nest.is_nested(expected) else [value]
                 specs = nest.flatten(expected)
@@ -278,16 +291,10 @@ class Function:
                     got = (graph.format_spec(leaf.shape, leaf.dtype) if leaf is not None
                            and leaf.shape is not None else repr(leaf))
                     raise errors.InvalidArgumentError(
-                        f"{self._name}(): argument {name!r} does not match its input_signature "
-                        f"{want!r}: got {got}"
+                        f"{self._name}(): argument {name!r} does not match its input_signature: "
+                        f"expected {graph.format_spec(want.shape, want.dtype)}, got {got}"
                     )
         return ("signature",), tensors
-
-    def _param_name(self, position) -> str:
-        if self._signature is None:
-            return f"#{position}"
-        names = list(self._signature.parameters)
-        return names[position] if position < len(names) else f"#{position}"
 
     def _relaxed_match(self, key, tensors):
         if not self._reduce_retracing:
@@ -316,8 +323,7 @@ class Function:
         specs = self._specs_for(key, tensors)
         graph_ = graph.Graph(self._name)
         tracer = tracing.Tracer(graph_, executing=executing)
-        values, names = self._bind(args, kwargs)
-        names = names or [f"arg{i}" for i in range(len(values))]
+        values, names, layout = self._bind(args, kwargs)
         with tracing.active(tracer, private=True) as recorder:
             counter = iter(range(len(specs)))
 
@@ -344,7 +350,7 @@ class Function:
             else:
                 new_values = [_map_leaves(v, placeholder, name)
                               for v, name in zip(values, names, strict=True)]
-            call_args, call_kwargs = self._rebuild_call(new_values, args, kwargs)
+            call_args, call_kwargs = self._rebuild_call(new_values, layout, names)
             result = self._python_function(*call_args, **call_kwargs)
             structure = _outputs(result, tracer, graph_)
         graph_.input_keys = list(graph_.inputs)
@@ -355,19 +361,24 @@ class Function:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
         return cf, outputs
 
-    def _rebuild_call(self, values, args, kwargs):
-        if self._signature is None:
-            return values[:len(args)], dict(zip(sorted(kwargs), values[len(args):], strict=False))
+    def _rebuild_call(self, values, layout, names):
+        """Positional and keyword arguments from `_bind`'s flat values."""
+        if layout is None:
+            count = sum(1 for n in names if n.startswith("arg"))
+            return values[:count], dict(zip(names[count:], values[count:], strict=True))
         call_args, call_kwargs = [], {}
-        for (name, param), value in zip(self._signature.parameters.items(), values, strict=False):
+        position = 0
+        for param, count in layout:
+            items = values[position:position + count]
+            position += count
             if param.kind == param.VAR_POSITIONAL:
-                call_args.extend(value)
+                call_args.extend(items)
             elif param.kind == param.VAR_KEYWORD:
-                call_kwargs.update(value)
+                call_kwargs.update(items[0])
             elif param.kind == param.KEYWORD_ONLY:
-                call_kwargs[name] = value
+                call_kwargs[param.name] = items[0]
             else:
-                call_args.append(value)
+                call_args.append(items[0])
         return call_args, call_kwargs
 
     def _register(self, key, tensors, specs, cf, values, names):

@@ -281,6 +281,8 @@ class Tracer:
             # Kept even for a static shape: a value (like a Shape op's) may depend on the
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
+            if probe is None and None in shape:  # every unknown dimension needs a probe
+                probe = _resize(array, shape)
             result.append((array, probe, tuple(shape)))
         return result
 
