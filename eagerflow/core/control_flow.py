@@ -356,6 +356,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     specs = [_spec(r) for r in refs]
     pack = lambda values: nest.pack_sequence_as(loop_vars, list(values))  # noqa: E731
     no_hoist: set = set()
+    initial = [s[0] for s in specs]
     for _ in range(4):  # retrace when a loop variable's shape changes or a read is written
         g_cond, t_cond, r_cond = _trace_subgraph(lambda *v: cond(*pack(v)), specs,
                                                  f"{name}_cond", False, recompute or
@@ -382,6 +383,8 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
         "body": Branch(g_body, g_body.inputs[:n], union),
         "maximum_iterations": limit, "n_vars": n, "_body_fn": lambda *v: body(*pack(v)),
         "_union": union,
+        # loop variables whose shape changes between iterations: no per-iteration stacks
+        "varying": tuple(i for i, s in enumerate(specs) if s[0] != initial[i]),
     }
     inputs = refs + [tracer.ref(u) for u in union]
     values = None
@@ -394,7 +397,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs[:n]):
         op = dispatch.Op("While", None, num_outputs=len(outputs))
-        op.gradient(_while_rule(attrs["_body_fn"], n, union, name))
+        op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
         tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])
 
@@ -433,6 +436,9 @@ def _while_output_specs(specs, values=None):
     for i, (shape, dtype, shadow, probe) in enumerate(specs):  # every iteration's variables
         stacked = np.stack([shadow]) if values is None else np.asarray(values[n + i])
         row = probe if probe is not None else shadow
+        if stacked.shape[1:] != np.shape(shadow):  # a varying variable: no stack
+            out.append(((None,), dtype, stacked, np.zeros((1,), dtype)))
+            continue
         out.append(((None,) + tuple(shape), dtype, stacked,
                     np.stack([row] * (len(stacked) + 1))))
     count = np.asarray(1 if values is None else values[-1], np.int32)
@@ -475,15 +481,17 @@ def run_while(attrs, values, accumulate=True) -> tuple:
                 h.append(v)
         loop = list(body_plan(*loop, *captured))
         count += 1
+    stacks = [None] * n
     if accumulate:
-        stacks = [np.stack(h) if h else np.zeros((0,) + np.shape(v), np.asarray(v).dtype)
-                  for h, v in zip(history, loop, strict=False)]
-    else:
-        stacks = [None] * n
+        varying = attrs.get("varying", ())
+        for i, (h, v) in enumerate(zip(history, loop, strict=True)):
+            shape = (0,) if i in varying else (0,) + np.shape(v)
+            stacks[i] = np.stack(h) if h and i not in varying else np.zeros(
+                shape, np.asarray(v).dtype)
     return (*loop, *stacks, np.asarray(count, np.int32))
 
 
-def _while_rule(body_fn, n, union, name):
+def _while_rule(body_fn, n, union, name, varying):
     reads = _hoisted_reads(union)
 
     def rule(dy, y, *inputs):
@@ -492,6 +500,12 @@ def _while_rule(body_fn, n, union, name):
         initial, captured = inputs[:n], inputs[n:]
         stacks, count = y[n:2 * n], y[2 * n]
         floats = [i for i in range(n) if initial[i].dtype.kind in "fc"]
+        changing = [i for i in floats if i in varying]
+        if changing:
+            raise errors.UnimplementedError(
+                f"the gradient of ef.while_loop {name!r} needs loop variables of a fixed shape, "
+                f"but loop variable {changing[0]} changes shape between iterations", "While"
+            )
         caps = [k for k, c in enumerate(captured) if c.dtype.kind in "fc"]
         seeds = [dy[i] if dy[i] is not None else array.zeros_like(y[i]) for i in floats]
         wrt_caps = [captured[k] for k in caps]

@@ -305,10 +305,12 @@ def eliminate_common_subexpressions(program: Program) -> Program:
         key = None
         if node.op is graph.READ:
             var = node.attrs["variable"]
-            key = ("read", id(var), epochs.get(id(var), 0))
+            key = ("read", id(var), epochs.get(id(var), 0), epochs.get("any", 0))
         elif node.op.name in graph.ASSIGN_MODES:
             var = node.attrs["variable"]
             epochs[id(var)] = epochs.get(id(var), 0) + 1
+        elif has_effects(node):  # a loop, branch or Python call may write any variable
+            epochs["any"] = epochs.get("any", 0) + 1
         elif node.op is graph.CONST:
             key = ("const", _freeze(node.attrs["value"]))
             if key[1][0] == "id":
@@ -332,7 +334,8 @@ def eliminate_dead_code(program: Program) -> Program:
     live = {id(t) for t in program.outputs if _is_symbolic(t)}
     kept = []
     for node in reversed(program.nodes):
-        if has_effects(node) or any(id(o) in live for o in node.outputs):
+        if node.op is graph.PLACEHOLDER or has_effects(node) or any(
+                id(o) in live for o in node.outputs):
             kept.append(node)
             live.update(id(t) for t in node.tensor_inputs())
     kept.reverse()

@@ -94,12 +94,14 @@ def run_print(attrs, values) -> tuple:
     return ()
 
 
-def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
+def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
     """Prints tensors and Python values, on every call of a traced function.
 
     Args:
         *inputs: tensors, variables, strings, numbers, or lists/dicts of them.
-        output_stream: ``sys.stderr`` (default), ``sys.stdout`` or a file-like object.
+        output_stream: ``sys.stderr`` (the default, None), ``sys.stdout`` or a file-like
+            object. The standard streams are looked up when printing, so redirections of
+            ``sys.stdout`` apply to graphs traced earlier.
         summarize: elements shown at each end of every dimension (-1: all).
         sep: separator between inputs.
         end: appended after the last input.
@@ -113,9 +115,9 @@ def print(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", nam
         >>> ef.print("values:", ef.range(10), output_stream=sys.stdout)
         values: [0 1 2 ... 7 8 9]
     """
-    if output_stream is sys.stdout:
+    if output_stream is sys.stdout or output_stream is sys.__stdout__:
         stream = "stdout"
-    elif output_stream is sys.stderr:
+    elif output_stream is None or output_stream is sys.stderr or output_stream is sys.__stderr__:
         stream = "stderr"
     elif callable(getattr(output_stream, "write", None)):
         stream = output_stream

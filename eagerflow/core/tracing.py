@@ -44,6 +44,7 @@ _is_symbolic = graph.is_symbolic
 _VALUE_DEPENDENT = {"Where"}
 # Ops that accept unknown (None) dimensions in their shape attributes (see core/ops/array.py).
 _UNKNOWN_DIMS_OK = {"Reshape"}
+_SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 
 
 @contextlib.contextmanager
@@ -241,7 +242,7 @@ class Tracer:
         if op.name in _UNKNOWN_DIMS_OK:
             return
         for key, value in attrs.items():
-            if isinstance(value, tuple) and any(v is None for v in value):
+            if key in _SHAPE_ATTRS and isinstance(value, tuple) and any(v is None for v in value):
                 raise errors.InvalidArgumentError(
                     f"attribute {key}={value} has an unknown dimension (None): the function is "
                     "traced with an input signature (or reduce_retracing) that leaves a "

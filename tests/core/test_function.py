@@ -325,7 +325,8 @@ def test_run_time_errors_name_the_op():
     f = ef.function(lambda x, i: ef.gather(x, i))
     x = ef.constant([1.0, 2.0])
     f(x, ef.constant([0]))
-    with pytest.raises(ef.errors.InvalidArgumentError, match=r"indices\[0\] = 5 is not in \[0, 2\) \[Op:Gather\]"):
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"indices\[0\] = 5 is not in \[0, 2\) \[Op:Gather\]"):
         f(x, ef.constant([5]))
 
 
