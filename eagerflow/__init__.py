@@ -150,7 +150,8 @@ _NN_NAMES: list = []
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 from eagerflow import saved_model
-from eagerflow.core.control_flow import cond, while_loop
+from eagerflow.core.control_flow import cond
+from eagerflow.core.loops import while_loop
 from eagerflow.core.function import function, init_scope
 from eagerflow.core.python_ops import print, py_function
 

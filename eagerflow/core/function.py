@@ -49,9 +49,17 @@ import threading
 import types
 import weakref
 
-import numpy as np
-
-from eagerflow.core import concrete, context, dispatch, errors, graph, nest, spec, tensor, tracing
+from eagerflow.core import (
+    concrete,
+    context,
+    errors,
+    graph,
+    nest,
+    signatures,
+    spec,
+    tensor,
+    tracing,
+)
 
 __all__ = ["Function", "function", "init_scope"]
 
@@ -92,7 +100,7 @@ class Function:
         functools.update_wrapper(self, python_function, updated=())
         self._python_function = python_function
         self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
-        self._input_signature = _check_signature(input_signature, self._name)
+        self._input_signature = signatures.check_signature(input_signature, self._name)
         self._reduce_retracing = bool(reduce_retracing)
         self._cache: dict = {}
         self._fast: dict = {}  # flat (shape, dtype, ...) of all-tensor calls -> function
@@ -209,30 +217,6 @@ class Function:
         return cf.pack(outputs)
 
     # -- signatures --------------------------------------------------------------------------
-    def _bind(self, args, kwargs):
-        """The arguments as a flat list (``*args`` spread out, defaults applied), their
-        names, and the layout `_rebuild_call` needs to call the function with them."""
-        if self._signature is None:
-            names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
-            return list(args) + [kwargs[k] for k in sorted(kwargs)], names, None
-        try:
-            bound = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self._name}(): {e}") from None
-        bound.apply_defaults()
-        values, names, layout = [], [], []
-        for name, value in bound.arguments.items():
-            param = self._signature.parameters[name]
-            if param.kind == param.VAR_POSITIONAL:
-                values.extend(value)
-                names.extend(f"{name}_{i}" for i in range(len(value)))
-                layout.append((param, len(value)))
-            else:
-                values.append(value)
-                names.append(name)
-                layout.append((param, 1))
-        return values, names, layout
-
     def _key(self, args, kwargs, allow_specs=False):
         if not kwargs and len(args) == self._nargs and self._input_signature is None:
             parts = []
@@ -243,7 +227,7 @@ class Function:
                 parts.append((value.shape, value.dtype))
             else:
                 return tuple(parts), list(args)
-        values, names, _ = self._bind(args, kwargs)
+        values, names, _ = signatures.bind(self._signature, self._name, args, kwargs)
         if self._input_signature is not None:
             if len(args) + len(kwargs) > len(self._input_signature):
                 raise TypeError(
@@ -251,56 +235,17 @@ class Function:
                     f"input_signature has {len(self._input_signature)} entries; with an "
                     "input_signature every argument must be a tensor described by it."
                 )
-            return self._signature_key(values, names, allow_specs)
+            return signatures.signature_key(self._name, self._input_signature, values, names,
+                                            allow_specs)
         tensors: list = []
-        key = tuple(_encode(v, tensors, allow_specs) for v in values)
+        key = tuple(signatures.encode(v, tensors, allow_specs) for v in values)
         return key, tensors
-
-    def _signature_key(self, values, names, allow_specs):
-        signature = self._input_signature
-        if len(values) < len(signature):
-            raise TypeError(
-                f"{self._name}() takes {len(values)} arguments but its input_signature has "
-                f"{len(signature)} entries"
-            )
-        tensors = []
-        for value, expected, name in zip(values, signature, names, strict=False):
-            try:
-                leaves = nest.flatten(value) if nest.is_nested(expected) else [value]
-                specs = nest.flatten(expected)
-                nest.map_structure(lambda a, b: None, expected, value)
-            except ValueError:
-                raise TypeError(
-                    f"{self._name}(): argument {name!r} must have the structure of its "
-                    f"input_signature entry {expected!r}, got {value!r}"
-                ) from None
-            for leaf, want in zip(leaves, specs, strict=False):
-                if isinstance(leaf, spec.TensorSpec) and allow_specs:
-                    leaf = spec.TensorSpec(leaf.shape, leaf.dtype)
-                    compatible = want.is_compatible_with(leaf)
-                    tensors.append(leaf)
-                else:
-                    try:
-                        leaf = dispatch.convert_input(leaf, dtype=want.dtype) if not isinstance(
-                            leaf, _Tensor) else leaf
-                    except errors.OpError:
-                        leaf = None
-                    compatible = leaf is not None and want.is_compatible_with(leaf)
-                    tensors.append(leaf)
-                if not compatible:
-                    got = (graph.format_spec(leaf.shape, leaf.dtype) if leaf is not None
-                           and leaf.shape is not None else repr(leaf))
-                    raise errors.InvalidArgumentError(
-                        f"{self._name}(): argument {name!r} does not match its input_signature: "
-                        f"expected {graph.format_spec(want.shape, want.dtype)}, got {got}"
-                    )
-        return ("signature",), tensors
 
     def _relaxed_match(self, key, tensors):
         if not self._reduce_retracing:
             return None
-        for specs, cf in self._relaxed.get(_generic(key), ()):
-            if all(_fits(s, t) for s, t in zip(specs, tensors, strict=False)):
+        for specs, cf in self._relaxed.get(signatures.generic(key), ()):
+            if all(signatures.fits(s, t) for s, t in zip(specs, tensors, strict=False)):
                 self._cache[key] = cf
                 return cf
         return None
@@ -311,10 +256,10 @@ class Function:
             return [(want.shape, want.dtype) for want in nest.flatten(list(self._input_signature))]
         specs = [(tuple(t.shape), t.dtype) for t in tensors]
         if self._reduce_retracing:
-            previous = self._relaxed.get(_generic(key))
+            previous = self._relaxed.get(signatures.generic(key))
             if previous:
                 old = previous[-1][0]
-                specs = [(_merge_shapes(o[0], s[0]), s[1])
+                specs = [(signatures.merge_shapes(o[0], s[0]), s[1])
                          for o, s in zip(old, specs, strict=True)]
         return specs
 
@@ -323,12 +268,12 @@ class Function:
         specs = self._specs_for(key, tensors)
         graph_ = graph.Graph(self._name)
         tracer = tracing.Tracer(graph_, executing=executing)
-        values, names, layout = self._bind(args, kwargs)
+        values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
         with tracing.active(tracer, private=True) as recorder:
             counter = iter(range(len(specs)))
 
             def placeholder(leaf, name):
-                if not _is_tensor_leaf(leaf, allow_specs=True):
+                if not signatures.is_tensor_leaf(leaf, allow_specs=True):
                     return leaf
                 i = next(counter)
                 shape, dtype = specs[i]
@@ -348,9 +293,9 @@ class Function:
                     new_values[position] = (nest.pack_sequence_as(expected, leaves)
                                             if nest.is_nested(expected) else leaves[0])
             else:
-                new_values = [_map_leaves(v, placeholder, name)
+                new_values = [signatures.map_leaves(v, placeholder, name)
                               for v, name in zip(values, names, strict=True)]
-            call_args, call_kwargs = self._rebuild_call(new_values, layout, names)
+            call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
             result = self._python_function(*call_args, **call_kwargs)
             structure = _outputs(result, tracer, graph_)
         graph_.input_keys = list(graph_.inputs)
@@ -361,32 +306,13 @@ class Function:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
         return cf, outputs
 
-    def _rebuild_call(self, values, layout, names):
-        """Positional and keyword arguments from `_bind`'s flat values."""
-        if layout is None:
-            count = sum(1 for n in names if n.startswith("arg"))
-            return values[:count], dict(zip(names[count:], values[count:], strict=True))
-        call_args, call_kwargs = [], {}
-        position = 0
-        for param, count in layout:
-            items = values[position:position + count]
-            position += count
-            if param.kind == param.VAR_POSITIONAL:
-                call_args.extend(items)
-            elif param.kind == param.VAR_KEYWORD:
-                call_kwargs.update(items[0])
-            elif param.kind == param.KEYWORD_ONLY:
-                call_kwargs[param.name] = items[0]
-            else:
-                call_args.append(items[0])
-        return call_args, call_kwargs
-
     def _register(self, key, tensors, specs, cf, values, names):
         self._cache[key] = cf
         if self._reduce_retracing and self._input_signature is None:
-            self._relaxed.setdefault(_generic(key), []).append((specs, cf))
+            self._relaxed.setdefault(signatures.generic(key), []).append((specs, cf))
         self._tracing_count += 1
-        self._history.append(dict(zip(names, (_describe(v) for v in values), strict=False)))
+        described = (signatures.describe(v) for v in values)
+        self._history.append(dict(zip(names, described, strict=False)))
         if self._tracing_count == _RETRACE_WARNING + 1:
             errors.warn_once(f"retracing-{id(self)}", self._retrace_message(), stacklevel=5)
 
@@ -453,110 +379,6 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
 
 
 # -- helpers ----------------------------------------------------------------------------------
-def _check_signature(signature, name):
-    if signature is None:
-        return None
-    if not isinstance(signature, (list, tuple)):
-        raise TypeError(
-            f"ef.function({name}): input_signature must be a list or tuple of ef.TensorSpec, "
-            f"got {type(signature).__name__}: {signature!r}"
-        )
-    for leaf in nest.flatten(list(signature)):
-        if not isinstance(leaf, spec.TensorSpec):
-            raise TypeError(
-                f"ef.function({name}): input_signature entries must be ef.TensorSpec, got "
-                f"{type(leaf).__name__}: {leaf!r}"
-            )
-        if leaf.shape is None:
-            raise errors.InvalidArgumentError(
-                f"ef.function({name}): {leaf!r} has an unknown rank; give its shape as a list "
-                "with None for unknown dimensions"
-            )
-    return tuple(signature)
-
-
-def _is_tensor_leaf(value, allow_specs=False) -> bool:
-    if isinstance(value, (_Tensor, np.ndarray, np.generic)):
-        return True
-    return allow_specs and isinstance(value, spec.TensorSpec)
-
-
-def _encode(value, tensors, allow_specs):
-    """The cache-key part of one argument; appends its tensors to `tensors`."""
-    if type(value) is _Tensor or isinstance(value, (np.ndarray, np.generic)):
-        if not isinstance(value, _Tensor):
-            value = dispatch.convert_input(value)
-        tensors.append(value)
-        array = value._value
-        return (array.shape, array.dtype)
-    if isinstance(value, _Tensor):  # a symbolic tensor of a finished trace
-        raise errors.InvalidArgumentError(
-            f"{value!r} is a symbolic tensor from another traced function; it cannot be "
-            "passed to an ef.function outside that function's trace"
-        )
-    if allow_specs and isinstance(value, spec.TensorSpec):
-        if value.shape is None:
-            raise errors.InvalidArgumentError(f"{value!r} needs a known rank")
-        tensors.append(value)
-        return (value.shape, value.dtype)
-    if hasattr(value, "_read") and hasattr(value, "assign"):  # a Variable: by identity
-        return ("variable", id(value))
-    if isinstance(value, dict):
-        keys = nest._keys(value)
-        return ("dict", tuple(keys), tuple(_encode(value[k], tensors, allow_specs) for k in keys))
-    if isinstance(value, (list, tuple)):
-        kind = type(value).__name__
-        return (kind, tuple(_encode(v, tensors, allow_specs) for v in value))
-    try:
-        hash(value)
-    except TypeError:
-        return ("id", id(value))
-    return ("python", type(value), value)
-
-
-def _merge_shapes(a, b) -> tuple:
-    """The shape with None wherever `a` and `b` differ."""
-    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
-
-
-def _generic(key):
-    """`key` with tensor shapes reduced to their ranks (for reduce_retracing)."""
-    if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], np.dtype):
-        return (len(key[0]), key[1])
-    if isinstance(key, tuple):
-        return tuple(_generic(k) for k in key)
-    return key
-
-
-def _fits(spec_, tensor_) -> bool:
-    shape, dtype = spec_
-    return tensor_.dtype == dtype and len(tensor_.shape) == len(shape) and all(
-        a is None or a == b for a, b in zip(shape, tensor_.shape, strict=False))
-
-
-def _map_leaves(value, fn, name):
-    """`value` with `fn(leaf, name)` applied to every leaf, in `nest.flatten` order."""
-    if isinstance(value, dict):
-        mapped = {k: _map_leaves(value[k], fn, f"{name}_{k}") for k in nest._keys(value)}
-        return {k: mapped[k] for k in value}
-    if isinstance(value, (list, tuple)):
-        items = [_map_leaves(v, fn, f"{name}_{i}") for i, v in enumerate(value)]
-        if isinstance(value, list):
-            return items
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    return fn(value, name)
-
-
-def _describe(value) -> str:
-    if isinstance(value, (_Tensor, np.ndarray)):
-        return graph.format_spec(value.shape, value.dtype)
-    if hasattr(value, "_read") and hasattr(value, "assign"):
-        return f"variable {value.name!r} at {id(value):#x}"
-    if isinstance(value, (list, tuple, dict)):
-        return f"{type(value).__name__} {nest.flatten(value)!r}"[:60]
-    return f"{type(value).__name__} {value!r}"[:60]
-
-
 def _outputs(result, tracer, graph_):
     """The structured outputs with each tensor replaced by an `Output` marker."""
     def leaf(value):

@@ -29,7 +29,7 @@ def call_in_trace(function, tensors) -> list:
 
 def replay(graph_, inputs, outputs) -> list:
     """Re-runs the nodes of `graph_` on `inputs` (one per placeholder); returns `outputs`."""
-    from eagerflow.core import control_flow, python_ops
+    from eagerflow.core import control_flow, loops, python_ops
 
     values: dict[int, object] = {id(p): x for p, x in zip(graph_.inputs, inputs, strict=False)}
 
@@ -62,7 +62,7 @@ def replay(graph_, inputs, outputs) -> list:
         elif op is graph.COND:
             result = _replay_cond(node, args, control_flow)
         elif op is graph.WHILE:
-            result = _replay_while(node, args, control_flow)
+            result = _replay_while(node, args, loops)
         else:
             attrs = graph.map_attr_tensors(node.attrs, get)
             out = dispatch.execute(op, tuple(args), attrs)
@@ -108,11 +108,11 @@ def _replay_cond(node, args, control_flow):
     return tuple(result)
 
 
-def _replay_while(node, args, control_flow):
+def _replay_while(node, args, loops):
     n = node.attrs["n_vars"]
     loop, captured = list(args[:n]), args[n:]
     cond_branch, body_branch = node.attrs["cond"], node.attrs["body"]
-    final = control_flow.while_loop(
+    final = loops.while_loop(
         lambda *v: replay_inputs(cond_branch, v, captured)[0],
         lambda *v: replay_inputs(body_branch, v, captured),
         loop, maximum_iterations=node.attrs["maximum_iterations"],
