@@ -31,7 +31,7 @@ def bind(signature, name, args, kwargs):
     names, and the layout `rebuild_call` needs to call the function with them."""
     if signature is None:
         names = [f"arg{i}" for i in range(len(args))] + sorted(kwargs)
-        return list(args) + [kwargs[k] for k in sorted(kwargs)], names, None
+        return list(args) + [kwargs[k] for k in sorted(kwargs)], names, len(args)
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError as e:
@@ -93,12 +93,10 @@ def signature_key(name, signature, values, names, allow_specs):
     return ("signature",), tensors
 
 
-
 def rebuild_call(values, layout, names):
-    """Positional and keyword arguments from `_bind`'s flat values."""
-    if layout is None:
-        count = sum(1 for n in names if n.startswith("arg"))
-        return values[:count], dict(zip(names[count:], values[count:], strict=True))
+    """Positional and keyword arguments from `bind`'s flat values."""
+    if isinstance(layout, int):  # no signature: `layout` positional values, then keywords
+        return values[:layout], dict(zip(names[layout:], values[layout:], strict=True))
     call_args, call_kwargs = [], {}
     position = 0
     for param, count in layout:
@@ -115,8 +113,8 @@ def rebuild_call(values, layout, names):
     return call_args, call_kwargs
 
 
-
 def check_signature(signature, name):
+    """Validates an `input_signature` argument; returns it as a tuple (or None)."""
     if signature is None:
         return None
     if not isinstance(signature, (list, tuple)):
