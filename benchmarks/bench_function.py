@@ -12,8 +12,11 @@ median over rounds is reported) because the machine is shared and noisy:
 Targets (issue 9): traced small-op function >= 5x faster than eager and faster than
 `tf.function`; traced MLP step >= 1.3x faster than eager.
 
-Run: ``python benchmarks/bench_function.py [--rounds 15]`` (TensorFlow and PyTorch
-columns appear when they are importable, e.g. with /work/refvenv/bin/python).
+Run: ``python benchmarks/bench_function.py [--rounds 15] [--threads 1]`` (TensorFlow and
+PyTorch columns appear when they are importable, e.g. with /work/refvenv/bin/python).
+Every framework gets the same number of threads (default 1): on a small shared machine,
+NumPy's BLAS, PyTorch and TensorFlow each starting a thread pool slow each other down by
+10x and more, which would measure the contention rather than the frameworks.
 """
 
 from __future__ import annotations
@@ -24,19 +27,38 @@ import statistics
 import sys
 import time
 
-import numpy as np
+
+def _threads(argv) -> int:
+    for i, arg in enumerate(argv):
+        if arg == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if arg.startswith("--threads="):
+            return int(arg.split("=", 1)[1])
+    return 1
+
+
+THREADS = _threads(sys.argv)
+for _name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_name] = str(THREADS)  # before NumPy (and its BLAS) is imported
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import eagerflow as ef  # noqa: E402
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 try:
     import tensorflow as tf
+
+    tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+    tf.config.threading.set_inter_op_parallelism_threads(THREADS)
 except ImportError:  # the reference frameworks are optional
     tf = None
 try:
     import torch
+
+    torch.set_num_threads(THREADS)
 except ImportError:
     torch = None
 
@@ -193,6 +215,7 @@ def report(title, results, baseline, traced):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=1, help="threads per framework")
     args = parser.parse_args(argv)
 
     rng = np.random.default_rng(0)

@@ -156,7 +156,19 @@ def _safe(name: str) -> str:
 
 
 class LoadedFunction:
-    """One exported function: calls the first of its traced graphs the arguments fit."""
+    """One exported function: calls the first of its traced graphs the arguments fit.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> f = ef.function(lambda x: x + 1)
+        >>> _ = f(ef.constant(1)), f(ef.constant([1.0, 2.0]))  # two signatures
+        >>> path = os.path.join(tempfile.mkdtemp(), "f.h5")
+        >>> ef.saved_model.save(f, path)
+        >>> loaded = ef.saved_model.load(path).signatures["serving_default"]
+        >>> len(loaded.concrete_functions), loaded(ef.constant(5))
+        (2, ef.Tensor(6, shape=(), dtype=int32))
+    """
 
     def __init__(self, name, functions, structures):  # noqa: D107
         self.name = name
@@ -205,7 +217,18 @@ def _pack(structure, outputs):
 
 class LoadedModel:
     """What `load` returns: the exported functions (as attributes and in `signatures`) and
-    the restored variables. Calling it calls ``"serving_default"``."""
+    the restored variables. Calling it calls ``"serving_default"``.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> double = ef.function(lambda x: x * 2.0, input_signature=[ef.TensorSpec([])])
+        >>> path = os.path.join(tempfile.mkdtemp(), "m.h5")
+        >>> ef.saved_model.save(object(), path, signatures={"double": double})
+        >>> model = ef.saved_model.load(path)
+        >>> model.double(ef.constant(4.0)), sorted(model.signatures)
+        (ef.Tensor(8.0, shape=(), dtype=float32), ['double'])
+    """
 
     def __init__(self, functions, variables):  # noqa: D107
         self.signatures = functions

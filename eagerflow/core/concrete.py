@@ -51,7 +51,13 @@ _new = object.__new__
 
 
 class Output:
-    """Marks output number `index` in a function's structured outputs."""
+    """Marks output number `index` in a function's structured outputs.
+
+    Example:
+        >>> from eagerflow.core.concrete import Output
+        >>> Output(2)
+        Output(2)
+    """
 
     __slots__ = ("index",)
 
@@ -80,6 +86,19 @@ class ConcreteFunction:
         outputs: the flat output tensors.
         structured_outputs: the outputs in the structure the Python function returned.
         variables / trainable_variables: the variables the graph reads or writes.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> cf = ef.function(lambda x: ef.exp(x) + 1.0).get_concrete_function(
+        ...     ef.TensorSpec([None], ef.float32))
+        >>> print(cf.graph)
+        graph '<lambda>' (3 operations)
+          x = Placeholder()                                                      # float32[None]
+          Exp = Exp(x)                                                           # float32[None]
+          AddV2 = AddV2(Exp, 1.0)                                                # float32[None]
+          return AddV2
+        >>> cf(ef.constant([0.0]))
+        ef.Tensor([2.], shape=(1,), dtype=float32)
     """
 
     def __init__(self, graph_, structured_outputs, name=None):  # noqa: D107

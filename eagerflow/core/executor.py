@@ -107,6 +107,16 @@ class Plan:
     Attributes:
         program: the optimised `Program` it runs.
         source: the generated Python source.
+
+    Example:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import executor, graph_passes
+        >>> cf = ef.function(lambda x: x * 3.0).get_concrete_function(ef.TensorSpec([2]))
+        >>> program = graph_passes.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> plan = executor.compile_program(program, cf.graph.inputs)
+        >>> plan(np.array([1.0, 2.0], np.float32))
+        (array([3., 6.], dtype=float32),)
     """
 
     def __init__(self, program, inputs, name="plan", check_numerics=False):  # noqa: D107
@@ -145,7 +155,8 @@ class Plan:
 
 def compile_program(program, inputs, name: str = "plan", check_numerics=False) -> Plan:
     """Compiles `program` (`inputs`: its placeholders in call order) into a `Plan`; with
-    `check_numerics`, every floating-point op output is checked for NaN and Inf."""
+    `check_numerics`, every floating-point op output is checked for NaN and Inf (see the
+    `Plan` example)."""
     return Plan(program, inputs, name, check_numerics)
 
 

@@ -88,7 +88,23 @@ def init_scope():
 
 
 class Function:
-    """A Python function compiled by tracing; see the module docstring and `function`."""
+    """A Python function compiled by tracing; made by `ef.function` (see `function`).
+
+    Calling it runs the graph traced for the call's signature (tracing it first if this
+    signature is new). Used as a method decorator, each instance gets its own traces.
+
+    Attributes:
+        python_function: the wrapped Python function.
+        input_signature: the input signature, or None.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> square = ef.function(lambda x: x * x)
+        >>> square(ef.constant(3.0)), square(ef.constant([1.0, 2.0]))
+        (ef.Tensor(9.0, shape=(), dtype=float32), ef.Tensor([1. 4.], shape=(2,), dtype=float32))
+        >>> square.experimental_get_tracing_count()
+        2
+    """
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False,
                  name=None):  # noqa: D107
@@ -128,7 +144,15 @@ class Function:
         return self._input_signature
 
     def experimental_get_tracing_count(self) -> int:
-        """How many times the function has been traced (one per distinct signature)."""
+        """How many times the function has been traced (one per distinct signature).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> f = ef.function(lambda x, n: x * n)
+            >>> _ = f(ef.constant(1.0), 2), f(ef.constant(5.0), 2), f(ef.constant(1.0), 3)
+            >>> f.experimental_get_tracing_count()
+            2
+        """
         return self._tracing_count
 
     def __repr__(self) -> str:

@@ -49,6 +49,15 @@ class OperatorNotAllowedInGraphError(TypeError):
 
     Raised while `ef.function` traces a function, for example by ``if x > 0:`` or
     ``x.numpy()`` on a symbolic tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.graph import OperatorNotAllowedInGraphError
+        >>> try:
+        ...     ef.function(lambda x: x.numpy())(ef.constant(1.0))
+        ... except OperatorNotAllowedInGraphError as e:
+        ...     print(str(e).split(" on the")[0])
+        `.numpy()`
     """
 
 
@@ -102,6 +111,15 @@ class SymbolicTensor(tensor.Tensor):
         name: ``"<node name>:<output index>"``.
         op: the `Node` that produces it.
         graph: the `Graph` it belongs to.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> @ef.function(input_signature=[ef.TensorSpec([None, 3])])
+        ... def f(x):
+        ...     print(x, x.shape[1])
+        ...     return x
+        >>> _ = f.get_concrete_function()
+        ef.Tensor("x:0", shape=(None, 3), dtype=float32) 3
     """
 
     __slots__ = ("_const", "_dtype", "_graph", "_index", "_node", "_probe", "_shadow", "_shape")
@@ -235,6 +253,13 @@ class Node:
         attrs: keyword attributes of the op; may hold symbolic tensors of the graph
             (e.g. a tensor used as an index), which are inputs too.
         outputs: the `SymbolicTensor`s it produces.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> cf = ef.function(lambda x: x * 2.0).get_concrete_function(ef.TensorSpec([2]))
+        >>> node = cf.graph.operations[1]
+        >>> node.type, node.inputs[1], node.outputs[0].shape
+        ('Mul', 2.0, (2,))
     """
 
     __slots__ = ("attr_inputs", "attrs", "graph", "inputs", "name", "op", "outputs")
@@ -310,6 +335,13 @@ class Graph:
         captures: ``(outer tensor, placeholder)`` pairs for tensors of another graph that
             this graph uses (control-flow branches, gradient graphs).
         variables: the variables the graph reads or assigns, captured by reference.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> v = ef.Variable(1.0, name="v")
+        >>> g = ef.function(lambda: v.assign_add(1.0).read_value()).get_concrete_function().graph
+        >>> [op.type for op in g.operations], [var.name for var in g.variable_list]
+        (['Const', 'AssignAddVariableOp', 'ReadVariableOp'], ['v'])
     """
 
     def __init__(self, name: str = "graph"):  # noqa: D107

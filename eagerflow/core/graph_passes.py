@@ -65,7 +65,16 @@ _ELIDED = {"Identity", "StopGradient"}
 
 class Program:
     """Nodes in execution order and the output tensors; `inplace` maps ``id(node)`` to the
-    index of the input whose buffer the node may overwrite."""
+    index of the input whose buffer the node may overwrite.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> cf = ef.function(lambda x: -x).get_concrete_function(ef.TensorSpec([2]))
+        >>> program = graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> [node.type for node in program.operations], program.inplace
+        (['Placeholder', 'Neg'], {})
+    """
 
     def __init__(self, nodes, outputs, inplace=None):  # noqa: D107
         self.nodes = list(nodes)
@@ -78,7 +87,19 @@ class Program:
 
 
 def optimize(nodes, outputs) -> Program:
-    """Runs every pass, in an order where each one feeds the next."""
+    """Runs every pass, in an order where each one feeds the next.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> types(graph_passes.optimize(*program(lambda x: (x + 0.0) * 1.0, ef.TensorSpec([2]))))
+        ['Placeholder']
+    """
     program = Program(nodes, outputs)
     program = fold_constants(program)
     program = simplify_arithmetic(program)
@@ -117,7 +138,8 @@ def _const_node(value, like):
 
 
 def has_effects(node) -> bool:
-    """Whether `node` must run even when its outputs are unused."""
+    """Whether `node` must run even when its outputs are unused (writes, prints, Python
+    calls, random draws, numeric checks, and control flow containing any of them)."""
     if node.op.stateful or node.op.name == "CheckNumerics":
         return True
     if node.op in (graph.COND, graph.WHILE):
@@ -135,7 +157,20 @@ def _pure(node) -> bool:
 # -- constant folding ---------------------------------------------------------------------
 def fold_constants(program: Program) -> Program:
     """Replaces every pure op whose inputs are all constants by a constant node (and ops
-    that only read their input's static shape, such as ``ZerosLike``)."""
+    that only read their input's static shape, such as ``ZerosLike``).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> p = program(lambda x: x + ef.exp(ef.constant(0.0)), ef.TensorSpec([2]))
+        >>> types(p), types(graph_passes.fold_constants(p))
+        (['Placeholder', 'Const', 'Exp', 'AddV2'], ['Placeholder', 'Const', 'Const', 'AddV2'])
+    """
     replace: dict = {}
     nodes = []
     for node in program.nodes:
@@ -207,7 +242,20 @@ def _neutral(other, x, out, number) -> bool:
 
 
 def simplify_arithmetic(program: Program) -> Program:
-    """Removes operations that return one of their inputs unchanged; merges op pairs."""
+    """Removes operations that return one of their inputs unchanged; merges op pairs.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> p = program(lambda x: ef.transpose(ef.transpose(x * 1.0)), ef.TensorSpec([2, 3]))
+        >>> graph_passes.simplify_arithmetic(p).outputs[0] is p.nodes[0].outputs[0]
+        True
+    """
     replace: dict = {}
     producer: dict = {}
     nodes = []
@@ -295,7 +343,20 @@ def _freeze(value):
 
 
 def eliminate_common_subexpressions(program: Program) -> Program:
-    """Computes each distinct pure operation once."""
+    """Computes each distinct pure operation once.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> p = program(lambda x: ef.exp(x) + ef.exp(x), ef.TensorSpec([2]))
+        >>> types(graph_passes.eliminate_common_subexpressions(p))
+        ['Placeholder', 'Exp', 'AddV2']
+    """
     replace: dict = {}
     seen: dict = {}
     epochs: dict = {}  # id(variable) -> number of writes so far
@@ -330,7 +391,22 @@ def eliminate_common_subexpressions(program: Program) -> Program:
 
 # -- dead code ----------------------------------------------------------------------------
 def eliminate_dead_code(program: Program) -> Program:
-    """Drops nodes whose outputs are unused and that have no effect."""
+    """Drops nodes whose outputs are unused and that have no effect.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> def f(x):
+        ...     unused = ef.exp(x)
+        ...     return x * 2.0
+        >>> types(graph_passes.eliminate_dead_code(program(f, ef.TensorSpec([2]))))
+        ['Placeholder', 'Mul']
+    """
     live = {id(t) for t in program.outputs if _is_symbolic(t)}
     kept = []
     for node in reversed(program.nodes):
@@ -349,6 +425,19 @@ def plan_buffer_reuse(program: Program) -> Program:
     A buffer may be overwritten when it was allocated by the graph itself (not an input,
     a constant or a variable), when no tensor sharing it (views made by reshapes, slices,
     ...) is used later or returned, and when the result has its dtype and shape.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import graph_passes
+        >>> def program(fn, *specs):
+        ...     cf = ef.function(fn).get_concrete_function(*specs)
+        ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> def types(p):
+        ...     return [node.type for node in p.nodes]
+        >>> p = graph_passes.plan_buffer_reuse(program(lambda x: ef.exp(x) * 2.0 + 1.0,
+        ...                                            ef.TensorSpec([3])))
+        >>> [(n.type, p.inplace.get(id(n))) for n in p.nodes]
+        [('Placeholder', None), ('Exp', None), ('Mul', 0), ('AddV2', 0)]
     """
     last_use: dict = {}
     for index, node in enumerate(program.nodes):

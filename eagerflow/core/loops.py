@@ -155,7 +155,10 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs[:n]):
         op = dispatch.Op("While", None, num_outputs=len(outputs))
-        op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
+        if recompute:  # this loop is itself a gradient: differentiating it is second order
+            op.gradient(_second_order_rule(name))
+        else:
+            op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
         tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])
 
@@ -286,5 +289,16 @@ def _while_rule(body_fn, n, union, name, varying):
         d_vars = dict(zip(floats, result[1:1 + len(floats)], strict=False))
         d_caps = dict(zip(caps, result[1 + len(floats):], strict=False))
         return (*[d_vars.get(i) for i in range(n)], *[d_caps.get(k) for k in range(len(captured))])
+
+    return rule
+
+
+def _second_order_rule(name):
+    def rule(dy, y, *inputs):
+        raise errors.UnimplementedError(
+            f"second-order gradients through ef.while_loop {name!r} inside a traced function "
+            "are not supported (first-order gradients are). Run the loop eagerly, or unroll "
+            "it with a Python for loop over a fixed count.", "While"
+        )
 
     return rule

@@ -283,3 +283,18 @@ def test_gradient_through_a_loop_whose_variable_grows_is_refused():
 
     with pytest.raises(ef.errors.UnimplementedError, match="changes shape between iterations"):
         f(ef.constant(2.0))
+
+
+def test_second_order_through_a_graph_while_loop_is_refused():
+    @ef.function
+    def f(x):
+        with ef.GradientTape() as outer:
+            outer.watch(x)
+            with ef.GradientTape() as inner:
+                inner.watch(x)
+                y = ef.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, a * x), [0, x])[1]
+            g = inner.gradient(y, x)
+        return outer.gradient(g, x)
+
+    with pytest.raises(ef.errors.UnimplementedError, match="second-order gradients through"):
+        f(ef.constant(2.0))
