@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dispatch, errors, graph
+from eagerflow.core import dispatch, errors, graph, tracing
 
 __all__ = ["Plan", "UFUNCS", "compile_program"]
 
@@ -198,6 +198,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
 
     env = {
         "_asarray": np.asarray, "_assign": _assign, "_bind": _bind, "_check": _check,
+        "_generators": tracing.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": loops.run_while,
     }
@@ -294,6 +295,9 @@ def _node_code(node, k, args, targets, names, env, program) -> list:
             env[f"a{k}"] = template
             slots = ", ".join(names[id(t)] for t in node.attr_inputs)
             call_args.append(f"**_bind(a{k}, ({slots},))")
+        elif any(isinstance(v, tracing.GeneratorRef) for v in node.attrs.values()):
+            env[f"a{k}"] = node.attrs  # random generators are looked up on every run
+            call_args.append(f"**_generators(a{k})")
         elif node.attrs:
             env[f"a{k}"] = node.attrs
             call_args.append(f"**a{k}")

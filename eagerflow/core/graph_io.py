@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dispatch, errors, graph
+from eagerflow.core import dispatch, errors, graph, tracing
 
 __all__ = ["Reader", "Writer"]
 
@@ -148,6 +148,8 @@ class Writer:
                               for v in (value.start, value.stop, value.step)]}
         if value is Ellipsis:
             return {"ellipsis": True}
+        if isinstance(value, tracing.GeneratorRef):  # exported as its current state
+            value = value.resolve()
         if isinstance(value, np.random.Generator):
             return {"generator": _generator_state(value, where)}
         if _is_variable(value):

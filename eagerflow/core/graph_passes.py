@@ -97,8 +97,10 @@ def optimize(nodes, outputs) -> Program:
         ...     return graph_passes.Program(cf.graph.nodes, cf.graph.outputs)
         >>> def types(p):
         ...     return [node.type for node in p.nodes]
-        >>> types(graph_passes.optimize(*program(lambda x: (x + 0.0) * 1.0, ef.TensorSpec([2]))))
-        ['Placeholder']
+        >>> p = program(lambda x: (x + 0.0) * 1.0, ef.TensorSpec([2]))
+        >>> optimized = graph_passes.optimize(p.nodes, p.outputs)
+        >>> types(optimized), optimized.outputs[0] is p.nodes[0].outputs[0]
+        (['Placeholder'], True)
     """
     program = Program(nodes, outputs)
     program = fold_constants(program)

@@ -15,7 +15,7 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core import dispatch, graph, tensor
+from eagerflow.core import dispatch, graph, tensor, tracing
 
 __all__ = ["call_in_trace", "replay"]
 
@@ -64,7 +64,7 @@ def replay(graph_, inputs, outputs) -> list:
         elif op is graph.WHILE:
             result = _replay_while(node, args, loops)
         else:
-            attrs = graph.map_attr_tensors(node.attrs, get)
+            attrs = tracing.resolve_generators(graph.map_attr_tensors(node.attrs, get))
             out = dispatch.execute(op, tuple(args), attrs)
             result = (out,) if op.num_outputs == 1 else tuple(out)
         for symbolic, value in zip(node.outputs, result, strict=False):

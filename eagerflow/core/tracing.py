@@ -36,7 +36,10 @@ import numpy as np
 from eagerflow.core import context, dispatch, errors, graph, tensor
 from eagerflow.core import tape as tape_lib
 
-__all__ = ["Tracer", "active", "dummy_value", "eager_scope", "in_tracer"]
+__all__ = [
+    "GeneratorRef", "Tracer", "active", "dummy_value", "eager_scope", "in_tracer",
+    "resolve_generators",
+]
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
@@ -226,6 +229,8 @@ class Tracer:
         const = not op.stateful and all(not _is_symbolic(r) or r._const is not None
                                         for r in refs + graph._symbolic_leaves(node_attrs))
         outs = self._infer(op, refs, node_attrs)
+        if op.stateful:
+            node_attrs = _generator_refs(node_attrs)
         node = self.graph.add_node(op, refs, node_attrs,
                                    [(shape, array.dtype) for array, _, shape in outs])
         for out, (array, probe, _) in zip(node.outputs, outs, strict=False):
@@ -414,6 +419,49 @@ def _as_list(op, out) -> list:
     if op.num_outputs == 1:
         return [out if type(out) is np.ndarray else np.asarray(out)]
     return [o if type(o) is np.ndarray else np.asarray(o) for o in out]
+
+
+class GeneratorRef:
+    """Stands for the global random generator (``key`` None) or the one of op seed ``key``
+    in a graph: resolved each time the graph runs, so ``ef.random.set_seed`` restarts
+    traced functions like eager code (as in TensorFlow)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key=None):  # noqa: D107
+        self.key = key
+
+    def resolve(self):
+        """The NumPy generator this stands for now."""
+        from eagerflow.core import random
+
+        return random.generator_for(self.key)._rng
+
+    def __repr__(self) -> str:
+        return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
+
+
+def _generator_refs(attrs):
+    """Attributes with the global and op-seeded generators replaced by `GeneratorRef`s."""
+    from eagerflow.core import random
+
+    found = {}
+    for k, v in attrs.items():
+        if isinstance(v, np.random.Generator):
+            if v is random.get_global_generator()._rng:
+                found[k] = GeneratorRef()
+            else:
+                for key, gen in random._op_generators.items():
+                    if gen._rng is v:
+                        found[k] = GeneratorRef(key)
+    return {**attrs, **found} if found else attrs
+
+
+def resolve_generators(attrs):
+    """`attrs` with every `GeneratorRef` replaced by the generator it stands for now."""
+    if not any(isinstance(v, GeneratorRef) for v in attrs.values()):
+        return attrs
+    return {k: v.resolve() if isinstance(v, GeneratorRef) else v for k, v in attrs.items()}
 
 
 def _private_rngs(op, attrs):

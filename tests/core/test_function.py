@@ -421,3 +421,17 @@ def test_concrete_function_lists_its_variables():
     frozen = ef.Variable(2.0, trainable=False)
     cf = ef.function(lambda x: x * v + frozen).get_concrete_function(ef.TensorSpec([]))
     assert cf.variables == [v, frozen] and cf.trainable_variables == [v]
+
+
+def test_set_seed_restarts_traced_random_ops_like_eager():
+    draws = ef.function(lambda: (ef.random.normal([2]), ef.random.uniform([2], seed=3)))
+    ef.random.set_seed(5)
+    first = [np.concatenate([t.numpy() for t in draws()]) for _ in range(2)]
+    ef.random.set_seed(5)
+    again = [np.concatenate([t.numpy() for t in draws()]) for _ in range(2)]
+    ef.random.set_seed(5)
+    eager = [np.concatenate([ef.random.normal([2]).numpy(),
+                             ef.random.uniform([2], seed=3).numpy()]) for _ in range(2)]
+    np.testing.assert_array_equal(np.stack(first), np.stack(again))
+    np.testing.assert_array_equal(np.stack(first), np.stack(eager))
+    assert draws.experimental_get_tracing_count() == 1
