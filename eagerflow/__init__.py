@@ -144,9 +144,17 @@ _CORE_NAMES = [
     "zeros_like",
 ]
 
+# High-level packages load on first use (PEP 562): importing `eagerflow.core`, which runs
+# this file, must not import layers, models, optimizers, datasets or checkpoints. Each
+# section maps its public names to "module" or "module:attribute" in `_LAZY`.
+_LAZY: dict[str, str] = {}
+
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
-_NN_NAMES: list = []
+from eagerflow.core.ops.einsum import einsum  # noqa: E402
+from eagerflow.core.ops.special import erf, softplus  # noqa: E402
+
+_NN_NAMES = ["einsum", "erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
 from eagerflow import saved_model
@@ -160,20 +168,41 @@ _FUNCTION_NAMES: list = [
 ]
 
 # -- layers and models (issue: layers and models) -----------------------------------------
-
-_LAYERS_NAMES: list = []
+_LAZY.update({
+    "layers": "eagerflow.layers",
+    "models": "eagerflow.models",
+    "Model": "eagerflow.models:Model",
+    "Sequential": "eagerflow.models:Sequential",
+    "initializers": "eagerflow.layers.initializers",
+    "regularizers": "eagerflow.layers.regularizers",
+    "constraints": "eagerflow.layers.constraints",
+    "activations": "eagerflow.layers.activations",
+})
+_LAYERS_NAMES: list = [
+    "layers", "models", "Model", "Sequential", "initializers", "regularizers", "constraints",
+    "activations",
+]
 
 # -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
-
-_OPTIM_NAMES: list = []
+_LAZY.update({
+    "optim": "eagerflow.optim",
+    "train": "eagerflow.train",
+    "losses": "eagerflow.losses",
+    "metrics": "eagerflow.metrics",
+})
+_OPTIM_NAMES: list = ["optim", "train", "losses", "metrics"]
 
 # -- datasets (issue: datasets) -----------------------------------------------------------
-
-_DATA_NAMES: list = []
+_LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
+_DATA_NAMES: list = ["data", "datasets"]
 
 # -- checkpoints (issue: checkpoints) -----------------------------------------------------
-
-_CHECKPOINT_NAMES: list = []
+_LAZY.update({
+    "checkpoint": "eagerflow.checkpoint",
+    "Checkpoint": "eagerflow.checkpoint:Checkpoint",
+    "CheckpointManager": "eagerflow.checkpoint:CheckpointManager",
+})
+_CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
 # -- training, callbacks, summaries (issue: training) -------------------------------------
 
@@ -183,3 +212,21 @@ __all__ = (
     _CORE_NAMES + _NN_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
     + _CHECKPOINT_NAMES + _TRAINING_NAMES
 )
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
+    import importlib
+
+    module_name, _, attribute = target.partition(":")
+    value = importlib.import_module(module_name)
+    if attribute:
+        value = getattr(value, attribute)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -6,6 +6,20 @@ Example:
     ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
 """
 
+from eagerflow.core.ops.decompositions import (
+    cholesky,
+    det,
+    diag_part,
+    inv,
+    logdet,
+    solve,
+    trace,
+    triangular_solve,
+)
+from eagerflow.core.ops.einsum import einsum
 from eagerflow.core.ops.linalg import global_norm, matmul, norm, tensordot
 
-__all__ = ["global_norm", "matmul", "norm", "tensordot"]
+__all__ = [
+    "cholesky", "det", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
+    "solve", "tensordot", "trace", "triangular_solve",
+]

@@ -77,6 +77,7 @@ from eagerflow.core.ops.reduce import (
     top_k,
 )
 from eagerflow.core.ops.reduce import reduce_euclidean as reduce_euclidean_norm
+from eagerflow.core.ops.special import erf, log_sigmoid, softplus
 
 __all__ = [
     "abs", "add", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
@@ -89,3 +90,4 @@ __all__ = [
     "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tan", "tanh", "tensordot", "top_k", "truediv", "where",
 ]
+__all__ += ["erf", "log_sigmoid", "softplus"]

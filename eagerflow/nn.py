@@ -6,7 +6,49 @@ Example:
     ef.Tensor([0. 1.], shape=(2,), dtype=float32)
 """
 
+from eagerflow.core.ops.activations import (
+    elu,
+    gelu,
+    leaky_relu,
+    relu6,
+    selu,
+    silu,
+    softsign,
+    swish,
+)
+from eagerflow.core.ops.conv import conv1d, conv2d, conv2d_transpose, depthwise_conv2d
+from eagerflow.core.ops.cross_entropy import (
+    sigmoid_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits,
+)
 from eagerflow.core.ops.math import sigmoid, tanh
-from eagerflow.core.ops.nn import log_softmax, relu, softmax
+from eagerflow.core.ops.nn import (
+    bias_add,
+    dropout,
+    embedding_lookup,
+    l2_loss,
+    log_softmax,
+    relu,
+    softmax,
+)
+from eagerflow.core.ops.normalization import batch_normalization, l2_normalize, moments
+from eagerflow.core.ops.pooling import (
+    avg_pool1d,
+    avg_pool2d,
+    global_avg_pool2d,
+    global_max_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+from eagerflow.core.ops.special import log_sigmoid, softplus
 
-__all__ = ["log_softmax", "relu", "sigmoid", "softmax", "tanh"]
+__all__ = [
+    "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d",
+    "conv2d_transpose", "depthwise_conv2d", "dropout", "elu", "embedding_lookup", "gelu",
+    "global_avg_pool2d", "global_max_pool2d", "l2_loss", "l2_normalize", "leaky_relu",
+    "log_sigmoid", "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "relu6",
+    "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
+    "softmax_cross_entropy_with_logits", "softplus", "softsign",
+    "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
+]

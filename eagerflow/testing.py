@@ -14,10 +14,10 @@ Example:
     >>> @ef.custom_gradient
     ... def wrong(x):
     ...     return x * x, lambda dy: dy * 3.0 * x
-    >>> ef.testing.check_gradients(wrong, [1.0])
+    >>> ef.testing.check_gradients(wrong, [1.0])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
       ...
-    AssertionError: order-1 gradient of wrong w.r.t. input 0 disagrees with finite differences: tape gives 3, numeric 2 at element (0,) (input shape (1,))
+    AssertionError: order-1 gradient of wrong w.r.t. input 0 ...: tape gives 3, numeric 2 ...
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def _flat_outputs(f, args) -> list:
 
 
 def _weighted_sum(outputs, weights) -> float:
-    return float(sum(np.vdot(w, o._value) for o, w in zip(outputs, weights)))
+    return float(sum(np.vdot(w, o._value) for o, w in zip(outputs, weights, strict=True)))
 
 
 def numeric_gradient(f, args, index, weights, eps=1e-6) -> np.ndarray:
@@ -67,7 +67,8 @@ def _tape_gradients(f, args, weights, indices):
         for i in indices:
             tape.watch(args[i])
         outputs = _flat_outputs(f, args)
-    seeds = [tensor.new_tensor(np.asarray(w, o.dtype)) for o, w in zip(outputs, weights)]
+    seeds = [tensor.new_tensor(np.asarray(w, o.dtype))
+             for o, w in zip(outputs, weights, strict=True)]
     return tape.gradient(outputs, [args[i] for i in indices], output_gradients=seeds)
 
 
@@ -75,7 +76,7 @@ def _check_first_order(f, args, indices, rng, eps, rtol, atol, order, name):
     outputs = _flat_outputs(f, args)
     weights = [rng.standard_normal(o.shape) for o in outputs]
     grads = _tape_gradients(f, args, weights, indices)
-    for i, grad in zip(indices, grads):
+    for i, grad in zip(indices, grads, strict=True):
         x = args[i]._value
         direction = rng.standard_normal(x.shape)
         plus, minus = list(args), list(args)

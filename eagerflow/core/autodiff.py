@@ -142,7 +142,7 @@ def implicit_value_and_gradients(f):
                 "there is nothing to differentiate with respect to."
             )
         grads = tape.gradient(value, variables)
-        return value, list(zip(grads, variables))
+        return value, list(zip(grads, variables, strict=True))
 
     return decorated
 

@@ -324,7 +324,8 @@ class _Backward:
                 # Example values like the target's keep every example size consistent.
                 seed = tracer.placeholder(t.shape, t.dtype, f"grad_{i}", shadow=t._shadow,
                                           probe=t._probe)
-                recorder._tracked[id(seed)] = seed
+                recorder._tracked.add(id(seed))
+                recorder._watched[id(seed)] = seed
                 seeds.append(seed)
             wanted = {}
             for key, needed in zip(keys, self.mask, strict=False):

@@ -59,13 +59,13 @@ def device(device_name):
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:
-        device_name: a device spec, or None for no constraint.
+        device_name: a device spec, or None (or "") for no constraint.
 
     Raises:
         NotFoundError: for a GPU or any device other than CPU 0.
         InvalidArgumentError: for a string that is not a device spec.
     """
-    if device_name is not None:
+    if device_name is not None and device_name != "":  # "" means no constraint, as in TF
         spec = str(device_name)
         match = _SPEC.match(spec)
         if match is None:

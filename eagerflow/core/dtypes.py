@@ -15,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from eagerflow.core import errors
@@ -52,7 +54,7 @@ complex128 = np.dtype("complex128")
 string = np.dtype("object")
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-_PYTHON_SCALARS = (float, int, complex, type(True))
+_PYTHON_SCALARS = (float, int, complex, builtins.bool)
 
 
 def as_dtype(dtype) -> np.dtype:
@@ -110,8 +112,8 @@ def _all_python_leaves(value) -> bool:
         item = stack.pop()
         if isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif not isinstance(item, _PYTHON_SCALARS):
-            return False
+        elif not isinstance(item, _PYTHON_SCALARS) or isinstance(item, np.generic):
+            return False  # np.float64 subclasses float, but keeps its dtype
     return True
 
 
@@ -143,9 +145,14 @@ def to_array(value, dtype=None) -> np.ndarray:
             "rectangular and hold numbers, bools or strings."
         ) from None
     if array.dtype.kind == "O" and not _is_string_array(array):
+        if _all_python_leaves(value):  # only ints beyond int64 make NumPy fall back to objects
+            raise errors.InvalidArgumentError(
+                f"Cannot convert {_short_repr(value)} to a Tensor: an integer is out of the "
+                "int64 range."
+            )
         raise errors.InvalidArgumentError(
             f"Cannot convert {_short_repr(value)} to a Tensor: unsupported element type "
-            f"{type(array.flat[0]).__name__ if array.size else 'object'}."
+            f"{_unsupported_type(array)}."
         )
     if dtype is None:
         if isinstance(value, _PYTHON_SCALARS) or isinstance(value, (list, tuple)):
@@ -156,6 +163,15 @@ def to_array(value, dtype=None) -> np.ndarray:
     dtype = as_dtype(dtype)
     if array.dtype == dtype:
         return array
+    python_data = not isinstance(value, (np.ndarray, np.generic))
+    if python_data and dtype.kind in "iu" and array.dtype.kind in "iuf" and array.size:
+        # NumPy would wrap 2**40 to 0 in int32: an explicit ef.cast is the way to wrap.
+        info = np.iinfo(dtype)
+        if array.min() < info.min or array.max() > info.max:
+            raise errors.InvalidArgumentError(
+                f"Cannot convert {_short_repr(value)} to dtype {dtype.name}: out of its "
+                f"range [{info.min}, {info.max}]."
+            )
     if (
         dtype.kind in "iub"
         and array.dtype.kind in "fc"
@@ -167,6 +183,14 @@ def to_array(value, dtype=None) -> np.ndarray:
             "integral. Use ef.cast to truncate explicitly."
         )
     return array.astype(dtype)
+
+
+def _unsupported_type(array: np.ndarray) -> str:
+    """The type name of the first element of an object array that is not a number or string."""
+    for item in array.flat:
+        if not isinstance(item, (*_PYTHON_SCALARS, str, bytes, np.generic)):
+            return type(item).__name__
+    return "object"
 
 
 def _is_string_array(array: np.ndarray) -> bool:

@@ -305,7 +305,8 @@ class Function:
                 shadow = real._value if isinstance(real, _Tensor) else None
                 ph = tracer.placeholder(shape, dtype, name, shadow=shadow)
                 if ph.dtype.kind in "fc":
-                    recorder._tracked[id(ph)] = ph
+                    recorder._tracked.add(id(ph))
+                    recorder._watched[id(ph)] = ph
                 return ph
 
             if self._input_signature is not None:

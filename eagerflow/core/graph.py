@@ -163,6 +163,15 @@ class SymbolicTensor(tensor.Tensor):
     def _not_allowed(self, what: str, advice: str):
         where = user_location()
         where = f" at {where}" if where else ""
+        from eagerflow.core import context
+
+        if context.thread.tracer is None:  # kept from a finished trace and used eagerly
+            return OperatorNotAllowedInGraphError(
+                f"{what} on the symbolic tensor {self.name}{where} is not possible: it belongs "
+                f"to the graph of the traced function {self._graph.name!r} and has no value "
+                "outside it. Return the values you need from the function instead of "
+                "keeping its intermediate tensors in Python state."
+            )
         return OperatorNotAllowedInGraphError(
             f"{what} on the symbolic tensor {self.name} ({format_spec(self._shape, self._dtype)})"
             f"{where} is not allowed while ef.function traces the function: its value is only "
@@ -171,15 +180,11 @@ class SymbolicTensor(tensor.Tensor):
 
     @property
     def _value(self):
+        # Code that reads ``t._value.shape`` / ``.dtype`` (the tape does, for speed) gets
+        # them; anything that needs the numbers gets the error (see `_ValueStandIn`).
         if self._const is not None:
             return self._const
-        raise self._not_allowed(
-            "Reading the value",
-            "Use eagerflow ops on it instead of NumPy or Python code; run NumPy code with "
-            "ef.py_function(func, inp, Tout); create Variables from values computed outside "
-            "the function (or inside `with ef.init_scope():`); optimizers that update "
-            "variables with NumPy in place are not traceable (use assign/assign_sub).",
-        )
+        return _ValueStandIn(self)
 
     def numpy(self):
         """Raises: a traced tensor has no value yet (use `ef.py_function` for NumPy code)."""
@@ -235,6 +240,50 @@ class SymbolicTensor(tensor.Tensor):
         return f'ef.Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
 
     __str__ = __repr__
+
+
+_READ_VALUE_ADVICE = (
+    "Use eagerflow ops on it instead of NumPy or Python code; run NumPy code with "
+    "ef.py_function(func, inp, Tout); create Variables from values computed outside the "
+    "function (or inside `with ef.init_scope():`); optimizers that update variables with "
+    "NumPy in place are not traceable (use assign/assign_sub)."
+)
+
+
+class _ValueStandIn:
+    """What a symbolic tensor's ``_value`` is: its shape and dtype, and no numbers.
+
+    Every attempt to use it as an array raises `OperatorNotAllowedInGraphError` naming the
+    tensor and the line, so code written for eager tensors fails clearly, never silently.
+    """
+
+    __slots__ = ("_tensor",)
+    __array_priority__ = 1000  # NumPy defers to the refusing operators below
+
+    def __init__(self, symbolic):
+        self._tensor = symbolic
+
+    shape = property(lambda self: self._tensor._shape)
+    dtype = property(lambda self: self._tensor._dtype)
+    ndim = property(lambda self: len(self._tensor._shape))
+
+    @property
+    def size(self):
+        shape = self._tensor._shape
+        return None if None in shape else int(np.prod(shape, dtype=np.int64))
+
+    def _refuse(self, *args, **kwargs):
+        raise self._tensor._not_allowed("Reading the value", _READ_VALUE_ADVICE)
+
+    def __getattr__(self, name):
+        self._refuse()
+
+    __array__ = __getitem__ = __iter__ = __len__ = __bool__ = __int__ = __float__ = _refuse
+    __index__ = __complex__ = __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = _refuse
+    __rmul__ = __truediv__ = __rtruediv__ = __pow__ = __neg__ = __eq__ = __ne__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __matmul__ = __array_ufunc__ = _refuse
+    __array_function__ = _refuse
+    __hash__ = None
 
 
 def is_symbolic(value) -> bool:

@@ -86,4 +86,4 @@ def map_structure(fn, *structures):
     lengths = {len(f) for f in flats}
     if len(lengths) > 1:
         raise ValueError(f"Structures have different numbers of leaves: {sorted(lengths)}")
-    return pack_sequence_as(structures[0], [fn(*leaves) for leaves in zip(*flats)])
+    return pack_sequence_as(structures[0], [fn(*leaves) for leaves in zip(*flats, strict=True)])

@@ -37,10 +37,12 @@ __all__ = [
 _DEFAULT_GLOBAL_SEED = 87654321
 
 
-def _shape(shape) -> tuple:
+def _shape(shape, op_name) -> tuple:
     values = np.asarray(convert_input(shape)._value if hasattr(shape, "_value") else shape)
     if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
-        raise errors.InvalidArgumentError(f"shape must be non-negative integers, got {shape!r}")
+        raise errors.InvalidArgumentError(
+            f"shape must be non-negative integers, got {shape!r}", op_name
+        )
     return tuple(int(v) for v in values.reshape(-1))
 
 
@@ -131,15 +133,15 @@ class Generator:
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Draws from a normal distribution."""
         dtype = _float_dtype(dtype, "RandomStandardNormal")
-        values = execute(_standard_normal, (), {"shape": _shape(shape), "dtype": dtype,
-                                                "rng": self._rng})
+        values = execute(_standard_normal, (), {"shape": _shape(shape, "RandomStandardNormal"),
+                                                "dtype": dtype, "rng": self._rng})
         return _scale(values, mean, stddev)
 
     def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
         """Draws from a normal distribution, redrawing values beyond two stddevs."""
         dtype = _float_dtype(dtype, "TruncatedNormal")
-        values = execute(_truncated_normal, (), {"shape": _shape(shape), "dtype": dtype,
-                                                 "rng": self._rng})
+        values = execute(_truncated_normal, (), {"shape": _shape(shape, "TruncatedNormal"),
+                                                 "dtype": dtype, "rng": self._rng})
         return _scale(values, mean, stddev)
 
     def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
@@ -154,11 +156,13 @@ class Generator:
                 raise errors.InvalidArgumentError(
                     f"Need minval < maxval, got {minval} >= {maxval}", "RandomUniformInt"
                 )
-            return execute(_uniform_int, (), {"shape": _shape(shape), "minval": int(minval),
+            return execute(_uniform_int, (), {"shape": _shape(shape, "RandomUniformInt"),
+                                              "minval": int(minval),
                                               "maxval": int(maxval), "dtype": dtype,
                                               "rng": self._rng})
         dtype = _float_dtype(dtype, "RandomUniform")
-        values = execute(_uniform, (), {"shape": _shape(shape), "dtype": dtype, "rng": self._rng})
+        values = execute(_uniform, (), {"shape": _shape(shape, "RandomUniform"), "dtype": dtype,
+                                        "rng": self._rng})
         maxval = 1 if maxval is None else maxval
         if isinstance(minval, (int, float)) and isinstance(maxval, (int, float)):
             if (minval, maxval) == (0, 1):
@@ -172,6 +176,10 @@ class Generator:
         if logits.ndim != 2:
             raise errors.InvalidArgumentError(
                 f"logits must be 2-D [batch, classes], got shape {logits.shape}", "Multinomial"
+            )
+        if int(num_samples) < 0:
+            raise errors.InvalidArgumentError(
+                f"num_samples must be non-negative, got {num_samples}", "Multinomial"
             )
         return execute(_categorical, (logits,), {"num_samples": int(num_samples),
                                                  "dtype": dtypes.as_dtype(dtype),

@@ -54,7 +54,7 @@ class TensorSpec:
         if self.shape is None or shape is None:
             return True
         return len(shape) == len(self.shape) and all(
-            a is None or b is None or a == b for a, b in zip(self.shape, shape)
+            a is None or b is None or a == b for a, b in zip(self.shape, shape, strict=True)
         )
 
     def __eq__(self, other) -> bool:

@@ -1,10 +1,17 @@
 """GradientTape: records ops while active and plays them backwards for gradients.
 
-How recording works. Each tape keeps ``_tracked``, the tensors it can differentiate
-through: those it watches (`watch`, or trainable variables read while it records) and the
-outputs of ops it recorded. The dispatcher hands every op run while a tape is active to
-`record`, which appends the op to each tape that tracks one of its inputs. Ops that touch
-nothing a tape tracks cost that tape one dict lookup per input.
+How recording works. Each tape keeps ``_tracked``, the ids of the tensors it can
+differentiate through: those it watches (`watch`, or trainable variables read while it
+records; held in ``_watched``) and the outputs of ops it recorded. The dispatcher hands
+every op run while a tape is active to `record`, which appends the op to each tape that
+tracks one of its inputs. Ops that touch nothing a tape tracks cost that tape one set
+lookup per input.
+
+A record holds its inputs but only a weak reference to a single output: a result nobody
+keeps (and no later op consumed, since consumers hold their inputs) can never receive a
+gradient, so it is freed at once instead of living as long as the tape. An id in
+``_tracked`` whose tensor died may be reused by a new tensor; that only makes the new
+tensor's ops recorded needlessly, since the backward pass skips records whose output died.
 
 How gradients work. `gradient` walks the records once forwards to find what depends on a
 source, then once backwards, calling each op's gradient rule only for records whose
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -45,31 +53,36 @@ _VARIABLE_NONE_REASONS: dict[int, tuple] = {}
 
 def record(tapes, op, inputs, attrs, outputs) -> None:
     """Records one op call on every recording tape that tracks one of its inputs."""
+    # hot path while recording (see benchmarks/bench_ops.py).
     for tape in tapes:
         tracked = tape._tracked
         for x in inputs:
             if id(x) in tracked:
+                if op.num_outputs == 1:
+                    out = outputs[0]
+                    tape._records.append((op, inputs, attrs, _weakref(out)))
+                    tracked.add(id(out))
+                else:
+                    tape._records.append((op, inputs, attrs, outputs))
+                    tracked.update(id(o) for o in outputs)
                 break
-        else:
-            continue
-        tape._records.append((op, inputs, attrs, outputs))
-        for out in outputs:
-            tracked[id(out)] = out
 
 
 def notify_read(variable, snapshot) -> None:
     """Called when `variable` is read as `snapshot` while some tape may be recording."""
+    snapshot_id = id(snapshot)
     for tape in context.thread.tapes:
+        if snapshot_id in tape._watched:
+            continue  # this very read is already registered (the common repeated read)
         key = id(variable)
         explicit = key in tape._watched_vars
-        if not explicit and not (tape._watch_accessed and variable.trainable):
+        if not explicit and not (tape._watch_accessed and variable._trainable):
             continue
         if not explicit:
             tape._watched_vars[key] = variable
-        tape._tracked[id(snapshot)] = snapshot
-        reads = tape._var_reads.setdefault(key, [])
-        if not any(r is snapshot for r in reads):
-            reads.append(snapshot)
+        tape._tracked.add(snapshot_id)
+        tape._watched[snapshot_id] = snapshot
+        tape._var_reads.setdefault(key, []).append(snapshot)
 
 
 def none_reason(variable) -> str | None:
@@ -111,7 +124,8 @@ class GradientTape:
 
     def _clear(self) -> None:
         self._records: list = []
-        self._tracked: dict[int, object] = {}
+        self._tracked: set[int] = set()
+        self._watched: dict[int, object] = {}
         self._watched_vars: dict[int, object] = {}
         self._var_reads: dict[int, list] = {}
 
@@ -200,7 +214,8 @@ class GradientTape:
                     "for floating-point tensors, so its gradient will be None. Cast it first: "
                     "ef.cast(x, ef.float32).",
                 )
-            self._tracked[id(item)] = item
+            self._tracked.add(id(item))
+            self._watched[id(item)] = item
 
     def watched_variables(self) -> tuple:
         """The variables this tape watched (explicitly or because they were read), in order."""
@@ -278,7 +293,7 @@ class GradientTape:
         grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
         results = []
         self._none_reasons = {}
-        for source, source_keys in zip(flat_sources, keys):
+        for source, source_keys in zip(flat_sources, keys, strict=True):
             found = [grads[k] for k in source_keys if k in grads]
             if _is_variable(source) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
@@ -360,12 +375,12 @@ class GradientTape:
                 seed[i] = 1
                 seed = tensor.new_tensor(seed.reshape(target.shape))
                 grads = self._gradients([target], [seed], flat_sources, True, True)
-                for row, g in zip(rows, grads):
+                for row, g in zip(rows, grads, strict=True):
                     row.append(g)
         finally:
             self._release()
         results = []
-        for source, row in zip(flat_sources, rows):
+        for source, row in zip(flat_sources, rows, strict=True):
             shape = tuple(target.shape) + tuple(source.shape)
             if size == 0:
                 results.append(_array.zeros(shape, source.dtype))
@@ -463,44 +478,59 @@ def _fit(grad, x, op):
     return grad
 
 
+def _live_outputs(entry):
+    """The output tensors of a record, or None when its single output has died."""
+    if type(entry) is tuple:
+        return entry
+    out = entry()
+    return None if out is None else (out,)
+
+
 def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
     """Plays `records` backwards from `targets`; returns gradients keyed by tensor id."""
     depends = set(wanted)
     count = len(records)
     for i in range(count):
-        _, inputs, _, outputs = records[i]
+        _, inputs, _, entry = records[i]
         for x in inputs:
             if id(x) in depends:
-                for out in outputs:
-                    depends.add(id(out))
+                outputs = _live_outputs(entry)
+                if outputs is not None:
+                    depends.update(id(o) for o in outputs)
                 break
     grads: dict[int, object] = {}
+    pending: dict[int, object] = {}
     for i, t in enumerate(targets):
         if id(t) not in depends:
             continue
         seed = _array.ones_like(t) if seeds is None or seeds[i] is None else seeds[i]
-        seed = dispatch_convert(seed)
-        _accumulate(grads, id(t), seed)
+        _accumulate(grads, id(t), dispatch_convert(seed))
     for i in range(count - 1, -1, -1):
-        op, inputs, attrs, outputs = records[i]
+        op, inputs, attrs, entry = records[i]
         if free:
             records[i] = None
-        if len(outputs) == 1:
-            dy = grads.get(id(outputs[0]))
+        outputs = _live_outputs(entry)
+        if outputs is None:
+            continue
+        if len(outputs) == 1 and type(entry) is not tuple:
+            y = outputs[0]
+            dy = grads.get(id(y))
             if dy is None:
                 continue
-            y = outputs[0]
         else:
             dys = [grads.get(id(o)) for o in outputs]
             if all(d is None for d in dys):
                 continue
-            dy = tuple(_array.zeros_like(o) if d is None else d for d, o in zip(dys, outputs))
+            dy = tuple(_array.zeros_like(o) if d is None else d
+                       for d, o in zip(dys, outputs, strict=True))
             y = outputs
-        needs = tuple(
-            id(x) in depends and isinstance(x, _Tensor) and x.dtype.kind in "fc" for x in inputs
-        )
-        if not any(needs):
+        needs = []
+        for x in inputs:
+            needs.append(id(x) in depends and isinstance(x, _Tensor)
+                         and x._value.dtype.kind in "fc")
+        if True not in needs:
             continue
+        needs = tuple(needs)
         if op.grad is None:
             raise errors.UnimplementedError(
                 f"No gradient is defined for op {op.name}; it cannot be differentiated. "
@@ -512,17 +542,27 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
         else:
             dxs = op.grad(dy, y, *inputs, **attrs)
-        if not isinstance(dxs, (tuple, list)):
+        if type(dxs) is not tuple and type(dxs) is not list:
             dxs = (dxs,)
         if len(dxs) != len(inputs):
             raise errors.InternalError(
                 f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
                 op.name,
             )
-        for x, dx, need in zip(inputs, dxs, needs):
+        for x, dx, need in zip(inputs, dxs, needs, strict=True):
             if need and dx is not None:
-                _accumulate(grads, id(x), _fit(dispatch_convert(dx), x, op))
+                if type(dx) is not _Tensor:
+                    dx = dispatch_convert(dx)
+                if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
+                    dx = _fit(dx, x, op)
+                key = id(x)
+                previous = grads.get(key)
+                grads[key] = dx if previous is None else _math.add(previous, dx)
+                # Freed records no longer hold their inputs: keep alive every tensor
+                # that has a gradient waiting for its producer to be processed.
+                pending[key] = x
         for out in outputs:
+            pending.pop(id(out), None)
             if id(out) not in wanted:
                 grads.pop(id(out), None)
     return grads

@@ -216,7 +216,8 @@ class Tracer:
         self.graph.capture_map[id(outer)] = out
         if self.private is not None and outer.dtype.kind in "fc":
             # Records name the outer tensor (ops receive it), so the recorder tracks it.
-            self.private._tracked[id(outer)] = outer
+            self.private._tracked.add(id(outer))
+            self.private._watched[id(outer)] = outer
         return out
 
     # -- ops ---------------------------------------------------------------------------

@@ -9,16 +9,72 @@ dict containing them; classes override it to rename or hide children.
 Variables created after a checkpoint was restored (layers built on first call, optimizer
 slots created on first update) must announce themselves through `_track_new_variable` /
 `_track_new_slot`, so a deferred restore can hand them their saved values the moment
-they exist.
+they exist. The hooks forward to the restores still waiting for values (registered by
+`eagerflow.checkpoint` through `add_restore_listener`), and to a listener set on the object
+itself as its ``_deferred_restore`` attribute (handy in tests); with none waiting they cost
+a dict lookup and a truth test, so objects may call them unconditionally.
+
+Example:
+    >>> import eagerflow as ef
+    >>> from eagerflow.core.trackable import Trackable
+    >>> class Scale(Trackable):
+    ...     def __init__(self):
+    ...         self.factor = ef.Variable(2.0)
+    ...         self.note = "not tracked: holds no variable"
+    >>> list(Scale()._trackable_children())
+    ['factor']
 """
 
 from __future__ import annotations
 
-__all__ = ["Trackable", "is_trackable_value"]
+import weakref
+
+__all__ = ["Trackable", "add_restore_listener", "is_trackable_value", "remove_restore_listener"]
+
+# Restores still waiting for variables to be created. Weak, so a restore nobody can reach
+# any more (its objects and its status are gone) stops listening by itself.
+_restore_listeners: weakref.WeakSet = weakref.WeakSet()
+
+
+def add_restore_listener(listener) -> None:
+    """Registers `listener` to receive ``variable_created`` / ``slot_created`` calls.
+
+    The listener is held weakly: keep a strong reference for as long as it should listen.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import trackable
+        >>> class Printer:
+        ...     def variable_created(self, owner, name, variable):
+        ...         print("created", name)
+        ...     def slot_created(self, optimizer, variable, slot_name, slot):
+        ...         print("slot", slot_name)
+        >>> printer = Printer()
+        >>> trackable.add_restore_listener(printer)
+        >>> trackable.Trackable()._track_new_variable("kernel", ef.Variable(1.0))
+        created kernel
+        >>> trackable.remove_restore_listener(printer)
+    """
+    _restore_listeners.add(listener)
+
+
+def remove_restore_listener(listener) -> None:
+    """Stops forwarding creation events to `listener` (no error if it was not registered).
+
+    See `add_restore_listener` for an example.
+    """
+    _restore_listeners.discard(listener)
 
 
 def is_trackable_value(value) -> bool:
-    """Whether `value` is a Variable, a Trackable, or a container holding one."""
+    """Whether `value` is a Variable, a Trackable, or a container holding one.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import is_trackable_value
+        >>> is_trackable_value({"a": [ef.Variable(1.0)]}), is_trackable_value([1, "x"])
+        (True, False)
+    """
     if isinstance(value, Trackable) or _is_variable(value):
         return True
     if isinstance(value, dict):
@@ -35,7 +91,17 @@ def _is_variable(value) -> bool:
 
 
 class Trackable:
-    """Base class of objects whose variables checkpoints save and restore."""
+    """Base class of objects whose variables checkpoints save and restore.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.trackable import Trackable
+        >>> class Counter(Trackable):
+        ...     def __init__(self):
+        ...         self.count = ef.Variable(0)
+        >>> list(Counter()._trackable_children())
+        ['count']
+    """
 
     def _trackable_children(self) -> dict:
         """Named dependencies, in a deterministic order (default: attributes in order)."""
@@ -45,14 +111,26 @@ class Trackable:
     def _track_new_variable(self, name: str, variable) -> None:
         """Called right after this object creates a variable it exposes as child `name`.
 
-        A pending (deferred) restore for that path assigns the saved value here.
+        `name` must be the key under which `_trackable_children()` returns (or will return)
+        the variable. A pending (deferred) restore for that path assigns the saved value
+        here, before the variable is first used.
         """
-        pending = self.__dict__.get("_deferred_restore")
-        if pending is not None:
-            pending.variable_created(self, name, variable)
+        own = self.__dict__.get("_deferred_restore")
+        if own is not None:
+            own.variable_created(self, name, variable)
+        if _restore_listeners:
+            for listener in list(_restore_listeners):
+                listener.variable_created(self, name, variable)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
-        """Called by optimizers right after creating `slot` for `variable`."""
-        pending = self.__dict__.get("_deferred_restore")
-        if pending is not None:
-            pending.slot_created(self, variable, slot_name, slot)
+        """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
+
+        The optimizer must also list it in ``_slot_variables()`` as
+        ``(variable, slot_name, slot)``.
+        """
+        own = self.__dict__.get("_deferred_restore")
+        if own is not None:
+            own.slot_created(self, variable, slot_name, slot)
+        if _restore_listeners:
+            for listener in list(_restore_listeners):
+                listener.slot_created(self, variable, slot_name, slot)

@@ -86,17 +86,15 @@ class Variable:
     # -- reading ---------------------------------------------------------------------
     def _read(self):
         """Returns the current value as a Tensor and lets recording tapes watch it."""
-        if _flags.slow:
-            tracer = context.thread.tracer
-            if tracer is not None:
-                return tracer.read_variable(self)
         snapshot = self._snapshot
         if snapshot is None:
             snapshot = self._snapshot = tensor.new_tensor(self._buf)
-        if _flags.slow and context.thread.tapes:
-            from eagerflow.core import tape
-
-            tape.notify_read(self, snapshot)
+        if _flags.slow:
+            state = context.thread
+            if state.tracer is not None:
+                return state.tracer.read_variable(self)
+            if state.tapes:
+                _tape.notify_read(self, snapshot)
         return snapshot
 
     def read_value(self):
@@ -258,3 +256,6 @@ class Variable:
                         constraint=self._constraint)
         memo[id(self)] = copy
         return copy
+
+
+from eagerflow.core import tape as _tape  # noqa: E402 - tape imports ops, ops this

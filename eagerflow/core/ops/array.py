@@ -167,7 +167,8 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
         >>> ef.zeros_like([[1, 2]])
         ef.Tensor([[0 0]], shape=(1, 2), dtype=int32)
     """
-    return execute(_zeros_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_zeros_like, (input,), {"dtype": dtype})
 
 
 @primitive("OnesLike", differentiable=False)
@@ -183,7 +184,8 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
         >>> ef.ones_like([1.0, 2.0])
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
-    return execute(_ones_like, (input,), {"dtype": None if dtype is None else dtypes.as_dtype(dtype)})
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_ones_like, (input,), {"dtype": dtype})
 
 
 @primitive("Fill")
@@ -487,7 +489,12 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
 
 @primitive("BroadcastTo")
 def _broadcast_to(x, shape):
-    return np.broadcast_to(x, shape)
+    try:
+        return np.broadcast_to(x, shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"Incompatible shapes: {x.shape} vs. {tuple(shape)}"
+        ) from None
 
 
 @_broadcast_to.gradient
@@ -640,16 +647,17 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
             )
         sizes = (length // parts,) * parts
     else:
-        sizes = list(_shape_list(num_or_size_splits, "SplitV"))
-        if sizes.count(-1) > 1:
-            raise errors.InvalidArgumentError("only one size may be -1", "SplitV")
+        given = list(_shape_list(num_or_size_splits, "SplitV"))
+        if given.count(-1) > 1:
+            raise errors.InvalidArgumentError(f"only one size may be -1, got {given}", "SplitV")
+        sizes = list(given)
         if -1 in sizes:
             sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
         if sum(sizes) != length or any(s < 0 for s in sizes):
             raise errors.InvalidArgumentError(
                 f"Determined shape must either match input shape along split_dim exactly if "
                 f"fully specified, or be less than the size of the input along split_dim if "
-                f"not fully specified. Got sizes {sizes} for dimension {axis} of size {length}",
+                f"not fully specified. Got sizes {given} for dimension {axis} of size {length}",
                 "SplitV",
             )
         sizes = tuple(sizes)
@@ -665,9 +673,10 @@ def _tile(x, multiples):
 def _tile_grad(dy, out, x, multiples):
     # Split each tiled axis into (multiple, size) and sum over the multiples.
     split_shape = []
-    for m, n in zip(multiples, x.shape):
+    for m, n in zip(multiples, x.shape, strict=True):
         split_shape += [m, n]
-    return _reduce.reduce_sum(reshape(dy, split_shape), axis=tuple(builtins.range(0, 2 * x.ndim, 2)))
+    multiple_axes = tuple(builtins.range(0, 2 * x.ndim, 2))
+    return _reduce.reduce_sum(reshape(dy, split_shape), axis=multiple_axes)
 
 
 def tile(input, multiples, name=None):  # noqa: A002
@@ -687,6 +696,11 @@ def tile(input, multiples, name=None):  # noqa: A002
             f"Expected multiples argument to be a vector of length {x.ndim} but got length "
             f"{len(multiples)}", "Tile"
         )
+    for i, m in enumerate(multiples):
+        if m < 0:
+            raise errors.InvalidArgumentError(
+                f"Expected multiples[{i}] >= 0, but got {m}", "Tile"
+            )
     return execute(_tile, (x,), {"multiples": multiples})
 
 

@@ -109,7 +109,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
         params: the tensor to gather from.
         indices: integer tensor of positions in ``[0, params.shape[axis])``.
         axis: the axis to gather along (default `batch_dims`).
-        batch_dims: number of leading dimensions shared by `params` and `indices`.
+        batch_dims: number of leading dimensions shared by `params` and `indices`
+            (negative: counted back from the rank of `indices`).
 
     Raises:
         InvalidArgumentError: for an index out of range, naming it.
@@ -125,6 +126,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     params = convert_input(params)
     indices = _int_tensor(indices, "Gather")
     batch_dims = int(batch_dims)
+    if batch_dims < 0:
+        batch_dims += indices.ndim  # counts from the end of the indices' dimensions, like TF
     axis = batch_dims if axis is None else int(axis)
     if not -params.ndim <= axis < params.ndim:
         raise errors.InvalidArgumentError(
@@ -150,8 +153,15 @@ def _nd_coordinates(indices: np.ndarray, shape, op_name: str) -> tuple:
             f"indices.shape[-1] = {depth} must be <= the rank of the indexed tensor "
             f"({len(shape)}, shape {tuple(shape)})", op_name
         )
-    for d in range(depth):
-        _check_indices(indices[..., d], shape[d], op_name, label=f"indices[..., {d}]")
+    bad = ((indices < 0) | (indices >= np.asarray(shape[:depth], np.int64))).any(axis=-1)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        position = f"[{', '.join(str(i) for i in where)}]" if where else ""
+        target = "param shape" if op_name == "GatherNd" else "shape"
+        raise errors.InvalidArgumentError(
+            f"indices{position} = {indices[where].tolist()} does not index into {target} "
+            f"{list(shape)}", op_name
+        )
     return tuple(np.moveaxis(indices, -1, 0))
 
 
@@ -203,10 +213,12 @@ def scatter_nd(indices, updates, shape, name=None):
         ef.Tensor([0. 4. 0. 2.], shape=(4,), dtype=float32)
     """
     indices = _int_tensor(indices, "ScatterNd")
+    if indices.ndim == 0:
+        raise errors.InvalidArgumentError("indices must have rank >= 1", "ScatterNd")
     updates = convert_input(updates)
     shape = tuple(int(s) for s in np.asarray(convert_input(shape)._value).reshape(-1))
-    expected = indices.shape[:-1] + shape[indices.shape[-1]:] if indices.ndim else None
-    if expected is None or updates.shape != expected:
+    expected = indices.shape[:-1] + shape[indices.shape[-1]:]
+    if updates.shape != expected:
         raise errors.InvalidArgumentError(
             f"updates must have shape indices.shape[:-1] + shape[indices.shape[-1]:] = "
             f"{expected}, got {updates.shape}", "ScatterNd"
@@ -246,9 +258,17 @@ def boolean_mask(tensor, mask, axis=None, name=None):
         raise errors.InvalidArgumentError(
             f"mask must be a bool tensor, got dtype {mask.dtype.name}", "BooleanMask"
         )
-    axis = 0 if axis is None else int(axis) % max(x.ndim, 1)
+    if mask.ndim == 0:
+        raise errors.InvalidArgumentError("mask cannot be scalar", "BooleanMask")
+    axis = 0 if axis is None else int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.InvalidArgumentError(
+            f"axis {axis} is out of bounds for a tensor of rank {x.ndim}: expected "
+            f"[{-x.ndim}, {x.ndim})", "BooleanMask"
+        )
+    axis %= x.ndim
     covered = x.shape[axis:axis + mask.ndim]
-    if mask.ndim == 0 or covered != mask.shape:
+    if covered != mask.shape:
         raise errors.InvalidArgumentError(
             f"Shapes {x.shape} (tensor) and {mask.shape} (mask) are incompatible: the "
             f"mask must match dimensions {axis}..{axis + mask.ndim - 1} of the tensor",
@@ -282,10 +302,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
          [0. 0. 1.]], shape=(2, 3), dtype=float32)
     """
     indices = _int_tensor(indices, "OneHot")
+    if int(depth) < 0:
+        raise errors.InvalidArgumentError(f"depth must be non-negative, got {depth}", "OneHot")
     if dtype is None:
-        dtype = np.asarray(on_value).dtype if on_value is not None else dtypes.float32
-        if on_value is not None and isinstance(on_value, float):
-            dtype = dtypes.float32
+        # The dtype of on_value as ef.constant would give it (5 -> int32, 5.0 -> float32).
+        dtype = convert_input(on_value).dtype if on_value is not None else dtypes.float32
     dtype = dtypes.as_dtype(dtype)
     on = 1 if on_value is None else convert_input(on_value)._value
     off = 0 if off_value is None else convert_input(off_value)._value
@@ -323,7 +344,8 @@ def _pad(x, paddings, constant_values):
 
 @_pad.gradient
 def _pad_grad(dy, out, x, paddings, constant_values):
-    return _array.getitem(dy, tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, x.shape)))
+    inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, x.shape, strict=True))
+    return _array.getitem(dy, inner)
 
 
 def _mirror_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
@@ -391,7 +413,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
             f"mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}", "MirrorPad"
         )
     limit = 0 if mode == "REFLECT" else 1
-    for (lo, hi), n in zip(paddings, x.shape):
+    for (lo, hi), n in zip(paddings, x.shape, strict=True):
         if max(lo, hi) > n - 1 + limit:
             raise errors.InvalidArgumentError(
                 f"paddings {paddings} too large for {mode} padding of shape {x.shape}",

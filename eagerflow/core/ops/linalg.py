@@ -22,20 +22,30 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
+_np_matmul = np.matmul
+
+
 @primitive("BatchMatMulV2")
 def _matmul(a, b, transpose_a=False, transpose_b=False):
-    if a.ndim < 2 or b.ndim < 2:
-        raise errors.InvalidArgumentError(
-            f"In[0] and In[1] must have rank >= 2, got shapes {a.shape} and {b.shape}"
-        )
-    left = _swap(a) if transpose_a else a
-    right = _swap(b) if transpose_b else b
+    if transpose_a:
+        a = _swap(a)
+    if transpose_b:
+        b = _swap(b)
     try:
-        return np.matmul(left, right)
+        out = _np_matmul(a, b)
     except ValueError:
+        out = None
+    # Rank-1 operands give a result of rank < 2 (NumPy's vector rules); TensorFlow's
+    # matmul rejects them, and checking the result costs one attribute read.
+    if out is None or out.ndim < 2:
+        if a.ndim < 2 or b.ndim < 2:
+            raise errors.InvalidArgumentError(
+                f"In[0] and In[1] must have rank >= 2, got shapes {a.shape} and {b.shape}"
+            )
         raise errors.InvalidArgumentError(
-            f"Matrix size-incompatible: In[0]: {list(left.shape)}, In[1]: {list(right.shape)}"
-        ) from None
+            f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}"
+        )
+    return out
 
 
 @_matmul.gradient
@@ -76,10 +86,10 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         >>> import eagerflow as ef
         >>> ef.matmul([[1.0, 2.0]], [[3.0], [4.0]])
         ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
-        >>> ef.matmul(ef.ones([2, 3]), ef.ones([4, 5]))
+        >>> ef.matmul(ef.ones([2, 3]), ef.ones([4, 5]))  # doctest: +ELLIPSIS
         Traceback (most recent call last):
           ...
-        eagerflow.core.errors.InvalidArgumentError: Matrix size-incompatible: In[0]: [2, 3], In[1]: [4, 5] [Op:BatchMatMulV2]
+        eagerflow.core.errors.InvalidArgumentError: Matrix size-incompatible: In[0]: [2, 3], ...
     """
     transpose_a = transpose_a or adjoint_a
     transpose_b = transpose_b or adjoint_b
@@ -111,10 +121,17 @@ def tensordot(a, b, axes, name=None):
         axes_a, axes_b = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         axes_a, axes_b = ([int(i) for i in np.atleast_1d(ax)] for ax in axes)
+        if not all(-a.ndim <= i < a.ndim for i in axes_a) or not all(
+            -b.ndim <= j < b.ndim for j in axes_b
+        ):
+            raise errors.InvalidArgumentError(
+                f"axes {[axes_a, axes_b]} are out of range for shapes {a.shape} and {b.shape}",
+                "Tensordot",
+            )
         axes_a = [i % a.ndim for i in axes_a]
         axes_b = [i % b.ndim for i in axes_b]
     if len(axes_a) != len(axes_b) or any(a.shape[i] != b.shape[j] for i, j in
-                                          zip(axes_a, axes_b)):
+                                          zip(axes_a, axes_b, strict=True)):
         raise errors.InvalidArgumentError(
             f"Cannot contract axes {axes_a} of shape {a.shape} with axes {axes_b} of shape "
             f"{b.shape}", "Tensordot"
@@ -150,6 +167,13 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     keepdims = bool(keepdims)
     matrix = axis is not None and not isinstance(axis, (int, np.integer)) and len(axis) == 2
     if matrix:
+        if not all(-x.ndim <= int(a) < x.ndim for a in axis) or (
+            int(axis[0]) % x.ndim == int(axis[1]) % x.ndim
+        ):
+            raise errors.InvalidArgumentError(
+                f"axis {list(axis)} must be two distinct axes of a tensor of rank {x.ndim} "
+                f"(shape {x.shape})", "Norm"
+            )
         rows, cols = (int(a) % x.ndim for a in axis)
         if ord in ("fro", "euclidean"):
             return _reduce.reduce_euclidean(x, (rows, cols), keepdims)

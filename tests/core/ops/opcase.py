@@ -74,7 +74,7 @@ def check_forward(case: OpCase) -> None:
         want = case.reference(*inputs)
         got_list = got if isinstance(got, (list, tuple)) else [got]
         want_list = want if isinstance(want, (list, tuple)) else [want]
-        for g, w in zip(got_list, want_list):
+        for g, w in zip(got_list, want_list, strict=True):
             w = np.asarray(w)
             scale = 1.0 if dtype == np.float32 else 1e-6
             np.testing.assert_allclose(np.asarray(g), w, rtol=max(case.rtol * scale, 1e-12),
@@ -101,12 +101,33 @@ def ops_reached(case: OpCase) -> set[str]:
         with ef.GradientTape(persistent=True) as inner:
             inner.watch(watched)
             outputs = [o for o in nest.flatten(case.fn(*inputs)) if o is not None]
-        names |= {record[0].name for record in inner._records}
+        names |= {record[0].name for record in inner._records if record}
         if case.order >= 1:
             grads = inner.gradient(outputs, watched)
     if case.order >= 2:
-        names |= {record[0].name for record in outer._records}
+        names |= {record[0].name for record in outer._records if record}
         kept = [g for g in grads if g is not None]
         if kept:
             outer.gradient(kept, watched)
     return names
+
+
+def squared(case: OpCase) -> OpCase:
+    """The row `case` with every output squared.
+
+    The gradient of a linear op (gather, pad, slicing, reshape, ...) does not depend on the
+    op's input, so an order-2 check of the op alone never runs the gradient of its gradient
+    rule. Squaring the outputs makes the first-order gradient depend on the input, so the
+    second order exercises (and the coverage test reaches) helper primitives such as
+    GatherGrad or StridedSliceGrad.
+    """
+
+    def fn(*args):
+        return nest.map_structure(ef.square, case.fn(*args))
+
+    reference = None
+    if case.reference is not None:
+        def reference(*args):
+            return nest.map_structure(np.square, case.reference(*args))
+
+    return dataclasses.replace(case, name=f"{case.name}-squared", fn=fn, reference=reference)

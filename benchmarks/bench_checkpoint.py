@@ -1,0 +1,153 @@
+"""Checkpoint save/restore speed and size: eagerflow vs numpy.save (the floor) vs torch.save.
+
+The state: a model with 10M float32 parameters (ten 1000x1000 kernels) plus Adam's two
+slots per variable (30M floats, 120 MB), saved with ``ef.Checkpoint(model=..,
+optimizer=..).write`` and restored with ``read`` into existing variables. The floor is
+``numpy.save`` of the same arrays into one ``.npy`` file each, and ``numpy.load`` back.
+eagerflow's save is durable (fsync of file and directory, atomic rename), so the table
+also shows ``numpy.save`` + fsync: the floor for a save that survives a power cut.
+Runs are interleaved (the machine is shared and noisy) and the median is reported.
+
+Usage::
+
+    PYTHONPATH=. /work/refvenv/bin/python benchmarks/bench_checkpoint.py [--params N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+
+import numpy as np
+
+import eagerflow as ef
+from eagerflow.core.trackable import Trackable
+
+
+class Model(Trackable):
+    def __init__(self, params: int, rng):
+        side = 1000
+        count = max(1, params // (side * side))
+        self.kernels = [ef.Variable(rng.standard_normal((side, side), dtype=np.float32))
+                        for _ in range(count)]
+
+
+class AdamState(Trackable):
+    """Adam's bookkeeping: a step counter and m, v slots for every variable."""
+
+    def __init__(self, variables, rng):
+        self.iterations = ef.Variable(np.int64(100), trainable=False)
+        self._slots = [(v, name, ef.Variable(rng.standard_normal(v.shape, dtype=np.float32)))
+                       for v in variables for name in ("m", "v")]
+
+    def _trackable_children(self):
+        return {"iterations": self.iterations}
+
+    def _slot_variables(self):
+        return list(self._slots)
+
+
+def arrays_of(model, optimizer):
+    return [v.numpy() for v in model.kernels] + [s.numpy() for _, _, s in optimizer._slots]
+
+
+def numpy_save(directory, arrays, durable):
+    for i, array in enumerate(arrays):
+        with open(os.path.join(directory, f"{i}.npy"), "wb") as f:
+            np.save(f, array)
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
+
+
+def numpy_load(directory, count):
+    return [np.load(os.path.join(directory, f"{i}.npy")) for i in range(count)]
+
+
+def directory_size(directory):
+    return sum(os.path.getsize(os.path.join(directory, n)) for n in os.listdir(directory))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--params", type=int, default=10_000_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    model = Model(args.params, rng)
+    optimizer = AdamState(model.kernels, rng)
+    ckpt = ef.Checkpoint(model=model, optimizer=optimizer)
+    arrays = arrays_of(model, optimizer)
+    total = sum(a.size for a in arrays)
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None:
+        tensors = {f"t{i}": torch.from_numpy(a) for i, a in enumerate(arrays)}
+
+    root = tempfile.mkdtemp(prefix="bench_ckpt_")
+    paths = {name: os.path.join(root, name) for name in ("ef", "np", "npsync", "torch")}
+    for name in ("np", "npsync"):
+        os.makedirs(paths[name])
+    ef_file = os.path.join(paths["ef"], "ckpt.h5")
+    torch_file = paths["torch"] + ".pt"
+
+    cases = {
+        "eagerflow write (atomic, fsync)": lambda: ckpt.write(ef_file),
+        "eagerflow read (into variables)": lambda: ckpt.read(ef_file),
+        "numpy.save": lambda: numpy_save(paths["np"], arrays, durable=False),
+        "numpy.save + fsync": lambda: numpy_save(paths["npsync"], arrays, durable=True),
+        "numpy.load": lambda: numpy_load(paths["np"], len(arrays)),
+    }
+    if torch is not None:
+        cases["torch.save"] = lambda: torch.save(tensors, torch_file)
+        cases["torch.load"] = lambda: torch.load(torch_file)
+    times = {name: [] for name in cases}
+    try:
+        for run in cases.values():  # warm-up: creates every file once
+            run()
+        for _ in range(args.repeats):
+            for name, run in cases.items():
+                start = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - start)
+        sizes = {"eagerflow": os.path.getsize(ef_file), "numpy": directory_size(paths["np"])}
+        if torch is not None:
+            sizes["torch"] = os.path.getsize(torch_file)
+    finally:
+        shutil.rmtree(root)
+        if torch is not None and os.path.exists(torch_file):
+            os.remove(torch_file)
+
+    median = {name: statistics.median(values) for name, values in times.items()}
+    print(f"state: {total / 1e6:.1f}M float32 values ({len(model.kernels)}M "
+          f"parameters + 2 Adam slots each), median of {args.repeats} interleaved runs")
+    for name, seconds in median.items():
+        spread = f"{min(times[name]) * 1e3:.0f}-{max(times[name]) * 1e3:.0f}"
+        print(f"  {name:<34} {seconds * 1e3:8.1f} ms  ({spread} ms, "
+              f"{total * 4 / seconds / 1e9:.2f} GB/s)")
+    for name, size in sizes.items():
+        print(f"  file size {name:<24} {size / 1e6:8.2f} MB")
+    save = median["eagerflow write (atomic, fsync)"]
+    read = median["eagerflow read (into variables)"]
+    print("ratios (eagerflow / reference; target <= 1.5 vs the numpy floor):")
+    print(f"  save vs numpy.save          {save / median['numpy.save']:.2f}x")
+    print(f"  save vs numpy.save + fsync  {save / median['numpy.save + fsync']:.2f}x")
+    print(f"  read vs numpy.load          {read / median['numpy.load']:.2f}x")
+    print(f"  size vs numpy               {sizes['eagerflow'] / sizes['numpy']:.4f}x")
+    if torch is not None:
+        print(f"  save vs torch.save          {save / median['torch.save']:.2f}x")
+        print(f"  read vs torch.load          {read / median['torch.load']:.2f}x")
+        print(f"  size vs torch               {sizes['eagerflow'] / sizes['torch']:.4f}x")
+    else:
+        print("  (torch not importable: torch.save not measured)")
+
+
+if __name__ == "__main__":
+    main()

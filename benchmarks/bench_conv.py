@@ -1,0 +1,218 @@
+"""Convolution and pooling speed: eagerflow vs raw NumPy im2col vs PyTorch (if importable).
+
+Times, in milliseconds, the forward pass and forward+backward (gradients w.r.t. the input
+and the filter) of
+
+* conv2d 3x3 SAME, (64, 28, 28, 1) -> 32 channels,
+* conv2d 3x3 SAME, (64, 14, 14, 32) -> 64 channels,
+* max_pool2d 2x2 stride 2 on (64, 28, 28, 32),
+
+plus the first-layer case (filter gradient only) for the first convolution. eagerflow and
+NumPy use NHWC float32; PyTorch uses NCHW float32 with ``torch.set_num_threads`` equal to
+the BLAS thread count NumPy uses. The machine is shared and noisy, so the implementations
+are timed interleaved (one call of each per round) and the median of the rounds is shown,
+with the ratio eagerflow / PyTorch (target: forward+backward <= 2x) and eagerflow / NumPy.
+
+Run: ``python benchmarks/bench_conv.py [--rounds 30]`` (PyTorch from the reference venv:
+``PYTHONPATH=. /work/refvenv/bin/python benchmarks/bench_conv.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+import eagerflow as ef
+
+try:
+    import torch
+    import torch.nn.functional as torch_f
+except ImportError:  # PyTorch is optional: its columns are left out
+    torch = None
+
+THREADS = int(os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+              or os.cpu_count() or 1)
+
+
+# -- raw NumPy floor: the same im2col algorithm, without a framework ---------------------
+def np_conv_forward(x, w):
+    n, h, width, c = x.shape
+    kh, kw, _, out_c = w.shape
+    xp = np.zeros((n, h + kh - 1, width + kw - 1, c), x.dtype)
+    xp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width] = x
+    s = xp.strides
+    view = as_strided(xp, (n, h, width, kh, kw, c), (s[0], s[1], s[2], s[1], s[2], s[3]))
+    cols = view.reshape(n * h * width, -1)
+    return (cols @ w.reshape(-1, out_c)).reshape(n, h, width, out_c), cols
+
+
+def np_conv_forward_backward(x, w, dy, input_grad=True):
+    n, h, width, c = x.shape
+    kh, kw, _, out_c = w.shape
+    _, cols = np_conv_forward(x, w)
+    dy_flat = dy.reshape(-1, out_c)
+    dw = (cols.T @ dy_flat).reshape(w.shape)
+    if not input_grad:
+        return dw
+    blocks = np.matmul(dy_flat, w.reshape(kh * kw, c, out_c).transpose(0, 2, 1))
+    dxp = np.zeros((n, h + kh - 1, width + kw - 1, c), x.dtype)
+    for k in range(kh * kw):
+        i, j = divmod(k, kw)
+        dxp[:, i:i + h, j:j + width] += blocks[k].reshape(n, h, width, c)
+    return dxp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width], dw
+
+
+def np_pool_forward(x):
+    n, h, w, c = x.shape
+    return x.reshape(n, h // 2, 2, w // 2, 2, c).max(axis=(2, 4))
+
+
+def np_pool_forward_backward(x, dy):
+    n, h, w, c = x.shape
+    windows = x.reshape(n, h // 2, 2, w // 2, 2, c)
+    y = windows.max(axis=(2, 4), keepdims=True)
+    mask = windows == y  # ties share the gradient here: the floor skips tie-breaking
+    return (mask * dy.reshape(n, h // 2, 1, w // 2, 1, c)).reshape(x.shape)
+
+
+# -- eagerflow ----------------------------------------------------------------------------
+def ef_conv_forward_backward(x, w, input_grad=True):
+    with ef.GradientTape() as tape:
+        if input_grad:
+            tape.watch(x)
+        tape.watch(w)
+        y = ef.nn.conv2d(x, w, 1, "SAME")
+    return tape.gradient(y, [x, w] if input_grad else [w])
+
+
+def ef_pool_forward_backward(x):
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = ef.nn.max_pool2d(x, 2, 2, "VALID")
+    return tape.gradient(y, x)
+
+
+# -- PyTorch ------------------------------------------------------------------------------
+def torch_conv_forward(x, w):
+    with torch.no_grad():
+        return torch_f.conv2d(x, w, padding=1)
+
+
+def torch_conv_forward_backward(x, w, input_grad=True):
+    x.requires_grad_(input_grad)
+    y = torch_f.conv2d(x, w, padding=1)
+    return torch.autograd.grad(y, [x, w] if input_grad else [w], torch.ones_like(y))
+
+
+def torch_pool_forward(x):
+    with torch.no_grad():
+        return torch_f.max_pool2d(x, 2)
+
+
+def torch_pool_forward_backward(x):
+    y = torch_f.max_pool2d(x, 2)
+    return torch.autograd.grad(y, [x], torch.ones_like(y))
+
+
+# -- harness ------------------------------------------------------------------------------
+def conv_case(shape, out_c, rng):
+    x = rng.standard_normal(shape, dtype=np.float32)
+    w = rng.standard_normal((3, 3, shape[3], out_c), dtype=np.float32) * 0.1
+    dy = np.ones(shape[:3] + (out_c,), np.float32)
+    xe, we = ef.constant(x), ef.constant(w)
+    impls = {
+        "forward": {
+            "eagerflow": lambda: ef.nn.conv2d(xe, we, 1, "SAME"),
+            "numpy": lambda: np_conv_forward(x, w),
+        },
+        "forward+backward": {
+            "eagerflow": lambda: ef_conv_forward_backward(xe, we),
+            "numpy": lambda: np_conv_forward_backward(x, w, dy),
+        },
+    }
+    if shape[3] == 1:
+        impls["fwd+bwd, filter grad only"] = {
+            "eagerflow": lambda: ef_conv_forward_backward(xe, we, input_grad=False),
+            "numpy": lambda: np_conv_forward_backward(x, w, dy, input_grad=False),
+        }
+    if torch is not None:
+        xt = torch.tensor(x.transpose(0, 3, 1, 2).copy())
+        wt = torch.tensor(w.transpose(3, 2, 0, 1).copy(), requires_grad=True)
+        impls["forward"]["torch"] = lambda: torch_conv_forward(xt, wt)
+        impls["forward+backward"]["torch"] = lambda: torch_conv_forward_backward(xt, wt)
+        if shape[3] == 1:
+            impls["fwd+bwd, filter grad only"]["torch"] = (
+                lambda: torch_conv_forward_backward(xt, wt, input_grad=False))
+    return impls
+
+
+def pool_case(shape, rng):
+    x = rng.standard_normal(shape, dtype=np.float32)
+    dy = np.ones((shape[0], shape[1] // 2, shape[2] // 2, shape[3]), np.float32)
+    xe = ef.constant(x)
+    impls = {
+        "forward": {
+            "eagerflow": lambda: ef.nn.max_pool2d(xe, 2, 2, "VALID"),
+            "numpy": lambda: np_pool_forward(x),
+        },
+        "forward+backward": {
+            "eagerflow": lambda: ef_pool_forward_backward(xe),
+            "numpy": lambda: np_pool_forward_backward(x, dy),
+        },
+    }
+    if torch is not None:
+        xt = torch.tensor(x.transpose(0, 3, 1, 2).copy(), requires_grad=True)
+        impls["forward"]["torch"] = lambda: torch_pool_forward(xt)
+        impls["forward+backward"]["torch"] = lambda: torch_pool_forward_backward(xt)
+    return impls
+
+
+def measure(impls: dict, rounds: int) -> dict:
+    """(median, best) milliseconds per implementation, timed interleaved round by round."""
+    for fn in impls.values():
+        fn()  # warm-up: first-call allocations and BLAS thread start-up
+    times = {name: [] for name in impls}
+    for _ in range(rounds):
+        for name, fn in impls.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: (1e3 * float(np.median(t)), 1e3 * float(np.min(t)))
+            for name, t in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args()
+    if torch is not None:
+        torch.set_num_threads(THREADS)
+    rng = np.random.default_rng(0)
+    cases = [
+        ("conv2d 3x3 SAME (64,28,28,1)->32", conv_case((64, 28, 28, 1), 32, rng)),
+        ("conv2d 3x3 SAME (64,14,14,32)->64", conv_case((64, 14, 14, 32), 64, rng)),
+        ("max_pool2d 2x2 (64,28,28,32)", pool_case((64, 28, 28, 32), rng)),
+    ]
+    print(f"threads: {THREADS} (NumPy's BLAS and torch), {args.rounds} interleaved rounds; "
+          "median ms (best ms in brackets)")
+    print(f"{'case':<34} {'pass':<28} {'eagerflow':>15} {'numpy':>15} {'torch':>15} "
+          f"{'ef/torch':>14} {'ef/numpy':>9}")
+    for title, passes in cases:
+        for pass_name, impls in passes.items():
+            ms = measure(impls, args.rounds)
+            cells = [f"{ms[k][0]:7.2f} ({ms[k][1]:5.2f})" if k in ms else f"{'-':>15}"
+                     for k in ("eagerflow", "numpy", "torch")]
+            if "torch" in ms:
+                ratio = (f"{ms['eagerflow'][0] / ms['torch'][0]:5.2f} "
+                         f"({ms['eagerflow'][1] / ms['torch'][1]:5.2f})")
+            else:
+                ratio = "-"
+            print(f"{title:<34} {pass_name:<28} {' '.join(cells)} {ratio:>14} "
+                  f"{ms['eagerflow'][0] / ms['numpy'][0]:9.2f}")
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+"""`ef.data`: the input pipeline under tf.data's names (see `eagerflow.datasets`).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ds = ef.data.Dataset.range(8).shuffle(8, seed=0).batch(4).prefetch(ef.data.AUTOTUNE)
+    >>> [b.shape for b in ds]
+    [(4,), (4,)]
+"""
+
+from eagerflow.datasets.dataset import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+)
+from eagerflow.datasets.iterator import Iterator
+from eagerflow.datasets.text import TextLineDataset
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "Iterator",
+    "TextLineDataset",
+]

@@ -1,0 +1,39 @@
+"""Layers (`ef.layers`): the Layer base class, `Input`, and the built-in layers.
+
+Example:
+    >>> import eagerflow as ef
+    >>> layer = ef.layers.Dense(4, activation="relu")
+    >>> layer(ef.ones([2, 3])).shape
+    (2, 4)
+"""
+
+from eagerflow.layers import activations, constraints, initializers, regularizers
+from eagerflow.layers.base import Layer
+from eagerflow.layers.bidirectional import Bidirectional
+from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
+from eagerflow.layers.core import Activation, Dense, Lambda
+from eagerflow.layers.dropout import Dropout
+from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.merging import Add, Concatenate, Multiply
+from eagerflow.layers.normalization import BatchNormalization, LayerNormalization
+from eagerflow.layers.pooling import (
+    AveragePooling2D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling2D,
+    MaxPooling2D,
+)
+from eagerflow.layers.reshaping import Flatten, Reshape
+from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
+from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from eagerflow.layers.serialization import deserialize, serialize
+from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
+
+__all__ = [
+    "GRU", "LSTM", "RNN", "Activation", "Add", "AveragePooling2D", "BatchNormalization",
+    "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dropout",
+    "Embedding", "Flatten", "GRUCell", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "Input",
+    "InputLayer", "InputSpec", "LSTMCell", "Lambda", "Layer", "LayerNormalization",
+    "MaxPooling2D", "Multiply", "Reshape", "SimpleRNN", "SimpleRNNCell", "SymbolicTensor",
+    "activations", "constraints", "deserialize", "initializers", "regularizers", "serialize",
+]

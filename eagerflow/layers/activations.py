@@ -1,0 +1,303 @@
+"""Activation functions by name (`ef.activations`), for ``Dense(activation="relu")``.
+
+Each activation is an eagerflow function of one tensor; `get` resolves a name or passes a
+callable through, and an unknown name raises an error that lists every known one.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.activations.get("relu")(ef.constant([-1.0, 2.0]))
+    ef.Tensor([0. 2.], shape=(2,), dtype=float32)
+    >>> ef.activations.serialize(ef.activations.get("tanh"))
+    'tanh'
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import activations as nn_activations
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import nn as core_nn
+from eagerflow.core.ops import special
+
+__all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
+           "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize",
+           "sigmoid", "silu", "softmax", "softplus", "softsign", "swish", "tanh"]
+
+
+def linear(x):
+    """The identity: returns `x` unchanged (the default of Dense and Conv layers).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.linear(ef.constant([-1.0]))
+        ef.Tensor([-1.], shape=(1,), dtype=float32)
+    """
+    return x
+
+
+def relu(x):
+    """``max(x, 0)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.relu(ef.constant([-1.0, 1.0]))
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    return core_nn.relu(x)
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.sigmoid(ef.constant([0.0]))
+        ef.Tensor([0.5], shape=(1,), dtype=float32)
+    """
+    return math_ops.sigmoid(x)
+
+
+def tanh(x):
+    """Hyperbolic tangent.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.tanh(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return math_ops.tanh(x)
+
+
+def softmax(x, axis=-1):
+    """Softmax along `axis` (the last by default).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.softmax(ef.constant([[0.0, 0.0]]))
+        ef.Tensor([[0.5 0.5]], shape=(1, 2), dtype=float32)
+    """
+    return core_nn.softmax(x, axis)
+
+
+def log_softmax(x, axis=-1):
+    """Log of the softmax along `axis`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.log_softmax(ef.constant([0.0, 0.0]))
+        ef.Tensor([-0.6931472 -0.6931472], shape=(2,), dtype=float32)
+    """
+    return core_nn.log_softmax(x, axis)
+
+
+def exponential(x):
+    """``exp(x)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.exponential(ef.constant([0.0]))
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+    return math_ops.exp(x)
+
+
+def softsign(x):
+    """``x / (1 + |x|)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.softsign(ef.constant([1.0]))
+        ef.Tensor([0.5], shape=(1,), dtype=float32)
+    """
+    return nn_activations.softsign(x)
+
+
+def softplus(x):
+    """``log(1 + exp(x))``, computed without overflow.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.softplus(ef.constant([0.0]))
+        ef.Tensor([0.6931472], shape=(1,), dtype=float32)
+    """
+    return special.softplus(x)
+
+
+def elu(x):
+    """``x`` for positive inputs, ``exp(x) - 1`` otherwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.elu(ef.constant([0.0, 1.0]))
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    return nn_activations.elu(x)
+
+
+def selu(x):
+    """Scaled ELU (self-normalizing networks; use with `lecun_normal`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.selu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.selu(x)
+
+
+def gelu(x, approximate=False):
+    """Gaussian error linear unit ``x * Phi(x)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.gelu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.gelu(x, approximate=approximate)
+
+
+def silu(x):
+    """``x * sigmoid(x)`` (also called swish).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.silu(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.silu(x)
+
+
+swish = silu
+
+
+def leaky_relu(x, negative_slope=0.2):
+    """``x`` for positive inputs, ``negative_slope * x`` otherwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.leaky_relu(ef.constant([-1.0, 1.0]))
+        ef.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
+    """
+    return nn_activations.leaky_relu(x, alpha=negative_slope)
+
+
+def relu6(x):
+    """``min(max(x, 0), 6)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.relu6(ef.constant([9.0]))
+        ef.Tensor([6.], shape=(1,), dtype=float32)
+    """
+    return nn_activations.relu6(x)
+
+
+def hard_sigmoid(x):
+    """Piecewise-linear sigmoid: ``relu6(x + 3) / 6``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.hard_sigmoid(ef.constant([0.0, 9.0]))
+        ef.Tensor([0.5 1. ], shape=(2,), dtype=float32)
+    """
+    return math_ops.divide(nn_activations.relu6(math_ops.add(x, 3.0)), 6.0)
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x))``, stable for large negative inputs.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.log_sigmoid(ef.constant([0.0]))
+        ef.Tensor([-0.6931472], shape=(1,), dtype=float32)
+    """
+    return special.log_sigmoid(x)
+
+
+def mish(x):
+    """``x * tanh(softplus(x))``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.mish(ef.constant([0.0]))
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return math_ops.multiply(x, math_ops.tanh(special.softplus(x)))
+
+
+_TABLE = {
+    "linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
+    "log_softmax": log_softmax, "exponential": exponential, "softsign": softsign,
+    "softplus": softplus, "elu": elu, "selu": selu, "gelu": gelu, "silu": silu,
+    "swish": swish, "leaky_relu": leaky_relu, "relu6": relu6, "hard_sigmoid": hard_sigmoid,
+    "log_sigmoid": log_sigmoid, "mish": mish,
+}
+
+
+def get(identifier):
+    """Returns the activation function for a name or callable (None means `linear`).
+
+    Args:
+        identifier: a name such as ``"relu"``, a callable, or None.
+
+    Raises:
+        ValueError: for an unknown name; the message lists the known names.
+        TypeError: for anything else.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.get(None) is ef.activations.linear
+        True
+        >>> ef.activations.get("relu7")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        ValueError: Unknown activation: 'relu7'. Known activations: ..., relu, relu6, ...
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        found = _TABLE.get(identifier.lower())
+        if found is None:
+            raise ValueError(
+                f"Unknown activation: '{identifier}'. Known activations: "
+                f"{', '.join(sorted(_TABLE))}. Pass a callable to use another function."
+            )
+        return found
+    if isinstance(identifier, dict):
+        from eagerflow.layers import serialization
+
+        return serialization.deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise TypeError(
+        f"Could not interpret activation identifier: {identifier!r} (of type "
+        f"{type(identifier).__name__}). Pass a name such as 'relu' or a callable."
+    )
+
+
+def serialize(activation):
+    """The registered name of an activation; a layer's config; other callables as is.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.serialize(ef.activations.relu)
+        'relu'
+    """
+    for name, function in _TABLE.items():
+        if function is activation:
+            return name
+    if getattr(activation, "_is_layer", False):
+        from eagerflow.layers import serialization
+
+        return serialization.serialize(activation)
+    return activation
+
+
+def deserialize(name):
+    """Inverse of `serialize`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.activations.deserialize("sigmoid") is ef.activations.sigmoid
+        True
+    """
+    return get(name)

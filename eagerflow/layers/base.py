@@ -1,0 +1,583 @@
+"""Layer: the base class of every layer and model.
+
+A layer holds weights, creates them the first time it is called (when the input shape is
+known), and computes its output in `call`. Its `__call__` wraps `call` with everything a
+Keras user expects: input conversion and casting, building, input checks, the `training`
+flag inherited from enclosing calls, masks, shape recording for `summary`, activity
+regularization, and the functional API when called on `ef.layers.Input` tensors.
+
+What a layer owns follows one rule (see `tracking`): the weights it made with
+`add_weight`, plus every Layer and Variable reachable from its attributes. The facts
+`__call__` needs about a class's `call` signature are computed once per class, when the
+class is defined, so a call costs a few attribute reads on top of the ops it runs
+(USER-NEEDS 2.2).
+
+Example:
+    >>> import eagerflow as ef
+    >>> class Scale(ef.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight("w", shape=(input_shape[-1],), initializer="ones")
+    ...     def call(self, x):
+    ...         return x * self.w
+    >>> layer = Scale(name="scale")
+    >>> layer(ef.constant([[1.0, 2.0]]))
+    ef.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
+    >>> [v.name for v in layer.weights]
+    ['scale/w']
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from eagerflow.core import dtypes, nest, tensor, trackable
+from eagerflow.core import variable as variable_lib
+from eagerflow.core.dispatch import convert_input
+from eagerflow.core.ops import math as math_ops
+from eagerflow.layers import (
+    call_context,
+    masking,
+    regularizers,
+    serialization,
+    tracking,
+    weights,
+)
+from eagerflow.layers import input_spec as input_spec_lib
+
+__all__ = ["Layer", "reset_name_uids", "unique_name"]
+
+_Tensor = tensor.Tensor
+_Variable = variable_lib.Variable
+_ndarray = np.ndarray
+_state = call_context.state
+_name_uids: dict[str, int] = {}
+
+_MISSING_INIT = (
+    "It looks like you are subclassing `{cls}` and forgot to call `super().__init__()`. "
+    "Always start your `__init__()` by calling `super().__init__()`."
+)
+
+
+def unique_name(prefix: str) -> str:
+    """``prefix`` the first time, then ``prefix_1``, ``prefix_2``, ...
+
+    Example:
+        >>> from eagerflow.layers import base
+        >>> base.unique_name("doc_example"), base.unique_name("doc_example")
+        ('doc_example', 'doc_example_1')
+    """
+    count = _name_uids.get(prefix, 0)
+    _name_uids[prefix] = count + 1
+    return prefix if count == 0 else f"{prefix}_{count}"
+
+
+def reset_name_uids() -> None:
+    """Restarts automatic names (``dense``, ``dense_1``, ...) from the beginning."""
+    _name_uids.clear()
+
+
+def _shapes_of(structure):
+    """The shape (a tuple) of each tensor in `structure`, in the same structure."""
+    if hasattr(structure, "shape"):
+        return tuple(structure.shape)
+    if nest.is_nested(structure):
+        return nest.map_structure(
+            lambda t: tuple(t.shape) if hasattr(t, "shape") else None, structure)
+    return None
+
+
+def _is_symbolic_structure(structure) -> bool:
+    if getattr(structure, "_is_symbolic", False):
+        return True
+    if nest.is_nested(structure):
+        return any(getattr(x, "_is_symbolic", False) for x in nest.flatten(structure))
+    return False
+
+
+_PLAIN_ARGS = frozenset({bool, int, float, str, type(None), tensor.Tensor})
+
+
+def _has_symbolic_args(args, kwargs) -> bool:
+    """Whether extra call arguments hold symbolic tensors (flags and tensors: one test)."""
+    for value in (*args, *kwargs.values()):
+        if type(value) not in _PLAIN_ARGS and _is_symbolic_structure(value):
+            return True
+    return False
+
+
+def _is_raw_data(value) -> bool:
+    """A nested list of Python numbers: one array of data, not a list of inputs."""
+    return all(isinstance(x, (int, float, bool)) for x in nest.flatten(value))
+
+
+class _LayerMeta(type):
+    """Finishes construction once the subclass's ``__init__`` has fully run."""
+
+    def __call__(cls, *args, **kwargs):
+        layer = super().__call__(*args, **kwargs)
+        if "_layer_initialized" not in layer.__dict__:
+            raise RuntimeError(_MISSING_INIT.format(cls=cls.__name__))
+        if cls._uses_auto_config:
+            layer.__dict__["_auto_config"] = _bind_config(cls, args, kwargs)
+        shape = layer.__dict__["_batch_input_shape"]
+        if shape is not None and not layer.built:
+            # `input_shape=` builds at once, so weights exist before the first call
+            # (USER-NEEDS 3.2); Sequential probes the shapes through its layers itself.
+            layer._build_from_shape(shape)
+        return layer
+
+
+def _bind_config(cls, args, kwargs):
+    """The constructor arguments of a user layer, for its automatic `get_config`."""
+    signature = inspect.signature(cls.__init__)
+    try:
+        bound = signature.bind(None, *args, **kwargs)
+    except TypeError:
+        return None
+    config = {}
+    for index, (name, value) in enumerate(bound.arguments.items()):
+        if index == 0:
+            continue
+        kind = signature.parameters[name].kind
+        if kind is inspect.Parameter.VAR_KEYWORD:
+            config.update(value)
+        elif kind is inspect.Parameter.VAR_POSITIONAL:
+            if value:
+                return None
+        else:
+            config[name] = value
+    return config
+
+
+class Layer(weights.WeightsMixin, trackable.Trackable, metaclass=_LayerMeta):
+    """Base class of layers: weights built on first call, computation in `call`.
+
+    Subclasses create weights in `build(input_shape)` with `add_weight` (or sublayers in
+    ``__init__``) and compute outputs in ``call(inputs, training=None, mask=None)``; the
+    `training` and `mask` parameters are optional and passed only when declared.
+
+    Args:
+        trainable: whether the layer's weights are trained.
+        name: a name; by default the class name in snake case, unique per class
+            (``dense``, ``dense_1``, ...).
+        dtype: dtype of the weights and of the computation (default float32); floating
+            inputs of another dtype are cast to it.
+        input_shape: shape of one example (without the batch axis); builds the layer at
+            once, and makes it the input of a `Sequential` model.
+        batch_input_shape: the same with the batch axis.
+        input_dim: shorthand for ``input_shape=(input_dim,)``.
+        batch_size: fixed batch size to combine with `input_shape`.
+        activity_regularizer: a regularizer applied to the outputs, added to `losses`.
+        autocast: whether floating inputs are cast to `dtype`.
+
+    Raises:
+        TypeError: for unknown keyword arguments.
+        ValueError: for an invalid name or dtype.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> dense = ef.layers.Dense(4, input_shape=(3,))
+        >>> dense.built, [tuple(w.shape) for w in dense.weights]
+        (True, [(3, 4), (4,)])
+    """
+
+    _is_layer = True
+    _auto_config_base = True
+    # The base class's own bookkeeping: never children (own weights are listed through
+    # `_own_weights`), and skipping them by name keeps the attribute walk short.
+    _UNTRACKED = frozenset({
+        "_layer_initialized", "_name", "_dtype", "_trainable", "_autocast", "built", "_called",
+        "_own_weights", "_trainable_ids", "_weight_regularizers", "_frozen_vars",
+        "_call_losses", "_loss_generation", "_generation", "_call_record", "_auto_config",
+        "_build_input_shape", "_batch_input_shape", "_inbound_nodes", "_input_spec",
+        "_activity_regularizer"})
+    supports_masking = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        serialization.LAYER_CLASSES[cls.__name__] = cls
+        _describe_call(cls)
+
+    def __init__(self, trainable=True, name=None, dtype=None, *, input_shape=None,
+                 batch_input_shape=None, input_dim=None, batch_size=None,
+                 activity_regularizer=None, autocast=True, **kwargs):
+        unknown = set(kwargs) - {"dynamic"}  # every layer is eager ("dynamic") anyway
+        if unknown:
+            raise TypeError(
+                f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                f"{ {k: kwargs[k] for k in sorted(unknown)} }"
+            )
+        if name is not None and (not isinstance(name, str) or "/" in name or not name):
+            raise ValueError(
+                f"Argument `name` must be a non-empty string without '/'. Received: "
+                f"name={name!r}")
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is None and input_shape is not None:
+            if isinstance(input_shape, int):
+                input_shape = (input_shape,)
+            batch_input_shape = (batch_size, *input_shape)
+        try:
+            dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        except TypeError:
+            raise ValueError(
+                f"The dtype of {type(self).__name__} must be a dtype such as 'float32' or "
+                f"'float64'. Received: dtype={dtype!r} (dtype policies such as "
+                "'mixed_float16' are not supported).") from None
+        state = self.__dict__
+        state.update(
+            _layer_initialized=True,
+            _name=name if name is not None else unique_name(
+                serialization.snake_case(type(self).__name__)),
+            _dtype=dtype,
+            _trainable=bool(trainable),
+            _autocast=bool(autocast),
+            built=False,
+            _called=False,
+            _own_weights={},
+            _trainable_ids=set(),
+            _weight_regularizers={},
+            _frozen_vars=[],
+            _call_losses=[],
+            _loss_generation=-1,
+            _generation=0,
+            _call_record=None,
+            _auto_config=None,
+            _build_input_shape=None,
+            _batch_input_shape=None if batch_input_shape is None else tuple(
+                None if d is None else int(d) for d in batch_input_shape),
+            _inbound_nodes=[],
+            _input_spec=None,
+            _activity_regularizer=regularizers.get(activity_regularizer),
+        )
+
+    # -- construction checks ---------------------------------------------------------------
+    def __setattr__(self, name, value):
+        state = self.__dict__
+        if "_layer_initialized" not in state:
+            if next(tracking.leaves(value), None) is not None:
+                raise RuntimeError(_MISSING_INIT.format(cls=type(self).__name__))
+        elif _state.stack and state["_called"] and any(x is self for x in _state.stack):
+            self._check_new_state(name, value)
+        object.__setattr__(self, name, value)
+
+    def _check_new_state(self, name, value) -> None:
+        """Refuses layers/variables first created inside `call` after the first call."""
+        new = list(tracking.leaves(value))
+        if not new:
+            return
+        known = {id(x) for x in tracking.flatten_layers(self)}
+        known.update(id(v) for v in self.variables)
+        for item in new:
+            if id(item) in known:
+                continue
+            kind = "variable" if isinstance(item, _Variable) else type(item).__name__
+            raise ValueError(
+                f"Layer '{self._name}' created a new {kind} and assigned it to attribute "
+                f"'{name}' inside call(), after its first call. It would be created again on "
+                "every call and never be trained or saved. Create it once in __init__() or "
+                f"build() (e.g. `self.{name} = ...`) and only use it in call()."
+            )
+
+    # -- basic properties ------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The layer's name (unique per class unless given)."""
+        return self._name
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype of the layer's weights and computation."""
+        return self._dtype
+
+    @property
+    def compute_dtype(self) -> np.dtype:
+        """The dtype floating inputs are cast to (same as `dtype`)."""
+        return self._dtype
+
+    @property
+    def input_spec(self):
+        """An `InputSpec` (or a list of them) checked on every call, or None."""
+        return self._input_spec
+
+    @input_spec.setter
+    def input_spec(self, value) -> None:
+        self.__dict__["_input_spec"] = value
+
+    @property
+    def activity_regularizer(self):
+        """Regularizer applied to the layer's outputs on every call (added to `losses`)."""
+        return self._activity_regularizer
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, value) -> None:
+        self.__dict__["_activity_regularizer"] = regularizers.get(value)
+
+    # -- building and calling --------------------------------------------------------------
+    def build(self, input_shape) -> None:
+        """Creates the weights for inputs of `input_shape`; called once, before `call`.
+
+        Override it to create weights with `add_weight`. The default creates nothing.
+        """
+
+    def _build_from_shape(self, input_shape) -> None:
+        self.__dict__["_build_input_shape"] = input_shape
+        self.build(input_shape)
+        self.__dict__["built"] = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The layer's computation; subclasses override it.
+
+        Raises:
+            TypeError: on the base class, which has no computation.
+        """
+        raise TypeError(
+            f"Layer '{self._name}' ({type(self).__name__}) does not implement call(): "
+            "subclasses of Layer must define `call(self, inputs, ...)`.")
+
+    def __call__(self, *args, **kwargs):
+        # hot path: benchmarks/bench_layers.py measures this against raw ops.
+        if args:
+            inputs = args[0]
+            args = args[1:]
+        elif "inputs" in kwargs:
+            inputs = kwargs.pop("inputs")
+        else:
+            raise TypeError(f"Layer '{self._name}' was called without an input tensor.")
+        if type(inputs) is _Tensor:
+            if (args or kwargs) and _has_symbolic_args(args, kwargs):
+                return _symbolic().call_symbolic(self, inputs, args, kwargs)
+            dtype = inputs._value.dtype
+            if dtype != self._dtype and self._autocast and dtype.kind == "f":
+                inputs = math_ops.cast(inputs, self._dtype)
+        else:
+            if _is_symbolic_structure(inputs) or _has_symbolic_args(args, kwargs):
+                return _symbolic().call_symbolic(self, inputs, args, kwargs)
+            inputs = self._convert_inputs(inputs)
+        if not self.built:
+            if self._input_spec is not None:
+                input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
+            self._build_from_shape(_shapes_of(inputs))
+        if self._input_spec is not None:
+            input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
+        state = _state
+        cls = type(self)
+        if "training" in kwargs:
+            training = kwargs["training"]
+            if not cls._call_accepts_training:
+                del kwargs["training"]
+        else:
+            training = None
+        if training is None:
+            training = state.training
+            if training is None:
+                training = cls._call_training_default
+        if state.probing:
+            training = False
+        if training is not None and cls._call_accepts_training:
+            kwargs["training"] = training
+        previous_mask = None
+        if cls._call_accepts_mask and kwargs.get("mask") is not None:
+            previous_mask = kwargs["mask"]
+        elif masking._masks and (cls._call_accepts_mask or self.supports_masking):
+            previous_mask = masking.get_masks(inputs)
+            if previous_mask is not None and cls._call_accepts_mask:
+                kwargs["mask"] = previous_mask
+        stack = state.stack
+        if not stack:
+            state.generation += 1
+        self.__dict__["_generation"] = state.generation
+        record = state.recorder
+        own_record = None
+        if record is None and not self._called and not state.probing:
+            record = own_record = state.recorder = []
+        if record is not None:
+            slot = len(record)
+            record.append(None)
+        outer_training = state.training
+        state.training = training
+        stack.append(self)
+        try:
+            outputs = self.call(inputs, *args, **kwargs)
+        except BaseException:
+            if state.created:
+                state.created[:] = [c for c in state.created if c[0] is not self]
+            raise
+        finally:
+            stack.pop()
+            state.training = outer_training
+            if own_record is not None:
+                state.recorder = None
+        if state.created:
+            self._check_created_layers()
+        if record is not None:
+            record[slot] = (self, _shapes_of(inputs), _shapes_of(outputs))
+            if own_record is not None and len(own_record) > 1:
+                self.__dict__["_call_record"] = own_record
+        if not state.probing:
+            self.__dict__["_called"] = True
+        if cls._overrides_compute_mask or (previous_mask is not None and self.supports_masking):
+            masking.set_masks(outputs, self.compute_mask(inputs, previous_mask))
+        if self._activity_regularizer is not None and not state.probing:
+            for output in nest.flatten(outputs):
+                self.add_loss(math_ops.divide(self._activity_regularizer(output),
+                                              float(output.shape[0] if output.ndim else 1)))
+        return outputs
+
+    def _convert_inputs(self, inputs):
+        if nest.is_nested(inputs) and not _is_raw_data(inputs):
+            return nest.map_structure(self._convert_leaf, inputs)
+        return self._convert_leaf(inputs)
+
+    def _convert_leaf(self, value):
+        if value is None:
+            return None
+        if type(value) is not _Tensor:
+            if isinstance(value, _ndarray) and value.dtype.kind == "f" and self._autocast:
+                return tensor.new_tensor(value.astype(self._dtype))
+            value = convert_input(value)
+        if value._value.dtype.kind == "f" and value._value.dtype != self._dtype and (
+                self._autocast):
+            return math_ops.cast(value, self._dtype)
+        return value
+
+    def _check_created_layers(self) -> None:
+        mine = [c for c in _state.created if c[0] is self]
+        if not mine:
+            return
+        _state.created[:] = [c for c in _state.created if c[0] is not self]
+        owned = {id(layer) for layer in tracking.flatten_layers(self)}
+        for _, creator, variable_name in mine:
+            if id(creator) not in owned:
+                kind = type(creator).__name__
+                raise ValueError(
+                    f"Layer '{creator._name}' ({kind}) was created inside the call() of "
+                    f"layer '{self._name}', which does not track it: its variable "
+                    f"'{variable_name}' would never be trained or saved. Create the layer "
+                    f"once in __init__() (or build()) and assign it to an attribute of "
+                    f"'{self._name}', e.g. `self.{creator._name} = {kind}(...)`, then call "
+                    "that attribute in call().")
+
+    def compute_mask(self, inputs, mask=None):
+        """The mask of the outputs: the input mask for layers that support masking.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> print(ef.layers.Dense(2).compute_mask(ef.ones([1, 2]), None))
+            None
+        """
+        return mask if self.supports_masking else None
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for `input_shape` (None entries are unknown sizes).
+
+        Found by running the layer on small dummy inputs (building it if needed), so it
+        agrees with `call` by construction.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.layers.Dense(5).compute_output_shape((None, 3))
+            (None, 5)
+        """
+        return _symbolic().probe_output_shapes(self, input_shape)
+
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The constructor arguments that recreate this layer (without its weights).
+
+        Layers defined by users get their constructor arguments recorded automatically,
+        unless they override this method.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.layers.Dense(2, name="d").get_config()["units"]
+            2
+        """
+        config = {"name": self._name, "trainable": self._trainable, "dtype": self._dtype.name}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = list(self._batch_input_shape)
+        if self._auto_config:
+            config.update(self._auto_config)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates a layer from `get_config`'s output.
+
+        Raises:
+            TypeError: if the class's constructor does not accept its config.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.layers.Dense.from_config({"units": 3}).units
+            3
+        """
+        config = dict(config)
+        parameters = inspect.signature(cls.__init__).parameters
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            # A user layer whose __init__ does not take the base keywords: pass what it
+            # accepts and restore name and trainability afterwards.
+            extra = {k: config.pop(k) for k in list(config) if k not in parameters}
+            layer = cls(**config)
+            if "name" in extra:
+                layer.__dict__["_name"] = extra["name"]
+            if "trainable" in extra:
+                layer.trainable = extra["trainable"]
+            return layer
+        try:
+            return cls(**config)
+        except TypeError as e:
+            raise TypeError(
+                f"{cls.__name__} could not be created from its config {config}: {e}. Override "
+                "get_config() to return the constructor arguments (and from_config() if they "
+                "need converting).") from None
+
+    def get_build_config(self) -> dict | None:
+        """The input shape the layer was built with (to rebuild it before loading weights)."""
+        if self._build_input_shape is None:
+            return None
+        return {"input_shape": self._build_input_shape}
+
+    def build_from_config(self, config) -> None:
+        """Builds the layer from `get_build_config`'s output."""
+        if config and not self.built:
+            self._build_from_shape(_as_shape_structure(config["input_shape"]))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self._name}, built={self.built}>"
+
+
+def _as_shape_structure(value):
+    """Lists from JSON back to shape tuples (a list of lists stays a list of tuples)."""
+    if isinstance(value, (list, tuple)) and value and all(
+            isinstance(v, (list, tuple)) or v is None for v in value) and any(
+            isinstance(v, (list, tuple)) for v in value):
+        return [_as_shape_structure(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _as_shape_structure(v) for k, v in value.items()}
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
+def _describe_call(cls) -> None:
+    """Computes once per class what `__call__` needs to know about `call`."""
+    parameters = inspect.signature(cls.call).parameters
+    cls._call_accepts_training = "training" in parameters
+    cls._call_accepts_mask = "mask" in parameters
+    default = parameters["training"].default if "training" in parameters else None
+    cls._call_training_default = None if default is inspect.Parameter.empty else default
+    cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
+    owner = next(k for k in cls.__mro__ if "get_config" in k.__dict__)
+    cls._uses_auto_config = "_auto_config_base" in owner.__dict__ and cls is not owner
+
+
+_describe_call(Layer)
+serialization.LAYER_CLASSES["Layer"] = Layer
+
+
+def _symbolic():
+    # Imported late: the functional machinery builds on Layer.
+    from eagerflow.layers import symbolic
+
+    return symbolic

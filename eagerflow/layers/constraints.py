@@ -1,0 +1,182 @@
+"""Weight constraints (`ef.constraints`): projections applied after each optimizer update.
+
+`add_weight(constraint=...)` stores the constraint on the variable (`variable.constraint`);
+optimizers apply it to the new value after every update. A constraint maps a weight to
+its projected value.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.constraints.NonNeg()(ef.constant([-1.0, 2.0]))
+    ef.Tensor([0. 2.], shape=(2,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.layers import serialization
+
+__all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get",
+           "max_norm", "min_max_norm", "non_neg", "serialize", "unit_norm"]
+
+_EPSILON = 1e-7  # keeps the rescaling finite for all-zero columns
+
+
+class Constraint:
+    """Base class: subclasses implement ``__call__(weight) -> projected weight``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> class Clip(ef.constraints.Constraint):
+        ...     def __call__(self, w):
+        ...         return ef.clip_by_value(w, -1.0, 1.0)
+        >>> Clip()(ef.constant([3.0]))
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+
+    def __call__(self, w):
+        return w
+
+    def get_config(self) -> dict:
+        """The constructor arguments."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the constraint from `get_config`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+def _norms(w, axis):
+    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis, keepdims=True))
+
+
+class MaxNorm(Constraint):
+    """Rescales each slice along `axis` whose L2 norm exceeds `max_value` back to it.
+
+    For a Dense kernel ``(input_dim, units)``, ``axis=0`` constrains the weights going
+    into each unit.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.MaxNorm(1.0)(ef.constant([[3.0], [4.0]]))
+        ef.Tensor(
+        [[0.6]
+         [0.8]], shape=(2, 1), dtype=float32)
+    """
+
+    def __init__(self, max_value=2, axis=0):
+        self.max_value, self.axis = max_value, axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        desired = math_ops.clip_by_value(norms, 0.0, float(self.max_value))
+        return math_ops.multiply(w, math_ops.divide(desired, math_ops.add(norms, _EPSILON)))
+
+    def get_config(self) -> dict:
+        return {"max_value": self.max_value, "axis": self.axis}
+
+
+class MinMaxNorm(Constraint):
+    """Moves each slice's L2 norm into ``[min_value, max_value]`` (at speed `rate`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.MinMaxNorm(1.0, 2.0)(ef.constant([[0.3], [0.4]])).numpy().round(3)
+        array([[0.6],
+               [0.8]], dtype=float32)
+    """
+
+    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+        self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
+
+    def __call__(self, w):
+        norms = _norms(w, self.axis)
+        clipped = math_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
+        desired = math_ops.add(math_ops.multiply(float(self.rate), clipped),
+                               math_ops.multiply(1.0 - float(self.rate), norms))
+        return math_ops.multiply(w, math_ops.divide(desired, math_ops.add(norms, _EPSILON)))
+
+    def get_config(self) -> dict:
+        return {"min_value": self.min_value, "max_value": self.max_value, "rate": self.rate,
+                "axis": self.axis}
+
+
+class NonNeg(Constraint):
+    """Sets negative weights to zero.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.NonNeg()(ef.constant([-0.5, 0.5]))
+        ef.Tensor([0.  0.5], shape=(2,), dtype=float32)
+    """
+
+    def __call__(self, w):
+        return math_ops.maximum(w, 0.0)
+
+
+class UnitNorm(Constraint):
+    """Rescales each slice along `axis` to unit L2 norm.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.UnitNorm()(ef.constant([[3.0], [4.0]]))
+        ef.Tensor(
+        [[0.6]
+         [0.8]], shape=(2, 1), dtype=float32)
+    """
+
+    def __init__(self, axis=0):
+        self.axis = axis
+
+    def __call__(self, w):
+        return math_ops.divide(w, math_ops.add(_norms(w, self.axis), _EPSILON))
+
+    def get_config(self) -> dict:
+        return {"axis": self.axis}
+
+
+max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
+
+_TABLE = {"max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg,
+          "unit_norm": UnitNorm}
+
+
+def get(identifier):
+    """Returns a constraint from a name (``"max_norm"``, ``"non_neg"``, ...), config or callable.
+
+    Raises:
+        ValueError: for an unknown name, listing the known ones.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.get("non_neg")
+        NonNeg()
+    """
+    return serialization.get_object(identifier, _TABLE, "constraint")
+
+
+def serialize(constraint):
+    """The ``{"class_name", "config"}`` of a constraint.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.serialize(ef.constraints.UnitNorm(axis=1))
+        {'class_name': 'UnitNorm', 'config': {'axis': 1}}
+    """
+    return serialization.serialize_object(constraint)
+
+
+def deserialize(config):
+    """Inverse of `serialize`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 3}})
+        MaxNorm(max_value=3, axis=0)
+    """
+    return get(config)

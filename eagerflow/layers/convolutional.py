@@ -1,0 +1,292 @@
+"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose (channels last by default).
+
+Kernels are laid out as in Keras: ``(kernel_size..., in_channels // groups, filters)``
+for convolutions and ``(kh, kw, filters, in_channels)`` for Conv2DTranspose, so Keras
+weights load unchanged.
+
+Example:
+    >>> import eagerflow as ef
+    >>> conv = ef.layers.Conv2D(8, 3, padding="same", activation="relu")
+    >>> conv(ef.ones([2, 28, 28, 1])).shape, conv.kernel.shape
+    ((2, 28, 28, 8), (3, 3, 1, 8))
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import conv as conv_ops
+from eagerflow.core.ops import nn as nn_ops
+from eagerflow.layers import activations, constraints, initializers, regularizers
+from eagerflow.layers.base import Layer
+from eagerflow.layers.core import positive_int
+from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.reshaping import check_data_format
+
+__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "conv_output_length", "normalize_tuple"]
+
+
+def normalize_tuple(value, rank: int, name: str, layer: str) -> tuple:
+    """An int or a sequence of `rank` positive ints, as a tuple of `rank` ints."""
+    items = (value,) * rank if isinstance(value, int) and not isinstance(value, bool) else value
+    try:
+        items = tuple(items)
+    except TypeError:
+        items = ()
+    if len(items) != rank or any(isinstance(v, bool) or not isinstance(v, int) or v <= 0
+                                 for v in items):
+        raise ValueError(
+            f"The `{name}` argument of {layer} must be a positive int or a tuple of {rank} "
+            f"positive ints. Received: {name}={value!r}")
+    return items
+
+
+def conv_output_length(length, kernel, padding, stride, dilation=1):
+    """Output size of a convolution along one axis (None stays None)."""
+    if length is None:
+        return None
+    span = (kernel - 1) * dilation + 1
+    if padding in ("same", "causal"):
+        return -(-length // stride)
+    return (length - span) // stride + 1
+
+
+def _padding(value, layer: str, allowed) -> str:
+    padding = str(value).lower()
+    if padding not in allowed:
+        raise ValueError(
+            f"The `padding` argument of {layer} must be one of {sorted(allowed)}. Received: "
+            f"padding={value!r}")
+    return padding
+
+
+class _Conv(Layer):
+    """Shared arguments, weights and validation of the convolution layers."""
+
+    _rank = 2
+    _transpose = False
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
+                 dilation_rate=1, groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        name, rank = type(self).__name__, self._rank
+        self.filters = positive_int(filters, "filters", name)
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
+        self.strides = normalize_tuple(strides, rank, "strides", name)
+        allowed = {"valid", "same", "causal"} if rank == 1 and not self._transpose else {
+            "valid", "same"}
+        self.padding = _padding(padding, name, allowed)
+        self.data_format = check_data_format(data_format, name)
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate", name)
+        self.groups = positive_int(groups, "groups", name)
+        if self.filters % self.groups:
+            raise ValueError(
+                f"The number of filters of {name} must be divisible by the number of groups. "
+                f"Received: groups={self.groups}, filters={self.filters}")
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(
+                f"`strides > 1` is not supported in conjunction with `dilation_rate > 1` in "
+                f"{name}. Received: strides={self.strides} and "
+                f"dilation_rate={self.dilation_rate}")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(ndim=rank + 2)
+        self._channel_axis = -1 if self.data_format == "channels_last" else 1
+
+    def _kernel_shape(self, channels: int) -> tuple:
+        return (*self.kernel_size, channels // self.groups, self.filters)
+
+    def build(self, input_shape):
+        name = type(self).__name__
+        channels = input_shape[self._channel_axis]
+        if channels is None:
+            raise ValueError(
+                f"The channel dimension of the inputs to {name} should be defined. Found "
+                f"None. Full input shape received: {tuple(input_shape)}")
+        if channels % self.groups:
+            raise ValueError(
+                f"The number of input channels of {name} must be divisible by the number of "
+                f"groups. Received: groups={self.groups}, input shape {tuple(input_shape)}")
+        self.kernel = self.add_weight("kernel", self._kernel_shape(channels),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.filters,),
+                                        initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.input_spec = InputSpec(ndim=self._rank + 2, axes={self._channel_axis: channels})
+
+    def _finish(self, outputs):
+        if self.bias is not None:
+            data_format = "N...C" if self.data_format == "channels_last" else "NC..."
+            outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
+        if self.activation is not activations.linear:
+            outputs = self.activation(outputs)
+        return outputs
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            filters=self.filters, kernel_size=list(self.kernel_size), strides=list(self.strides),
+            padding=self.padding, data_format=self.data_format,
+            dilation_rate=list(self.dilation_rate), groups=self.groups,
+            activation=activations.serialize(self.activation), use_bias=self.use_bias,
+            kernel_initializer=initializers.serialize(self.kernel_initializer),
+            bias_initializer=initializers.serialize(self.bias_initializer),
+            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+            bias_regularizer=regularizers.serialize(self.bias_regularizer),
+            activity_regularizer=regularizers.serialize(self.activity_regularizer),
+            kernel_constraint=constraints.serialize(self.kernel_constraint),
+            bias_constraint=constraints.serialize(self.bias_constraint))
+        return config
+
+
+class Conv2D(_Conv):
+    """2-D convolution over images: ``(batch, height, width, channels)`` by default.
+
+    Args:
+        filters: number of output channels.
+        kernel_size: int or ``(kh, kw)``.
+        strides: int or pair (default 1).
+        padding: ``"valid"`` (no padding) or ``"same"`` (output size ``ceil(in / stride)``).
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+        dilation_rate: int or pair (default 1); not combinable with strides > 1.
+        groups: split channels into this many independent groups.
+        activation, use_bias, *_initializer, *_regularizer, *_constraint: as in Dense.
+
+    Raises:
+        ValueError: for invalid sizes, paddings or groups, or inputs of the wrong rank or
+            channel count.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Conv2D(4, (3, 3), strides=2)(ef.ones([1, 9, 9, 3])).shape
+        (1, 4, 4, 4)
+    """
+
+    _rank = 2
+
+    def call(self, inputs):
+        outputs = conv_ops.conv2d(
+            inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
+            data_format="NHWC" if self.data_format == "channels_last" else "NCHW",
+            dilations=list(self.dilation_rate))
+        return self._finish(outputs)
+
+
+class Conv1D(_Conv):
+    """1-D convolution over sequences: ``(batch, steps, channels)`` by default.
+
+    Arguments as Conv2D with single ints; ``padding="causal"`` pads only the start, so
+    output step ``t`` sees inputs up to ``t`` (for autoregressive models).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Conv1D(2, 3, padding="causal")(ef.ones([1, 5, 1])).shape
+        (1, 5, 2)
+    """
+
+    _rank = 1
+
+    def call(self, inputs):
+        padding = self.padding.upper()
+        if self.padding == "causal":
+            left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
+            padding = [[0, 0], [left, 0], [0, 0]]
+            if self.data_format == "channels_first":
+                padding = [[0, 0], [0, 0], [left, 0]]
+        outputs = conv_ops.conv1d(
+            inputs, self.kernel, stride=self.strides[0], padding=padding,
+            data_format="NWC" if self.data_format == "channels_last" else "NCW",
+            dilations=self.dilation_rate[0])
+        return self._finish(outputs)
+
+
+def deconv_output_length(length, kernel, padding, output_padding, stride, dilation):
+    """Output size of a transposed convolution along one axis (Keras's formula)."""
+    if length is None:
+        return None
+    span = kernel + (kernel - 1) * (dilation - 1)
+    if output_padding is None:
+        return length * stride + (max(span - stride, 0) if padding == "valid" else 0)
+    pad = span // 2 if padding == "same" else 0
+    return (length - 1) * stride + span - 2 * pad + output_padding
+
+
+class Conv2DTranspose(_Conv):
+    """Transposed 2-D convolution ("deconvolution"): upsamples by `strides`.
+
+    The kernel has shape ``(kh, kw, filters, in_channels)``.
+
+    Args:
+        filters, kernel_size, strides, padding, data_format, dilation_rate: as Conv2D.
+        output_padding: int or pair added to the output size on the bottom/right (must
+            be smaller than the stride), or None for the default size (``in * stride``
+            with ``"same"``).
+        activation, use_bias, *_initializer, *_regularizer, *_constraint: as in Dense.
+
+    Raises:
+        ValueError: for invalid arguments, or an output_padding not below the stride.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Conv2DTranspose(3, 3, strides=2, padding="same")(
+        ...     ef.ones([1, 7, 7, 8])).shape
+        (1, 14, 14, 3)
+    """
+
+    _rank = 2
+    _transpose = True
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None,
+                 data_format=None, dilation_rate=1, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate, **kwargs)
+        if self.groups != 1:
+            raise ValueError(f"Conv2DTranspose does not support groups. Received: "
+                             f"groups={self.groups}")
+        self.output_padding = None
+        if output_padding is not None:
+            self.output_padding = tuple(
+                (output_padding,) * 2 if isinstance(output_padding, int) else output_padding)
+            if len(self.output_padding) != 2 or any(
+                    not 0 <= p < s for p, s in zip(self.output_padding, self.strides,
+                                                   strict=True)):
+                raise ValueError(
+                    "Conv2DTranspose `output_padding` must be non-negative and smaller than "
+                    f"the strides {self.strides}. Received: output_padding={output_padding!r}")
+
+    def _kernel_shape(self, channels: int) -> tuple:
+        return (*self.kernel_size, self.filters, channels)
+
+    def call(self, inputs):
+        channels_last = self.data_format == "channels_last"
+        spatial = inputs.shape[1:3] if channels_last else inputs.shape[2:4]
+        paddings = self.output_padding or (None, None)
+        height, width = (deconv_output_length(size, k, self.padding, p, s, d) for size, k, p, s, d
+                         in zip(spatial, self.kernel_size, paddings, self.strides,
+                                self.dilation_rate, strict=True))
+        batch = inputs.shape[0]
+        shape = ((batch, height, width, self.filters) if channels_last
+                 else (batch, self.filters, height, width))
+        outputs = conv_ops.conv2d_transpose(
+            inputs, self.kernel, shape, strides=list(self.strides), padding=self.padding.upper(),
+            data_format="NHWC" if channels_last else "NCHW", dilations=list(self.dilation_rate))
+        return self._finish(outputs)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("groups")
+        config["output_padding"] = None if self.output_padding is None else list(
+            self.output_padding)
+        return config

@@ -1,0 +1,217 @@
+"""Core layers: Dense, Activation, Lambda.
+
+Example:
+    >>> import eagerflow as ef
+    >>> layer = ef.layers.Dense(2, activation="relu", kernel_initializer="ones")
+    >>> layer(ef.constant([[1.0, -3.0]]))
+    ef.Tensor([[0. 0.]], shape=(1, 2), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from eagerflow.core.ops import array as array_ops
+from eagerflow.core.ops import linalg
+from eagerflow.core.ops import math as math_ops
+from eagerflow.layers import activations, constraints, initializers, regularizers
+from eagerflow.layers.base import Layer
+from eagerflow.layers.input_spec import InputSpec
+
+__all__ = ["Activation", "Dense", "Lambda", "positive_int"]
+
+
+def positive_int(value, name: str, layer: str) -> int:
+    """Validates a size argument such as `units` (Keras's wording)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(
+            f"Received an invalid value for `{name}` of {layer}, expected a positive "
+            f"integer. Received: {name}={value!r}")
+    return int(value)
+
+
+class Dense(Layer):
+    """Densely connected layer: ``activation(inputs @ kernel + bias)``.
+
+    Applies to the last axis of inputs of any rank >= 2. The kernel has shape
+    ``(input_dim, units)`` and the bias ``(units,)``, as in Keras.
+
+    Args:
+        units: output size (positive int).
+        activation: activation name or callable (default: none).
+        use_bias: whether to add a bias.
+        kernel_initializer, bias_initializer: initializers.
+        kernel_regularizer, bias_regularizer: regularizers (penalties in `losses`).
+        activity_regularizer: regularizer on the outputs.
+        kernel_constraint, bias_constraint: constraints applied after updates.
+        **kwargs: base Layer arguments (name, dtype, input_shape, ...).
+
+    Raises:
+        ValueError: for a non-positive `units`, an unknown activation, or inputs whose
+            last axis is unknown or differs from the one the layer was built for.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.Dense(3)
+        >>> layer(ef.ones([2, 5])).shape, layer.kernel.shape
+        ((2, 3), (5, 3))
+    """
+
+    def __init__(self, units, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.units = positive_int(units, "units", "Dense")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        input_dim = input_shape[-1]
+        if input_dim is None:
+            raise ValueError(
+                "The last dimension of the inputs to a Dense layer should be defined. Found "
+                f"None. Full input shape received: {tuple(input_shape)}")
+        self.kernel = self.add_weight("kernel", (input_dim, self.units),
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
+
+    def call(self, inputs):
+        if inputs.ndim == 2:
+            outputs = linalg.matmul(inputs, self.kernel)
+        else:
+            # Fold the leading axes into one, so the kernel gradient is one matmul.
+            flat = array_ops.reshape(inputs, (-1, inputs.shape[-1]))
+            outputs = array_ops.reshape(linalg.matmul(flat, self.kernel),
+                                        (*inputs.shape[:-1], self.units))
+        if self.bias is not None:
+            outputs = math_ops.add(outputs, self.bias)
+        if self.activation is not activations.linear:
+            outputs = self.activation(outputs)
+        return outputs
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            units=self.units,
+            activation=activations.serialize(self.activation),
+            use_bias=self.use_bias,
+            kernel_initializer=initializers.serialize(self.kernel_initializer),
+            bias_initializer=initializers.serialize(self.bias_initializer),
+            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+            bias_regularizer=regularizers.serialize(self.bias_regularizer),
+            activity_regularizer=regularizers.serialize(self.activity_regularizer),
+            kernel_constraint=constraints.serialize(self.kernel_constraint),
+            bias_constraint=constraints.serialize(self.bias_constraint),
+        )
+        return config
+
+
+class Activation(Layer):
+    """Applies an activation function.
+
+    Args:
+        activation: name (``"relu"``) or callable.
+
+    Raises:
+        ValueError: for an unknown activation name (the message lists the known ones).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Activation("relu")(ef.constant([-1.0, 2.0]))
+        ef.Tensor([0. 2.], shape=(2,), dtype=float32)
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = activations.get(activation)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["activation"] = activations.serialize(self.activation)
+        return config
+
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer (for functional and Sequential models).
+
+    The function gets the inputs, plus ``mask=`` and ``training=`` when its signature
+    declares them, plus the `arguments` dict as keyword arguments. It must not create
+    variables: write a Layer subclass for that.
+
+    Args:
+        function: the function.
+        output_shape: accepted for Keras compatibility; shapes are inferred by running
+            the function.
+        mask: None, a callable ``mask(inputs, previous_mask)`` returning the output mask,
+            or a fixed mask.
+        arguments: extra keyword arguments for the function.
+
+    Raises:
+        TypeError: if `function` is not callable.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Lambda(lambda x: x * 2.0)(ef.constant([1.0]))
+        ef.Tensor([2.], shape=(1,), dtype=float32)
+
+    Note:
+        Its config holds the function object itself: it round-trips in memory through
+        `from_config`, but cannot be written as JSON (loading never runs code from files).
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        if not callable(function):
+            raise TypeError(f"Lambda needs a callable, got {function!r}")
+        self.function = function
+        self.output_shape = output_shape
+        self.mask = mask
+        self.arguments = dict(arguments or {})
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            parameters = {}
+        self._fn_takes_mask = "mask" in parameters
+        self._fn_takes_training = "training" in parameters
+        self.supports_masking = mask is not None
+
+    def call(self, inputs, mask=None, training=None):
+        kwargs = dict(self.arguments)
+        if self._fn_takes_mask:
+            kwargs["mask"] = mask
+        if self._fn_takes_training:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs, mask=None):
+        if callable(self.mask):
+            return self.mask(inputs, mask)
+        return self.mask
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(function=self.function, output_shape=self.output_shape, mask=self.mask,
+                      arguments=self.arguments)
+        return config

@@ -1,0 +1,274 @@
+"""Normalization layers: BatchNormalization and LayerNormalization.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.constant([[0.0, 2.0], [2.0, 4.0]])
+    >>> ef.layers.LayerNormalization(epsilon=0.0)(x)
+    ef.Tensor(
+    [[-1.  1.]
+     [-1.  1.]], shape=(2, 2), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import array as array_ops
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import normalization as norm_ops
+from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.layers import call_context, constraints, initializers, regularizers
+from eagerflow.layers.base import Layer
+from eagerflow.layers.input_spec import InputSpec
+
+__all__ = ["BatchNormalization", "LayerNormalization"]
+
+
+def _axes(axis, rank: int, layer: str) -> list:
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    resolved = []
+    for a in axes:
+        if not -rank <= int(a) < rank:
+            raise ValueError(
+                f"Invalid axis {a} for {layer} on an input of rank {rank}: axes must be in "
+                f"[{-rank}, {rank}).")
+        resolved.append(int(a) % rank)
+    return sorted(set(resolved))
+
+
+def _broadcast(value, shape):
+    """A per-feature weight reshaped to broadcast against the input (None stays None)."""
+    if value is None:
+        return None
+    return value if tuple(value.shape) == tuple(shape) else array_ops.reshape(value, shape)
+
+
+class _Normalization(Layer):
+    """Shared arguments and weights of the normalization layers."""
+
+    def _init_params(self, axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                     beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint):
+        self.axis = axis if isinstance(axis, int) else [int(a) for a in axis]
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint = constraints.get(beta_constraint)
+        self.gamma_constraint = constraints.get(gamma_constraint)
+        self.supports_masking = True
+
+    def _build_params(self, input_shape, layer: str):
+        rank = len(input_shape)
+        self._axes = _axes(self.axis, rank, layer)
+        for a in self._axes:
+            if input_shape[a] is None:
+                raise ValueError(
+                    f"Axis {a} of the input to {layer} '{self.name}' must have a known size "
+                    f"(its weights have one entry per feature). Input shape: "
+                    f"{tuple(input_shape)}")
+        shape = tuple(input_shape[a] for a in self._axes)
+        if self._axes == [rank - 1]:
+            self._param_shape = shape  # per-channel weights broadcast as they are
+        else:
+            self._param_shape = tuple(input_shape[i] if i in self._axes else 1
+                                      for i in range(rank))
+        self.gamma = self.beta = None
+        if self.scale:
+            self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer,
+                                         regularizer=self.gamma_regularizer,
+                                         constraint=self.gamma_constraint)
+        if self.center:
+            self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer,
+                                        regularizer=self.beta_regularizer,
+                                        constraint=self.beta_constraint)
+        self.input_spec = InputSpec(ndim=rank, axes={a: input_shape[a] for a in self._axes})
+        return shape
+
+    def _params_config(self) -> dict:
+        return dict(
+            axis=self.axis, epsilon=self.epsilon, center=self.center, scale=self.scale,
+            beta_initializer=initializers.serialize(self.beta_initializer),
+            gamma_initializer=initializers.serialize(self.gamma_initializer),
+            beta_regularizer=regularizers.serialize(self.beta_regularizer),
+            gamma_regularizer=regularizers.serialize(self.gamma_regularizer),
+            beta_constraint=constraints.serialize(self.beta_constraint),
+            gamma_constraint=constraints.serialize(self.gamma_constraint))
+
+
+class BatchNormalization(_Normalization):
+    """Normalizes each feature with batch statistics in training, moving ones in inference.
+
+    In training (``training=True``) the output is ``gamma * (x - mean) / sqrt(var + eps)
+    + beta`` with the mean and (biased) variance of the batch, and the moving statistics
+    (non-trainable weights) move towards them: ``moving = moving * momentum + batch * (1 -
+    momentum)``. At inference the moving statistics are used and nothing changes.
+
+    Which statistics are used is a separate question from whether gamma and beta train
+    (USER-NEEDS 3.4): `freeze_stats` decides it. By default (None) it follows Keras: a
+    frozen layer (``trainable=False``) runs in inference mode, as transfer learning
+    needs. ``freeze_stats=True`` always uses (and never updates) the moving statistics;
+    ``freeze_stats=False`` uses batch statistics in training even when frozen.
+
+    Args:
+        axis: the feature axis (or axes), default -1 (channels last).
+        momentum: momentum of the moving statistics.
+        epsilon: added to the variance.
+        center, scale: whether to learn beta and gamma.
+        beta_initializer, gamma_initializer, moving_mean_initializer,
+        moving_variance_initializer: initializers.
+        beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as in
+            Dense.
+        freeze_stats: see above.
+        synchronized: must be False (one process).
+
+    Raises:
+        ValueError: for an invalid axis, an unknown feature size, or synchronized=True.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> bn = ef.layers.BatchNormalization(momentum=0.5, epsilon=0.0)
+        >>> y = bn(ef.constant([[1.0], [3.0]]), training=True)
+        >>> y.numpy().ravel(), bn.moving_mean.numpy(), bn.moving_variance.numpy()
+        (array([-1.,  1.], dtype=float32), array([1.], dtype=float32), array([1.], dtype=float32))
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones",
+                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, freeze_stats=None, synchronized=False, **kwargs):
+        super().__init__(**kwargs)
+        if synchronized:
+            raise ValueError(
+                "BatchNormalization(synchronized=True) is not supported: statistics are "
+                "computed on each process's batch.")
+        self._init_params(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+        self.momentum = float(momentum)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.freeze_stats = None if freeze_stats is None else bool(freeze_stats)
+
+    def build(self, input_shape):
+        shape = self._build_params(input_shape, "BatchNormalization")
+        self.moving_mean = self.add_weight("moving_mean", shape,
+                                           initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape,
+                                               initializer=self.moving_variance_initializer,
+                                               trainable=False)
+
+    def _uses_batch_stats(self, training) -> bool:
+        frozen = self.freeze_stats if self.freeze_stats is not None else not self.trainable
+        return bool(training) and not frozen
+
+    def call(self, inputs, training=None, mask=None):
+        shape = self._param_shape
+        reduce_axes = [i for i in range(inputs.ndim) if i not in self._axes]
+        if self._uses_batch_stats(training):
+            mean, variance = self._batch_moments(inputs, reduce_axes, mask)
+            if not call_context.state.probing:
+                self._update_moving(mean, variance)
+            mean, variance = _broadcast(mean, shape), _broadcast(variance, shape)
+        else:
+            mean = _broadcast(self.moving_mean, shape)
+            variance = _broadcast(self.moving_variance, shape)
+        return norm_ops.batch_normalization(inputs, mean, variance,
+                                            _broadcast(self.beta, shape),
+                                            _broadcast(self.gamma, shape), self.epsilon)
+
+    def _batch_moments(self, inputs, axes, mask):
+        if mask is None:
+            return norm_ops.moments(inputs, axes)
+        # Masked steps (padding) do not count: a weighted mean and variance.
+        weights = math_ops.cast(mask, inputs.dtype)
+        while weights.ndim < inputs.ndim:
+            weights = array_ops.expand_dims(weights, -1)
+        weights = array_ops.broadcast_to(weights, inputs.shape)
+        count = math_ops.maximum(reduce_ops.reduce_sum(weights, axes), 1.0)
+        mean = math_ops.divide(reduce_ops.reduce_sum(math_ops.multiply(inputs, weights), axes),
+                               count)
+        centered = math_ops.subtract(inputs, _broadcast(mean, self._param_shape))
+        variance = math_ops.divide(
+            reduce_ops.reduce_sum(math_ops.multiply(math_ops.square(centered), weights), axes),
+            count)
+        return mean, variance
+
+    def _update_moving(self, mean, variance) -> None:
+        # Statistics are state, not part of the differentiated computation.
+        momentum = self.momentum
+        for moving, batch in ((self.moving_mean, mean), (self.moving_variance, variance)):
+            batch = array_ops.stop_gradient(batch)
+            moving.assign(math_ops.add(math_ops.multiply(moving, momentum),
+                                       math_ops.multiply(batch, 1.0 - momentum)))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(self._params_config())
+        config.update(
+            momentum=self.momentum,
+            moving_mean_initializer=initializers.serialize(self.moving_mean_initializer),
+            moving_variance_initializer=initializers.serialize(
+                self.moving_variance_initializer),
+            freeze_stats=self.freeze_stats)
+        return config
+
+
+class LayerNormalization(_Normalization):
+    """Normalizes each example over `axis`: ``gamma * (x - mean) / sqrt(var + eps) + beta``.
+
+    Statistics are per example (no batch statistics, no training/inference difference).
+
+    Args:
+        axis: axis or axes to normalize over (default -1); gamma and beta have one entry
+            per element of these axes.
+        epsilon: added to the variance.
+        center, scale: whether to learn beta and gamma.
+        rms_scaling: divide by the root mean square instead (no centering, no beta).
+        beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
+        beta_constraint, gamma_constraint: as in Dense.
+
+    Raises:
+        ValueError: for an invalid axis or an unknown feature size.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.LayerNormalization()(ef.ones([2, 3, 4])).shape
+        (2, 3, 4)
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.rms_scaling = bool(rms_scaling)
+        if self.rms_scaling:
+            center = False
+        self._init_params(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+
+    def build(self, input_shape):
+        self._build_params(input_shape, "LayerNormalization")
+
+    def call(self, inputs):
+        shape = self._param_shape
+        gamma = _broadcast(self.gamma, shape)
+        if self.rms_scaling:
+            mean_square = reduce_ops.reduce_mean(math_ops.square(inputs), self._axes,
+                                                 keepdims=True)
+            outputs = math_ops.multiply(inputs,
+                                        math_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
+            return outputs if gamma is None else math_ops.multiply(outputs, gamma)
+        mean, variance = norm_ops.moments(inputs, self._axes, keepdims=True)
+        return norm_ops.batch_normalization(inputs, mean, variance,
+                                            _broadcast(self.beta, shape), gamma, self.epsilon)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(self._params_config())
+        config["rms_scaling"] = self.rms_scaling
+        return config

@@ -1,0 +1,133 @@
+"""Pooling layers: MaxPooling2D, AveragePooling2D and their global versions.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.layers.MaxPooling2D()(ef.ones([1, 28, 28, 3])).shape
+    (1, 14, 14, 3)
+    >>> ef.layers.GlobalAveragePooling2D()(ef.ones([1, 7, 7, 3])).shape
+    (1, 3)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import pooling as pool_ops
+from eagerflow.layers.base import Layer
+from eagerflow.layers.convolutional import _padding, normalize_tuple
+from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.reshaping import check_data_format
+
+__all__ = ["AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D",
+           "MaxPooling2D"]
+
+
+class _Pooling2D(Layer):
+    _op = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        name = type(self).__name__
+        self.pool_size = normalize_tuple(pool_size, 2, "pool_size", name)
+        self.strides = self.pool_size if strides is None else normalize_tuple(
+            strides, 2, "strides", name)
+        self.padding = _padding(padding, name, {"valid", "same"})
+        self.data_format = check_data_format(data_format, name)
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs):
+        return type(self)._op(
+            inputs, list(self.pool_size), list(self.strides), self.padding.upper(),
+            data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(pool_size=list(self.pool_size), strides=list(self.strides),
+                      padding=self.padding, data_format=self.data_format)
+        return config
+
+
+class MaxPooling2D(_Pooling2D):
+    """Maximum over `pool_size` windows, moved by `strides` (default: the pool size).
+
+    Args:
+        pool_size: int or pair (default 2x2).
+        strides: int or pair, or None for the pool size.
+        padding: ``"valid"`` or ``"same"``.
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+
+    Raises:
+        ValueError: for invalid sizes or padding, or inputs that are not 4-D.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
+        >>> ef.layers.MaxPooling2D()(x).numpy().ravel()
+        array([ 5.,  7., 13., 15.], dtype=float32)
+    """
+
+    _op = staticmethod(pool_ops.max_pool2d)
+
+
+class AveragePooling2D(_Pooling2D):
+    """Mean over `pool_size` windows (with ``"same"`` padding, of the valid cells only).
+
+    Arguments as MaxPooling2D.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
+        >>> ef.layers.AveragePooling2D()(x).numpy().ravel()
+        array([ 2.5,  4.5, 10.5, 12.5], dtype=float32)
+    """
+
+    _op = staticmethod(pool_ops.avg_pool2d)
+
+
+class _GlobalPooling2D(Layer):
+    _op = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(data_format, type(self).__name__)
+        self.keepdims = bool(keepdims)
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs):
+        return type(self)._op(
+            inputs, keepdims=self.keepdims,
+            data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(data_format=self.data_format, keepdims=self.keepdims)
+        return config
+
+
+class GlobalAveragePooling2D(_GlobalPooling2D):
+    """Mean over height and width: ``(batch, h, w, c) -> (batch, c)``.
+
+    Args:
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+        keepdims: keep the spatial axes with size 1.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.GlobalAveragePooling2D(keepdims=True)(ef.ones([2, 3, 3, 4])).shape
+        (2, 1, 1, 4)
+    """
+
+    _op = staticmethod(pool_ops.global_avg_pool2d)
+
+
+class GlobalMaxPooling2D(_GlobalPooling2D):
+    """Maximum over height and width: ``(batch, h, w, c) -> (batch, c)``.
+
+    Arguments as GlobalAveragePooling2D.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.GlobalMaxPooling2D()(ef.ones([2, 3, 3, 4])).shape
+        (2, 4)
+    """
+
+    _op = staticmethod(pool_ops.global_max_pool2d)

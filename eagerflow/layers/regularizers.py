@@ -1,0 +1,166 @@
+"""Weight regularizers (`ef.regularizers`): penalties added to a layer's `losses`.
+
+A regularizer maps a weight to a scalar penalty. Layers recompute the penalties of their
+weights every time `layer.losses` is read, so inside a `GradientTape` the penalty is
+differentiable and never stale.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.regularizers.L2(0.5)(ef.constant([1.0, 2.0]))
+    ef.Tensor(2.5, shape=(), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.layers import serialization
+
+__all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
+           "serialize"]
+
+
+def _factor(value, name: str) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a number. Received: {name}={value!r}") from None
+    if value < 0 or value != value:
+        raise ValueError(f"`{name}` must be a non-negative number. Received: {name}={value}")
+    return value
+
+
+class Regularizer:
+    """Base class: subclasses implement ``__call__(weight) -> scalar tensor``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> class Sum(ef.regularizers.Regularizer):
+        ...     def __call__(self, x):
+        ...         return ef.reduce_sum(x)
+        >>> Sum()(ef.ones([3]))
+        ef.Tensor(3.0, shape=(), dtype=float32)
+    """
+
+    def __call__(self, x):
+        raise TypeError(f"{type(self).__name__} must implement __call__(x)")
+
+    def get_config(self) -> dict:
+        """The constructor arguments."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the regularizer from `get_config`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
+
+
+class L1L2(Regularizer):
+    """``l1 * sum(|x|) + l2 * sum(x ** 2)``.
+
+    Args:
+        l1, l2: non-negative factors.
+
+    Raises:
+        ValueError: for a negative or non-numeric factor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.L1L2(l1=1.0, l2=1.0)(ef.constant([-1.0, 2.0]))
+        ef.Tensor(8.0, shape=(), dtype=float32)
+    """
+
+    def __init__(self, l1=0.0, l2=0.0):
+        self.l1 = _factor(l1, "l1")
+        self.l2 = _factor(l2, "l2")
+
+    def __call__(self, x):
+        penalty = None
+        if self.l1:
+            penalty = math_ops.multiply(self.l1, reduce_ops.reduce_sum(math_ops.abs(x)))
+        if self.l2:
+            term = math_ops.multiply(self.l2, reduce_ops.reduce_sum(math_ops.square(x)))
+            penalty = term if penalty is None else math_ops.add(penalty, term)
+        if penalty is None:
+            return math_ops.multiply(reduce_ops.reduce_sum(x), 0.0)
+        return penalty
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1, "l2": self.l2}
+
+
+class L1(L1L2):
+    """``l1 * sum(|x|)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.L1(0.1)(ef.constant([-1.0, 3.0]))
+        ef.Tensor(0.4, shape=(), dtype=float32)
+    """
+
+    def __init__(self, l1=0.01):
+        super().__init__(l1=l1)
+
+    def get_config(self) -> dict:
+        return {"l1": self.l1}
+
+
+class L2(L1L2):
+    """``l2 * sum(x ** 2)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.L2(0.1)(ef.constant([1.0, 3.0]))
+        ef.Tensor(1.0, shape=(), dtype=float32)
+    """
+
+    def __init__(self, l2=0.01):
+        super().__init__(l2=l2)
+
+    def get_config(self) -> dict:
+        return {"l2": self.l2}
+
+
+l1, l2, l1_l2 = L1, L2, L1L2
+
+_TABLE = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2}
+
+
+def get(identifier):
+    """Returns a regularizer from a name (``"l1"``, ``"l2"``, ``"l1_l2"``), config or callable.
+
+    Raises:
+        ValueError: for an unknown name, listing the known ones.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.get("l2")
+        L2(l2=0.01)
+    """
+    return serialization.get_object(identifier, _TABLE, "regularizer")
+
+
+def serialize(regularizer):
+    """The ``{"class_name", "config"}`` of a regularizer.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.serialize(ef.regularizers.L1(0.5))
+        {'class_name': 'L1', 'config': {'l1': 0.5}}
+    """
+    return serialization.serialize_object(regularizer)
+
+
+def deserialize(config):
+    """Inverse of `serialize`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.regularizers.deserialize({"class_name": "L2", "config": {"l2": 0.1}})
+        L2(l2=0.1)
+    """
+    return get(config)

@@ -1,0 +1,100 @@
+"""Reshaping layers: Flatten and Reshape (the batch axis is always kept).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.layers.Flatten()(ef.ones([2, 3, 4])).shape
+    (2, 12)
+    >>> ef.layers.Reshape((4, 3))(ef.ones([2, 12])).shape
+    (2, 4, 3)
+"""
+
+from __future__ import annotations
+
+import math
+
+from eagerflow.core.ops import array as array_ops
+from eagerflow.layers.base import Layer
+from eagerflow.layers.input_spec import InputSpec
+
+__all__ = ["Flatten", "Reshape", "check_data_format"]
+
+
+def check_data_format(data_format, layer: str) -> str:
+    """Normalizes `data_format` (None means channels_last)."""
+    data_format = "channels_last" if data_format is None else str(data_format).lower()
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(
+            f"The `data_format` argument of {layer} must be one of 'channels_first', "
+            f"'channels_last'. Received: data_format={data_format!r}")
+    return data_format
+
+
+class Flatten(Layer):
+    """Flattens each example to one axis: ``(batch, d1, d2, ...) -> (batch, d1*d2*...)``.
+
+    Args:
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``; with the
+            latter the channel axis is moved last before flattening, so a model ported
+            from a channels-first layout orders features like Keras does.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Flatten()(ef.ones([5])).shape
+        (5, 1)
+    """
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(data_format, "Flatten")
+        self.input_spec = InputSpec(min_ndim=1)
+
+    def call(self, inputs):
+        if self.data_format == "channels_first" and inputs.ndim > 2:
+            inputs = array_ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
+        return array_ops.reshape(inputs, (inputs.shape[0], math.prod(inputs.shape[1:])))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["data_format"] = self.data_format
+        return config
+
+
+class Reshape(Layer):
+    """Reshapes each example to `target_shape` (one entry may be -1: inferred).
+
+    Args:
+        target_shape: the new shape of one example, without the batch axis.
+
+    Raises:
+        ValueError: for more than one -1, or sizes that do not match the input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Reshape((-1, 2))(ef.ones([3, 8])).shape
+        (3, 4, 2)
+    """
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        target_shape = tuple(int(d) for d in target_shape)
+        if sum(d == -1 for d in target_shape) > 1 or any(d < -1 or d == 0
+                                                           for d in target_shape):
+            raise ValueError(
+                "`target_shape` of Reshape must contain positive sizes and at most one -1. "
+                f"Received: target_shape={target_shape}")
+        self.target_shape = target_shape
+
+    def call(self, inputs):
+        size = math.prod(inputs.shape[1:])
+        known = math.prod(d for d in self.target_shape if d != -1)
+        if (-1 in self.target_shape and size % known) or (
+                -1 not in self.target_shape and size != known):
+            raise ValueError(
+                f"Layer '{self.name}' cannot reshape an input of shape {inputs.shape} "
+                f"({size} values per example) to target_shape {self.target_shape}.")
+        return array_ops.reshape(inputs, (inputs.shape[0], *self.target_shape))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config["target_shape"] = list(self.target_shape)
+        return config

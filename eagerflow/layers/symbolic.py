@@ -1,0 +1,353 @@
+"""The functional API's building blocks: `Input`, symbolic tensors and the nodes between them.
+
+``x = ef.layers.Input(shape=(784,))`` returns a `SymbolicTensor`: a shape (None for sizes
+not known yet, such as the batch) and a dtype, with no value. Calling a layer on
+symbolic tensors builds the layer, records a `Node` (layer, arguments, outputs) and
+returns symbolic outputs; `ef.models.Model(inputs, outputs)` then walks the nodes back
+from the outputs.
+
+There is no symbolic execution engine: the output shape of a layer call is found by
+running the layer on small dummy inputs, twice, with different sizes in place of each
+unknown dimension; an output dimension that changes with them is unknown (None). The
+probes run with the training flag off and without updating any state, and they exercise
+exactly the code that later runs on real data, so shapes can never disagree with `call`.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.layers.Input(shape=(784,), name="pixels")
+    >>> x
+    <SymbolicTensor name=pixels, shape=(None, 784), dtype=float32>
+    >>> ef.layers.Dense(10)(x).shape
+    (None, 10)
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from eagerflow.core import dtypes, nest, tensor
+from eagerflow.layers import base, call_context, masking
+
+__all__ = ["Input", "InputLayer", "Node", "SymbolicTensor", "call_symbolic", "infer",
+           "merge_records", "probe_output_shapes", "replace_symbolic", "symbolic_leaves"]
+
+# Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
+# Other axes get sizes large enough for a few valid-padded convolutions and poolings.
+_PROBE_SIZES = ((2, 32), (3, 33))
+
+
+class SymbolicTensor:
+    """A placeholder for a tensor in a functional model: shape and dtype, no value.
+
+    Attributes:
+        shape: tuple of ints, None for unknown sizes (the batch axis, usually).
+        dtype: a NumPy dtype.
+        name: the name of the layer that produced it.
+        ndim: the rank.
+    """
+
+    _is_symbolic = True
+    __slots__ = ("_history", "_mask_shape", "dtype", "name", "shape")
+
+    def __init__(self, shape, dtype=dtypes.float32, name=None, history=None,
+                 mask_shape=None):
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+        self._history = history  # (layer, node index, output index)
+        self._mask_shape = mask_shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"<SymbolicTensor name={self.name}, shape={self.shape}, dtype={self.dtype.name}>"
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            f"{self!r} is a symbolic placeholder of a functional model and has no value, so "
+            "it cannot be passed to eagerflow or NumPy functions. Call layers on it, and "
+            "wrap other computations in a layer: ef.layers.Lambda(lambda t: ...)(x).")
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"{self!r} has no value, so it cannot be used as a Python bool (in `if` or "
+            "`while`). Use data-independent control flow in functional models, or write a "
+            "subclassed Model.")
+
+    def __iter__(self):
+        raise TypeError(f"{self!r} has no value and cannot be iterated over.")
+
+    __hash__ = object.__hash__
+
+
+class Node:
+    """One call of a layer on symbolic tensors.
+
+    Attributes:
+        layer: the layer called.
+        args: positional arguments (symbolic tensors in place), first the inputs.
+        kwargs: keyword arguments (may hold symbolic tensors too).
+        outputs: the symbolic outputs (a tensor or a structure).
+        inputs: the symbolic tensors among the arguments, flattened.
+    """
+
+    __slots__ = ("args", "inputs", "kwargs", "layer", "outputs")
+
+    def __init__(self, layer, args, kwargs, outputs):
+        self.layer = layer
+        self.args = args
+        self.kwargs = kwargs
+        self.outputs = outputs
+        self.inputs = symbolic_leaves([list(args), kwargs])
+
+    @property
+    def flat_outputs(self) -> list:
+        return nest.flatten(self.outputs)
+
+    @property
+    def inbound_layers(self) -> list:
+        return [t._history[0] for t in self.inputs]
+
+
+def symbolic_leaves(structure) -> list:
+    """The SymbolicTensors inside `structure` (dicts in insertion order), each once."""
+    found, seen = [], set()
+    stack = [structure]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        elif getattr(item, "_is_symbolic", False) and id(item) not in seen:
+            seen.add(id(item))
+            found.append(item)
+    return found
+
+
+def replace_symbolic(structure, mapping):
+    """`structure` with every SymbolicTensor replaced by ``mapping[id(tensor)]``."""
+    if isinstance(structure, dict):
+        return {k: replace_symbolic(v, mapping) for k, v in structure.items()}
+    if isinstance(structure, (list, tuple)):
+        items = [replace_symbolic(v, mapping) for v in structure]
+        return items if isinstance(structure, list) else type(structure)(items)
+    if getattr(structure, "_is_symbolic", False):
+        return mapping[id(structure)]
+    return structure
+
+
+def _probe_shape(shape, which: int) -> tuple:
+    batch, other = _PROBE_SIZES[which]
+    return tuple((batch if axis == 0 else other) if d is None else d
+                 for axis, d in enumerate(shape))
+
+
+def _dummy(symbolic: SymbolicTensor, which: int):
+    shape = _probe_shape(symbolic.shape, which)
+    # Ones keep divisions and logs finite; integer inputs (token ids) get valid index 0.
+    fill = 1 if symbolic.dtype.kind == "f" else 0
+    value = tensor.new_tensor(np.full(shape, fill, symbolic.dtype))
+    if symbolic._mask_shape is not None:
+        mask = np.ones(_probe_shape(symbolic._mask_shape, which), bool)
+        masking.set_mask(value, tensor.new_tensor(mask))
+    return value
+
+
+def _merge_shapes(first, second) -> tuple:
+    return tuple(a if a == b else None for a, b in zip(first, second, strict=False))
+
+
+def infer(layer, args, kwargs, records=None):
+    """Runs the probes; returns the output structure and one ``(shape, dtype, mask_shape)``
+    per output leaf (None for leaves that are not tensors).
+
+    With a `records` list, each probe also records every layer call inside it (see
+    `merge_records`)."""
+    leaves = symbolic_leaves([list(args), kwargs])
+    if not layer.built:
+        inputs = args[0]
+        shapes = nest.map_structure(
+            lambda t: t.shape if getattr(t, "_is_symbolic", False) else None, inputs)
+        if layer._input_spec is not None:
+            from eagerflow.layers import input_spec
+
+            input_spec.assert_input_compatibility(layer._input_spec, inputs, layer.name)
+        layer._build_from_shape(shapes)
+    known = all(d is not None for t in leaves for d in t.shape)
+    runs = []
+    for which in ((0,) if known else (0, 1)):
+        mapping = {id(t): _dummy(t, which) for t in leaves}
+        try:
+            with call_context.probing(), np.errstate(all="ignore"), _maybe_recording(
+                    records) as record:
+                outputs = layer(*replace_symbolic(list(args), mapping),
+                                **replace_symbolic(kwargs, mapping))
+            if records is not None:
+                records.append(record)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                e.add_note(
+                    f"(raised while calling layer '{layer.name}' on symbolic inputs of shapes "
+                    f"{[t.shape for t in leaves]}: their output shape is found by running the "
+                    f"layer on dummy inputs of shapes "
+                    f"{[_probe_shape(t.shape, which) for t in leaves]})")
+            raise
+        runs.append(outputs)
+    specs = []
+    for a, b in zip(nest.flatten(runs[0]), nest.flatten(runs[-1]), strict=False):
+        if a is None or not hasattr(a, "shape"):
+            specs.append(None)
+            continue
+        mask_a, mask_b = masking.get_mask(a), masking.get_mask(b)
+        mask_shape = None if mask_a is None else _merge_shapes(mask_a.shape, mask_b.shape)
+        specs.append((_merge_shapes(a.shape, b.shape), a.dtype, mask_shape))
+    return runs[0], specs
+
+
+@contextlib.contextmanager
+def _maybe_recording(records):
+    if records is None:
+        yield None
+        return
+    with call_context.recording() as record:
+        yield record
+
+
+def merge_records(records: list) -> list:
+    """One call record from the probes' records: sizes that differ become None."""
+    if not records:
+        return []
+    first, last = records[0], records[-1]
+    if len(first) != len(last):  # data-dependent control flow: keep the first probe's
+        return first
+
+    def merge(a, b):
+        if isinstance(a, tuple) and all(isinstance(d, int) or d is None for d in a):
+            return _merge_shapes(a, b) if isinstance(b, tuple) and len(a) == len(b) else a
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+            return type(a)(merge(x, y) for x, y in zip(a, b, strict=True))
+        if isinstance(a, dict) and isinstance(b, dict):
+            return {k: merge(a[k], b.get(k, a[k])) for k in a}
+        return a
+
+    return [(a[0], merge(a[1], b[1]), merge(a[2], b[2])) for a, b in zip(first, last, strict=True)]
+
+
+def call_symbolic(layer, inputs, args, kwargs):
+    """Calls `layer` on symbolic tensors: records a Node and returns symbolic outputs."""
+    call_args = (inputs, *args)
+    template, specs = infer(layer, call_args, kwargs)
+    index = len(layer._inbound_nodes)
+    flat = [None if spec is None else SymbolicTensor(
+        spec[0], spec[1], layer.name, (layer, index, position), spec[2])
+        for position, spec in enumerate(specs)]
+    outputs = nest.pack_sequence_as(template, flat)
+    layer._inbound_nodes.append(Node(layer, call_args, kwargs, outputs))
+    return outputs
+
+
+def probe_output_shapes(layer, input_shape):
+    """Output shape(s) of `layer` for input shape(s) with None for unknown sizes."""
+    def to_symbolic(shape):
+        return SymbolicTensor(shape, layer.dtype if layer.dtype.kind == "f" else dtypes.float32)
+
+    if isinstance(input_shape, (list, tuple)) and input_shape and all(
+            isinstance(s, (list, tuple)) for s in input_shape):
+        inputs = [to_symbolic(s) for s in input_shape]
+    else:
+        inputs = to_symbolic(tuple(input_shape))
+    template, specs = infer(layer, (inputs,), {})
+    shapes = [None if s is None else s[0] for s in specs]
+    if not nest.is_nested(template):
+        return shapes[0]
+    return nest.pack_sequence_as(nest.map_structure(lambda _: 0, template), shapes)
+
+
+class InputLayer(base.Layer):
+    """The layer behind `Input`: it produces the model's input placeholder.
+
+    Args:
+        shape: shape of one example (without the batch axis).
+        batch_size: optional fixed batch size.
+        dtype: dtype of the input (default float32).
+        sparse: must be falsy (sparse inputs are not supported).
+        batch_shape: full shape including the batch axis (instead of shape/batch_size).
+        name: the layer's name.
+
+    Raises:
+        ValueError: when no shape is given, or for sparse inputs.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.InputLayer(shape=(3,), name="features")
+        >>> layer.output
+        <SymbolicTensor name=features, shape=(None, 3), dtype=float32>
+    """
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
+                 name=None, input_tensor=None, **kwargs):
+        shape = kwargs.pop("input_shape", shape)
+        batch_shape = kwargs.pop("batch_input_shape", batch_shape)
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if sparse:
+            raise ValueError("Sparse inputs are not supported by eagerflow; pass dense data.")
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError(
+                    "An Input needs a shape: ef.layers.Input(shape=(features,)) (without the "
+                    "batch axis), or batch_shape=(batch, features).")
+            shape = (shape,) if isinstance(shape, int) else tuple(shape)
+            batch_shape = (batch_size, *shape)
+        self.built = True
+        self._input_dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
+        self.output = SymbolicTensor(self.batch_shape, self._input_dtype, self.name,
+                                     (self, 0, 0))
+        self._inbound_nodes.append(Node(self, (), {}, self.output))
+
+    def call(self, inputs):
+        return inputs
+
+    def get_config(self) -> dict:
+        return {"batch_shape": list(self.batch_shape), "dtype": self._input_dtype.name,
+                "sparse": False, "name": self.name}
+
+
+def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
+          tensor=None):
+    """Creates the input placeholder of a functional model.
+
+    Args:
+        shape: shape of one example, without the batch axis (None entries: variable
+            sizes, e.g. sequence length).
+        batch_size: optional fixed batch size.
+        dtype: input dtype (default float32; use ``"int32"`` for token ids).
+        sparse: must be falsy.
+        batch_shape: full shape including the batch axis, instead of shape/batch_size.
+        name: name of the input (keys of dict inputs).
+        tensor: unsupported; must be None.
+
+    Returns:
+        A `SymbolicTensor` to call layers on.
+
+    Raises:
+        ValueError: without a shape, or for sparse inputs or an existing tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.layers.Input(shape=(4,))
+        >>> y = ef.layers.Dense(2)(x)
+        >>> model = ef.models.Model(x, y)
+        >>> model(ef.ones([3, 4])).shape
+        (3, 2)
+    """
+    if tensor is not None:
+        raise ValueError("Input(tensor=...) is not supported; call the model on the tensor.")
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse,
+                       batch_shape=batch_shape, name=name)
+    return layer.output

@@ -1,0 +1,36 @@
+"""Losses (`ef.losses`): loss classes with reductions and sample weights, and functions.
+
+Example:
+    >>> import eagerflow as ef
+    >>> loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+    >>> round(float(loss([0, 1], [[2.0, 0.0], [0.0, 2.0]])), 5)
+    0.12693
+"""
+
+from eagerflow.losses.crossentropy import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    SparseCategoricalCrossentropy,
+    binary_crossentropy,
+    categorical_crossentropy,
+    sparse_categorical_crossentropy,
+    sparse_softmax_cross_entropy,
+)
+from eagerflow.losses.loss import Loss, LossFunctionWrapper, reduce_weighted_values
+from eagerflow.losses.regression import (
+    Huber,
+    MeanAbsoluteError,
+    MeanSquaredError,
+    huber,
+    mean_absolute_error,
+    mean_squared_error,
+)
+from eagerflow.losses.serialization import deserialize, get, serialize
+
+__all__ = [
+    "BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "LossFunctionWrapper",
+    "MeanAbsoluteError", "MeanSquaredError", "SparseCategoricalCrossentropy",
+    "binary_crossentropy", "categorical_crossentropy", "deserialize", "get", "huber",
+    "mean_absolute_error", "mean_squared_error", "reduce_weighted_values", "serialize",
+    "sparse_categorical_crossentropy", "sparse_softmax_cross_entropy",
+]

@@ -1,0 +1,358 @@
+"""Cross-entropy losses on probabilities or logits (Keras 3 values, TF backend).
+
+Probabilities are clipped to ``[1e-7, 1 - 1e-7]`` (Keras's epsilon) before the logarithm,
+so predictions of exactly 0 or 1 give a large but finite loss. With ``from_logits=True``
+the losses are computed from the logits directly, in forms that are exact and finite for
+any logit (the fused ``ef.nn.*_cross_entropy_with_logits`` ops: ``max(x, 0) - x * z +
+log(1 + exp(-|x|))`` for the sigmoid, a max-shifted log-softmax for the softmax); prefer
+them to probabilities whenever you have logits.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.losses.binary_crossentropy([[1.0, 0.0]], [[1.0, 0.0]])  # exact 0 and 1: finite
+    ef.Tensor([1.192093e-07], shape=(1,), dtype=float32)
+    >>> ef.losses.sparse_categorical_crossentropy([0], [[1000.0, -1000.0]], from_logits=True)
+    ef.Tensor([0.], shape=(1,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.core.ops import array as array_ops
+from eagerflow.core.ops import cross_entropy as xent
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.losses import loss as loss_module
+
+__all__ = [
+    "EPSILON",
+    "BinaryCrossentropy",
+    "CategoricalCrossentropy",
+    "SparseCategoricalCrossentropy",
+    "binary_crossentropy",
+    "categorical_crossentropy",
+    "sparse_categorical_crossentropy",
+    "sparse_softmax_cross_entropy",
+]
+
+EPSILON = 1e-7  # Keras's backend.epsilon(): the probability clipping margin
+
+
+def _check_axis(axis, ndim: int, owner: str) -> int:
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not (
+            -ndim <= axis < ndim):
+        raise errors.InvalidArgumentError(
+            f"{owner}: `axis` must be an int in [-{ndim}, {ndim}) for y_pred of rank {ndim}. "
+            f"Received: axis={axis!r}"
+        )
+    return int(axis)
+
+
+def _check_smoothing(label_smoothing, owner: str) -> float:
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            f"{owner}: `label_smoothing` must be in [0, 1]. Received: "
+            f"label_smoothing={label_smoothing!r}"
+        )
+    return float(label_smoothing)
+
+
+def _clipped(probabilities):
+    return math_ops.clip_by_value(probabilities, EPSILON, 1.0 - EPSILON)
+
+
+# -- functions --------------------------------------------------------------------------------
+def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary cross-entropy, averaged over `axis`, one value per sample.
+
+    Elementwise ``-(z * log(p) + (1 - z) * log(1 - p))`` with ``p`` clipped to
+    ``[1e-7, 1 - 1e-7]``, or the exact sigmoid cross-entropy of logits.
+
+    Args:
+        y_true: targets in [0, 1], same shape as `y_pred`.
+        y_pred: probabilities, or logits with ``from_logits=True``.
+        from_logits: whether `y_pred` holds logits.
+        label_smoothing: in [0, 1]; targets become ``z * (1 - s) + 0.5 * s``.
+        axis: the axis averaged over.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ or `axis` is out of range.
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.binary_crossentropy([[0.0, 1.0]], [[-1000.0, 1000.0]], from_logits=True)
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    smoothing = _check_smoothing(label_smoothing, "binary_crossentropy")
+    y_pred = loss_module.as_prediction(y_pred)
+    y_true = loss_module.as_target(y_true, y_pred)
+    y_true, y_pred = loss_module.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    loss_module.check_same_shape(y_true, y_pred, "binary_crossentropy")
+    if smoothing:
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), 0.5 * smoothing)
+    if from_logits:
+        values = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+    else:
+        p = _clipped(y_pred)
+        values = math_ops.negative(math_ops.add(
+            math_ops.multiply(y_true, math_ops.log(p)),
+            math_ops.multiply(math_ops.subtract(1.0, y_true),
+                              math_ops.log(math_ops.subtract(1.0, p)))))
+    if values.ndim == 0:
+        return values
+    return reduce_ops.reduce_mean(values, axis=_check_axis(axis, values.ndim,
+                                                           "binary_crossentropy"))
+
+
+def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Cross-entropy between one-hot (or soft) targets and class probabilities or logits.
+
+    Probabilities are first normalised to sum to 1 along `axis`, then clipped.
+
+    Args:
+        y_true: target distributions, same shape as `y_pred`.
+        y_pred: class probabilities, or logits with ``from_logits=True``.
+        from_logits: whether `y_pred` holds logits.
+        label_smoothing: in [0, 1]; targets become ``z * (1 - s) + s / num_classes``.
+        axis: the class axis.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ, the inputs are scalars, or `axis` is out
+            of range.
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> import eagerflow as ef
+        >>> loss = ef.losses.categorical_crossentropy([[0.0, 1.0]], [[0.25, 0.75]])
+        >>> round(float(loss[0]), 5)
+        0.28768
+    """
+    owner = "categorical_crossentropy"
+    smoothing = _check_smoothing(label_smoothing, owner)
+    y_pred = loss_module.as_prediction(y_pred)
+    y_true = loss_module.as_target(y_true, y_pred)
+    loss_module.check_same_shape(y_true, y_pred, owner)
+    if y_pred.ndim == 0:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have at least rank 1 (a class axis). "
+            f"Received: y_pred.shape={y_pred.shape}"
+        )
+    axis = _check_axis(axis, y_pred.ndim, owner)
+    if smoothing:
+        classes = y_pred.shape[axis]
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), smoothing / classes)
+    if from_logits:
+        return xent.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
+    total = reduce_ops.reduce_sum(y_pred, axis, keepdims=True)
+    # sum(z * -log p) rather than -sum(z * log p): a perfect prediction gives +0, not -0.
+    neg_log_p = math_ops.negative(math_ops.log(_clipped(math_ops.divide(y_pred, total))))
+    return reduce_ops.reduce_sum(math_ops.multiply(y_true, neg_log_p), axis)
+
+
+def _sparse_labels(y_true, y_pred, owner: str) -> np.ndarray:
+    """Validated integer class indices of shape ``y_pred.shape[:-1]``."""
+    labels = np.asarray(array_ops.convert_to_tensor(y_true)._value)
+    if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    if labels.shape != y_pred.shape[:-1]:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true must hold one class index per row of y_pred, with shape "
+            f"y_pred.shape[:-1]={y_pred.shape[:-1]} (or with a trailing axis of size 1). "
+            f"Received: y_true.shape={np.shape(labels)}, y_pred.shape={y_pred.shape}"
+        )
+    if labels.dtype.kind == "f":
+        if not np.all(np.floor(labels) == labels):
+            raise errors.InvalidArgumentError(
+                f"{owner}: y_true must hold integer class indices; it has non-integer values "
+                f"such as {float(labels[np.floor(labels) != labels].flat[0])}."
+            )
+    elif labels.dtype.kind not in "iub":
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true must hold integer class indices. Received dtype "
+            f"{labels.dtype.name}."
+        )
+    labels = labels.astype(np.int64)
+    classes = y_pred.shape[-1]
+    outside = (labels < 0) | (labels >= classes)
+    if outside.any():
+        raise errors.InvalidArgumentError(
+            f"{owner}: received a label value of {int(labels[outside].flat[0])} which is outside "
+            f"the valid range of [0, {classes})."
+        )
+    return labels
+
+
+def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+    """Cross-entropy between integer class labels and class probabilities or logits.
+
+    Args:
+        y_true: integer class indices, shape ``y_pred.shape[:-1]`` (or with a trailing 1).
+        y_pred: class probabilities (clipped, then renormalised), or logits with
+            ``from_logits=True``; classes on the last axis.
+        from_logits: whether `y_pred` holds logits.
+        axis: the class axis; only -1 (the last axis) is supported, as in Keras.
+
+    Raises:
+        InvalidArgumentError: for labels of the wrong shape, non-integer labels, labels
+            outside ``[0, num_classes)``, scalar predictions, or another axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> loss = ef.losses.sparse_categorical_crossentropy([1, 0], [[0.1, 0.9], [0.5, 0.5]])
+        >>> [round(float(v), 5) for v in loss]
+        [0.10536, 0.69315]
+    """
+    owner = "sparse_categorical_crossentropy"
+    y_pred = loss_module.as_prediction(y_pred)
+    if y_pred.ndim == 0:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_pred must have at least rank 1 (a class axis). Received: "
+            f"y_pred.shape={y_pred.shape}"
+        )
+    if axis not in (-1, y_pred.ndim - 1):
+        raise errors.InvalidArgumentError(
+            f"{owner}: only axis=-1 (the last axis) is supported. Received: axis={axis!r}"
+        )
+    labels = _sparse_labels(y_true, y_pred, owner)
+    logits = y_pred if from_logits else math_ops.log(_clipped(y_pred))
+    return xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
+
+
+def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
+    """The TF-1 loss: mean sparse softmax cross-entropy of logits (a scalar).
+
+    Args:
+        labels: integer class indices of shape ``logits.shape[:-1]``.
+        logits: unnormalised log-probabilities, classes on the last axis.
+        weights: a scalar or per-sample weights; the result is
+            ``sum(weights * losses) / count_nonzero(weights)`` (TF's
+            ``SUM_BY_NONZERO_WEIGHTS``), 0 when every weight is 0.
+
+    Returns:
+        A scalar Tensor.
+
+    Raises:
+        InvalidArgumentError: for invalid labels (see `sparse_categorical_crossentropy`) or
+            weights that do not broadcast to the labels.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> loss = ef.losses.sparse_softmax_cross_entropy([0, 1], [[2.0, 0.0], [0.0, 2.0]])
+        >>> round(float(loss), 5)
+        0.12693
+    """
+    logits = loss_module.as_prediction(logits)
+    if logits.ndim == 0:
+        raise errors.InvalidArgumentError(
+            "sparse_softmax_cross_entropy: logits must have at least rank 1 (a class axis). "
+            f"Received: logits.shape={logits.shape}"
+        )
+    values = xent.sparse_softmax_cross_entropy_with_logits(
+        _sparse_labels(labels, logits, "sparse_softmax_cross_entropy"), logits)
+    weights = loss_module.as_target(weights, values)
+    try:
+        nonzero = int(np.count_nonzero(np.broadcast_to(weights._value, values.shape)))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"sparse_softmax_cross_entropy: weights of shape {weights.shape} cannot be "
+            f"broadcast to the losses of shape {values.shape}."
+        ) from None
+    total = reduce_ops.reduce_sum(math_ops.multiply(values, weights))
+    return math_ops.multiply(total, 0.0) if nonzero == 0 else math_ops.divide(total, nonzero)
+
+
+# -- classes ----------------------------------------------------------------------------------
+class BinaryCrossentropy(loss_module.Loss):
+    """Binary cross-entropy; see `binary_crossentropy` and `Loss` for the reduction.
+
+    Args:
+        from_logits: whether `y_pred` holds logits (more accurate; prefer it).
+        label_smoothing: in [0, 1].
+        axis: the axis averaged over.
+        reduction: see `Loss`.
+        name: the loss's name.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> bce = ef.losses.BinaryCrossentropy(from_logits=True)
+        >>> round(float(bce([[1.0], [0.0]], [[0.0], [0.0]])), 5)
+        0.69315
+    """
+
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+        super().__init__(name=name, reduction=reduction)
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = _check_smoothing(label_smoothing, "BinaryCrossentropy")
+        self.axis = axis
+
+    def call(self, y_true, y_pred):
+        return binary_crossentropy(y_true, y_pred, self.from_logits, self.label_smoothing,
+                                   self.axis)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self.label_smoothing, "axis": self.axis}
+
+
+class CategoricalCrossentropy(loss_module.Loss):
+    """Categorical cross-entropy; see `categorical_crossentropy` and `Loss`.
+
+    Args:
+        from_logits: whether `y_pred` holds logits (more accurate; prefer it).
+        label_smoothing: in [0, 1].
+        axis: the class axis.
+        reduction: see `Loss`.
+        name: the loss's name.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> cce = ef.losses.CategoricalCrossentropy()
+        >>> round(float(cce([[0.0, 1.0, 0.0]], [[0.05, 0.95, 0.0]])), 5)
+        0.05129
+    """
+
+    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
+        super().__init__(name=name, reduction=reduction)
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = _check_smoothing(label_smoothing, "CategoricalCrossentropy")
+        self.axis = axis
+
+    def call(self, y_true, y_pred):
+        return categorical_crossentropy(y_true, y_pred, self.from_logits, self.label_smoothing,
+                                        self.axis)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self.label_smoothing, "axis": self.axis}
+
+
+class SparseCategoricalCrossentropy(loss_module.Loss):
+    """Cross-entropy with integer labels; see `sparse_categorical_crossentropy` and `Loss`.
+
+    Args:
+        from_logits: whether `y_pred` holds logits (more accurate; prefer it).
+        reduction: see `Loss`.
+        name: the loss's name.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> scce = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+        >>> round(float(scce([2], [[0.0, 0.0, 0.0]])), 5)
+        1.09861
+    """
+
+    def __init__(self, from_logits=False, reduction="sum_over_batch_size",
+                 name="sparse_categorical_crossentropy"):
+        super().__init__(name=name, reduction=reduction)
+        self.from_logits = bool(from_logits)
+
+    def call(self, y_true, y_pred):
+        return sparse_categorical_crossentropy(y_true, y_pred, self.from_logits)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "from_logits": self.from_logits}

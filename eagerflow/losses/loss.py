@@ -1,0 +1,259 @@
+"""The `Loss` base class and the reductions every loss shares (Keras 3 semantics).
+
+A loss object computes one value per sample with `call(y_true, y_pred)`, multiplies them
+by `sample_weight` when given, and reduces them:
+
+* ``"sum_over_batch_size"`` (default, also ``"mean"``): the sum divided by the number of
+  per-sample values (so a zero weight still counts in the denominator, as in Keras);
+* ``"mean_with_sample_weight"``: the sum divided by the sum of the weights;
+* ``"sum"``: the sum;
+* ``"none"`` (or None): the weighted per-sample values themselves.
+
+Everything is written in eagerflow ops, so losses are differentiable (to any order).
+
+Example:
+    >>> import eagerflow as ef
+    >>> mse = ef.losses.MeanSquaredError()
+    >>> float(mse([[0.0], [1.0]], [[1.0], [1.0]]))
+    0.5
+    >>> float(mse([[0.0], [1.0]], [[1.0], [1.0]], sample_weight=[2.0, 0.0]))
+    1.0
+"""
+
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from eagerflow.core import errors, tensor
+from eagerflow.core.ops import array as array_ops
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import reduce as reduce_ops
+
+__all__ = [
+    "Loss",
+    "LossFunctionWrapper",
+    "REDUCTIONS",
+    "reduce_weighted_values",
+    "squeeze_or_expand_to_same_rank",
+]
+
+REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
+
+
+def standardize_reduction(reduction, owner: str = "Loss"):
+    """Returns `reduction` if it is one of `REDUCTIONS`, else raises ValueError."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(
+            f"{owner}: invalid value for argument `reduction`. Expected one of "
+            f"{list(REDUCTIONS)}. Received: reduction={reduction!r}"
+        )
+    return reduction
+
+
+def as_prediction(y_pred) -> tensor.Tensor:
+    """`y_pred` as a floating-point Tensor (integers become float32)."""
+    y_pred = array_ops.convert_to_tensor(y_pred)
+    if y_pred.dtype.kind != "f":
+        y_pred = math_ops.cast(y_pred, np.float32)
+    return y_pred
+
+
+def as_target(y_true, like: tensor.Tensor) -> tensor.Tensor:
+    """`y_true` as a Tensor of `like`'s dtype."""
+    y_true = array_ops.convert_to_tensor(y_true)
+    if y_true.dtype != like.dtype:
+        y_true = math_ops.cast(y_true, like.dtype)
+    return y_true
+
+
+def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
+    """Aligns ranks that differ by one through a trailing axis of size 1 (Keras's rule).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> a, b = squeeze_or_expand_to_same_rank(ef.ones((4, 1)), ef.ones((4,)))
+        >>> a.shape, b.shape
+        ((4, 1), (4, 1))
+    """
+    rank_1, rank_2 = x1.ndim, x2.ndim
+    if rank_1 == rank_2 + 1 and x1.shape[-1] == 1:
+        if rank_2 == 1 and expand_rank_1:
+            x2 = array_ops.expand_dims(x2, -1)
+        else:
+            x1 = array_ops.squeeze(x1, -1)
+    elif rank_2 == rank_1 + 1 and x2.shape[-1] == 1:
+        if rank_1 == 1 and expand_rank_1:
+            x1 = array_ops.expand_dims(x1, -1)
+        else:
+            x2 = array_ops.squeeze(x2, -1)
+    return x1, x2
+
+
+def check_same_shape(y_true, y_pred, owner: str) -> None:
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+        )
+
+
+def _align_weights(values, sample_weight):
+    """Broadcasts sample weights over per-sample values, aligned on the leading axes."""
+    weights = as_target(sample_weight, values)
+    given = weights.shape
+    if weights.ndim == values.ndim + 1 and weights.shape[-1] == 1:
+        weights = array_ops.squeeze(weights, -1)
+    if weights.ndim < values.ndim:
+        weights = array_ops.reshape(weights, weights.shape + (1,) * (values.ndim - weights.ndim))
+    try:
+        if np.broadcast_shapes(weights.shape, values.shape) != values.shape:
+            raise ValueError
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"sample_weight of shape {given} cannot be broadcast to the per-sample losses of "
+            f"shape {values.shape}; give one weight per sample (shape (batch,)) or one per "
+            "loss value."
+        ) from None
+    return weights
+
+
+def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
+    """Weights per-sample loss values and reduces them (see the module docstring).
+
+    Args:
+        values: per-sample losses (a floating Tensor).
+        sample_weight: None, or weights broadcastable over `values` from the leading axes.
+        reduction: one of `REDUCTIONS`.
+
+    Returns:
+        A scalar Tensor, or the weighted values for ``"none"``.
+
+    Raises:
+        InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> reduce_weighted_values(ef.constant([1.0, 3.0]), [1.0, 0.0], "sum")
+        ef.Tensor(1.0, shape=(), dtype=float32)
+    """
+    weights = None
+    if sample_weight is not None:
+        weights = _align_weights(values, sample_weight)
+        values = math_ops.multiply(values, weights)
+    if reduction is None or reduction == "none":
+        return values
+    total = reduce_ops.reduce_sum(values)
+    if reduction == "sum":
+        return total
+    if reduction == "mean_with_sample_weight" and weights is not None:
+        denominator = float(np.sum(np.broadcast_to(weights._value, values.shape)))
+    else:
+        denominator = float(values._value.size)
+    if denominator == 0.0:  # divide_no_nan, as Keras: an empty batch has loss 0
+        return math_ops.multiply(total, 0.0)
+    return math_ops.divide(total, denominator)
+
+
+class Loss(abc.ABC):
+    """Base class of losses: subclasses implement ``call(y_true, y_pred)``.
+
+    Args:
+        name: the loss's name (default: the class name in snake case).
+        reduction: how per-sample values are combined (see `REDUCTIONS`; default
+            ``"sum_over_batch_size"``).
+
+    Raises:
+        ValueError: for an unknown reduction.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> class Cubed(ef.losses.Loss):
+        ...     def call(self, y_true, y_pred):
+        ...         return ef.reduce_mean((y_pred - y_true) ** 3, axis=-1)
+        >>> float(Cubed(reduction="sum")([[0.0], [0.0]], [[1.0], [2.0]]))
+        9.0
+    """
+
+    def __init__(self, name=None, reduction="sum_over_batch_size"):
+        self.reduction = standardize_reduction(reduction, type(self).__name__)
+        self.name = name or _snake_case(type(self).__name__)
+
+    def __call__(self, y_true, y_pred, sample_weight=None):
+        """Computes the weighted, reduced loss.
+
+        Args:
+            y_true: targets.
+            y_pred: predictions (probabilities or logits, depending on the loss).
+            sample_weight: optional weights, one per sample or one per loss value.
+
+        Returns:
+            A scalar Tensor (or per-sample values with ``reduction="none"``).
+        """
+        y_pred = as_prediction(y_pred)
+        y_true = array_ops.convert_to_tensor(y_true)
+        return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
+
+    @abc.abstractmethod
+    def call(self, y_true, y_pred):
+        """Returns the per-sample loss values (subclasses implement it)."""
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.losses.Huber(delta=2.0).get_config()
+            {'name': 'huber_loss', 'reduction': 'sum_over_batch_size', 'delta': 2.0}
+        """
+        return {"name": self.name, "reduction": self.reduction}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the loss from `get_config()` output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<ef.losses.{type(self).__name__} name={self.name!r}>"
+
+
+class LossFunctionWrapper(Loss):
+    """Turns a per-sample loss function ``fn(y_true, y_pred, **kwargs)`` into a `Loss`.
+
+    `ef.losses.get("mse")` returns the function `mean_squared_error`, as in Keras; wrap
+    such a function to get reductions and sample weights.
+
+    Args:
+        fn: the per-sample loss function.
+        reduction: see `Loss`.
+        name: the loss's name (default: the function's name).
+        **kwargs: extra keyword arguments for `fn`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> loss = ef.losses.LossFunctionWrapper(ef.losses.mean_absolute_error)
+        >>> float(loss([[1.0, 2.0]], [[2.0, 4.0]]))
+        1.5
+    """
+
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+        super().__init__(name=name or getattr(fn, "__name__", None), reduction=reduction)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true, y_pred):
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+
+def _snake_case(name: str) -> str:
+    out = []
+    for i, char in enumerate(name):
+        if char.isupper() and i and (name[i - 1].islower() or (
+                i + 1 < len(name) and name[i + 1].islower())):
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)

@@ -1,0 +1,157 @@
+"""Regression losses: mean squared error, mean absolute error, Huber.
+
+Each function returns one value per sample: the mean over the last axis of the
+elementwise loss. ``y_true`` and ``y_pred`` must have the same shape, except that ranks
+differing by a trailing axis of size 1 are aligned (``(batch,)`` against ``(batch, 1)``);
+any other mismatch is an error rather than a silent broadcast.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.losses.mean_squared_error([[0.0, 1.0], [2.0, 2.0]], [[1.0, 1.0], [2.0, 4.0]])
+    ef.Tensor([0.5 2. ], shape=(2,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core.ops import math as math_ops
+from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.losses import loss as loss_module
+
+__all__ = [
+    "Huber",
+    "MeanAbsoluteError",
+    "MeanSquaredError",
+    "huber",
+    "mean_absolute_error",
+    "mean_squared_error",
+]
+
+
+def _aligned(y_true, y_pred, owner: str):
+    y_pred = loss_module.as_prediction(y_pred)
+    y_true = loss_module.as_target(y_true, y_pred)
+    y_true, y_pred = loss_module.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    loss_module.check_same_shape(y_true, y_pred, owner)
+    return y_true, y_pred
+
+
+def _mean_last_axis(values):
+    return reduce_ops.reduce_mean(values, axis=-1) if values.ndim else values
+
+
+def mean_squared_error(y_true, y_pred):
+    """``mean(square(y_true - y_pred), axis=-1)``.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.mean_squared_error([1.0, 2.0], [1.0, 4.0])
+        ef.Tensor(2.0, shape=(), dtype=float32)
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_error")
+    return _mean_last_axis(math_ops.square(math_ops.subtract(y_true, y_pred)))
+
+
+def mean_absolute_error(y_true, y_pred):
+    """``mean(abs(y_true - y_pred), axis=-1)``.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.mean_absolute_error([[1.0, 2.0]], [[0.0, 4.0]])
+        ef.Tensor([1.5], shape=(1,), dtype=float32)
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_error")
+    return _mean_last_axis(math_ops.abs(math_ops.subtract(y_true, y_pred)))
+
+
+def huber(y_true, y_pred, delta=1.0):
+    """Quadratic for small errors, linear for large ones, averaged over the last axis.
+
+    With ``e = y_pred - y_true``: ``0.5 * e**2`` where ``|e| <= delta``, else
+    ``delta * |e| - 0.5 * delta**2``.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
+        ValueError: if `delta` is not positive.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.huber([0.0, 0.0], [0.5, 3.0])
+        ef.Tensor(1.3125, shape=(), dtype=float32)
+    """
+    if not delta > 0:
+        raise ValueError(f"huber: `delta` must be > 0. Received: delta={delta!r}")
+    y_true, y_pred = _aligned(y_true, y_pred, "huber")
+    error = math_ops.subtract(y_pred, y_true)
+    abs_error = math_ops.abs(error)
+    quadratic = math_ops.multiply(math_ops.square(error), 0.5)
+    linear = math_ops.subtract(math_ops.multiply(abs_error, delta), 0.5 * delta * delta)
+    return _mean_last_axis(math_ops.where(math_ops.less_equal(abs_error, delta), quadratic,
+                                          linear))
+
+
+class MeanSquaredError(loss_module.Loss):
+    """Mean of squares of errors; see `mean_squared_error` and `Loss` for the reduction.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.MeanSquaredError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]]))
+        0.5
+    """  # noqa: E501
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+        super().__init__(name=name, reduction=reduction)
+
+    def call(self, y_true, y_pred):
+        return mean_squared_error(y_true, y_pred)
+
+
+class MeanAbsoluteError(loss_module.Loss):
+    """Mean of absolute errors; see `mean_absolute_error` and `Loss` for the reduction.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.MeanAbsoluteError(reduction="sum")([[0.0], [1.0]], [[1.0], [3.0]]))
+        3.0
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+        super().__init__(name=name, reduction=reduction)
+
+    def call(self, y_true, y_pred):
+        return mean_absolute_error(y_true, y_pred)
+
+
+class Huber(loss_module.Loss):
+    """The Huber loss; see `huber` and `Loss` for the reduction.
+
+    Args:
+        delta: where the loss changes from quadratic to linear (> 0).
+        reduction: see `Loss`.
+        name: the loss's name.
+
+    Raises:
+        ValueError: if `delta` is not positive.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.Huber(delta=1.0)([[0.0], [0.0]], [[0.5], [3.0]]))
+        1.3125
+    """
+
+    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+        if not delta > 0:
+            raise ValueError(f"Huber: `delta` must be > 0. Received: delta={delta!r}")
+        super().__init__(name=name, reduction=reduction)
+        self.delta = float(delta)
+
+    def call(self, y_true, y_pred):
+        return huber(y_true, y_pred, self.delta)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "delta": self.delta}

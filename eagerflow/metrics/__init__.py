@@ -1,0 +1,36 @@
+"""Metrics (`ef.metrics`): stateful, exact over every batch seen, checkpointable.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.Mean()
+    >>> _ = m(0); _ = m(5)
+    >>> float(m.result())
+    2.5
+"""
+
+from eagerflow.metrics.accuracy_metrics import (
+    Accuracy,
+    BinaryAccuracy,
+    CategoricalAccuracy,
+    SparseCategoricalAccuracy,
+    TopKCategoricalAccuracy,
+    accuracy,
+    binary_accuracy,
+    categorical_accuracy,
+    sparse_categorical_accuracy,
+    top_k_categorical_accuracy,
+)
+from eagerflow.metrics.auc import AUC
+from eagerflow.metrics.confusion import Precision, Recall
+from eagerflow.metrics.metric import Metric
+from eagerflow.metrics.reduction import Mean, MeanMetricWrapper, Sum
+from eagerflow.metrics.regression import MeanAbsoluteError, MeanSquaredError
+from eagerflow.metrics.serialization import deserialize, get, serialize
+
+__all__ = [
+    "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",
+    "MeanMetricWrapper", "MeanSquaredError", "Metric", "Precision", "Recall",
+    "SparseCategoricalAccuracy", "Sum", "TopKCategoricalAccuracy", "accuracy",
+    "binary_accuracy", "categorical_accuracy", "deserialize", "get", "serialize",
+    "sparse_categorical_accuracy", "top_k_categorical_accuracy",
+]

@@ -1,0 +1,260 @@
+"""Accuracy metrics: exact match, thresholded binary, categorical, sparse and top-k.
+
+Each function returns 1.0 or 0.0 per sample (as a float32 Tensor); each class is the
+running mean of its function over every sample seen, with optional sample weights.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.SparseCategoricalAccuracy()
+    >>> float(m([0, 1], [[0.9, 0.1], [0.8, 0.2]]))
+    0.5
+    >>> round(float(m([1], [[0.3, 0.7]])), 4)
+    0.6667
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors, tensor
+from eagerflow.metrics import metric, reduction
+
+__all__ = [
+    "Accuracy",
+    "BinaryAccuracy",
+    "CategoricalAccuracy",
+    "SparseCategoricalAccuracy",
+    "TopKCategoricalAccuracy",
+    "accuracy",
+    "binary_accuracy",
+    "categorical_accuracy",
+    "sparse_categorical_accuracy",
+    "top_k_categorical_accuracy",
+]
+
+
+def _tensor(matches: np.ndarray):
+    return tensor.new_tensor(np.asarray(matches, dtype=np.float32))
+
+
+def _same_shape(y_true, y_pred, owner):
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+        )
+
+
+def _class_scores(y_pred: np.ndarray, owner: str) -> np.ndarray:
+    if y_pred.ndim == 0:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_pred must have a class axis (rank >= 1). Received: "
+            f"y_pred.shape={y_pred.shape}"
+        )
+    return y_pred
+
+
+def accuracy(y_true, y_pred):
+    """1.0 where ``y_true == y_pred`` exactly (after aligning a trailing axis of size 1).
+
+    Raises:
+        InvalidArgumentError: if the shapes differ.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.accuracy([1, 2, 3], [1, 2, 4])
+        ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
+    """
+    y_pred = metric.as_array(y_pred)
+    y_true = metric.as_array(y_true).astype(y_pred.dtype, copy=False)
+    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    _same_shape(y_true, y_pred, "accuracy")
+    return _tensor(y_true == y_pred)
+
+
+def binary_accuracy(y_true, y_pred, threshold=0.5):
+    """1.0 where ``(y_pred > threshold) == y_true``, per element.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.binary_accuracy([1.0, 0.0, 1.0], [0.7, 0.5, 0.2])
+        ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
+    """
+    y_pred = metric.as_array(y_pred)
+    y_true = metric.as_array(y_true)
+    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    _same_shape(y_true, y_pred, "binary_accuracy")
+    return _tensor((y_pred > threshold).astype(y_true.dtype) == y_true)
+
+
+def categorical_accuracy(y_true, y_pred):
+    """1.0 where the argmax of one-hot `y_true` equals the argmax of `y_pred`.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ or there is no class axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
+        ef.Tensor([1. 0.], shape=(2,), dtype=float32)
+    """
+    y_pred = _class_scores(metric.as_array(y_pred), "categorical_accuracy")
+    y_true = metric.as_array(y_true)
+    _same_shape(y_true, y_pred, "categorical_accuracy")
+    return _tensor(np.argmax(y_true, axis=-1) == np.argmax(y_pred, axis=-1))
+
+
+def _sparse_labels(y_true, y_pred: np.ndarray, owner: str) -> np.ndarray:
+    labels = metric.as_array(y_true)
+    if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    if labels.shape != y_pred.shape[:-1]:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true must hold one class index per row of y_pred (shape "
+            f"{y_pred.shape[:-1]}, or with a trailing axis of size 1). Received: "
+            f"y_true.shape={metric.as_array(y_true).shape}, y_pred.shape={y_pred.shape}"
+        )
+    return labels
+
+
+def sparse_categorical_accuracy(y_true, y_pred):
+    """1.0 where the integer label `y_true` equals the argmax of `y_pred`.
+
+    Raises:
+        InvalidArgumentError: if `y_true` does not have shape ``y_pred.shape[:-1]``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.sparse_categorical_accuracy([[1], [0]], [[0.2, 0.8], [0.3, 0.7]])
+        ef.Tensor([1. 0.], shape=(2,), dtype=float32)
+    """
+    y_pred = _class_scores(metric.as_array(y_pred), "sparse_categorical_accuracy")
+    labels = _sparse_labels(y_true, y_pred, "sparse_categorical_accuracy")
+    return _tensor(labels == np.argmax(y_pred, axis=-1))
+
+
+def _in_top_k(labels: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """TensorFlow's `in_top_k`: ties with the k-th score count as inside the top k."""
+    classes = scores.shape[-1]
+    valid = (labels >= 0) & (labels < classes)
+    safe = np.where(valid, labels, 0).astype(np.int64)
+    target = np.take_along_axis(scores, safe[..., None], axis=-1)
+    higher = np.sum(scores > target, axis=-1)
+    finite = np.all(np.isfinite(scores), axis=-1)
+    return valid & finite & (higher < k)
+
+
+def top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1.0 where the true class (argmax of one-hot `y_true`) is among the top `k` scores.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ.
+        ValueError: if `k` is not a positive int.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.top_k_categorical_accuracy([[0, 0, 1], [0, 1, 0]],
+        ...                                       [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2]], k=2)
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    _check_k(k, "top_k_categorical_accuracy")
+    y_pred = _class_scores(metric.as_array(y_pred), "top_k_categorical_accuracy")
+    y_true = metric.as_array(y_true)
+    _same_shape(y_true, y_pred, "top_k_categorical_accuracy")
+    return _tensor(_in_top_k(np.argmax(y_true, axis=-1), y_pred, k))
+
+
+def _check_k(k, owner: str) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"{owner}: `k` must be a positive int. Received: k={k!r}")
+    return int(k)
+
+
+class Accuracy(reduction.MeanMetricWrapper):
+    """How often predictions equal labels exactly; see `accuracy`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.Accuracy()([[1], [2], [3], [4]], [[0], [2], [3], [4]]))
+        0.75
+    """
+
+    def __init__(self, name="accuracy", dtype=None):
+        super().__init__(accuracy, name=name, dtype=dtype)
+
+
+class BinaryAccuracy(reduction.MeanMetricWrapper):
+    """How often thresholded predictions match binary labels; see `binary_accuracy`.
+
+    Args:
+        threshold: a prediction above it counts as 1.
+        name, dtype: see `Metric`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]]))
+        0.75
+    """
+
+    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+        super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
+        self.threshold = threshold
+
+
+class CategoricalAccuracy(reduction.MeanMetricWrapper):
+    """How often the predicted class matches the one-hot label; see `categorical_accuracy`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.CategoricalAccuracy()([[0, 0, 1], [0, 1, 0]],
+        ...                                        [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
+        0.5
+    """
+
+    def __init__(self, name="categorical_accuracy", dtype=None):
+        super().__init__(categorical_accuracy, name=name, dtype=dtype)
+
+
+class SparseCategoricalAccuracy(reduction.MeanMetricWrapper):
+    """How often the predicted class matches the integer label.
+
+    See `sparse_categorical_accuracy`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.SparseCategoricalAccuracy()([[2], [1]],
+        ...                                              [[0.1, 0.6, 0.3], [0.05, 0.95, 0]]))
+        0.5
+    """
+
+    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+        super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
+
+
+class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
+    """How often the true class is among the `k` highest scores.
+
+    See `top_k_categorical_accuracy`; ties at the k-th score count as inside, as in
+    TensorFlow.
+
+    Args:
+        k: how many top scores count.
+        name, dtype: see `Metric`.
+
+    Raises:
+        ValueError: if `k` is not a positive int.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.TopKCategoricalAccuracy(k=1)
+        >>> float(m([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
+        0.5
+    """
+
+    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+        super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype,
+                         k=_check_k(k, "TopKCategoricalAccuracy"))
+        self.k = k

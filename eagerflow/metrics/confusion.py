@@ -1,0 +1,219 @@
+"""Confusion-matrix metrics: `Precision` and `Recall`, exact over every batch seen.
+
+They accumulate true/false positives and negatives per threshold (a prediction is
+positive when it is strictly greater than the threshold; a label is positive when it is
+non-zero), so the epoch result is exact rather than a mean of batch values.
+`update_confusion_matrix` is shared with `AUC`.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.Precision()
+    >>> _ = m([0, 1, 1, 1], [1, 0, 1, 1])
+    >>> round(float(m.result()), 4)
+    0.6667
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.metrics import metric
+
+__all__ = ["NEG_INF", "Precision", "Recall", "update_confusion_matrix"]
+
+NEG_INF = -1e10  # Keras's stand-in for -inf: the score given to predictions outside top_k
+
+
+def parse_thresholds(thresholds, default: float, owner: str) -> list[float]:
+    """Thresholds as a list of floats in [0, 1] (or `[default]` when None)."""
+    if thresholds is None:
+        return [default]
+    values = [float(t) for t in np.ravel(thresholds)]
+    invalid = [t for t in values if not 0.0 <= t <= 1.0]
+    if invalid or not values:
+        raise ValueError(
+            f"{owner}: threshold values must be in [0, 1]. Received: thresholds={thresholds!r}"
+        )
+    return values
+
+
+def _filter_top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Keeps the k highest scores of the last axis (first index wins ties); NEG_INF else."""
+    order = np.argsort(-scores, axis=-1, kind="stable")[..., :k]
+    keep = np.zeros(scores.shape, dtype=bool)
+    np.put_along_axis(keep, order, True, axis=-1)
+    return np.where(keep, scores, NEG_INF)
+
+
+def _aligned_weights(sample_weight, like: np.ndarray, owner: str) -> np.ndarray:
+    weights = metric.as_array(sample_weight, np.float64)
+    if weights.ndim == like.ndim + 1 and weights.shape[-1] == 1:
+        weights = weights[..., 0]
+    if weights.ndim < like.ndim:
+        weights = weights.reshape(weights.shape + (1,) * (like.ndim - weights.ndim))
+    try:
+        return np.broadcast_to(weights, like.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"{owner}: sample_weight of shape {metric.as_array(sample_weight).shape} cannot be "
+            f"broadcast to the predictions of shape {like.shape}."
+        ) from None
+
+
+def update_confusion_matrix(y_true, y_pred, thresholds, sample_weight=None, top_k=None,
+                            class_id=None, owner="metric") -> dict[str, np.ndarray]:
+    """Counts weighted TP, FP, TN, FN per threshold for one batch.
+
+    Args:
+        y_true: labels (non-zero is positive), same shape as `y_pred` (up to a trailing 1).
+        y_pred: scores; positive at threshold ``t`` when ``y_pred > t``.
+        thresholds: 1-D array of thresholds, in any order.
+        sample_weight: optional weights broadcastable from the leading axes.
+        top_k: keep only the k highest scores of the last axis as candidates.
+        class_id: restrict to this index of the last axis.
+        owner: the metric name used in error messages.
+
+    Returns:
+        ``{"tp", "fp", "tn", "fn"}`` arrays of shape ``(len(thresholds),)`` (float64).
+
+    Raises:
+        InvalidArgumentError: for mismatched shapes, a bad `class_id`, or weights that do not
+            broadcast.
+    """
+    y_pred = metric.as_array(y_pred, np.float32)
+    y_true = metric.as_array(y_true)
+    y_pred, y_true = metric.squeeze_or_expand_to_same_rank(y_pred, y_true)
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+        )
+    weights = None if sample_weight is None else _aligned_weights(sample_weight, y_pred, owner)
+    if top_k is not None:
+        y_pred = _filter_top_k(y_pred, top_k)
+    if class_id is not None:
+        if y_pred.ndim < 2 or not 0 <= class_id < y_pred.shape[-1]:
+            raise errors.InvalidArgumentError(
+                f"{owner}: class_id={class_id} needs y_pred of shape (num_samples, "
+                f"num_classes) with more than {class_id} classes. Received: "
+                f"y_pred.shape={y_pred.shape}"
+            )
+        y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
+        weights = None if weights is None else weights[..., class_id]
+    labels = y_true.reshape(-1) != 0
+    scores = y_pred.reshape(-1)
+    weights = np.ones(scores.shape) if weights is None else weights.reshape(-1)
+    thresholds = np.asarray(thresholds, dtype=np.float32)
+    order = np.argsort(thresholds, kind="stable")
+    # Predictions are positive at the thresholds strictly below them: `below` counts those
+    # thresholds, and a histogram of `below` summed from the top gives every threshold's
+    # positives at once (O(n log t) rather than O(n t)). NaN scores are never positive.
+    below = np.searchsorted(thresholds[order], scores, side="left")
+    below[np.isnan(scores)] = 0
+    count = len(thresholds) + 1
+    positives = np.bincount(below, weights * labels, minlength=count)
+    negatives = np.bincount(below, weights * ~labels, minlength=count)
+    tp_sorted = np.cumsum(positives[::-1])[::-1][1:]
+    fp_sorted = np.cumsum(negatives[::-1])[::-1][1:]
+    result = {}
+    for key, values, total in (("tp", tp_sorted, positives.sum()),
+                               ("fp", fp_sorted, negatives.sum())):
+        unsorted = np.empty_like(values)
+        unsorted[order] = values
+        result[key] = unsorted
+        result["fn" if key == "tp" else "tn"] = total - unsorted
+    return result
+
+
+class _ConfusionMetric(metric.Metric):
+    """Shared constructor and update of `Precision` and `Recall`."""
+
+    _cells: tuple = ()
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        owner = type(self).__name__
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(
+                top_k, (int, np.integer)) or top_k < 1):
+            raise ValueError(f"{owner}: `top_k` must be a positive int. Received: top_k={top_k!r}")
+        self.init_thresholds = thresholds
+        self.thresholds = parse_thresholds(thresholds, 0.5 if top_k is None else NEG_INF, owner)
+        self.top_k = top_k
+        self.class_id = class_id
+        for cell in self._cells:
+            setattr(self, cell, self.add_variable((len(self.thresholds),), name=cell))
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds one batch's confusion counts.
+
+        Raises:
+            InvalidArgumentError: for mismatched shapes, a bad `class_id` or weights.
+        """
+        counts = update_confusion_matrix(y_true, y_pred, self.thresholds, sample_weight,
+                                         self.top_k, self.class_id, type(self).__name__)
+        for cell in self._cells:
+            metric.add_to(getattr(self, cell), counts[_CELL_KEYS[cell]])
+
+    def _finish(self, value):
+        value = np.asarray(value)
+        return metric.result_tensor(value[0] if len(self.thresholds) == 1 else value,
+                                    self.dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "thresholds": self.init_thresholds,
+                "top_k": self.top_k, "class_id": self.class_id}
+
+
+_CELL_KEYS = {"true_positives": "tp", "false_positives": "fp", "true_negatives": "tn",
+              "false_negatives": "fn"}
+
+
+class Precision(_ConfusionMetric):
+    """``TP / (TP + FP)``: how many predicted positives are positive.
+
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5; with `top_k`, any
+            score in the top k counts as positive). With a list, `result()` is a vector.
+        top_k: only the k highest scores of each row count as positive predictions.
+        class_id: compute it for one class of multi-class predictions.
+        name, dtype: see `Metric`.
+
+    Raises:
+        ValueError: for thresholds outside [0, 1] or a bad `top_k`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.Precision(thresholds=[0.3, 0.8])
+        >>> m([1, 0, 1], [0.9, 0.5, 0.4])
+        ef.Tensor([0.6666667 1.       ], shape=(2,), dtype=float32)
+    """
+
+    _cells = ("true_positives", "false_positives")
+
+    def result(self):
+        return self._finish(metric.divide_no_nan(
+            self.true_positives._buf, self.true_positives._buf + self.false_positives._buf))
+
+
+class Recall(_ConfusionMetric):
+    """``TP / (TP + FN)``: how many positives are predicted positive.
+
+    Args:
+        thresholds, top_k, class_id, name, dtype: as in `Precision`.
+
+    Raises:
+        ValueError: for thresholds outside [0, 1] or a bad `top_k`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.Recall(class_id=1)
+        >>> float(m([[0, 1], [0, 1], [1, 0]], [[0.2, 0.8], [0.7, 0.3], [0.1, 0.9]]))
+        0.5
+    """
+
+    _cells = ("true_positives", "false_negatives")
+
+    def result(self):
+        return self._finish(metric.divide_no_nan(
+            self.true_positives._buf, self.true_positives._buf + self.false_negatives._buf))

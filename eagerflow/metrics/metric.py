@@ -1,0 +1,259 @@
+"""The `Metric` base class: streaming state in Variables, `update_state` / `result`.
+
+A metric accumulates sufficient statistics (sums, counts, confusion-matrix cells) in
+non-trainable Variables, so the result over an epoch is exact, not an average of batch
+results, and checkpoints save it. State is accumulated in float64 (counts stay exact past
+2**24 samples); `result()` returns the metric's `dtype` (float32 by default).
+
+Built-in metrics compute in NumPy, outside any tape: metrics are not differentiable.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.Mean()
+    >>> m(0); m(5)
+    ef.Tensor(0.0, shape=(), dtype=float32)
+    ef.Tensor(2.5, shape=(), dtype=float32)
+    >>> float(m([8, 9]))
+    5.5
+    >>> m.reset_state(); float(m.result())
+    0.0
+"""
+
+from __future__ import annotations
+
+import abc
+import numbers
+
+import numpy as np
+
+from eagerflow.core import context, errors, tensor, trackable
+from eagerflow.core.variable import Variable
+
+__all__ = ["Metric", "as_array", "squeeze_or_expand_to_same_rank"]
+
+
+def as_array(value, dtype=None) -> np.ndarray:
+    """Metric input as an ndarray (Tensors and Variables are read without a tape)."""
+    if context.thread.tracer is not None:
+        raise errors.UnimplementedError(
+            "Built-in metrics compute in NumPy and cannot be updated inside a traced "
+            "ef.function yet: return the values from the function and update the metric "
+            "outside it."
+        )
+    if isinstance(value, tensor.Tensor):
+        value = value._value
+    elif isinstance(value, Variable):
+        value = value._buf
+    array = np.asarray(value)
+    return array if dtype is None else array.astype(dtype, copy=False)
+
+
+def squeeze_or_expand_to_same_rank(x1: np.ndarray, x2: np.ndarray, expand_rank_1=True):
+    """Keras's rank alignment on ndarrays: ranks differing by a trailing 1 are aligned."""
+    if x1.ndim == x2.ndim + 1 and x1.shape[-1] == 1:
+        if x2.ndim == 1 and expand_rank_1:
+            x2 = x2[..., None]
+        else:
+            x1 = x1[..., 0]
+    elif x2.ndim == x1.ndim + 1 and x2.shape[-1] == 1:
+        if x1.ndim == 1 and expand_rank_1:
+            x1 = x1[..., None]
+        else:
+            x2 = x2[..., 0]
+    return x1, x2
+
+
+def _snake_case(name: str) -> str:
+    out = []
+    for i, char in enumerate(name):
+        if char.isupper() and i and (name[i - 1].islower() or (
+                i + 1 < len(name) and name[i + 1].islower())):
+            out.append("_")
+        out.append(char.lower())
+    return "".join(out)
+
+
+class Metric(trackable.Trackable, abc.ABC):
+    """Base class of metrics: implement `update_state` and `result`.
+
+    Create state in ``__init__`` with `add_variable` and keep it in attributes, so
+    checkpoints find it (``metric/total``) and `reset_state` zeroes it.
+
+    Args:
+        name: the metric's name (default: the class name in snake case).
+        dtype: the dtype of `result()` (default float32).
+
+    Example:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> class Maximum(ef.metrics.Metric):
+        ...     def __init__(self, name="maximum"):
+        ...         super().__init__(name=name)
+        ...         self.best = self.add_variable(name="best", initializer=-np.inf)
+        ...     def update_state(self, values):
+        ...         self.best.assign(max(float(self.best), float(np.max(values))))
+        ...     def result(self):
+        ...         return ef.constant(float(self.best))
+        ...     def reset_state(self):
+        ...         self.best.assign(-np.inf)
+        >>> m = Maximum()
+        >>> float(m([1.0, 7.0])), float(m([3.0]))
+        (7.0, 7.0)
+    """
+
+    def __init__(self, name=None, dtype=None):
+        self.name = name or _snake_case(type(self).__name__)
+        self.dtype = np.dtype(dtype or np.float32)
+        if self.dtype.kind != "f":
+            raise ValueError(
+                f"{type(self).__name__}: `dtype` must be a floating-point dtype. Received: "
+                f"dtype={dtype!r}"
+            )
+
+    def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None) -> Variable:
+        """Creates a non-trainable state Variable (assign it to an attribute).
+
+        Args:
+            shape: the variable's shape.
+            initializer: ``"zeros"``, ``"ones"``, a number, or ``fn(shape, dtype)``.
+            dtype: default float64 (exact accumulation).
+            name: the variable's name inside the metric.
+
+        Raises:
+            ValueError: for an unknown initializer name.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.metrics.Sum().add_variable((2,), "ones", name="extra").numpy()
+            array([1., 1.])
+        """
+        dtype = np.dtype(dtype or np.float64)
+        shape = tuple(shape)
+        if callable(initializer):
+            value = np.asarray(initializer(shape, dtype), dtype=dtype)
+        elif isinstance(initializer, str) and initializer in ("zeros", "ones"):
+            value = np.full(shape, 0 if initializer == "zeros" else 1, dtype=dtype)
+        elif isinstance(initializer, numbers.Real) and not isinstance(initializer, bool):
+            value = np.full(shape, initializer, dtype=dtype)
+        else:
+            raise ValueError(
+                f"{type(self).__name__}.add_variable: `initializer` must be 'zeros', 'ones', "
+                f"a number or a callable. Received: initializer={initializer!r}"
+            )
+        variable = Variable(value, trainable=False, name=f"{self.name}/{name or 'variable'}")
+        self._track_new_variable(name or "variable", variable)
+        return variable
+
+    def add_weight(self, name=None, shape=(), initializer="zeros", dtype=None) -> Variable:
+        """Keras-2 spelling of `add_variable` (name first).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.metrics.Sum().add_weight("count").name
+            'sum/count'
+        """
+        return self.add_variable(shape, initializer, dtype, name)
+
+    @abc.abstractmethod
+    def update_state(self, *args, **kwargs) -> None:
+        """Accumulates statistics from one batch."""
+
+    @abc.abstractmethod
+    def result(self):
+        """Returns the metric's value from the accumulated statistics, as a Tensor."""
+
+    @property
+    def variables(self) -> list[Variable]:
+        """The state Variables, in attribute order.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> [v.name for v in ef.metrics.Mean().variables]
+            ['mean/total', 'mean/count']
+        """
+        found: list[Variable] = []
+
+        def collect(value):
+            if isinstance(value, Variable):
+                if not any(value is v for v in found):
+                    found.append(value)
+            elif isinstance(value, dict):
+                for item in value.values():
+                    collect(item)
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    collect(item)
+
+        collect(list(self._trackable_children().values()))
+        return found
+
+    def reset_state(self) -> None:
+        """Sets every state Variable to zero (override when zero is not the start).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> m = ef.metrics.Sum()
+            >>> _ = m([1.0, 2.0]); m.reset_state(); float(m.result())
+            0.0
+        """
+        for variable in self.variables:
+            variable._writable_buffer()[...] = 0
+
+    def reset_states(self) -> None:
+        """Alias of `reset_state` (the TF-2 / Keras-2 name).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> m = ef.metrics.Mean()
+            >>> _ = m(4.0); m.reset_states(); float(m.result())
+            0.0
+        """
+        self.reset_state()
+
+    def __call__(self, *args, **kwargs):
+        """Updates the state with one batch and returns the new `result()`."""
+        self.update_state(*args, **kwargs)
+        return self.result()
+
+    def get_config(self) -> dict:
+        """The constructor arguments.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.metrics.Mean(name="loss").get_config()
+            {'name': 'loss', 'dtype': 'float32'}
+        """
+        return {"name": self.name, "dtype": self.dtype.name}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the metric from `get_config()` output.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.metrics.Mean.from_config({"name": "loss"}).name
+            'loss'
+        """
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<ef.metrics.{type(self).__name__} name={self.name!r}>"
+
+
+def add_to(variable: Variable, value) -> None:
+    """Adds `value` to a state Variable in place (a tensor read earlier keeps its value)."""
+    buffer = variable._writable_buffer()
+    buffer += value
+
+
+def result_tensor(value, dtype) -> tensor.Tensor:
+    """A metric result as a Tensor of the metric's dtype."""
+    return tensor.new_tensor(np.asarray(value, dtype=dtype))
+
+
+def divide_no_nan(numerator, denominator):
+    """``numerator / denominator`` elementwise, 0 where the denominator is 0."""
+    numerator = np.asarray(numerator, dtype=np.float64)
+    denominator = np.asarray(denominator, dtype=np.float64)
+    safe = np.where(denominator == 0, 1.0, denominator)
+    return np.where(denominator == 0, 0.0, numerator / safe)

@@ -1,0 +1,154 @@
+"""Reduction metrics: `Sum`, `Mean`, and `MeanMetricWrapper` (the mean of a function).
+
+Sample weights follow Keras 3: values are first reduced (by the metric's reduction) to
+the rank of the weights, multiplied by them, and the weights are what `Mean` counts, so
+``Mean()(values, sample_weight=w)`` is ``sum(w * values) / sum(w)``.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.Mean()
+    >>> float(m([1.0, 2.0, 3.0], sample_weight=[1.0, 0.0, 1.0]))
+    2.0
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.metrics import metric
+
+__all__ = ["Mean", "MeanMetricWrapper", "Sum", "reduce_to_samplewise_values"]
+
+
+def _check_weights(values: np.ndarray, weights: np.ndarray, owner: str) -> np.ndarray:
+    try:
+        return np.broadcast_to(weights, values.shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            f"{owner}: sample_weight of shape {weights.shape} cannot be broadcast to the "
+            f"values of shape {values.shape}."
+        ) from None
+
+
+def reduce_to_samplewise_values(values, sample_weight, reduce_fn, owner="Metric"):
+    """Keras's reduction of a batch to per-sample values and weights (float64 arrays).
+
+    Returns:
+        ``(values, weights)``: values reduced over every axis but the first (and weighted),
+        and the weights reduced the same way (None without weights).
+    """
+    values = metric.as_array(values, np.float64)
+    weights = None
+    if sample_weight is not None:
+        weights = metric.as_array(sample_weight, np.float64)
+        values, weights = metric.squeeze_or_expand_to_same_rank(values, weights)
+        if values.ndim > weights.ndim:
+            values = reduce_fn(values, axis=tuple(range(weights.ndim, values.ndim)))
+        weights = _check_weights(values, weights, owner)
+        values = values * weights
+        if weights.ndim > 1:
+            weights = reduce_fn(weights, axis=tuple(range(1, weights.ndim)))
+    if values.ndim > 1:
+        values = reduce_fn(values, axis=tuple(range(1, values.ndim)))
+    return values, weights
+
+
+class Sum(metric.Metric):
+    """The (weighted) sum of all values seen.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.Sum()
+        >>> _ = m([1.0, 3.0]); float(m([[2.0, 2.0]], sample_weight=[0.5]))
+        6.0
+    """
+
+    def __init__(self, name="sum", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_variable(name="total")
+
+    def update_state(self, values, sample_weight=None) -> None:
+        """Adds ``sum(sample_weight * values)``.
+
+        Raises:
+            InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
+        """
+        values, _ = reduce_to_samplewise_values(values, sample_weight, np.sum, "Sum")
+        metric.add_to(self.total, np.sum(values))
+
+    def result(self):
+        return metric.result_tensor(self.total._buf, self.dtype)
+
+
+class Mean(metric.Metric):
+    """The (weighted) mean of all values seen: ``total / count``.
+
+    A scalar counts as one value; an array of shape ``(n, ...)`` counts as ``n`` values,
+    each the mean of its row.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.Mean()
+        >>> _ = m(0.0); _ = m(5.0); float(m.result())
+        2.5
+        >>> float(m([8.0, 9.0]))
+        5.5
+    """
+
+    def __init__(self, name="mean", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.total = self.add_variable(name="total")
+        self.count = self.add_variable(name="count")
+
+    def update_state(self, values, sample_weight=None) -> None:
+        """Adds a batch of values (and their weights).
+
+        Raises:
+            InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
+        """
+        values, weights = reduce_to_samplewise_values(values, sample_weight, np.mean,
+                                                      type(self).__name__)
+        metric.add_to(self.total, np.sum(values))
+        if weights is not None:
+            count = np.sum(weights)
+        else:
+            count = values.shape[0] if values.ndim else 1
+        metric.add_to(self.count, count)
+
+    def result(self):
+        return metric.result_tensor(metric.divide_no_nan(self.total._buf, self.count._buf),
+                                    self.dtype)
+
+
+class MeanMetricWrapper(Mean):
+    """The mean of ``fn(y_true, y_pred, **kwargs)`` over all samples seen.
+
+    Args:
+        fn: returns one value per sample (a Tensor or an array).
+        name: the metric's name (default: the function's name).
+        dtype: the result dtype.
+        **kwargs: extra keyword arguments for `fn`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.MeanMetricWrapper(ef.losses.mean_absolute_error)
+        >>> float(m([[0.0, 1.0]], [[1.0, 2.0]]))
+        1.0
+    """
+
+    def __init__(self, fn, name=None, dtype=None, **kwargs):
+        super().__init__(name=name or getattr(fn, "__name__", None), dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds ``fn(y_true, y_pred)`` for one batch, weighted by `sample_weight`.
+
+        Raises:
+            InvalidArgumentError: for inputs `fn` rejects, or weights that do not broadcast.
+        """
+        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}

@@ -1,0 +1,66 @@
+"""Regression metrics: running mean squared error and mean absolute error.
+
+Example:
+    >>> import eagerflow as ef
+    >>> m = ef.metrics.MeanSquaredError()
+    >>> float(m([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]))
+    0.25
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.metrics import metric, reduction
+
+__all__ = ["MeanAbsoluteError", "MeanSquaredError"]
+
+
+def _errors(y_true, y_pred, owner: str) -> np.ndarray:
+    y_pred = metric.as_array(y_pred, np.float64)
+    y_true = metric.as_array(y_true, np.float64)
+    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+        )
+    return y_pred - y_true
+
+
+def _squared_error(y_true, y_pred):
+    error = _errors(y_true, y_pred, "MeanSquaredError")
+    return np.mean(error * error, axis=-1) if error.ndim else error * error
+
+
+def _absolute_error(y_true, y_pred):
+    error = np.abs(_errors(y_true, y_pred, "MeanAbsoluteError"))
+    return np.mean(error, axis=-1) if error.ndim else error
+
+
+class MeanSquaredError(reduction.MeanMetricWrapper):
+    """The mean over samples of ``mean(square(y_true - y_pred), axis=-1)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.MeanSquaredError()
+        >>> float(m([[0.0], [1.0]], [[1.0], [1.0]], sample_weight=[1.0, 3.0]))
+        0.25
+    """
+
+    def __init__(self, name="mean_squared_error", dtype=None):
+        super().__init__(_squared_error, name=name, dtype=dtype)
+
+
+class MeanAbsoluteError(reduction.MeanMetricWrapper):
+    """The mean over samples of ``mean(abs(y_true - y_pred), axis=-1)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.MeanAbsoluteError()([[0.0, 1.0]], [[1.0, 3.0]]))
+        1.5
+    """
+
+    def __init__(self, name="mean_absolute_error", dtype=None):
+        super().__init__(_absolute_error, name=name, dtype=dtype)

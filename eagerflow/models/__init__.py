@@ -1,0 +1,14 @@
+"""Models (`ef.models`): subclassed, functional and Sequential models.
+
+Example:
+    >>> import eagerflow as ef
+    >>> model = ef.models.Sequential([ef.layers.Dense(2, input_shape=(3,))])
+    >>> model(ef.ones([1, 3])).shape
+    (1, 2)
+"""
+
+from eagerflow.models.functional import Functional
+from eagerflow.models.model import Model, model_from_config, model_from_json
+from eagerflow.models.sequential import Sequential
+
+__all__ = ["Functional", "Model", "Sequential", "model_from_config", "model_from_json"]

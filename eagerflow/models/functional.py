@@ -1,0 +1,234 @@
+"""Functional models: a graph of layer calls from `Input` tensors to outputs.
+
+``ef.models.Model(inputs, outputs)`` walks the nodes (layer calls) back from `outputs` to
+`inputs`, orders them so every node comes after the nodes it reads, and runs them in that
+order when called. Inputs and outputs may be single tensors, lists or dicts (dict inputs
+are matched by Input name); layers may be shared (called several times), and models
+nest (a model is a layer).
+
+Example:
+    >>> import eagerflow as ef
+    >>> a = ef.layers.Input(shape=(2,), name="a")
+    >>> b = ef.layers.Input(shape=(2,), name="b")
+    >>> shared = ef.layers.Dense(3, name="shared")
+    >>> merged = ef.layers.Add(name="add")([shared(a), shared(b)])
+    >>> model = ef.models.Model([a, b], merged)
+    >>> model([ef.ones([4, 2]), ef.zeros([4, 2])]).shape
+    (4, 3)
+    >>> [layer.name for layer in model.layers]
+    ['a', 'b', 'shared', 'add']
+"""
+
+from __future__ import annotations
+
+from eagerflow.core import nest
+from eagerflow.core.ops import math as math_ops
+from eagerflow.layers import masking, serialization, symbolic
+from eagerflow.models import functional_config
+from eagerflow.models.model import Model
+
+__all__ = ["Functional"]
+
+
+def _check_symbolic(structure, what: str) -> list:
+    flat = nest.flatten(structure)
+    for item in flat:
+        if not getattr(item, "_is_symbolic", False):
+            raise ValueError(
+                f"All `{what}` of a functional Model must be symbolic tensors made from "
+                f"ef.layers.Input() and layer calls. Received: {what}={structure!r}")
+    return flat
+
+
+def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
+    """The nodes between `flat_inputs` and `flat_outputs`, each after the ones it reads.
+
+    Raises:
+        ValueError: "Graph disconnected" when an output needs an Input not in the list.
+    """
+    input_ids = {id(t) for t in flat_inputs}
+    ordered, done, visiting = [], set(), set()
+
+    def visit(node_key, trail):
+        if node_key in done:
+            return
+        layer, index = node_key
+        node = layer._inbound_nodes[index]
+        visiting.add(node_key)
+        for tensor in node.inputs:
+            if id(tensor) in input_ids:
+                continue
+            parent = tensor._history[0]
+            if isinstance(parent, symbolic.InputLayer):
+                raise ValueError(
+                    f"Graph disconnected: cannot obtain value for tensor {tensor!r} (from "
+                    f"Input '{parent.name}'), needed by layer '{layer.name}'. It is not one "
+                    f"of the model's inputs {[t.name for t in flat_inputs]}. The following "
+                    f"layers were accessed without issue: {trail}")
+            visit((parent, tensor._history[1]), trail + [layer.name])
+        visiting.discard(node_key)
+        done.add(node_key)
+        ordered.append(node)
+
+    for tensor in flat_outputs:
+        if id(tensor) in input_ids:
+            continue
+        layer, index, _ = tensor._history
+        visit((layer, index), [])
+    return ordered
+
+
+class Functional(Model):
+    """A model defined by `Input` tensors and the layer calls that lead to its outputs.
+
+    Created by ``ef.models.Model(inputs, outputs)``; see the module docstring.
+
+    Raises:
+        ValueError: for inputs that are not `Input` tensors, outputs not computed from
+            them ("Graph disconnected"), or duplicate layer names.
+    """
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        flat_inputs = _check_symbolic(inputs, "inputs")
+        flat_outputs = _check_symbolic(outputs, "outputs")
+        for tensor in flat_inputs:
+            if not isinstance(tensor._history[0], symbolic.InputLayer):
+                raise ValueError(
+                    f"Model inputs must come from ef.layers.Input(); {tensor!r} is the output "
+                    f"of layer '{tensor._history[0].name}'.")
+        self._input_structure = inputs
+        self._output_structure = outputs
+        self._flat_inputs = flat_inputs
+        self._flat_outputs = flat_outputs
+        self._nodes = topological_nodes(flat_inputs, flat_outputs)
+        layers = [t._history[0] for t in flat_inputs]
+        for node in self._nodes:
+            if all(node.layer is not known for known in layers):
+                layers.append(node.layer)
+        names = [layer.name for layer in layers]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(
+                f"The name {duplicates[0]!r} is used {names.count(duplicates[0])} times in "
+                f"model '{self.name}'. All layer names should be unique (get_layer and the "
+                "saved config refer to layers by name); give the layers distinct `name=` "
+                "arguments.")
+        self._functional_layers = layers
+        self.built = True
+
+    # -- structure -------------------------------------------------------------------------
+    @property
+    def layers(self) -> list:
+        """Every layer of the graph, Input layers first, in topological order."""
+        return list(self._functional_layers)
+
+    @property
+    def inputs(self) -> list:
+        """The model's Input tensors, flattened."""
+        return list(self._flat_inputs)
+
+    @property
+    def outputs(self) -> list:
+        """The model's output tensors, flattened."""
+        return list(self._flat_outputs)
+
+    @property
+    def input_names(self) -> list:
+        return [t.name for t in self._flat_inputs]
+
+    @property
+    def output_names(self) -> list:
+        return [t._history[0].name for t in self._flat_outputs]
+
+    @property
+    def input_shape(self):
+        shapes = [t.shape for t in self._flat_inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self):
+        shapes = [t.shape for t in self._flat_outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    def build(self, input_shape=None) -> None:
+        """Does nothing: a functional model is built when it is created."""
+
+    def _tracked_items(self) -> list:
+        graph = [(layer.name, layer) for layer in self._functional_layers
+                 if not isinstance(layer, symbolic.InputLayer)]
+        return graph + super()._tracked_items()
+
+    def _trackable_children(self) -> dict:
+        # By position in the graph, like Sequential (see its comment): ``layers/0/kernel``.
+        children = {"layers": [layer for layer in self._functional_layers
+                               if not isinstance(layer, symbolic.InputLayer)]}
+        for name, value in super()._tracked_items():
+            children.setdefault(name, value)
+        return children
+
+    # -- running ---------------------------------------------------------------------------
+    def _flatten_call_inputs(self, inputs) -> list:
+        expected = self._flat_inputs
+        if isinstance(inputs, dict):
+            names = {t.name for t in expected}
+            if set(inputs) != names:
+                raise ValueError(
+                    f"Model '{self.name}' expects inputs named {sorted(names)}, got a dict "
+                    f"with keys {sorted(inputs)}.")
+            return [inputs[t.name] for t in expected]
+        flat = nest.flatten(inputs)
+        if len(flat) != len(expected):
+            raise ValueError(
+                f"Model '{self.name}' expects {len(expected)} input(s) "
+                f"{[t.name for t in expected]}, but it received {len(flat)} input tensor(s).")
+        return flat
+
+    def call(self, inputs, training=None, mask=None):
+        flat = self._flatten_call_inputs(inputs)
+        masks = nest.flatten(mask) if mask is not None else [None] * len(flat)
+        values = {}
+        pairs = zip(self._flat_inputs, flat, masks, strict=False)
+        for index, (placeholder, value, value_mask) in enumerate(pairs):
+            value = self._standardize(index, placeholder, value)
+            if value_mask is not None:
+                masking.set_mask(value, value_mask)
+            values[id(placeholder)] = value
+        for node in self._nodes:
+            args = symbolic.replace_symbolic(list(node.args), values)
+            kwargs = symbolic.replace_symbolic(node.kwargs, values)
+            outputs = node.layer(*args, **kwargs)
+            for placeholder, value in zip(nest.flatten(node.outputs), nest.flatten(outputs),
+                                          strict=False):
+                if placeholder is not None:
+                    values[id(placeholder)] = value
+        return nest.pack_sequence_as(self._output_structure,
+                                     [values[id(t)] for t in self._flat_outputs])
+
+    def _standardize(self, index, placeholder, value):
+        if value.dtype != placeholder.dtype:
+            value = math_ops.cast(value, placeholder.dtype)
+        shape = value.shape
+        expected = placeholder.shape
+        if len(shape) != len(expected) or any(
+                e is not None and e != s for e, s in zip(expected, shape, strict=False)):
+            raise ValueError(
+                f"Input {index} ('{placeholder.name}') of model '{self.name}' is incompatible "
+                f"with the model: expected shape={expected}, found shape={tuple(shape)}.")
+        return value
+
+    # -- config ----------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        return functional_config.get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Rebuilds the graph (layers from their configs, then every call in order).
+
+        Raises:
+            ValueError: for a config whose calls cannot be replayed.
+        """
+        return functional_config.from_config(cls, config, custom_objects)
+
+
+serialization.LAYER_CLASSES["Functional"] = Functional

@@ -1,0 +1,270 @@
+"""Model: a Layer with the model-level API (layers, get_layer, build, summary, configs).
+
+Three ways to make one:
+
+* subclass it and write `call` (sublayers assigned as attributes are tracked);
+* ``ef.models.Model(inputs, outputs)`` on `ef.layers.Input` tensors (the functional API,
+  see `functional`);
+* ``ef.models.Sequential([...])`` (see `sequential`).
+
+Training (`compile`, `fit`, ...) lives in its own module and is mixed into this class;
+nothing here depends on it.
+
+Example:
+    >>> import eagerflow as ef
+    >>> class MNISTModel(ef.Model):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.dense1 = ef.layers.Dense(units=10)
+    ...         self.dense2 = ef.layers.Dense(units=10)
+    ...     def call(self, inputs):
+    ...         result = self.dense1(inputs)
+    ...         result = self.dense2(result)
+    ...         return self.dense2(result)  # reuses dense2's variables
+    >>> model = MNISTModel()
+    >>> model(ef.zeros([1, 1, 784])).shape
+    (1, 1, 10)
+    >>> len(model.variables)
+    4
+"""
+
+from __future__ import annotations
+
+import json
+
+from eagerflow.layers import base, serialization, symbolic, tracking
+
+__all__ = ["Model", "model_from_config", "model_from_json"]
+
+
+class Model(base.Layer):
+    """A layer that groups layers, with `layers`, `get_layer`, `summary` and configs.
+
+    Args:
+        inputs, outputs: for the functional API: `ef.layers.Input` tensors and the
+            symbolic tensors computed from them (any nesting of lists/dicts).
+        name: the model's name.
+        trainable: whether its weights train.
+        **kwargs: other base Layer arguments (dtype, ...).
+
+    Raises:
+        TypeError: when a subclass passes `inputs`/`outputs` to ``Model.__init__``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> inputs = ef.layers.Input(shape=(3,))
+        >>> model = ef.models.Model(inputs, ef.layers.Dense(2, name="out")(inputs))
+        >>> model.get_layer("out").units
+        2
+    """
+
+    _auto_config_base = True
+    _UNTRACKED = base.Layer._UNTRACKED | {"_functional_layers", "_flat_inputs",
+                                          "_flat_outputs", "_nodes"}
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            from eagerflow.models import functional
+
+            return object.__new__(functional.Functional)
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        if args or "inputs" in kwargs or "outputs" in kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.__init__ received inputs/outputs: building a "
+                "functional graph from a Model subclass is not supported. Write the "
+                "computation in `call()`, or build `ef.models.Model(inputs, outputs)` and "
+                "use it as a layer of your subclass.")
+        super().__init__(**kwargs)
+
+    # -- structure -------------------------------------------------------------------------
+    @property
+    def layers(self) -> list:
+        """The model's direct sublayers, in tracking order."""
+        return tracking.sublayers(self)
+
+    def get_layer(self, name=None, index=None):
+        """Returns a direct sublayer by name (or by position in `layers`).
+
+        Raises:
+            ValueError: for an unknown name (listing the known ones), a bad index, or
+                neither/both given.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(2, name="first")])
+            >>> model.get_layer("first").name, model.get_layer(index=0).name
+            ('first', 'first')
+        """
+        if (name is None) == (index is None):
+            raise ValueError(
+                "Provide exactly one of `name` or `index` to get_layer(). Received: "
+                f"name={name!r}, index={index!r}")
+        layers = self.layers
+        if index is not None:
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model "
+                    f"'{self.name}' only has {len(layers)} layers.")
+            return layers[index]
+        for layer in layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(
+            f"No such layer: '{name}'. Existing layers of model '{self.name}' are: "
+            f"{[layer.name for layer in layers]}.")
+
+    def _build_from_shape(self, input_shape) -> None:
+        # Called by the first __call__: the call itself builds the sublayers, so the
+        # default build needs no probe run. A user-defined build still runs.
+        self.__dict__["_build_input_shape"] = input_shape
+        if type(self).build is not Model.build:
+            self.build(input_shape)
+        self.__dict__["built"] = True
+
+    def build(self, input_shape) -> None:
+        """Builds every weight at once for inputs of `input_shape` (None: unknown sizes).
+
+        Runs the model on small dummy inputs (training off, no state updated), which also
+        records each sublayer's output shapes for `summary`.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> class Net(ef.Model):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.fc = ef.layers.Dense(4)
+            ...     def call(self, x):
+            ...         return self.fc(x)
+            >>> net = Net()
+            >>> net.build((None, 3))
+            >>> net.count_params()
+            16
+        """
+        if self.__dict__.get("_in_build_probe"):
+            return
+        self.__dict__["_in_build_probe"] = True
+        try:
+            inputs = _placeholders(input_shape, self.dtype)
+            records: list = []
+            symbolic.infer(self, (inputs,), {}, records)
+        finally:
+            self.__dict__["_in_build_probe"] = False
+        self.__dict__["_call_record"] = symbolic.merge_records(records)
+        self.__dict__["_build_input_shape"] = input_shape
+        self.__dict__["built"] = True
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, input_shape=None):
+        """Prints a table of the layers: name and type, output shape, parameter count.
+
+        Args:
+            line_length: total width of the table.
+            positions: relative or absolute column end positions.
+            print_fn: function taking one line (default `print`).
+            expand_nested: also list the layers inside nested models.
+            show_trainable: add a column saying whether each layer trains.
+            input_shape: build the model for this input shape first (a dry run that
+                records the real shape of every layer call).
+
+        Raises:
+            ValueError: if the model is not built and no `input_shape` is given.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,), name="d")],
+            ...                       name="tiny")
+            >>> model.summary(line_length=50)
+            Model: "tiny"
+            __________________________________________________
+             Layer (type)        Output Shape        Param #
+            ==================================================
+             d (Dense)           (None, 2)                 8
+            ==================================================
+            Total params: 8 (32.00 B)
+            Trainable params: 8 (32.00 B)
+            Non-trainable params: 0 (0.00 B)
+            __________________________________________________
+        """
+        from eagerflow.models import summary as summary_lib
+
+        if input_shape is not None:
+            self.build(input_shape)
+        summary_lib.print_summary(self, line_length=line_length, positions=positions,
+                                  print_fn=print_fn, expand_nested=expand_nested,
+                                  show_trainable=show_trainable)
+
+    # -- configs ---------------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Creates the model from `get_config`'s output (a functional graph config too).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> x = ef.layers.Input(shape=(2,))
+            >>> model = ef.models.Model(x, ef.layers.Dense(1)(x))
+            >>> ef.models.Model.from_config(model.get_config()).count_params()
+            3
+        """
+        if cls is Model and "input_layers" in config and "layers" in config:
+            from eagerflow.models import functional
+
+            return functional.Functional.from_config(config, custom_objects)
+        return super().from_config(config)
+
+    def to_json(self, **kwargs) -> str:
+        """The model's architecture (class and config, no weights) as a JSON string.
+
+        Raises:
+            TypeError: if the config holds Python objects (a Lambda's function, a custom
+                activation) that JSON cannot represent.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> text = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))]).to_json()
+            >>> ef.models.model_from_json(text).count_params()
+            3
+        """
+        try:
+            return json.dumps(serialization.serialize(self), **kwargs)
+        except TypeError as e:
+            raise TypeError(
+                f"The config of model '{self.name}' cannot be written as JSON: {e}. Configs "
+                "of Lambda layers and of custom activations hold Python objects; use "
+                "get_config() / from_config() in memory instead.") from None
+
+
+def _placeholders(input_shape, dtype):
+    """Symbolic tensors for a shape, or for a list/dict of shapes."""
+    if isinstance(input_shape, dict):
+        return {k: symbolic.SymbolicTensor(tuple(v), dtype) for k, v in input_shape.items()}
+    if isinstance(input_shape, (list, tuple)) and input_shape and all(
+            isinstance(s, (list, tuple)) for s in input_shape):
+        return [symbolic.SymbolicTensor(tuple(s), dtype) for s in input_shape]
+    return symbolic.SymbolicTensor(tuple(input_shape), dtype)
+
+
+def model_from_config(config: dict, custom_objects=None):
+    """Rebuilds a model (or layer) from ``{"class_name": ..., "config": ...}``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
+        >>> clone = ef.models.model_from_config(ef.layers.serialize(model))
+        >>> clone.count_params()
+        8
+    """
+    return serialization.deserialize(config, custom_objects)
+
+
+def model_from_json(json_string: str, custom_objects=None):
+    """Rebuilds a model from `Model.to_json` output (weights are freshly initialized).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> text = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))]).to_json()
+        >>> ef.models.model_from_json(text).layers[0].units
+        2
+    """
+    return model_from_config(json.loads(json_string), custom_objects)

@@ -1,0 +1,28 @@
+"""Optimizers (`ef.optim`): SGD, Adam, AdamW, RMSprop, Adagrad, and learning-rate schedules.
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable([1.0, -1.0])
+    >>> opt = ef.optim.Adam(learning_rate=0.1)
+    >>> for _ in range(50):
+    ...     loss = opt.minimize(lambda: ef.reduce_sum(w * w))
+    >>> bool(float(loss) < 0.05)
+    True
+"""
+
+from eagerflow.optim import schedules
+from eagerflow.optim.adagrad import Adagrad
+from eagerflow.optim.adam import Adam
+from eagerflow.optim.adamw import AdamW
+from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
+from eagerflow.optim.hyperparameters import Hyperparameter
+from eagerflow.optim.optimizer import Optimizer
+from eagerflow.optim.rmsprop import RMSprop
+from eagerflow.optim.serialization import deserialize, get, serialize
+from eagerflow.optim.sgd import SGD, GradientDescent
+
+__all__ = [
+    "SGD", "Adagrad", "Adam", "AdamW", "GradientDescent", "Hyperparameter", "Optimizer",
+    "RMSprop", "deserialize", "get", "get_global_step", "get_or_create_global_step",
+    "schedules", "serialize",
+]

@@ -1,0 +1,67 @@
+"""Adagrad: per-element learning rates from the sum of squared gradients (Keras 3's rule).
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable(1.0)
+    >>> _ = ef.optim.Adagrad(learning_rate=0.1).apply_gradients([(ef.constant(1.0), w)])
+    >>> round(float(w), 4)
+    0.9047
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.optim import hyperparameters, optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(optimizer.Optimizer):
+    """Adapts each element's step to how much that element has been updated.
+
+    With one slot ``accumulator`` (a), which starts at `initial_accumulator_value`::
+
+        a += g * g
+        w -= learning_rate * g / sqrt(a + epsilon)
+
+    Args:
+        learning_rate: float, Variable, schedule or callable (see `Optimizer`).
+        initial_accumulator_value: the accumulator's starting value (>= 0).
+        epsilon: small constant for numerical stability (inside the square root).
+        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+
+    Raises:
+        ValueError: if `initial_accumulator_value` or `epsilon` is negative.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable([1.0])
+        >>> opt = ef.optim.Adagrad(initial_accumulator_value=1.0)
+        >>> opt.build([w])
+        >>> opt.get_slot(w, "accumulator").numpy()
+        array([1.], dtype=float32)
+    """
+
+    _config_names = ("initial_accumulator_value", "epsilon")
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.initial_accumulator_value = hyperparameters.check_float(
+            initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adagrad", 0.0)
+        self._slot_names = ["accumulator"]
+
+    def _create_slots(self, var):
+        self.add_slot(var, "accumulator", self.initial_accumulator_value)
+
+    def _update(self, var, grad, lr, slots):
+        (accumulator,) = slots
+        temp = self._temp(var)
+        accumulator += np.multiply(grad, grad, out=temp)
+        np.add(accumulator, self.epsilon, out=temp)
+        np.sqrt(temp, out=temp)
+        np.divide(grad, temp, out=temp)
+        temp *= lr
+        var -= temp

@@ -1,0 +1,87 @@
+"""Adam, with optional AMSGrad: Keras 3's update rule (bias correction folded into the step).
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable(1.0)
+    >>> _ = ef.optim.Adam(learning_rate=0.1).apply_gradients([(ef.constant(5.0), w)])
+    >>> round(float(w), 4)
+    0.9
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eagerflow.optim import hyperparameters, optimizer
+
+__all__ = ["Adam"]
+
+
+class Adam(optimizer.Optimizer):
+    """Adaptive moment estimation.
+
+    Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``velocity`` (v)::
+
+        m += (g - m) * (1 - beta_1)
+        v += (g * g - v) * (1 - beta_2)
+        alpha = learning_rate * sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
+        w -= alpha * m / (sqrt(v) + epsilon)
+
+    With ``amsgrad=True`` a third slot ``velocity_hat`` keeps the running maximum of v, which
+    replaces v in the last line. Note that epsilon is added after the bias correction is
+    folded into alpha (Keras's and TensorFlow's "epsilon hat"), not to a corrected v.
+
+    Args:
+        learning_rate: float, Variable, schedule or callable (see `Optimizer`).
+        beta_1: decay of the first-moment estimate.
+        beta_2: decay of the second-moment estimate.
+        epsilon: small constant for numerical stability.
+        amsgrad: use the AMSGrad variant.
+        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable([1.0, -1.0])
+        >>> opt = ef.optim.Adam(learning_rate=0.01)
+        >>> _ = opt.apply_gradients([(ef.constant([0.5, -2.0]), w)])
+        >>> [round(float(x), 4) for x in w.numpy()], opt.get_slot_names()
+        ([0.99, -0.99], ['momentum', 'velocity'])
+    """
+
+    beta_1 = hyperparameters.Hyperparameter()
+    beta_2 = hyperparameters.Hyperparameter()
+    _config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
+    _slot_aliases = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat"}
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        owner = type(self).__name__
+        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
+        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
+        self.amsgrad = bool(amsgrad)
+        self._slot_names = ["momentum", "velocity"] + (["velocity_hat"] if amsgrad else [])
+
+    def _prepare(self, lr, step):
+        beta_1, beta_2 = self._hyper("beta_1"), self._hyper("beta_2")
+        self._one_minus_beta_1, self._one_minus_beta_2 = 1.0 - beta_1, 1.0 - beta_2
+        self._alpha = lr * math.sqrt(1.0 - beta_2**step) / (1.0 - beta_1**step)
+
+    def _update(self, var, grad, lr, slots):
+        m, v = slots[0], slots[1]
+        temp = self._temp(var)
+        m += np.multiply(np.subtract(grad, m, out=temp), self._one_minus_beta_1, out=temp)
+        np.multiply(grad, grad, out=temp)
+        temp -= v
+        temp *= self._one_minus_beta_2
+        v += temp
+        if self.amsgrad:
+            v = np.maximum(slots[2], v, out=slots[2])
+        np.sqrt(v, out=temp)
+        temp += self.epsilon
+        np.divide(m, temp, out=temp)
+        temp *= self._alpha
+        var -= temp

@@ -1,0 +1,464 @@
+"""The Optimizer base class: gradients in, in-place variable updates out.
+
+One step (`apply_gradients`) does, in Keras 3's order:
+
+1. drop the pairs whose gradient is None, with one warning naming those variables and why
+   the tape gave None (an error, with the same details, when every gradient is None);
+2. read each gradient as an ndarray of its variable's dtype, checking its shape;
+3. create the slots of variables seen for the first time (`build`);
+4. clip (`clipnorm`, `clipvalue` or `global_clipnorm`) into new arrays: a gradient
+   tensor's buffer is never written;
+5. evaluate the learning rate once (a schedule is called with `iterations`);
+6. per variable: decoupled weight decay, the subclass's `_update` on the variable's
+   writable buffer and its slots' buffers, then the variable's constraint;
+7. add one to `iterations` (and to `global_step` when given).
+
+Updates run in NumPy, in place, outside any tape. `Variable._writable_buffer()` copies the
+buffer first when a tensor read earlier still shares it, so a value read before the step
+keeps its value. Subclasses implement `_update(var, grad, lr, slots)` on ndarrays (`slots`
+in `self._slot_names` order) and may precompute per-step scalars in `_prepare(lr, step)`.
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable([1.0, 2.0])
+    >>> opt = ef.optim.SGD(learning_rate=0.1)
+    >>> opt.apply_gradients([(ef.constant([1.0, 1.0]), w)])
+    <ef.Variable 'sgd/iterations' shape=() dtype=int64, numpy=array(1)>
+    >>> w.numpy()
+    array([0.9, 1.9], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+
+import numpy as np
+
+from eagerflow.core import context, errors, nest, tensor, trackable
+from eagerflow.core import tape as tape_module
+from eagerflow.core.variable import Variable
+from eagerflow.optim import clipping, hyperparameters, schedules, slots
+
+__all__ = ["Optimizer"]
+
+_Tensor = tensor.Tensor
+
+
+def _to_array(value) -> np.ndarray:
+    if isinstance(value, tensor.Tensor):
+        return value._value
+    if isinstance(value, Variable):
+        return value._buf
+    return np.asarray(value)
+
+
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable,
+                abc.ABC):
+    """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
+
+    Args:
+        learning_rate: a float, a `Variable` (used as is, so assigning it takes effect),
+            a `schedules.LearningRateSchedule` (called with `iterations` every step), or a
+            callable without arguments returning the rate.
+        clipnorm: if set, each gradient ``g`` is rescaled to
+            ``g * clipnorm / max(norm(g), clipnorm)`` (each tensor on its own).
+        clipvalue: if set, each gradient element is clipped to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: if set, all gradients are rescaled together by
+            ``global_clipnorm / max(global_norm, global_clipnorm)`` where ``global_norm`` is
+            the norm of all of them concatenated (NaN when that norm is not finite).
+        weight_decay: if set, each step first does ``w -= w * weight_decay *
+            learning_rate`` (decoupled weight decay), except for excluded variables (see
+            `exclude_from_weight_decay`).
+        name: the optimizer's name (default: the class name in snake case).
+
+    Attributes:
+        iterations: int64 Variable, the number of steps applied so far (the global step).
+
+    Raises:
+        ValueError: for a learning rate of the wrong type, a non-positive clipping value,
+            more than one clipping option, or a negative weight decay.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable(3.0)
+        >>> opt = ef.optim.SGD(learning_rate=0.5)
+        >>> loss = opt.minimize(lambda: w * w)
+        >>> float(w), int(opt.iterations)
+        (0.0, 1)
+    """
+
+    weight_decay = hyperparameters.Hyperparameter()
+
+    def __init__(self, learning_rate=0.001, clipnorm=None, clipvalue=None,
+                 global_clipnorm=None, weight_decay=None, name=None):
+        owner = type(self).__name__
+        self.name = name or _snake_case(owner)
+        clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+        if sum(value is not None for value in clips.values()) > 1:
+            raise ValueError(
+                f"{owner}: only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. "
+                f"Received: clipnorm={clipnorm}, clipvalue={clipvalue}, "
+                f"global_clipnorm={global_clipnorm}"
+            )
+        for what, value in clips.items():
+            if value is not None and hyperparameters.check_float(value, what, owner) <= 0:
+                raise ValueError(f"{owner}: `{what}` must be > 0. Received: {what}={value!r}")
+        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.iterations = Variable(np.int64(0), trainable=False, name=f"{self.name}/iterations")
+        self._hypers: dict[str, Variable] = {}
+        self._learning_rate = None
+        self.learning_rate = learning_rate
+        if weight_decay is not None:
+            decay = hyperparameters.check_float(weight_decay, "weight_decay", owner, 0)
+            self._set_hyper("weight_decay", decay)
+        self._init_slots()
+        self._exclude_ids: set[int] = set()
+        self._exclude_pattern = None
+        self._decay_cache: dict[int, bool] = {}
+        self._scratch: dict[np.dtype, np.ndarray] = {}
+        self._temp_views: dict[tuple, np.ndarray] = {}
+
+    # -- state ------------------------------------------------------------------------------
+    def _trackable_children(self) -> dict:
+        # Own state only; slots are reached through `_slot_variables()`.
+        children = {"iterations": self.iterations}
+        children.update(self._hypers)
+        return children
+
+    @property
+    def variables(self) -> list[Variable]:
+        """Every variable of the optimizer: iterations, hyperparameters, then the slots.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD(momentum=0.9)
+            >>> opt.build([ef.Variable([1.0], name="w")])
+            >>> [v.name for v in opt.variables]
+            ['sgd/iterations', 'sgd/learning_rate', 'sgd/momentum', 'w/momentum']
+        """
+        return [self.iterations, *self._hypers.values(),
+                *(slot for _, _, slot in self._slot_records)]
+
+    # -- weight decay ----------------------------------------------------------------------
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Excludes variables from weight decay, by identity or by a name substring.
+
+        Args:
+            var_list: variables never decayed.
+            var_names: strings (regular expressions); a variable whose name contains one is
+                never decayed, e.g. ``["bias", "norm"]``.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> b = ef.Variable([1.0], name="dense/bias")
+            >>> opt = ef.optim.AdamW(learning_rate=0.1, weight_decay=0.5)
+            >>> opt.exclude_from_weight_decay(var_names=["bias"])
+            >>> opt._use_weight_decay(b)
+            False
+        """
+        self._exclude_ids = {id(v) for v in nest.flatten(var_list or [])}
+        self._exclude_pattern = re.compile("|".join(var_names)) if var_names else None
+        self._decay_cache = {}
+
+    def _use_weight_decay(self, var) -> bool:
+        decided = self._decay_cache.get(id(var))
+        if decided is None:
+            decided = id(var) not in self._exclude_ids and not (
+                self._exclude_pattern is not None and self._exclude_pattern.search(var.name))
+            self._decay_cache[id(var)] = decided
+        return decided
+
+    # -- the step --------------------------------------------------------------------------
+    def _prepare(self, lr: float, step: int) -> None:
+        """Computes per-step scalars before the per-variable updates (`step` counts from 1)."""
+
+    @abc.abstractmethod
+    def _update(self, var: np.ndarray, grad: np.ndarray, lr: float, slots: tuple) -> None:
+        """Updates `var` (a writable ndarray) and `slots` in place from `grad` (read-only)."""
+
+    def _temp(self, like: np.ndarray) -> np.ndarray:
+        """A scratch array shaped like `like`: a view of one buffer per dtype, sized for the
+        largest variable, so a step allocates nothing."""
+        view = self._temp_views.get(like.shape)
+        if view is not None and view.dtype == like.dtype:
+            return view
+        flat = self._scratch.get(like.dtype)
+        if flat is None or flat.size < like.size:
+            flat = self._scratch[like.dtype] = np.empty(like.size, like.dtype)
+            self._temp_views = {}
+        view = self._temp_views[like.shape] = flat[: like.size].reshape(like.shape)
+        return view
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        """Applies one step of updates from ``(gradient, variable)`` pairs.
+
+        Args:
+            grads_and_vars: any iterable of pairs, e.g. ``zip(grads, variables)``. Pairs with
+                a None gradient are skipped with one warning naming their variables. An
+                empty iterable does nothing (not even count a step), as in Keras.
+            global_step: optional Variable incremented by one (the TF-1 call form).
+            name: ignored (accepted for TensorFlow compatibility).
+
+        Returns:
+            The `iterations` Variable.
+
+        Raises:
+            InvalidArgumentError: if every gradient is None (naming each variable and why its
+                gradient is None), a gradient's shape differs from its variable's, a variable
+                appears twice, or a variable is not floating-point.
+            TypeError: if an item is not a ``(gradient, variable)`` pair of the right types.
+            UnimplementedError: if called while an `ef.function` is being traced.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable([1.0, 1.0])
+            >>> _ = ef.optim.SGD(1.0).apply_gradients(zip([ef.constant([0.5, 0.25])], [w]))
+            >>> w.numpy()
+            array([0.5 , 0.75], dtype=float32)
+        """
+        del name
+        if context.thread.tracer is not None:
+            raise errors.UnimplementedError(
+                f"{type(self).__name__}.apply_gradients cannot run inside a traced ef.function "
+                "yet: compute the gradients inside the function, return them, and apply them "
+                "outside it."
+            )
+        if global_step is not None and not isinstance(global_step, Variable):
+            raise TypeError(
+                "apply_gradients: `global_step` must be an ef.Variable (for example "
+                f"ef.train.get_or_create_global_step()). Received: {global_step!r}"
+            )
+        variables, grads, slots = self._collect(grads_and_vars)
+        if not variables:
+            return self.iterations
+        if self.clipnorm is not None:
+            grads = [clipping.clip_by_norm(g, self.clipnorm) for g in grads]
+        elif self.clipvalue is not None:
+            grads = [clipping.clip_by_value(g, self.clipvalue) for g in grads]
+        elif self.global_clipnorm is not None:
+            grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
+        lr = self._current_lr()
+        self._prepare(lr, int(self.iterations._buf) + 1)
+        decay = self._hypers.get("weight_decay")
+        decay_factor = 1.0 - lr * float(decay._buf) if decay is not None else 1.0
+        update = self._update
+        for var, grad, var_slots in zip(variables, grads, slots, strict=True):
+            buffer = var._writable_buffer()
+            if decay_factor != 1.0 and self._use_weight_decay(var):
+                buffer *= decay_factor
+            update(buffer, grad, lr,
+                   [s._writable_buffer() for s in var_slots] if var_slots else var_slots)
+            if var._constraint is not None:
+                var.assign(var._constraint(var))
+        self.iterations._writable_buffer()[...] += 1
+        if global_step is not None:
+            global_step.assign_add(np.asarray(1, global_step.dtype))
+        return self.iterations
+
+    def _collect(self, grads_and_vars) -> tuple[list, list, list]:
+        """Checks the pairs and returns variables, gradient arrays and slots; None gradients
+        are dropped (with a warning), and nothing is modified before every pair is checked.
+        """
+        # hot path: runs once per variable per step; see benchmarks/bench_optim.py.
+        variables, grads, slots, missing, seen = [], [], [], [], set()
+        entries = self._slots
+        for pair in grads_and_vars:
+            try:
+                grad, var = pair
+            except (TypeError, ValueError):
+                raise TypeError(
+                    "apply_gradients expects (gradient, variable) pairs, e.g. "
+                    f"zip(grads, variables). Received an item {pair!r}"
+                ) from None
+            if type(var) is not Variable and not isinstance(var, Variable):
+                raise TypeError(
+                    "apply_gradients: the second element of each pair must be an ef.Variable. "
+                    f"Received: {type(var).__name__} {var!r}"
+                )
+            if grad is None:
+                missing.append(var)
+                continue
+            array = grad._value if type(grad) is _Tensor else _to_array(grad)
+            buffer = var._buf
+            if array.dtype != buffer.dtype:
+                array = array.astype(buffer.dtype)
+            if array.shape != buffer.shape:
+                raise errors.InvalidArgumentError(
+                    f"Gradient for variable {var.name!r} has shape {array.shape}, but the "
+                    f"variable has shape {buffer.shape}."
+                )
+            key = id(var)
+            if key in seen:
+                raise errors.InvalidArgumentError(
+                    f"apply_gradients got variable {var.name!r} more than once; add its "
+                    "gradients together first."
+                )
+            seen.add(key)
+            entry = entries.get(key)
+            slots.append(entry[2] if entry is not None and entry[2] is not None
+                         else self._ensure_slots(var))
+            grads.append(array)
+            variables.append(var)
+        if missing:
+            self._report_missing(missing, fatal=not variables)
+        return variables, grads, slots
+
+    def _report_missing(self, missing: list, fatal: bool) -> None:
+        lines = []
+        for var in missing:
+            reason = tape_module.none_reason(var)
+            lines.append(f"  {var.name!r}: {reason}" if reason else f"  {var.name!r}")
+        details = "\n".join(lines)
+        if fatal:
+            raise errors.InvalidArgumentError(
+                f"No gradients provided for any variable. Variables and why their gradient "
+                f"is None:\n{details}"
+            )
+        names = [v.name for v in missing]
+        errors.warn_once(
+            f"optimizer-none-gradient:{sorted(id(v) for v in missing)}",
+            f"Gradients do not exist for variables {names}; they were skipped (their slots "
+            f"and weight decay are untouched). Why:\n{details}",
+            stacklevel=5,  # warn_once, here, _collect, apply_gradients, the caller
+        )
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras-3 form of `apply_gradients`: gradients and variables as two lists.
+
+        Without `trainable_variables`, the variables the optimizer was built with, in order.
+
+        Raises:
+            InvalidArgumentError: without `trainable_variables` when the optimizer was never
+                built, or when the counts differ.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable(1.0)
+            >>> opt = ef.optim.SGD(0.5)
+            >>> opt.build([w])
+            >>> _ = opt.apply([ef.constant(1.0)])
+            >>> float(w)
+            0.5
+        """
+        grads = list(grads)
+        if trainable_variables is None:
+            trainable_variables = [e[0] for e in self._slots.values() if e[2] is not None]
+            if not trainable_variables or len(trainable_variables) != len(grads):
+                raise errors.InvalidArgumentError(
+                    f"apply(grads) without variables needs an optimizer built on exactly "
+                    f"{len(grads)} variables (call optimizer.build(variables) first); it "
+                    f"knows {len(trainable_variables)}."
+                )
+        trainable_variables = list(trainable_variables)
+        if len(trainable_variables) != len(grads):
+            raise errors.InvalidArgumentError(
+                f"apply got {len(grads)} gradients for {len(trainable_variables)} variables."
+            )
+        return self.apply_gradients(zip(grads, trainable_variables, strict=True))
+
+    def minimize(self, loss, var_list=None, tape=None):
+        """Computes the gradients of `loss` and applies them.
+
+        Args:
+            loss: a callable without arguments returning the loss; or, with `tape`, the loss
+                tensor that `tape` recorded.
+            var_list: the variables to update (a list, or a callable returning one). By
+                default, the trainable variables the loss read.
+            tape: the GradientTape that recorded `loss` when `loss` is a tensor.
+
+        Returns:
+            The loss value.
+
+        Raises:
+            TypeError: if `loss` is not callable and no `tape` is given, or the loss is not a
+                tensor.
+            InvalidArgumentError: if there are no variables to update.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable(2.0)
+            >>> opt = ef.optim.SGD(learning_rate=0.25)
+            >>> float(opt.minimize(lambda: w * w)), float(w)
+            (4.0, 1.0)
+        """
+        if tape is None:
+            if not callable(loss):
+                raise TypeError(
+                    "minimize: `loss` must be a callable returning the loss (e.g. "
+                    f"lambda: loss_fn(model, x, y)) unless `tape` is given. Received: {loss!r}"
+                )
+            with tape_module.GradientTape() as tape:
+                value = loss()
+        else:
+            if callable(loss):
+                with tape:
+                    value = loss()
+            else:
+                value = loss
+        if not isinstance(value, (tensor.Tensor, Variable)):
+            raise TypeError(
+                f"minimize: the loss must be a Tensor computed from the variables. Received: "
+                f"{type(value).__name__} {value!r}"
+            )
+        if callable(var_list):
+            var_list = var_list()
+        if var_list is None:
+            var_list = [v for v in tape.watched_variables() if v.trainable]
+        else:
+            var_list = nest.flatten(var_list)
+        if not var_list:
+            raise errors.InvalidArgumentError(
+                "minimize: the loss read no trainable variables, so there is nothing to "
+                "update. Pass var_list, or compute the loss from trainable ef.Variables."
+            )
+        grads = tape.gradient(value, var_list)
+        self.apply_gradients(zip(grads, var_list, strict=True))
+        return value
+
+    # -- configuration ---------------------------------------------------------------------
+    _config_names: tuple = ()
+
+    def get_config(self) -> dict:
+        """The constructor arguments, as plain Python values (schedules serialized).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.optim.SGD(0.1, momentum=0.5).get_config()["momentum"]
+            0.5
+        """
+        rate = self._learning_rate
+        if isinstance(rate, schedules.LearningRateSchedule):
+            rate = schedules.serialize(rate)
+        elif isinstance(rate, Variable):
+            rate = float(rate._buf)
+        config = {"name": self.name, "learning_rate": rate, "clipnorm": self.clipnorm,
+                  "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+        if "weight_decay" in self._hypers:
+            config["weight_decay"] = self._hyper("weight_decay")
+        for key in self._config_names:
+            value = getattr(self, key)
+            config[key] = float(value._buf) if isinstance(value, Variable) else value
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects=None):
+        """Creates an optimizer from `get_config()` output.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.optim.Adam.from_config(ef.optim.Adam(beta_2=0.99).get_config()).beta_2
+            <ef.Variable 'adam/beta_2' shape=() dtype=float32, numpy=array(0.99, dtype=float32)>
+        """  # noqa: E501
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            config["learning_rate"] = schedules.deserialize(config["learning_rate"],
+                                                            custom_objects)
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<ef.optim.{type(self).__name__} name={self.name!r}>"

@@ -1,0 +1,93 @@
+"""RMSprop, plain, centered, and with momentum: Keras 3's update rule.
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable(1.0)
+    >>> _ = ef.optim.RMSprop(learning_rate=0.01).apply_gradients([(ef.constant(2.0), w)])
+    >>> round(float(w), 4)
+    0.9684
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.optim import hyperparameters, optimizer
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(optimizer.Optimizer):
+    """Divides the gradient by a running root mean square of recent gradients.
+
+    With slots ``velocity`` (v), and ``average_gradient`` (a) when centered, ``momentum``
+    (p) when momentum > 0::
+
+        v = rho * v + (1 - rho) * g * g
+        a = rho * a + (1 - rho) * g                  # centered only
+        increment = lr * g / sqrt(v - a * a + epsilon)  # or sqrt(v + epsilon)
+        p = momentum * p + increment; w -= p         # or w -= increment
+
+    Args:
+        learning_rate: float, Variable, schedule or callable (see `Optimizer`).
+        rho: decay of the squared-gradient average.
+        momentum: momentum (> 0 creates the momentum slot; decided at construction).
+        epsilon: small constant for numerical stability (inside the square root).
+        centered: normalize by an estimate of the gradient's variance instead.
+        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.optim.RMSprop(momentum=0.9, centered=True).get_slot_names()
+        ['velocity', 'momentum', 'average_gradient']
+    """
+
+    rho = hyperparameters.Hyperparameter()
+    momentum = hyperparameters.Hyperparameter()
+    _config_names = ("rho", "momentum", "epsilon", "centered")
+    _slot_aliases = {"rms": "velocity", "mg": "average_gradient"}
+
+    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
+                 centered=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.rho = hyperparameters.check_float(rho, "rho", "RMSprop", 0.0)
+        self.momentum = hyperparameters.check_float(momentum, "momentum", "RMSprop", 0.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "RMSprop", 0.0)
+        self.centered = bool(centered)
+        self._slot_names = (["velocity"] + (["momentum"] if momentum > 0 else [])
+                            + (["average_gradient"] if centered else []))
+
+    def _prepare(self, lr, step):
+        self._rho, self._momentum = self._hyper("rho"), self._hyper("momentum")
+        if self._momentum > 0 and "momentum" not in self._slot_names:
+            raise errors.InvalidArgumentError(
+                f"RMSprop {self.name!r} was created with momentum=0, so it has no momentum "
+                "slots; create it with the momentum you want instead of assigning it later."
+            )
+
+    def _update(self, var, grad, lr, slots):
+        rho, one_minus_rho = self._rho, 1.0 - self._rho
+        velocity = slots[0]
+        temp = self._temp(var)
+        velocity *= rho
+        velocity += np.multiply(np.multiply(grad, grad, out=temp), one_minus_rho, out=temp)
+        if self.centered:
+            average = slots[-1]
+            average *= rho
+            average += np.multiply(grad, one_minus_rho, out=temp)
+            np.multiply(average, average, out=temp)
+            np.subtract(velocity, temp, out=temp)
+            temp += self.epsilon
+        else:
+            np.add(velocity, self.epsilon, out=temp)
+        np.sqrt(temp, out=temp)
+        np.divide(grad, temp, out=temp)
+        temp *= lr
+        if "momentum" in self._slot_names:
+            momentum = slots[1]
+            momentum *= self._momentum
+            momentum += temp
+            var -= momentum
+        else:
+            var -= temp

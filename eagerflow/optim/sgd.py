@@ -1,0 +1,83 @@
+"""Stochastic gradient descent, with optional (Nesterov) momentum, Keras 3's update rule.
+
+Example:
+    >>> import eagerflow as ef
+    >>> w = ef.Variable(1.0)
+    >>> opt = ef.optim.SGD(learning_rate=0.1, momentum=0.9)
+    >>> for _ in range(2):
+    ...     _ = opt.apply_gradients([(ef.constant(1.0), w)])
+    >>> round(float(w), 4)
+    0.71
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.optim import hyperparameters, optimizer
+
+__all__ = ["SGD", "GradientDescent"]
+
+
+class SGD(optimizer.Optimizer):
+    """Gradient descent with optional momentum.
+
+    Without momentum: ``w -= learning_rate * g``. With momentum (one slot, ``momentum``):
+    ``m = momentum * m - learning_rate * g`` then ``w += m``, or with ``nesterov=True``
+    ``w += momentum * m - learning_rate * g``.
+
+    Args:
+        learning_rate: float, Variable, schedule or callable (see `Optimizer`).
+        momentum: float in [0, 1]. Whether the momentum slot exists is decided here: an
+            optimizer created with 0 cannot be given momentum later.
+        nesterov: use Nesterov momentum.
+        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+
+    Raises:
+        ValueError: if `momentum` is not a float in [0, 1].
+
+    Example:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable([1.0, 2.0])
+        >>> _ = ef.optim.SGD(learning_rate=0.5).apply_gradients([(ef.constant([1.0, 2.0]), w)])
+        >>> w.numpy()
+        array([0.5, 1. ], dtype=float32)
+    """
+
+    momentum = hyperparameters.Hyperparameter()
+    _config_names = ("momentum", "nesterov")
+
+    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        hyperparameters.check_float(momentum, "momentum", "SGD", 0.0)
+        if momentum > 1:
+            raise ValueError(f"SGD: `momentum` must be in [0, 1]. Received: momentum={momentum}")
+        self.momentum = momentum
+        self.nesterov = bool(nesterov)
+        self._slot_names = ["momentum"] if momentum != 0 else []
+
+    def _prepare(self, lr, step):
+        self._momentum = self._hyper("momentum")
+        if self._momentum != 0 and not self._slot_names:
+            raise errors.InvalidArgumentError(
+                f"SGD {self.name!r} was created with momentum=0, so it has no momentum slots; "
+                "create it with the momentum you want instead of assigning it later."
+            )
+
+    def _update(self, var, grad, lr, slots):
+        scaled = np.multiply(grad, lr, out=self._temp(var))  # lr * g
+        if not slots:
+            var -= scaled
+            return
+        (velocity,) = slots
+        velocity *= self._momentum
+        velocity -= scaled
+        if self.nesterov:
+            var -= scaled
+            var += np.multiply(velocity, self._momentum, out=scaled)
+        else:
+            var += velocity
+
+
+GradientDescent = SGD

@@ -1,0 +1,178 @@
+"""Tensor: immutability, repr, operators, Python conversions, NumPy interop, indexing."""
+
+import operator
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+
+
+def test_basic_properties():
+    t = ef.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert t.shape == (2, 2) and isinstance(t.shape, tuple)
+    assert t.dtype == np.float32 and t.ndim == 2
+    assert t.device == "/device:CPU:0" and t.cpu() is t
+    assert isinstance(t.numpy(), np.ndarray)
+
+
+def test_repr_and_str():
+    assert repr(ef.matmul([[2.0]], [[2.0]])) == "ef.Tensor([[4.]], shape=(1, 1), dtype=float32)"
+    assert str(ef.constant(4.0)) == "ef.Tensor(4.0, shape=(), dtype=float32)"
+    assert repr(ef.constant([1, 2])) == "ef.Tensor([1 2], shape=(2,), dtype=int32)"
+    assert repr(ef.constant([[1, 2], [3, 4]])) == (
+        "ef.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
+    )
+
+
+def test_immutable():
+    t = ef.constant([1.0, 2.0])
+    with pytest.raises(TypeError, match="immutable"):
+        t[0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        t.numpy()[0] = 5.0
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(t)[0] = 5.0
+    assert np.array(t, copy=True).flags.writeable
+
+
+def test_constant_copies_its_input():
+    array = np.array([1.0, 2.0])
+    t = ef.constant(array)
+    array[0] = 100.0
+    assert float(t[0]) == 1.0
+
+
+def test_op_inputs_from_mutable_arrays_are_copied():
+    array = np.array([1.0, 2.0])
+    t = ef.reshape(array, [2, 1])
+    array[0] = 100.0
+    assert float(t[0, 0]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "op, expected",
+    [
+        (operator.add, [4.0, 6.0]), (operator.sub, [-2.0, -2.0]), (operator.mul, [3.0, 8.0]),
+        (operator.truediv, [1 / 3, 0.5]), (operator.floordiv, [0.0, 0.0]),
+        (operator.mod, [1.0, 2.0]), (operator.pow, [1.0, 16.0]),
+    ],
+)
+def test_binary_operators_and_reflections(op, expected):
+    a, b = ef.constant([1.0, 2.0]), ef.constant([3.0, 4.0])
+    np.testing.assert_allclose(op(a, b).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(op(a.numpy().tolist(), b).numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(op(a, b.numpy().tolist()).numpy(), expected, rtol=1e-6)
+
+
+def test_ndarray_op_tensor_returns_tensor():
+    t = ef.constant([1.0, 2.0])
+    results = (np.ones(2) + t, np.ones(2) * t, np.ones(2) - t, np.ones((1, 2)) @ ef.ones([2, 1]))
+    for result in results:
+        assert isinstance(result, ef.Tensor)
+
+
+def test_unary_operators_and_comparisons():
+    t = ef.constant([-1.0, 2.0])
+    np.testing.assert_allclose((-t).numpy(), [1.0, -2.0])
+    np.testing.assert_allclose(abs(t).numpy(), [1.0, 2.0])
+    np.testing.assert_allclose((+t).numpy(), [-1.0, 2.0])
+    assert (t < 0).numpy().tolist() == [True, False]
+    assert (t <= -1).numpy().tolist() == [True, False]
+    assert (t > 0).numpy().tolist() == [False, True]
+    assert (t >= 2).numpy().tolist() == [False, True]
+    assert (t == 2.0).numpy().tolist() == [False, True]
+    assert (t != 2.0).numpy().tolist() == [True, False]
+    assert (t == None) is False and (t != None) is True  # noqa: E711
+    mask = ef.constant([True, False])
+    assert (~mask).numpy().tolist() == [False, True]
+    assert (mask & ef.constant([True, True])).numpy().tolist() == [True, False]
+    assert (mask | ef.constant([False, True])).numpy().tolist() == [True, True]
+    assert (mask ^ ef.constant([True, True])).numpy().tolist() == [False, True]
+
+
+def test_weak_python_scalars_keep_dtype():
+    t = ef.constant([1.0], dtype=ef.float32)
+    assert (t * 2.0).dtype == np.float32 and (2 + t).dtype == np.float32
+    assert (ef.constant([1], dtype=ef.int32) + 1).dtype == np.int32
+    assert (ef.constant(1, dtype=ef.float16) * 3.5).dtype == np.float16
+    assert ef.add(1.0, 2).dtype == np.float32
+
+
+def test_python_conversions():
+    assert bool(ef.constant(True)) and not bool(ef.constant([0.0]))
+    assert int(ef.constant(3.7)) == 3 and float(ef.constant(2)) == 2.0
+    assert complex(ef.constant(1.0)) == 1 + 0j
+    assert operator.index(ef.constant(4)) == 4
+    assert list(range(ef.constant(3))) == [0, 1, 2]
+    assert [1, 2, 3][ef.constant(1)] == 2
+    assert format(ef.constant(3.14159), ".3f") == "3.142"
+    assert f"{ef.constant(2.5):.1f}" == "2.5"
+    assert format(ef.constant([1, 2])) == str(ef.constant([1, 2]))
+    x = ef.constant(0.5)
+    assert (x if x > 0.0 else -x) is x
+
+
+def test_conversion_errors():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="one element, got shape \\(2,\\)"):
+        bool(ef.constant([1.0, 2.0]))
+    with pytest.raises(ValueError, match="exactly one element"):
+        float(ef.constant([1.0, 2.0]))
+    with pytest.raises(TypeError, match="Only integer tensors can be used as an index"):
+        operator.index(ef.constant(1.5))
+    with pytest.raises(TypeError, match="only scalar tensors accept format specs"):
+        format(ef.constant([1.0, 2.0]), ".2f")
+
+
+def test_len_and_iteration():
+    t = ef.constant([[1, 2], [3, 4], [5, 6]])
+    assert len(t) == 3
+    rows = list(t)
+    assert [r.numpy().tolist() for r in rows] == [[1, 2], [3, 4], [5, 6]]
+    with pytest.raises(TypeError, match="scalar tensor"):
+        len(ef.constant(1))
+    with pytest.raises(TypeError, match="Cannot iterate over a scalar tensor"):
+        iter(ef.constant(1))
+    assert list(ef.zeros([0, 2])) == []
+
+
+def test_numpy_style_indexing():
+    t = ef.constant(np.arange(24).reshape(2, 3, 4))
+    a = t.numpy()
+    keys = [0, -1, (1, 2), (slice(None), 1), (Ellipsis, 2), (None, 0), (0, slice(None, None, -1)),
+            ([1, 0],), (a[..., 0] > 5,), (ef.constant(1), ef.constant([0, 2]))]
+    for key in keys:
+        np_key = tuple(k.numpy() if isinstance(k, ef.Tensor) else k for k in key) \
+            if isinstance(key, tuple) else key
+        np.testing.assert_array_equal(t[key].numpy(), a[np_key])
+    with pytest.raises(ef.errors.InvalidArgumentError, match="index 5 is out of bounds"):
+        t[5]
+
+
+def test_numpy_functions_accept_tensors():
+    t = ef.constant([1.0, -2.0])
+    assert isinstance(np.square(t), np.ndarray)
+    np.testing.assert_allclose(np.square(t), [1.0, 4.0])
+    assert np.mean(t) == -0.5
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+
+
+def test_hash_is_identity():
+    a, b = ef.constant(1.0), ef.constant(1.0)
+    assert hash(a) != hash(b) or a is b
+    assert len({a: 1, b: 2}) == 2
+
+
+def test_tensor_constructor_and_copy():
+    import copy
+    import pickle
+
+    t = ef.Tensor([1, 2], dtype=ef.float64)
+    assert t.dtype == np.float64
+    assert copy.copy(t) is t and copy.deepcopy(t) is t
+    assert pickle.loads(pickle.dumps(t)).numpy().tolist() == [1.0, 2.0]
+
+
+def test_gpu_requests_fail_clearly():
+    with pytest.raises(ef.errors.NotFoundError, match="no GPU is available"):
+        ef.constant(1.0).gpu()

@@ -1,0 +1,116 @@
+"""BatchNormalization and LayerNormalization."""
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+from tests.layers.layer_contract import run_layer_test
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((6, 4)).astype("float32")
+GAMMA = RNG.uniform(0.5, 1.5, 4).astype("float32")
+BETA = RNG.standard_normal(4).astype("float32")
+
+
+def test_batch_normalization_inference_uses_moving_statistics():
+    mean, var = RNG.standard_normal(4).astype("float32"), RNG.uniform(0.5, 2, 4).astype("f4")
+    expected = GAMMA * (X - mean) / np.sqrt(var + 1e-3) + BETA
+    run_layer_test(ef.layers.BatchNormalization, {}, input_data=X, expected_output_shape=(6, 4),
+                   expected_num_trainable_weights=2, expected_num_non_trainable_weights=2,
+                   weights=[GAMMA, BETA, mean, var], expected_output=expected)
+
+
+def test_batch_normalization_training_contract():
+    mean, var = X.mean(0), X.var(0)
+    expected = GAMMA * (X - mean) / np.sqrt(var + 1e-3) + BETA
+    run_layer_test(ef.layers.BatchNormalization, {"momentum": 0.9}, input_data=X,
+                   call_kwargs={"training": True}, expected_output_shape=(6, 4),
+                   expected_num_trainable_weights=2, expected_num_non_trainable_weights=2,
+                   weights=[GAMMA, BETA, np.zeros(4, "f4"), np.ones(4, "f4")],
+                   expected_output=expected, rtol=1e-4, gradient_order=1)
+
+
+def test_batch_normalization_updates_moving_statistics_in_training_only():
+    layer = ef.layers.BatchNormalization(momentum=0.9)
+    layer(X)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), 0.0)
+    layer(X, training=True)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), 0.1 * X.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(layer.moving_variance.numpy(), 0.9 + 0.1 * X.var(0), rtol=1e-5)
+    assert [v.name.split("/")[1] for v in layer.weights] == ["gamma", "beta", "moving_mean",
+                                                             "moving_variance"]
+
+
+def test_batch_normalization_training_flag_propagates_from_the_model():
+    model = ef.Sequential([ef.layers.Dense(4, input_shape=(4,)),
+                           ef.layers.BatchNormalization(momentum=0.0)])
+    model(X, training=True)
+    assert not np.allclose(model.layers[1].moving_mean.numpy(), 0.0)
+
+
+def test_batch_normalization_frozen_runs_in_inference_mode_unless_told():
+    frozen = ef.layers.BatchNormalization(trainable=False)
+    out = frozen(X, training=True)
+    np.testing.assert_allclose(out.numpy(), X / np.sqrt(1 + 1e-3), rtol=1e-5)
+    np.testing.assert_allclose(frozen.moving_mean.numpy(), 0.0)
+    assert frozen.trainable_weights == []
+    stats = ef.layers.BatchNormalization(trainable=False, freeze_stats=False, momentum=0.5)
+    stats(X, training=True)
+    np.testing.assert_allclose(stats.moving_mean.numpy(), 0.5 * X.mean(0), rtol=1e-5)
+    fixed = ef.layers.BatchNormalization(freeze_stats=True)
+    np.testing.assert_allclose(fixed(X, training=True).numpy(), X / np.sqrt(1 + 1e-3),
+                               rtol=1e-5)
+
+
+def test_batch_normalization_on_images_and_channels_first():
+    images = RNG.standard_normal((2, 3, 3, 5)).astype("float32")
+    out = ef.layers.BatchNormalization(epsilon=0.0)(images, training=True).numpy()
+    np.testing.assert_allclose(out.mean((0, 1, 2)), 0.0, atol=1e-5)
+    first = ef.layers.BatchNormalization(axis=1)
+    first(images)
+    assert first.gamma.shape == (3,)
+    run_layer_test(ef.layers.BatchNormalization, {"axis": 1}, input_data=images[:, :, :2, :2],
+                   expected_output_shape=(2, 3, 2, 2), expected_num_trainable_weights=2,
+                   expected_num_non_trainable_weights=2, gradient_order=1)
+
+
+def test_batch_normalization_masked_statistics_ignore_padding():
+    x = np.array([[[1.0], [3.0], [100.0]]], "float32")
+    mask = ef.constant([[True, True, False]])
+    layer = ef.layers.BatchNormalization(momentum=0.0, epsilon=0.0)
+    layer(x, training=True, mask=mask)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), [2.0])
+    np.testing.assert_allclose(layer.moving_variance.numpy(), [1.0])
+
+
+def test_batch_normalization_errors():
+    with pytest.raises(ValueError, match="synchronized=True"):
+        ef.layers.BatchNormalization(synchronized=True)
+    with pytest.raises(ValueError, match="Invalid axis 3"):
+        ef.layers.BatchNormalization(axis=3)(X)
+    with pytest.raises(ValueError, match="must have a known size"):
+        ef.layers.BatchNormalization()(ef.layers.Input(shape=(None,)))
+
+
+def test_layer_normalization_contract_and_reference():
+    x = RNG.standard_normal((3, 2, 4)).astype("float32")
+    mean, var = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+    expected = GAMMA * (x - mean) / np.sqrt(var + 1e-3) + BETA
+    run_layer_test(ef.layers.LayerNormalization, {}, input_data=x,
+                   expected_output_shape=(3, 2, 4), expected_num_trainable_weights=2,
+                   weights=[GAMMA, BETA], expected_output=expected, rtol=1e-4)
+
+
+def test_layer_normalization_over_several_axes_and_rms():
+    x = RNG.standard_normal((2, 3, 4)).astype("float32")
+    layer = ef.layers.LayerNormalization(axis=[1, 2], epsilon=0.0)
+    out = layer(x).numpy()
+    np.testing.assert_allclose(out.reshape(2, -1).mean(-1), 0.0, atol=1e-5)
+    assert layer.gamma.shape == (3, 4)
+    rms = ef.layers.LayerNormalization(rms_scaling=True, epsilon=0.0)
+    expected = x / np.sqrt((x * x).mean(-1, keepdims=True))
+    np.testing.assert_allclose(rms(x).numpy(), expected, rtol=1e-5)
+    assert [v.name.split("/")[1] for v in rms.weights] == ["gamma"]
+    run_layer_test(ef.layers.LayerNormalization, {"axis": [1, 2]}, input_data=x,
+                   expected_output_shape=(2, 3, 4), expected_num_trainable_weights=2,
+                   gradient_order=1)

@@ -1,0 +1,251 @@
+"""Cross-entropies against hand-computed NumPy values of Keras 3's (TF backend) formulas."""
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+
+EPS = 1e-7
+RNG = np.random.default_rng(0)
+LOGITS = (RNG.standard_normal((6, 4)) * 3).astype(np.float32)
+LABELS = np.array([0, 3, 1, 2, 2, 0])
+ONE_HOT = np.eye(4, dtype=np.float32)[LABELS]
+TARGETS = RNG.integers(0, 2, (6, 4)).astype(np.float32)
+PROBS = RNG.uniform(0, 1, (6, 4)).astype(np.float32)
+
+
+def _log_softmax(x):
+    x = x.astype(np.float64)
+    shifted = x - x.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def _bce(z, p):
+    p = np.clip(p.astype(np.float64), EPS, 1 - EPS)
+    return -(z * np.log(p) + (1 - z) * np.log(1 - p))
+
+
+# -- binary -----------------------------------------------------------------------------------
+def test_binary_crossentropy_on_probabilities():
+    np.testing.assert_allclose(ef.losses.binary_crossentropy(TARGETS, PROBS).numpy(),
+                               _bce(TARGETS, PROBS).mean(-1), rtol=1e-5)
+
+
+def test_binary_crossentropy_on_logits():
+    exact = np.log1p(np.exp(-np.abs(LOGITS.astype(np.float64)))) + np.maximum(LOGITS, 0) \
+        - LOGITS * TARGETS
+    np.testing.assert_allclose(
+        ef.losses.binary_crossentropy(TARGETS, LOGITS, from_logits=True).numpy(),
+        exact.mean(-1), rtol=1e-5)
+
+
+def test_binary_label_smoothing():
+    smoothed = TARGETS * 0.8 + 0.1
+    np.testing.assert_allclose(
+        ef.losses.binary_crossentropy(TARGETS, PROBS, label_smoothing=0.2).numpy(),
+        _bce(smoothed, PROBS).mean(-1), rtol=1e-5)
+
+
+def test_binary_class_with_sample_weight_and_reductions():
+    weights = np.array([1.0, 0.0, 2.0, 0.5, 1.0, 1.0], np.float32)
+    per_sample = _bce(TARGETS, PROBS).mean(-1)
+    for reduction, expected in [
+        ("sum_over_batch_size", (per_sample * weights).sum() / 6),
+        ("mean", (per_sample * weights).sum() / 6),
+        ("sum", (per_sample * weights).sum()),
+        ("mean_with_sample_weight", (per_sample * weights).sum() / weights.sum()),
+    ]:
+        loss = ef.losses.BinaryCrossentropy(reduction=reduction)
+        np.testing.assert_allclose(float(loss(TARGETS, PROBS, sample_weight=weights)), expected,
+                                   rtol=1e-5, err_msg=reduction)
+    none = ef.losses.BinaryCrossentropy(reduction="none")(TARGETS, PROBS, sample_weight=weights)
+    np.testing.assert_allclose(none.numpy(), per_sample * weights, rtol=1e-5)
+
+
+# -- categorical ------------------------------------------------------------------------------
+def test_categorical_crossentropy_on_logits():
+    expected = -(ONE_HOT * _log_softmax(LOGITS)).sum(-1)
+    np.testing.assert_allclose(
+        ef.losses.categorical_crossentropy(ONE_HOT, LOGITS, from_logits=True).numpy(),
+        expected, rtol=1e-5)
+
+
+def test_categorical_crossentropy_normalises_then_clips_probabilities():
+    normalised = np.clip(PROBS / PROBS.sum(-1, keepdims=True), EPS, 1 - EPS)
+    expected = -(ONE_HOT * np.log(normalised)).sum(-1)
+    np.testing.assert_allclose(ef.losses.categorical_crossentropy(ONE_HOT, PROBS).numpy(),
+                               expected, rtol=1e-5)
+
+
+def test_categorical_label_smoothing_and_axis():
+    smoothed = ONE_HOT * 0.9 + 0.1 / 4
+    expected = -(smoothed * _log_softmax(LOGITS)).sum(-1)
+    got = ef.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1,
+                                            reduction="none")(ONE_HOT, LOGITS)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5)
+    by_columns = ef.losses.categorical_crossentropy(ONE_HOT.T, LOGITS.T, from_logits=True,
+                                                    axis=0)
+    np.testing.assert_allclose(by_columns.numpy(), -(ONE_HOT * _log_softmax(LOGITS)).sum(-1),
+                               rtol=1e-5)
+
+
+# -- sparse -----------------------------------------------------------------------------------
+def test_sparse_categorical_crossentropy_on_logits():
+    expected = -_log_softmax(LOGITS)[np.arange(6), LABELS]
+    np.testing.assert_allclose(
+        ef.losses.sparse_categorical_crossentropy(LABELS, LOGITS, from_logits=True).numpy(),
+        expected, rtol=1e-5)
+
+
+def test_sparse_categorical_crossentropy_on_probabilities_matches_keras_tf_backend():
+    # Keras (TF backend): clip, take the log, then a softmax cross-entropy of those logits.
+    expected = -_log_softmax(np.log(np.clip(PROBS, EPS, 1 - EPS)))[np.arange(6), LABELS]
+    np.testing.assert_allclose(ef.losses.sparse_categorical_crossentropy(LABELS, PROBS).numpy(),
+                               expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("labels", [LABELS[:, None], LABELS.astype(np.float32),
+                                    ef.constant(LABELS.astype(np.int64))])
+def test_sparse_label_forms(labels):
+    expected = -_log_softmax(LOGITS)[np.arange(6), LABELS].mean()
+    loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+    np.testing.assert_allclose(float(loss(labels, LOGITS)), expected, rtol=1e-5)
+
+
+def test_sparse_on_sequences():
+    logits = RNG.standard_normal((2, 3, 5)).astype(np.float32)
+    labels = RNG.integers(0, 5, (2, 3))
+    expected = -np.take_along_axis(_log_softmax(logits), labels[..., None], -1)[..., 0]
+    got = ef.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-5)
+    # One weight per sequence weighs every step of it.
+    weighted = ef.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="sum")(
+        labels, logits, sample_weight=[1.0, 0.0])
+    np.testing.assert_allclose(float(weighted), expected[0].sum(), rtol=1e-5)
+
+
+def test_sparse_softmax_cross_entropy_tf1_form():
+    losses = -_log_softmax(LOGITS)[np.arange(6), LABELS]
+    np.testing.assert_allclose(float(ef.losses.sparse_softmax_cross_entropy(LABELS, LOGITS)),
+                               losses.mean(), rtol=1e-5)
+    weights = np.array([1.0, 0.0, 2.0, 0.0, 1.0, 1.0], np.float32)
+    np.testing.assert_allclose(
+        float(ef.losses.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=weights)),
+        (losses * weights).sum() / 4, rtol=1e-5)
+    assert float(ef.losses.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=0.0)) == 0.0
+
+
+# -- stability --------------------------------------------------------------------------------
+def test_probabilities_of_exactly_zero_and_one_stay_finite():
+    p = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], np.float32)
+    wrong = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], np.float32)
+    for loss in (ef.losses.binary_crossentropy(wrong, p),
+                 ef.losses.categorical_crossentropy(wrong, p),
+                 ef.losses.sparse_categorical_crossentropy([0, 1], p)):
+        values = loss.numpy()
+        assert np.isfinite(values).all() and (values > 5).all()
+    perfect = ef.losses.categorical_crossentropy(p, p).numpy()
+    assert np.isfinite(perfect).all() and (perfect < 1e-5).all()
+    variable = ef.Variable(p)
+    with ef.GradientTape() as tape:
+        value = ef.losses.BinaryCrossentropy()(wrong, variable)
+    assert np.isfinite(tape.gradient(value, variable).numpy()).all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda z: ef.losses.BinaryCrossentropy(from_logits=True)(
+        [[1.0, 0.0, 1.0, 0.0]], z),
+    lambda z: ef.losses.CategoricalCrossentropy(from_logits=True)(
+        [[0.0, 0.0, 1.0, 0.0]], z),
+    lambda z: ef.losses.SparseCategoricalCrossentropy(from_logits=True)([1], z),
+    lambda z: ef.losses.sparse_softmax_cross_entropy([3], z),
+])
+def test_logits_of_plus_minus_1000_give_exact_finite_losses_and_gradients(make):
+    logits = ef.Variable([[1000.0, -1000.0, 1000.0, -1000.0]])
+    with ef.GradientTape() as tape:
+        value = make(logits)
+    grad = tape.gradient(value, logits).numpy()
+    assert value.dtype == np.float32
+    assert np.isfinite(float(value)) and np.isfinite(grad).all()
+
+
+def test_logits_of_plus_minus_1000_exact_values():
+    logits = [[1000.0, -1000.0, 1000.0, -1000.0]]
+    log2 = float(np.log(2.0))
+    assert float(ef.losses.CategoricalCrossentropy(from_logits=True)(
+        [[0.0, 0.0, 1.0, 0.0]], logits)) == pytest.approx(log2, rel=1e-6)
+    # log_softmax of -1000 next to two 1000s is -2000 - log 2.
+    assert float(ef.losses.sparse_softmax_cross_entropy([1], logits)) == pytest.approx(
+        2000.0 + log2, rel=1e-6)
+    assert float(ef.losses.BinaryCrossentropy(from_logits=True)(
+        [[1.0, 0.0, 1.0, 0.0]], logits)) == 0.0
+
+
+def test_binary_logits_1000_exact_values():
+    values = ef.losses.binary_crossentropy([[1.0], [0.0], [0.0]], [[1000.0], [1000.0],
+                                           [-1000.0]], from_logits=True)
+    np.testing.assert_array_equal(values.numpy(), [0.0, 1000.0, 0.0])
+
+
+# -- gradients --------------------------------------------------------------------------------
+def test_gradients_of_every_cross_entropy():
+    logits = RNG.standard_normal((3, 4))
+    probs = RNG.uniform(0.1, 0.9, (3, 4))
+    targets = RNG.uniform(0, 1, (3, 4))
+    labels = np.array([1, 0, 3])
+    check = ef.testing.check_gradients
+    check(lambda p: ef.losses.binary_crossentropy(targets, p), probs, order=2)
+    check(lambda t, z: ef.losses.binary_crossentropy(t, z, from_logits=True), targets, logits,
+          order=2)
+    check(lambda t, z: ef.losses.categorical_crossentropy(t, z, from_logits=True), targets,
+          logits, order=2)
+    check(lambda p: ef.losses.categorical_crossentropy(targets, p), probs, order=2)
+    check(lambda z: ef.losses.sparse_categorical_crossentropy(labels, z, from_logits=True),
+          logits, order=2)
+    check(lambda p: ef.losses.sparse_categorical_crossentropy(labels, p), probs, order=2)
+    check(lambda z: ef.losses.sparse_softmax_cross_entropy(labels, z), logits, order=2)
+
+
+# -- errors -----------------------------------------------------------------------------------
+def test_label_out_of_range():
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"label value of 4 which is outside the valid range of \[0, 4\)"):
+        ef.losses.sparse_categorical_crossentropy([0, 4], LOGITS[:2], from_logits=True)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="label value of -1"):
+        ef.losses.sparse_softmax_cross_entropy([-1, 0], LOGITS[:2])
+
+
+def test_label_shape_and_dtype_errors():
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"y_true.shape=\(3,\)"):
+        ef.losses.sparse_categorical_crossentropy([0, 1, 2], LOGITS[:2])
+    with pytest.raises(ef.errors.InvalidArgumentError, match="non-integer values such as 0.5"):
+        ef.losses.sparse_categorical_crossentropy([0.5, 1.0], LOGITS[:2])
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Received dtype complex"):
+        ef.losses.sparse_categorical_crossentropy(np.array([1j, 0j]), LOGITS[:2])
+
+
+def test_scalar_predictions_and_bad_axis_are_errors():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="at least rank 1"):
+        ef.losses.categorical_crossentropy(1.0, 0.5)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="at least rank 1"):
+        ef.losses.sparse_categorical_crossentropy(0, 0.5)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="logits must have at least rank"):
+        ef.losses.sparse_softmax_cross_entropy(0, 0.5)
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"Received: axis=2"):
+        ef.losses.categorical_crossentropy(ONE_HOT, LOGITS, axis=2)
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"only axis=-1"):
+        ef.losses.sparse_categorical_crossentropy(LABELS, LOGITS, axis=0)
+
+
+def test_binary_shape_mismatch_and_smoothing_range():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="binary_crossentropy: y_true"):
+        ef.losses.binary_crossentropy(np.zeros((6, 3)), PROBS)
+    with pytest.raises(ValueError, match=r"`label_smoothing` must be in \[0, 1\]"):
+        ef.losses.BinaryCrossentropy(label_smoothing=1.5)
+    with pytest.raises(ValueError, match="label_smoothing"):
+        ef.losses.categorical_crossentropy(ONE_HOT, PROBS, label_smoothing=-0.1)
+
+
+def test_weights_that_do_not_broadcast():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="weights of shape"):
+        ef.losses.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=[1.0, 2.0])
