@@ -157,12 +157,12 @@ from eagerflow.core.ops.special import erf, softplus  # noqa: E402
 _NN_NAMES = ["einsum", "erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
-from eagerflow import saved_model
-from eagerflow.core.control_flow import cond
-from eagerflow.core.loops import while_loop
-from eagerflow.core.function import function, init_scope
-from eagerflow.core.python_ops import print, py_function
+from eagerflow.core.control_flow import cond  # noqa: E402
+from eagerflow.core.function import function, init_scope  # noqa: E402
+from eagerflow.core.loops import while_loop  # noqa: E402
+from eagerflow.core.python_ops import print, py_function  # noqa: E402
 
+_LAZY["saved_model"] = "eagerflow.saved_model"  # imports h5py: only when used
 _FUNCTION_NAMES: list = [
     "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
 ]

@@ -164,16 +164,21 @@ class Function:
             return self
         try:
             bound = self._bound.get(instance)
-        except TypeError:  # not weak-referenceable: no caching per instance
-            bound = None
+        except TypeError:  # unhashable or not weak-referenceable: keep it on the instance
+            slot = f"_ef_function_{id(self)}"
+            bound = getattr(instance, "__dict__", {}).get(slot)
+            if bound is None:
+                bound = self._bind_to(instance)
+                if hasattr(instance, "__dict__"):
+                    instance.__dict__[slot] = bound
+            return bound
         if bound is None:
-            bound = Function(types.MethodType(self._python_function, instance),
-                             self._input_signature, self._reduce_retracing, self._name)
-            try:
-                self._bound[instance] = bound
-            except TypeError:
-                pass
+            bound = self._bound[instance] = self._bind_to(instance)
         return bound
+
+    def _bind_to(self, instance):
+        return Function(types.MethodType(self._python_function, instance),
+                        self._input_signature, self._reduce_retracing, self._name)
 
     # -- calls -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):

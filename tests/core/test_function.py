@@ -437,3 +437,20 @@ def test_set_seed_restarts_traced_random_ops_like_eager():
     np.testing.assert_array_equal(np.stack(first), np.stack(again))
     np.testing.assert_array_equal(np.stack(first), np.stack(eager))
     assert draws.experimental_get_tracing_count() == 1
+
+
+def test_methods_of_unhashable_instances_trace_once():
+    class Unhashable:
+        __hash__ = None
+
+        def __eq__(self, other):
+            return self is other
+
+        @ef.function
+        def double(self, x):
+            return x * 2.0
+
+    obj = Unhashable()
+    assert float(obj.double(ef.constant(1.0))) == 2.0
+    assert float(obj.double(ef.constant(2.0))) == 4.0
+    assert obj.double.experimental_get_tracing_count() == 1
