@@ -157,8 +157,15 @@ from eagerflow.core.ops.special import erf, softplus  # noqa: E402
 _NN_NAMES = ["einsum", "erf", "softplus"]
 
 # -- graphs: ef.function (issue: ef.function) ---------------------------------------------
+from eagerflow.core.control_flow import cond  # noqa: E402
+from eagerflow.core.function import function, init_scope  # noqa: E402
+from eagerflow.core.loops import while_loop  # noqa: E402
+from eagerflow.core.python_ops import print, py_function  # noqa: E402
 
-_FUNCTION_NAMES: list = []
+_LAZY["saved_model"] = "eagerflow.saved_model"  # imports h5py: only when used
+_FUNCTION_NAMES: list = [
+    "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
+]
 
 # -- layers and models (issue: layers and models) -----------------------------------------
 _LAZY.update({

@@ -214,13 +214,29 @@ def _call_with_custom_gradient(f, args, kwargs):
             "`variables` and return (input_grads, variable_grads)."
         )
     flat_out = nest.flatten(result)
-    outputs = tuple(tensor.new_tensor(convert_input(o)._value) for o in flat_out)
+    outputs = tuple(_detached(o) for o in flat_out)
     tensor_inputs = [a for a in nest.flatten(args) if isinstance(a, tensor.Tensor)]
     snapshots = [v._read() for v in variables]
     op = Op(f"CustomGradient_{f.__name__}", None, num_outputs=len(outputs))
     op.gradient(_custom_rule(f, grad_fn, len(tensor_inputs), variables, len(outputs)))
     tape_lib.record(context.thread.tapes, op, tuple(tensor_inputs + snapshots), {}, outputs)
     return nest.pack_sequence_as(result, list(outputs))
+
+
+def _detached(value):
+    """A new tensor with `value`'s value that no tape records: the custom op produces it.
+
+    Made by an op rather than by reading the value, so it also works while `ef.function`
+    traces (the value is symbolic then).
+    """
+    from eagerflow.core.ops import array
+
+    state = context.thread
+    tapes, state.tapes = state.tapes, []
+    try:
+        return array.identity(value)
+    finally:
+        state.tapes = tapes
 
 
 def _is_numeric(value) -> bool:

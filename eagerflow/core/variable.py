@@ -153,6 +153,8 @@ class Variable:
     # -- writing ---------------------------------------------------------------------
     def _writable_buffer(self) -> np.ndarray:
         """The buffer, safe to write in place: copied first if any tensor may share it."""
+        if _flags.slow and context.thread.tracer is not None:  # would write once, at trace
+            return context.thread.tracer.writable_buffer(self)
         snapshot = self._snapshot
         shared = False
         if snapshot is not None:

@@ -35,6 +35,13 @@ def _shape_list(shape, op_name: str) -> tuple:
     """Converts a shape argument (list, tuple, tensor, int) to a tuple of Python ints."""
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
+    if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+        raise errors.InvalidArgumentError(
+            f"shape {tuple(shape)} has an unknown dimension (None): it comes from a function "
+            "traced with an input_signature (or reduce_retracing) that leaves that dimension "
+            "unknown, and this op needs it fixed. Use ef.reshape with -1, broadcast by "
+            "arithmetic, or give the dimension a fixed size in the input_signature.", op_name
+        )
     try:
         values = np.asarray(shape)
     except Exception:  # noqa: BLE001 - reported below with the offending value
@@ -318,6 +325,11 @@ def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_stop_gradient, (input,))
 
 
+@primitive("Shape", differentiable=False)
+def _shape_op(x, out_type):
+    return np.asarray(x.shape, out_type)
+
+
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """Returns the shape of `input` as a 1-D integer tensor.
 
@@ -326,7 +338,15 @@ def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
         >>> ef.shape(ef.zeros([2, 3]))
         ef.Tensor([2 3], shape=(2,), dtype=int32)
     """
-    return tensor.new_tensor(np.asarray(convert_input(input).shape, dtypes.as_dtype(out_type)))
+    x = convert_input(input)
+    if None in x.shape:  # a traced tensor with unknown dimensions: known when the graph runs
+        return execute(_shape_op, (x,), {"out_type": dtypes.as_dtype(out_type)})
+    return tensor.new_tensor(np.asarray(x.shape, dtypes.as_dtype(out_type)))
+
+
+@primitive("Size", differentiable=False)
+def _size_op(x, out_type):
+    return np.asarray(x.size, out_type)
 
 
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
@@ -337,8 +357,10 @@ def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
         >>> ef.size(ef.zeros([2, 3]))
         ef.Tensor(6, shape=(), dtype=int32)
     """
-    value = convert_input(input)._value
-    return tensor.new_tensor(np.asarray(value.size, dtypes.as_dtype(out_type)))
+    x = convert_input(input)
+    if None in x.shape:  # a traced tensor with unknown dimensions: known when the graph runs
+        return execute(_size_op, (x,), {"out_type": dtypes.as_dtype(out_type)})
+    return tensor.new_tensor(np.asarray(int(np.prod(x.shape)), dtypes.as_dtype(out_type)))
 
 
 def rank(input, name=None):  # noqa: A002
@@ -378,6 +400,13 @@ def reshape(tensor, shape, name=None):  # noqa: F811 - TensorFlow's argument nam
         [[1 2]
          [3 4]], shape=(2, 2), dtype=int32)
     """
+    if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+        # An unknown dimension (a traced input signature's None) is the one to infer.
+        if sum(d is None for d in shape) > 1 or any(d == -1 for d in shape if d is not None):
+            raise errors.InvalidArgumentError(
+                f"shape {list(shape)} has more than one unknown dimension (None or -1)",
+                "Reshape")
+        shape = [-1 if d is None else d for d in shape]
     return execute(_reshape, (tensor,), {"shape": _shape_list(shape, "Reshape")})
 
 
@@ -681,7 +710,10 @@ def _index_key(key):
     if isinstance(key, tuple):
         return tuple(_index_key(k) for k in key)
     if isinstance(key, _Tensor) or hasattr(key, "_read"):
-        value = convert_input(key)._value
+        key = convert_input(key)
+        if getattr(key, "_symbolic", False):  # traced by ef.function: read when the graph runs
+            return key
+        value = key._value
         return value.item() if value.ndim == 0 and value.dtype.kind in "iu" else value
     if isinstance(key, list):
         return np.asarray(key)
@@ -705,12 +737,14 @@ def _getitem(x, key):
 
 @_getitem.gradient
 def _getitem_grad(dy, out, x, key):
-    return execute(_getitem_grad_op, (dy,), {"key": key, "shape": x.shape})
+    # A traced tensor with unknown dimensions passes its shape as a tensor, read at run time.
+    target = x.shape if None not in x.shape else shape(x)
+    return execute(_getitem_grad_op, (dy,), {"key": key, "shape": target})
 
 
 @primitive("StridedSliceGrad")
 def _getitem_grad_op(dy, key, shape):
-    dx = np.zeros(shape, dy.dtype)
+    dx = np.zeros(tuple(shape), dy.dtype)
     if _is_basic(key):
         dx[key] = dy
     else:

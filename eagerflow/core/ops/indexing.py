@@ -229,11 +229,15 @@ def scatter_nd(indices, updates, shape, name=None):
 def scatter_along_last_axis(updates, indices, depth):
     """Scatters ``updates[..., j]`` to position ``indices[..., j]`` of a new last axis of
     size `depth` (zeros elsewhere); the gradient of `top_k` and similar selections."""
-    indices = convert_input(indices)._value
+    indices = convert_input(indices)
     batch_shape = indices.shape[:-1]
     grids = np.meshgrid(*[np.arange(n) for n in batch_shape], indexing="ij")
-    coords = [np.broadcast_to(g[..., None], indices.shape) for g in grids] + [indices]
-    full = np.stack(coords, axis=-1).astype(np.int64)
+    coords = [np.broadcast_to(g[..., None], indices.shape) for g in grids]
+    if getattr(indices, "_symbolic", False):  # traced by ef.function: indices known at run time
+        parts = [_array.constant(c.astype(np.int64)) for c in coords]
+        full = _array.stack(parts + [_math.cast(indices, np.int64)], axis=-1)
+    else:
+        full = np.stack(coords + [indices._value], axis=-1).astype(np.int64)
     return scatter_nd(full, updates, batch_shape + (int(depth),))
 
 
@@ -249,12 +253,12 @@ def boolean_mask(tensor, mask, axis=None, name=None):
          [5 6]], shape=(2, 2), dtype=int32)
     """
     x = convert_input(tensor)
-    mask_value = convert_input(mask)._value
-    if mask_value.dtype != np.bool_:
+    mask = convert_input(mask)
+    if mask.dtype != np.bool_:
         raise errors.InvalidArgumentError(
-            f"mask must be a bool tensor, got dtype {mask_value.dtype.name}", "BooleanMask"
+            f"mask must be a bool tensor, got dtype {mask.dtype.name}", "BooleanMask"
         )
-    if mask_value.ndim == 0:
+    if mask.ndim == 0:
         raise errors.InvalidArgumentError("mask cannot be scalar", "BooleanMask")
     axis = 0 if axis is None else int(axis)
     if not -x.ndim <= axis < x.ndim:
@@ -263,16 +267,19 @@ def boolean_mask(tensor, mask, axis=None, name=None):
             f"[{-x.ndim}, {x.ndim})", "BooleanMask"
         )
     axis %= x.ndim
-    covered = x.shape[axis:axis + mask_value.ndim]
-    if covered != mask_value.shape:
+    covered = x.shape[axis:axis + mask.ndim]
+    if covered != mask.shape:
         raise errors.InvalidArgumentError(
-            f"Shapes {x.shape} (tensor) and {mask_value.shape} (mask) are incompatible: the "
-            f"mask must match dimensions {axis}..{axis + mask_value.ndim - 1} of the tensor",
+            f"Shapes {x.shape} (tensor) and {mask.shape} (mask) are incompatible: the "
+            f"mask must match dimensions {axis}..{axis + mask.ndim - 1} of the tensor",
             "BooleanMask",
         )
-    flat_shape = x.shape[:axis] + (-1,) + x.shape[axis + mask_value.ndim:]
+    flat_shape = x.shape[:axis] + (-1,) + x.shape[axis + mask.ndim:]
     flat = _array.reshape(x, flat_shape)
-    return gather(flat, np.flatnonzero(mask_value).astype(np.int64), axis=axis)
+    if getattr(mask, "_symbolic", False):  # traced by ef.function: positions known at run time
+        positions = _array.reshape(_math.where(_array.reshape(mask, [-1])), [-1])
+        return gather(flat, positions, axis=axis)
+    return gather(flat, np.flatnonzero(mask._value).astype(np.int64), axis=axis)
 
 
 @primitive("OneHot", differentiable=False)
@@ -416,3 +423,4 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 from eagerflow.core.ops import array as _array  # noqa: E402
+from eagerflow.core.ops import math as _math  # noqa: E402

@@ -72,6 +72,8 @@ def _spread(dy, x, axis, keepdims):
     """Broadcasts the gradient of a reduction back over the reduced axes of `x`."""
     if not keepdims:
         dy = _array.reshape(dy, _kept_shape(x.shape, axis))
+    if None in x.shape:  # a traced tensor with unknown dimensions: broadcast against x itself
+        return _math.add(dy, _array.zeros_like(x, dtype=dy.dtype))
     return _array.broadcast_to(dy, x.shape)
 
 
@@ -117,6 +119,11 @@ def _mean(x, axis, keepdims):
 
 @_mean.gradient
 def _mean_grad(dy, out, x, axis, keepdims):
+    reduced = x.shape if axis is None else [x.shape[a] for a in axis]
+    if None in reduced:  # a traced tensor with unknown dimensions: count when the graph runs
+        count = _math.divide(_array.size(x, dy.dtype),
+                             _math.maximum(_array.size(out, dy.dtype), 1))
+        return _spread(_math.divide(dy, _math.maximum(count, 1)), x, axis, keepdims)
     # Divide before spreading: the spread is a broadcast view, so no full-size temporary.
     return _spread(_math.divide(dy, builtins.max(_count(x.shape, axis), 1)), x, axis, keepdims)
 
