@@ -4,15 +4,18 @@ from eagerflow.core.random import (
     Generator,
     categorical,
     get_global_generator,
+    get_global_seed,
+    get_state,
     normal,
     set_global_generator,
     set_seed,
+    set_state,
     shuffle,
     truncated_normal,
     uniform,
 )
 
 __all__ = [
-    "Generator", "categorical", "get_global_generator", "normal", "set_global_generator",
-    "set_seed", "shuffle", "truncated_normal", "uniform",
+    "Generator", "categorical", "get_global_generator", "get_global_seed", "get_state", "normal",
+    "set_global_generator", "set_seed", "set_state", "shuffle", "truncated_normal", "uniform",
 ]

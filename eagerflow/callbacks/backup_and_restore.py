@@ -31,23 +31,6 @@ _STATE_FILE = "training_state.json"
 _FORMAT = "eagerflow-backup"
 
 
-def _rng_state() -> dict:
-    """The state of every eagerflow generator: the global one and each op-seed stream."""
-    return {
-        "global": random.get_global_generator()._rng.bit_generator.state,
-        "global_seed": random._global_seed,
-        "ops": {str(key): gen._rng.bit_generator.state
-                for key, gen in random._op_generators.items()},
-    }
-
-
-def _set_rng_state(state: dict) -> None:
-    random.set_seed(state["global_seed"])
-    random.get_global_generator()._rng.bit_generator.state = state["global"]
-    for key, gen_state in state["ops"].items():
-        random.generator_for(int(key))._rng.bit_generator.state = gen_state
-
-
 def _write_json_atomically(path: str, document: dict) -> None:
     directory = os.path.dirname(path)
     fd, temp = tempfile.mkstemp(prefix=".backup-", suffix=".json", dir=directory)
@@ -135,7 +118,7 @@ class BackupAndRestore(base.Callback):
         path = os.path.join(self.backup_dir, state["file"])
         # Deferred restore: optimizer slots created by the first step get their values then.
         self._checkpoint().read(path)
-        _set_rng_state(state["rng"])
+        random.set_state(state["rng"])
         self.restored_epoch = int(state["epoch"])
         # `fit` continues from here (Keras's protocol for this callback).
         self.model._initial_epoch = self.restored_epoch + 1
@@ -146,7 +129,7 @@ class BackupAndRestore(base.Callback):
         name = f"backup-epoch{epoch}.h5"
         self._checkpoint().write(os.path.join(self.backup_dir, name))
         _write_json_atomically(self._state_path, {
-            "format": _FORMAT, "epoch": int(epoch), "file": name, "rng": _rng_state(),
+            "format": _FORMAT, "epoch": int(epoch), "file": name, "rng": random.get_state(),
         })
         if old is not None and old["file"] != name:
             self._remove(old["file"])

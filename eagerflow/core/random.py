@@ -25,9 +25,12 @@ __all__ = [
     "Generator",
     "categorical",
     "get_global_generator",
+    "get_global_seed",
+    "get_state",
     "normal",
     "set_global_generator",
     "set_seed",
+    "set_state",
     "shuffle",
     "truncated_normal",
     "uniform",
@@ -216,6 +219,54 @@ def set_seed(seed) -> None:
     _global_seed = None if seed is None else int(seed)
     _global_generator = Generator(_global_seed)
     _op_generators.clear()
+
+
+def get_global_seed() -> int | None:
+    """The seed last given to `set_seed` (None when no global seed is set).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.random.set_seed(3)
+        >>> ef.random.get_global_seed()
+        3
+    """
+    return _global_seed
+
+
+def get_state() -> dict:
+    """A snapshot of every eagerflow random stream (the global one and each op seed's).
+
+    The snapshot is plain data (JSON-serialisable); `set_state` rewinds the streams to it,
+    so that code run again draws the same numbers (e.g. to resume training exactly).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> state = ef.random.get_state()
+        >>> a = ef.random.normal([2])
+        >>> ef.random.set_state(state)
+        >>> bool(ef.reduce_all(ef.random.normal([2]) == a))
+        True
+    """
+    return {
+        "global_seed": _global_seed,
+        "global": _global_generator._rng.bit_generator.state,
+        "ops": {str(key): gen._rng.bit_generator.state for key, gen in _op_generators.items()},
+    }
+
+
+def set_state(state: dict) -> None:
+    """Rewinds every random stream to a `get_state` snapshot.
+
+    Generators are updated in place, so traced functions holding them stay in step.
+    """
+    global _global_seed
+    _global_seed = state["global_seed"]
+    _global_generator._rng.bit_generator.state = state["global"]
+    wanted = {int(key) for key in state["ops"]}
+    for key in [k for k in _op_generators if k not in wanted]:
+        del _op_generators[key]  # created after the snapshot: start afresh when next used
+    for key, generator_state in state["ops"].items():
+        generator_for(int(key))._rng.bit_generator.state = generator_state
 
 
 def get_global_generator() -> Generator:

@@ -119,7 +119,7 @@ def _base_seed(seed) -> tuple:
     """
     if seed is not None:
         # core.random keeps the global seed in a module variable (no public getter).
-        global_seed = random_lib._global_seed
+        global_seed = random_lib.get_global_seed()
         base = random_lib._DEFAULT_GLOBAL_SEED if global_seed is None else global_seed
         return (base & _SEED_MASK, int(seed) & _SEED_MASK)
     draw = random_lib.get_global_generator().uniform([2], 0, _SEED_MASK, dtype=np.int64)

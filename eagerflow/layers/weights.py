@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes, trackable
+from eagerflow.core import dtypes, function, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.layers import call_context, constraints, initializers, regularizers, tracking
 
@@ -103,11 +103,14 @@ class WeightsMixin:
         if initializer is None:
             initializer = "glorot_uniform" if dtypes.is_floating(dtype) else "zeros"
         child = self._unique_weight_name(name or "variable")
-        value = initializers.get(initializer)(shape, dtype=dtype)
         trainable = bool(trainable) and dtypes.is_floating(dtype)
-        variable = _Variable(value, trainable=trainable and self._trainable,
-                             name=f"{self._name}/{child}", dtype=dtype,
-                             constraint=constraints.get(constraint), shape=shape)
+        # Weights are state, not part of a computation: a layer first built inside a
+        # traced function still gets concrete initial values (Keras does the same).
+        with function.init_scope():
+            value = initializers.get(initializer)(shape, dtype=dtype)
+            variable = _Variable(value, trainable=trainable and self._trainable,
+                                 name=f"{self._name}/{child}", dtype=dtype,
+                                 constraint=constraints.get(constraint), shape=shape)
         self._own_weights[child] = variable
         if trainable:
             self._trainable_ids.add(id(variable))

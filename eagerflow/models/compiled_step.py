@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, random
 from eagerflow.core import tape as tape_module
 from eagerflow.models import data_adapter
 
@@ -123,14 +123,22 @@ class TracedTrainStep:
         if self._traced is None:
             self._traced = self._factory(self._forward_backward)
         before = self._tracing_count()
+        # The eager re-run of a check replays the random numbers the traced step drew
+        # (dropout masks match), and leaves the streams where one step leaves them.
+        streams = random.get_state() if verify else None
         try:
             total, parts, y_pred, grads = self._traced(x, y, sample_weight)
         except Exception as e:  # tracing limits surface as many error types
             self._fall_back(f"{type(e).__name__}: {e}", warn=False)
+            if streams is not None:
+                random.set_state(streams)
             return model.train_step(data)
         traced_now = self._tracing_count() != before
         if verify and not traced_now:
+            after = random.get_state()
+            random.set_state(streams)
             eager_total, _, _, eager_grads = self._forward_backward(x, y, sample_weight)
+            random.set_state(after)
             if not self._same(total, grads, eager_total, eager_grads):
                 self._fall_back("the traced step gave other values than the eager step",
                                 warn=True)
