@@ -1,0 +1,119 @@
+"""Every public name of ../shared/DESIGN.md exists, exactly as written there."""
+
+import pytest
+
+import eagerflow as ef
+
+TOP_LEVEL = """
+Tensor TensorSpec Variable constant convert_to_tensor GradientTape gradients_function
+value_and_gradients_function implicit_gradients implicit_value_and_gradients custom_gradient
+stop_gradient function py_function cond while_loop print device executing_eagerly num_gpus
+config float16 float32 float64 int32 int64 bool cast
+math nn linalg random errors debugging testing layers models optim losses metrics datasets
+data callbacks initializers regularizers constraints activations train summary saved_model
+utils Model Sequential Checkpoint CheckpointManager
+""".split()
+
+MATH_OPS = """
+add subtract multiply divide floordiv mod pow negative abs sign exp log log1p expm1 sqrt
+rsqrt square sin cos tan tanh sigmoid softplus erf maximum minimum clip_by_value where equal
+not_equal less less_equal greater greater_equal logical_and logical_or logical_not round
+floor ceil reduce_sum reduce_mean reduce_max reduce_min reduce_prod reduce_logsumexp
+reduce_any reduce_all reduce_std reduce_variance argmax argmin matmul tensordot einsum cumsum
+top_k norm clip_by_norm clip_by_global_norm
+""".split()
+
+ARRAY_OPS = """
+constant convert_to_tensor zeros ones zeros_like ones_like fill eye range linspace identity
+reshape transpose expand_dims squeeze concat stack unstack split tile pad gather gather_nd
+scatter_nd boolean_mask one_hot broadcast_to shape size rank sequence_mask cast
+""".split()
+
+NN_OPS = """
+relu relu6 leaky_relu elu selu gelu silu softmax log_softmax sigmoid_cross_entropy_with_logits
+softmax_cross_entropy_with_logits sparse_softmax_cross_entropy_with_logits conv1d conv2d
+conv2d_transpose depthwise_conv2d max_pool2d avg_pool2d dropout moments batch_normalization
+l2_normalize embedding_lookup bias_add
+""".split()
+
+NAMESPACED = {
+    "linalg": "matmul inv det solve cholesky norm",
+    "random": "set_seed normal uniform truncated_normal categorical shuffle Generator",
+    "errors": "OpError InvalidArgumentError NotFoundError OutOfRangeError "
+              "ResourceExhaustedError UnimplementedError InternalError",
+    "debugging": "check_numerics enable_check_numerics",
+    "config": "list_physical_devices",
+    "testing": "check_gradients",
+    "layers": "Layer Dense Activation Dropout Flatten Reshape Embedding Conv1D Conv2D "
+              "Conv2DTranspose MaxPooling2D AveragePooling2D GlobalAveragePooling2D "
+              "GlobalMaxPooling2D BatchNormalization LayerNormalization SimpleRNN LSTM GRU "
+              "Bidirectional Lambda Add Concatenate Multiply Input",
+    "models": "Model Sequential load_model",
+    "regularizers": "L1 L2 L1L2",
+    "activations": "get",
+    "callbacks": "Callback History EarlyStopping ModelCheckpoint LearningRateScheduler "
+                 "ReduceLROnPlateau TensorBoard CSVLogger TerminateOnNaN LambdaCallback",
+    "optim": "SGD GradientDescent Adam AdamW RMSprop Adagrad schedules",
+    "losses": "MeanSquaredError MeanAbsoluteError Huber BinaryCrossentropy "
+              "CategoricalCrossentropy SparseCategoricalCrossentropy mean_squared_error "
+              "mean_absolute_error huber binary_crossentropy categorical_crossentropy "
+              "sparse_categorical_crossentropy sparse_softmax_cross_entropy",
+    "metrics": "Metric Mean Sum MeanSquaredError MeanAbsoluteError Accuracy BinaryAccuracy "
+               "CategoricalAccuracy SparseCategoricalAccuracy TopKCategoricalAccuracy "
+               "Precision Recall AUC",
+    "datasets": "Dataset AUTOTUNE digits mnist fashion_mnist cifar10",
+    "data": "Dataset",
+    "train": "Checkpoint CheckpointManager latest_checkpoint get_or_create_global_step",
+    "summary": "create_file_writer scalar histogram image text record_if "
+               "record_every_n_steps",
+}
+
+
+@pytest.mark.parametrize("name", TOP_LEVEL + MATH_OPS + ARRAY_OPS)
+def test_top_level_name(name):
+    assert hasattr(ef, name), name
+    assert name in ef.__all__, name
+
+
+@pytest.mark.parametrize("name", MATH_OPS)
+def test_math_ops_are_also_under_ef_math(name):
+    assert getattr(ef.math, name) is getattr(ef, name)
+
+
+@pytest.mark.parametrize("name", NN_OPS)
+def test_nn_ops(name):
+    assert callable(getattr(ef.nn, name))
+
+
+@pytest.mark.parametrize("namespace, name", [
+    (namespace, name) for namespace, names in NAMESPACED.items() for name in names.split()
+])
+def test_namespaced_name(namespace, name):
+    assert hasattr(getattr(ef, namespace), name), f"ef.{namespace}.{name}"
+
+
+def test_class_identities():
+    assert ef.Model is ef.models.Model and ef.Sequential is ef.models.Sequential
+    assert ef.train.Checkpoint is ef.Checkpoint
+    assert ef.data.Dataset is ef.datasets.Dataset
+    assert ef.optim.GradientDescent is ef.optim.SGD
+    for name in "ExponentialDecay PiecewiseConstantDecay CosineDecay".split():
+        assert hasattr(ef.optim.schedules, name)
+
+
+def test_dtypes_are_numpy_dtypes():
+    import numpy as np
+
+    assert ef.float32 == np.dtype("float32") and ef.bool == np.dtype("bool")
+
+
+def test_model_methods():
+    for name in ("compile fit evaluate predict train_on_batch test_on_batch predict_on_batch "
+                 "train_step test_step summary save_weights load_weights save").split():
+        assert callable(getattr(ef.Model, name)), name
+
+
+def test_all_is_exact():
+    missing = [name for name in ef.__all__ if not hasattr(ef, name)]
+    assert not missing
+    assert len(set(ef.__all__)) == len(ef.__all__)
