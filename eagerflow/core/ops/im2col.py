@@ -58,8 +58,7 @@ def columns(x, kernel, strides, dilations, pads, out_sizes, groups) -> np.ndarra
 
     Returns:
         The matrix, ``M = n * oh * ow`` rows in NHWC output order, columns ordered
-        ``(kh, kw, c)`` like a flattened filter, on `scratch` memory: `scratch.release` it
-        once done (unless it was `remember`ed).
+        ``(kh, kw, c)`` like a flattened filter, on `scratch` memory.
     """
     n, c = x.shape[0], x.shape[3]
     xp = windows.pad(x, pads, allocate=scratch.empty)
@@ -79,8 +78,6 @@ def columns(x, kernel, strides, dilations, pads, out_sizes, groups) -> np.ndarra
         cols = scratch.empty(view.shape, x.dtype)
         np.copyto(cols, view)
         cols = cols.reshape(m, -1) if groups == 1 else cols.reshape(groups, m, -1)
-    if xp is not x:
-        scratch.release(xp)
     return cols
 
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import windows
+from eagerflow.core.ops import scratch, windows
 
 __all__ = [
     "avg_pool1d", "avg_pool2d", "global_avg_pool2d", "global_max_pool2d", "max_pool1d",
@@ -61,17 +61,20 @@ def _crop(grad, pads, in_sizes):
     (top, _), (left, _) = pads
     if grad.shape[1:3] == tuple(in_sizes):
         return grad
-    return np.ascontiguousarray(grad[:, top:top + in_sizes[0], left:left + in_sizes[1]])
+    out = scratch.empty((grad.shape[0],) + tuple(in_sizes) + (grad.shape[3],), grad.dtype)
+    np.copyto(out, grad[:, top:top + in_sizes[0], left:left + in_sizes[1]])
+    return out
 
 
 # -- max pooling --------------------------------------------------------------------------
 @primitive("MaxPool")
 def _max_pool(x, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
+    xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
     out = None
     for index in _offsets(ksize, strides, _out_sizes(x.shape[1:3], ksize, strides, pads)):
         if out is None:
-            out = xp[index].copy()
+            out = scratch.empty(xp[index].shape, x.dtype)
+            np.copyto(out, xp[index])
         else:
             np.maximum(out, xp[index], out=out)
     return out
@@ -98,8 +101,9 @@ def _first_max_masks(xp, y, ksize, strides):
 
 @primitive("MaxPoolGrad")
 def _max_pool_backprop(x, y, dy, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
-    grad = np.zeros(xp.shape, dy.dtype)
+    xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+    grad = scratch.empty(xp.shape, dy.dtype)
+    grad.fill(0)
     disjoint = all(s >= k for s, k in zip(strides, ksize, strict=True))
     for index, hit in _first_max_masks(xp, y, ksize, strides):
         if disjoint:  # windows do not overlap: each cell is written at most once
@@ -118,8 +122,8 @@ def _max_pool_backprop_grad(ddx, out, x, y, dy, ksize, strides, pads):
 
 @primitive("MaxPoolGradGrad")
 def _max_pool_backprop_grad_op(x, y, ddx, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
-    ddxp = windows.pad(ddx, pads, 0)
+    xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+    ddxp = windows.pad(ddx, pads, 0, allocate=scratch.empty)
     result = np.zeros(y.shape, ddx.dtype)
     for index, hit in _first_max_masks(xp, y, ksize, strides):
         result += ddxp[index] * hit
@@ -146,11 +150,12 @@ def _counts(in_sizes, ksize, strides, pads, dtype):
 
 @primitive("AvgPool")
 def _avg_pool(x, ksize, strides, pads):
-    xp = windows.pad(x, pads)
+    xp = windows.pad(x, pads, allocate=scratch.empty)
     out = None
     for index in _offsets(ksize, strides, _out_sizes(x.shape[1:3], ksize, strides, pads)):
         if out is None:
-            out = xp[index].copy()
+            out = scratch.empty(xp[index].shape, x.dtype)
+            np.copyto(out, xp[index])
         else:
             out += xp[index]
     out *= _counts(x.shape[1:3], ksize, strides, pads, x.dtype)
@@ -168,7 +173,8 @@ def _avg_pool_backprop(dy, input_shape, ksize, strides, pads):
     n, h, w, c = input_shape
     (top, bottom), (left, right) = pads
     scaled = dy * _counts((h, w), ksize, strides, pads, dy.dtype)
-    grad = np.zeros((n, h + top + bottom, w + left + right, c), dy.dtype)
+    grad = scratch.empty((n, h + top + bottom, w + left + right, c), dy.dtype)
+    grad.fill(0)
     for index in _offsets(ksize, strides, dy.shape[1:3]):
         grad[index] += scaled
     return _crop(grad, pads, (h, w))
