@@ -20,14 +20,23 @@ Run: ``python benchmarks/bench_conv.py [--rounds 15]`` (PyTorch from the referen
 
 from __future__ import annotations
 
-import argparse
 import os
-import time
 
-import numpy as np
-from numpy.lib.stride_tricks import as_strided
+# Idle worker threads of both libraries must sleep at once instead of spinning: on two
+# cores a spinning OpenBLAS (after a NumPy matmul) or OpenMP (after a torch op) thread
+# steals a core from the next measurement for up to 0.2 s, which skews interleaved timing
+# by up to 2x either way. Set before NumPy and torch load their thread pools.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("KMP_BLOCKTIME", "0")
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
-import eagerflow as ef
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+from numpy.lib.stride_tricks import as_strided  # noqa: E402
+
+import eagerflow as ef  # noqa: E402
 
 try:
     import torch
