@@ -14,29 +14,20 @@ are timed interleaved (a few calls of each per round, see `measure`); medians an
 are shown, with the ratios eagerflow / PyTorch (target: forward+backward <= 2x) and
 eagerflow / NumPy.
 
-Run: ``python benchmarks/bench_conv.py [--rounds 15]`` (PyTorch from the reference venv:
+Run: ``python benchmarks/bench_conv.py [--rounds 10]`` (PyTorch from the reference venv:
 ``PYTHONPATH=. /work/refvenv/bin/python benchmarks/bench_conv.py``).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import time
 
-# Idle worker threads of both libraries must sleep at once instead of spinning: on two
-# cores a spinning OpenBLAS (after a NumPy matmul) or OpenMP (after a torch op) thread
-# steals a core from the next measurement for up to 0.2 s, which skews interleaved timing
-# by up to 2x either way. Set before NumPy and torch load their thread pools.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-os.environ.setdefault("KMP_BLOCKTIME", "0")
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-import argparse  # noqa: E402
-import time  # noqa: E402
-
-import numpy as np  # noqa: E402
-from numpy.lib.stride_tricks import as_strided  # noqa: E402
-
-import eagerflow as ef  # noqa: E402
+import eagerflow as ef
 
 try:
     import torch
@@ -181,17 +172,19 @@ def pool_case(shape, rng):
     return impls
 
 
-def measure(impls: dict, rounds: int, block: int = 3) -> dict:
+def measure(impls: dict, rounds: int, block: int = 3, pause: float = 0.25) -> dict:
     """(median, best) milliseconds per call for each implementation.
 
-    Each round runs every implementation in turn: one untimed call (the hand-over: the
-    previous library's idle threads may still be spinning on the cores), then `block`
-    timed calls. Interleaving the rounds exposes every implementation to the same
-    machine load, which on this shared machine changes by the second.
+    Each round runs every implementation in turn: a pause (after a matmul, OpenBLAS and
+    OpenMP keep their idle threads spinning for up to ~0.2 s, which on two cores would
+    steal a core from whichever library runs next), one untimed call, then `block` timed
+    calls. Interleaving the rounds exposes every implementation to the same machine
+    load, which on this shared machine changes by the second.
     """
     times = {name: [] for name in impls}
     for _ in range(rounds):
         for name, fn in impls.items():
+            time.sleep(pause)
             fn()
             for _ in range(block):
                 start = time.perf_counter()
@@ -203,7 +196,7 @@ def measure(impls: dict, rounds: int, block: int = 3) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     if torch is not None:
         torch.set_num_threads(THREADS)
