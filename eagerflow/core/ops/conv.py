@@ -7,7 +7,7 @@ window views, no Python loop over pixels):
   copied once into an ``(n*oh*ow, kh*kw*c)`` matrix and multiplied by the filter matrix;
   the product is already the NHWC output.
 * ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``, reusing the matrix the forward
-  pass built when a tape was recording (see `im2col.py`).
+  pass built when a tape was recording (see `saved.py`).
 * ``Conv2DBackpropInput(dy, w)``: one batched matmul gives, for each of the kh*kw kernel
   offsets, a contiguous ``(n*oh*ow, c)`` block, which is added into the strided slice of
   the padded input gradient that offset touched (col2im by looping over kernel offsets
@@ -41,7 +41,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import im2col, scratch, windows
+from eagerflow.core.ops import im2col, saved, scratch, windows
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
 
@@ -69,7 +69,8 @@ def _conv2d(x, w, strides, dilations, pads, groups):
         w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
         out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
     if _flags.tapes:  # the filter gradient will likely want the same matrix
-        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
+        saved.remember(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups),
+                       cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
 
 
@@ -87,7 +88,7 @@ def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
     out_sizes = tuple(dy.shape[1:3])
-    cols = im2col.take(x, ((kh, kw), strides, dilations, pads, out_sizes, groups))
+    cols = saved.take(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups))
     if cols is None:
         cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     dy_flat = dy.reshape(-1, out_c)

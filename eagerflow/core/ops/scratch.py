@@ -12,8 +12,8 @@ user's ``t.numpy()``) keeps a reference to it as its ``.base``, and CPython's re
 count says exactly when the last one is gone. So outputs can come from the pool too: the
 memory of a tensor is recycled only after the tensor (and every view of it) died. At
 most `CAP_BYTES` of buffers are pooled (least recently used free ones are dropped first
-to make room); arrays under `MIN_BYTES` come from NumPy directly, whose small-block
-allocator already recycles them well.
+to make room); arrays under `MIN_BYTES` come from NumPy directly (malloc serves those
+from its heap without fresh pages).
 
 Example:
     >>> import numpy as np
@@ -39,7 +39,7 @@ import numpy as np
 __all__ = ["CAP_BYTES", "MIN_BYTES", "empty"]
 
 CAP_BYTES = 256 << 20
-MIN_BYTES = 1 << 20
+MIN_BYTES = 256 << 10
 # byte size -> buffers of that size, least recently handed out first
 _pool: collections.OrderedDict = collections.OrderedDict()
 _pooled = [0]
