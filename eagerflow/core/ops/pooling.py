@@ -74,16 +74,22 @@ def _running_max(xp, ksize, strides, out_sizes, winners=None):
     The offsets are visited in row-major window order and a later offset wins only when
     strictly greater, so ties go to the first maximum, like TensorFlow's gradient.
     """
-    out = None
+    out = better = None
     for k, index in enumerate(_offsets(ksize, strides, out_sizes)):
         if out is None:
             out = scratch.empty(xp[index].shape, xp.dtype)
             np.copyto(out, xp[index])
             if winners is not None:
                 winners.fill(0)
+                better = np.empty(out.shape, winners.dtype)
             continue
         if winners is not None:
-            np.copyto(winners, k, where=np.greater(xp[index], out))
+            # k grows, so the last offset that beat the running maximum is the largest
+            # k * [beat]: a maximum of small ints (np.copyto(..., where=) is 20x slower).
+            np.greater(xp[index], out, out=better.view(np.bool_)) if better.itemsize == 1 \
+                else np.copyto(better, np.greater(xp[index], out))
+            better *= k
+            np.maximum(winners, better, out=winners)
         np.maximum(out, xp[index], out=out)
     return out
 
