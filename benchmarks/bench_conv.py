@@ -10,10 +10,11 @@ and the filter) of
 plus the first-layer case (filter gradient only) for the first convolution. eagerflow and
 NumPy use NHWC float32; PyTorch uses NCHW float32 with ``torch.set_num_threads`` equal to
 the BLAS thread count NumPy uses. The machine is shared and noisy, so the implementations
-are timed interleaved (one call of each per round) and the median of the rounds is shown,
-with the ratio eagerflow / PyTorch (target: forward+backward <= 2x) and eagerflow / NumPy.
+are timed interleaved (a few calls of each per round, see `measure`); medians and bests
+are shown, with the ratios eagerflow / PyTorch (target: forward+backward <= 2x) and
+eagerflow / NumPy.
 
-Run: ``python benchmarks/bench_conv.py [--rounds 30]`` (PyTorch from the reference venv:
+Run: ``python benchmarks/bench_conv.py [--rounds 10]`` (PyTorch from the reference venv:
 ``PYTHONPATH=. /work/refvenv/bin/python benchmarks/bench_conv.py``).
 """
 
@@ -171,23 +172,31 @@ def pool_case(shape, rng):
     return impls
 
 
-def measure(impls: dict, rounds: int) -> dict:
-    """(median, best) milliseconds per implementation, timed interleaved round by round."""
-    for fn in impls.values():
-        fn()  # warm-up: first-call allocations and BLAS thread start-up
+def measure(impls: dict, rounds: int, block: int = 3, pause: float = 0.25) -> dict:
+    """(median, best) milliseconds per call for each implementation.
+
+    Each round runs every implementation in turn: a pause (after a matmul, OpenBLAS and
+    OpenMP keep their idle threads spinning for up to ~0.2 s, which on two cores would
+    steal a core from whichever library runs next), one untimed call, then `block` timed
+    calls. Interleaving the rounds exposes every implementation to the same machine
+    load, which on this shared machine changes by the second.
+    """
     times = {name: [] for name in impls}
     for _ in range(rounds):
         for name, fn in impls.items():
-            start = time.perf_counter()
+            time.sleep(pause)
             fn()
-            times[name].append(time.perf_counter() - start)
+            for _ in range(block):
+                start = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - start)
     return {name: (1e3 * float(np.median(t)), 1e3 * float(np.min(t)))
             for name, t in times.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=10)
     args = parser.parse_args()
     if torch is not None:
         torch.set_num_threads(THREADS)
@@ -197,8 +206,8 @@ def main() -> None:
         ("conv2d 3x3 SAME (64,14,14,32)->64", conv_case((64, 14, 14, 32), 64, rng)),
         ("max_pool2d 2x2 (64,28,28,32)", pool_case((64, 28, 28, 32), rng)),
     ]
-    print(f"threads: {THREADS} (NumPy's BLAS and torch), {args.rounds} interleaved rounds; "
-          "median ms (best ms in brackets)")
+    print(f"threads: {THREADS} (NumPy's BLAS and torch), {args.rounds} interleaved rounds of 3 "
+          "calls each; median ms (best ms in brackets)")
     print(f"{'case':<34} {'pass':<28} {'eagerflow':>15} {'numpy':>15} {'torch':>15} "
           f"{'ef/torch':>14} {'ef/numpy':>9}")
     for title, passes in cases:

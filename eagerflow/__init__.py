@@ -151,8 +151,9 @@ _LAZY: dict[str, str] = {}
 
 # -- neural-network ops (issue: nn ops) ---------------------------------------------------
 
-from eagerflow.core.ops.einsum import einsum  # noqa: E402
-from eagerflow.core.ops.special import erf, softplus  # noqa: E402
+# Re-exported through __all__ below (which ruff cannot follow, hence F401).
+from eagerflow.linalg import einsum  # noqa: E402, F401
+from eagerflow.math import erf, softplus  # noqa: E402, F401
 
 _NN_NAMES = ["einsum", "erf", "softplus"]
 

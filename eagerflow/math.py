@@ -6,6 +6,7 @@ Example:
     ef.Tensor(0.6931472, shape=(), dtype=float32)
 """
 
+from eagerflow.core.ops.einsum import einsum
 from eagerflow.core.ops.linalg import (
     clip_by_global_norm,
     clip_by_norm,
@@ -90,4 +91,4 @@ __all__ = [
     "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "squared_difference",
     "subtract", "tan", "tanh", "tensordot", "top_k", "truediv", "where",
 ]
-__all__ += ["erf", "log_sigmoid", "softplus"]
+__all__ += ["einsum", "erf", "log_sigmoid", "softplus"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.ops import special
+from eagerflow.core.ops import scratch, special
 
 __all__ = ["elu", "gelu", "leaky_relu", "relu6", "selu", "silu", "softsign", "swish"]
 
@@ -46,7 +46,9 @@ def _check_float(x, op_name):
 
 @primitive("Relu6")
 def _relu6(x):
-    return np.minimum(np.maximum(x, 0), 6)
+    out = np.maximum(x, 0, out=scratch.empty(x.shape, x.dtype)) if x.dtype.kind in "fiu" \
+        else np.maximum(x, 0)
+    return np.minimum(out, 6, out=out)
 
 
 @_relu6.gradient
@@ -107,7 +109,8 @@ def _elu(x):
     _check_float(x, "Elu")
     # max(x, 0) + expm1(min(x, 0)): each part is 0 where the other one applies, and
     # expm1 never sees a positive argument (expm1(1000) would overflow with a warning).
-    out = np.expm1(np.minimum(x, 0))
+    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))  # pooled memory
+    np.expm1(out, out=out)
     out += np.maximum(x, 0)
     return out
 
@@ -141,7 +144,8 @@ def elu(features, name=None):
 @primitive("Selu")
 def _selu(x):
     _check_float(x, "Selu")
-    out = np.expm1(np.minimum(x, 0))  # as in elu: no where, no overflow
+    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))  # as in elu
+    np.expm1(out, out=out)
     out *= _SELU_ALPHA
     out += np.maximum(x, 0)
     out *= _SELU_SCALE

@@ -7,7 +7,7 @@ window views, no Python loop over pixels):
   copied once into an ``(n*oh*ow, kh*kw*c)`` matrix and multiplied by the filter matrix;
   the product is already the NHWC output.
 * ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``, reusing the matrix the forward
-  pass built when a tape was recording (see `im2col.py`).
+  pass built when a tape was recording (see `saved.py`).
 * ``Conv2DBackpropInput(dy, w)``: one batched matmul gives, for each of the kh*kw kernel
   offsets, a contiguous ``(n*oh*ow, c)`` block, which is added into the strided slice of
   the padded input gradient that offset touched (col2im by looping over kernel offsets
@@ -41,7 +41,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import im2col, scratch, windows
+from eagerflow.core.ops import im2col, saved, scratch, windows
 
 __all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
 
@@ -63,14 +63,14 @@ def _conv2d(x, w, strides, dilations, pads, groups):
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
     cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     if groups == 1:
-        out = cols @ w.reshape(kh * kw * cin, out_c)
+        out = scratch.empty((cols.shape[0], out_c), np.result_type(x, w))
+        np.matmul(cols, w.reshape(kh * kw * cin, out_c), out=out)
     else:
         w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
         out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
     if _flags.tapes:  # the filter gradient will likely want the same matrix
-        im2col.remember(x, ((kh, kw), strides, dilations, pads, out_sizes, groups), cols)
-    else:
-        scratch.release(cols)
+        saved.remember(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups),
+                       cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
 
 
@@ -88,7 +88,7 @@ def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
     out_sizes = tuple(dy.shape[1:3])
-    cols = im2col.take(x, ((kh, kw), strides, dilations, pads, out_sizes, groups))
+    cols = saved.take(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups))
     if cols is None:
         cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     dy_flat = dy.reshape(-1, out_c)
@@ -98,7 +98,6 @@ def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
         dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
         dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c/groups)
         dw = dw_g.transpose(1, 0, 2).reshape(filter_shape)
-    scratch.release(cols)
     return dw
 
 
@@ -119,7 +118,6 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     out_sizes = dy.shape[1:3]
     m = n * out_sizes[0] * out_sizes[1]
     dy_flat = dy.reshape(m, out_c)
-    buffer = None
     if groups == 1 and c == 1:
         # One GEMM reading dy once, (kh*kw, out_c) @ (out_c, M), instead of kh*kw
         # matrix-vector products that would each read all of dy.
@@ -140,17 +138,15 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     (top, bottom), (left, right) = pads
     padded = bool(top or bottom or left or right)
     shape = (n, h + top + bottom, width + left + right, groups, cin)
-    grad = scratch.empty(shape, dy.dtype) if padded else np.empty(shape, dy.dtype)
+    grad = scratch.empty(shape, dy.dtype)
     grad.fill(0)
     for i in range(kh):
         for j in range(kw):
             grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += blocks[i * kw + j]
-    scratch.release(buffer)
     if not padded:
         return grad.reshape(grad.shape[:3] + (c,))
-    result = np.ascontiguousarray(grad[:, top:top + h, left:left + width].reshape(
-        (n, h, width, c)))
-    scratch.release(grad)
+    result = scratch.empty((n, h, width, c), dy.dtype)
+    np.copyto(result, grad[:, top:top + h, left:left + width].reshape((n, h, width, c)))
     return result
 
 

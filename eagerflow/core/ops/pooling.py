@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.ops import windows
+from eagerflow.core.ops import saved, scratch, windows
 
 __all__ = [
     "avg_pool1d", "avg_pool2d", "global_avg_pool2d", "global_max_pool2d", "max_pool1d",
@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _ONES = (1, 1)
+_flags = context.flags
 
 
 def _out_sizes(in_sizes, ksize, strides, pads) -> tuple:
@@ -61,19 +62,53 @@ def _crop(grad, pads, in_sizes):
     (top, _), (left, _) = pads
     if grad.shape[1:3] == tuple(in_sizes):
         return grad
-    return np.ascontiguousarray(grad[:, top:top + in_sizes[0], left:left + in_sizes[1]])
+    out = scratch.empty((grad.shape[0],) + tuple(in_sizes) + (grad.shape[3],), grad.dtype)
+    np.copyto(out, grad[:, top:top + in_sizes[0], left:left + in_sizes[1]])
+    return out
 
 
 # -- max pooling --------------------------------------------------------------------------
+def _running_max(xp, ksize, strides, out_sizes, winners=None):
+    """Window maxima; also fills `winners` with the offset of each window's first maximum.
+
+    The offsets are visited in row-major window order and a later offset wins only when
+    strictly greater, so ties go to the first maximum, like TensorFlow's gradient.
+    """
+    out = better = None
+    for k, index in enumerate(_offsets(ksize, strides, out_sizes)):
+        if out is None:
+            out = scratch.empty(xp[index].shape, xp.dtype)
+            np.copyto(out, xp[index])
+            if winners is not None:
+                winners.fill(0)
+                better = np.empty(out.shape, winners.dtype)
+            continue
+        if winners is not None:
+            # k grows, so the last offset that beat the running maximum is the largest
+            # k * [beat]: a maximum of small ints (np.copyto(..., where=) is 20x slower).
+            np.greater(xp[index], out, out=better.view(np.bool_)) if better.itemsize == 1 \
+                else np.copyto(better, np.greater(xp[index], out))
+            better *= k
+            np.maximum(winners, better, out=winners)
+        np.maximum(out, xp[index], out=out)
+    return out
+
+
+def _winner_dtype(ksize):
+    return np.min_scalar_type(ksize[0] * ksize[1] - 1)
+
+
 @primitive("MaxPool")
 def _max_pool(x, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
-    out = None
-    for index in _offsets(ksize, strides, _out_sizes(x.shape[1:3], ksize, strides, pads)):
-        if out is None:
-            out = xp[index].copy()
-        else:
-            np.maximum(out, xp[index], out=out)
+    xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+    out_sizes = _out_sizes(x.shape[1:3], ksize, strides, pads)
+    if not (_flags.tapes and x.dtype.kind == "f"):
+        return _running_max(xp, ksize, strides, out_sizes)
+    # A tape may want the gradient: keep where each maximum was (one byte per output),
+    # which makes MaxPoolGrad a few cheap passes instead of a search through every window.
+    winners = scratch.empty((x.shape[0],) + out_sizes + (x.shape[3],), _winner_dtype(ksize))
+    out = _running_max(xp, ksize, strides, out_sizes, winners)
+    saved.remember(out, ("max-pool-winners", ksize, strides, pads), winners)
     return out
 
 
@@ -83,29 +118,29 @@ def _max_pool_grad(dy, y, x, ksize, strides, pads):
                    {"ksize": ksize, "strides": strides, "pads": pads})
 
 
-def _first_max_masks(xp, y, ksize, strides):
-    """Yields (slice, mask) per offset; mask marks windows whose first maximum is there."""
-    free = None
-    for index in _offsets(ksize, strides, y.shape[1:3]):
-        hit = np.equal(xp[index], y)
-        if free is None:
-            free = ~hit
-        else:
-            hit &= free
-            free &= ~hit
-        yield index, hit
+def _winners(x, y, ksize, strides, pads):
+    """The winner offsets saved for `y`'s windows by the forward pass, or recomputed."""
+    winners = saved.take(y, ("max-pool-winners", ksize, strides, pads))
+    if winners is None:
+        xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+        winners = scratch.empty(y.shape, _winner_dtype(ksize))
+        _running_max(xp, ksize, strides, y.shape[1:3], winners)
+    return winners
 
 
 @primitive("MaxPoolGrad")
 def _max_pool_backprop(x, y, dy, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
-    grad = np.zeros(xp.shape, dy.dtype)
+    winners = _winners(x, y, ksize, strides, pads)
+    (top, bottom), (left, right) = pads
+    grad = scratch.empty((x.shape[0], x.shape[1] + top + bottom, x.shape[2] + left + right,
+                          x.shape[3]), dy.dtype)
+    grad.fill(0)
     disjoint = all(s >= k for s, k in zip(strides, ksize, strict=True))
-    for index, hit in _first_max_masks(xp, y, ksize, strides):
+    for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
         if disjoint:  # windows do not overlap: each cell is written at most once
-            np.multiply(dy, hit, out=grad[index])
+            np.multiply(dy, winners == k, out=grad[index])
         else:
-            grad[index] += dy * hit
+            grad[index] += dy * (winners == k)
     return _crop(grad, pads, x.shape[1:3])
 
 
@@ -118,11 +153,11 @@ def _max_pool_backprop_grad(ddx, out, x, y, dy, ksize, strides, pads):
 
 @primitive("MaxPoolGradGrad")
 def _max_pool_backprop_grad_op(x, y, ddx, ksize, strides, pads):
-    xp = windows.pad(x, pads, _lowest(x.dtype))
-    ddxp = windows.pad(ddx, pads, 0)
+    winners = _winners(x, y, ksize, strides, pads)
+    ddxp = windows.pad(ddx, pads, 0, allocate=scratch.empty)
     result = np.zeros(y.shape, ddx.dtype)
-    for index, hit in _first_max_masks(xp, y, ksize, strides):
-        result += ddxp[index] * hit
+    for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
+        result += ddxp[index] * (winners == k)
     return result
 
 
@@ -146,11 +181,12 @@ def _counts(in_sizes, ksize, strides, pads, dtype):
 
 @primitive("AvgPool")
 def _avg_pool(x, ksize, strides, pads):
-    xp = windows.pad(x, pads)
+    xp = windows.pad(x, pads, allocate=scratch.empty)
     out = None
     for index in _offsets(ksize, strides, _out_sizes(x.shape[1:3], ksize, strides, pads)):
         if out is None:
-            out = xp[index].copy()
+            out = scratch.empty(xp[index].shape, x.dtype)
+            np.copyto(out, xp[index])
         else:
             out += xp[index]
     out *= _counts(x.shape[1:3], ksize, strides, pads, x.dtype)
@@ -168,7 +204,8 @@ def _avg_pool_backprop(dy, input_shape, ksize, strides, pads):
     n, h, w, c = input_shape
     (top, bottom), (left, right) = pads
     scaled = dy * _counts((h, w), ksize, strides, pads, dy.dtype)
-    grad = np.zeros((n, h + top + bottom, w + left + right, c), dy.dtype)
+    grad = scratch.empty((n, h + top + bottom, w + left + right, c), dy.dtype)
+    grad.fill(0)
     for index in _offsets(ksize, strides, dy.shape[1:3]):
         grad[index] += scaled
     return _crop(grad, pads, (h, w))

@@ -1,21 +1,19 @@
-"""im2col: the window matrix, and the forward-to-backward cache that reuses it."""
-
-import gc
+"""im2col: the window matrix, and its reuse by the filter gradient."""
 
 import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.core.ops import im2col
+from eagerflow.core.ops import im2col, saved
 
 
 @pytest.fixture(autouse=True)
 def _empty_cache():
-    im2col._entries.clear()
-    im2col._size[0] = 0
+    saved._entries.clear()
+    saved._size[0] = 0
     yield
-    im2col._entries.clear()
-    im2col._size[0] = 0
+    saved._entries.clear()
+    saved._size[0] = 0
 
 
 @pytest.mark.parametrize("channels, groups", [(1, 1), (3, 1), (4, 2)])
@@ -48,14 +46,15 @@ def test_the_filter_gradient_reuses_the_forward_matrix(monkeypatch):
     with ef.GradientTape() as tape:
         y = ef.nn.conv2d(x, w, 1, "SAME")
     cached = tape.gradient(y, w).numpy()
-    assert len(calls) == 1 and not im2col._entries  # taken, not rebuilt
-    im2col.CACHE_BYTES, saved = 0, im2col.CACHE_BYTES
+    assert len(calls) == 1 and not saved._entries  # taken, not rebuilt
+    cap = saved.CAP_BYTES
+    saved.CAP_BYTES = 0
     try:
         with ef.GradientTape() as tape:
             y = ef.nn.conv2d(x, w, 1, "SAME")
         rebuilt = tape.gradient(y, w).numpy()
     finally:
-        im2col.CACHE_BYTES = saved
+        saved.CAP_BYTES = cap
     assert len(calls) == 3  # too big for the cache: built again for the gradient
     np.testing.assert_array_equal(cached, rebuilt)
 
@@ -63,27 +62,4 @@ def test_the_filter_gradient_reuses_the_forward_matrix(monkeypatch):
 def test_nothing_is_cached_without_a_tape(monkeypatch):
     calls, x, w = _conv_with_counted_columns(monkeypatch)
     ef.nn.conv2d(x, w, 1, "SAME")
-    assert not im2col._entries
-
-
-def test_entries_die_with_their_input():
-    x = np.ones((1, 4, 4, 2))
-    im2col.remember(x, ("geometry",), np.zeros((16, 18)))
-    assert len(im2col._entries) == 1
-    assert im2col.take(x, ("other geometry",)) is None
-    del x
-    gc.collect()
-    assert not im2col._entries and im2col._size[0] == 0
-
-
-def test_oldest_entries_are_evicted_beyond_the_cap(monkeypatch):
-    monkeypatch.setattr(im2col, "CACHE_BYTES", 3000)
-    inputs = [np.ones((1, 2, 2, 1)) for _ in range(3)]
-    for x in inputs:
-        im2col.remember(x, ("g",), np.zeros(125))  # 1000 bytes each
-    im2col.remember(np.ones(1), ("g",), np.zeros(10_000))  # over the cap: not kept
-    assert im2col._size[0] == 3000
-    extra = np.ones((1, 2, 2, 1))
-    im2col.remember(extra, ("g",), np.zeros(125))
-    assert im2col.take(inputs[0], ("g",)) is None
-    assert im2col.take(extra, ("g",)) is not None
+    assert not saved._entries

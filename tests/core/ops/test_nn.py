@@ -39,6 +39,15 @@ CASES = [
                                                                      keepdims=True)),
            inputs=[_TABLE * 3, _IDS]),
     OpCase("l2_loss", ef.nn.l2_loss, lambda x: 0.5 * np.sum(x * x), shapes=[(3, 4)]),
+    # Ops of the nn issue that live in the core modules (reduce.py, linalg.py, indexing.py).
+    OpCase("top_k", lambda x: ef.math.top_k(x, 2)[0], lambda x: -np.sort(-x, axis=-1)[:, :2],
+           shapes=[(3, 5)]),
+    OpCase("clip_by_norm", lambda x: ef.clip_by_norm(x, 1.0, axes=[1]),
+           lambda x: x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1.0),
+           shapes=[(3, 4)]),
+    OpCase("clip_by_global_norm", lambda a, b: ef.clip_by_global_norm([a, b], 1.5)[0],
+           lambda a, b: [v * 1.5 / max(np.sqrt(np.sum(a * a) + np.sum(b * b)), 1.5)
+                         for v in (a, b)], shapes=[(3, 2), (4,)]),
 ]
 
 
@@ -50,6 +59,10 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+def test_one_hot_of_labels():
+    np.testing.assert_array_equal(ef.one_hot([0, 3, 1], 4).numpy(), np.eye(4)[[0, 3, 1]])
 
 
 # -- dropout ------------------------------------------------------------------------------

@@ -154,3 +154,19 @@ def test_pools_match_reference_property(size, ksize, strides, padding):
 def test_errors(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         call()
+
+
+def test_saved_and_recomputed_maximum_positions_agree():
+    from eagerflow.core.dispatch import execute
+    from eagerflow.core.ops import pooling
+
+    rng = np.random.default_rng(3)
+    x = ef.constant(np.maximum(rng.standard_normal((2, 7, 6, 3)), 0.0))  # many ties at 0
+    dy = ef.constant(rng.standard_normal((2, 4, 3, 3)))
+    with ef.GradientTape() as tape:  # the forward saves where the maxima are
+        tape.watch(x)
+        y = ef.nn.max_pool2d(x, 3, 2, "SAME")
+    saved_path = tape.gradient(y, x, output_gradients=dy).numpy()
+    attrs = {"ksize": (3, 3), "strides": (2, 2), "pads": ((1, 1), (0, 1))}
+    recomputed = execute(pooling._max_pool_backprop, (x, y, dy), attrs).numpy()
+    np.testing.assert_array_equal(saved_path, recomputed)
