@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
 from eagerflow.core.ops import array as array_ops
 from eagerflow.core.ops import cross_entropy as xent
 from eagerflow.core.ops import math as math_ops
@@ -152,37 +152,46 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     return reduce_ops.reduce_sum(math_ops.multiply(y_true, neg_log_p), axis)
 
 
-def _sparse_labels(y_true, y_pred, owner: str) -> np.ndarray:
-    """Validated integer class indices of shape ``y_pred.shape[:-1]``."""
-    labels = np.asarray(array_ops.convert_to_tensor(y_true)._value)
+def _sparse_labels(y_true, y_pred, owner: str):
+    """Validated integer class indices of shape ``y_pred.shape[:-1]``, as an int64 tensor.
+
+    Shape and dtype are checked at once; values are checked here when running eagerly, and
+    inside the cross-entropy op when the graph of a traced function runs.
+    """
+    labels = array_ops.convert_to_tensor(y_true)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
-        labels = labels[..., 0]
-    if labels.shape != y_pred.shape[:-1]:
+        labels = array_ops.squeeze(labels, -1)
+    expected = y_pred.shape[:-1]
+    if labels.ndim != len(expected) or any(
+        a is not None and b is not None and a != b
+        for a, b in zip(labels.shape, expected, strict=True)
+    ):
         raise errors.InvalidArgumentError(
             f"{owner}: y_true must hold one class index per row of y_pred, with shape "
-            f"y_pred.shape[:-1]={y_pred.shape[:-1]} (or with a trailing axis of size 1). "
-            f"Received: y_true.shape={np.shape(labels)}, y_pred.shape={y_pred.shape}"
+            f"y_pred.shape[:-1]={expected} (or with a trailing axis of size 1). "
+            f"Received: y_true.shape={labels.shape}, y_pred.shape={y_pred.shape}"
         )
-    if labels.dtype.kind == "f":
-        if not np.all(np.floor(labels) == labels):
-            raise errors.InvalidArgumentError(
-                f"{owner}: y_true must hold integer class indices; it has non-integer values "
-                f"such as {float(labels[np.floor(labels) != labels].flat[0])}."
-            )
-    elif labels.dtype.kind not in "iub":
+    kind = labels.dtype.kind
+    if kind not in "iubf":
         raise errors.InvalidArgumentError(
             f"{owner}: y_true must hold integer class indices. Received dtype "
             f"{labels.dtype.name}."
         )
-    labels = labels.astype(np.int64)
-    classes = y_pred.shape[-1]
-    outside = (labels < 0) | (labels >= classes)
-    if outside.any():
-        raise errors.InvalidArgumentError(
-            f"{owner}: received a label value of {int(labels[outside].flat[0])} which is outside "
-            f"the valid range of [0, {classes})."
-        )
-    return labels
+    if context.executing_eagerly():
+        values = labels._value
+        if kind == "f" and not np.all(np.floor(values) == values):
+            raise errors.InvalidArgumentError(
+                f"{owner}: y_true must hold integer class indices; it has non-integer values "
+                f"such as {float(values[np.floor(values) != values].flat[0])}."
+            )
+        classes = y_pred.shape[-1]
+        outside = (values < 0) | (values >= classes)
+        if outside.any():
+            raise errors.InvalidArgumentError(
+                f"{owner}: received a label value of {int(values[outside].flat[0])} which is "
+                f"outside the valid range of [0, {classes})."
+            )
+    return labels if labels.dtype == np.int64 else math_ops.cast(labels, np.int64)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):

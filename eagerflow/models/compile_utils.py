@@ -28,7 +28,7 @@ import numpy as np
 
 from eagerflow import losses as losses_lib
 from eagerflow import metrics as metrics_lib
-from eagerflow.core import errors, nest
+from eagerflow.core import context, errors, nest
 from eagerflow.core.ops import math as math_ops
 
 __all__ = ["CompiledLoss", "CompiledMetrics", "output_names_of"]
@@ -217,7 +217,8 @@ class CompiledLoss:
             if target is None:
                 raise ValueError(f"fit: no target (y) given for the output{name} of loss "
                                  f"{loss.name!r}")
-            _check_target_range(loss, target, name)
+            if context.executing_eagerly():  # a traced step checks via check_targets
+                _check_target_range(loss, target, name)
             value = loss(target, prediction, sample_weight=weights[index])
             parts.append(value)
             scaled = value if self.weights[index] == 1.0 else \
@@ -226,6 +227,18 @@ class CompiledLoss:
         for extra in regularization_losses:
             total = math_ops.add(total, extra)
         return total, parts
+
+
+    def check_targets(self, y_true, y_pred) -> None:
+        """Checks the target values the loss cannot check inside a traced step."""
+        if self.losses is None:
+            return
+        flat_true = _flat_targets(y_true, y_pred, self.output_names, "fit")
+        for index, (loss, target) in enumerate(zip(self.losses, flat_true, strict=True)):
+            if loss is not None and target is not None:
+                name = "" if self.output_names is None else \
+                    f" (output {self.output_names[index]!r})"
+                _check_target_range(loss, target, name)
 
 
 def _leaves(spec) -> list:

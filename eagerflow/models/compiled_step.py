@@ -134,6 +134,8 @@ class TracedTrainStep:
                 random.set_state(streams)
             return model.train_step(data)
         traced_now = self._tracing_count() != before
+        if model.compiled_loss is not None:
+            model.compiled_loss.check_targets(y, y_pred)
         if verify and not traced_now:
             after = random.get_state()
             random.set_state(streams)

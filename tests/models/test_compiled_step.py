@@ -100,3 +100,23 @@ def test_freezing_a_layer_retraces():
     frozen = model.layers[0].kernel.numpy().copy()
     model.fit(x, y, batch_size=8, verbose=0)
     np.testing.assert_array_equal(model.layers[0].kernel.numpy(), frozen)
+
+
+@pytest.mark.parametrize("loss, bad_targets", [
+    ("sparse_categorical_crossentropy", lambda y: np.where(np.arange(len(y)) == 40, 7, y)),
+    ("binary_crossentropy", lambda y: np.where(np.arange(len(y))[:, None] == 40, 3.0, y)),
+])
+def test_traced_steps_still_reject_bad_targets_in_later_batches(loss, bad_targets):
+    rng = np.random.default_rng(0)
+    x = rng.random((48, 4), dtype=np.float32)
+    if loss.startswith("sparse"):
+        model = ef.Sequential([ef.layers.Dense(3, activation="softmax", input_shape=(4,))])
+        y = rng.integers(0, 3, 48)
+    else:
+        model = ef.Sequential([ef.layers.Dense(1, activation="sigmoid", input_shape=(4,))])
+        y = rng.integers(0, 2, (48, 1)).astype(np.float32)
+    model.compile(optimizer="sgd", loss=loss)
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)  # traces
+    assert model._train_function.fallback_reason is None
+    with pytest.raises(ef.errors.InvalidArgumentError, match="range|in \\[0, 1\\]"):
+        model.fit(x, bad_targets(y), batch_size=8, epochs=1, shuffle=False, verbose=0)
