@@ -91,6 +91,15 @@ def check_gradient(case: OpCase) -> None:
                     atol=atol)
 
 
+def gradient(f, value) -> np.ndarray:
+    """The gradient of ``f(x)`` with respect to ``x = value`` (as float64), as an ndarray."""
+    x = ef.constant(np.asarray(value, np.float64))
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x).numpy()
+
+
 def ops_reached(case: OpCase) -> set[str]:
     """Names of the differentiable ops a case records, to first and second order."""
     names: set[str] = set()
