@@ -20,22 +20,13 @@ Example:
 
 from __future__ import annotations
 
-import re
+from eagerflow.core.naming import snake_case
 
 __all__ = ["LAYER_CLASSES", "Configurable", "deserialize", "get_object", "serialize",
            "snake_case"]
 
 # Every Layer subclass, by class name (user classes too: Layer.__init_subclass__ adds them).
 LAYER_CLASSES: dict[str, type] = {}
-
-
-def snake_case(name: str) -> str:
-    """``"MaxPooling2D"`` -> ``"max_pooling2d"``, ``"LSTM"`` -> ``"lstm"``."""
-    name = re.sub(r"\W+", "", name)
-    # A capital followed by lower case starts a word; a lower-case letter followed by a
-    # capital ends one. Runs of capitals ("LSTM", "RNN") stay one word.
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class Configurable:
