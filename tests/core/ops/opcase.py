@@ -61,6 +61,18 @@ class OpCase:
         return [rng.uniform(low, high, size=s).astype(dtype) for s in self.shapes]
 
 
+UNARY_SHAPES = [(), (5,), (3, 4)]
+
+
+def unary_cases(name, fn, reference, domain=(-2.0, 2.0), order=2, **kwargs) -> list:
+    """Rows for an elementwise unary op: a scalar, a vector and a matrix input."""
+    return [
+        OpCase(f"{name}-{len(shape)}d", fn, reference, shapes=[shape], domain=domain,
+               order=order, **kwargs)
+        for shape in UNARY_SHAPES
+    ]
+
+
 def parametrize(cases):
     return pytest.mark.parametrize("case", cases, ids=[c.name for c in cases])
 
