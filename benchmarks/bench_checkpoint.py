@@ -20,9 +20,9 @@ import os
 import shutil
 import statistics
 import tempfile
-import time
 
 import numpy as np
+import timing
 
 import eagerflow as ef
 from eagerflow.core.trackable import Trackable
@@ -108,15 +108,9 @@ def main():
     if torch is not None:
         cases["torch.save"] = lambda: torch.save(tensors, torch_file)
         cases["torch.load"] = lambda: torch.load(torch_file)
-    times = {name: [] for name in cases}
     try:
-        for run in cases.values():  # warm-up: creates every file once
-            run()
-        for _ in range(args.repeats):
-            for name, run in cases.items():
-                start = time.perf_counter()
-                run()
-                times[name].append(time.perf_counter() - start)
+        # One warm-up call of each creates every file once.
+        times = timing.interleaved(cases, args.repeats, warmup=1)
         sizes = {"eagerflow": os.path.getsize(ef_file), "numpy": directory_size(paths["np"])}
         if torch is not None:
             sizes["torch"] = os.path.getsize(torch_file)

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 import numpy as np
+import timing
 from numpy.lib.stride_tricks import as_strided
 
 import eagerflow as ef
@@ -175,21 +175,10 @@ def pool_case(shape, rng):
 def measure(impls: dict, rounds: int, block: int = 3, pause: float = 0.25) -> dict:
     """(median, best) milliseconds per call for each implementation.
 
-    Each round runs every implementation in turn: a pause (after a matmul, OpenBLAS and
-    OpenMP keep their idle threads spinning for up to ~0.2 s, which on two cores would
-    steal a core from whichever library runs next), one untimed call, then `block` timed
-    calls. Interleaving the rounds exposes every implementation to the same machine
-    load, which on this shared machine changes by the second.
+    Each round gives every implementation a turn: a pause (BLAS threads of the previous
+    one stop spinning), one untimed call, then `block` timed calls (`timing.interleaved`).
     """
-    times = {name: [] for name in impls}
-    for _ in range(rounds):
-        for name, fn in impls.items():
-            time.sleep(pause)
-            fn()
-            for _ in range(block):
-                start = time.perf_counter()
-                fn()
-                times[name].append(time.perf_counter() - start)
+    times = timing.interleaved(impls, rounds, warmup=0, block=block, pause=pause)
     return {name: (1e3 * float(np.median(t)), 1e3 * float(np.min(t)))
             for name, t in times.items()}
 

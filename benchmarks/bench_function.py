@@ -25,7 +25,6 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 
 def _threads(argv) -> int:
@@ -45,6 +44,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import timing  # noqa: E402
 
 import eagerflow as ef  # noqa: E402
 
@@ -191,16 +192,8 @@ def make_mlp_step_torch(weights, lr=0.1):
 # -- timing --------------------------------------------------------------------------------
 def interleaved(variants: dict, calls: int, rounds: int) -> dict:
     """Median seconds per call of each variant; every round runs every variant."""
-    times = {name: [] for name in variants}
-    for fn in variants.values():  # warm up: traces, caches, allocator
-        for _ in range(3):
-            fn()
-    for _ in range(rounds):
-        for name, fn in variants.items():
-            start = time.perf_counter()
-            for _ in range(calls):
-                fn()
-            times[name].append((time.perf_counter() - start) / calls)
+    # Three warm-up calls each: traces, caches, allocator.
+    times = timing.interleaved(variants, rounds, warmup=3, calls=calls)
     return {name: statistics.median(t) for name, t in times.items()}
 
 

@@ -30,9 +30,9 @@ alike) gives stable figures: two BLAS threads on two busy cores stall unpredicta
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+import timing
 from numpy.lib.stride_tricks import as_strided
 
 import eagerflow as ef
@@ -234,19 +234,9 @@ def check_agreement(steps) -> None:
 
 
 def measure(steps, rounds: int) -> dict:
-    for step in steps.values():  # warm-up
-        step()
-        step()
-    times = {name: [] for name in steps}
-    order = list(steps)
-    rng = np.random.default_rng(0)
-    for _ in range(rounds):
-        rng.shuffle(order)  # no implementation always runs right after another
-        for name in order:
-            step = steps[name]
-            start = time.perf_counter()
-            step()
-            times[name].append(time.perf_counter() - start)
+    """Median ms per step; the order changes every round, so no implementation always
+    runs right after another."""
+    times = timing.interleaved(steps, rounds, warmup=2, shuffle=True)
     return {name: float(np.median(values)) * 1e3 for name, values in times.items()}
 
 

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 import h5py
 import numpy as np
 
+from eagerflow.checkpoint import fileio
 from eagerflow.core import concrete, errors, function, graph_io, nest, replay, spec, tensor
 from eagerflow.core import variable as variable_lib
 
@@ -119,12 +119,9 @@ def save(obj, path, signatures=None) -> None:
     functions = _collect(obj, signatures)
     writer = graph_io.Writer()
     encoded = {name: [writer.function(cf, name) for cf in cfs] for name, cfs in functions.items()}
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(dir=directory, prefix=".saved_model-", suffix=".h5")
-    os.close(handle)
-    try:
-        with h5py.File(temp, "w") as f:
+
+    def write(temporary):
+        with h5py.File(temporary, "w") as f:
             f.attrs["format"] = FORMAT
             f.attrs["version"] = VERSION
             for name, items in encoded.items():
@@ -141,14 +138,8 @@ def save(obj, path, signatures=None) -> None:
                 dataset = variables.create_dataset(str(k), data=var._buf)
                 dataset.attrs["name"] = var.name
                 dataset.attrs["trainable"] = bool(var.trainable)
-            f.flush()
-        with open(temp, "rb+") as raw:
-            os.fsync(raw.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
+
+    fileio.atomic_write(path, write)
 
 
 def _safe(name: str) -> str:

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 
 from eagerflow.callbacks import base
+from eagerflow.checkpoint import fileio
 from eagerflow.core import random
 
 __all__ = ["BackupAndRestore"]
@@ -32,18 +32,11 @@ _FORMAT = "eagerflow-backup"
 
 
 def _write_json_atomically(path: str, document: dict) -> None:
-    directory = os.path.dirname(path)
-    fd, temp = tempfile.mkstemp(prefix=".backup-", suffix=".json", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as f:
+    def write(temporary):
+        with open(temporary, "w") as f:
             json.dump(document, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
+
+    fileio.atomic_write(path, write)
 
 
 class BackupAndRestore(base.Callback):

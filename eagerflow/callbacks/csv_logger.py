@@ -23,11 +23,11 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
 
 import numpy as np
 
 from eagerflow.callbacks import base
+from eagerflow.checkpoint import fileio
 
 __all__ = ["CSVLogger"]
 
@@ -78,20 +78,13 @@ class CSVLogger(base.Callback):
         return (rows[0], rows[1:]) if rows else (None, [])
 
     def _rewrite(self, header, rows) -> None:
-        directory = os.path.dirname(os.path.abspath(self.filename))
-        fd, temp = tempfile.mkstemp(prefix=".csvlogger-", dir=directory)
-        try:
-            with os.fdopen(fd, "w", newline="") as f:
+        def write(temporary):
+            with open(temporary, "w", newline="") as f:
                 writer = csv.writer(f, delimiter=self.sep, lineterminator="\n")
                 writer.writerow(header)
                 writer.writerows(rows)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(temp, self.filename)
-        except BaseException:
-            if os.path.exists(temp):
-                os.remove(temp)
-            raise
+
+        fileio.atomic_write(self.filename, write)
 
     def on_train_begin(self, logs=None):
         # Without append, the first epoch's header replaces the file (atomically, so an

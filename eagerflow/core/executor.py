@@ -92,13 +92,7 @@ def _assign(variable, value, mode, check):
             f"Cannot {mode} a value of shape {np.shape(value)} to variable "
             f"{variable.name!r} of shape {variable._buf.shape}."
         )
-    buffer = variable._writable_buffer()
-    if mode == "assign":
-        np.copyto(buffer, value, casting="same_kind")
-    elif mode == "assign_add":
-        np.add(buffer, value, out=buffer, casting="same_kind")
-    else:
-        np.subtract(buffer, value, out=buffer, casting="same_kind")
+    variable._write(value, mode)
 
 
 class Plan:

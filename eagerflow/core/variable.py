@@ -193,7 +193,11 @@ class Variable:
             tracer = context.thread.tracer
             if tracer is not None:
                 return tracer.assign_variable(self, value, mode)
-        array = self._coerce(value, mode)
+        self._write(self._coerce(value, mode), mode)
+        return self
+
+    def _write(self, array, mode: str) -> None:
+        """Updates the buffer in place: `mode` is "assign", "assign_add" or "assign_sub"."""
         buffer = self._writable_buffer()
         if mode == "assign":
             np.copyto(buffer, array, casting="same_kind")
@@ -201,7 +205,6 @@ class Variable:
             np.add(buffer, array, out=buffer, casting="same_kind")
         else:
             np.subtract(buffer, array, out=buffer, casting="same_kind")
-        return self
 
     def assign(self, value, read_value=True):
         """Sets the variable to `value` (same shape); returns the variable."""

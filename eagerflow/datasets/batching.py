@@ -37,7 +37,22 @@ def _batches(source, batch_size: int, drop_remainder: bool):
         index += len(chunk)
 
 
-class BatchDataset(dataset.Dataset):
+class _Batching(dataset.Dataset):
+    """The batch count shared by `batch` and `padded_batch`.
+
+    Subclasses set ``_inputs``, ``_batch_size`` and ``_drop_remainder``.
+    """
+
+    def _cardinality(self) -> int:
+        size = self._inputs[0]._cardinality()
+        if size < 0:
+            return size
+        if self._drop_remainder:
+            return size // self._batch_size
+        return -(-size // self._batch_size)
+
+
+class BatchDataset(_Batching):
     """`Dataset.batch`: stacks `batch_size` consecutive elements."""
 
     def __init__(self, input_dataset, batch_size, drop_remainder):
@@ -85,14 +100,6 @@ class BatchDataset(dataset.Dataset):
             lambda s: TensorSpec(None if s.shape is None else (size, *s.shape), s.dtype),
             self._inputs[0].element_spec,
         )
-
-    def _cardinality(self) -> int:
-        size = self._inputs[0]._cardinality()
-        if size < 0:
-            return size
-        if self._drop_remainder:
-            return size // self._batch_size
-        return -(-size // self._batch_size)
 
 
 def _stack(column, example, component: int, first_index: int) -> np.ndarray:
@@ -151,7 +158,7 @@ def _as_shape(shape, path):
     return tuple(dims)
 
 
-class PaddedBatchDataset(dataset.Dataset):
+class PaddedBatchDataset(_Batching):
     """`Dataset.padded_batch`: batches elements padded to a common shape."""
 
     def __init__(self, input_dataset, batch_size, padded_shapes, padding_values,
@@ -209,14 +216,6 @@ class PaddedBatchDataset(dataset.Dataset):
                 dims = _as_shape(shape, "")
             specs.append(TensorSpec(None if dims is None else (size, *dims), leaf.dtype))
         return nest.pack_sequence_as(spec, specs)
-
-    def _cardinality(self) -> int:
-        size = self._inputs[0]._cardinality()
-        if size < 0:
-            return size
-        if self._drop_remainder:
-            return size // self._batch_size
-        return -(-size // self._batch_size)
 
 
 def _pad(column, path, padded_shape, padding_value, first_index):

@@ -106,7 +106,7 @@ def from_user(value, what: str):
     Tuples, namedtuples and dicts are structure; a list is one tensor, as in tf.data.
     `what` names the source in error messages.
     """
-    return _from_user(value, what)
+    return map_leaves(lambda leaf: _convert_leaf(leaf, what), value)
 
 
 def from_function(value, what: str):
@@ -116,23 +116,10 @@ def from_function(value, what: str):
     if kind is _Tensor:
         return value._value
     if kind is tuple or kind is list:
-        leaves = [item._value if type(item) is _Tensor else _from_user(item, what)
+        leaves = [item._value if type(item) is _Tensor else from_user(item, what)
                   for item in value]
         return tuple(leaves)
-    return _from_user(value, what)
-
-
-def _from_user(value, what):
-    kind = type(value)
-    if kind is tuple:
-        return tuple([_from_user(item, what) for item in value])
-    if kind is dict:
-        return {key: _from_user(item, what) for key, item in value.items()}
-    if isinstance(value, tuple):  # namedtuple
-        return kind(*[_from_user(item, what) for item in value])
-    if isinstance(value, dict):
-        return kind((key, _from_user(item, what)) for key, item in value.items())
-    return _convert_leaf(value, what)
+    return from_user(value, what)
 
 
 def _dtype_key(dtype):

@@ -22,7 +22,7 @@ __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deseria
 _EPSILON = 1e-7  # keeps the rescaling finite for all-zero columns
 
 
-class Constraint:
+class Constraint(serialization.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> projected weight``.
 
     Example:
@@ -36,19 +36,6 @@ class Constraint:
 
     def __call__(self, w):
         return w
-
-    def get_config(self) -> dict:
-        """The constructor arguments."""
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict):
-        """Creates the constraint from `get_config`'s output."""
-        return cls(**config)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 def _norms(w, axis):

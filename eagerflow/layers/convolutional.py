@@ -15,9 +15,8 @@ from __future__ import annotations
 
 from eagerflow.core.ops import conv as conv_ops
 from eagerflow.core.ops import nn as nn_ops
-from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
-from eagerflow.layers.core import positive_int
+from eagerflow.layers.core import KernelBiasMixin, positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
 
@@ -58,7 +57,7 @@ def _padding(value, layer: str, allowed) -> str:
     return padding
 
 
-class _Conv(Layer):
+class _Conv(KernelBiasMixin, Layer):
     """Shared arguments, weights and validation of the convolution layers."""
 
     _rank = 2
@@ -89,14 +88,9 @@ class _Conv(Layer):
                 f"`strides > 1` is not supported in conjunction with `dilation_rate > 1` in "
                 f"{name}. Received: strides={self.strides} and "
                 f"dilation_rate={self.dilation_rate}")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
+                               kernel_regularizer, bias_regularizer, kernel_constraint,
+                               bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
         self._channel_axis = -1 if self.data_format == "channels_last" else 1
 
@@ -114,40 +108,22 @@ class _Conv(Layer):
             raise ValueError(
                 f"The number of input channels of {name} must be divisible by the number of "
                 f"groups. Received: groups={self.groups}, input shape {tuple(input_shape)}")
-        self.kernel = self.add_weight("kernel", self._kernel_shape(channels),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight("bias", (self.filters,),
-                                        initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+        self._add_kernel_and_bias(self._kernel_shape(channels), (self.filters,))
         self.input_spec = InputSpec(ndim=self._rank + 2, axes={self._channel_axis: channels})
 
     def _finish(self, outputs):
         if self.bias is not None:
             data_format = "N...C" if self.data_format == "channels_last" else "NC..."
             outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
-        if self.activation is not activations.linear:
-            outputs = self.activation(outputs)
-        return outputs
+        return self._activate(outputs)
 
     def get_config(self) -> dict:
         config = super().get_config()
         config.update(
             filters=self.filters, kernel_size=list(self.kernel_size), strides=list(self.strides),
             padding=self.padding, data_format=self.data_format,
-            dilation_rate=list(self.dilation_rate), groups=self.groups,
-            activation=activations.serialize(self.activation), use_bias=self.use_bias,
-            kernel_initializer=initializers.serialize(self.kernel_initializer),
-            bias_initializer=initializers.serialize(self.bias_initializer),
-            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
-            bias_regularizer=regularizers.serialize(self.bias_regularizer),
-            activity_regularizer=regularizers.serialize(self.activity_regularizer),
-            kernel_constraint=constraints.serialize(self.kernel_constraint),
-            bias_constraint=constraints.serialize(self.bias_constraint))
+            dilation_rate=list(self.dilation_rate), groups=self.groups)
+        config.update(self._kernel_bias_config())
         return config
 
 

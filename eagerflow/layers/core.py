@@ -20,7 +20,7 @@ from eagerflow.layers import activations, constraints, initializers, regularizer
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 
-__all__ = ["Activation", "Dense", "Lambda", "positive_int"]
+__all__ = ["Activation", "Dense", "KernelBiasMixin", "Lambda", "positive_int"]
 
 
 def positive_int(value, name: str, layer: str) -> int:
@@ -32,7 +32,66 @@ def positive_int(value, name: str, layer: str) -> int:
     return int(value)
 
 
-class Dense(Layer):
+class KernelBiasMixin:
+    """The `activation`, `use_bias` and kernel/bias weight options of Dense and the convolutions.
+
+    A layer computing ``activation(f(inputs, kernel) + bias)`` calls `_init_kernel_bias`
+    from its ``__init__``, `_add_kernel_and_bias` from `build` and `_activate` at the end
+    of `call`, and adds `_kernel_bias_config()` to its config, each where its own
+    arguments leave off.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.layers.core import KernelBiasMixin
+        >>> isinstance(ef.layers.Dense(2), KernelBiasMixin)
+        True
+        >>> sorted(ef.layers.Conv2D(2, 3)._kernel_bias_config())[:3]
+        ['activation', 'activity_regularizer', 'bias_constraint']
+    """
+
+    def _init_kernel_bias(self, activation, use_bias, kernel_initializer, bias_initializer,
+                          kernel_regularizer, bias_regularizer, kernel_constraint,
+                          bias_constraint):
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+
+    def _add_kernel_and_bias(self, kernel_shape: tuple, bias_shape: tuple) -> None:
+        self.kernel = self.add_weight("kernel", kernel_shape,
+                                      initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint)
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight("bias", bias_shape, initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer,
+                                        constraint=self.bias_constraint)
+
+    def _activate(self, outputs):
+        if self.activation is not activations.linear:
+            outputs = self.activation(outputs)
+        return outputs
+
+    def _kernel_bias_config(self) -> dict:
+        return {
+            "activation": activations.serialize(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+        }
+
+
+class Dense(KernelBiasMixin, Layer):
     """Densely connected layer: ``activation(inputs @ kernel + bias)``.
 
     Applies to the last axis of inputs of any rank >= 2. The kernel has shape
@@ -65,14 +124,9 @@ class Dense(Layer):
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = positive_int(units, "units", "Dense")
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
+                               kernel_regularizer, bias_regularizer, kernel_constraint,
+                               bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
 
@@ -82,15 +136,7 @@ class Dense(Layer):
             raise ValueError(
                 "The last dimension of the inputs to a Dense layer should be defined. Found "
                 f"None. Full input shape received: {tuple(input_shape)}")
-        self.kernel = self.add_weight("kernel", (input_dim, self.units),
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
+        self._add_kernel_and_bias((input_dim, self.units), (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs):
@@ -103,24 +149,12 @@ class Dense(Layer):
                                         (*inputs.shape[:-1], self.units))
         if self.bias is not None:
             outputs = math_ops.add(outputs, self.bias)
-        if self.activation is not activations.linear:
-            outputs = self.activation(outputs)
-        return outputs
+        return self._activate(outputs)
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(
-            units=self.units,
-            activation=activations.serialize(self.activation),
-            use_bias=self.use_bias,
-            kernel_initializer=initializers.serialize(self.kernel_initializer),
-            bias_initializer=initializers.serialize(self.bias_initializer),
-            kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
-            bias_regularizer=regularizers.serialize(self.bias_regularizer),
-            activity_regularizer=regularizers.serialize(self.activity_regularizer),
-            kernel_constraint=constraints.serialize(self.kernel_constraint),
-            bias_constraint=constraints.serialize(self.bias_constraint),
-        )
+        config["units"] = self.units
+        config.update(self._kernel_bias_config())
         return config
 
 

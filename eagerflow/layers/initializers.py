@@ -55,7 +55,7 @@ def _generator(seed):
     return random.get_global_generator() if seed is None else random.Generator.from_seed(seed)
 
 
-class Initializer:
+class Initializer(serialization.Configurable):
     """Base class: subclasses implement ``__call__(shape, dtype=None)``.
 
     Example:
@@ -69,19 +69,6 @@ class Initializer:
 
     def __call__(self, shape, dtype=None):
         raise TypeError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
-
-    def get_config(self) -> dict:
-        """The constructor arguments, as a dict of plain values."""
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict):
-        """Creates the initializer from `get_config`'s output."""
-        return cls(**config)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class Zeros(Initializer):

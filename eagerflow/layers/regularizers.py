@@ -30,7 +30,7 @@ def _factor(value, name: str) -> float:
     return value
 
 
-class Regularizer:
+class Regularizer(serialization.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> scalar tensor``.
 
     Example:
@@ -44,19 +44,6 @@ class Regularizer:
 
     def __call__(self, x):
         raise TypeError(f"{type(self).__name__} must implement __call__(x)")
-
-    def get_config(self) -> dict:
-        """The constructor arguments."""
-        return {}
-
-    @classmethod
-    def from_config(cls, config: dict):
-        """Creates the regularizer from `get_config`'s output."""
-        return cls(**config)
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
-        return f"{type(self).__name__}({args})"
 
 
 class L1L2(Regularizer):

@@ -20,21 +20,45 @@ Example:
 
 from __future__ import annotations
 
-import re
+from eagerflow.core.naming import snake_case
 
-__all__ = ["LAYER_CLASSES", "deserialize", "get_object", "serialize", "snake_case"]
+__all__ = ["LAYER_CLASSES", "Configurable", "deserialize", "get_object", "serialize",
+           "snake_case"]
 
 # Every Layer subclass, by class name (user classes too: Layer.__init_subclass__ adds them).
 LAYER_CLASSES: dict[str, type] = {}
 
 
-def snake_case(name: str) -> str:
-    """``"MaxPooling2D"`` -> ``"max_pooling2d"``, ``"LSTM"`` -> ``"lstm"``."""
-    name = re.sub(r"\W+", "", name)
-    # A capital followed by lower case starts a word; a lower-case letter followed by a
-    # capital ends one. Runs of capitals ("LSTM", "RNN") stay one word.
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+class Configurable:
+    """`get_config`, `from_config` and a ``Name(arg=value)`` repr from constructor arguments.
+
+    The shared base of initializers, regularizers and constraints: a subclass whose
+    constructor takes arguments overrides `get_config` to return them as plain values, and
+    `from_config` and `repr` follow from it.
+
+    Example:
+        >>> from eagerflow.layers import serialization
+        >>> class Scale(serialization.Configurable):
+        ...     def __init__(self, factor=1.0):
+        ...         self.factor = factor
+        ...     def get_config(self):
+        ...         return {"factor": self.factor}
+        >>> Scale.from_config({"factor": 2.0})
+        Scale(factor=2.0)
+    """
+
+    def get_config(self) -> dict:
+        """The constructor arguments, as a dict of plain values."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the object from `get_config`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"
 
 
 def serialize_object(obj):

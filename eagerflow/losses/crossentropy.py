@@ -274,7 +274,31 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
 
 
 # -- classes ----------------------------------------------------------------------------------
-class BinaryCrossentropy(loss_module.Loss):
+class _SmoothedCrossentropy(loss_module.Loss):
+    """The arguments, call and config shared by BinaryCrossentropy and CategoricalCrossentropy.
+
+    Subclasses set `_function`, the loss function called with ``(y_true, y_pred,
+    from_logits, label_smoothing, axis)``.
+    """
+
+    _function = None
+
+    def __init__(self, from_logits, label_smoothing, axis, reduction, name):
+        super().__init__(name=name, reduction=reduction)
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = _check_smoothing(label_smoothing, type(self).__name__)
+        self.axis = axis
+
+    def call(self, y_true, y_pred):
+        return self._function(y_true, y_pred, self.from_logits, self.label_smoothing,
+                              self.axis)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "label_smoothing": self.label_smoothing, "axis": self.axis}
+
+
+class BinaryCrossentropy(_SmoothedCrossentropy):
     """Binary cross-entropy; see `binary_crossentropy` and `Loss` for the reduction.
 
     Args:
@@ -291,23 +315,14 @@ class BinaryCrossentropy(loss_module.Loss):
         0.69315
     """
 
+    _function = staticmethod(binary_crossentropy)
+
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
                  reduction="sum_over_batch_size", name="binary_crossentropy"):
-        super().__init__(name=name, reduction=reduction)
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(label_smoothing, "BinaryCrossentropy")
-        self.axis = axis
-
-    def call(self, y_true, y_pred):
-        return binary_crossentropy(y_true, y_pred, self.from_logits, self.label_smoothing,
-                                   self.axis)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "from_logits": self.from_logits,
-                "label_smoothing": self.label_smoothing, "axis": self.axis}
+        super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
-class CategoricalCrossentropy(loss_module.Loss):
+class CategoricalCrossentropy(_SmoothedCrossentropy):
     """Categorical cross-entropy; see `categorical_crossentropy` and `Loss`.
 
     Args:
@@ -324,20 +339,11 @@ class CategoricalCrossentropy(loss_module.Loss):
         0.05129
     """
 
+    _function = staticmethod(categorical_crossentropy)
+
     def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
                  reduction="sum_over_batch_size", name="categorical_crossentropy"):
-        super().__init__(name=name, reduction=reduction)
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = _check_smoothing(label_smoothing, "CategoricalCrossentropy")
-        self.axis = axis
-
-    def call(self, y_true, y_pred):
-        return categorical_crossentropy(y_true, y_pred, self.from_logits, self.label_smoothing,
-                                        self.axis)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "from_logits": self.from_logits,
-                "label_smoothing": self.label_smoothing, "axis": self.axis}
+        super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
 class SparseCategoricalCrossentropy(loss_module.Loss):

@@ -26,7 +26,7 @@ import abc
 
 import numpy as np
 
-from eagerflow.core import errors, tensor
+from eagerflow.core import errors, naming, tensor
 from eagerflow.core.ops import array as array_ops
 from eagerflow.core.ops import math as math_ops
 from eagerflow.core.ops import reduce as reduce_ops
@@ -178,7 +178,7 @@ class Loss(abc.ABC):
 
     def __init__(self, name=None, reduction="sum_over_batch_size"):
         self.reduction = standardize_reduction(reduction, type(self).__name__)
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or naming.snake_case(type(self).__name__)
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """Computes the weighted, reduced loss.
@@ -247,13 +247,3 @@ class LossFunctionWrapper(Loss):
 
     def get_config(self) -> dict:
         return {**super().get_config(), **self._fn_kwargs}
-
-
-def _snake_case(name: str) -> str:
-    out = []
-    for i, char in enumerate(name):
-        if char.isupper() and i and (name[i - 1].islower() or (
-                i + 1 < len(name) and name[i + 1].islower())):
-            out.append("_")
-        out.append(char.lower())
-    return "".join(out)

@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from eagerflow.core import context, errors, tensor, trackable
+from eagerflow.core import context, errors, naming, tensor, trackable
 from eagerflow.core.variable import Variable
 
 __all__ = ["Metric", "as_array", "squeeze_or_expand_to_same_rank"]
@@ -63,16 +63,6 @@ def squeeze_or_expand_to_same_rank(x1: np.ndarray, x2: np.ndarray, expand_rank_1
     return x1, x2
 
 
-def _snake_case(name: str) -> str:
-    out = []
-    for i, char in enumerate(name):
-        if char.isupper() and i and (name[i - 1].islower() or (
-                i + 1 < len(name) and name[i + 1].islower())):
-            out.append("_")
-        out.append(char.lower())
-    return "".join(out)
-
-
 class Metric(trackable.Trackable, abc.ABC):
     """Base class of metrics: implement `update_state` and `result`.
 
@@ -102,7 +92,7 @@ class Metric(trackable.Trackable, abc.ABC):
     """
 
     def __init__(self, name=None, dtype=None):
-        self.name = name or _snake_case(type(self).__name__)
+        self.name = name or naming.snake_case(type(self).__name__)
         self.dtype = np.dtype(dtype or np.float32)
         if self.dtype.kind != "f":
             raise ValueError(

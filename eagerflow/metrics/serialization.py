@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+from eagerflow.core import naming
 from eagerflow.metrics import accuracy_metrics, auc, confusion, metric, reduction, regression
 
 __all__ = ["deserialize", "get", "serialize"]
@@ -23,7 +24,7 @@ _CLASSES = {cls.__name__: cls for cls in (
     accuracy_metrics.SparseCategoricalAccuracy, accuracy_metrics.TopKCategoricalAccuracy,
     confusion.Precision, confusion.Recall, auc.AUC)}
 _BY_NAME = dict(_CLASSES)
-_BY_NAME.update({metric._snake_case(name): cls for name, cls in _CLASSES.items()})
+_BY_NAME.update({naming.snake_case(name): cls for name, cls in _CLASSES.items()})
 _BY_NAME.update({"acc": accuracy_metrics.Accuracy, "auc": auc.AUC,
                  "mse": regression.MeanSquaredError, "MSE": regression.MeanSquaredError,
                  "mae": regression.MeanAbsoluteError, "MAE": regression.MeanAbsoluteError})

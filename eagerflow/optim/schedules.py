@@ -89,7 +89,31 @@ class LearningRateSchedule(abc.ABC):
         return cls(**config)
 
 
-class ExponentialDecay(LearningRateSchedule):
+class _StepDecay(LearningRateSchedule):
+    """The arguments and the decay progress shared by ExponentialDecay and InverseTimeDecay.
+
+    Both compute their rate from ``p = step / decay_steps`` (floored when `staircase`).
+    """
+
+    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase, name):
+        _positive(decay_steps, "decay_steps", type(self).__name__)
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def _progress(self, step) -> np.float32:
+        p = _step_value(step) / _f32(self.decay_steps)
+        return np.floor(p) if self.staircase else p
+
+    def get_config(self) -> dict:
+        return {"initial_learning_rate": self.initial_learning_rate,
+                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
+                "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StepDecay):
     """``initial_learning_rate * decay_rate ** (step / decay_steps)``.
 
     Args:
@@ -112,26 +136,14 @@ class ExponentialDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="ExponentialDecay"):
-        _positive(decay_steps, "decay_steps", "ExponentialDecay")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = _step_value(step) / _f32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
+        p = self._progress(step)
         return _result(_f32(self.initial_learning_rate) * np.power(_f32(self.decay_rate), p))
 
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
-
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StepDecay):
     """``initial_learning_rate / (1 + decay_rate * step / decay_steps)``.
 
     Args:
@@ -153,24 +165,11 @@ class InverseTimeDecay(LearningRateSchedule):
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
                  name="InverseTimeDecay"):
-        _positive(decay_steps, "decay_steps", "InverseTimeDecay")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        super().__init__(initial_learning_rate, decay_steps, decay_rate, staircase, name)
 
     def __call__(self, step):
-        p = _step_value(step) / _f32(self.decay_steps)
-        if self.staircase:
-            p = np.floor(p)
-        denominator = _f32(1.0) + _f32(self.decay_rate) * p
+        denominator = _f32(1.0) + _f32(self.decay_rate) * self._progress(step)
         return _result(_f32(self.initial_learning_rate) / denominator)
-
-    def get_config(self) -> dict:
-        return {"initial_learning_rate": self.initial_learning_rate,
-                "decay_steps": self.decay_steps, "decay_rate": self.decay_rate,
-                "staircase": self.staircase, "name": self.name}
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):

@@ -64,6 +64,23 @@ class _State(threading.local):
 _state = _State()
 
 
+def _set_default(writer, step) -> None:
+    _state.writer = writer
+    if step is not None:
+        _state.step = step
+
+
+@contextlib.contextmanager
+def _default(writer, step):
+    """`writer` (and `step`, if given) are the defaults inside the block, then the old ones."""
+    old_writer, old_step = _state.writer, _state.step
+    _set_default(writer, step)
+    try:
+        yield writer
+    finally:
+        _state.writer, _state.step = old_writer, old_step
+
+
 def _import_tensorboardx():
     try:
         from tensorboardX import event_file_writer
@@ -155,15 +172,10 @@ class SummaryWriter:
             ...     ef.summary.scalar("lr", 0.1, step=1)
             True
         """
-        old_writer, old_step = _state.writer, _state.step
-        _state.writer = self
-        if step is not None:
-            _state.step = step
         try:
-            yield self
+            with _default(self, step):
+                yield self
         finally:
-            _state.writer = old_writer
-            _state.step = old_step
             if not self._closed:
                 self.flush()
 
@@ -181,9 +193,7 @@ class SummaryWriter:
             True
             >>> writer.close()   # also stops it being the default
         """
-        _state.writer = self
-        if step is not None:
-            _state.step = step
+        _set_default(self, step)
 
     def write_summary(self, summary, step) -> None:
         """Appends a tensorboardX `Summary` protobuf at `step` (used by the summary ops).
@@ -253,21 +263,11 @@ class _NoopWriter:
     logdir = None
     closed = False
 
-    @contextlib.contextmanager
     def as_default(self, step=None):
-        old_writer, old_step = _state.writer, _state.step
-        _state.writer = self
-        if step is not None:
-            _state.step = step
-        try:
-            yield self
-        finally:
-            _state.writer, _state.step = old_writer, old_step
+        return _default(self, step)
 
     def set_as_default(self, step=None) -> None:
-        _state.writer = self
-        if step is not None:
-            _state.step = step
+        _set_default(self, step)
 
     def write_summary(self, summary, step) -> None:
         pass

@@ -13,10 +13,9 @@ Example:
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import numpy as np
+
+from eagerflow.checkpoint import fileio
 
 __all__ = ["plot_history"]
 
@@ -97,17 +96,9 @@ def plot_history(history, path, metrics=None, title=None) -> str:
     if title:
         figure.suptitle(title)
     figure.tight_layout()
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".plot-", suffix=".png", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
+
+    def write(temporary):
+        with open(temporary, "wb") as f:
             figure.savefig(f, format="png")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
-        raise
-    return path
+
+    return fileio.atomic_write(path, write)

@@ -22,7 +22,6 @@ import math
 
 import numpy as np
 
-from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.core.ops import scratch, special
 
@@ -35,13 +34,6 @@ _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_C = math.sqrt(2.0 / math.pi)  # tanh approximation: tanh(c (x + 0.044715 x^3))
 _GELU_K = 0.044715
-
-
-def _check_float(x, op_name):
-    if x.dtype.kind != "f":
-        raise errors.InvalidArgumentError(
-            f"{op_name} needs a floating-point input, got dtype {x.dtype.name}", op_name
-        )
 
 
 @primitive("Relu6")
@@ -104,13 +96,20 @@ def leaky_relu(features, alpha=0.2, name=None):
     return execute(_leaky_relu, (features,), {"alpha": float(alpha)})
 
 
+def _expm1_of_negative_part(x):
+    """``expm1(min(x, 0))`` in pooled memory, the negative branch of elu and selu.
+
+    expm1 never sees a positive argument (expm1(1000) would overflow with a warning).
+    """
+    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))
+    return np.expm1(out, out=out)
+
+
 @primitive("Elu")
 def _elu(x):
-    _check_float(x, "Elu")
-    # max(x, 0) + expm1(min(x, 0)): each part is 0 where the other one applies, and
-    # expm1 never sees a positive argument (expm1(1000) would overflow with a warning).
-    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))  # pooled memory
-    np.expm1(out, out=out)
+    special.check_float(x, "Elu")
+    # max(x, 0) + expm1(min(x, 0)): each part is 0 where the other one applies.
+    out = _expm1_of_negative_part(x)
     out += np.maximum(x, 0)
     return out
 
@@ -143,9 +142,8 @@ def elu(features, name=None):
 
 @primitive("Selu")
 def _selu(x):
-    _check_float(x, "Selu")
-    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))  # as in elu
-    np.expm1(out, out=out)
+    special.check_float(x, "Selu")
+    out = _expm1_of_negative_part(x)
     out *= _SELU_ALPHA
     out += np.maximum(x, 0)
     out *= _SELU_SCALE
@@ -187,7 +185,7 @@ def selu(features, name=None):
 
 @primitive("Gelu")
 def _gelu(x, approximate):
-    _check_float(x, "Gelu")
+    special.check_float(x, "Gelu")
     if approximate:
         inner = (x + _GELU_K * x * x * x) * _GELU_C
         return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
@@ -241,7 +239,7 @@ def gelu(features, approximate=False, name=None):
 
 @primitive("Silu")
 def _silu(x, beta):
-    _check_float(x, "Silu")
+    special.check_float(x, "Silu")
     # x / (1 + e^(-beta x)); e^(-beta x) may overflow to inf for very negative x, and
     # x / inf = -0 is the right limit, so the overflow warning is silenced.
     with np.errstate(over="ignore"):

@@ -119,7 +119,20 @@ def erf_array(x: np.ndarray) -> np.ndarray:
     return _erf_float64(x.astype(np.float64), _SINGLE_PLAN).astype(x.dtype)
 
 
-def _check_float(x, op_name):
+def check_float(x, op_name):
+    """Raises `InvalidArgumentError` naming `op_name` unless ndarray `x` is floating-point.
+
+    The input check of the float-only elementwise kernels here and in `activations.py`.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.core.ops import special
+        >>> try:
+        ...     special.check_float(np.zeros(2, np.int32), "Erf")
+        ... except ef.errors.InvalidArgumentError as error:
+        ...     print(error)
+        Erf needs a floating-point input, got dtype int32 [Op:Erf]
+    """
     if x.dtype.kind != "f":
         raise errors.InvalidArgumentError(
             f"{op_name} needs a floating-point input, got dtype {x.dtype.name}", op_name
@@ -128,7 +141,7 @@ def _check_float(x, op_name):
 
 @primitive("Erf")
 def _erf(x):
-    _check_float(x, "Erf")
+    check_float(x, "Erf")
     return erf_array(x)
 
 
@@ -161,7 +174,7 @@ def erf(x, name=None):
 
 @primitive("Softplus")
 def _softplus(x):
-    _check_float(x, "Softplus")
+    check_float(x, "Softplus")
     # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): never exponentiates a positive number.
     # (np.logaddexp(x, 0) computes the same but runs about 10x slower.)
     out = np.log1p(np.exp(-np.abs(x)))

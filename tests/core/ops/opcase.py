@@ -61,6 +61,18 @@ class OpCase:
         return [rng.uniform(low, high, size=s).astype(dtype) for s in self.shapes]
 
 
+UNARY_SHAPES = [(), (5,), (3, 4)]
+
+
+def unary_cases(name, fn, reference, domain=(-2.0, 2.0), order=2, **kwargs) -> list:
+    """Rows for an elementwise unary op: a scalar, a vector and a matrix input."""
+    return [
+        OpCase(f"{name}-{len(shape)}d", fn, reference, shapes=[shape], domain=domain,
+               order=order, **kwargs)
+        for shape in UNARY_SHAPES
+    ]
+
+
 def parametrize(cases):
     return pytest.mark.parametrize("case", cases, ids=[c.name for c in cases])
 
@@ -89,6 +101,15 @@ def check_gradient(case: OpCase) -> None:
     rtol, atol = case.grad_tol
     check_gradients(case.fn, *case.make_inputs(np.float64), order=case.order, rtol=rtol,
                     atol=atol)
+
+
+def gradient(f, value) -> np.ndarray:
+    """The gradient of ``f(x)`` with respect to ``x = value`` (as float64), as an ndarray."""
+    x = ef.constant(np.asarray(value, np.float64))
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x).numpy()
 
 
 def ops_reached(case: OpCase) -> set[str]:

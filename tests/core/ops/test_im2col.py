@@ -6,14 +6,7 @@ import pytest
 import eagerflow as ef
 from eagerflow.core.ops import im2col, saved
 
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    saved._entries.clear()
-    saved._size[0] = 0
-    yield
-    saved._entries.clear()
-    saved._size[0] = 0
+pytestmark = pytest.mark.usefixtures("empty_saved_cache")
 
 
 @pytest.mark.parametrize("channels, groups", [(1, 1), (3, 1), (4, 2)])

@@ -13,6 +13,7 @@ from tests.core.ops.opcase import (
     OpCase,
     check_forward,
     check_gradient,
+    gradient,
     parametrize,
     squared,
 )
@@ -104,16 +105,8 @@ def test_gradient(case):
     check_gradient(case)
 
 
-def _grad(f, value):
-    x = ef.constant(np.asarray(value, np.float64))
-    with ef.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x).numpy()
-
-
 def test_gather_gradient_accumulates_repeated_indices():
-    np.testing.assert_array_equal(_grad(lambda p: ef.gather(p, [1, 1, 0, 1]), np.zeros(3)),
+    np.testing.assert_array_equal(gradient(lambda p: ef.gather(p, [1, 1, 0, 1]), np.zeros(3)),
                                   [1.0, 3.0, 0.0])
 
 
@@ -171,7 +164,7 @@ def test_pad_modes_and_integer_tensors():
 
 
 def test_mirror_pad_gradient_folds_back():
-    grad = _grad(lambda x: ef.pad(x, [[2, 1]], mode="REFLECT"), [1.0, 2.0, 3.0])
+    grad = gradient(lambda x: ef.pad(x, [[2, 1]], mode="REFLECT"), [1.0, 2.0, 3.0])
     # padded = [x2, x1, x0, x1, x2, x1]
     np.testing.assert_array_equal(grad, [1.0, 3.0, 2.0])
 

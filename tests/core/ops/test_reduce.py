@@ -11,6 +11,7 @@ from tests.core.ops.opcase import (
     OpCase,
     check_forward,
     check_gradient,
+    gradient,
     parametrize,
     squared,
 )
@@ -163,33 +164,25 @@ def test_gradient(case):
 
 
 # -- gradient conventions -----------------------------------------------------------------
-def _grad(f, value):
-    x = ef.constant(np.asarray(value, np.float64))
-    with ef.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return tape.gradient(y, x).numpy()
-
-
 def test_reduce_max_ties_share_the_gradient():
-    np.testing.assert_allclose(_grad(ef.reduce_max, [2.0, 3.0, 3.0]), [0.0, 0.5, 0.5])
+    np.testing.assert_allclose(gradient(ef.reduce_max, [2.0, 3.0, 3.0]), [0.0, 0.5, 0.5])
     np.testing.assert_allclose(
-        _grad(lambda x: ef.reduce_max(x, axis=1), [[1.0, 1.0, 1.0], [0.0, 2.0, 1.0]]),
+        gradient(lambda x: ef.reduce_max(x, axis=1), [[1.0, 1.0, 1.0], [0.0, 2.0, 1.0]]),
         [[1 / 3, 1 / 3, 1 / 3], [0.0, 1.0, 0.0]])
 
 
 def test_reduce_min_ties_share_the_gradient():
-    np.testing.assert_allclose(_grad(ef.reduce_min, [1.0, 3.0, 1.0, 1.0]),
+    np.testing.assert_allclose(gradient(ef.reduce_min, [1.0, 3.0, 1.0, 1.0]),
                                [1 / 3, 0.0, 1 / 3, 1 / 3])
 
 
 def test_reduce_prod_gradient_with_zeros_matches_tensorflow():
-    np.testing.assert_array_equal(_grad(ef.reduce_prod, [2.0, 0.0, 3.0]), [0.0, 6.0, 0.0])
-    np.testing.assert_array_equal(_grad(ef.reduce_prod, [2.0, 0.0, 0.0]), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(gradient(ef.reduce_prod, [2.0, 0.0, 3.0]), [0.0, 6.0, 0.0])
+    np.testing.assert_array_equal(gradient(ef.reduce_prod, [2.0, 0.0, 0.0]), [0.0, 0.0, 0.0])
 
 
 def test_reduce_mean_gradient_divides_by_the_count():
-    np.testing.assert_allclose(_grad(lambda x: ef.reduce_mean(x, axis=0), np.ones((4, 2))),
+    np.testing.assert_allclose(gradient(lambda x: ef.reduce_mean(x, axis=0), np.ones((4, 2))),
                                np.full((4, 2), 0.25))
 
 
@@ -233,7 +226,7 @@ def test_top_k_indices_and_ties():
 
 
 def test_top_k_gradient_scatters_back_to_the_chosen_positions():
-    grad = _grad(lambda x: ef.math.top_k(x, k=2)[0] * ef.constant([10.0, 1.0], ef.float64),
+    grad = gradient(lambda x: ef.math.top_k(x, k=2)[0] * ef.constant([10.0, 1.0], ef.float64),
                  [[1.0, 5.0, 3.0], [9.0, 8.0, 7.0]])
     np.testing.assert_array_equal(grad, [[0.0, 10.0, 1.0], [10.0, 1.0, 0.0]])
 
@@ -241,7 +234,7 @@ def test_top_k_gradient_scatters_back_to_the_chosen_positions():
 def test_cumprod_gradient_at_zero_is_not_finite():
     # Documented limitation, like TensorFlow's rule: it divides by x.
     with np.errstate(divide="ignore", invalid="ignore"):
-        grad = _grad(ef.math.cumprod, [1.0, 0.0, 3.0])
+        grad = gradient(ef.math.cumprod, [1.0, 0.0, 3.0])
     assert not np.isfinite(grad[1])
 
 

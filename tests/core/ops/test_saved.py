@@ -7,14 +7,7 @@ import pytest
 
 from eagerflow.core.ops import saved
 
-
-@pytest.fixture(autouse=True)
-def _empty_cache():
-    saved._entries.clear()
-    saved._size[0] = 0
-    yield
-    saved._entries.clear()
-    saved._size[0] = 0
+pytestmark = pytest.mark.usefixtures("empty_saved_cache")
 
 
 def test_entries_die_with_their_array():
