@@ -26,7 +26,7 @@ import inspect
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, nest, tensor
+from eagerflow.core import context, dtypes, errors, nest, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
 
@@ -41,7 +41,7 @@ __all__ = [
 
 def _as_argument(value):
     """Python numbers become float32 tensors; tensors and variables pass through."""
-    if isinstance(value, (tensor.Tensor,)) or hasattr(value, "_read"):
+    if isinstance(value, (tensor.Tensor, variable.Variable)):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return tensor.new_tensor(np.asarray(value, dtypes.float32))
@@ -197,7 +197,7 @@ def custom_gradient(f=None):
 
 def _call_with_custom_gradient(f, args, kwargs):
     args = [_as_argument(a) if _is_numeric(a) else a for a in args]
-    args = [a._read() if hasattr(a, "_read") and hasattr(a, "assign") else a for a in args]
+    args = [a._read() if isinstance(a, variable.Variable) else a for a in args]
     if not context.thread.tapes:
         return _unpack(f(*args, **kwargs), f)[0]  # nothing records: grad_fn is never needed
     # Run f with every op recorded normally (so values captured by grad_fn stay

@@ -94,7 +94,7 @@ def none_reason(variable) -> str | None:
 
 
 def _is_variable(value) -> bool:
-    return hasattr(value, "_read") and hasattr(value, "assign")
+    return isinstance(value, _variable.Variable)
 
 
 class GradientTape:
@@ -504,7 +504,7 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
         if id(t) not in depends:
             continue
         seed = _array.ones_like(t) if seeds is None or seeds[i] is None else seeds[i]
-        _accumulate(grads, id(t), dispatch_convert(seed))
+        _accumulate(grads, id(t), dispatch.convert_input(seed))
     for i in range(count - 1, -1, -1):
         op, inputs, attrs, entry = records[i]
         if free:
@@ -552,15 +552,13 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
         for x, dx, need in zip(inputs, dxs, needs, strict=True):
             if need and dx is not None:
                 if type(dx) is not _Tensor:
-                    dx = dispatch_convert(dx)
+                    dx = dispatch.convert_input(dx)
                 if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
                     dx = _fit(dx, x, op)
-                key = id(x)
-                previous = grads.get(key)
-                grads[key] = dx if previous is None else _math.add(previous, dx)
+                _accumulate(grads, id(x), dx)
                 # Freed records no longer hold their inputs: keep alive every tensor
                 # that has a gradient waiting for its producer to be processed.
-                pending[key] = x
+                pending[id(x)] = x
         for out in outputs:
             pending.pop(id(out), None)
             if id(out) not in wanted:
@@ -573,13 +571,7 @@ def _accumulate(grads: dict, key: int, grad) -> None:
     grads[key] = grad if previous is None else _math.add(previous, grad)
 
 
-def dispatch_convert(value):
-    """Converts a gradient returned by a rule (maybe a Python number or array) to a Tensor."""
-    if isinstance(value, _Tensor):
-        return value
-    return _array.convert_to_tensor(value)
-
-
+from eagerflow.core import dispatch, variable as _variable  # noqa: E402, I001
 from eagerflow.core.ops import array as _array  # noqa: E402
 from eagerflow.core.ops import math as _math  # noqa: E402
 from eagerflow.core.ops import reduce as _reduce  # noqa: E402

@@ -63,7 +63,7 @@ class Variable:
             raise errors.InvalidArgumentError(
                 "Variable needs an initial_value (a value or a callable returning one)."
             )
-        if callable(initial_value) and not hasattr(initial_value, "_read"):
+        if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, tensor.Tensor):
             value = initial_value._value
