@@ -1,4 +1,4 @@
-"""Runtime configuration (`ef.config`): devices.
+"""Runtime configuration (`ef.config`): devices, and the malloc thresholds eagerflow pins.
 
 Example:
     >>> import eagerflow as ef
@@ -7,5 +7,6 @@ Example:
 """
 
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
+from eagerflow.core.memory import malloc_settings
 
-__all__ = ["PhysicalDevice", "list_logical_devices", "list_physical_devices"]
+__all__ = ["PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings"]

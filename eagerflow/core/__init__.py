@@ -3,19 +3,23 @@
 Nothing in `eagerflow.core` imports the high-level packages (layers, models, optim, ...).
 """
 
-from eagerflow.core import (  # noqa: F401  # noqa: F401
+from eagerflow.core import memory
+
+memory.pin_malloc_thresholds()
+
+from eagerflow.core import (  # noqa: E402, F401
     autodiff,
     context,
     debugging,
     device,
-    dispatch,  # noqa: F401
+    dispatch,
     dtypes,
     errors,
-    operators,  # noqa: F401 - binds Tensor/Variable operators
-    ops,  # noqa: F401
+    operators,  # binds Tensor/Variable operators
+    ops,
     random,
     spec,
     tape,
     tensor,
-    variable,  # noqa: F401
+    variable,
 )

@@ -68,6 +68,43 @@ class Output:
         return f"Output({self.index})"
 
 
+def compile_packer(structured):
+    """A function ``packer(values)`` that builds `structured` with ``values[i]`` in place of
+    each ``Output(i)``: the same result as `nest.map_structure` over it, without walking the
+    structure on every call (one generated expression).
+
+    Example:
+        >>> from eagerflow.core.concrete import Output, compile_packer
+        >>> compile_packer((Output(1), [Output(0), "x"], {"b": Output(1)}))(["v0", "v1"])
+        ('v1', ['v0', 'x'], {'b': 'v1'})
+    """
+    constants: list = []
+
+    def constant(value) -> str:
+        constants.append(value)
+        return f"c[{len(constants) - 1}]"
+
+    def expression(node) -> str:
+        if isinstance(node, Output):
+            return f"o[{node.index}]"
+        if isinstance(node, dict):  # nest rebuilds plain dicts in the original key order
+            items = ", ".join(f"{constant(k)}: {expression(v)}" for k, v in node.items())
+            return "{" + items + "}"
+        if isinstance(node, list):
+            return "[" + ", ".join(expression(item) for item in node) + "]"
+        if isinstance(node, tuple):
+            items = "".join(f"{expression(item)}, " for item in node)
+            if type(node) is tuple:
+                return f"({items})"
+            if hasattr(node, "_fields"):  # namedtuple
+                return f"{constant(type(node))}({items})"
+            return f"{constant(type(node))}(({items}))"
+        return constant(node)
+
+    source = f"lambda o: {expression(structured)}"
+    return eval(source, {"c": tuple(constants)})  # noqa: S307 - generated from the structure
+
+
 def _wrap(value):
     result = _new(_Tensor)
     result._value = value if type(value) is _ndarray else np.asarray(value)
@@ -106,6 +143,7 @@ class ConcreteFunction:
         self.name = name or graph_.name
         self._structured = structured_outputs
         self._single = isinstance(structured_outputs, Output)
+        self._packer = compile_packer(structured_outputs)
         self._plans: dict = {}
         self._backwards: dict = {}
         self._inference = None
@@ -204,11 +242,7 @@ class ConcreteFunction:
 
     def pack(self, outputs):
         """The flat output tensors in the structure the Python function returned."""
-        if self._single:
-            return outputs[self._structured.index]
-        return nest.map_structure(
-            lambda leaf: outputs[leaf.index] if isinstance(leaf, Output) else leaf,
-            self._structured)
+        return self._packer(outputs)
 
     def run_arrays(self, arrays):
         """Runs the graph on input arrays with nothing recording; returns the structured
@@ -220,7 +254,7 @@ class ConcreteFunction:
             raise plan._translate(e) from None
         if self._single:
             return _wrap(values[self._structured.index])
-        return self.pack([_wrap(v) for v in values])
+        return self._packer([_wrap(v) for v in values])
 
     def call_flat(self, tensors) -> list:
         """Runs the graph on eager tensors (one per input); returns the output tensors."""

@@ -186,18 +186,13 @@ class Function:
         if state.tracer is not None:  # inside another traced function: inline
             return self._python_function(*args, **kwargs)
         if not kwargs and not _flags.slow:
-            # hot path: tensors only, seen before, nothing recording (one dict lookup)
-            key = []
-            for a in args:
-                if type(a) is not _Tensor:
-                    break
-                value = a._value
-                key.append(value.shape)
-                key.append(value.dtype)
-            else:
-                cf = self._fast.get(tuple(key))
+            # hot path: positional tensors (and Nones), seen before, nothing recording: one
+            # dict lookup
+            key = _fast_key(args)
+            if key is not None:
+                cf = self._fast.get(key)
                 if cf is not None:
-                    return cf.run_arrays([a._value for a in args])
+                    return cf.run_arrays([a._value for a in args if a is not None])
         key, tensors = self._key(args, kwargs)
         cf = self._cache.get(key)
         if cf is None:
@@ -205,9 +200,12 @@ class Function:
                 cf = self._cache.get(key) or self._relaxed_match(key, tensors)
                 if cf is None:
                     return self._trace_and_run(args, kwargs, key, tensors)
-        if not kwargs and len(tensors) == len(args) and all(
-                a is t for a, t in zip(args, tensors, strict=False)):
-            self._fast[tuple(x for t in tensors for x in (t.shape, t.dtype))] = cf
+        if not kwargs:
+            fast = _fast_key(args)
+            present = [a for a in args if a is not None]
+            if fast is not None and len(present) == len(tensors) and all(
+                    a is t for a, t in zip(present, tensors, strict=True)):
+                self._fast[fast] = cf
         return cf.pack(cf.call_flat(tensors))
 
     def get_concrete_function(self, *args, **kwargs):
@@ -364,6 +362,22 @@ class Function:
             "shape changes an input_signature with None dimensions (or use "
             "reduce_retracing=True), and create the ef.function once, outside loops."
         )
+
+
+def _fast_key(args):
+    """``(shape, dtype, ...)`` of positional arguments that are all tensors or None (a None
+    marks its place), or None when another kind of argument is present."""
+    key = []
+    for a in args:
+        if type(a) is _Tensor:
+            value = a._value
+            key.append(value.shape)
+            key.append(value.dtype)
+        elif a is None:
+            key.append(None)
+        else:
+            return None
+    return tuple(key)
 
 
 def function(func=None, input_signature=None, reduce_retracing=False, autograph=True,

@@ -245,5 +245,7 @@ def divide_no_nan(numerator, denominator):
     """``numerator / denominator`` elementwise, 0 where the denominator is 0."""
     numerator = np.asarray(numerator, dtype=np.float64)
     denominator = np.asarray(denominator, dtype=np.float64)
+    if numerator.ndim == 0 and denominator.ndim == 0:  # a Mean's result, every step
+        return np.float64(numerator / denominator) if denominator != 0 else np.float64(0.0)
     safe = np.where(denominator == 0, 1.0, denominator)
     return np.where(denominator == 0, 0.0, numerator / safe)

@@ -54,6 +54,9 @@ def reduce_to_samplewise_values(values, sample_weight, reduce_fn, owner="Metric"
     return values, weights
 
 
+_SCALAR_WEIGHTS = (type(None), int, float)
+
+
 class Sum(metric.Metric):
     """The (weighted) sum of all values seen.
 
@@ -107,6 +110,13 @@ class Mean(metric.Metric):
         Raises:
             InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
         """
+        if type(sample_weight) in _SCALAR_WEIGHTS:  # a scalar value with a scalar weight
+            array = metric.as_array(values)
+            if array.ndim == 0:  # e.g. the batch loss with the batch size: no broadcasting
+                weight = 1.0 if sample_weight is None else float(sample_weight)
+                metric.add_to(self.total, float(array) * weight)
+                metric.add_to(self.count, weight)
+                return
         values, weights = reduce_to_samplewise_values(values, sample_weight, np.mean,
                                                       type(self).__name__)
         metric.add_to(self.total, np.sum(values))

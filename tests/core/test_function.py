@@ -56,6 +56,35 @@ def test_python_arguments_retrace_by_value():
     assert body.traces == 2
 
 
+def test_none_arguments_keep_their_place_in_the_signature():
+    body = counting(lambda x, w: x * 2.0 if w is None else x * w)
+    f = ef.function(body)
+    x, w = ef.constant([1.0, 2.0]), ef.constant([3.0, 4.0])
+    for _ in range(2):  # the second round runs the cached graphs
+        np.testing.assert_array_equal(f(x, None).numpy(), [2.0, 4.0])
+        np.testing.assert_array_equal(f(x, w).numpy(), [3.0, 8.0])
+        np.testing.assert_array_equal(f(w, None).numpy(), [6.0, 8.0])
+    assert body.traces == 2
+
+
+def test_outputs_with_namedtuples_lists_and_repeated_tensors_keep_their_types():
+    import collections
+
+    Pair = collections.namedtuple("Pair", "first second")
+
+    @ef.function
+    def f(x):
+        y = x + 1.0
+        return Pair([y, y], {"b": x, "a": (y, "tag")})
+
+    for value in (1.0, 2.0):  # traced run, then the graph
+        out = f(ef.constant(value))
+        assert type(out) is Pair and isinstance(out.first, list)
+        assert float(out.first[0]) == float(out.first[1]) == value + 1.0
+        assert list(out.second) == ["b", "a"] and out.second["a"][1] == "tag"
+        assert float(out.second["b"]) == value
+
+
 def test_nested_structures_are_part_of_the_signature():
     f = ef.function(lambda d: d["a"] + d["b"][0])
     a, b = ef.constant(1.0), ef.constant(2.0)
