@@ -32,6 +32,25 @@ def test_mean_of_rows_and_weights_of_higher_rank():
     assert float(m.result()) == pytest.approx((0.5 + 6.0) / (0.5 + 1.0))
 
 
+@given(st.lists(st.tuples(st.floats(-1e3, 1e3), st.one_of(st.none(), st.integers(0, 512),
+                                                         st.floats(0, 10))),
+                min_size=1, max_size=6))
+@settings(max_examples=50, deadline=None)
+def test_scalar_values_with_scalar_weights_match_the_general_path(updates):
+    # fit tracks the batch loss as (scalar loss, batch size): a shortcut must agree with
+    # the broadcasting path that array weights take.
+    fast, general = ef.metrics.Mean(), ef.metrics.Mean()
+    for value, weight in updates:
+        value = np.float32(value)  # what ef.constant holds
+        fast.update_state(ef.constant(value), sample_weight=weight)
+        general.update_state(value, sample_weight=None if weight is None
+                             else np.asarray(weight, np.float64))
+    for name in ("total", "count"):
+        np.testing.assert_allclose(getattr(fast, name).numpy(), getattr(general, name).numpy(),
+                                   rtol=1e-6)
+    np.testing.assert_allclose(fast.result().numpy(), general.result().numpy(), rtol=1e-6)
+
+
 def test_sum():
     m = ef.metrics.Sum()
     m.update_state([1.0, 2.0])
