@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import dispatch, errors, graph, tracing
+from eagerflow.core.ops import saved
 
 __all__ = ["Plan", "UFUNCS", "compile_program"]
 
@@ -216,6 +217,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
             last_use[names[id(x)]] = index
     returned = {names[id(t)] for t in program.outputs if _is_symbolic(t)}
     big = {names[id(o)] for n in program.nodes for o in n.outputs if _size(o) >= _BIG}
+    savers = saved.producers_to_save(program.nodes)
     lines = [f"def plan({', '.join(f's{i}' for i in range(len(inputs)))}):"]
     alive: set[str] = set()
     for index, node in enumerate(program.nodes):
@@ -230,7 +232,8 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
                 lines.append(f"    {' = '.join(dead)} = None")
                 alive.difference_update(dead)
         arg_names = args + [names[id(t)] for t in node.attr_inputs]
-        code = _node_code(node, index, args, targets, names, env, program)
+        code = _node_code(node, index, args, targets, names, env, program,
+                          id(node) in savers)
         if check_numerics and node.op.forward is not None:
             env[f"n{index}"] = node.type
             code += [f"_check({t}, n{index})" for t, o in zip(targets, node.outputs, strict=True)
@@ -250,7 +253,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
     return "\n".join(lines) + "\n", env
 
 
-def _node_code(node, k, args, targets, names, env, program) -> list:
+def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
     op = node.op
     lhs = ", ".join(targets) + ("," if len(targets) == 1 and op.num_outputs != 1 else "")
     if op is graph.READ:
@@ -293,8 +296,12 @@ def _node_code(node, k, args, targets, names, env, program) -> list:
             env[f"a{k}"] = node.attrs  # random generators are looked up on every run
             call_args.append(f"**_generators(a{k})")
         elif node.attrs:
-            env[f"a{k}"] = node.attrs
+            # a forward whose result a later gradient op takes keeps it (see ops/saved.py)
+            env[f"a{k}"] = {**node.attrs, "save_for_gradient": True} if save else node.attrs
             call_args.append(f"**a{k}")
+        target_input = program.inplace.get(id(node))
+        if target_input is not None:  # a non-ufunc INPLACE_OPS forward takes `out=`
+            call_args.append(f"out={args[target_input]}")
         call = f"f{k}({', '.join(call_args)})"
     if op.num_outputs == 1:
         out = node.outputs[0]

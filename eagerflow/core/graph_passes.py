@@ -49,7 +49,7 @@ _FOLD_LIMIT = 1 << 22  # elements: larger results stay computed at run time
 INPLACE_OPS = {
     "AddV2", "Sub", "Mul", "RealDiv", "FloorMod", "Pow", "Maximum", "Minimum", "Neg", "Abs",
     "Sign", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Reciprocal", "Square", "Sin", "Cos",
-    "Tan", "Tanh", "Floor", "Ceil", "Relu",
+    "Tan", "Tanh", "Floor", "Ceil", "Relu", "BiasAdd",
 }
 # Ops that always return newly allocated arrays (never a view of an input).
 FRESH_OPS = INPLACE_OPS | {
@@ -58,7 +58,8 @@ FRESH_OPS = INPLACE_OPS | {
     "LogicalOr", "LogicalXor", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
     "Invert", "BatchMatMulV2", "Softmax", "LogSoftmax", "Sum", "Mean", "Max", "Min", "Prod",
     "LogSumExp", "Cumsum", "Cumprod", "ZerosLike", "OnesLike", "Fill", "ConcatV2", "Pack",
-    "Tile", "Gather", "GatherGrad", "OneHot",
+    "Tile", "Gather", "GatherGrad", "OneHot", "BiasAddGrad", "Conv2D", "Conv2DBackpropInput",
+    "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad", "AvgPool",
 }
 _ELIDED = {"Identity", "StopGradient"}
 

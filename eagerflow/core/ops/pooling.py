@@ -99,10 +99,10 @@ def _winner_dtype(ksize):
 
 
 @primitive("MaxPool")
-def _max_pool(x, ksize, strides, pads):
+def _max_pool(x, ksize, strides, pads, save_for_gradient=False):
     xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
     out_sizes = _out_sizes(x.shape[1:3], ksize, strides, pads)
-    if not (_flags.tapes and x.dtype.kind == "f"):
+    if not ((_flags.tapes or save_for_gradient) and x.dtype.kind == "f"):
         return _running_max(xp, ksize, strides, out_sizes)
     # A tape may want the gradient: keep where each maximum was (one byte per output),
     # which makes MaxPoolGrad a few cheap passes instead of a search through every window.
@@ -110,6 +110,15 @@ def _max_pool(x, ksize, strides, pads):
     out = _running_max(xp, ksize, strides, out_sizes, winners)
     saved.remember(out, ("max-pool-winners", ksize, strides, pads), winners)
     return out
+
+
+def _same_pool(producer, consumer) -> bool:
+    return all(producer.attrs[k] == consumer.attrs[k] for k in ("ksize", "strides", "pads"))
+
+
+for _consumer in ("MaxPoolGrad", "MaxPoolGradGrad"):  # inputs (x, y, ...): keyed by y
+    saved.pair(_consumer, "MaxPool", lambda node: node.inputs[1],
+               lambda node: node.outputs[0], _same_pool)
 
 
 @_max_pool.gradient

@@ -14,6 +14,13 @@ arrays (the conv input, the pool output) and the gradient `take`s it back:
 * tensors are immutable, so an array seen again still holds the same values; the key
   also carries the geometry, so a different use of the same array never matches.
 
+An `ef.function` plan records no tape, so it asks explicitly: `pair` declares which
+gradient op takes what which forward op remembers, and `producers_to_save` finds, in a
+compiled program, the forward nodes whose result a later node of the same program takes.
+The executor runs those with ``save_for_gradient=True``. Only exact pairs are marked (same
+array, same geometry, all shapes known), so every marked entry is taken by its consumer in
+the same run, before the graph could reuse the array's buffer for something else.
+
 Example:
     >>> import numpy as np
     >>> from eagerflow.core.ops import saved
@@ -34,12 +41,14 @@ import weakref
 
 import numpy as np
 
-__all__ = ["CAP_BYTES", "remember", "take"]
+__all__ = ["CAP_BYTES", "pair", "producers_to_save", "remember", "take"]
 
 CAP_BYTES = 64 << 20
 _entries: collections.OrderedDict = collections.OrderedDict()  # (id, tag) -> (ref, key, value)
 _lock = threading.Lock()
 _size = [0]
+# consumer op type -> [(producer op type, consumer's keyed tensor, producer's, matches)]
+_pairs: dict = {}
 
 
 def _forget(slot, ref):
@@ -92,3 +101,50 @@ def take(array: np.ndarray, key: tuple):
         del _entries[slot]
         _size[0] -= entry[2].nbytes
         return entry[2]
+
+
+def pair(consumer: str, producer: str, consumer_key, producer_key, matches) -> None:
+    """Declares that ops of type `consumer` take what ops of type `producer` remember.
+
+    Args:
+        consumer, producer: op type names.
+        consumer_key, producer_key: ``node -> graph tensor``, the array the entry is keyed
+            by, as each node sees it.
+        matches: ``(producer_node, consumer_node) -> bool``, true only when the consumer
+            will surely take the producer's entry (same key, all shapes known).
+    """
+    _pairs.setdefault(consumer, []).append((producer, consumer_key, producer_key, matches))
+
+
+def producers_to_save(nodes) -> set:
+    """``id`` of each node in `nodes` (a straight-line program, in execution order) whose
+    saved result a later node of `nodes` takes.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core.ops import saved
+        >>> def step(x):
+        ...     with ef.GradientTape() as tape:
+        ...         tape.watch(x)
+        ...         y = ef.nn.max_pool2d(x, 2, 2, "VALID")
+        ...     return tape.gradient(y, x)
+        >>> cf = ef.function(step).get_concrete_function(ef.TensorSpec([1, 4, 4, 1]))
+        >>> [n.type for n in cf.graph.nodes if id(n) in saved.producers_to_save(cf.graph.nodes)]
+        ['MaxPool']
+    """
+    producer_types = {entry[0] for entries in _pairs.values() for entry in entries}
+    by_key: dict = {}
+    marked: set = set()
+    for node in nodes:
+        for producer_type, consumer_key, _, matches in _pairs.get(node.type, ()):
+            for producer in by_key.get((producer_type, id(consumer_key(node))), ()):
+                if matches(producer, node):
+                    marked.add(id(producer))
+        if node.type in producer_types:
+            for entries in _pairs.values():
+                for producer_type, _, producer_key, _ in entries:
+                    if producer_type == node.type:
+                        key = (producer_type, id(producer_key(node)))
+                        if node not in by_key.setdefault(key, []):
+                            by_key[key].append(node)
+    return marked

@@ -27,6 +27,16 @@ CASES = [
     OpCase("bias_add", ef.nn.bias_add, lambda x, b: x + b, shapes=[(2, 3, 4), (4,)]),
     OpCase("bias_add_nchw", lambda x, b: ef.nn.bias_add(x, b, data_format="NCHW"),
            lambda x, b: x + b[:, None, None], shapes=[(2, 3, 4, 5), (3,)]),
+    # The bias gradient itself (wide-row sums for channels last; its gradient broadcasts).
+    OpCase("bias_add_grad", lambda dy: execute(nn_ops._bias_add_backprop, (dy,),
+                                               {"channel_axis": 3}),
+           lambda dy: dy.sum(axis=(0, 1, 2)), shapes=[(2, 3, 4, 5)]),
+    OpCase("bias_add_grad_rank2", lambda dy: execute(nn_ops._bias_add_backprop, (dy,),
+                                                     {"channel_axis": 1}),
+           lambda dy: dy.sum(axis=0), shapes=[(6, 3)]),
+    OpCase("bias_add_grad_nchw", lambda dy: execute(nn_ops._bias_add_backprop, (dy,),
+                                                    {"channel_axis": 1}),
+           lambda dy: dy.sum(axis=(0, 2, 3)), shapes=[(2, 3, 4, 5)]),
     # The Dropout primitive itself with a fixed mask (ef.nn.dropout draws a new one per call).
     OpCase("dropout_mask", lambda x: execute(nn_ops._dropout, (x, ef.constant(_NOISE, x.dtype)),
                                              {"rate": 0.4}),
