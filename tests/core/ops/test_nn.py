@@ -115,6 +115,17 @@ def test_dropout_rate_zero_is_identity():
 
 
 # -- bias_add and embedding_lookup --------------------------------------------------------
+@pytest.mark.parametrize("shape", [(2, 3, 0, 4), (0, 3, 2, 4), (2, 0, 2, 4), (2, 5, 3, 4)])
+def test_bias_add_and_its_gradient_on_empty_and_wide_batches(shape):
+    x = ef.Variable(np.arange(np.prod(shape), dtype=np.float32).reshape(shape))
+    b = ef.Variable(np.array([1.0, -2.0, 3.0, -4.0], np.float32))
+    with ef.GradientTape() as tape:
+        y = ef.nn.bias_add(x, b)
+    np.testing.assert_array_equal(y.numpy(), x.numpy() + b.numpy())
+    np.testing.assert_array_equal(tape.gradient(y, b).numpy(),
+                                  np.full(4, np.prod(shape[:-1]), np.float32))
+
+
 def test_bias_add_gradient_sums_over_non_channel_axes():
     x, b = ef.ones([2, 3, 4]), ef.constant([1.0, 2.0, 3.0, 4.0])
     with ef.GradientTape() as tape:
