@@ -4,7 +4,9 @@ Every fresh NumPy array above malloc's mmap threshold is new memory from the ker
 touching it costs a page fault per 4 KiB page (about 1.7 us each on this project's
 machine: filling a fresh 3.2 MB array took 1.3 ms, a reused one 0.2 ms). A conv2d
 forward+backward on a (64, 14, 14, 32) batch touches about 50 MB of such memory; with
-all of it fresh it took 16.0 ms, with all of it reused 10.4 ms.
+all of it fresh it took 16.0 ms, with all of it reused 10.4 ms. (Since `memory.py` pins
+glibc's mmap threshold at 32 MiB, malloc itself reuses heap pages for arrays below that;
+the pool still serves larger arrays, and every array where malloc is left alone.)
 
 `empty` hands out arrays on pooled buffers. A buffer is reused only when no array refers
 to it any more: every NumPy view of a buffer (the op's output, a Tensor wrapping it, a
