@@ -152,10 +152,22 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     padded = bool(top or bottom or left or right)
     shape = (n, h + top + bottom, width + left + right, groups, cin)
     grad = scratch.empty(shape, dy.dtype)
-    grad.fill(0)
+    first = windows.offset_slices(0, 0, strides, dilations, out_sizes)
+    if strides == (1, 1):
+        # Offset (0, 0) writes a contiguous corner: copy it and zero only the rest (one
+        # pass over memory fewer than zero-filling everything and adding).
+        rows, cols = first[1].stop, first[2].stop
+        grad[:, rows:] = 0
+        grad[:, :rows, cols:] = 0
+        np.copyto(grad[first], blocks[0])
+    else:
+        grad.fill(0)
+        grad[first] += blocks[0]
     for i in range(kh):
         for j in range(kw):
-            grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += blocks[i * kw + j]
+            if i or j:
+                grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += \
+                    blocks[i * kw + j]
     if not padded:
         return grad.reshape(grad.shape[:3] + (c,))
     result = scratch.empty((n, h, width, c), dy.dtype)

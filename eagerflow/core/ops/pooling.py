@@ -143,8 +143,12 @@ def _max_pool_backprop(x, y, dy, ksize, strides, pads):
     (top, bottom), (left, right) = pads
     grad = scratch.empty((x.shape[0], x.shape[1] + top + bottom, x.shape[2] + left + right,
                           x.shape[3]), dy.dtype)
-    grad.fill(0)
     disjoint = all(s >= k for s, k in zip(strides, ksize, strict=True))
+    # Windows that do not overlap and tile the whole (padded) input write every cell once.
+    tiled = disjoint and all(s == k and o * s == size for s, k, o, size in zip(
+        strides, ksize, y.shape[1:3], grad.shape[1:3], strict=True))
+    if not tiled:
+        grad.fill(0)
     for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
         if disjoint:  # windows do not overlap: each cell is written at most once
             np.multiply(dy, winners == k, out=grad[index])

@@ -72,6 +72,8 @@ def ref_depthwise(x, w, stride, padding):
 CASES = [
     OpCase("conv2d_same", lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"),
            lambda x, w: ref_conv2d(x, w, padding="SAME"), shapes=[(2, 5, 6, 3), (3, 3, 3, 4)]),
+    OpCase("conv2d_valid_dilated", lambda x, w: ef.nn.conv2d(x, w, 1, "VALID", dilations=2),
+           lambda x, w: ref_conv2d(x, w, dilations=(2, 2)), shapes=[(2, 7, 6, 3), (2, 2, 3, 4)]),
     OpCase("conv2d_single_channel", lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"),
            lambda x, w: ref_conv2d(x, w, padding="SAME"), shapes=[(2, 5, 5, 1), (3, 3, 1, 2)]),
     OpCase("conv2d_strided_dilated_explicit",

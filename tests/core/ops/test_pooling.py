@@ -45,6 +45,9 @@ def _max22(x):
 CASES = [
     OpCase("max_pool2d_valid", lambda x: ef.nn.max_pool2d(x, 2, 2, "VALID"),
            lambda x: ref_pool(x, (2, 2), (2, 2), "VALID", np.max), shapes=[(2, 6, 4, 3)]),
+    # Windows that leave a last row and column out: their gradient must be zero there.
+    OpCase("max_pool2d_valid_remainder", lambda x: ef.nn.max_pool2d(x, 2, 2, "VALID"),
+           lambda x: ref_pool(x, (2, 2), (2, 2), "VALID", np.max), shapes=[(1, 5, 7, 2)]),
     OpCase("max_pool2d_same_overlapping", lambda x: ef.nn.max_pool2d(x, 3, [1, 2], "SAME"),
            lambda x: ref_pool(x, (3, 3), (1, 2), "SAME", np.max), shapes=[(2, 5, 6, 2)]),
     # MaxPoolGrad with a gradient that depends on the input, and so MaxPoolGradGrad.
