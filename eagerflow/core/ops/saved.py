@@ -49,6 +49,7 @@ _lock = threading.Lock()
 _size = [0]
 # consumer op type -> [(producer op type, consumer's keyed tensor, producer's, matches)]
 _pairs: dict = {}
+_producer_keys: dict = {}  # producer op type -> its keyed-tensor functions, one per pair
 
 
 def _forget(slot, ref):
@@ -114,6 +115,7 @@ def pair(consumer: str, producer: str, consumer_key, producer_key, matches) -> N
             will surely take the producer's entry (same key, all shapes known).
     """
     _pairs.setdefault(consumer, []).append((producer, consumer_key, producer_key, matches))
+    _producer_keys.setdefault(producer, []).append(producer_key)
 
 
 def producers_to_save(nodes) -> set:
@@ -132,19 +134,13 @@ def producers_to_save(nodes) -> set:
         >>> [n.type for n in cf.graph.nodes if id(n) in saved.producers_to_save(cf.graph.nodes)]
         ['MaxPool']
     """
-    producer_types = {entry[0] for entries in _pairs.values() for entry in entries}
-    by_key: dict = {}
+    earlier: dict = {}  # (producer_key, id(keyed tensor)) -> producer nodes seen so far
     marked: set = set()
     for node in nodes:
-        for producer_type, consumer_key, _, matches in _pairs.get(node.type, ()):
-            for producer in by_key.get((producer_type, id(consumer_key(node))), ()):
+        for _, consumer_key, producer_key, matches in _pairs.get(node.type, ()):
+            for producer in earlier.get((producer_key, id(consumer_key(node))), ()):
                 if matches(producer, node):
                     marked.add(id(producer))
-        if node.type in producer_types:
-            for entries in _pairs.values():
-                for producer_type, _, producer_key, _ in entries:
-                    if producer_type == node.type:
-                        key = (producer_type, id(producer_key(node)))
-                        if node not in by_key.setdefault(key, []):
-                            by_key[key].append(node)
+        for producer_key in _producer_keys.get(node.type, ()):
+            earlier.setdefault((producer_key, id(producer_key(node))), []).append(node)
     return marked
