@@ -3,7 +3,7 @@
 Example:
     >>> import eagerflow as ef
     >>> ef.math.reduce_logsumexp([0.0, 0.0])
-    ef.Tensor(0.6931472, shape=(), dtype=float32)
+    ef.Tensor(0.6931, shape=(), dtype=float32)
 """
 
 from eagerflow.core.ops.einsum import einsum

@@ -1,6 +1,7 @@
 """Package structure: the core's dependency direction and the module size limit."""
 
 import json
+import re
 import pathlib
 import subprocess
 import sys
@@ -31,3 +32,22 @@ def test_no_module_exceeds_the_line_limit():
     assert sizes, "no modules found"
     too_long = {path: n for path, n in sorted(sizes.items()) if n > _MAX_LINES}
     assert not too_long, f"modules over {_MAX_LINES} lines (split them by concept): {too_long}"
+
+
+def test_doctests_print_no_machine_dependent_float_digits():
+    # The last float32 digit of exp/log/erf depends on NumPy's SIMD kernels, so an example
+    # printing all of them passes on one CPU and fails on another. Doctests run with
+    # NUMBER (pyproject.toml): an expected value with four decimals is compared to four.
+    digits = re.compile(r"(?<![\w.])-?\d+\.\d{6,}(?![\de])")
+    offending = []
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        in_output = False
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            text = line.strip()
+            if text.startswith((">>>", "...")):
+                in_output = True
+            elif not text or text.startswith('"""'):
+                in_output = False
+            elif in_output and digits.search(text):
+                offending.append(f"{path.relative_to(_PACKAGE.parent)}:{number}: {text}")
+    assert not offending, "doctest output with 6+ decimals:\n" + "\n".join(offending)

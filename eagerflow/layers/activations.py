@@ -84,7 +84,7 @@ def log_softmax(x, axis=-1):
     Example:
         >>> import eagerflow as ef
         >>> ef.activations.log_softmax(ef.constant([0.0, 0.0]))
-        ef.Tensor([-0.6931472 -0.6931472], shape=(2,), dtype=float32)
+        ef.Tensor([-0.6931 -0.6931], shape=(2,), dtype=float32)
     """
     return core_nn.log_softmax(x, axis)
 
@@ -117,7 +117,7 @@ def softplus(x):
     Example:
         >>> import eagerflow as ef
         >>> ef.activations.softplus(ef.constant([0.0]))
-        ef.Tensor([0.6931472], shape=(1,), dtype=float32)
+        ef.Tensor([0.6931], shape=(1,), dtype=float32)
     """
     return special.softplus(x)
 
@@ -208,7 +208,7 @@ def log_sigmoid(x):
     Example:
         >>> import eagerflow as ef
         >>> ef.activations.log_sigmoid(ef.constant([0.0]))
-        ef.Tensor([-0.6931472], shape=(1,), dtype=float32)
+        ef.Tensor([-0.6931], shape=(1,), dtype=float32)
     """
     return special.log_sigmoid(x)
 

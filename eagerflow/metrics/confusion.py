@@ -186,7 +186,7 @@ class Precision(_ConfusionMetric):
         >>> import eagerflow as ef
         >>> m = ef.metrics.Precision(thresholds=[0.3, 0.8])
         >>> m([1, 0, 1], [0.9, 0.5, 0.4])
-        ef.Tensor([0.6666667 1.       ], shape=(2,), dtype=float32)
+        ef.Tensor([0.6667 1.       ], shape=(2,), dtype=float32)
     """
 
     _cells = ("true_positives", "false_positives")

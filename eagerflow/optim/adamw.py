@@ -36,7 +36,7 @@ class AdamW(adam.Adam):
         >>> import eagerflow as ef
         >>> opt = ef.optim.AdamW(weight_decay=0.01)
         >>> float(opt.weight_decay)
-        0.009999999776482582
+        0.0100
     """
 
     def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,

@@ -160,7 +160,7 @@ class InverseTimeDecay(_StepDecay):
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.InverseTimeDecay(1.0, decay_steps=1, decay_rate=1.0)
         >>> [float(s(i)) for i in range(4)]
-        [1.0, 0.5, 0.3333333432674408, 0.25]
+        [1.0, 0.5, 0.3333, 0.25]
     """
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase=False,
@@ -190,7 +190,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
         >>> [float(s(step)) for step in (0, 10, 11, 20, 21)]
-        [1.0, 1.0, 0.5, 0.5, 0.10000000149011612]
+        [1.0, 1.0, 0.5, 0.5, 0.1000]
     """
 
     def __init__(self, boundaries, values, name="PiecewiseConstant"):

@@ -178,7 +178,7 @@ def selu(features, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.selu([0.0, 1.0])
-        ef.Tensor([0.       1.050701], shape=(2,), dtype=float32)
+        ef.Tensor([0.       1.0507], shape=(2,), dtype=float32)
     """
     return execute(_selu, (features,))
 
@@ -230,9 +230,9 @@ def gelu(features, approximate=False, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.gelu([-1.0, 0.0, 1.0])
-        ef.Tensor([-0.15865526  0.          0.8413447 ], shape=(3,), dtype=float32)
+        ef.Tensor([-0.1587  0.          0.8413 ], shape=(3,), dtype=float32)
         >>> ef.nn.gelu([1.0], approximate=True)
-        ef.Tensor([0.841192], shape=(1,), dtype=float32)
+        ef.Tensor([0.8412], shape=(1,), dtype=float32)
     """
     return execute(_gelu, (features,), {"approximate": bool(approximate)})
 
@@ -272,7 +272,7 @@ def silu(features, beta=1.0, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.silu([-1000.0, 0.0, 2.0])
-        ef.Tensor([-0.        0.        1.761594], shape=(3,), dtype=float32)
+        ef.Tensor([-0.        0.        1.7616], shape=(3,), dtype=float32)
     """
     return execute(_silu, (features,), {"beta": float(beta)})
 

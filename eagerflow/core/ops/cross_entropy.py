@@ -120,7 +120,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[0.0, 0.0]])
-        ef.Tensor([0.6931472], shape=(1,), dtype=float32)
+        ef.Tensor([0.6931], shape=(1,), dtype=float32)
         >>> ef.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[1000.0, -1000.0]])
         ef.Tensor([2000.], shape=(1,), dtype=float32)
     """
@@ -179,7 +179,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.sparse_softmax_cross_entropy_with_logits([1], [[0.0, 0.0]])
-        ef.Tensor([0.6931472], shape=(1,), dtype=float32)
+        ef.Tensor([0.6931], shape=(1,), dtype=float32)
         >>> ef.nn.sparse_softmax_cross_entropy_with_logits([2], [[0.0, 0.0]])
         ... # doctest: +ELLIPSIS
         Traceback (most recent call last):
@@ -233,7 +233,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.nn.sigmoid_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0])
-        ef.Tensor([0.6931472 0.6931472], shape=(2,), dtype=float32)
+        ef.Tensor([0.6931 0.6931], shape=(2,), dtype=float32)
         >>> ef.nn.sigmoid_cross_entropy_with_logits([0.0], [1000.0])
         ef.Tensor([1000.], shape=(1,), dtype=float32)
     """

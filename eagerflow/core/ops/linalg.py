@@ -250,7 +250,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         >>> import eagerflow as ef
         >>> clipped, norm = ef.clip_by_global_norm([[3.0], [4.0]], 1.0)
         >>> float(norm), [c.numpy().tolist() for c in clipped]
-        (5.0, [[0.6000000238418579], [0.800000011920929]])
+        (5.0, [[0.6000], [0.8000]])
     """
     if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
         raise TypeError(f"t_list must be a list or tuple of tensors, got {type(t_list).__name__}")

@@ -96,7 +96,7 @@ def exp(x, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.exp([0.0, 1.0])
-        ef.Tensor([1.       2.718282], shape=(2,), dtype=float32)
+        ef.Tensor([1.       2.7183], shape=(2,), dtype=float32)
     """
     return execute(_exp, (x,))
 
@@ -136,7 +136,7 @@ def log(x, name=None):
     Example:
         >>> import eagerflow as ef
         >>> ef.log([1.0, 100.0])
-        ef.Tensor([0.        4.6051702], shape=(2,), dtype=float32)
+        ef.Tensor([0.        4.6052], shape=(2,), dtype=float32)
     """
     return execute(_log, (x,))
 
