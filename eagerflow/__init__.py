@@ -8,8 +8,11 @@ Example:
 
 __version__ = "0.1.0"
 
-# -- the eager core (issue: eager core) ---------------------------------------------------
-from eagerflow import config, debugging, errors, linalg, math, nn, random, testing
+# The eager engine and the ops every program uses; ef.nn, ef.function and the high-level
+# packages load on first use (PEP 562, `_LAZY` below), so that `import eagerflow.core`
+# loads neither the compiler, the convolutions nor layers, models or optimizers.
+from eagerflow import config, linalg, math, testing
+from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
     custom_gradient,
     gradients_function,
@@ -20,44 +23,6 @@ from eagerflow.core.autodiff import (
 from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
-from eagerflow.core.ops.array import (
-    broadcast_to,
-    concat,
-    expand_dims,
-    identity,
-    rank,
-    reshape,
-    shape,
-    size,
-    split,
-    squeeze,
-    stack,
-    stop_gradient,
-    tile,
-    transpose,
-    unstack,
-)
-from eagerflow.core.ops.creation import (
-    constant,
-    convert_to_tensor,
-    eye,
-    fill,
-    linspace,
-    ones,
-    ones_like,
-    range,
-    zeros,
-    zeros_like,
-)
-from eagerflow.core.ops.indexing import (
-    boolean_mask,
-    gather,
-    gather_nd,
-    one_hot,
-    pad,
-    scatter_nd,
-    sequence_mask,
-)
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape
 from eagerflow.core.tensor import Tensor
@@ -75,7 +40,9 @@ from eagerflow.math import (
     cos,
     cumsum,
     divide,
+    einsum,
     equal,
+    erf,
     exp,
     expm1,
     floor,
@@ -113,6 +80,7 @@ from eagerflow.math import (
     sigmoid,
     sign,
     sin,
+    softplus,
     sqrt,
     square,
     subtract,
@@ -122,13 +90,52 @@ from eagerflow.math import (
     top_k,
     where,
 )
+from eagerflow.ops import random
+from eagerflow.ops.array import (
+    broadcast_to,
+    concat,
+    expand_dims,
+    identity,
+    rank,
+    reshape,
+    shape,
+    size,
+    split,
+    squeeze,
+    stack,
+    stop_gradient,
+    tile,
+    transpose,
+    unstack,
+)
+from eagerflow.ops.creation import (
+    constant,
+    convert_to_tensor,
+    eye,
+    fill,
+    linspace,
+    ones,
+    ones_like,
+    range,
+    zeros,
+    zeros_like,
+)
+from eagerflow.ops.indexing import (
+    boolean_mask,
+    gather,
+    gather_nd,
+    one_hot,
+    pad,
+    scatter_nd,
+    sequence_mask,
+)
 
 _CORE_NAMES = [
     "Tensor", "TensorSpec", "Variable", "GradientTape", "gradients_function",
     "value_and_gradients_function", "implicit_gradients", "implicit_value_and_gradients",
     "custom_gradient", "stop_gradient", "device", "executing_eagerly", "num_gpus",
     "float16", "float32", "float64", "int32", "int64", "uint8", "bool", "cast",
-    "config", "debugging", "errors", "linalg", "math", "nn", "random", "testing",
+    "config", "debugging", "errors", "linalg", "math", "random", "testing",
     # math
     "abs", "add", "argmax", "argmin", "ceil", "clip_by_global_norm", "clip_by_norm",
     "clip_by_value", "cos", "cumsum", "divide", "equal", "exp", "expm1", "floor", "floordiv",
@@ -137,7 +144,7 @@ _CORE_NAMES = [
     "negative", "norm", "not_equal", "pow", "reduce_all", "reduce_any", "reduce_logsumexp",
     "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
     "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
-    "subtract", "tan", "tanh", "tensordot", "top_k", "where",
+    "subtract", "tan", "tanh", "tensordot", "top_k", "where", "einsum", "erf", "softplus",
     # array
     "boolean_mask", "broadcast_to", "concat", "constant", "convert_to_tensor", "expand_dims",
     "eye", "fill", "gather", "gather_nd", "identity", "linspace", "one_hot", "ones",
@@ -149,28 +156,21 @@ _CORE_NAMES = [
 # High-level packages load on first use (PEP 562): importing `eagerflow.core`, which runs
 # this file, must not import layers, models, optimizers, datasets or checkpoints. Each
 # section maps its public names to "module" or "module:attribute" in `_LAZY`.
-_LAZY: dict[str, str] = {}
-
-# -- neural-network ops (issue: nn ops) ---------------------------------------------------
-
-# Re-exported through __all__ below (which ruff cannot follow, hence F401).
-from eagerflow.linalg import einsum  # noqa: E402, F401
-from eagerflow.math import erf, softplus  # noqa: E402, F401
-
-_NN_NAMES = ["einsum", "erf", "softplus"]
-
-# -- graphs: ef.function (issue: ef.function) ---------------------------------------------
-from eagerflow.core.control_flow import cond  # noqa: E402
-from eagerflow.core.function import function, init_scope  # noqa: E402
-from eagerflow.core.loops import while_loop  # noqa: E402
-from eagerflow.core.python_ops import print, py_function  # noqa: E402
-
-_LAZY["saved_model"] = "eagerflow.saved_model"  # imports h5py: only when used
+_LAZY: dict[str, str] = {
+    "nn": "eagerflow.nn",
+    "function": "eagerflow.graph.function:function",
+    "init_scope": "eagerflow.graph.function:init_scope",
+    "cond": "eagerflow.graph.control_flow:cond",
+    "while_loop": "eagerflow.graph.while_loop:while_loop",
+    "print": "eagerflow.graph.python_ops:print",
+    "py_function": "eagerflow.graph.python_ops:py_function",
+    "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
+}
 _FUNCTION_NAMES: list = [
-    "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
+    "nn", "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
 ]
 
-# -- layers and models (issue: layers and models) -----------------------------------------
+# -- layers and models -----------------------------------------
 _LAZY.update({
     "layers": "eagerflow.layers",
     "models": "eagerflow.models",
@@ -186,7 +186,7 @@ _LAYERS_NAMES: list = [
     "activations",
 ]
 
-# -- optimizers, losses, metrics (issue: optimizers) --------------------------------------
+# -- optimizers, losses, metrics --------------------------------------
 _LAZY.update({
     "optim": "eagerflow.optim",
     "train": "eagerflow.train",
@@ -195,19 +195,19 @@ _LAZY.update({
 })
 _OPTIM_NAMES: list = ["optim", "train", "losses", "metrics"]
 
-# -- datasets (issue: datasets) -----------------------------------------------------------
+# -- datasets -----------------------------------------------------------
 _LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
 _DATA_NAMES: list = ["data", "datasets"]
 
-# -- checkpoints (issue: checkpoints) -----------------------------------------------------
+# -- checkpoints -----------------------------------------------------
 _LAZY.update({
-    "checkpoint": "eagerflow.checkpoint",
-    "Checkpoint": "eagerflow.checkpoint:Checkpoint",
-    "CheckpointManager": "eagerflow.checkpoint:CheckpointManager",
+    "checkpoint": "eagerflow.saving",
+    "Checkpoint": "eagerflow.saving:Checkpoint",
+    "CheckpointManager": "eagerflow.saving:CheckpointManager",
 })
 _CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
 
-# -- training, callbacks, summaries (issue: training) -------------------------------------
+# -- training, callbacks, summaries -------------------------------------
 _LAZY.update({
     "callbacks": "eagerflow.callbacks",
     "summary": "eagerflow.summary",
@@ -216,7 +216,7 @@ _LAZY.update({
 _TRAINING_NAMES: list = ["callbacks", "summary", "utils"]
 
 __all__ = (
-    _CORE_NAMES + _NN_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
+    _CORE_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
     + _CHECKPOINT_NAMES + _TRAINING_NAMES
 )
 

@@ -7,6 +7,6 @@ Example:
 """
 
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
-from eagerflow.core.memory import malloc_settings
+from eagerflow.ops.kernels.memory import malloc_settings
 
 __all__ = ["PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings"]

@@ -6,7 +6,7 @@ Example:
     ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
 """
 
-from eagerflow.core.ops.decompositions import (
+from eagerflow.ops.decompositions import (
     cholesky,
     det,
     diag_part,
@@ -16,8 +16,8 @@ from eagerflow.core.ops.decompositions import (
     trace,
     triangular_solve,
 )
-from eagerflow.core.ops.einsum import einsum
-from eagerflow.core.ops.linalg import global_norm, matmul, norm, tensordot
+from eagerflow.ops.einsum import einsum
+from eagerflow.ops.linalg import global_norm, matmul, norm, tensordot
 
 __all__ = [
     "cholesky", "det", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",

@@ -6,8 +6,8 @@ Example:
     ef.Tensor(0.6931, shape=(), dtype=float32)
 """
 
-from eagerflow.core.ops.einsum import einsum
-from eagerflow.core.ops.linalg import (
+from eagerflow.ops.einsum import einsum
+from eagerflow.ops.linalg import (
     clip_by_global_norm,
     clip_by_norm,
     global_norm,
@@ -15,7 +15,7 @@ from eagerflow.core.ops.linalg import (
     norm,
     tensordot,
 )
-from eagerflow.core.ops.math import (
+from eagerflow.ops.math import (
     abs,
     add,
     cast,
@@ -60,7 +60,7 @@ from eagerflow.core.ops.math import (
     truediv,
     where,
 )
-from eagerflow.core.ops.reduce import (
+from eagerflow.ops.reduce import (
     argmax,
     argmin,
     cumprod,
@@ -77,8 +77,8 @@ from eagerflow.core.ops.reduce import (
     reduce_variance,
     top_k,
 )
-from eagerflow.core.ops.reduce import reduce_euclidean as reduce_euclidean_norm
-from eagerflow.core.ops.special import erf, log_sigmoid, softplus
+from eagerflow.ops.reduce import reduce_euclidean as reduce_euclidean_norm
+from eagerflow.ops.special import erf, log_sigmoid, softplus
 
 __all__ = [
     "abs", "add", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",

@@ -6,24 +6,15 @@ Example:
     ef.Tensor([0. 1.], shape=(2,), dtype=float32)
 """
 
-from eagerflow.core.ops.activations import (
-    elu,
-    gelu,
-    leaky_relu,
-    relu6,
-    selu,
-    silu,
-    softsign,
-    swish,
-)
-from eagerflow.core.ops.conv import conv1d, conv2d, conv2d_transpose, depthwise_conv2d
-from eagerflow.core.ops.cross_entropy import (
+from eagerflow.ops.activations import elu, gelu, leaky_relu, relu6, selu, silu, softsign, swish
+from eagerflow.ops.conv import conv1d, conv2d, conv2d_transpose, depthwise_conv2d
+from eagerflow.ops.cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
-from eagerflow.core.ops.math import sigmoid, tanh
-from eagerflow.core.ops.nn import (
+from eagerflow.ops.math import sigmoid, tanh
+from eagerflow.ops.nn import (
     bias_add,
     dropout,
     embedding_lookup,
@@ -32,8 +23,8 @@ from eagerflow.core.ops.nn import (
     relu,
     softmax,
 )
-from eagerflow.core.ops.normalization import batch_normalization, l2_normalize, moments
-from eagerflow.core.ops.pooling import (
+from eagerflow.ops.normalization import batch_normalization, l2_normalize, moments
+from eagerflow.ops.pooling import (
     avg_pool1d,
     avg_pool2d,
     global_avg_pool2d,
@@ -41,7 +32,7 @@ from eagerflow.core.ops.pooling import (
     max_pool1d,
     max_pool2d,
 )
-from eagerflow.core.ops.special import log_sigmoid, softplus
+from eagerflow.ops.special import log_sigmoid, softplus
 
 __all__ = [
     "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d",

@@ -7,9 +7,9 @@ Example:
     dtype('int64')
 """
 
-from eagerflow.checkpoint.checkpoint import Checkpoint
-from eagerflow.checkpoint.index import latest_checkpoint
-from eagerflow.checkpoint.manager import CheckpointManager
 from eagerflow.optim.global_step import get_or_create_global_step
+from eagerflow.saving.checkpoint import Checkpoint
+from eagerflow.saving.index import latest_checkpoint
+from eagerflow.saving.manager import CheckpointManager
 
 __all__ = ["Checkpoint", "CheckpointManager", "get_or_create_global_step", "latest_checkpoint"]

@@ -1,17 +1,44 @@
-"""Package structure: the core's dependency direction and the module size limit."""
+"""Package structure: the layout's dependency direction, the engine's size and the
+module size limit (see the README's Architecture section)."""
 
+import ast
 import json
-import re
 import pathlib
+import re
 import subprocess
 import sys
 
 import eagerflow
 
 _PACKAGE = pathlib.Path(eagerflow.__file__).parent
-_HIGH_LEVEL = ["eagerflow.layers", "eagerflow.models", "eagerflow.optim", "eagerflow.metrics",
-               "eagerflow.losses", "eagerflow.datasets", "eagerflow.checkpoint"]
+# What importing the engine must not load: the compiler, the heavy op families, and
+# everything built on top.
+_NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.pooling",
+                  "eagerflow.layers", "eagerflow.models", "eagerflow.optim", "eagerflow.metrics",
+                  "eagerflow.losses", "eagerflow.data", "eagerflow.datasets", "eagerflow.saving",
+                  "eagerflow.callbacks", "eagerflow.summary"]
 _MAX_LINES = 800
+_MAX_CORE_LINES = 3000
+
+
+def _imports():
+    """Maps each module of the package to the package modules it imports (anywhere)."""
+    modules = {}
+    for path in _PACKAGE.rglob("*.py"):
+        parts = path.relative_to(_PACKAGE.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    edges = {}
+    for name, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    found.add(full if full in modules else node.module)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        edges[name] = {m for m in found if m in modules and m != name}
+    return modules, edges
 
 
 def test_importing_the_core_loads_no_high_level_package():
@@ -22,8 +49,56 @@ def test_importing_the_core_loads_no_high_level_package():
                             check=True, cwd=_PACKAGE.parent, timeout=60)
     loaded = json.loads(result.stdout)
     assert "eagerflow.core" in loaded
-    offending = [m for m in loaded if any(m == p or m.startswith(p + ".") for p in _HIGH_LEVEL)]
+    offending = [m for m in loaded
+                 if any(m == p or m.startswith(p + ".") for p in _NOT_FROM_CORE)]
     assert not offending, f"importing eagerflow.core loaded {offending}"
+
+
+def test_core_and_ops_never_import_graph():
+    _, edges = _imports()
+    upward = sorted((a, b) for a, targets in edges.items() for b in targets
+                    if a.startswith(("eagerflow.core", "eagerflow.ops"))
+                    and b.startswith("eagerflow.graph"))
+    assert not upward, f"core/ops import the compiler: {upward}"
+
+
+def test_core_imports_only_core():
+    _, edges = _imports()
+    outside = sorted((a, b) for a, targets in edges.items() if a.startswith("eagerflow.core")
+                     for b in targets if not b.startswith("eagerflow.core"))
+    assert not outside, f"the engine imports outside core/: {outside}"
+
+
+def test_core_has_no_import_cycle():
+    _, edges = _imports()
+    core = {m: {t for t in targets if t.startswith("eagerflow.core.")}
+            for m, targets in edges.items() if m.startswith("eagerflow.core.")}
+    done, cycles = set(), []
+
+    def visit(module, stack):
+        if module in stack:
+            cycles.append(stack[stack.index(module):] + [module])
+            return
+        if module in done:
+            return
+        for target in sorted(core[module]):
+            visit(target, stack + [module])
+        done.add(module)
+
+    for module in sorted(core):
+        visit(module, [])
+    assert not cycles, f"import cycles in core/: {cycles}"
+
+
+def test_the_engine_stays_small():
+    lines = sum(len(p.read_text().splitlines()) for p in (_PACKAGE / "core").rglob("*.py"))
+    assert lines <= _MAX_CORE_LINES, f"core/ has {lines} lines (> {_MAX_CORE_LINES})"
+
+
+def test_no_import_at_the_foot_of_a_file():
+    offending = [str(p.relative_to(_PACKAGE.parent)) for p in _PACKAGE.rglob("*.py")
+                 if "noqa: E402" in p.read_text()]
+    assert not offending, f"imports below code (a cycle held by import order): {offending}"
 
 
 def test_no_module_exceeds_the_line_limit():

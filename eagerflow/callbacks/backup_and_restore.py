@@ -22,8 +22,8 @@ import json
 import os
 
 from eagerflow.callbacks import base
-from eagerflow.checkpoint import fileio
-from eagerflow.core import random
+from eagerflow.ops import random
+from eagerflow.saving import fileio
 
 __all__ = ["BackupAndRestore"]
 
@@ -77,7 +77,7 @@ class BackupAndRestore(base.Callback):
         return os.path.join(self.backup_dir, _STATE_FILE)
 
     def _checkpoint(self):
-        from eagerflow.checkpoint import Checkpoint
+        from eagerflow.saving import Checkpoint
 
         objects = {"model": self.model}
         optimizer = getattr(self.model, "optimizer", None)

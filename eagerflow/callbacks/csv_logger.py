@@ -27,7 +27,7 @@ import os
 import numpy as np
 
 from eagerflow.callbacks import base
-from eagerflow.checkpoint import fileio
+from eagerflow.saving import fileio
 
 __all__ = ["CSVLogger"]
 

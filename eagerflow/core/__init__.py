@@ -1,13 +1,12 @@
-"""The eager engine: tensors, ops, variables, tapes, tracing hooks.
+"""The eager engine: tensors, variables, the op dispatcher, tapes and the tracer hook.
 
-Nothing in `eagerflow.core` imports the high-level packages (layers, models, optim, ...).
+The engine knows no op: ops register themselves with `dispatch.primitive` (in
+`eagerflow.ops`), and the few the engine runs itself (summing a broadcast gradient back to
+its input's shape, for one) it finds in that registry by name. Nothing in
+`eagerflow.core` imports `eagerflow.ops`, `eagerflow.graph` or the high-level packages.
 """
 
-from eagerflow.core import memory
-
-memory.pin_malloc_thresholds()
-
-from eagerflow.core import (  # noqa: E402, F401
+from eagerflow.core import (
     autodiff,
     context,
     debugging,
@@ -15,11 +14,15 @@ from eagerflow.core import (  # noqa: E402, F401
     dispatch,
     dtypes,
     errors,
-    operators,  # binds Tensor/Variable operators
-    ops,
-    random,
+    nest,
     spec,
     tape,
     tensor,
+    trackable,
     variable,
 )
+
+__all__ = [
+    "autodiff", "context", "debugging", "device", "dispatch", "dtypes", "errors", "nest",
+    "spec", "tape", "tensor", "trackable", "variable",
+]

@@ -26,7 +26,7 @@ import inspect
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, nest, tensor, variable
+from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
 
@@ -229,12 +229,10 @@ def _detached(value):
     Made by an op rather than by reading the value, so it also works while `ef.function`
     traces (the value is symbolic then).
     """
-    from eagerflow.core.ops import array
-
     state = context.thread
     tapes, state.tapes = state.tapes, []
     try:
-        return array.identity(value)
+        return dispatch.execute(dispatch.OPS["Identity"], (value,))
     finally:
         state.tapes = tapes
 

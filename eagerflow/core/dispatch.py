@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, tensor, variable
 
 __all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
 
@@ -41,7 +41,7 @@ _NO_ATTRS: dict = {}
 # dispatcher or an op module, not at the user's line, and fire on every step. Like
 # TensorFlow, ops return inf/nan quietly; `ef.debugging.enable_check_numerics()` names the
 # op that made one.
-warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.core\.")
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.(core|ops)\.")
 
 
 class Op:
@@ -117,6 +117,7 @@ def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stat
 
 
 _Tensor = tensor.Tensor
+_Variable = variable.Variable
 _new = object.__new__
 _ndarray = np.ndarray
 _asarray = np.asarray
@@ -215,7 +216,8 @@ def _execute_slow(op, inputs, attrs):
     if _flags.check_numerics:
         _check_numerics(op, outputs)
     if tapes and op.differentiable:
-        _tape.record(tapes, op, inputs, attrs, outputs)
+        for tape in tapes:  # the recording tapes of this thread (core/tape.py)
+            tape._record(op, inputs, attrs, outputs)
     return result
 
 
@@ -314,6 +316,3 @@ def _check_numerics(op, outputs) -> None:
                 op.name,
             )
 
-
-from eagerflow.core import tape as _tape  # noqa: E402 - tape's ops need this module
-from eagerflow.core.variable import Variable as _Variable  # noqa: E402

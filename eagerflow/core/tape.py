@@ -41,48 +41,27 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from eagerflow.core import context, errors, nest, tensor
+from eagerflow.core import context, dispatch, errors, nest, tensor, variable
 
 __all__ = ["GradientTape", "none_reason", "notify_read", "record"]
 
 _Tensor = tensor.Tensor
+_Variable = variable.Variable
 # id(variable) -> (weakref to it, why its last gradient was None); read by optimizers so
 # a skipped variable can be explained. Weak, so it never keeps a variable alive.
 _VARIABLE_NONE_REASONS: dict[int, tuple] = {}
 
 
 def record(tapes, op, inputs, attrs, outputs) -> None:
-    """Records one op call on every recording tape that tracks one of its inputs."""
-    # hot path while recording (see benchmarks/bench_ops.py).
+    """Records one op call on every tape in `tapes` that tracks one of its inputs."""
     for tape in tapes:
-        tracked = tape._tracked
-        for x in inputs:
-            if id(x) in tracked:
-                if op.num_outputs == 1:
-                    out = outputs[0]
-                    tape._records.append((op, inputs, attrs, _weakref(out)))
-                    tracked.add(id(out))
-                else:
-                    tape._records.append((op, inputs, attrs, outputs))
-                    tracked.update(id(o) for o in outputs)
-                break
+        tape._record(op, inputs, attrs, outputs)
 
 
 def notify_read(variable, snapshot) -> None:
-    """Called when `variable` is read as `snapshot` while some tape may be recording."""
-    snapshot_id = id(snapshot)
+    """Tells this thread's recording tapes that `variable` was read as `snapshot`."""
     for tape in context.thread.tapes:
-        if snapshot_id in tape._watched:
-            continue  # this very read is already registered (the common repeated read)
-        key = id(variable)
-        explicit = key in tape._watched_vars
-        if not explicit and not (tape._watch_accessed and variable._trainable):
-            continue
-        if not explicit:
-            tape._watched_vars[key] = variable
-        tape._tracked.add(snapshot_id)
-        tape._watched[snapshot_id] = snapshot
-        tape._var_reads.setdefault(key, []).append(snapshot)
+        tape._variable_read(variable, snapshot)
 
 
 def none_reason(variable) -> str | None:
@@ -94,7 +73,23 @@ def none_reason(variable) -> str | None:
 
 
 def _is_variable(value) -> bool:
-    return isinstance(value, _variable.Variable)
+    return isinstance(value, _Variable)
+
+
+def _run(name, inputs, **attrs):
+    """Runs the registered op `name`: the engine's own steps (summing broadcast gradients,
+    casting, stacking Jacobian rows) are recorded ops like any other, found in the registry
+    so that the engine never imports the ops package."""
+    return dispatch.execute(dispatch.OPS[name], inputs, attrs)
+
+
+def _reshape(value, shape):
+    # A traced tensor's unknown dimension (None) is the one NumPy infers (-1).
+    return _run("Reshape", (value,), shape=[-1 if d is None else d for d in shape])
+
+
+def _zeros(shape, dtype):
+    return tensor.new_tensor(np.zeros(shape, dtype))
 
 
 class GradientTape:
@@ -121,6 +116,36 @@ class GradientTape:
         self._entered = False
         self._none_reasons: dict[int, str] = {}
         self._clear()
+
+    def _record(self, op, inputs, attrs, outputs) -> None:
+        """Records one op call if this tape tracks one of its inputs (called by dispatch)."""
+        # hot path while recording (see benchmarks/bench_ops.py).
+        tracked = self._tracked
+        for x in inputs:
+            if id(x) in tracked:
+                if op.num_outputs == 1:
+                    out = outputs[0]
+                    self._records.append((op, inputs, attrs, _weakref(out)))
+                    tracked.add(id(out))
+                else:
+                    self._records.append((op, inputs, attrs, outputs))
+                    tracked.update(id(o) for o in outputs)
+                return
+
+    def _variable_read(self, variable, snapshot) -> None:
+        """Watches `variable`'s read `snapshot` if this tape watches that variable."""
+        snapshot_id = id(snapshot)
+        if snapshot_id in self._watched:
+            return  # this very read is already registered (the common repeated read)
+        key = id(variable)
+        explicit = key in self._watched_vars
+        if not explicit and not (self._watch_accessed and variable._trainable):
+            return
+        if not explicit:
+            self._watched_vars[key] = variable
+        self._tracked.add(snapshot_id)
+        self._watched[snapshot_id] = snapshot
+        self._var_reads.setdefault(key, []).append(snapshot)
 
     def _clear(self) -> None:
         self._records: list = []
@@ -301,14 +326,14 @@ class GradientTape:
             if found:
                 total = found[0]
                 for g in found[1:]:
-                    total = _math.add(total, g)
+                    total = _run("AddV2", (total, g))
                 results.append(_cast_like(total, source))
                 continue
             reason = self._explain(source, source_keys)
             self._none_reasons[id(source)] = reason
             if _is_variable(source):
                 _VARIABLE_NONE_REASONS[id(source)] = (weakref.ref(source), reason)
-            results.append(_array.zeros(source.shape, source.dtype) if unconnected else None)
+            results.append(_zeros(source.shape, source.dtype) if unconnected else None)
         return results
 
     def _explain(self, source, keys) -> str:
@@ -383,12 +408,12 @@ class GradientTape:
         for source, row in zip(flat_sources, rows, strict=True):
             shape = tuple(target.shape) + tuple(source.shape)
             if size == 0:
-                results.append(_array.zeros(shape, source.dtype))
+                results.append(_zeros(shape, source.dtype))
                 continue
             if not unconnected and id(source) in self._none_reasons:
                 results.append(None)  # computed with zeros above; no path at all
                 continue
-            results.append(_array.reshape(_array.stack(row), shape))
+            results.append(_reshape(_run("Pack", tuple(row), axis=0), shape))
         return nest.pack_sequence_as(sources, results)
 
     def batch_jacobian(self, target, source, unconnected_gradients="none",
@@ -426,10 +451,10 @@ class GradientTape:
             self._release()
         shape = (batch,) + tuple(target.shape[1:]) + tuple(source.shape[1:])
         if not rows:
-            return _array.zeros(shape, source.dtype)
+            return _zeros(shape, source.dtype)
         if not unconnected and self._none_reasons.get(id(source)) is not None:
             return None
-        return _array.reshape(_array.stack(rows, axis=1), shape)
+        return _reshape(_run("Pack", tuple(rows), axis=1), shape)
 
 
 def _check_unconnected(value) -> bool:
@@ -454,7 +479,7 @@ def _target_tensor(value):
 
 
 def _cast_like(grad, like):
-    return grad if grad.dtype == like.dtype else _math.cast(grad, like.dtype)
+    return grad if grad.dtype == like.dtype else _run("Cast", (grad,), dtype=like.dtype)
 
 
 def _fit(grad, x, op):
@@ -470,11 +495,11 @@ def _fit(grad, x, op):
             i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
         )
         if axes:
-            grad = _reduce.reduce_sum(grad, axis=axes)
+            grad = _run("Sum", (grad,), axis=axes, keepdims=False)
         if grad.shape != shape:
-            grad = _array.reshape(grad, shape)
+            grad = _reshape(grad, shape)
     if grad.dtype != x.dtype:
-        grad = _math.cast(grad, x.dtype)
+        grad = _run("Cast", (grad,), dtype=x.dtype)
     return grad
 
 
@@ -503,7 +528,9 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
     for i, t in enumerate(targets):
         if id(t) not in depends:
             continue
-        seed = _array.ones_like(t) if seeds is None or seeds[i] is None else seeds[i]
+        seed = seeds[i] if seeds is not None and seeds[i] is not None else None
+        if seed is None:
+            seed = _run("OnesLike", (t,), dtype=None)
         _accumulate(grads, id(t), dispatch.convert_input(seed))
     for i in range(count - 1, -1, -1):
         op, inputs, attrs, entry = records[i]
@@ -521,7 +548,7 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dys = [grads.get(id(o)) for o in outputs]
             if all(d is None for d in dys):
                 continue
-            dy = tuple(_array.zeros_like(o) if d is None else d
+            dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
                        for d, o in zip(dys, outputs, strict=True))
             y = outputs
         needs = []
@@ -568,10 +595,5 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
 
 def _accumulate(grads: dict, key: int, grad) -> None:
     previous = grads.get(key)
-    grads[key] = grad if previous is None else _math.add(previous, grad)
+    grads[key] = grad if previous is None else _run("AddV2", (previous, grad))
 
-
-from eagerflow.core import dispatch, variable as _variable  # noqa: E402, I001
-from eagerflow.core.ops import array as _array  # noqa: E402
-from eagerflow.core.ops import math as _math  # noqa: E402
-from eagerflow.core.ops import reduce as _reduce  # noqa: E402

@@ -10,7 +10,7 @@ Variables created after a checkpoint was restored (layers built on first call, o
 slots created on first update) must announce themselves through `_track_new_variable` /
 `_track_new_slot`, so a deferred restore can hand them their saved values the moment
 they exist. The hooks forward to the restores still waiting for values (registered by
-`eagerflow.checkpoint` through `add_restore_listener`), and to a listener set on the object
+`eagerflow.saving` through `add_restore_listener`), and to a listener set on the object
 itself as its ``_deferred_restore`` attribute (handy in tests); with none waiting they cost
 a dict lookup and a truth test, so objects may call them unconditionally.
 

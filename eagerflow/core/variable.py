@@ -93,8 +93,8 @@ class Variable:
             state = context.thread
             if state.tracer is not None:
                 return state.tracer.read_variable(self)
-            if state.tapes:
-                _tape.notify_read(self, snapshot)
+            for tape in state.tapes:  # the recording tapes of this thread (core/tape.py)
+                tape._variable_read(self, snapshot)
         return snapshot
 
     def read_value(self):
@@ -260,5 +260,3 @@ class Variable:
         memo[id(self)] = copy
         return copy
 
-
-from eagerflow.core import tape as _tape  # noqa: E402 - tape imports ops, ops this

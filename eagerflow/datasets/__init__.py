@@ -1,4 +1,6 @@
-"""Input pipelines (`Dataset`, like `tf.data`) and built-in data sets (`ef.datasets`).
+"""Built-in data sets (`ef.datasets`), as `keras.datasets`; the pipeline is `ef.data`.
+
+`Dataset` and `AUTOTUNE` are re-exported here too, as the public API names them.
 
 Example:
     >>> import eagerflow as ef
@@ -9,15 +11,10 @@ Example:
     ((32, 8, 8), (32,))
 """
 
+from eagerflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
+from eagerflow.data.iterator import Iterator
+from eagerflow.data.text import TextLineDataset
 from eagerflow.datasets import cifar10, digits, fashion_mnist, mnist
-from eagerflow.datasets.dataset import (
-    AUTOTUNE,
-    INFINITE_CARDINALITY,
-    UNKNOWN_CARDINALITY,
-    Dataset,
-)
-from eagerflow.datasets.iterator import Iterator
-from eagerflow.datasets.text import TextLineDataset
 
 __all__ = [
     "AUTOTUNE",

@@ -13,10 +13,10 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import activations as nn_activations
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import nn as core_nn
-from eagerflow.core.ops import special
+from eagerflow.ops import activations as nn_activations
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import nn as core_nn
+from eagerflow.ops import special
 
 __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
            "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize",

@@ -35,7 +35,6 @@ import numpy as np
 from eagerflow.core import dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import (
     call_context,
     masking,
@@ -45,6 +44,7 @@ from eagerflow.layers import (
     weights,
 )
 from eagerflow.layers import input_spec as input_spec_lib
+from eagerflow.ops import math as math_ops
 
 __all__ = ["Layer", "reset_name_uids", "unique_name"]
 

@@ -11,11 +11,11 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import rnn_cells, serialization
 from eagerflow.layers.base import Layer
 from eagerflow.layers.rnn import RNN
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
 
 __all__ = ["Bidirectional"]
 

@@ -12,9 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.layers import serialization
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get",
            "max_norm", "min_max_norm", "non_neg", "serialize", "unit_norm"]

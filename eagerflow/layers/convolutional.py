@@ -13,12 +13,12 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import conv as conv_ops
-from eagerflow.core.ops import nn as nn_ops
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import KernelBiasMixin, positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import conv as conv_ops
+from eagerflow.ops import nn as nn_ops
 
 __all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "conv_output_length", "normalize_tuple"]
 

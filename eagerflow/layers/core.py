@@ -13,12 +13,12 @@ import inspect
 
 import numpy as np
 
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import linalg
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import linalg
+from eagerflow.ops import math as math_ops
 
 __all__ = ["Activation", "Dense", "KernelBiasMixin", "Lambda", "positive_int"]
 

@@ -11,8 +11,8 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import nn as nn_ops
 from eagerflow.layers.base import Layer
+from eagerflow.ops import nn as nn_ops
 
 __all__ = ["Dropout"]
 

@@ -12,11 +12,11 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import indexing
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
+from eagerflow.ops import indexing
+from eagerflow.ops import math as math_ops
 
 __all__ = ["Embedding"]
 

@@ -22,8 +22,9 @@ import math
 
 import numpy as np
 
-from eagerflow.core import dtypes, random, tensor
+from eagerflow.core import dtypes, tensor
 from eagerflow.layers import serialization
+from eagerflow.ops import random
 
 __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",

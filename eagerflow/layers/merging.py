@@ -15,10 +15,10 @@ import functools
 
 import numpy as np
 
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.layers.base import Layer
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = ["Add", "Concatenate", "Multiply"]
 

@@ -11,13 +11,13 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import normalization as norm_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.layers import call_context, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import normalization as norm_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
 

@@ -10,11 +10,11 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import pooling as pool_ops
 from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, normalize_tuple
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import pooling as pool_ops
 
 __all__ = ["AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D",
            "MaxPooling2D"]

@@ -12,9 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.layers import serialization
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
            "serialize"]

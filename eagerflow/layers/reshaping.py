@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from eagerflow.core.ops import array as array_ops
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.ops import array as array_ops
 
 __all__ = ["Flatten", "Reshape", "check_data_format"]
 

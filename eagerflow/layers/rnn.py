@@ -21,11 +21,11 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import call_context, rnn_cells, serialization
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
 
 __all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
 

@@ -22,13 +22,13 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import linalg
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import nn as nn_ops
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import linalg
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import nn as nn_ops
 
 __all__ = ["GRUCell", "LSTMCell", "SimpleRNNCell"]
 

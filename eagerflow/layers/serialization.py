@@ -20,7 +20,7 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.naming import snake_case
+from eagerflow.utils.naming import snake_case
 
 __all__ = ["LAYER_CLASSES", "Configurable", "deserialize", "get_object", "serialize",
            "snake_case"]

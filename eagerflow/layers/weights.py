@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes, function, trackable
+from eagerflow.core import dtypes, trackable
 from eagerflow.core import variable as variable_lib
+from eagerflow.graph import function
 from eagerflow.layers import call_context, constraints, initializers, regularizers, tracking
 
 __all__ = ["WeightsMixin"]

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import context, errors
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import cross_entropy as xent
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.losses import loss as loss_module
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import cross_entropy as xent
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = [
     "EPSILON",

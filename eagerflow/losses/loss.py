@@ -26,10 +26,11 @@ import abc
 
 import numpy as np
 
-from eagerflow.core import errors, naming, tensor
-from eagerflow.core.ops import array as array_ops
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
+from eagerflow.core import errors, tensor
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
+from eagerflow.utils import naming
 
 __all__ = [
     "Loss",

@@ -13,9 +13,9 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core.ops import math as math_ops
-from eagerflow.core.ops import reduce as reduce_ops
 from eagerflow.losses import loss as loss_module
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 __all__ = [
     "Huber",

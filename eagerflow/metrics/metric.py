@@ -26,8 +26,9 @@ import numbers
 
 import numpy as np
 
-from eagerflow.core import context, errors, naming, tensor, trackable
+from eagerflow.core import context, errors, tensor, trackable
 from eagerflow.core.variable import Variable
+from eagerflow.utils import naming
 
 __all__ = ["Metric", "as_array", "squeeze_or_expand_to_same_rank"]
 

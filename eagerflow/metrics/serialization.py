@@ -12,8 +12,8 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.core import naming
 from eagerflow.metrics import accuracy_metrics, auc, confusion, metric, reduction, regression
+from eagerflow.utils import naming
 
 __all__ = ["deserialize", "get", "serialize"]
 

@@ -9,8 +9,8 @@ Example:
 
 from eagerflow.models.functional import Functional
 from eagerflow.models.model import Model, model_from_config, model_from_json
-from eagerflow.models.saving import load_model
 from eagerflow.models.sequential import Sequential
+from eagerflow.saving.model_saving import load_model
 
 __all__ = ["Functional", "Model", "Sequential", "load_model", "model_from_config",
            "model_from_json"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from eagerflow.core import nest
-from eagerflow.models import data_adapter, loops
+from eagerflow.models import data_adapter, fit_loops
 
 __all__ = ["BatchAndSavingMixin"]
 
@@ -35,7 +35,7 @@ class BatchAndSavingMixin:
         return next(iter(data._one_pass()))
 
     def _single_batch_result(self, logs, return_dict):
-        logs = loops.pythonify_logs(self._epoch_logs(logs))
+        logs = fit_loops.pythonify_logs(self._epoch_logs(logs))
         if return_dict:
             return logs
         values = list(logs.values())
@@ -132,10 +132,10 @@ class BatchAndSavingMixin:
             >>> len(clone.load_weights(path).matched)
             2
         """
-        from eagerflow import checkpoint
+        from eagerflow import saving
 
         _check_overwrite(filepath, overwrite, "save_weights")
-        return checkpoint.save_weights(self, filepath)
+        return saving.save_weights(self, filepath)
 
     def load_weights(self, filepath, skip_mismatch=False):
         """Loads variables saved by `save_weights`, `save` or an `ef.Checkpoint`.
@@ -156,9 +156,9 @@ class BatchAndSavingMixin:
             >>> callable(ef.Sequential().load_weights)
             True
         """
-        from eagerflow import checkpoint
+        from eagerflow import saving
 
-        return checkpoint.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
     def save(self, filepath, overwrite=True, include_optimizer=True):
         """Saves architecture, weights, compile configuration and optimizer state to one
@@ -184,7 +184,7 @@ class BatchAndSavingMixin:
             >>> ef.models.load_model(path).optimizer.name
             'sgd'
         """
-        from eagerflow import checkpoint
+        from eagerflow import saving
 
         _check_overwrite(filepath, overwrite, "save")
-        return checkpoint.save_model(self, filepath, include_optimizer=include_optimizer)
+        return saving.save_model(self, filepath, include_optimizer=include_optimizer)

@@ -29,7 +29,7 @@ import numpy as np
 from eagerflow import losses as losses_lib
 from eagerflow import metrics as metrics_lib
 from eagerflow.core import context, errors, nest
-from eagerflow.core.ops import math as math_ops
+from eagerflow.ops import math as math_ops
 
 __all__ = ["CompiledLoss", "CompiledMetrics", "output_names_of"]
 

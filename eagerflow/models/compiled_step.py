@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors, random
+from eagerflow.core import errors
 from eagerflow.core import tape as tape_module
 from eagerflow.models import data_adapter
+from eagerflow.ops import random
 
 __all__ = ["TracedTrainStep", "train_function"]
 
@@ -38,7 +39,7 @@ __all__ = ["TracedTrainStep", "train_function"]
 def _function_factory():
     """`ef.function`, or None when this build of eagerflow has no graph compiler."""
     try:
-        from eagerflow.core import function as function_module
+        from eagerflow.graph import function as function_module
     except ImportError:
         return None
     return getattr(function_module, "function", None)

@@ -36,8 +36,8 @@ import math
 import numpy as np
 
 from eagerflow.core import errors, nest, tensor
-from eagerflow.core import random as random_lib
 from eagerflow.core.variable import Variable
+from eagerflow.ops import random as random_lib
 
 __all__ = ["adapt", "class_weight_to_sample_weight", "pack_x_y_sample_weight",
            "split_arrays", "unpack_x_y_sample_weight"]
@@ -415,7 +415,7 @@ class _IterableData:
 
 
 def _is_dataset(value) -> bool:
-    from eagerflow.datasets import dataset
+    from eagerflow.data import dataset
 
     return isinstance(value, dataset.Dataset)
 

@@ -22,10 +22,10 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.core.ops import math as math_ops
 from eagerflow.layers import masking, serialization, symbolic
 from eagerflow.models import functional_config
 from eagerflow.models.model import Model
+from eagerflow.ops import math as math_ops
 
 __all__ = ["Functional"]
 

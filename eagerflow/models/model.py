@@ -188,7 +188,7 @@ class Model(training.Trainer, base.Layer):
             Non-trainable params: 0 (0.00 B)
             __________________________________________________
         """
-        from eagerflow.models import summary as summary_lib
+        from eagerflow.models import summary_table as summary_lib
 
         if input_shape is not None:
             self.build(input_shape)

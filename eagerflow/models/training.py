@@ -30,7 +30,8 @@ from eagerflow import metrics as metrics_lib
 from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
-from eagerflow.models import batch_methods, compile_config, compile_utils, data_adapter, loops
+from eagerflow.models import batch_methods, compile_utils, data_adapter, fit_loops
+from eagerflow.saving import compile_config
 
 __all__ = ["Trainer"]
 
@@ -478,7 +479,7 @@ class Trainer(batch_methods.BatchAndSavingMixin):
             ([0, 1], ['accuracy', 'loss'])
         """
         self._assert_compiled("fit")
-        verbose = loops.check_verbose(verbose, "fit")
+        verbose = fit_loops.check_verbose(verbose, "fit")
         if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 0:
             raise ValueError(f"fit: epochs must be a non-negative int. Received: {epochs!r}")
         output_names = self._static_output_names()
@@ -499,9 +500,9 @@ class Trainer(batch_methods.BatchAndSavingMixin):
                 data_adapter._is_dataset(validation_data)
                 or data_adapter._is_generator(validation_data)):
             validation_batch_size = batch_size  # Keras's default for array validation data
-        validation = loops.adapt_validation(validation_data, validation_batch_size,
+        validation = fit_loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
-        return loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
+        return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
                               initial_epoch, validation_freq)
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
@@ -530,10 +531,10 @@ class Trainer(batch_methods.BatchAndSavingMixin):
             [4.0, 2.0]
         """
         self._assert_compiled("evaluate")
-        verbose = loops.check_verbose(verbose, "evaluate")
+        verbose = fit_loops.check_verbose(verbose, "evaluate")
         data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, None,
                                   self._static_output_names(), "evaluate")
-        logs = loops.evaluate_loop(self, data, verbose, callbacks)
+        logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
         if return_dict:
             return logs
         values = [logs[name] for name in self.metrics_names if name in logs]
@@ -558,11 +559,11 @@ class Trainer(batch_methods.BatchAndSavingMixin):
             >>> model.predict(np.ones((70, 2)), batch_size=32, verbose=0).shape
             (70, 3)
         """
-        verbose = loops.check_verbose(verbose, "predict")
+        verbose = fit_loops.check_verbose(verbose, "predict")
         if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
             data = data_adapter.adapt(x, batch_size=batch_size, steps=steps,
                                       function="predict")
         else:
             data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
                                       "predict")
-        return loops.predict_loop(self, data, verbose, callbacks)
+        return fit_loops.predict_loop(self, data, verbose, callbacks)

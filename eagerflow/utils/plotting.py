@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.checkpoint import fileio
+from eagerflow.saving import fileio
 
 __all__ = ["plot_history"]
 

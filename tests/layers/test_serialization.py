@@ -5,8 +5,8 @@ import json
 import pytest
 
 import eagerflow as ef
-from eagerflow.core import naming
 from eagerflow.layers import serialization
+from eagerflow.utils import naming
 
 
 def test_snake_case_is_the_core_one():

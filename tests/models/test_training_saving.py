@@ -79,7 +79,7 @@ def test_custom_loss_function_needs_custom_objects(tmp_path):
 
 
 def test_compile_config_of_unsaveable_arguments():
-    from eagerflow.models import compile_config
+    from eagerflow.saving import compile_config
 
     with pytest.raises(TypeError, match=r"cannot be saved with the model"):
         compile_config.serialize_spec([object()])

@@ -7,7 +7,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import context
-from eagerflow.errors import EagerflowWarning
+from eagerflow.core.errors import EagerflowWarning
 
 
 def _pair(value=1.0, name="w"):

@@ -1,0 +1,428 @@
+"""`ef.function`: trace a Python function into a graph once, then run the graph.
+
+The first call with a new *signature* traces the function: it runs once with symbolic
+tensors standing for the tensor arguments, and every op becomes a node of a graph (see
+`trace.py`). Later calls with the same signature run the optimised graph (see
+`passes.py`, `executor.py`) without running the Python code. The signature is:
+
+* the dtype and shape of each tensor argument (NumPy arrays count as tensors);
+* the value of each Python argument (numbers, strings, None, other hashable objects);
+  the identity of each Variable argument;
+* the nesting structure of list, tuple and dict arguments.
+
+``input_signature=[ef.TensorSpec([None, 784], ef.float32)]`` fixes the signature: one
+graph serves every batch size. ``reduce_retracing=True`` makes the second trace for a
+new shape use unknown (None) dimensions where the shapes differed. After five retraces a
+warning names the argument that keeps changing.
+
+What runs when:
+
+* Python side effects (``print``, appending to a list, ...) happen only while tracing,
+  i.e. on the first call of each signature. `ef.print` prints on every call.
+* Variables are captured by reference: reads see the current value, ``assign``,
+  ``assign_add`` and ``assign_sub`` happen in program order, once per call.
+* The first call of a signature *is* the traced run: its results and effects come from
+  the trace, so nothing happens twice.
+* Python ``if``/``while`` on a tensor value raise an error naming the line: use
+  `ef.cond` / `ef.while_loop`. Calls of other `ef.function`s while tracing are inlined.
+
+Example:
+    >>> import eagerflow as ef
+    >>> @ef.function
+    ... def scaled_sum(x, scale):
+    ...     print("tracing with scale", scale)
+    ...     return ef.reduce_sum(x) * scale
+    >>> scaled_sum(ef.constant([1.0, 2.0]), 2.0)
+    tracing with scale 2.0
+    ef.Tensor(6.0, shape=(), dtype=float32)
+    >>> scaled_sum(ef.constant([3.0, 4.0]), 2.0)
+    ef.Tensor(14.0, shape=(), dtype=float32)
+    >>> scaled_sum.experimental_get_tracing_count()
+    1
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import types
+import weakref
+
+from eagerflow.core import context, errors, nest, spec, tensor
+from eagerflow.graph import concrete, graph, signatures, trace
+
+__all__ = ["Function", "function", "init_scope"]
+
+_Tensor = tensor.Tensor
+_flags = context.flags
+_RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
+
+
+def init_scope():
+    """A context manager that runs its block eagerly, even inside a traced function.
+
+    Use it to create variables (and run their initializers) on the first call of a traced
+    function: ops inside run immediately, no tape records them.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def f(x):
+        ...     with ef.init_scope():
+        ...         eager = ef.executing_eagerly()
+        ...     return x, eager
+        >>> f(ef.constant(1.0))[1]
+        True
+    """
+    return trace.eager_scope()
+
+
+class Function:
+    """A Python function compiled by tracing; made by `ef.function` (see `function`).
+
+    Calling it runs the graph traced for the call's signature (tracing it first if this
+    signature is new). Used as a method decorator, each instance gets its own traces.
+
+    Attributes:
+        python_function: the wrapped Python function.
+        input_signature: the input signature, or None.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> square = ef.function(lambda x: x * x)
+        >>> square(ef.constant(3.0)), square(ef.constant([1.0, 2.0]))
+        (ef.Tensor(9.0, shape=(), dtype=float32), ef.Tensor([1. 4.], shape=(2,), dtype=float32))
+        >>> square.experimental_get_tracing_count()
+        2
+    """
+
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False,
+                 name=None):  # noqa: D107
+        if not callable(python_function):
+            raise TypeError(
+                f"ef.function needs a callable, got {type(python_function).__name__}: "
+                f"{python_function!r}"
+            )
+        functools.update_wrapper(self, python_function, updated=())
+        self._python_function = python_function
+        self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
+        self._input_signature = signatures.check_signature(input_signature, self._name)
+        self._reduce_retracing = bool(reduce_retracing)
+        self._cache: dict = {}
+        self._fast: dict = {}  # flat (shape, dtype, ...) of all-tensor calls -> function
+        self._relaxed: dict = {}
+        self._tracing_count = 0
+        self._history: list = []
+        self._lock = threading.RLock()
+        self._bound = weakref.WeakKeyDictionary()
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._signature = None
+        params = list(self._signature.parameters.values()) if self._signature else []
+        simple = all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
+        self._nargs = len(params) if simple and self._signature is not None else -1
+
+    @property
+    def python_function(self):
+        """The wrapped Python function."""
+        return self._python_function
+
+    @property
+    def input_signature(self):
+        """The input signature given to `ef.function`, or None."""
+        return self._input_signature
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the function has been traced (one per distinct signature).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> f = ef.function(lambda x, n: x * n)
+            >>> _ = f(ef.constant(1.0), 2), f(ef.constant(5.0), 2), f(ef.constant(1.0), 3)
+            >>> f.experimental_get_tracing_count()
+            2
+        """
+        return self._tracing_count
+
+    def __repr__(self) -> str:
+        return f"<ef.function {self._name} ({self._tracing_count} traces)>"
+
+    def __get__(self, instance, owner):
+        # `@ef.function` on a method: each instance gets its own traced functions.
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:  # unhashable or not weak-referenceable: keep it on the instance
+            slot = f"_ef_function_{id(self)}"
+            bound = getattr(instance, "__dict__", {}).get(slot)
+            if bound is None:
+                bound = self._bind_to(instance)
+                if hasattr(instance, "__dict__"):
+                    instance.__dict__[slot] = bound
+            return bound
+        if bound is None:
+            bound = self._bound[instance] = self._bind_to(instance)
+        return bound
+
+    def _bind_to(self, instance):
+        return Function(types.MethodType(self._python_function, instance),
+                        self._input_signature, self._reduce_retracing, self._name)
+
+    # -- calls -------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        state = context.thread
+        if state.tracer is not None:  # inside another traced function: inline
+            return self._python_function(*args, **kwargs)
+        if not kwargs and not _flags.slow:
+            # hot path: positional tensors (and Nones), seen before, nothing recording: one
+            # dict lookup
+            key = _fast_key(args)
+            if key is not None:
+                cf = self._fast.get(key)
+                if cf is not None:
+                    return cf.run_arrays([a._value for a in args if a is not None])
+        key, tensors = self._key(args, kwargs)
+        cf = self._cache.get(key)
+        if cf is None:
+            with self._lock:
+                cf = self._cache.get(key) or self._relaxed_match(key, tensors)
+                if cf is None:
+                    return self._trace_and_run(args, kwargs, key, tensors)
+        if not kwargs:
+            fast = _fast_key(args)
+            present = [a for a in args if a is not None]
+            if fast is not None and len(present) == len(tensors) and all(
+                    a is t for a, t in zip(present, tensors, strict=True)):
+                self._fast[fast] = cf
+        return cf.pack(cf.call_flat(tensors))
+
+    def get_concrete_function(self, *args, **kwargs):
+        """Traces (if needed) and returns the `ConcreteFunction` for these arguments.
+
+        Arguments may be tensors or `ef.TensorSpec`s (which trace with unknown values).
+        With an `input_signature` and no arguments, returns the signature's function.
+
+        Raises:
+            TypeError / InvalidArgumentError: if the arguments do not fit the signature.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> f = ef.function(lambda x: ef.nn.relu(x) * 2.0)
+            >>> cf = f.get_concrete_function(ef.TensorSpec([None], ef.float32))
+            >>> [op.type for op in cf.graph.operations]
+            ['Placeholder', 'Relu', 'Mul']
+            >>> cf(ef.constant([-1.0, 3.0]))
+            ef.Tensor([0. 6.], shape=(2,), dtype=float32)
+        """
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(self._input_signature)
+        key, tensors = self._key(args, kwargs, allow_specs=True)
+        with self._lock:
+            cf = self._cache.get(key) or self._relaxed_match(key, tensors)
+            if cf is None:
+                cf, _ = self._trace(args, kwargs, key, tensors, executing=False)
+        return cf
+
+    def _trace_and_run(self, args, kwargs, key, tensors):
+        outer_tapes = context.thread.tapes
+        cf, outputs = self._trace(args, kwargs, key, tensors, executing=True)
+        if outer_tapes:
+            cf.record_traced_call(tensors, outputs, outer_tapes)
+        cf.graph.drop_shadows()
+        return cf.pack(outputs)
+
+    # -- signatures --------------------------------------------------------------------------
+    def _key(self, args, kwargs, allow_specs=False):
+        if not kwargs and len(args) == self._nargs and self._input_signature is None:
+            parts = []
+            for a in args:
+                if type(a) is not _Tensor:
+                    break
+                value = a._value
+                parts.append((value.shape, value.dtype))
+            else:
+                return tuple(parts), list(args)
+        values, names, _ = signatures.bind(self._signature, self._name, args, kwargs)
+        if self._input_signature is not None:
+            if len(args) + len(kwargs) > len(self._input_signature):
+                raise TypeError(
+                    f"{self._name}() was given {len(args) + len(kwargs)} arguments but its "
+                    f"input_signature has {len(self._input_signature)} entries; with an "
+                    "input_signature every argument must be a tensor described by it."
+                )
+            return signatures.signature_key(self._name, self._input_signature, values, names,
+                                            allow_specs)
+        tensors: list = []
+        key = tuple(signatures.encode(v, tensors, allow_specs) for v in values)
+        return key, tensors
+
+    def _relaxed_match(self, key, tensors):
+        if not self._reduce_retracing:
+            return None
+        for specs, cf in self._relaxed.get(signatures.generic(key), ()):
+            if all(signatures.fits(s, t) for s, t in zip(specs, tensors, strict=False)):
+                self._cache[key] = cf
+                return cf
+        return None
+
+    def _specs_for(self, key, tensors):
+        """Placeholder (shape, dtype) per tensor: exact, signature or relaxed."""
+        if self._input_signature is not None:
+            return [(want.shape, want.dtype) for want in nest.flatten(list(self._input_signature))]
+        specs = [(tuple(t.shape), t.dtype) for t in tensors]
+        if self._reduce_retracing:
+            previous = self._relaxed.get(signatures.generic(key))
+            if previous:
+                old = previous[-1][0]
+                specs = [(signatures.merge_shapes(o[0], s[0]), s[1])
+                         for o, s in zip(old, specs, strict=True)]
+        return specs
+
+    # -- tracing -------------------------------------------------------------------------------
+    def _trace(self, args, kwargs, key, tensors, executing):
+        specs = self._specs_for(key, tensors)
+        graph_ = graph.Graph(self._name)
+        tracer = trace.Tracer(graph_, executing=executing)
+        values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
+        with trace.active(tracer, private=True) as recorder:
+            counter = iter(range(len(specs)))
+
+            def placeholder(leaf, name):
+                if not signatures.is_tensor_leaf(leaf, allow_specs=True):
+                    return leaf
+                i = next(counter)
+                shape, dtype = specs[i]
+                real = tensors[i]
+                shadow = real._value if isinstance(real, _Tensor) else None
+                ph = tracer.placeholder(shape, dtype, name, shadow=shadow)
+                if ph.dtype.kind in "fc":
+                    recorder._tracked.add(id(ph))
+                    recorder._watched[id(ph)] = ph
+                return ph
+
+            if self._input_signature is not None:
+                new_values = list(values)
+                for position, expected in enumerate(self._input_signature):
+                    leaves = [placeholder(spec.TensorSpec([]), f"{names[position]}_{i}"
+                                          if nest.is_nested(expected) else names[position])
+                              for i, _ in enumerate(nest.flatten(expected))]
+                    new_values[position] = (nest.pack_sequence_as(expected, leaves)
+                                            if nest.is_nested(expected) else leaves[0])
+            else:
+                new_values = [signatures.map_leaves(v, placeholder, name)
+                              for v, name in zip(values, names, strict=True)]
+            call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
+            result = self._python_function(*call_args, **call_kwargs)
+            structure = _outputs(result, tracer, graph_)
+        graph_.input_keys = list(graph_.inputs)
+        cf = concrete.ConcreteFunction(graph_, structure, self._name)
+        self._register(key, tensors, specs, cf, values, names)
+        outputs = None
+        if executing:
+            outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
+        return cf, outputs
+
+    def _register(self, key, tensors, specs, cf, values, names):
+        self._cache[key] = cf
+        if self._reduce_retracing and self._input_signature is None:
+            self._relaxed.setdefault(signatures.generic(key), []).append((specs, cf))
+        self._tracing_count += 1
+        described = (signatures.describe(v) for v in values)
+        self._history.append(dict(zip(names, described, strict=False)))
+        if self._tracing_count == _RETRACE_WARNING + 1:
+            errors.warn_once(f"retracing-{id(self)}", self._retrace_message(), stacklevel=5)
+
+    def _retrace_message(self) -> str:
+        changes = {}
+        for name in self._history[0]:
+            seen = [h.get(name) for h in self._history]
+            distinct = len(set(seen))
+            if distinct > 1:
+                changes[name] = (distinct, seen)
+        text = (f"ef.function {self._name!r} has been traced {self._tracing_count} times "
+                f"({self._tracing_count - 1} retraces); tracing is expensive. ")
+        if changes:
+            name, (_, seen) = max(changes.items(), key=lambda item: item[1][0])
+            shown = ", ".join(seen[-6:])
+            text += (f"The argument that keeps changing is {name!r}: {shown}. ")
+        return text + (
+            "Pass Python numbers that change as tensors (ef.constant(n)), give tensors whose "
+            "shape changes an input_signature with None dimensions (or use "
+            "reduce_retracing=True), and create the ef.function once, outside loops."
+        )
+
+
+def _fast_key(args):
+    """``(shape, dtype, ...)`` of positional arguments that are all tensors or None (a None
+    marks its place), or None when another kind of argument is present."""
+    key = []
+    for a in args:
+        if type(a) is _Tensor:
+            value = a._value
+            key.append(value.shape)
+            key.append(value.dtype)
+        elif a is None:
+            key.append(None)
+        else:
+            return None
+    return tuple(key)
+
+
+def function(func=None, input_signature=None, reduce_retracing=False, autograph=True,
+             jit_compile=None, experimental_relax_shapes=None, name=None):
+    """Compiles a Python function into a graph the first time it is called.
+
+    Use as ``@ef.function``, ``@ef.function(input_signature=[...])`` or
+    ``ef.function(f, ...)``. See the module documentation of `eagerflow.graph.function`
+    for the retracing rules and what runs when.
+
+    Args:
+        func: the function (or callable object) to compile.
+        input_signature: a list of `ef.TensorSpec` (possibly nested), one per positional
+            argument; None dimensions accept any size. Every call must match it.
+        reduce_retracing: after a shape change, trace with unknown dimensions where the
+            shapes differed, so later shapes reuse that graph.
+        autograph: accepted for TensorFlow compatibility; Python control flow on tensors is
+            never converted (use `ef.cond` / `ef.while_loop`).
+        jit_compile: accepted for compatibility; ignored.
+        experimental_relax_shapes: old name of `reduce_retracing`.
+        name: a name for the graph.
+
+    Returns:
+        A `Function` (or a decorator making one, when `func` is None).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> @ef.function(input_signature=[ef.TensorSpec([None, 2], ef.float32)])
+        ... def norm(x):
+        ...     return ef.sqrt(ef.reduce_sum(x * x, axis=1))
+        >>> norm(ef.constant([[3.0, 4.0]])), norm(ef.ones([3, 2])).shape
+        (ef.Tensor([5.], shape=(1,), dtype=float32), (3,))
+        >>> norm.experimental_get_tracing_count()
+        1
+    """
+    del autograph, jit_compile
+    relax = bool(reduce_retracing or experimental_relax_shapes)
+
+    def decorate(f):
+        return Function(f, input_signature, relax, name)
+
+    return decorate if func is None else decorate(func)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+def _outputs(result, tracer, graph_):
+    """The structured outputs with each tensor replaced by an `Output` marker."""
+    def leaf(value):
+        if hasattr(value, "_read") and hasattr(value, "assign"):
+            value = tracer.read_variable(value)
+        if graph.is_symbolic(value):
+            value = tracer.ref(value)
+            graph_.outputs.append(value)
+            return concrete.Output(len(graph_.outputs) - 1)
+        return value
+
+    return nest.map_structure(leaf, result) if nest.is_nested(result) else leaf(result)

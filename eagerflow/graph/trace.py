@@ -1,0 +1,474 @@
+"""The tracer: turns the ops a Python function runs into graph nodes.
+
+While a function is traced, `context.thread.tracer` is a `Tracer`, so the dispatcher hands
+it every op (`execute`), and variables hand it every read and write. For each op the
+tracer runs the op's own NumPy forward on *example values* ("shadows") of the inputs:
+
+* the output shapes and dtypes come out exactly as in eager mode, and invalid arguments
+  raise the same errors, at trace time, from the same code;
+* on the first call of an `ef.function` the shadows are the real arguments and variable
+  values and effects happen for real ("executing" trace), so that call's results are
+  the shadows of the outputs and nothing runs twice (a `py_function` runs once per call);
+* other traces (`get_concrete_function`, untaken `cond` branches, loop bodies, gradient
+  graphs) use example values without effects, falling back to dummy values (zeros, or
+  identity matrices) when an op fails on them.
+
+A dimension left unknown (``None``) by an input signature is inferred per op by running
+the forward a second time on inputs resized along the unknown dimensions ("probes"):
+output dimensions that change are unknown too.
+
+Example:
+    >>> import eagerflow as ef
+    >>> def f(x):
+    ...     print("executing eagerly:", ef.executing_eagerly(), "shape:", x.shape)
+    ...     return x + 1.0
+    >>> cf = ef.function(f).get_concrete_function(ef.TensorSpec([None, 2]))
+    executing eagerly: False shape: (None, 2)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+
+import numpy as np
+
+from eagerflow.core import context, dispatch, errors, tensor
+from eagerflow.core import tape as tape_lib
+from eagerflow.graph import graph
+
+__all__ = [
+    "GeneratorRef", "Tracer", "active", "dummy_value", "eager_scope", "in_tracer",
+    "resolve_generators",
+]
+
+_Tensor = tensor.Tensor
+_is_symbolic = graph.is_symbolic
+# Ops whose output shape depends on input values: their first output dimension is unknown.
+_VALUE_DEPENDENT = {"Where"}
+# Ops that accept unknown (None) dimensions in their shape attributes (see core/ops/array.py).
+_UNKNOWN_DIMS_OK = {"Reshape"}
+_SHAPE_ATTRS = {"shape", "multiples", "sizes"}
+
+
+@contextlib.contextmanager
+def eager_scope():
+    """Runs the block eagerly: no tracer and no tape sees its ops (used for real effects)."""
+    state = context.thread
+    saved = state.tracer, state.tapes
+    state.tracer, state.tapes = None, []
+    try:
+        yield
+    finally:
+        state.tracer, state.tapes = saved
+
+
+@contextlib.contextmanager
+def in_tracer(tracer):
+    """Makes `tracer` (and the tapes of its trace) current for the block."""
+    state = context.thread
+    saved = state.tracer, state.tapes
+    state.tracer, state.tapes = tracer, tracer.tapes
+    try:
+        yield
+    finally:
+        state.tracer, state.tapes = saved
+
+
+@contextlib.contextmanager
+def active(tracer, private: bool = False):
+    """Traces the block with `tracer`; with `private`, a persistent tape records every op
+    (the records become the graph's gradient information) and is yielded."""
+    state = context.thread
+    saved = state.tracer, state.tapes
+    state.tracer, state.tapes = tracer, tracer.tapes
+    context.update_flags(tracing=1)
+    recorder = None
+    try:
+        if private:
+            recorder = tape_lib.GradientTape(persistent=True)
+            recorder._start()
+            tracer.private = recorder
+        yield recorder
+    finally:
+        if recorder is not None:
+            recorder._stop()
+            tracer.graph.records = recorder._records
+            tracer.graph.var_reads = {
+                key: (recorder._watched_vars[key], list(reads))
+                for key, reads in recorder._var_reads.items() if key in recorder._watched_vars
+            }
+        state.tracer, state.tapes = saved
+        context.update_flags(tracing=-1)
+
+
+def dummy_value(shape, dtype, size: int = 2) -> np.ndarray:
+    """A placeholder value: unknown dims get `size`; floats are identity matrices over the
+    last two axes when square (so inverses and factorizations work), zeros otherwise."""
+    concrete = tuple(size if d is None else d for d in shape)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f" and len(concrete) >= 2 and concrete[-1] == concrete[-2]:
+        return np.broadcast_to(np.eye(concrete[-1], dtype=dtype), concrete).copy()
+    return np.zeros(concrete, dtype)
+
+
+def _resize(value: np.ndarray, shape) -> np.ndarray:
+    """`value` resized to twice its size along the unknown dims of `shape` (wrapping)."""
+    for axis, dim in enumerate(shape):
+        if dim is None:
+            n = value.shape[axis]
+            if n == 0:
+                return dummy_value(shape, value.dtype, size=3)
+            value = np.take(value, np.arange(2 * n) % n, axis=axis)
+    return value
+
+
+def _index_value(array):
+    # A 0-d integer array used inside an index becomes a Python int, as `_index_key` does
+    # eagerly, so basic indexing stays basic.
+    if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
+        return array.item()
+    return array
+
+
+class Tracer:
+    """Records ops into `graph`; see the module docstring.
+
+    Args:
+        graph: the `Graph` to fill.
+        executing: whether effects happen for real and shadows are real values.
+        parent: the tracer of the enclosing graph (for control-flow branches and bodies),
+            whose tensors and variable reads are captured as inputs of this graph.
+        external: whether tensors of finished graphs may be captured (gradient graphs).
+        recompute: whether this trace re-runs Python for a gradient: variable writes and
+            prints are dropped, random ops are refused.
+        no_hoist: ids of variables to read inside this graph rather than in the parent.
+    """
+
+    def __init__(self, graph_, executing=False, parent=None, external=False, recompute=False,
+                 no_hoist=()):
+        self.graph = graph_
+        self.executing = executing
+        self.parent = parent
+        self.external = external
+        self.recompute = recompute or (parent is not None and parent.recompute)
+        self.no_hoist = set(no_hoist)
+        self.tapes: list = []
+        self.assigned: dict[int, object] = {}
+        self._consts: dict[int, tuple] = {}
+        self._shadow_vars: dict[int, np.ndarray] = {}
+        self.private = None  # the tape recording the trace for gradients (see `active`)
+        # id(variable) -> the read to use instead of reading again (gradient re-runs).
+        self.read_overrides = dict(parent.read_overrides) if parent is not None else {}
+
+    # -- mapping inputs to graph tensors ------------------------------------------------
+    def placeholder(self, shape, dtype, name, shadow=None, probe=None, key=None):
+        """Adds a graph input; `shadow` is its example value (a dummy when None)."""
+        node = self.graph.add_node(graph.PLACEHOLDER, (), {}, [(shape, dtype)], name=name)
+        out = node.outputs[0]
+        if shadow is None:
+            shadow = dummy_value(shape, dtype)
+            if any(d is None for d in shape):
+                probe = dummy_value(shape, dtype, size=4)
+        elif probe is None and any(d is None for d in shape):
+            probe = _resize(shadow, shape)
+        out._shadow, out._probe = shadow, probe
+        self.graph.inputs.append(out)
+        return out
+
+    def ref(self, value):
+        """The tensor of this graph standing for `value` (a Tensor from anywhere)."""
+        if _is_symbolic(value):
+            if value._graph is self.graph:
+                return value
+            return self.capture(value)
+        entry = self._consts.get(id(value))
+        if entry is not None:
+            return entry[1]
+        array = value._value
+        node = self.graph.add_node(graph.CONST, (), {"value": array},
+                                   [(array.shape, array.dtype)])
+        out = node.outputs[0]
+        out._shadow = out._const = array
+        self._consts[id(value)] = (value, out)  # keeps `value` alive so its id stays unique
+        return out
+
+    def capture(self, outer):
+        """A placeholder of this graph standing for `outer`, a tensor of another graph."""
+        found = self.graph.capture_map.get(id(outer))
+        if found is not None:
+            return found
+        if self.parent is None and not self.external:
+            raise errors.InvalidArgumentError(
+                f"The symbolic tensor {outer.name} belongs to another traced function's graph "
+                f"({outer._graph.name!r}); it cannot be used in {self.graph.name!r}. Symbolic "
+                "tensors only exist while their function is traced: return values from the "
+                "function instead of storing them in Python state."
+            )
+        if outer._const is not None:  # constants are copied, not captured
+            node = self.graph.add_node(graph.CONST, (), {"value": outer._const},
+                                       [(outer.shape, outer.dtype)])
+            out = node.outputs[0]
+            out._shadow = out._const = outer._const
+        else:
+            out = self.placeholder(outer.shape, outer.dtype, f"captured_{outer._node.name}",
+                                   shadow=outer._shadow, probe=outer._probe)
+            self.graph.captures.append((outer, out))
+        self.graph.capture_map[id(outer)] = out
+        if self.private is not None and outer.dtype.kind in "fc":
+            # Records name the outer tensor (ops receive it), so the recorder tracks it.
+            self.private._tracked.add(id(outer))
+            self.private._watched[id(outer)] = outer
+        return out
+
+    # -- ops ---------------------------------------------------------------------------
+    def execute(self, op, inputs, attrs):
+        """Adds a node applying `op`; returns its symbolic output(s) like `dispatch.execute`."""
+        inputs = dispatch.convert_inputs(op, inputs)
+        refs = [self.ref(x) if isinstance(x, _Tensor) else x for x in inputs]
+        node_attrs = graph.map_attr_tensors(attrs, self.ref) if _has_tensor(attrs) else attrs
+        self._check_unknown_dims(op, node_attrs)
+        const = not op.stateful and all(not _is_symbolic(r) or r._const is not None
+                                        for r in refs + graph._symbolic_leaves(node_attrs))
+        outs = self._infer(op, refs, node_attrs)
+        if op.stateful:
+            node_attrs = _generator_refs(node_attrs)
+        node = self.graph.add_node(op, refs, node_attrs,
+                                   [(shape, array.dtype) for array, _, shape in outs])
+        for out, (array, probe, _) in zip(node.outputs, outs, strict=False):
+            out._shadow, out._probe = array, probe
+            if const:
+                out._const = array
+        outputs = tuple(node.outputs)
+        tapes = context.thread.tapes
+        if tapes and op.differentiable:
+            tape_lib.record(tapes, op, inputs, attrs, outputs)
+        return outputs[0] if op.num_outputs == 1 else outputs
+
+    def _check_unknown_dims(self, op, attrs):
+        if op.name in _UNKNOWN_DIMS_OK:
+            return
+        for key, value in attrs.items():
+            if key in _SHAPE_ATTRS and isinstance(value, tuple) and any(v is None for v in value):
+                raise errors.InvalidArgumentError(
+                    f"attribute {key}={value} has an unknown dimension (None): the function is "
+                    "traced with an input signature (or reduce_retracing) that leaves a "
+                    "dimension unknown, and this op needs it static. Give that dimension a "
+                    "fixed size in the input_signature, or leave input_signature out.", op.name
+                )
+
+    def _infer(self, op, refs, attrs):
+        """Runs the forward on shadows (and probes): [(shadow, probe, static shape)]."""
+        shadows = [r._shadow if _is_symbolic(r) else r for r in refs]
+        shadow_attrs = graph.map_attr_tensors(attrs, lambda t: _index_value(t._shadow))
+        outs = self._forward(op, shadows, shadow_attrs, refs)
+        dynamic = any(_is_symbolic(r) and r._probe is not None
+                      for r in refs + graph._symbolic_leaves(attrs))
+        probes = [None] * len(outs)
+        if dynamic:
+            values = [(r._probe if r._probe is not None else r._shadow) if _is_symbolic(r) else r
+                      for r in refs]
+            probe_attrs = graph.map_attr_tensors(
+                attrs, lambda t: _index_value(t._probe if t._probe is not None else t._shadow))
+            try:
+                with np.errstate(all="ignore"):
+                    probes = _as_list(op, op.forward(*values, **_private_rngs(op, probe_attrs)))
+            except Exception:  # noqa: BLE001 - e.g. an index valid only at the shadow size
+                outs, probes = self._dummy_pair(op, refs, attrs, outs)
+        result = []
+        for i, array in enumerate(outs):
+            if not dynamic:
+                shape = array.shape
+            elif probes is None or probes[i].ndim != array.ndim:
+                shape = (None,) * array.ndim
+            else:
+                shape = tuple(a if a == b else None
+                              for a, b in zip(array.shape, probes[i].shape, strict=True))
+            if op.name in _VALUE_DEPENDENT and shape:
+                shape = (None,) + tuple(shape[1:])
+            # Kept even for a static shape: a value (like a Shape op's) may depend on the
+            # unknown dimensions, and ops using it as an attribute need that value.
+            probe = probes[i] if dynamic and probes is not None else None
+            if probe is None and None in shape:  # every unknown dimension needs a probe
+                probe = _resize(array, shape)
+            result.append((array, probe, tuple(shape)))
+        return result
+
+    def _dummy_pair(self, op, refs, attrs, outs):
+        """Output shapes from dummy inputs (zeros) at shadow and probe sizes, or None."""
+        def run(probe):
+            def dummy(t):
+                return np.zeros_like(t._probe if probe and t._probe is not None else t._shadow)
+            values = [dummy(r) if _is_symbolic(r) else r for r in refs]
+            with np.errstate(all="ignore"):
+                return _as_list(op, op.forward(*values, **_private_rngs(
+                    op, graph.map_attr_tensors(attrs, lambda t: _index_value(dummy(t))))))
+        try:
+            small, large = run(False), run(True)
+        except Exception:  # noqa: BLE001 - the dimensions stay unknown
+            return outs, None
+        if [o.shape for o in small] != [o.shape for o in outs]:
+            return outs, None
+        return outs, large
+
+    def _forward(self, op, values, attrs, refs):
+        if op.stateful and self.recompute:
+            raise errors.UnimplementedError(
+                f"the gradient of ef.cond/ef.while_loop re-runs its branch or body, which uses "
+                f"the random op {op.name}: it would draw different values than the forward "
+                "pass. Draw the random values outside the branch or loop and pass them in.",
+                op.name,
+            )
+        if self.executing and not self.recompute:
+            try:
+                return _as_list(op, op.forward(*values, **attrs))
+            except Exception as e:  # noqa: BLE001 - translated like eager errors
+                raise dispatch._op_error(op, values, attrs, e) from None
+        attrs = _private_rngs(op, attrs)
+        try:
+            with np.errstate(all="ignore"):
+                return _as_list(op, op.forward(*values, **attrs))
+        except Exception as first:  # noqa: BLE001
+            # Example values may be invalid for this op (a guarded branch, a loop body run
+            # past its condition): retry on dummies before calling the error real.
+            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            try:
+                with np.errstate(all="ignore"):
+                    return _as_list(op, op.forward(*dummies, **attrs))
+            except Exception:  # noqa: BLE001
+                raise dispatch._op_error(op, values, attrs, first) from None
+
+    def add_node(self, op, refs, attrs, out_specs):
+        """Adds a graph-only node; `out_specs` is ``[(shape, dtype, shadow, probe)]``."""
+        node = self.graph.add_node(op, refs, attrs, [(s[0], s[1]) for s in out_specs])
+        for out, spec in zip(node.outputs, out_specs, strict=False):
+            out._shadow, out._probe = spec[2], spec[3]
+        return node
+
+    # -- variables ------------------------------------------------------------------------
+    def read_variable(self, variable):
+        """A symbolic read of `variable` (hoisted into the parent graph when possible)."""
+        key = id(variable)
+        # Reads of the enclosing graph are returned as they are (ops capture them when they
+        # use them), so tapes everywhere identify the read by the same tensor.
+        if key in self.read_overrides:
+            return self.read_overrides[key]
+        if self.parent is not None and key not in self.assigned and key not in self.no_hoist:
+            with in_tracer(self.parent):
+                outer = self.parent.read_variable(variable)
+            if context.thread.tapes:  # tapes inside this branch/body see the read too
+                tape_lib.notify_read(variable, outer)
+            return outer
+        self.graph.variables[key] = variable
+        if self.executing and not self.recompute:
+            shadow = variable._buf  # copy-on-write: a later write copies the buffer first
+        else:
+            shadow = self._shadow_vars.get(key, variable._buf)
+        node = self.add_node(graph.READ, [], {"variable": variable},
+                             [(variable.shape, variable.dtype, shadow, None)])
+        out = node.outputs[0]
+        if context.thread.tapes:
+            tape_lib.notify_read(variable, out)
+        return out
+
+    def assign_variable(self, variable, value, mode):
+        """Adds a write of `value` to `variable` (done for real in an executing trace)."""
+        value = dispatch.convert_input(value, dtype=variable.dtype)
+        ref = self.ref(value)
+        array = ref._shadow if ref._shadow is not None else dummy_value(ref.shape, ref.dtype)
+        checked = variable._coerce(tensor.new_tensor(np.asarray(array)), mode)
+        key = id(variable)
+        if self.recompute:
+            return variable
+        self.graph.variables[key] = variable
+        self.assigned[key] = variable
+        self.add_node(graph.ASSIGN[mode], [ref],
+                      {"variable": variable, "check_shape": None in ref.shape}, [])
+        if self.executing:
+            with eager_scope():
+                variable._assign(checked, mode)
+        else:
+            old = self._shadow_vars.get(key, variable._buf)
+            if mode == "assign":
+                new = np.asarray(checked, variable.dtype).copy()
+            else:
+                ufunc = np.add if mode == "assign_add" else np.subtract
+                new = ufunc(old, checked).astype(variable.dtype, copy=False)
+            self._shadow_vars[key] = new
+        return variable
+
+    def writable_buffer(self, variable):
+        """Refuses in-place NumPy writes to a variable while tracing (they would run once)."""
+        raise graph.OperatorNotAllowedInGraphError(
+            f"Variable {variable.name!r}: in-place NumPy updates through _writable_buffer() "
+            f"(as optimizers do outside ops){_at()} cannot be traced by ef.function: they "
+            "would happen once, while tracing, instead of on every call. Inside a traced "
+            "function update variables with variable.assign/assign_add/assign_sub and "
+            "eagerflow ops, or apply the update outside the function."
+        )
+
+
+def _at() -> str:
+    where = graph.user_location()
+    return f" at {where}" if where else ""
+
+
+def _has_tensor(attrs) -> bool:
+    return bool(attrs) and bool(graph._symbolic_leaves(attrs))
+
+
+def _as_list(op, out) -> list:
+    if op.num_outputs == 1:
+        return [out if type(out) is np.ndarray else np.asarray(out)]
+    return [o if type(o) is np.ndarray else np.asarray(o) for o in out]
+
+
+class GeneratorRef:
+    """Stands for the global random generator (``key`` None) or the one of op seed ``key``
+    in a graph: resolved each time the graph runs, so ``ef.random.set_seed`` restarts
+    traced functions like eager code (as in TensorFlow)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key=None):  # noqa: D107
+        self.key = key
+
+    def resolve(self):
+        """The NumPy generator this stands for now."""
+        from eagerflow.ops import random
+
+        return random.generator_for(self.key)._rng
+
+    def __repr__(self) -> str:
+        return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
+
+
+def _generator_refs(attrs):
+    """Attributes with the global and op-seeded generators replaced by `GeneratorRef`s."""
+    from eagerflow.ops import random
+
+    found = {}
+    for k, v in attrs.items():
+        if isinstance(v, np.random.Generator):
+            if v is random.get_global_generator()._rng:
+                found[k] = GeneratorRef()
+            else:
+                for key, gen in random._op_generators.items():
+                    if gen._rng is v:
+                        found[k] = GeneratorRef(key)
+    return {**attrs, **found} if found else attrs
+
+
+def resolve_generators(attrs):
+    """`attrs` with every `GeneratorRef` replaced by the generator it stands for now."""
+    if not any(isinstance(v, GeneratorRef) for v in attrs.values()):
+        return attrs
+    return {k: v.resolve() if isinstance(v, GeneratorRef) else v for k, v in attrs.items()}
+
+
+def _private_rngs(op, attrs):
+    """Attributes with random generators replaced by copies (trace runs draw nothing real)."""
+    if not op.stateful:
+        return attrs
+    return {k: copy.deepcopy(v) if isinstance(v, np.random.Generator) else v
+            for k, v in attrs.items()}

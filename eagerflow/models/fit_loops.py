@@ -1,0 +1,292 @@
+"""The loops behind `fit`, `evaluate` and `predict`: epochs, batches, callbacks, logs.
+
+Per epoch, `fit` resets the metrics, runs `train_step` on every batch (calling the batch
+hooks, checking `model.stop_training` after each batch), then validates (every
+`validation_freq` epochs) and hands the epoch's logs (training values plus ``val_`` ones)
+to ``on_epoch_end``. The logs callbacks see are Python floats.
+
+Example:
+    >>> from eagerflow.models import fit_loops
+    >>> import eagerflow as ef
+    >>> fit_loops.pythonify_logs({"loss": ef.constant(0.5)})
+    {'loss': 0.5}
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eagerflow import callbacks as callbacks_lib
+from eagerflow.core import errors, nest, tensor
+from eagerflow.core.variable import Variable
+from eagerflow.models import data_adapter
+
+__all__ = ["evaluate_loop", "fit_loop", "predict_loop", "pythonify_logs"]
+
+
+def pythonify_logs(logs) -> dict:
+    """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays).
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import fit_loops
+        >>> fit_loops.pythonify_logs({"a": np.float32(0.5), "b": np.array([1, 2])})
+        {'a': 0.5, 'b': array([1, 2])}
+    """
+    result = {}
+    for key, value in (logs or {}).items():
+        if isinstance(value, (tensor.Tensor, Variable)):
+            value = value.numpy()
+        if isinstance(value, np.ndarray) and value.size == 1:
+            value = float(value.reshape(()))
+        elif isinstance(value, (np.floating, np.integer)):
+            value = float(value)
+        result[key] = value
+    return result
+
+
+def check_verbose(verbose, function: str) -> int:
+    """`verbose` as 0, 1 or 2 ("auto" is 1).
+
+    Raises:
+        ValueError: for any other value.
+
+    Example:
+        >>> from eagerflow.models import fit_loops
+        >>> fit_loops.check_verbose("auto", "fit")
+        1
+    """
+    if verbose == "auto":
+        return 1
+    if verbose not in (0, 1, 2) or isinstance(verbose, bool):
+        raise ValueError(
+            f"{function}: verbose must be 0, 1, 2 or 'auto'. Received: verbose={verbose!r}")
+    return int(verbose)
+
+
+def _callback_list(callbacks, model, verbose, epochs, steps, **extra):
+    if isinstance(callbacks, callbacks_lib.CallbackList):
+        return callbacks
+    return callbacks_lib.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0,
+                                      model=model, verbose=verbose, epochs=epochs,
+                                      steps=steps, **extra)
+
+
+def _should_validate(epoch: int, validation_freq) -> bool:
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    return epoch + 1 in validation_freq
+
+
+def _check_validation_freq(validation_freq):
+    if isinstance(validation_freq, bool):
+        raise ValueError(f"fit: validation_freq must be a positive int or a list of epochs. "
+                         f"Received: {validation_freq!r}")
+    if isinstance(validation_freq, (int, np.integer)):
+        if validation_freq <= 0:
+            raise ValueError(f"fit: validation_freq must be a positive int. Received: "
+                             f"{validation_freq!r}")
+        return int(validation_freq)
+    if isinstance(validation_freq, (list, tuple, set)) and all(
+            isinstance(e, (int, np.integer)) and e > 0 for e in validation_freq):
+        return {int(e) for e in validation_freq}
+    raise ValueError(f"fit: validation_freq must be a positive int or a list of epochs "
+                     f"(counted from 1). Received: {validation_freq!r}")
+
+
+def _warn_nan(logs, epoch, step, callbacks) -> None:
+    loss = logs.get("loss")
+    if loss is None or math.isfinite(loss):
+        return
+    if any(isinstance(c, callbacks_lib.TerminateOnNaN) for c in callbacks):
+        return
+    errors.warn_once(
+        "fit-nan-loss",
+        f"fit: the loss became {loss} at epoch {epoch + 1}, batch {step}. Training goes on, "
+        "but the weights are probably ruined: lower the learning rate, check the data for "
+        "NaN/inf, or add ef.callbacks.TerminateOnNaN() to stop at the first bad batch.",
+    )
+
+
+def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
+             validation_freq):
+    """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, fit_loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer="sgd", loss="mse")
+        >>> data = data_adapter.adapt(np.ones((4, 2)), np.zeros((4, 1)))
+        >>> fit_loops.fit_loop(model, data, None, 2, 0, None, 0, 1).epoch
+        [0, 1]
+    """
+    validation_freq = _check_validation_freq(validation_freq)
+    callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps,
+                               do_validation=validation is not None)
+    train_function = model._make_train_function()
+    execution = model._steps_per_execution
+    wants_batch_logs = callbacks.wants_batch_logs("train")
+    model.stop_training = False
+    model._initial_epoch = None
+    callbacks.on_train_begin()
+    # BackupAndRestore (Keras's protocol) may move the start forward in on_train_begin.
+    start = model._initial_epoch if model._initial_epoch is not None else initial_epoch
+    model._initial_epoch = None
+    if start and hasattr(data, "source") and data.is_dataset and data._stream is None:
+        _set_dataset_epoch(data.source, start)
+    epoch_logs = {}
+    for epoch in range(start, epochs):
+        model.reset_metrics()
+        callbacks.on_epoch_begin(epoch)
+        logs = None
+        seen = 0
+        with model._loop_cache():
+            for step, batch in enumerate(data.epoch()):
+                if step % execution == 0:
+                    callbacks.on_train_batch_begin(step)
+                logs = train_function(batch)
+                seen = step + 1
+                if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
+                    batch_logs = pythonify_logs(logs)
+                    _warn_nan(batch_logs, epoch, step, callbacks)
+                    callbacks.on_train_batch_end(step, batch_logs)
+                if model.stop_training:
+                    break
+        if logs is None:
+            raise ValueError(
+                f"fit: epoch {epoch + 1} had no batches: the data is empty")
+        if data.steps is None and getattr(data, "is_dataset", False):
+            # Known after the first pass: later epochs' progress bars get a total. (The
+            # callbacks share this params dict.)
+            data.steps = seen
+            callbacks.params["steps"] = seen
+        epoch_logs = pythonify_logs(model._epoch_logs(logs))
+        if not wants_batch_logs:
+            _warn_nan(epoch_logs, epoch, seen - 1, callbacks)
+        if validation is not None and _should_validate(epoch, validation_freq):
+            val_logs = evaluate_loop(model, validation, verbose=0, callbacks=callbacks)
+            epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
+        callbacks.on_epoch_end(epoch, epoch_logs)
+        if model.stop_training:
+            break
+    callbacks.on_train_end(epoch_logs)
+    return callbacks.history
+
+
+def _set_dataset_epoch(dataset, epoch: int) -> None:
+    """Starts the per-epoch shuffle streams of `dataset` at `epoch` (resumed training sees
+    the order it would have seen)."""
+    import itertools
+
+    pending = [dataset]
+    while pending:
+        node = pending.pop()
+        counter = getattr(node, "_iterations", None)
+        if isinstance(counter, itertools.count):
+            node._iterations = itertools.count(epoch)
+        pending.extend(getattr(node, "_inputs", ()))
+
+
+def evaluate_loop(model, data, verbose, callbacks):
+    """Runs `test_step` over `data`; returns the final logs (Python floats).
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, fit_loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
+        ...                                        kernel_initializer="zeros")])
+        >>> model.compile(loss="mse")
+        >>> data = data_adapter.adapt(np.ones((4, 2)), np.ones((4, 1)))
+        >>> fit_loops.evaluate_loop(model, data, 0, None)
+        {'loss': 1.0}
+    """
+    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
+    test_function = model._make_test_function()
+    wants_batch_logs = callbacks.wants_batch_logs("test")
+    model.reset_metrics()
+    callbacks.on_test_begin()
+    logs = None
+    with model._loop_cache():
+        for step, batch in enumerate(data.epoch()):
+            callbacks.on_test_batch_begin(step)
+            logs = test_function(batch)
+            if wants_batch_logs:
+                callbacks.on_test_batch_end(step, pythonify_logs(logs))
+    if logs is None:
+        raise ValueError("evaluate: no batches to evaluate: the data is empty")
+    logs = pythonify_logs(model._epoch_logs(logs))
+    callbacks.on_test_end(logs)
+    return logs
+
+
+def _concatenate(outputs: list):
+    """Joins per-batch outputs (same structure each) along the batch axis, as NumPy."""
+    first = outputs[0]
+    flat = [nest.flatten(out) for out in outputs]
+    joined = []
+    for index in range(len(flat[0])):
+        parts = [np.asarray(batch[index]) for batch in flat]
+        joined.append(parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0))
+    return nest.pack_sequence_as(first, joined)
+
+
+def predict_loop(model, data, verbose, callbacks):
+    """Runs `predict_step` over `data`; returns the concatenated outputs as NumPy.
+
+    Example:
+        >>> import eagerflow as ef, numpy as np
+        >>> from eagerflow.models import data_adapter, fit_loops
+        >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+        >>> data = data_adapter.adapt(np.ones((5, 2)), batch_size=2, function="predict")
+        >>> fit_loops.predict_loop(model, data, 0, None).shape
+        (5, 1)
+    """
+    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
+    predict_function = model._make_predict_function()
+    callbacks.on_predict_begin()
+    outputs = []
+    for step, batch in enumerate(data.epoch()):
+        callbacks.on_predict_batch_begin(step)
+        output = predict_function(batch)
+        outputs.append(nest.map_structure(np.asarray, output))
+        callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
+    if not outputs:
+        raise ValueError("predict: no batches to predict: the data is empty")
+    callbacks.on_predict_end()
+    return _concatenate(outputs)
+
+
+def adapt_validation(validation_data, validation_batch_size, validation_steps,
+                     output_names):
+    """The batch source for `fit`'s validation_data (a tuple, Dataset or generator).
+
+    Raises:
+        ValueError: for anything else.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.models import fit_loops
+        >>> fit_loops.adapt_validation((np.ones((6, 2)), np.ones(6)), 4, None, None).steps
+        2
+    """
+    if validation_data is None:
+        return None
+    if isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3) \
+            and not data_adapter._is_dataset(validation_data[0]):
+        x, y, weights = data_adapter.unpack_x_y_sample_weight(tuple(validation_data))
+        return data_adapter.adapt(x, y, weights, batch_size=validation_batch_size,
+                                  steps=validation_steps, output_names=output_names,
+                                  function="fit (validation_data)")
+    if data_adapter._is_dataset(validation_data) or data_adapter._is_generator(
+            validation_data):
+        return data_adapter.adapt(validation_data, batch_size=validation_batch_size,
+                                  steps=validation_steps, output_names=output_names,
+                                  function="fit (validation_data)")
+    raise ValueError(
+        "fit: validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
+        "sample_weight_val), an ef.data.Dataset or a generator. Received: "
+        f"{type(validation_data).__name__}"
+    )

@@ -1,0 +1,13 @@
+"""Every op: forward on ndarrays and gradient in eagerflow ops, one module per family.
+
+Importing this package registers the op families the engine and the Tensor operators
+need (math, arrays, reductions); the others (convolutions, pooling, decompositions, ...)
+register when their module is first imported. NumPy-level helpers live in `ops/kernels/`.
+"""
+
+from eagerflow.ops import array, creation, indexing, linalg, math, operators, reduce
+from eagerflow.ops.kernels import memory
+
+memory.pin_malloc_thresholds()
+
+__all__ = ["array", "creation", "indexing", "linalg", "math", "operators", "reduce"]

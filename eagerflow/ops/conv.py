@@ -1,0 +1,429 @@
+"""Convolutions (NHWC): conv1d, conv2d, conv2d_transpose, depthwise_conv2d.
+
+All four run on three primitives over one im2col engine (BLAS matmuls on strided
+window views, no Python loop over pixels):
+
+* ``Conv2D(x, w)``: the ``(n, oh, ow, kh, kw, c)`` window view of the padded input is
+  copied once into an ``(n*oh*ow, kh*kw*c)`` matrix and multiplied by the filter matrix;
+  the product is already the NHWC output.
+* ``Conv2DBackpropFilter(x, dy)`` = ``columns(x)^T @ dy``, reusing the matrix the forward
+  pass built when a tape was recording (see `saved.py`).
+* ``Conv2DBackpropInput(dy, w)``: one batched matmul gives, for each of the kh*kw kernel
+  offsets, a contiguous ``(n*oh*ow, c)`` block, which is added into the strided slice of
+  the padded input gradient that offset touched (col2im by looping over kernel offsets
+  only; no ``np.add.at``).
+
+The three are closed under differentiation (each is linear in both inputs), so gradients
+of any order work through every convolution:
+
+* d Conv2D: ``dx = BackpropInput(dy, w)``, ``dw = BackpropFilter(x, dy)``;
+* d BackpropInput(dy, w) [ddx]: ``d dy = Conv2D(ddx, w)``, ``d w = BackpropFilter(ddx, dy)``;
+* d BackpropFilter(x, dy) [ddw]: ``d x = BackpropInput(dy, ddw)``, ``d dy = Conv2D(x, ddw)``.
+
+Grouped convolution (input depth a multiple of the filter's in_channels, as in TF) uses
+the same code with a batched matmul over groups; `depthwise_conv2d` is the grouped case
+with one input channel per group. `conv2d_transpose` is ``Conv2DBackpropInput`` itself.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.ones([1, 4, 4, 1])
+    >>> ef.nn.conv2d(x, ef.ones([3, 3, 1, 1]), strides=1, padding="SAME")[0, :, :, 0]
+    ef.Tensor(
+    [[4. 6. 6. 4.]
+     [6. 9. 9. 6.]
+     [6. 9. 9. 6.]
+     [4. 6. 6. 4.]], shape=(4, 4), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import context, errors
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import array as _array
+from eagerflow.ops.kernels import im2col, saved, scratch, windows
+
+__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
+
+_flags = context.flags
+
+
+# -- NumPy kernels ------------------------------------------------------------------------
+def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
+    return tuple(
+        (size + before + after - (k - 1) * d - 1) // s + 1
+        for size, k, s, d, (before, after) in zip(x_shape[1:3], w_shape[:2], strides,
+                                                   dilations, pads, strict=True)
+    )
+
+
+@primitive("Conv2D")
+def _conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
+    kh, kw, cin, out_c = w.shape
+    out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
+    cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    if groups == 1:
+        out = scratch.empty((cols.shape[0], out_c), np.result_type(x, w))
+        np.matmul(cols, w.reshape(kh * kw * cin, out_c), out=out)
+    else:
+        w_g = w.reshape(kh * kw * cin, groups, out_c // groups).transpose(1, 0, 2)
+        out = np.matmul(cols, w_g).transpose(1, 0, 2)  # (M, groups, out_c / groups)
+    if _flags.tapes or save_for_gradient:  # the filter gradient will want the same matrix
+        saved.remember(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups),
+                       cols)
+    return out.reshape((x.shape[0],) + out_sizes + (out_c,))
+
+
+@_conv2d.gradient
+def _conv2d_grad(dy, out, x, w, needs, strides, dilations, pads, groups):
+    attrs = {"strides": strides, "dilations": dilations, "pads": pads, "groups": groups}
+    dx = execute(_backprop_input, (dy, w), {"input_shape": x.shape, **attrs}) if needs[0] \
+        else None
+    dw = execute(_backprop_filter, (x, dy), {"filter_shape": w.shape, **attrs}) if needs[1] \
+        else None
+    return dx, dw
+
+
+def _same_windows(conv, backprop_filter) -> bool:
+    """Whether the filter gradient will look for exactly the matrix `conv` saves."""
+    keys = ("strides", "dilations", "pads", "groups")
+    out, dy = conv.outputs[0].shape, backprop_filter.inputs[1].shape
+    return (all(conv.attrs[k] == backprop_filter.attrs[k] for k in keys)
+            and tuple(conv.inputs[1].shape[:2]) == tuple(backprop_filter.attrs["filter_shape"][:2])
+            and None not in out[1:3] and tuple(out[1:3]) == tuple(dy[1:3]))
+
+
+saved.pair("Conv2DBackpropFilter", "Conv2D", lambda node: node.inputs[0],
+           lambda node: node.inputs[0], _same_windows)
+
+
+@primitive("Conv2DBackpropFilter")
+def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
+    kh, kw, cin, out_c = filter_shape
+    out_sizes = tuple(dy.shape[1:3])
+    cols = saved.take(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups))
+    if cols is None:
+        cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
+    dy_flat = dy.reshape(-1, out_c)
+    if groups == 1:
+        dw = (cols.T @ dy_flat).reshape(filter_shape)
+    else:
+        dy_g = dy_flat.reshape(-1, groups, out_c // groups).transpose(1, 0, 2)
+        dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c/groups)
+        dw = dw_g.transpose(1, 0, 2).reshape(filter_shape)
+    return dw
+
+
+@_backprop_filter.gradient
+def _backprop_filter_grad(ddw, out, x, dy, needs, filter_shape, strides, dilations, pads,
+                          groups):
+    attrs = {"strides": strides, "dilations": dilations, "pads": pads, "groups": groups}
+    dx = execute(_backprop_input, (dy, ddw), {"input_shape": x.shape, **attrs}) if needs[0] \
+        else None
+    ddy = execute(_conv2d, (x, ddw), attrs) if needs[1] else None
+    return dx, ddy
+
+
+@primitive("Conv2DBackpropInput")
+def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
+    n, h, width, c = input_shape
+    kh, kw, cin, out_c = w.shape
+    out_sizes = dy.shape[1:3]
+    m = n * out_sizes[0] * out_sizes[1]
+    dy_flat = dy.reshape(m, out_c)
+    if groups == 1 and c == 1:
+        # One GEMM reading dy once, (kh*kw, out_c) @ (out_c, M), instead of kh*kw
+        # matrix-vector products that would each read all of dy.
+        buffer = scratch.empty((kh * kw, m), dy.dtype)
+        np.matmul(w.reshape(kh * kw, out_c), dy_flat.T, out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, 1))
+    elif groups == 1:
+        # (kh*kw, out_c, c): one contiguous (M, c) block of column gradients per offset.
+        buffer = scratch.empty((kh * kw, m, c), dy.dtype)
+        np.matmul(dy_flat, w.reshape(kh * kw, cin, out_c).transpose(0, 2, 1), out=buffer)
+        blocks = buffer.reshape((kh * kw, n) + tuple(out_sizes) + (1, c))
+    else:
+        dy_g = dy_flat.reshape(m, groups, out_c // groups).transpose(1, 0, 2)
+        w_g = w.reshape(kh * kw, cin, groups, out_c // groups).transpose(2, 0, 3, 1)
+        blocks = np.matmul(dy_g[:, None], w_g)  # (groups, kh*kw, M, cin)
+        blocks = blocks.transpose(1, 2, 0, 3).reshape(
+            (kh * kw, n) + tuple(out_sizes) + (groups, cin))
+    (top, bottom), (left, right) = pads
+    padded = bool(top or bottom or left or right)
+    shape = (n, h + top + bottom, width + left + right, groups, cin)
+    grad = scratch.empty(shape, dy.dtype)
+    first = windows.offset_slices(0, 0, strides, dilations, out_sizes)
+    if strides == (1, 1):
+        # Offset (0, 0) writes a contiguous corner: copy it and zero only the rest (one
+        # pass over memory fewer than zero-filling everything and adding).
+        rows, cols = first[1].stop, first[2].stop
+        grad[:, rows:] = 0
+        grad[:, :rows, cols:] = 0
+        np.copyto(grad[first], blocks[0])
+    else:
+        grad.fill(0)
+        grad[first] += blocks[0]
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                grad[windows.offset_slices(i, j, strides, dilations, out_sizes)] += \
+                    blocks[i * kw + j]
+    if not padded:
+        return grad.reshape(grad.shape[:3] + (c,))
+    result = scratch.empty((n, h, width, c), dy.dtype)
+    np.copyto(result, grad[:, top:top + h, left:left + width].reshape((n, h, width, c)))
+    return result
+
+
+@_backprop_input.gradient
+def _backprop_input_grad(ddx, out, dy, w, needs, input_shape, strides, dilations, pads,
+                         groups):
+    attrs = {"strides": strides, "dilations": dilations, "pads": pads, "groups": groups}
+    ddy = execute(_conv2d, (ddx, w), attrs) if needs[0] else None
+    dw = execute(_backprop_filter, (ddx, dy), {"filter_shape": w.shape, **attrs}) \
+        if needs[1] else None
+    return ddy, dw
+
+
+# -- argument checking --------------------------------------------------------------------
+def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's name
+    x, w = convert_input(input), convert_input(filters)
+    if x.ndim != rank or w.ndim != rank:
+        raise errors.InvalidArgumentError(
+            f"input and filters must both be {rank}-D, got input shape {x.shape} and filter "
+            f"shape {w.shape}", op_name
+        )
+    if x.dtype.kind != "f" or x.dtype != w.dtype:
+        raise errors.InvalidArgumentError(
+            f"input and filters must have the same floating-point dtype, got "
+            f"{x.dtype.name} and {w.dtype.name}", op_name
+        )
+    return x, w
+
+
+def _spatial_args(strides, dilations, padding, rank, channels_last, op_name):
+    strides = windows.spatial_ints(windows.channel_entry_last(strides, rank, channels_last),
+                                   "strides", rank, op_name)
+    dilations = windows.spatial_ints(
+        windows.channel_entry_last(dilations, rank, channels_last), "dilations", rank, op_name,
+        allow_none=True)
+    padding = windows.parse_padding(padding, rank, op_name, channels_last)
+    return strides, dilations, padding
+
+
+def _to_nhwc(x, channels_last):
+    return x if channels_last else _array.transpose(x, [0, 2, 3, 1])
+
+
+def _from_nhwc(x, channels_last):
+    return x if channels_last else _array.transpose(x, [0, 3, 1, 2])
+
+
+def _conv(x, w, strides, dilations, padding, op_name):
+    """Grouped-aware Conv2D call on NHWC tensors with checked channel counts."""
+    channels, cin, out_c = x.shape[3], w.shape[2], w.shape[3]
+    if cin == 0 or channels % cin:
+        raise errors.InvalidArgumentError(
+            f"input depth {channels} (input shape {x.shape}) does not match the filter's "
+            f"in_channels {cin} (filter shape {w.shape}): they must be equal, or the input "
+            "depth a multiple of it for a grouped convolution", op_name
+        )
+    groups = channels // cin
+    if out_c % groups:
+        raise errors.InvalidArgumentError(
+            f"output depth {out_c} (filter shape {w.shape}) must be divisible by the number "
+            f"of groups {groups} (input shape {x.shape})", op_name
+        )
+    _, pads = windows.resolve(x.shape[1:3], w.shape[:2], strides, dilations, padding, op_name)
+    return execute(_conv2d, (x, w), {"strides": strides, "dilations": dilations,
+                                     "pads": pads, "groups": groups})
+
+
+# -- public ops ---------------------------------------------------------------------------
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
+           name=None):
+    """2-D convolution (cross-correlation, as in every deep-learning framework).
+
+    Args:
+        input: ``(batch, height, width, in_channels)`` (or NCHW with `data_format`).
+        filters: ``(kh, kw, in_channels, out_channels)``; an input depth that is a
+            multiple of ``in_channels`` makes a grouped convolution.
+        strides: an int or a list of 1, 2 or 4 ints (``[1, sh, sw, 1]``).
+        padding: ``"SAME"``, ``"VALID"`` or explicit
+            ``[[0, 0], [top, bottom], [left, right], [0, 0]]``.
+        data_format: ``"NHWC"`` (default) or ``"NCHW"``.
+        dilations: an int or a list of 1, 2 or 4 ints; default 1.
+
+    Returns:
+        ``(batch, out_height, out_width, out_channels)`` with TensorFlow's output sizes:
+        ``ceil(in / stride)`` for SAME, ``(in - (k - 1) * dilation - 1) // stride + 1``
+        for VALID.
+
+    Raises:
+        InvalidArgumentError: naming both shapes when the filter's in_channels do not match
+            the input depth; for bad ranks, dtypes, strides or paddings, and for a window
+            larger than the padded input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.ones([2, 28, 28, 3])
+        >>> ef.nn.conv2d(x, ef.ones([3, 3, 3, 8]), strides=2, padding="SAME").shape
+        (2, 14, 14, 8)
+        >>> ef.nn.conv2d(x, ef.ones([5, 5, 3, 8]), strides=1, padding="VALID").shape
+        (2, 24, 24, 8)
+    """
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", "Conv2D")
+    x, w = _float_pair(input, filters, 4, "Conv2D")
+    strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
+                                                "Conv2D")
+    y = _conv(_to_nhwc(x, channels_last), w, strides, dilations, padding, "Conv2D")
+    return _from_nhwc(y, channels_last)
+
+
+def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
+           name=None):
+    """1-D convolution over ``(batch, width, channels)`` inputs.
+
+    Args:
+        input: ``(batch, width, in_channels)`` (or ``"NCW"``).
+        filters: ``(k, in_channels, out_channels)``.
+        stride: an int or a list of 1 or 3 ints.
+        padding: ``"SAME"``, ``"VALID"`` or explicit ``[[0, 0], [left, right], [0, 0]]``.
+        data_format: ``"NWC"`` (default) or ``"NCW"``.
+        dilations: an int or a list of 1 or 3 ints.
+
+    Returns:
+        ``(batch, out_width, out_channels)``, with `conv2d`'s output-size rules.
+
+    Raises:
+        InvalidArgumentError: as `conv2d`, naming the 3-D shapes.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.conv1d(ef.ones([1, 5, 1]), ef.ones([3, 1, 1]), stride=1, padding="VALID")
+        ef.Tensor(
+        [[[3.]
+          [3.]
+          [3.]]], shape=(1, 3, 1), dtype=float32)
+    """
+    channels_last = windows.channels_last(data_format, "NWC", "NCW", "Conv1D")
+    x, w = _float_pair(input, filters, 3, "Conv1D")
+    stride = windows.spatial_ints(windows.channel_entry_last(stride, 1, channels_last), "stride",
+                                  1, "Conv1D")
+    dilations = windows.spatial_ints(windows.channel_entry_last(dilations, 1, channels_last),
+                                     "dilations", 1, "Conv1D", allow_none=True)
+    padding = windows.parse_padding(padding, 1, "Conv1D", channels_last)
+    if not isinstance(padding, str):
+        padding = ((0, 0),) + padding
+    if not channels_last:
+        x = _array.transpose(x, [0, 2, 1])
+    if x.shape[2] % max(w.shape[1], 1) or w.shape[1] == 0:
+        raise errors.InvalidArgumentError(
+            f"input depth {x.shape[2]} (input shape {x.shape}) does not match the filter's "
+            f"in_channels {w.shape[1]} (filter shape {w.shape})", "Conv1D"
+        )
+    y = _conv(_array.expand_dims(x, 1), _array.expand_dims(w, 0), (1,) + stride,
+              (1,) + dilations, padding, "Conv1D")
+    y = _array.squeeze(y, [1])
+    return y if channels_last else _array.transpose(y, [0, 2, 1])
+
+
+def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NHWC", dilations=None, name=None):
+    """Transposed 2-D convolution: the gradient of `conv2d` with respect to its input.
+
+    Args:
+        input: ``(batch, height, width, in_channels)``.
+        filters: ``(kh, kw, out_channels, in_channels)`` (note the order, as in TF).
+        output_shape: the 4 ints ``(batch, out_height, out_width, out_channels)``; a
+            `conv2d` with the same filters, strides and padding on this shape must give
+            the shape of `input`.
+        strides, padding, data_format, dilations: as in `conv2d`.
+
+    Returns:
+        A tensor of shape `output_shape`; the gradient of the matching `conv2d` with
+        respect to its input, given `input` as the output gradient.
+
+    Raises:
+        InvalidArgumentError: when `output_shape` is inconsistent with the input shape,
+            naming both.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.ones([1, 7, 7, 16])
+        >>> ef.nn.conv2d_transpose(x, ef.ones([3, 3, 8, 16]), [1, 14, 14, 8], 2).shape
+        (1, 14, 14, 8)
+    """
+    op_name = "Conv2DBackpropInput"
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
+    x, w = _float_pair(input, filters, 4, op_name)
+    strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
+                                                op_name)
+    if hasattr(output_shape, "numpy"):
+        output_shape = output_shape.numpy()
+    shape = tuple(int(v) for v in np.asarray(output_shape).reshape(-1))
+    if len(shape) != 4:
+        raise errors.InvalidArgumentError(
+            f"output_shape must have 4 entries, got {output_shape!r}", op_name
+        )
+    x = _to_nhwc(x, channels_last)
+    if not channels_last:
+        shape = (shape[0], shape[2], shape[3], shape[1])
+    if x.shape[3] != w.shape[3] or shape[3] != w.shape[2] or shape[0] != x.shape[0]:
+        raise errors.InvalidArgumentError(
+            f"filter shape {w.shape} (kh, kw, out_channels, in_channels) does not fit input "
+            f"shape {x.shape} and output_shape {shape} (NHWC): in_channels must equal the "
+            "input depth and out_channels the output depth", op_name
+        )
+    out_sizes, pads = windows.resolve(shape[1:3], w.shape[:2], strides, dilations, padding,
+                                      op_name)
+    if out_sizes != x.shape[1:3]:
+        raise errors.InvalidArgumentError(
+            f"output_shape {shape} is inconsistent with the input shape {x.shape}: a conv2d "
+            f"with these filters, strides {strides} and padding on output_shape gives spatial "
+            f"size {out_sizes}, not {x.shape[1:3]}", op_name
+        )
+    y = execute(_backprop_input, (x, w), {"input_shape": shape, "strides": strides,
+                                          "dilations": dilations, "pads": pads, "groups": 1})
+    return _from_nhwc(y, channels_last)
+
+
+def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
+                     dilations=None, name=None):
+    """Depthwise 2-D convolution: each input channel convolved with its own filters.
+
+    Args:
+        input: ``(batch, height, width, in_channels)``.
+        filter: ``(kh, kw, in_channels, channel_multiplier)``.
+        strides: an int or a list of 1, 2 or 4 ints.
+        padding, data_format, dilations: as in `conv2d`.
+
+    Returns:
+        ``(batch, out_height, out_width, in_channels * channel_multiplier)``, where output
+        channel ``k * channel_multiplier + m`` is input channel ``k`` with filter ``m``.
+
+    Raises:
+        InvalidArgumentError: naming both shapes when the filter's in_channels are not the
+            input depth.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.depthwise_conv2d(ef.ones([1, 8, 8, 3]), ef.ones([3, 3, 3, 2]), 1,
+        ...                        "SAME").shape
+        (1, 8, 8, 6)
+    """
+    op_name = "DepthwiseConv2dNative"
+    channels_last = windows.channels_last(data_format, "NHWC", "NCHW", op_name)
+    x, w = _float_pair(input, filter, 4, op_name)
+    strides, dilations, padding = _spatial_args(strides, dilations, padding, 2, channels_last,
+                                                op_name)
+    x = _to_nhwc(x, channels_last)
+    kh, kw, channels, multiplier = w.shape
+    if channels != x.shape[3]:
+        raise errors.InvalidArgumentError(
+            f"input depth {x.shape[3]} (input shape {x.shape}) must equal the filter's "
+            f"in_channels {channels} (filter shape {w.shape})", op_name
+        )
+    grouped = _array.reshape(w, [kh, kw, 1, channels * multiplier])
+    return _from_nhwc(_conv(x, grouped, strides, dilations, padding, op_name), channels_last)

@@ -1,0 +1,283 @@
+"""Creation ops: tensors from data (constant, convert_to_tensor) and filled tensors.
+
+zeros, ones, fill, eye, range and linspace build a tensor from a shape and values;
+zeros_like and ones_like take the shape of another tensor. All of them are re-exported
+by `core/ops/array.py` and at the top level (``ef.zeros``).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.zeros([2, 3]).shape, ef.fill([2], 7.0)
+    ((2, 3), ef.Tensor([7. 7.], shape=(2,), dtype=float32))
+    >>> ef.range(3)
+    ef.Tensor([0 1 2], shape=(3,), dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import dtypes, errors, tensor
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import math as _math
+from eagerflow.ops import reduce as _reduce
+
+__all__ = [
+    "constant", "convert_to_tensor", "eye", "fill", "linspace", "ones", "ones_like", "range",
+    "shape_list", "zeros", "zeros_like",
+]
+
+_Tensor = tensor.Tensor
+
+
+def shape_list(shape, op_name: str) -> tuple:
+    """Converts a shape argument (list, tuple, tensor, int) to a tuple of Python ints.
+
+    The shape check of the creation ops and of the array ops (reshape, tile, ...).
+
+    Raises:
+        InvalidArgumentError: naming `op_name`, for a shape that is not a list of
+            integers or has an unknown (None) dimension.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import creation
+        >>> creation.shape_list(ef.constant([2, 3]), "Reshape"), creation.shape_list(4, "Fill")
+        ((2, 3), (4,))
+    """
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    if isinstance(shape, (list, tuple)) and any(d is None for d in shape):
+        raise errors.InvalidArgumentError(
+            f"shape {tuple(shape)} has an unknown dimension (None): it comes from a function "
+            "traced with an input_signature (or reduce_retracing) that leaves that dimension "
+            "unknown, and this op needs it fixed. Use ef.reshape with -1, broadcast by "
+            "arithmetic, or give the dimension a fixed size in the input_signature.", op_name
+        )
+    try:
+        values = np.asarray(shape)
+    except Exception:  # noqa: BLE001 - reported below with the offending value
+        values = None
+    if values is None or values.ndim > 1 or (values.size and values.dtype.kind not in "iu"):
+        raise errors.InvalidArgumentError(
+            f"shape must be a list of integers, got {shape!r}", op_name
+        )
+    return tuple(int(v) for v in values.reshape(-1))
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a tensor from Python or NumPy data.
+
+    Args:
+        value: a Python scalar, nested list, NumPy array or tensor.
+        dtype: the dtype; by default floats become float32 and ints int32.
+        shape: optional shape; a scalar `value` is broadcast to it, otherwise the number
+            of elements must match.
+
+    Returns:
+        A Tensor (a copy: later changes to `value` do not affect it).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constant([[1, 2], [3, 4]], dtype=ef.float32)
+        ef.Tensor(
+        [[1. 2.]
+         [3. 4.]], shape=(2, 2), dtype=float32)
+        >>> ef.constant(0.5, shape=[2])
+        ef.Tensor([0.5 0.5], shape=(2,), dtype=float32)
+    """
+    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+        value = convert_input(value)
+        result = value if dtype is None else _math.cast(value, dtype)
+    else:
+        result = tensor.new_tensor(dtypes.to_array(value, dtype))
+    if shape is not None:
+        shape = shape_list(shape, "Const")
+        array = result._value
+        if array.size == 1:
+            array = np.broadcast_to(array.reshape(()), shape).copy()
+        elif int(np.prod(shape)) == array.size:
+            array = array.reshape(shape)
+        else:
+            raise errors.InvalidArgumentError(
+                f"Cannot reshape a value with {array.size} elements to shape {shape}", "Const"
+            )
+        result = tensor.new_tensor(array)
+    return result
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Converts `value` to a Tensor; tensors pass through, variables are read.
+
+    Args:
+        value: anything `constant` accepts, or a Variable.
+        dtype: required dtype; a tensor of another dtype is an error.
+        dtype_hint: dtype to use for Python data when `dtype` is not given.
+
+    Raises:
+        InvalidArgumentError: if a tensor's dtype differs from `dtype`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.convert_to_tensor([1.0, 2.0]).dtype
+        dtype('float32')
+    """
+    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+        result = convert_input(value)
+        if dtype is not None and result.dtype != dtypes.as_dtype(dtype):
+            raise errors.InvalidArgumentError(
+                f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for a "
+                f"tensor of dtype {result.dtype.name}; use ef.cast to change it"
+            )
+        return result
+    return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """Creates a tensor of zeros.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.zeros([2])
+        ef.Tensor([0. 0.], shape=(2,), dtype=float32)
+    """
+    return tensor.new_tensor(np.zeros(shape_list(shape, "Zeros"), dtypes.as_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    """Creates a tensor of ones.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.ones([2], dtype=ef.int32)
+        ef.Tensor([1 1], shape=(2,), dtype=int32)
+    """
+    return tensor.new_tensor(np.ones(shape_list(shape, "Ones"), dtypes.as_dtype(dtype)))
+
+
+@primitive("ZerosLike", differentiable=False)
+def _zeros_like(x, dtype):
+    return np.zeros(x.shape, dtype or x.dtype)
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Creates zeros with the shape (and by default the dtype) of `input`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.zeros_like([[1, 2]])
+        ef.Tensor([[0 0]], shape=(1, 2), dtype=int32)
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_zeros_like, (input,), {"dtype": dtype})
+
+
+@primitive("OnesLike", differentiable=False)
+def _ones_like(x, dtype):
+    return np.ones(x.shape, dtype or x.dtype)
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+    """Creates ones with the shape (and by default the dtype) of `input`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.ones_like([1.0, 2.0])
+        ef.Tensor([1. 1.], shape=(2,), dtype=float32)
+    """
+    dtype = None if dtype is None else dtypes.as_dtype(dtype)
+    return execute(_ones_like, (input,), {"dtype": dtype})
+
+
+@primitive("Fill")
+def _fill(value, shape):
+    return np.full(shape, value, dtype=np.asarray(value).dtype)
+
+
+@_fill.gradient
+def _fill_grad(dy, out, value, shape):
+    return _reduce.reduce_sum(dy)
+
+
+def fill(dims, value, name=None):
+    """Creates a tensor of shape `dims` filled with the scalar `value`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.fill([2, 2], 7)
+        ef.Tensor(
+        [[7 7]
+         [7 7]], shape=(2, 2), dtype=int32)
+    """
+    value = convert_input(value)
+    if value.ndim != 0:
+        raise errors.InvalidArgumentError(
+            f"value must be a scalar, got shape {value.shape}", "Fill"
+        )
+    return execute(_fill, (value,), {"shape": shape_list(dims, "Fill")})
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """Creates an identity matrix (or a batch of them).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.eye(2)
+        ef.Tensor(
+        [[1. 0.]
+         [0. 1.]], shape=(2, 2), dtype=float32)
+    """
+    matrix = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+                    dtype=dtypes.as_dtype(dtype))
+    if batch_shape is not None:
+        batch = shape_list(batch_shape, "Eye")
+        matrix = np.broadcast_to(matrix, batch + matrix.shape).copy()
+    return tensor.new_tensor(matrix)
+
+
+def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - TF's name
+    """Creates ``[start, start + delta, ...]`` up to (not including) `limit`.
+
+    Integer arguments give int32, floats float32, like `ef.constant`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.range(5)
+        ef.Tensor([0 1 2 3 4], shape=(5,), dtype=int32)
+        >>> ef.range(1.0, 2.0, 0.5)
+        ef.Tensor([1.  1.5], shape=(2,), dtype=float32)
+    """
+    if limit is None:
+        start, limit = 0, start
+    values = [_scalar_value(v) for v in (start, limit, delta)]
+    if values[2] == 0:
+        raise errors.InvalidArgumentError("Requires delta != 0", "Range")
+    if dtype is None:
+        dtype = dtypes.float32 if any(isinstance(v, float) for v in values) else dtypes.int32
+        dtype = np.result_type(*[np.asarray(v).dtype for v in values
+                                 if not isinstance(v, (int, float))] or [dtype])
+    return tensor.new_tensor(np.arange(*values, dtype=dtypes.as_dtype(dtype)))
+
+
+def _scalar_value(value):
+    if isinstance(value, (int, float)):
+        return value
+    array = np.asarray(value)
+    if array.ndim != 0:
+        raise errors.InvalidArgumentError(f"expected a scalar, got shape {array.shape}", "Range")
+    return array[()]
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """Creates `num` evenly spaced values from `start` to `stop` inclusive.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.linspace(0.0, 1.0, 3)
+        ef.Tensor([0.  0.5 1. ], shape=(3,), dtype=float32)
+    """
+    start_t, stop_t = convert_input(start), convert_input(stop)
+    dtype = np.result_type(start_t.dtype, stop_t.dtype)
+    if dtype.kind not in "fc":
+        dtype = dtypes.float32
+    values = np.linspace(start_t._value, stop_t._value, int(num), axis=axis, dtype=dtype)
+    return tensor.new_tensor(values)

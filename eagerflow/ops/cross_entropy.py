@@ -1,0 +1,249 @@
+"""Cross-entropies on logits: softmax, sparse softmax, and sigmoid.
+
+Each is one fused primitive computed in log-sum-exp form, so logits of any magnitude
+(``+-1000`` in float32) give finite losses and gradients, never ``nan`` or ``inf``:
+
+* softmax: ``loss = logsumexp(z) * sum(p) - sum(p * z)`` with the maximum subtracted
+  first; ``d/dz = softmax(z) * sum(p) - p`` (which is ``softmax(z) - p`` for
+  distributions; TensorFlow uses that form even when labels do not sum to 1, we use the
+  exact derivative), ``d/dp = -log_softmax(z)``;
+* sparse softmax: ``loss = logsumexp(z) - z[label]``; ``d/dz = softmax(z) - one_hot``;
+  labels outside ``[0, classes)`` are an `InvalidArgumentError` naming them;
+* sigmoid: ``loss = max(z, 0) - z * p + log1p(exp(-|z|))``; ``d/dz = sigmoid(z) - p``,
+  ``d/dp = -z``.
+
+The gradients use the ``Softmax``/``Sigmoid`` ops, so second derivatives work.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.nn.sparse_softmax_cross_entropy_with_logits([0], [[1000.0, -1000.0]])
+    ef.Tensor([0.], shape=(1,), dtype=float32)
+    >>> ef.nn.sigmoid_cross_entropy_with_logits([1.0], [-1000.0])
+    ef.Tensor([1000.], shape=(1,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import array as _array
+from eagerflow.ops import indexing as _indexing
+from eagerflow.ops import math as _math
+from eagerflow.ops import nn as _nn
+from eagerflow.ops import reduce as _reduce
+
+__all__ = [
+    "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits",
+]
+
+
+def _neg_log_softmax_last(z):
+    """``-log_softmax(z)`` over the last axis, as ``logsumexp(shifted) - shifted``.
+
+    Written this way round, the most likely class gets exactly ``+0.0`` (never ``-0.0``)
+    and nothing overflows: the shift by the maximum makes every exponent <= 0.
+    """
+    shifted = z - np.maximum.reduce(z, axis=-1, keepdims=True)
+    total = np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
+    return np.subtract(total, shifted, out=shifted)
+
+
+def _float_logits(logits, op_name):
+    z = convert_input(logits)
+    if z.dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            f"logits must be floating-point, got dtype {z.dtype.name}", op_name
+        )
+    return z
+
+
+def _labels_like(labels, z, op_name):
+    """Converts `labels` to the logits' dtype (casting numeric data) and checks the shape."""
+    if hasattr(labels, "dtype"):
+        p = convert_input(labels)
+        if p.dtype != z.dtype:
+            if p.dtype.kind not in "biuf":
+                raise errors.InvalidArgumentError(
+                    f"labels must be numeric, got dtype {p.dtype.name}", op_name
+                )
+            p = _math.cast(p, z.dtype)
+    else:
+        p = convert_input(labels, dtype=z.dtype)
+    if p.shape != z.shape:
+        raise errors.InvalidArgumentError(
+            f"logits and labels must have the same shape: logits {z.shape} vs. labels "
+            f"{p.shape}", op_name
+        )
+    return p
+
+
+# -- softmax cross-entropy ----------------------------------------------------------------
+@primitive("SoftmaxCrossEntropyWithLogits")
+def _softmax_xent(labels, logits):
+    return np.add.reduce(labels * _neg_log_softmax_last(logits), axis=-1)
+
+
+@_softmax_xent.gradient
+def _softmax_xent_grad(dy, loss, labels, logits, needs):
+    dy = _array.expand_dims(dy, -1)
+    d_labels = d_logits = None
+    if needs[1]:
+        total = _reduce.reduce_sum(labels, -1, keepdims=True)
+        d_logits = _math.multiply(dy, _math.subtract(_math.multiply(_nn.softmax(logits), total),
+                                                     labels))
+    if needs[0]:
+        d_labels = _math.multiply(_math.negative(dy), _nn.log_softmax(logits))
+    return d_labels, d_logits
+
+
+def _last_axis(x, axis, op_name):
+    axis = int(axis)
+    if not -x.ndim <= axis < x.ndim:
+        raise errors.InvalidArgumentError(
+            f"axis {axis} is out of bounds for logits of shape {x.shape}", op_name
+        )
+    return axis % x.ndim
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """Cross-entropy between `labels` (class probabilities) and ``softmax(logits)``.
+
+    Args:
+        labels: probabilities, the shape of `logits` (each row usually sums to 1).
+        logits: unscaled log-probabilities, floating-point.
+        axis: the class axis.
+
+    Returns:
+        The loss per example: `logits`' shape without `axis`.
+
+    Raises:
+        InvalidArgumentError: for mismatched shapes, a bad axis, or non-float data.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[0.0, 0.0]])
+        ef.Tensor([0.6931], shape=(1,), dtype=float32)
+        >>> ef.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[1000.0, -1000.0]])
+        ef.Tensor([2000.], shape=(1,), dtype=float32)
+    """
+    op_name = "SoftmaxCrossEntropyWithLogits"
+    z = _float_logits(logits, op_name)
+    if z.ndim == 0:
+        raise errors.InvalidArgumentError("logits must have at least one dimension", op_name)
+    p = _labels_like(labels, z, op_name)
+    axis = _last_axis(z, axis, op_name)
+    if axis != z.ndim - 1:
+        perm = [i for i in range(z.ndim) if i != axis] + [axis]
+        z, p = _array.transpose(z, perm), _array.transpose(p, perm)
+    return execute(_softmax_xent, (p, z))
+
+
+# -- sparse softmax cross-entropy ---------------------------------------------------------
+def _check_labels(labels, classes):
+    bad = (labels < 0) | (labels >= classes)
+    if bad.any():
+        shown = " ".join(str(int(v)) for v in labels.reshape(-1)[:20])
+        more = " ..." if labels.size > 20 else ""
+        raise errors.InvalidArgumentError(
+            f"Received a label value of {int(labels[bad][0])} which is outside the valid "
+            f"range of [0, {classes}).  Label values: {shown}{more}"
+        )
+
+
+@primitive("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_softmax_xent(labels, logits):
+    _check_labels(labels, logits.shape[-1])
+    neg_log_probs = _neg_log_softmax_last(logits)
+    return np.take_along_axis(neg_log_probs, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+
+
+@_sparse_softmax_xent.gradient
+def _sparse_softmax_xent_grad(dy, loss, labels, logits):
+    target = _indexing.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+    return None, _math.multiply(_array.expand_dims(dy, -1),
+                                _math.subtract(_nn.softmax(logits), target))
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Cross-entropy between integer class `labels` and ``softmax(logits)``.
+
+    Args:
+        labels: integer class indices in ``[0, classes)``, shape ``logits.shape[:-1]``.
+        logits: unscaled log-probabilities ``(..., classes)``.
+
+    Returns:
+        The loss per example, shaped like `labels`.
+
+    Raises:
+        InvalidArgumentError: for a label outside ``[0, classes)`` (naming it), mismatched
+            shapes, or non-integer labels.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.sparse_softmax_cross_entropy_with_logits([1], [[0.0, 0.0]])
+        ef.Tensor([0.6931], shape=(1,), dtype=float32)
+        >>> ef.nn.sparse_softmax_cross_entropy_with_logits([2], [[0.0, 0.0]])
+        ... # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        eagerflow.core.errors.InvalidArgumentError: Received a label value of 2 which is ...
+    """
+    op_name = "SparseSoftmaxCrossEntropyWithLogits"
+    z = _float_logits(logits, op_name)
+    y = convert_input(labels)
+    if y.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(
+            f"labels must be integer class indices, got dtype {y.dtype.name}", op_name
+        )
+    if z.ndim == 0 or y.shape != z.shape[:-1]:
+        raise errors.InvalidArgumentError(
+            f"labels shape must equal logits shape except for the last dimension: received "
+            f"labels shape {y.shape} and logits shape {z.shape}", op_name
+        )
+    return execute(_sparse_softmax_xent, (y, z))
+
+
+# -- sigmoid cross-entropy ----------------------------------------------------------------
+@primitive("SigmoidCrossEntropyWithLogits")
+def _sigmoid_xent(labels, logits):
+    # max(z, 0) - z p + log(1 + e^-|z|): no exp of a positive number, so no overflow.
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+@_sigmoid_xent.gradient
+def _sigmoid_xent_grad(dy, loss, labels, logits, needs):
+    d_labels = _math.multiply(_math.negative(dy), logits) if needs[0] else None
+    d_logits = None
+    if needs[1]:
+        d_logits = _math.multiply(dy, _math.subtract(_math.sigmoid(logits), labels))
+    return d_labels, d_logits
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise binary cross-entropy between `labels` and ``sigmoid(logits)``.
+
+    Args:
+        labels: targets in [0, 1], the shape of `logits`.
+        logits: unscaled log-odds, floating-point.
+
+    Returns:
+        The elementwise loss, the shape of `logits`.
+
+    Raises:
+        InvalidArgumentError: for mismatched shapes or non-float logits.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.sigmoid_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0])
+        ef.Tensor([0.6931 0.6931], shape=(2,), dtype=float32)
+        >>> ef.nn.sigmoid_cross_entropy_with_logits([0.0], [1000.0])
+        ef.Tensor([1000.], shape=(1,), dtype=float32)
+    """
+    op_name = "SigmoidCrossEntropyWithLogits"
+    if labels is None or logits is None:
+        raise errors.InvalidArgumentError("both labels and logits are required", op_name)
+    z = _float_logits(logits, op_name)
+    return execute(_sigmoid_xent, (_labels_like(labels, z, op_name), z))

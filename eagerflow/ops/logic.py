@@ -1,0 +1,256 @@
+"""Comparisons, logical and bitwise ops: elementwise, broadcasting, not differentiable.
+
+Comparisons return bool tensors; logical ops need bool tensors (compare or cast first);
+bitwise ops take bool or integer tensors and back the ``&``, ``|``, ``^`` and ``~``
+operators. `eagerflow.ops.math` re-exports every name here.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.logical_and(ef.greater([1, 5], 2), [True, True])
+    ef.Tensor([False  True], shape=(2,), dtype=bool)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.core.dispatch import execute, primitive
+
+__all__ = [
+    "bitwise_and", "bitwise_or", "bitwise_xor", "equal", "greater", "greater_equal", "invert",
+    "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "not_equal",
+]
+
+
+_equal = primitive("Equal", differentiable=False)(np.equal)
+
+
+def equal(x, y, name=None):
+    """Returns the truth value of ``x == y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.equal([1, 2], 2)
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+    """
+    return execute(_equal, (x, y))
+
+
+@primitive("NotEqual", differentiable=False)
+def _not_equal(x, y):
+    return np.not_equal(x, y)
+
+
+def not_equal(x, y, name=None):
+    """Returns the truth value of ``x != y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.not_equal([1, 2], 2)
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_not_equal, (x, y))
+
+
+_less = primitive("Less", differentiable=False)(np.less)
+
+
+def less(x, y, name=None):
+    """Returns the truth value of ``x < y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.less([1, 2], 2)
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_less, (x, y))
+
+
+@primitive("LessEqual", differentiable=False)
+def _less_equal(x, y):
+    return np.less_equal(x, y)
+
+
+def less_equal(x, y, name=None):
+    """Returns the truth value of ``x <= y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.less_equal([1, 3], 2)
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_less_equal, (x, y))
+
+
+_greater = primitive("Greater", differentiable=False)(np.greater)
+
+
+def greater(x, y, name=None):
+    """Returns the truth value of ``x > y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.greater([1, 3], 2)
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+    """
+    return execute(_greater, (x, y))
+
+
+@primitive("GreaterEqual", differentiable=False)
+def _greater_equal(x, y):
+    return np.greater_equal(x, y)
+
+
+def greater_equal(x, y, name=None):
+    """Returns the truth value of ``x >= y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.greater_equal([1, 2], 2)
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+    """
+    return execute(_greater_equal, (x, y))
+
+
+def _check_bool(op_name, *arrays):
+    for a in arrays:
+        if isinstance(a, np.ndarray) and a.dtype != np.bool_:
+            raise errors.InvalidArgumentError(
+                f"{op_name} expects bool tensors, got dtype {a.dtype.name}; compare or cast first"
+            )
+
+
+@primitive("LogicalAnd", differentiable=False)
+def _logical_and(x, y):
+    _check_bool("logical_and", x, y)
+    return np.logical_and(x, y)
+
+
+def logical_and(x, y, name=None):
+    """Returns ``x AND y`` elementwise for bool tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.logical_and([True, True], [True, False])
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_logical_and, (x, y))
+
+
+@primitive("LogicalOr", differentiable=False)
+def _logical_or(x, y):
+    _check_bool("logical_or", x, y)
+    return np.logical_or(x, y)
+
+
+def logical_or(x, y, name=None):
+    """Returns ``x OR y`` elementwise for bool tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.logical_or([True, False], [False, False])
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_logical_or, (x, y))
+
+
+@primitive("LogicalXor", differentiable=False)
+def _logical_xor(x, y):
+    _check_bool("logical_xor", x, y)
+    return np.logical_xor(x, y)
+
+
+def logical_xor(x, y, name=None):
+    """Returns ``x XOR y`` elementwise for bool tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.math.logical_xor([True, True], [True, False])
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+    """
+    return execute(_logical_xor, (x, y))
+
+
+@primitive("LogicalNot", differentiable=False)
+def _logical_not(x):
+    _check_bool("logical_not", x)
+    return np.logical_not(x)
+
+
+def logical_not(x, name=None):
+    """Returns ``NOT x`` elementwise for a bool tensor.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.logical_not([True, False])
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+    """
+    return execute(_logical_not, (x,))
+
+
+@primitive("BitwiseAnd", differentiable=False)
+def _bitwise_and(x, y):
+    return np.bitwise_and(x, y)
+
+
+def bitwise_and(x, y, name=None):
+    """Returns ``x & y`` elementwise for bool or integer tensors (the ``&`` operator).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constant([6, 5]) & 3
+        ef.Tensor([2 1], shape=(2,), dtype=int32)
+    """
+    return execute(_bitwise_and, (x, y))
+
+
+@primitive("BitwiseOr", differentiable=False)
+def _bitwise_or(x, y):
+    return np.bitwise_or(x, y)
+
+
+def bitwise_or(x, y, name=None):
+    """Returns ``x | y`` elementwise for bool or integer tensors (the ``|`` operator).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constant([True, False]) | ef.constant([False, False])
+        ef.Tensor([ True False], shape=(2,), dtype=bool)
+    """
+    return execute(_bitwise_or, (x, y))
+
+
+@primitive("BitwiseXor", differentiable=False)
+def _bitwise_xor(x, y):
+    return np.bitwise_xor(x, y)
+
+
+def bitwise_xor(x, y, name=None):
+    """Returns ``x ^ y`` elementwise for bool or integer tensors (the ``^`` operator).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.constant([6, 5]) ^ 3
+        ef.Tensor([5 6], shape=(2,), dtype=int32)
+    """
+    return execute(_bitwise_xor, (x, y))
+
+
+@primitive("Invert", differentiable=False)
+def _invert(x):
+    return np.invert(x)
+
+
+def invert(x, name=None):
+    """Returns ``~x``: logical NOT for bool tensors, bitwise NOT for integers.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ~ef.constant([True, False])
+        ef.Tensor([False  True], shape=(2,), dtype=bool)
+        >>> ~ef.constant([0, 5])
+        ef.Tensor([-1 -6], shape=(2,), dtype=int32)
+    """
+    return execute(_invert, (x,))

@@ -1,0 +1,392 @@
+"""Elementwise math ops: arithmetic, casts and selection.
+
+The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `core/ops/unary.py` and
+the comparisons and logic in `core/ops/logic.py`; both are re-exported here.
+
+Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
+``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
+the broadcast shape; the tape sums them back to each input's shape.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.add([1.0, 2.0], 1.0)
+    ef.Tensor([2. 3.], shape=(2,), dtype=float32)
+    >>> ef.maximum(ef.constant([1, 5]), 3)
+    ef.Tensor([3 5], shape=(2,), dtype=int32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import dtypes, errors
+from eagerflow.core.dispatch import execute, primitive
+
+# Comparisons and logic live in their own module; they are re-exported here because the
+# gradient rules below use them and `ef.math` / the Tensor operators expose them from here.
+from eagerflow.ops.logic import (
+    bitwise_and,
+    bitwise_or,
+    bitwise_xor,
+    equal,
+    greater,
+    greater_equal,
+    invert,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    not_equal,
+)
+from eagerflow.ops.unary import (
+    abs,
+    ceil,
+    cos,
+    exp,
+    expm1,
+    floor,
+    log,
+    log1p,
+    negative,
+    reciprocal,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    tan,
+    tanh,
+)
+
+__all__ = [
+    "abs", "add", "bitwise_and", "bitwise_or", "bitwise_xor", "cast", "ceil", "clip_by_value",
+    "cos", "divide", "equal", "exp", "expm1", "floor", "floordiv", "greater", "greater_equal",
+    "invert", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "pow",
+    "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
+    "squared_difference", "subtract", "tan", "tanh", "truediv", "where",
+]
+
+
+# -- arithmetic ---------------------------------------------------------------------------
+# Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward: no
+# Python frame between the dispatcher and NumPy (~70 ns per op).
+_add = primitive("AddV2")(np.add)
+
+
+@_add.gradient
+def _add_grad(dy, out, x, y):
+    return dy, dy
+
+
+def add(x, y, name=None):
+    """Returns ``x + y`` elementwise, with broadcasting.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.add([1, 2], [[10], [20]])
+        ef.Tensor(
+        [[11 12]
+         [21 22]], shape=(2, 2), dtype=int32)
+    """
+    return execute(_add, (x, y))
+
+
+_sub = primitive("Sub")(np.subtract)
+
+
+@_sub.gradient
+def _sub_grad(dy, out, x, y):
+    return dy, negative(dy)
+
+
+def subtract(x, y, name=None):
+    """Returns ``x - y`` elementwise, with broadcasting.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.subtract(5.0, [1.0, 2.0])
+        ef.Tensor([4. 3.], shape=(2,), dtype=float32)
+    """
+    return execute(_sub, (x, y))
+
+
+_mul = primitive("Mul")(np.multiply)
+
+
+@_mul.gradient
+def _mul_grad(dy, out, x, y, needs):
+    return (multiply(dy, y) if needs[0] else None), (multiply(dy, x) if needs[1] else None)
+
+
+def multiply(x, y, name=None):
+    """Returns ``x * y`` elementwise, with broadcasting.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.multiply([1.0, 2.0], 3.0)
+        ef.Tensor([3. 6.], shape=(2,), dtype=float32)
+    """
+    return execute(_mul, (x, y))
+
+
+_div = primitive("RealDiv")(np.true_divide)
+
+
+@_div.gradient
+def _div_grad(dy, out, x, y, needs):
+    # d(x/y)/dx = 1/y ; d(x/y)/dy = -x/y^2 = -out/y
+    dx = divide(dy, y) if needs[0] else None
+    dyy = negative(divide(multiply(dy, out), y)) if needs[1] else None
+    return dx, dyy
+
+
+def divide(x, y, name=None):
+    """Returns ``x / y`` elementwise (true division: integers give float64, like NumPy).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.divide([1.0, 3.0], 2.0)
+        ef.Tensor([0.5 1.5], shape=(2,), dtype=float32)
+    """
+    return execute(_div, (x, y))
+
+
+truediv = divide
+
+
+@primitive("FloorDiv", differentiable=False)
+def _floordiv(x, y):
+    _check_integer_divisor(x, y)
+    return np.floor_divide(x, y)
+
+
+def _check_integer_divisor(x, y):
+    # NumPy returns 0 for an integer division by zero; that would be a silent wrong answer.
+    divisor = np.asarray(y)
+    if divisor.dtype.kind in "iub" and np.asarray(x).dtype.kind in "iub" and not divisor.all():
+        raise errors.InvalidArgumentError("Integer division by zero")
+
+
+def floordiv(x, y, name=None):
+    """Returns ``x // y`` elementwise (rounds toward negative infinity; not differentiable).
+
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.floordiv([7, -7], 2)
+        ef.Tensor([ 3 -4], shape=(2,), dtype=int32)
+    """
+    return execute(_floordiv, (x, y))
+
+
+@primitive("FloorMod")
+def _mod(x, y):
+    _check_integer_divisor(x, y)
+    return np.mod(x, y)
+
+
+@_mod.gradient
+def _mod_grad(dy, out, x, y, needs):
+    # x mod y = x - floor(x / y) * y
+    dx = dy if needs[0] else None
+    dyy = multiply(negative(dy), floor(divide(x, y))) if needs[1] else None
+    return dx, dyy
+
+
+def mod(x, y, name=None):
+    """Returns ``x % y`` elementwise, with the sign of `y` (like Python and NumPy).
+
+    Raises:
+        InvalidArgumentError: for an integer division by zero.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.mod([7, -7], 3)
+        ef.Tensor([1 2], shape=(2,), dtype=int32)
+    """
+    return execute(_mod, (x, y))
+
+
+_pow = primitive("Pow")(np.power)
+
+
+@_pow.gradient
+def _pow_grad(dy, out, x, y, needs):
+    # d(x^y)/dx = y * x^(y-1) ; d(x^y)/dy = x^y * log(x), taken as 0 where x <= 0
+    dx = multiply(dy, multiply(y, pow(x, subtract(y, 1)))) if needs[0] else None
+    dyy = None
+    if needs[1]:
+        positive = greater(x, 0)
+        safe_x = where(positive, x, 1)
+        dyy = multiply(dy, where(positive, multiply(out, log(safe_x)), 0))
+    return dx, dyy
+
+
+def pow(x, y, name=None):
+    """Returns ``x ** y`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.pow([2.0, 3.0], 2.0)
+        ef.Tensor([4. 9.], shape=(2,), dtype=float32)
+    """
+    return execute(_pow, (x, y))
+
+
+@primitive("SquaredDifference")
+def _squared_difference(x, y):
+    d = np.subtract(x, y)
+    return np.multiply(d, d, out=d if isinstance(d, np.ndarray) else None)
+
+
+@_squared_difference.gradient
+def _squared_difference_grad(dy, out, x, y):
+    g = multiply(multiply(dy, 2.0), subtract(x, y))
+    return g, negative(g)
+
+
+def squared_difference(x, y, name=None):
+    """Returns ``(x - y) ** 2`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.math.squared_difference([1.0, 4.0], 2.0)
+        ef.Tensor([1. 4.], shape=(2,), dtype=float32)
+    """
+    return execute(_squared_difference, (x, y))
+
+
+_maximum = primitive("Maximum")(np.maximum)
+
+
+@_maximum.gradient
+def _maximum_grad(dy, out, x, y, needs):
+    # Ties send the gradient to x, like TensorFlow.
+    return _masked_pair(dy, greater_equal(x, y), needs[0], needs[1])
+
+
+def _masked_pair(dy, take_first, first, second):
+    """``(dy where take_first, dy elsewhere)``, each only if wanted.
+
+    Multiplying by the bool mask is ~8x faster than NumPy's `where` on large arrays and
+    is the same for finite `dy`; the tape casts the result back to each input's dtype.
+    """
+    dx = multiply(dy, take_first) if first else None
+    dyy = multiply(dy, logical_not(take_first)) if second else None
+    return dx, dyy
+
+
+def maximum(x, y, name=None):
+    """Returns the elementwise maximum of `x` and `y`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.maximum([1.0, 5.0], 3.0)
+        ef.Tensor([3. 5.], shape=(2,), dtype=float32)
+    """
+    return execute(_maximum, (x, y))
+
+
+_minimum = primitive("Minimum")(np.minimum)
+
+
+@_minimum.gradient
+def _minimum_grad(dy, out, x, y, needs):
+    return _masked_pair(dy, less_equal(x, y), needs[0], needs[1])
+
+
+def minimum(x, y, name=None):
+    """Returns the elementwise minimum of `x` and `y`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.minimum([1.0, 5.0], 3.0)
+        ef.Tensor([1. 3.], shape=(2,), dtype=float32)
+    """
+    return execute(_minimum, (x, y))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """Clips `t` elementwise to ``[clip_value_min, clip_value_max]``.
+
+    The gradient flows only where `t` lies inside the interval.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0)
+        ef.Tensor([-1.   0.5  1. ], shape=(3,), dtype=float32)
+    """
+    return minimum(maximum(t, clip_value_min), clip_value_max)
+
+
+# -- dtype and selection ------------------------------------------------------------------
+@primitive("Cast")
+def _cast(x, dtype):
+    return x.astype(dtype)
+
+
+@_cast.gradient
+def _cast_grad(dy, out, x, dtype):
+    if x.dtype.kind in "fc" and dtype.kind in "fc":
+        return cast(dy, x.dtype)
+    return None
+
+
+def cast(x, dtype, name=None):
+    """Casts `x` to `dtype` (floats to ints truncate toward zero).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.cast([1.7, -1.7], ef.int32)
+        ef.Tensor([ 1 -1], shape=(2,), dtype=int32)
+    """
+    return execute(_cast, (x,), {"dtype": dtypes.as_dtype(dtype)})
+
+
+@primitive("SelectV2")
+def _select(condition, x, y):
+    return np.where(condition, x, y)
+
+
+@_select.gradient
+def _select_grad(dy, out, condition, x, y, needs):
+    return (None, *_masked_pair(dy, condition, needs[1], needs[2]))
+
+
+@primitive("Where", differentiable=False)
+def _where_indices(condition):
+    return np.argwhere(condition).astype(np.int64)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Picks `x` where `condition` is true and `y` elsewhere, with broadcasting.
+
+    With only `condition`, returns the int64 coordinates of its true elements, one row
+    per element.
+
+    Raises:
+        InvalidArgumentError: if only one of `x` and `y` is given.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.where([True, False], [1.0, 2.0], [10.0, 20.0])
+        ef.Tensor([ 1. 20.], shape=(2,), dtype=float32)
+        >>> ef.where([[True, False], [False, True]])
+        ef.Tensor(
+        [[0 0]
+         [1 1]], shape=(2, 2), dtype=int64)
+    """
+    if x is None and y is None:
+        return execute(_where_indices, (condition,))
+    if x is None or y is None:
+        raise errors.InvalidArgumentError("where() needs both `x` and `y`, or neither.",
+                                          "SelectV2")
+    return execute(_select, (condition, x, y))
+

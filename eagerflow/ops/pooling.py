@@ -1,0 +1,464 @@
+"""Pooling (NHWC): max_pool2d, avg_pool2d, their 1-D forms, and global pools.
+
+Both pools loop over the kh*kw window offsets only: each offset is one strided slice of
+the (padded) input covering every window at once, combined with ``np.maximum`` or ``+``.
+
+* ``MaxPool``'s gradient ``MaxPoolGrad(x, y, dy)`` routes each window's gradient to the
+  first cell (in row-major window order) equal to the window's maximum, like TensorFlow,
+  so ties (such as windows of zeros after a relu) do not duplicate gradient. Its own
+  gradient is ``MaxPoolGradGrad(x, y, ddx)``, which reads ``ddx`` at those same cells;
+  the two are each other's transpose, so gradients of any order work.
+* ``AvgPool`` with ``SAME`` padding divides each window by its number of valid (unpadded)
+  cells, like TensorFlow. ``AvgPoolGrad(dy)`` spreads ``dy / count`` back; the two are
+  linear and each other's transpose.
+
+Example:
+    >>> import eagerflow as ef
+    >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
+    >>> ef.nn.max_pool2d(x, 2, 2, "VALID")[0, :, :, 0]
+    ef.Tensor(
+    [[ 5.  7.]
+     [13. 15.]], shape=(2, 2), dtype=float32)
+    >>> ef.nn.avg_pool2d(ef.ones([1, 3, 3, 1]), 2, 2, "SAME")[0, :, :, 0]
+    ef.Tensor(
+    [[1. 1.]
+     [1. 1.]], shape=(2, 2), dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import context, errors
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import array as _array
+from eagerflow.ops import reduce as _reduce
+from eagerflow.ops.kernels import saved, scratch, windows
+
+__all__ = [
+    "avg_pool1d", "avg_pool2d", "global_avg_pool2d", "global_max_pool2d", "max_pool1d",
+    "max_pool2d",
+]
+
+_ONES = (1, 1)
+_flags = context.flags
+
+
+def _out_sizes(in_sizes, ksize, strides, pads) -> tuple:
+    return tuple((size + before + after - k) // s + 1
+                 for size, k, s, (before, after) in zip(in_sizes, ksize, strides, pads,
+                                                                 strict=True))
+
+
+def _lowest(dtype):
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _offsets(ksize, strides, out_sizes):
+    for i in range(ksize[0]):
+        for j in range(ksize[1]):
+            yield windows.offset_slices(i, j, strides, _ONES, out_sizes)
+
+
+def _crop(grad, pads, in_sizes):
+    (top, _), (left, _) = pads
+    if grad.shape[1:3] == tuple(in_sizes):
+        return grad
+    out = scratch.empty((grad.shape[0],) + tuple(in_sizes) + (grad.shape[3],), grad.dtype)
+    np.copyto(out, grad[:, top:top + in_sizes[0], left:left + in_sizes[1]])
+    return out
+
+
+# -- max pooling --------------------------------------------------------------------------
+def _running_max(xp, ksize, strides, out_sizes, winners=None):
+    """Window maxima; also fills `winners` with the offset of each window's first maximum.
+
+    The offsets are visited in row-major window order and a later offset wins only when
+    strictly greater, so ties go to the first maximum, like TensorFlow's gradient.
+    """
+    out = better = None
+    for k, index in enumerate(_offsets(ksize, strides, out_sizes)):
+        if out is None:
+            out = scratch.empty(xp[index].shape, xp.dtype)
+            np.copyto(out, xp[index])
+            if winners is not None:
+                winners.fill(0)
+                better = np.empty(out.shape, winners.dtype)
+            continue
+        if winners is not None:
+            # k grows, so the last offset that beat the running maximum is the largest
+            # k * [beat]: a maximum of small ints (np.copyto(..., where=) is 20x slower).
+            np.greater(xp[index], out, out=better.view(np.bool_)) if better.itemsize == 1 \
+                else np.copyto(better, np.greater(xp[index], out))
+            better *= k
+            np.maximum(winners, better, out=winners)
+        np.maximum(out, xp[index], out=out)
+    return out
+
+
+def _winner_dtype(ksize):
+    return np.min_scalar_type(ksize[0] * ksize[1] - 1)
+
+
+@primitive("MaxPool")
+def _max_pool(x, ksize, strides, pads, save_for_gradient=False):
+    xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+    out_sizes = _out_sizes(x.shape[1:3], ksize, strides, pads)
+    if not ((_flags.tapes or save_for_gradient) and x.dtype.kind == "f"):
+        return _running_max(xp, ksize, strides, out_sizes)
+    # A tape may want the gradient: keep where each maximum was (one byte per output),
+    # which makes MaxPoolGrad a few cheap passes instead of a search through every window.
+    winners = scratch.empty((x.shape[0],) + out_sizes + (x.shape[3],), _winner_dtype(ksize))
+    out = _running_max(xp, ksize, strides, out_sizes, winners)
+    saved.remember(out, ("max-pool-winners", ksize, strides, pads), winners)
+    return out
+
+
+def _same_pool(producer, consumer) -> bool:
+    return all(producer.attrs[k] == consumer.attrs[k] for k in ("ksize", "strides", "pads"))
+
+
+for _consumer in ("MaxPoolGrad", "MaxPoolGradGrad"):  # inputs (x, y, ...): keyed by y
+    saved.pair(_consumer, "MaxPool", lambda node: node.inputs[1],
+               lambda node: node.outputs[0], _same_pool)
+
+
+@_max_pool.gradient
+def _max_pool_grad(dy, y, x, ksize, strides, pads):
+    return execute(_max_pool_backprop, (x, y, dy),
+                   {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+def _winners(x, y, ksize, strides, pads):
+    """The winner offsets saved for `y`'s windows by the forward pass, or recomputed."""
+    winners = saved.take(y, ("max-pool-winners", ksize, strides, pads))
+    if winners is None:
+        xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
+        winners = scratch.empty(y.shape, _winner_dtype(ksize))
+        _running_max(xp, ksize, strides, y.shape[1:3], winners)
+    return winners
+
+
+@primitive("MaxPoolGrad")
+def _max_pool_backprop(x, y, dy, ksize, strides, pads):
+    winners = _winners(x, y, ksize, strides, pads)
+    (top, bottom), (left, right) = pads
+    grad = scratch.empty((x.shape[0], x.shape[1] + top + bottom, x.shape[2] + left + right,
+                          x.shape[3]), dy.dtype)
+    disjoint = all(s >= k for s, k in zip(strides, ksize, strict=True))
+    # Windows that do not overlap and tile the whole (padded) input write every cell once.
+    tiled = disjoint and all(s == k and o * s == size for s, k, o, size in zip(
+        strides, ksize, y.shape[1:3], grad.shape[1:3], strict=True))
+    if not tiled:
+        grad.fill(0)
+    for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
+        if disjoint:  # windows do not overlap: each cell is written at most once
+            np.multiply(dy, winners == k, out=grad[index])
+        else:
+            grad[index] += dy * (winners == k)
+    return _crop(grad, pads, x.shape[1:3])
+
+
+@_max_pool_backprop.gradient
+def _max_pool_backprop_grad(ddx, out, x, y, dy, ksize, strides, pads):
+    # The routing is piecewise constant in x (and y): only dy carries a gradient.
+    return None, None, execute(_max_pool_backprop_grad_op, (x, y, ddx),
+                               {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+@primitive("MaxPoolGradGrad")
+def _max_pool_backprop_grad_op(x, y, ddx, ksize, strides, pads):
+    winners = _winners(x, y, ksize, strides, pads)
+    ddxp = windows.pad(ddx, pads, 0, allocate=scratch.empty)
+    result = np.zeros(y.shape, ddx.dtype)
+    for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
+        result += ddxp[index] * (winners == k)
+    return result
+
+
+@_max_pool_backprop_grad_op.gradient
+def _max_pool_backprop_grad_op_grad(dz, out, x, y, ddx, ksize, strides, pads):
+    return None, None, execute(_max_pool_backprop, (x, y, dz),
+                               {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+# -- average pooling ----------------------------------------------------------------------
+def _counts(in_sizes, ksize, strides, pads, dtype):
+    """``1 / (number of unpadded cells)`` of every window, shaped ``(1, oh, ow, 1)``."""
+    per_axis = []
+    outs = _out_sizes(in_sizes, ksize, strides, pads)
+    for size, k, s, (before, _), out in zip(in_sizes, ksize, strides, pads, outs, strict=True):
+        start = np.arange(out) * s - before
+        per_axis.append(np.minimum(start + k, size) - np.maximum(start, 0))
+    count = np.multiply.outer(per_axis[0], per_axis[1])
+    return (1.0 / count).astype(dtype)[None, :, :, None]
+
+
+@primitive("AvgPool")
+def _avg_pool(x, ksize, strides, pads):
+    xp = windows.pad(x, pads, allocate=scratch.empty)
+    out = None
+    for index in _offsets(ksize, strides, _out_sizes(x.shape[1:3], ksize, strides, pads)):
+        if out is None:
+            out = scratch.empty(xp[index].shape, x.dtype)
+            np.copyto(out, xp[index])
+        else:
+            out += xp[index]
+    out *= _counts(x.shape[1:3], ksize, strides, pads, x.dtype)
+    return out
+
+
+@_avg_pool.gradient
+def _avg_pool_grad(dy, y, x, ksize, strides, pads):
+    return execute(_avg_pool_backprop, (dy,), {"input_shape": x.shape, "ksize": ksize,
+                                               "strides": strides, "pads": pads})
+
+
+@primitive("AvgPoolGrad")
+def _avg_pool_backprop(dy, input_shape, ksize, strides, pads):
+    n, h, w, c = input_shape
+    (top, bottom), (left, right) = pads
+    scaled = dy * _counts((h, w), ksize, strides, pads, dy.dtype)
+    grad = scratch.empty((n, h + top + bottom, w + left + right, c), dy.dtype)
+    grad.fill(0)
+    for index in _offsets(ksize, strides, dy.shape[1:3]):
+        grad[index] += scaled
+    return _crop(grad, pads, (h, w))
+
+
+@_avg_pool_backprop.gradient
+def _avg_pool_backprop_grad(ddx, out, dy, input_shape, ksize, strides, pads):
+    return execute(_avg_pool, (ddx,), {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+# -- public ops ---------------------------------------------------------------------------
+def _pool_args(input, ksize, strides, padding, data_format, op_name, explicit_ok):  # noqa: A002
+    if data_format not in (None, "NHWC", "NCHW"):
+        raise errors.InvalidArgumentError(
+            f"data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}",
+            op_name,
+        )
+    channels_last = data_format != "NCHW"
+    x = convert_input(input)
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(
+            f"input must be 4-D (batch, height, width, channels), got shape {x.shape}", op_name
+        )
+    if op_name == "AvgPool" and x.dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            f"AvgPool needs a floating-point input, got {x.dtype.name}", op_name
+        )
+    if not channels_last:
+        ksize, strides = (windows.channel_entry_last(v, 2, False) for v in (ksize, strides))
+        x = _array.transpose(x, [0, 2, 3, 1])
+    ksize = windows.spatial_ints(ksize, "ksize", 2, op_name)
+    strides = windows.spatial_ints(strides, "strides", 2, op_name)
+    padding = windows.parse_padding(padding, 2, op_name, channels_last)
+    if not isinstance(padding, str):
+        if not explicit_ok:
+            raise errors.InvalidArgumentError(
+                f"{op_name} supports padding 'SAME' or 'VALID' only (TensorFlow's avg_pool2d "
+                f"has no explicit padding). Received: padding={list(padding)}", op_name
+            )
+        if any(max(pair) >= k for pair, k in zip(padding, ksize, strict=True)):
+            raise errors.InvalidArgumentError(
+                f"explicit padding {list(padding)} must be smaller than the window {ksize} "
+                "(a window made only of padding has no maximum)", op_name
+            )
+    _, pads = windows.resolve(x.shape[1:3], ksize, strides, _ONES, padding, op_name)
+    return x, channels_last, {"ksize": ksize, "strides": strides, "pads": pads}
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Max pooling over ``ksize`` windows of an NHWC tensor.
+
+    Args:
+        input: ``(batch, height, width, channels)`` (or NCHW with `data_format`).
+        ksize: window size: an int or a list of 1, 2 or 4 ints.
+        strides: an int or a list of 1, 2 or 4 ints.
+        padding: ``"SAME"`` (padded cells never win), ``"VALID"``, or explicit
+            ``[[0, 0], [top, bottom], [left, right], [0, 0]]`` smaller than the window.
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        The pooled tensor; its gradient goes to the first maximum of each window.
+
+    Raises:
+        InvalidArgumentError: for a non-4-D input, bad sizes, or a window that does not
+            fit.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.max_pool2d(ef.ones([8, 28, 28, 32]), 2, 2, "VALID").shape
+        (8, 14, 14, 32)
+        >>> ef.nn.max_pool2d(ef.ones([8, 5, 5, 1]), 3, 2, "SAME").shape
+        (8, 3, 3, 1)
+    """
+    x, channels_last, attrs = _pool_args(input, ksize, strides, padding, data_format,
+                                         "MaxPool", True)
+    y = execute(_max_pool, (x,), attrs)
+    return y if channels_last else _array.transpose(y, [0, 3, 1, 2])
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """Average pooling; with ``"SAME"`` padding each window averages its valid cells only.
+
+    Args:
+        input: ``(batch, height, width, channels)`` floats (or NCHW with `data_format`).
+        ksize, strides: an int or a list of 1, 2 or 4 ints.
+        padding: ``"SAME"`` or ``"VALID"``.
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        The pooled tensor (TensorFlow's output sizes); its gradient spreads each window's
+        gradient evenly over the window's valid cells.
+
+    Raises:
+        InvalidArgumentError: for a non-4-D or non-float input, bad sizes, or explicit
+            paddings.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.reshape(ef.range(9.0), [1, 3, 3, 1])
+        >>> ef.nn.avg_pool2d(x, 2, 2, "SAME")[0, :, :, 0]
+        ef.Tensor(
+        [[2.  3.5]
+         [6.5 8. ]], shape=(2, 2), dtype=float32)
+    """
+    x, channels_last, attrs = _pool_args(input, ksize, strides, padding, data_format,
+                                         "AvgPool", False)
+    y = execute(_avg_pool, (x,), attrs)
+    return y if channels_last else _array.transpose(y, [0, 3, 1, 2])
+
+
+def _pool1d(pool, input, ksize, strides, padding, data_format, op_name):  # noqa: A002
+    if data_format not in (None, "NWC", "NCW"):
+        raise errors.InvalidArgumentError(
+            f"data_format must be 'NWC' or 'NCW'. Received: data_format={data_format!r}",
+            op_name,
+        )
+    x = convert_input(input)
+    if x.ndim != 3:
+        raise errors.InvalidArgumentError(
+            f"input must be 3-D (batch, width, channels), got shape {x.shape}", op_name
+        )
+    channels_last = data_format != "NCW"
+    if not channels_last:
+        x = _array.transpose(x, [0, 2, 1])
+        ksize, strides = (windows.channel_entry_last(v, 1, False) for v in (ksize, strides))
+    ksize = (1,) + windows.spatial_ints(ksize, "ksize", 1, op_name)
+    strides = (1,) + windows.spatial_ints(strides, "strides", 1, op_name)
+    padding = windows.parse_padding(padding, 1, op_name)
+    if not isinstance(padding, str):
+        padding = [(0, 0), *padding]
+    y = _array.squeeze(pool(_array.expand_dims(x, 1), ksize, strides, padding), [1])
+    return y if channels_last else _array.transpose(y, [0, 2, 1])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Max pooling over windows of a ``(batch, width, channels)`` tensor.
+
+    Args:
+        input: ``(batch, width, channels)`` (or ``"NCW"``).
+        ksize, strides: an int or a list of 1 or 3 ints.
+        padding: ``"SAME"``, ``"VALID"`` or explicit ``[[0, 0], [left, right], [0, 0]]``.
+        data_format: ``"NWC"`` or ``"NCW"``.
+
+    Returns:
+        The pooled tensor.
+
+    Raises:
+        InvalidArgumentError: as `max_pool2d`, or for a non-3-D input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.max_pool1d([[[1.0], [3.0], [2.0], [0.0]]], 2, 2, "VALID")
+        ef.Tensor(
+        [[[3.]
+          [2.]]], shape=(1, 2, 1), dtype=float32)
+    """
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "MaxPool")
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """Average pooling over windows of a ``(batch, width, channels)`` tensor.
+
+    Args:
+        input: ``(batch, width, channels)`` floats (or ``"NCW"``).
+        ksize, strides: an int or a list of 1 or 3 ints.
+        padding: ``"SAME"`` (valid cells only) or ``"VALID"``.
+        data_format: ``"NWC"`` or ``"NCW"``.
+
+    Returns:
+        The pooled tensor.
+
+    Raises:
+        InvalidArgumentError: as `avg_pool2d`, or for a non-3-D input.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.avg_pool1d([[[1.0], [3.0], [2.0]]], 2, 2, "SAME")
+        ef.Tensor(
+        [[[2.]
+          [2.]]], shape=(1, 2, 1), dtype=float32)
+    """
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "AvgPool")
+
+
+def _global(reduce, input, keepdims, data_format, op_name):  # noqa: A002
+    x = convert_input(input)
+    if x.ndim != 4:
+        raise errors.InvalidArgumentError(
+            f"input must be 4-D (batch, height, width, channels), got shape {x.shape}", op_name
+        )
+    if data_format not in ("NHWC", "NCHW"):
+        raise errors.InvalidArgumentError(
+            f"data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}",
+            op_name,
+        )
+    return reduce(x, [1, 2] if data_format == "NHWC" else [2, 3], keepdims=keepdims)
+
+
+def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
+    """Mean over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
+
+    Args:
+        input: a 4-D tensor.
+        keepdims: keep the spatial dims with size 1 (``(batch, 1, 1, c)``).
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        ``(batch, channels)`` (or ``(batch, 1, 1, channels)`` with `keepdims`).
+
+    Raises:
+        InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.global_avg_pool2d(ef.ones([2, 5, 5, 3])).shape
+        (2, 3)
+    """
+    return _global(_reduce.reduce_mean, input, keepdims, data_format, "GlobalAvgPool")
+
+
+def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
+    """Maximum over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
+
+    Args:
+        input: a 4-D tensor.
+        keepdims: keep the spatial dims with size 1.
+        data_format: ``"NHWC"`` or ``"NCHW"``.
+
+    Returns:
+        ``(batch, channels)`` (or ``(batch, 1, 1, channels)`` with `keepdims`); tied
+        maxima share the gradient.
+
+    Raises:
+        InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.nn.global_max_pool2d(ef.ones([2, 5, 5, 3]), keepdims=True).shape
+        (2, 1, 1, 3)
+    """
+    return _global(_reduce.reduce_max, input, keepdims, data_format, "GlobalMaxPool")

@@ -1,0 +1,349 @@
+"""Seeded random ops.
+
+`set_seed(s)` makes every later random op (and everything built on them: initializers,
+dropout, shuffles) reproducible. An op-level `seed` picks its own stream, still derived
+from the global seed; repeated calls with the same op seed draw new values. A
+`Generator` holds explicit state for code that wants no global state at all.
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.random.set_seed(1)
+    >>> a = ef.random.normal([2])
+    >>> ef.random.set_seed(1)
+    >>> bool(ef.reduce_all(ef.equal(a, ef.random.normal([2]))))
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import dtypes, errors
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import math as _math
+
+__all__ = [
+    "Generator",
+    "categorical",
+    "get_global_generator",
+    "get_global_seed",
+    "get_state",
+    "normal",
+    "set_global_generator",
+    "set_seed",
+    "set_state",
+    "shuffle",
+    "truncated_normal",
+    "uniform",
+]
+
+# TensorFlow's default graph seed, used with an op seed when no global seed is set.
+_DEFAULT_GLOBAL_SEED = 87654321
+
+
+def _shape(shape, op_name) -> tuple:
+    values = np.asarray(convert_input(shape)._value if hasattr(shape, "_value") else shape)
+    if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
+        raise errors.InvalidArgumentError(
+            f"shape must be non-negative integers, got {shape!r}", op_name
+        )
+    return tuple(int(v) for v in values.reshape(-1))
+
+
+def _float_dtype(dtype, op_name):
+    dtype = dtypes.as_dtype(dtype)
+    if dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            f"{op_name} needs a floating-point dtype, got {dtype.name}", op_name
+        )
+    return dtype
+
+
+@primitive("RandomStandardNormal", differentiable=False, stateful=True)
+def _standard_normal(shape, dtype, rng):
+    if dtype in (dtypes.float32, dtypes.float64):
+        return rng.standard_normal(shape, dtype=dtype)
+    return rng.standard_normal(shape, dtype=np.float32).astype(dtype)
+
+
+@primitive("RandomUniform", differentiable=False, stateful=True)
+def _uniform(shape, dtype, rng):
+    if dtype in (dtypes.float32, dtypes.float64):
+        return rng.random(shape, dtype=dtype)
+    return rng.random(shape, dtype=np.float32).astype(dtype)
+
+
+@primitive("RandomUniformInt", differentiable=False, stateful=True)
+def _uniform_int(shape, minval, maxval, dtype, rng):
+    return rng.integers(minval, maxval, shape, dtype=dtype)
+
+
+@primitive("TruncatedNormal", differentiable=False, stateful=True)
+def _truncated_normal(shape, dtype, rng):
+    # Redraw every value beyond two standard deviations, as TensorFlow does.
+    values = rng.standard_normal(shape)
+    bad = np.abs(values) > 2
+    while bad.any():
+        values[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(values) > 2
+    return values.astype(dtype)
+
+
+@primitive("Multinomial", differentiable=False, stateful=True)
+def _categorical(logits, num_samples, dtype, rng):
+    # Gumbel-max: argmax(logits + Gumbel noise) samples from softmax(logits).
+    noise = rng.gumbel(size=(logits.shape[0], num_samples, logits.shape[1]))
+    return np.argmax(logits[:, None, :] + noise, axis=-1).astype(dtype)
+
+
+@primitive("RandomShuffle", differentiable=False, stateful=True)
+def _shuffle(value, rng):
+    return value[rng.permutation(value.shape[0])] if value.ndim else value
+
+
+class Generator:
+    """A random number generator with explicit state.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> g = ef.random.Generator.from_seed(42)
+        >>> g.uniform([3]).shape
+        (3,)
+    """
+
+    def __init__(self, seed=None):
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    @classmethod
+    def from_seed(cls, seed, alg=None) -> Generator:
+        """Creates a generator whose stream is determined by `seed`."""
+        return cls(seed)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg=None) -> Generator:
+        """Creates a generator seeded from the operating system's entropy."""
+        return cls(None)
+
+    def reset_from_seed(self, seed) -> None:
+        """Restarts the stream from `seed`."""
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    def split(self, count: int = 1) -> list:
+        """Returns `count` new independent generators derived from this one."""
+        return [Generator(int(s)) for s in self._rng.integers(0, 2**63 - 1, count)]
+
+    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Draws from a normal distribution."""
+        dtype = _float_dtype(dtype, "RandomStandardNormal")
+        values = execute(_standard_normal, (), {"shape": _shape(shape, "RandomStandardNormal"),
+                                                "dtype": dtype, "rng": self._rng})
+        return _scale(values, mean, stddev)
+
+    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+        """Draws from a normal distribution, redrawing values beyond two stddevs."""
+        dtype = _float_dtype(dtype, "TruncatedNormal")
+        values = execute(_truncated_normal, (), {"shape": _shape(shape, "TruncatedNormal"),
+                                                 "dtype": dtype, "rng": self._rng})
+        return _scale(values, mean, stddev)
+
+    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+        """Draws uniformly from ``[minval, maxval)`` (integers need `maxval`)."""
+        dtype = dtypes.as_dtype(dtype)
+        if dtype.kind in "iu":
+            if maxval is None:
+                raise errors.InvalidArgumentError(
+                    f"uniform with integer dtype {dtype.name} needs maxval", "RandomUniformInt"
+                )
+            if int(maxval) <= int(minval):
+                raise errors.InvalidArgumentError(
+                    f"Need minval < maxval, got {minval} >= {maxval}", "RandomUniformInt"
+                )
+            return execute(_uniform_int, (), {"shape": _shape(shape, "RandomUniformInt"),
+                                              "minval": int(minval),
+                                              "maxval": int(maxval), "dtype": dtype,
+                                              "rng": self._rng})
+        dtype = _float_dtype(dtype, "RandomUniform")
+        values = execute(_uniform, (), {"shape": _shape(shape, "RandomUniform"), "dtype": dtype,
+                                        "rng": self._rng})
+        maxval = 1 if maxval is None else maxval
+        if isinstance(minval, (int, float)) and isinstance(maxval, (int, float)):
+            if (minval, maxval) == (0, 1):
+                return values
+            return _math.add(_math.multiply(values, maxval - minval), minval)
+        return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)
+
+    def categorical(self, logits, num_samples, dtype=dtypes.int64, name=None):
+        """Draws class indices from the softmax of each row of `logits`."""
+        logits = convert_input(logits)
+        if logits.ndim != 2:
+            raise errors.InvalidArgumentError(
+                f"logits must be 2-D [batch, classes], got shape {logits.shape}", "Multinomial"
+            )
+        if int(num_samples) < 0:
+            raise errors.InvalidArgumentError(
+                f"num_samples must be non-negative, got {num_samples}", "Multinomial"
+            )
+        return execute(_categorical, (logits,), {"num_samples": int(num_samples),
+                                                 "dtype": dtypes.as_dtype(dtype),
+                                                 "rng": self._rng})
+
+    def shuffle(self, value, name=None):
+        """Randomly permutes `value` along its first axis."""
+        return execute(_shuffle, (value,), {"rng": self._rng})
+
+
+def _scale(values, mean, stddev):
+    if isinstance(stddev, (int, float)) and stddev == 1:
+        scaled = values
+    else:
+        scaled = _math.multiply(values, stddev)
+    if isinstance(mean, (int, float)) and mean == 0:
+        return scaled
+    return _math.add(scaled, mean)
+
+
+_global_seed: int | None = None
+_global_generator = Generator.from_non_deterministic_state()
+_op_generators: dict = {}
+
+
+def set_seed(seed) -> None:
+    """Sets the global seed: later random ops (and initializers, dropout, shuffles) repeat.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.random.set_seed(0)
+    """
+    global _global_seed, _global_generator
+    _global_seed = None if seed is None else int(seed)
+    _global_generator = Generator(_global_seed)
+    _op_generators.clear()
+
+
+def get_global_seed() -> int | None:
+    """The seed last given to `set_seed` (None when no global seed is set).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.random.set_seed(3)
+        >>> ef.random.get_global_seed()
+        3
+    """
+    return _global_seed
+
+
+def get_state() -> dict:
+    """A snapshot of every eagerflow random stream (the global one and each op seed's).
+
+    The snapshot is plain data (JSON-serialisable); `set_state` rewinds the streams to it,
+    so that code run again draws the same numbers (e.g. to resume training exactly).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> state = ef.random.get_state()
+        >>> a = ef.random.normal([2])
+        >>> ef.random.set_state(state)
+        >>> bool(ef.reduce_all(ef.random.normal([2]) == a))
+        True
+    """
+    return {
+        "global_seed": _global_seed,
+        "global": _global_generator._rng.bit_generator.state,
+        "ops": {str(key): gen._rng.bit_generator.state for key, gen in _op_generators.items()},
+    }
+
+
+def set_state(state: dict) -> None:
+    """Rewinds every random stream to a `get_state` snapshot.
+
+    Generators are updated in place, so traced functions holding them stay in step.
+    """
+    global _global_seed
+    _global_seed = state["global_seed"]
+    _global_generator._rng.bit_generator.state = state["global"]
+    wanted = {int(key) for key in state["ops"]}
+    for key in [k for k in _op_generators if k not in wanted]:
+        del _op_generators[key]  # created after the snapshot: start afresh when next used
+    for key, generator_state in state["ops"].items():
+        generator_for(int(key))._rng.bit_generator.state = generator_state
+
+
+def get_global_generator() -> Generator:
+    """The generator random ops use when they get no op seed."""
+    return _global_generator
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Replaces the global generator."""
+    global _global_generator
+    _global_generator = generator
+
+
+def generator_for(seed) -> Generator:
+    """The generator an op with op-level `seed` draws from (the global one for None)."""
+    if seed is None:
+        return _global_generator
+    key = int(seed)
+    gen = _op_generators.get(key)
+    if gen is None:
+        base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
+        gen = _op_generators[key] = Generator([base, key])
+    return gen
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Draws from a normal distribution.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.random.normal([2, 3], stddev=0.1).shape
+        (2, 3)
+    """
+    return generator_for(seed).normal(shape, mean, stddev, dtype)
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Draws from a normal distribution truncated to two standard deviations.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> bool(ef.reduce_all(ef.abs(ef.random.truncated_normal([100])) <= 2.0))
+        True
+    """
+    return generator_for(seed).truncated_normal(shape, mean, stddev, dtype)
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Draws uniformly from ``[minval, maxval)`` (maxval defaults to 1 for floats).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.random.uniform([100], minval=2.0, maxval=3.0)
+        >>> bool(ef.reduce_all((x >= 2.0) & (x < 3.0)))
+        True
+    """
+    return generator_for(seed).uniform(shape, minval, maxval, dtype)
+
+
+def categorical(logits, num_samples, dtype=dtypes.int64, seed=None, name=None):
+    """Draws `num_samples` class indices per row from the softmax of `logits`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.random.categorical([[0.0, 100.0]], 3)
+        ef.Tensor([[1 1 1]], shape=(1, 3), dtype=int64)
+    """
+    return generator_for(seed).categorical(logits, num_samples, dtype)
+
+
+def shuffle(value, seed=None, name=None):
+    """Randomly permutes `value` along its first axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> sorted(ef.random.shuffle([1, 2, 3]).numpy().tolist())
+        [1, 2, 3]
+    """
+    return generator_for(seed).shuffle(value)

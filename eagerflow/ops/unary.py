@@ -1,0 +1,403 @@
+"""Unary elementwise math ops: negative, abs, sign, exp, log, roots, trigonometry, rounding.
+
+One input, one output of the same shape; each differentiable op has its gradient rule
+directly below it, written in eagerflow ops (so higher orders work). All of them are
+re-exported by `core/ops/math.py` and at the top level (``ef.exp``, ``ef.math.exp``).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.exp([0.0]), ef.square([3.0])
+    (ef.Tensor([1.], shape=(1,), dtype=float32), ef.Tensor([9.], shape=(1,), dtype=float32))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core.dispatch import execute, primitive
+from eagerflow.ops import array as _array
+from eagerflow.ops import math as _math
+
+__all__ = [
+    "abs", "ceil", "cos", "exp", "expm1", "floor", "log", "log1p", "negative", "reciprocal",
+    "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh",
+]
+
+# Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
+# `core/ops/math.py`).
+_neg = primitive("Neg")(np.negative)
+
+
+@_neg.gradient
+def _neg_grad(dy, out, x):
+    return negative(dy)
+
+
+def negative(x, name=None):
+    """Returns ``-x`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.negative([1.0, -2.0])
+        ef.Tensor([-1.  2.], shape=(2,), dtype=float32)
+    """
+    return execute(_neg, (x,))
+
+
+_abs = primitive("Abs")(np.abs)
+
+
+@_abs.gradient
+def _abs_grad(dy, out, x):
+    return _math.multiply(dy, sign(x))
+
+
+def abs(x, name=None):  # noqa: A001 - TensorFlow's name
+    """Returns ``|x|`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.abs([-1.5, 2.0])
+        ef.Tensor([1.5 2. ], shape=(2,), dtype=float32)
+    """
+    return execute(_abs, (x,))
+
+
+@primitive("Sign")
+def _sign(x):
+    return np.sign(x)
+
+
+@_sign.gradient
+def _sign_grad(dy, out, x):
+    return _array.zeros_like(x)  # piecewise constant: zero almost everywhere, like TensorFlow
+
+
+def sign(x, name=None):
+    """Returns -1, 0 or 1 elementwise, by the sign of `x` (its gradient is zero).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.sign([-3.0, 0.0, 2.0])
+        ef.Tensor([-1.  0.  1.], shape=(3,), dtype=float32)
+    """
+    return execute(_sign, (x,))
+
+
+_exp = primitive("Exp")(np.exp)
+
+
+@_exp.gradient
+def _exp_grad(dy, out, x):
+    return _math.multiply(dy, out)  # d/dx e^x = e^x: reuse the output
+
+
+def exp(x, name=None):
+    """Returns ``e ** x`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.exp([0.0, 1.0])
+        ef.Tensor([1.       2.7183], shape=(2,), dtype=float32)
+    """
+    return execute(_exp, (x,))
+
+
+@primitive("Expm1")
+def _expm1(x):
+    return np.expm1(x)
+
+
+@_expm1.gradient
+def _expm1_grad(dy, out, x):
+    return _math.multiply(dy, _math.add(out, 1))  # d/dx (e^x - 1) = e^x
+
+
+def expm1(x, name=None):
+    """Returns ``e ** x - 1`` elementwise, accurate for small `x`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.expm1(1e-10)) > 0
+        True
+    """
+    return execute(_expm1, (x,))
+
+
+_log = primitive("Log")(np.log)
+
+
+@_log.gradient
+def _log_grad(dy, out, x):
+    return _math.divide(dy, x)
+
+
+def log(x, name=None):
+    """Returns the natural logarithm of `x` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.log([1.0, 100.0])
+        ef.Tensor([0.        4.6052], shape=(2,), dtype=float32)
+    """
+    return execute(_log, (x,))
+
+
+@primitive("Log1p")
+def _log1p(x):
+    return np.log1p(x)
+
+
+@_log1p.gradient
+def _log1p_grad(dy, out, x):
+    return _math.divide(dy, _math.add(x, 1))
+
+
+def log1p(x, name=None):
+    """Returns ``log(1 + x)`` elementwise, accurate for small `x`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.log1p([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_log1p, (x,))
+
+
+_sqrt = primitive("Sqrt")(np.sqrt)
+
+
+@_sqrt.gradient
+def _sqrt_grad(dy, out, x):
+    return _math.divide(_math.multiply(dy, 0.5), out)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
+
+
+def sqrt(x, name=None):
+    """Returns the square root of `x` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.sqrt([4.0, 9.0])
+        ef.Tensor([2. 3.], shape=(2,), dtype=float32)
+    """
+    return execute(_sqrt, (x,))
+
+
+@primitive("Rsqrt")
+def _rsqrt(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+@_rsqrt.gradient
+def _rsqrt_grad(dy, out, x):
+    # d/dx x^(-1/2) = -x^(-3/2) / 2 = -y^3 / 2
+    return _math.multiply(dy, _math.multiply(-0.5, _math.multiply(out, square(out))))
+
+
+def rsqrt(x, name=None):
+    """Returns ``1 / sqrt(x)`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.rsqrt([4.0])
+        ef.Tensor([0.5], shape=(1,), dtype=float32)
+    """
+    return execute(_rsqrt, (x,))
+
+
+@primitive("Reciprocal")
+def _reciprocal(x):
+    return np.reciprocal(x)
+
+
+@_reciprocal.gradient
+def _reciprocal_grad(dy, out, x):
+    return negative(_math.multiply(dy, square(out)))  # d/dx 1/x = -1/x^2
+
+
+def reciprocal(x, name=None):
+    """Returns ``1 / x`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.math.reciprocal([2.0, 4.0])
+        ef.Tensor([0.5  0.25], shape=(2,), dtype=float32)
+    """
+    return execute(_reciprocal, (x,))
+
+
+_square = primitive("Square")(np.square)
+
+
+@_square.gradient
+def _square_grad(dy, out, x):
+    return _math.multiply(dy, _math.multiply(x, 2.0))
+
+
+def square(x, name=None):
+    """Returns ``x * x`` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.square([2.0, -3.0])
+        ef.Tensor([4. 9.], shape=(2,), dtype=float32)
+    """
+    return execute(_square, (x,))
+
+
+@primitive("Sin")
+def _sin(x):
+    return np.sin(x)
+
+
+@_sin.gradient
+def _sin_grad(dy, out, x):
+    return _math.multiply(dy, cos(x))
+
+
+def sin(x, name=None):
+    """Returns the sine of `x` (radians) elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.sin([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_sin, (x,))
+
+
+@primitive("Cos")
+def _cos(x):
+    return np.cos(x)
+
+
+@_cos.gradient
+def _cos_grad(dy, out, x):
+    return negative(_math.multiply(dy, sin(x)))
+
+
+def cos(x, name=None):
+    """Returns the cosine of `x` (radians) elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.cos([0.0])
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+    return execute(_cos, (x,))
+
+
+@primitive("Tan")
+def _tan(x):
+    return np.tan(x)
+
+
+@_tan.gradient
+def _tan_grad(dy, out, x):
+    return _math.multiply(dy, _math.add(square(out), 1))  # d/dx tan = 1 + tan^2
+
+
+def tan(x, name=None):
+    """Returns the tangent of `x` (radians) elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.tan([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_tan, (x,))
+
+
+_tanh = primitive("Tanh")(np.tanh)
+
+
+@_tanh.gradient
+def _tanh_grad(dy, out, x):
+    return _math.multiply(dy, _math.subtract(1, square(out)))  # 1 - tanh^2
+
+
+def tanh(x, name=None):
+    """Returns the hyperbolic tangent of `x` elementwise.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.tanh([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_tanh, (x,))
+
+
+@primitive("Sigmoid")
+def _sigmoid(x):
+    # 1 / (1 + e^-x) overflows for very negative x; e^-|x| never does.
+    # For x < 0, sigmoid(x) = e^x / (1 + e^x) = e * r with r = 1 / (1 + e^-|x|).
+    # Flattened because NumPy answers 0-d inputs with scalars, which take no `out=`.
+    flat = x.reshape(-1)
+    e = np.exp(-np.abs(flat))
+    r = 1 / (1 + e)
+    np.multiply(e, r, out=r, where=flat < 0)
+    return r.reshape(x.shape)
+
+
+@_sigmoid.gradient
+def _sigmoid_grad(dy, out, x):
+    return _math.multiply(dy, _math.multiply(out, _math.subtract(1, out)))  # s (1 - s)
+
+
+def sigmoid(x, name=None):
+    """Returns ``1 / (1 + exp(-x))`` elementwise, without overflow for any `x`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.sigmoid([0.0, -1000.0])
+        ef.Tensor([0.5 0. ], shape=(2,), dtype=float32)
+    """
+    return execute(_sigmoid, (x,))
+
+
+@primitive("Floor", differentiable=False)
+def _floor(x):
+    return np.floor(x)
+
+
+def floor(x, name=None):
+    """Rounds `x` down elementwise (not differentiable).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.floor([1.5, -1.5])
+        ef.Tensor([ 1. -2.], shape=(2,), dtype=float32)
+    """
+    return execute(_floor, (x,))
+
+
+@primitive("Ceil", differentiable=False)
+def _ceil(x):
+    return np.ceil(x)
+
+
+def ceil(x, name=None):
+    """Rounds `x` up elementwise (not differentiable).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.ceil([1.5, -1.5])
+        ef.Tensor([ 2. -1.], shape=(2,), dtype=float32)
+    """
+    return execute(_ceil, (x,))
+
+
+@primitive("Round", differentiable=False)
+def _round(x):
+    return np.round(x)
+
+
+def round(x, name=None):  # noqa: A001 - TensorFlow's name
+    """Rounds `x` to the nearest integer, halves to even (not differentiable).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.round([0.5, 1.5, 2.4])
+        ef.Tensor([0. 2. 2.], shape=(3,), dtype=float32)
+    """
+    return execute(_round, (x,))

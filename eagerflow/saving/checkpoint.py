@@ -1,0 +1,307 @@
+"""`Checkpoint`: save and restore named objects (models, optimizers, step counters).
+
+Example:
+    >>> import os, tempfile
+    >>> import eagerflow as ef
+    >>> directory = tempfile.mkdtemp()
+    >>> step = ef.Variable(0, trainable=False)
+    >>> ckpt = ef.Checkpoint(step=step)
+    >>> step.assign_add(10)
+    <ef.Variable 'Variable' shape=() dtype=int32, numpy=array(10, dtype=int32)>
+    >>> path = ckpt.save(os.path.join(directory, "ckpt"))
+    >>> os.path.basename(path)
+    'ckpt-1.h5'
+    >>> _ = step.assign(0)
+    >>> ckpt.restore(ef.checkpoint.latest_checkpoint(directory)).assert_consumed()
+    CheckpointLoadStatus('ckpt-1.h5'): 2 matched, 0 pending, 0 unused, 0 missing, 0 mismatched
+    >>> int(step)
+    10
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from eagerflow.core import errors, trackable, variable
+from eagerflow.saving import h5format, index, object_graph, restore, status
+
+__all__ = ["Checkpoint", "collect_arrays", "resolve_path"]
+
+SAVE_COUNTER = "save_counter"
+_NUMERIC_KINDS = frozenset("biufc")
+_RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})
+
+
+def collect_arrays(roots: dict, exclude=()) -> dict:
+    """Returns ``{path: ndarray}`` of every variable under `roots` (no copies).
+
+    Values a restore still holds for variables under `roots` that do not exist yet are
+    included at their future paths (see `status.pending_values`), so saving an unbuilt,
+    restored model loses nothing.
+
+    Raises:
+        InvalidArgumentError: if a variable holds non-numeric data (e.g. strings).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import checkpoint
+        >>> checkpoint.collect_arrays({"w": [ef.Variable([1.0])]})
+        {'w/0': array([1.], dtype=float32)}
+    """
+    walked = object_graph.walk(roots, exclude)
+    if walked.orphan_slots:
+        names = sorted(f"{opt}/{getattr(v, 'name', v)}:{slot}"
+                       for opt, v, slot in walked.orphan_slots)
+        errors.warn_once(
+            f"ckpt-orphan-slots-{names}",
+            f"{len(names)} optimizer slot(s) belong to variables that are not part of this "
+            f"checkpoint and are not saved: {names[:5]}. Add the model to the checkpoint to "
+            "save them.",
+        )
+    arrays = {}
+    for path, var in walked.all_variables().items():
+        array = var.read_value()._value
+        if array.dtype.kind not in _NUMERIC_KINDS:
+            raise errors.InvalidArgumentError(
+                f"Variable {var.name!r} at checkpoint path {path!r} has dtype {array.dtype}; "
+                "checkpoints store numeric variables only."
+            )
+        arrays[path] = array
+    for path, array in status.pending_values(walked).items():
+        arrays.setdefault(path, array)
+    return arrays
+
+
+def resolve_path(save_path) -> str:
+    """Turns what a user passes to restore into an existing checkpoint file.
+
+    A directory means its latest checkpoint; a path without ``.h5`` also finds
+    ``path.h5``.
+
+    Raises:
+        NotFoundError: naming the path and what the directory holds.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import checkpoint
+        >>> path = ef.Checkpoint(v=ef.Variable(1.0)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "v.h5"))
+        >>> checkpoint.resolve_path(path[:-3]) == path
+        True
+    """
+    path = os.fspath(save_path)
+    if os.path.isdir(path):
+        latest = index.latest_checkpoint(path)
+        if latest is None:
+            raise errors.NotFoundError(
+                f"No checkpoint found in directory {path!r} (no {index.INDEX_NAME} naming an "
+                "existing checkpoint file)."
+            )
+        return latest
+    if os.path.isfile(path):
+        return path
+    if os.path.isfile(path + ".h5"):
+        return path + ".h5"
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        hint = f"the directory {directory!r} does not exist"
+    else:
+        found = sorted(n for n in os.listdir(directory) if n.endswith(".h5"))
+        hint = (f"checkpoint files in {directory!r}: {found[:8]}" if found
+                else f"{directory!r} holds no .h5 files")
+    raise errors.NotFoundError(f"Checkpoint file {path!r} does not exist ({hint}).")
+
+
+class Checkpoint(trackable.Trackable):
+    """Groups objects to save and restore together; each keeps its variables by path.
+
+    ``Checkpoint(model=model, optimizer=opt, step=step)`` saves every variable reachable
+    from those objects at ``model/...``, ``optimizer/...`` and ``step``. Restoring matches
+    by the same paths, including variables created after the restore (deferred: an
+    unbuilt model gets its weights when it builds, an optimizer its slots on its first
+    step).
+
+    Args:
+        **named_objects: Trackables (layers, models, optimizers, metrics, other
+            Checkpoints), Variables, or lists/dicts/tuples of them. The objects are also
+            available as attributes (``ckpt.model``).
+
+    Raises:
+        InvalidArgumentError: if an object holds no trackable state, or a name is one of
+            the Checkpoint's own attributes.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> weights = {"w": ef.Variable([1.0, 2.0]), "b": ef.Variable(0.5)}
+        >>> path = ef.Checkpoint(params=weights).write(os.path.join(tempfile.mkdtemp(), "p.h5"))
+        >>> fresh = {"w": ef.Variable([0.0, 0.0]), "b": ef.Variable(0.0)}
+        >>> _ = ef.Checkpoint(params=fresh).read(path).assert_consumed()
+        >>> fresh["w"].numpy()
+        array([1., 2.], dtype=float32)
+    """
+
+    def __init__(self, **named_objects):
+        for name, obj in named_objects.items():
+            if name in _RESERVED or hasattr(type(self), name):
+                raise errors.InvalidArgumentError(
+                    f"Checkpoint({name}=...): {name!r} is an attribute of Checkpoint itself; "
+                    "choose another name."
+                )
+            if not trackable.is_trackable_value(obj):
+                raise errors.InvalidArgumentError(
+                    f"Checkpoint({name}=...) expects a Trackable (layer, model, optimizer, "
+                    f"metric), a Variable, or a list/dict of them; got {type(obj).__name__}, "
+                    "which holds no variables."
+                )
+        self._objects = dict(named_objects)
+        self._save_counter = variable.Variable(np.int64(0), trainable=False,
+                                               name=SAVE_COUNTER)
+        for name, obj in named_objects.items():
+            setattr(self, name, obj)
+
+    def _trackable_children(self) -> dict:
+        return {**self._objects, SAVE_COUNTER: self._save_counter}
+
+    @property
+    def save_counter(self):
+        """An int64 Variable counting `save` calls; saved and restored with the objects.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
+            >>> _ = ckpt.save(os.path.join(tempfile.mkdtemp(), "ckpt"))
+            >>> int(ckpt.save_counter)
+            1
+        """
+        return self._save_counter
+
+    # -- saving ---------------------------------------------------------------------------
+    def write(self, file_path) -> str:
+        """Writes the objects to exactly `file_path`, without the save counter or index.
+
+        Args:
+            file_path: the file to write (missing directories are created).
+
+        Returns:
+            The path written.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> path = os.path.join(tempfile.mkdtemp(), "exact.h5")
+            >>> ef.Checkpoint(v=ef.Variable(1.0)).write(path) == path
+            True
+        """
+        return h5format.write(file_path, collect_arrays(self._objects), kind="checkpoint")
+
+    def _save_numbered(self, file_prefix, checkpoint_number=None) -> str:
+        self._save_counter.assign_add(1)
+        try:
+            number = int(self._save_counter if checkpoint_number is None
+                         else checkpoint_number)
+            path = f"{os.fspath(file_prefix)}-{number}.h5"
+            h5format.write(path, collect_arrays(self._trackable_children()), kind="checkpoint")
+        except BaseException:
+            self._save_counter.assign_sub(1)  # a failed save must not skip a number
+            raise
+        return path
+
+    def save(self, file_prefix) -> str:
+        """Saves to ``<file_prefix>-<N>.h5`` (N = the incremented save counter).
+
+        The file is written atomically (a crash leaves the previous checkpoint intact), then
+        recorded as the directory's latest in its index (see `latest_checkpoint`).
+
+        Args:
+            file_prefix: e.g. ``"training/ckpt"``; missing directories are created.
+
+        Returns:
+            The path of the new checkpoint file.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> directory = tempfile.mkdtemp()
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
+            >>> [os.path.basename(ckpt.save(os.path.join(directory, "run", "ckpt")))
+            ...  for _ in range(2)]
+            ['ckpt-1.h5', 'ckpt-2.h5']
+        """
+        path = self._save_numbered(file_prefix)
+        directory = os.path.dirname(os.path.abspath(path))
+        current = index.read(directory) or index.Index()
+        current.add(os.path.basename(path), time.time())
+        current.checkpoints = [e for e in current.checkpoints
+                               if os.path.isfile(os.path.join(directory, e.file))]
+        index.write(directory, current)
+        return path
+
+    # -- restoring ------------------------------------------------------------------------
+    def read(self, save_path, skip_mismatch=False):
+        """Restores the objects from a file written by `write` (or `save`).
+
+        The save counter is left unchanged. See `restore` for what happens.
+
+        Args:
+            save_path: a checkpoint file (``.h5`` may be omitted).
+            skip_mismatch: as for `restore`.
+
+        Returns:
+            A `CheckpointLoadStatus`.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> path = ef.Checkpoint(v=ef.Variable(2.0)).write(
+            ...     os.path.join(tempfile.mkdtemp(), "v.h5"))
+            >>> v = ef.Variable(0.0)
+            >>> ef.Checkpoint(v=v).read(path).matched, float(v)
+            (['v'], 2.0)
+        """
+        return restore.restore(resolve_path(save_path), self._objects,
+                               optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)
+
+    def restore(self, save_path, skip_mismatch=False):
+        """Restores the objects and the save counter from `save_path`.
+
+        Every variable whose path is in the file gets its value now; saved values for
+        variables that do not exist yet are assigned when they are created. Shapes and
+        dtypes are checked before anything is assigned.
+
+        Args:
+            save_path: a checkpoint file (``.h5`` may be omitted), a directory (its latest
+                checkpoint), or None (nothing is restored; convenient with
+                ``manager.latest_checkpoint`` on a first run).
+            skip_mismatch: skip values whose shape or dtype differs from their variable's
+                (listed in ``status.mismatched``) instead of raising.
+
+        Returns:
+            A `CheckpointLoadStatus`: the report, with `assert_consumed()`,
+            `assert_existing_objects_matched()` and `expect_partial()`.
+
+        Raises:
+            NotFoundError: if the file does not exist.
+            InvalidCheckpointError: if it is not a valid checkpoint file.
+            InvalidArgumentError: on a shape/dtype mismatch, or if nothing matches.
+
+        Example:
+            >>> import os, tempfile
+            >>> import eagerflow as ef
+            >>> directory = tempfile.mkdtemp()
+            >>> _ = ef.Checkpoint(v=ef.Variable(2.0)).save(os.path.join(directory, "ckpt"))
+            >>> ckpt = ef.Checkpoint(v=ef.Variable(0.0))
+            >>> ckpt.restore(directory).assert_consumed().matched  # a directory: its latest
+            ['v', 'save_counter']
+            >>> print(ckpt.restore(None))  # first run: nothing to restore
+            CheckpointLoadStatus(None): nothing restored, objects keep their values
+        """
+        if save_path is None:
+            return status.CheckpointLoadStatus(None, self._objects)
+        return restore.restore(resolve_path(save_path), self._trackable_children(),
+                               optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)

@@ -1,0 +1,388 @@
+"""The checkpoint file format: plain HDF5, one dataset per variable at its object path.
+
+Layout (format version 1)::
+
+    /                         attrs: format="eagerflow-checkpoint", format_version="1",
+                                     eagerflow_version="0.1.0",
+                                     kind="checkpoint" | "weights" | "model"
+    /model/dense1/kernel      dataset, the variable's dtype and shape, contiguous,
+                              uncompressed; attrs: dtype="float32", shape="[3, 4]"
+    /optimizer/slots/model/dense1/kernel/m    an optimizer slot (see `graph`)
+    /save_counter             int64 scalar (files written by `Checkpoint.save`)
+    /.eagerflow/<name>        uint8 datasets: UTF-8 metadata (``model_config`` holds the
+                              JSON architecture of files written by `save_model`)
+
+Every attribute is a string. The reader trusts nothing in the file: it reads only string
+attributes and numeric datasets (bool, int, uint, float, complex), never pickles or
+evaluates anything, and rejects object/string/compound datasets, external or virtual
+storage, compressed or incompletely written data, and shapes larger than the file.
+
+Example:
+    >>> import os, tempfile, numpy as np
+    >>> from eagerflow.saving import h5format
+    >>> path = os.path.join(tempfile.mkdtemp(), "demo.h5")
+    >>> _ = h5format.write(path, {"model/w": np.ones((2, 3), np.float32)}, kind="weights")
+    >>> with h5format.Reader(path) as reader:
+    ...     print(reader.kind, reader.entries["model/w"])
+    weights Entry(shape=(2, 3), dtype=dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import NamedTuple
+
+import h5py
+import numpy as np
+
+from eagerflow.core import errors
+from eagerflow.saving import fileio
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "META", "Entry", "InvalidCheckpointError", "Reader",
+           "write"]
+
+FORMAT = "eagerflow-checkpoint"
+FORMAT_VERSION = 1
+META = ".eagerflow"
+KINDS = ("checkpoint", "weights", "model")
+_NUMERIC_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
+_LAYOUT_VIRTUAL = 3
+
+
+class InvalidCheckpointError(errors.InvalidArgumentError):
+    """The file is not a readable eagerflow checkpoint (corrupt, truncated, hostile, or from
+    an unknown format version). The message names the file.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = os.path.join(tempfile.mkdtemp(), "junk.h5")
+        >>> _ = open(path, "wb").write(b"junk")
+        >>> try:
+        ...     ef.checkpoint.list_variables(path)
+        ... except ef.checkpoint.InvalidCheckpointError as e:
+        ...     print(str(e).rsplit("/", 1)[1])
+        junk.h5' is not an HDF5 file (4 bytes, no HDF5 signature).
+    """
+
+
+class Entry(NamedTuple):
+    """Shape and dtype of one saved variable.
+
+    Example:
+        >>> import numpy as np
+        >>> from eagerflow.saving.h5format import Entry
+        >>> Entry((3, 4), np.dtype("float32")).shape
+        (3, 4)
+    """
+
+    shape: tuple
+    dtype: np.dtype
+
+
+def _eagerflow_version() -> str:
+    import eagerflow
+
+    return eagerflow.__version__
+
+
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _has_hdf5_signature(path: str, size: int) -> bool:
+    # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
+    # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
+    with open(path, "rb") as f:
+        offset = 0
+        while offset + len(_SIGNATURE) <= size:
+            f.seek(offset)
+            if f.read(len(_SIGNATURE)) == _SIGNATURE:
+                return True
+            offset = 512 if offset == 0 else offset * 2
+    return False
+
+
+def _open(path: str, mode: str):
+    # No HDF5 file locking: files are replaced atomically, never written in place, so locks
+    # add no safety, and they fail on NFS and Lustre ("unable to lock file"), where
+    # training clusters keep their checkpoints. Old HDF5 libraries lack the option.
+    try:
+        return h5py.File(path, mode, locking=False)
+    except (TypeError, ValueError) as e:
+        if "locking" not in str(e):
+            raise
+        return h5py.File(path, mode)
+
+
+def _write_dataset(h5file, key: str, array: np.ndarray) -> None:
+    # Contiguous and uncompressed: h5py writes straight from the array's buffer, so a save
+    # costs about what numpy.save costs (see benchmarks/bench_checkpoint.py).
+    dataset = h5file.create_dataset(key, data=array)
+    dataset.attrs["dtype"] = array.dtype.name
+    dataset.attrs["shape"] = json.dumps(list(array.shape))
+
+
+def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
+    """Writes `arrays` (``{object path: ndarray}``) to `path`, atomically and durably.
+
+    Args:
+        path: the file to write; parent directories are created.
+        arrays: ``{path: ndarray}``; paths are ``/``-separated escaped components.
+        kind: ``"checkpoint"``, ``"weights"`` or ``"model"``.
+        metadata: optional ``{name: bytes}`` stored under ``/.eagerflow/``.
+
+    Returns:
+        The path written, as a string.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
+        >>> h5format.write(path, {"w": np.zeros(2, np.float32)}, kind="weights") == path
+        True
+    """
+    def write_h5(tmp):
+        with _open(tmp, "w") as h5file:
+            h5file.attrs["format"] = FORMAT
+            h5file.attrs["format_version"] = str(FORMAT_VERSION)
+            h5file.attrs["eagerflow_version"] = _eagerflow_version()
+            h5file.attrs["kind"] = kind
+            for key, array in arrays.items():
+                if not array.flags.c_contiguous:  # (np.ascontiguousarray makes 0-d 1-d)
+                    array = array.copy(order="C")
+                _write_dataset(h5file, key, array)
+            for name, blob in (metadata or {}).items():
+                h5file.create_dataset(f"{META}/{name}", data=np.frombuffer(blob, np.uint8))
+
+    return fileio.atomic_write(path, write_h5)
+
+
+class Reader:
+    """Opens and validates a checkpoint file; reads variables on request.
+
+    Args:
+        path: the file.
+
+    Attributes:
+        path: the file path.
+        kind: ``"checkpoint"``, ``"weights"`` or ``"model"``.
+        eagerflow_version: the version that wrote the file.
+        entries: ``{object path: Entry}`` for every saved variable.
+
+    Raises:
+        NotFoundError: if the file does not exist.
+        InvalidCheckpointError: if it is not HDF5, is truncated or corrupt, is not an
+            eagerflow checkpoint, has an unknown format version, or holds a dataset or
+            attribute the format does not allow.
+
+    Example:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+        ...                       {"w": np.arange(3, dtype=np.int64)}, kind="checkpoint")
+        >>> with h5format.Reader(path) as reader:
+        ...     reader.read("w")
+        array([0, 1, 2])
+    """
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        if not os.path.isfile(self.path):
+            raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
+        self._file_size = os.path.getsize(self.path)
+        if not _has_hdf5_signature(self.path, self._file_size):
+            raise InvalidCheckpointError(
+                f"Checkpoint file {self.path!r} is not an HDF5 file "
+                f"({self._file_size} bytes, no HDF5 signature)."
+            )
+        try:
+            self._file = _open(self.path, "r")
+        except OSError as e:
+            raise InvalidCheckpointError(
+                f"Checkpoint file {self.path!r} is truncated or corrupted and cannot be "
+                f"opened: {e}"
+            ) from e
+        try:
+            self._check_header()
+            self.entries, self._metadata = self._index()
+        except BaseException:
+            self._file.close()
+            raise
+
+    # -- validation -------------------------------------------------------------------
+    def _fail(self, message: str):
+        raise InvalidCheckpointError(f"Checkpoint file {self.path!r}: {message}")
+
+    def _string_attr(self, obj, name: str, where: str) -> str | None:
+        try:
+            value = obj.attrs.get(name)
+        except (OSError, TypeError, ValueError) as e:
+            self._fail(f"attribute {name!r} of {where} cannot be read ({e}).")
+        if value is None:
+            return None
+        if isinstance(value, bytes):
+            try:
+                return value.decode("utf-8")
+            except UnicodeDecodeError:
+                self._fail(f"attribute {name!r} of {where} is not UTF-8 text.")
+        if not isinstance(value, str):
+            self._fail(
+                f"attribute {name!r} of {where} must be a string; it holds "
+                f"{type(value).__name__} data, which is never loaded."
+            )
+        return value
+
+    def _check_header(self) -> None:
+        fmt = self._string_attr(self._file, "format", "the root group")
+        if fmt != FORMAT:
+            self._fail(
+                f"not an eagerflow checkpoint (root attribute 'format' is {fmt!r}, expected "
+                f"{FORMAT!r})."
+            )
+        version = self._string_attr(self._file, "format_version", "the root group")
+        if version is None or not version.isdigit():
+            self._fail(f"root attribute 'format_version' is {version!r}, expected an integer.")
+        if int(version) != FORMAT_VERSION:
+            self._fail(
+                f"format version {version} is not supported: this eagerflow reads version "
+                f"{FORMAT_VERSION}. "
+                + ("Upgrade eagerflow to read it." if int(version) > FORMAT_VERSION else "")
+            )
+        self.eagerflow_version = self._string_attr(self._file, "eagerflow_version",
+                                                   "the root group") or "unknown"
+        self.kind = self._string_attr(self._file, "kind", "the root group")
+        if self.kind not in KINDS:
+            self._fail(f"root attribute 'kind' is {self.kind!r}, expected one of {KINDS}.")
+
+    def _check_storage(self, where: str, dataset, shape: tuple, dtype: np.dtype) -> None:
+        plist = dataset.id.get_create_plist()
+        if plist.get_layout() == _LAYOUT_VIRTUAL or plist.get_external_count() > 0:
+            self._fail(f"{where} stores its data outside the file (virtual or external "
+                       "storage), which is not allowed.")
+        if plist.get_nfilters() > 0:
+            self._fail(f"{where} is compressed or filtered; the format stores data "
+                       "uncompressed.")
+        nbytes = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
+        if nbytes > self._file_size:
+            self._fail(f"{where} claims shape {shape} ({nbytes} bytes), larger than the whole "
+                       f"file ({self._file_size} bytes).")
+        if dataset.id.get_storage_size() < nbytes:
+            self._fail(f"{where} with shape {shape} is incompletely written "
+                       f"({dataset.id.get_storage_size()} of {nbytes} bytes stored).")
+
+    def _check_dataset(self, key: str, dataset) -> Entry:
+        where = f"dataset {key!r}"
+        dtype = dataset.dtype
+        if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None:
+            self._fail(
+                f"{where} has dtype {dtype} (kind {dtype.kind!r}); only numeric datasets are "
+                "loaded, never object, string or compound data."
+            )
+        shape = tuple(int(n) for n in dataset.shape)
+        self._check_storage(where, dataset, shape, dtype)
+        declared_dtype = self._string_attr(dataset, "dtype", where)
+        declared_shape = self._string_attr(dataset, "shape", where)
+        if declared_dtype != dtype.name:
+            self._fail(f"{where} holds {dtype.name} data but its 'dtype' attribute says "
+                       f"{declared_dtype!r}.")
+        if declared_shape is None or _parse_shape(declared_shape) != shape:
+            self._fail(f"{where} has shape {shape} but its 'shape' attribute says "
+                       f"{declared_shape!r}.")
+        # Native byte order: HDF5 converts on read, so a big-endian file loads as well.
+        return Entry(shape, dtype.newbyteorder("="))
+
+    def _index(self):
+        entries, metadata, found = {}, {}, []
+        self._datasets = {}
+
+        def visit(key, obj):
+            if isinstance(obj, h5py.Dataset):
+                found.append((key, obj))
+
+        try:
+            self._file.visititems(visit)
+        except (OSError, RuntimeError, KeyError) as e:
+            self._fail(f"the object tree is corrupted ({e}).")
+        for key, dataset in found:
+            if key.split("/", 1)[0] == META:
+                if dataset.dtype != np.uint8 or dataset.ndim != 1:
+                    self._fail(f"metadata dataset {key!r} must be 1-D uint8 text.")
+                self._check_storage(f"metadata dataset {key!r}", dataset, dataset.shape,
+                                    dataset.dtype)
+                metadata[key.split("/", 1)[1]] = dataset
+            else:
+                entries[key] = self._check_dataset(key, dataset)
+                self._datasets[key] = dataset
+        return entries, metadata
+
+    # -- reading ----------------------------------------------------------------------
+    def read_into(self, key: str, out: np.ndarray) -> None:
+        """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place.
+
+        Example:
+            >>> import os, tempfile, numpy as np
+            >>> from eagerflow.saving import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+            ...                       {"w": np.ones(2, np.float32)}, kind="checkpoint")
+            >>> out = np.zeros(2, np.float32)
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.read_into("w", out)
+            >>> out
+            array([1., 1.], dtype=float32)
+        """
+        try:
+            self._datasets[key].id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+        except (OSError, RuntimeError) as e:
+            self._fail(f"dataset {key!r} cannot be read; the file is corrupted ({e}).")
+
+    def read(self, key: str) -> np.ndarray:
+        """Returns entry `key` as a new array (see the class example)."""
+        entry = self.entries[key]
+        out = np.empty(entry.shape, entry.dtype)
+        self.read_into(key, out)
+        return out
+
+    def metadata(self, name: str) -> bytes | None:
+        """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
+
+        Example:
+            >>> import os, tempfile
+            >>> from eagerflow.saving import h5format
+            >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "m.h5"), {}, "model",
+            ...                       metadata={"note": b"hi"})
+            >>> with h5format.Reader(path) as reader:
+            ...     reader.metadata("note"), reader.metadata("absent")
+            (b'hi', None)
+        """
+        dataset = self._metadata.get(name)
+        if dataset is None:
+            return None
+        out = np.empty(dataset.shape, np.uint8)
+        try:
+            dataset.id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+        except (OSError, RuntimeError) as e:
+            self._fail(f"metadata {name!r} cannot be read; the file is corrupted ({e}).")
+        return out.tobytes()
+
+    def close(self) -> None:
+        """Closes the file (the reader is also a context manager)."""
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+
+def _parse_shape(text: str):
+    try:
+        shape = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(shape, list) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in shape
+    ):
+        return None
+    return tuple(shape)

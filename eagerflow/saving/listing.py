@@ -1,0 +1,113 @@
+"""Looking inside checkpoint files without building any object.
+
+Also a command: ``python -m eagerflow.saving FILE`` prints every saved variable.
+
+Example:
+    >>> import os, tempfile
+    >>> import eagerflow as ef
+    >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
+    ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
+    >>> ef.checkpoint.list_variables(path)
+    [('w', (1, 2), 'float32')]
+    >>> ef.checkpoint.load_variable(path, "w")
+    array([[1., 2.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.core import errors
+from eagerflow.saving import checkpoint, h5format
+
+__all__ = ["list_variables", "load_variable"]
+
+
+def list_variables(ckpt_dir_or_file) -> list:
+    """Lists the variables saved in a checkpoint.
+
+    Args:
+        ckpt_dir_or_file: a checkpoint file, or a directory (its latest checkpoint).
+
+    Returns:
+        ``[(path, shape, dtype name), ...]`` sorted by path.
+
+    Raises:
+        NotFoundError, InvalidCheckpointError: as `Checkpoint.restore`.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> ef.checkpoint.list_variables(path)
+        [('step', (), 'int32')]
+    """
+    with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:
+        return sorted((key, e.shape, e.dtype.name) for key, e in reader.entries.items())
+
+
+def load_variable(ckpt_dir_or_file, name: str):
+    """Returns the saved value at path `name` as a NumPy array.
+
+    Args:
+        ckpt_dir_or_file: a checkpoint file, or a directory (its latest checkpoint).
+        name: the object path, e.g. ``"model/dense1/kernel"``.
+
+    Returns:
+        A new ndarray.
+
+    Raises:
+        NotFoundError: if the file does not exist or has no value at `name`.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> ef.checkpoint.load_variable(path, "step")
+        array(3, dtype=int32)
+    """
+    with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:
+        if name not in reader.entries:
+            close = sorted(k for k in reader.entries if k.rsplit("/", 1)[-1]
+                           == name.rsplit("/", 1)[-1])
+            raise errors.NotFoundError(
+                f"Checkpoint {reader.path!r} has no variable {name!r}"
+                + (f"; similar paths: {close[:5]}" if close else "")
+                + f" ({len(reader.entries)} variables; see list_variables)."
+            )
+        return reader.read(name)
+
+
+def main(argv=None) -> int:
+    """Prints the variables of each checkpoint named on the command line.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import listing
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> listing.main([path])  # doctest: +ELLIPSIS
+        /...s.h5
+          step  []  int32
+          1 variables, 1 values
+        0
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m eagerflow.saving",
+                                     description="List the variables in checkpoint files.")
+    parser.add_argument("paths", nargs="+", help="checkpoint files or directories")
+    args = parser.parse_args(argv)
+    for path in args.paths:
+        rows = list_variables(path)
+        total = 0
+        print(checkpoint.resolve_path(path))
+        for key, shape, dtype in rows:
+            count = 1
+            for n in shape:
+                count *= n
+            total += count
+            print(f"  {key}  {list(shape)}  {dtype}")
+        print(f"  {len(rows)} variables, {total} values")
+    return 0

@@ -1,0 +1,151 @@
+"""Restoring: match saved values to variables by path, now or when they are created.
+
+`restore` opens a file, walks the object graph, checks shapes and dtypes of every match
+before assigning anything, assigns the matches in place (reading straight into the
+variables' buffers), and keeps in memory the saved values whose variables do not exist
+yet but could still appear (their parent object exists: an unbuilt layer, an optimizer
+without slots yet). Those wait in the returned `status.CheckpointLoadStatus`.
+
+Example:
+    >>> import os, tempfile
+    >>> import eagerflow as ef
+    >>> from eagerflow.saving import restore
+    >>> path = ef.Checkpoint(w=ef.Variable([1.0, 2.0])).write(
+    ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
+    >>> w = ef.Variable([0.0, 0.0])
+    >>> restore.restore(path, {"w": w}).matched
+    ['w']
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import errors, variable
+from eagerflow.saving import h5format, object_graph, status
+
+__all__ = ["restore"]
+
+
+def _could_appear(key: str, nodes: dict) -> bool:
+    """Whether a variable at `key` may still be created: its nearest existing ancestor is
+    an object (not a variable), so e.g. building a layer or a first optimizer step can
+    create it."""
+    if key in nodes:
+        return False  # something that is not a restorable variable already lives there
+    parts = key.split("/")
+    for end in range(len(parts) - 1, 0, -1):
+        node = nodes.get("/".join(parts[:end]))
+        if node is not None:
+            return not isinstance(node, variable.Variable)
+    return False
+
+
+def _read_into(reader, key: str, target) -> None:
+    buffer = target._writable_buffer()
+    if buffer.flags.c_contiguous:
+        reader.read_into(key, buffer)
+    else:
+        np.copyto(buffer, reader.read(key))
+
+
+def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False,
+            strict=False):
+    """Restores `roots` from the file `save_path`; see the module docstring.
+
+    Args:
+        save_path: an existing checkpoint file.
+        roots: ``{name: object}`` as for `object_graph.walk`.
+        exclude: objects not to restore into.
+        optional: file paths that are neither required nor reported unused.
+        skip_mismatch: skip (and list) values whose shape or dtype differs instead of
+            raising.
+        strict: also raise (before assigning anything) if an existing variable has no
+            value in the file, unless `skip_mismatch`.
+
+    Returns:
+        A `status.CheckpointLoadStatus`.
+
+    Raises:
+        NotFoundError, InvalidCheckpointError: see `h5format.Reader`.
+        InvalidArgumentError: on a shape/dtype mismatch (nothing is assigned then), a
+            missing value with `strict`, or if nothing in the file matches anything.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import restore
+        >>> path = ef.Checkpoint(w=ef.Variable(1.0), b=ef.Variable(2.0)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "wb.h5"))
+        >>> status = restore.restore(path, {"w": ef.Variable(0.0)})
+        >>> status.matched, status.unused
+        (['w'], ['b'])
+    """
+    with h5format.Reader(save_path) as reader:
+        current = object_graph.walk(roots, exclude)
+        targets = current.all_variables()
+        ready, mismatches = [], []
+        for path, target in targets.items():
+            entry = reader.entries.get(path)
+            if entry is None:
+                continue
+            if entry.shape != target.shape or entry.dtype != target.dtype:
+                mismatches.append(status.Mismatch(path, entry.shape, entry.dtype,
+                                                  target.shape, target.dtype))
+            else:
+                ready.append((path, target))
+        pending_keys, unused = [], []
+        for key in reader.entries:
+            if key in targets or key in optional:
+                continue
+            (pending_keys if _could_appear(key, current.nodes) else unused).append(key)
+        if not ready and not pending_keys and not mismatches:
+            raise errors.InvalidArgumentError(
+                f"Checkpoint {reader.path!r} matches nothing in the objects being restored. "
+                f"Top-level names in the file: {_top_level(reader.entries)}; in the objects: "
+                f"{sorted(object_graph.escape(name) for name in roots)}."
+            )
+        missing = [p for p in targets if p not in reader.entries and p not in optional]
+        if (mismatches or (strict and missing)) and not skip_mismatch:
+            problems = [m.describe() for m in mismatches[:10]]
+            if strict and missing:
+                problems.append(f"{len(missing)} variable(s) have no value in the file: "
+                                f"{status.short_list(missing)}")
+            raise errors.InvalidArgumentError(
+                f"Cannot restore checkpoint {reader.path!r} (nothing was restored): "
+                + "; ".join(problems) + ". Variables and file side by side:\n"
+                + _side_by_side(targets, reader.entries)
+                + "\nPass skip_mismatch=True to skip what does not fit."
+            )
+        for path, target in ready:
+            _read_into(reader, path, target)
+        pending = {key: reader.read(key) for key in pending_keys}
+        result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
+                                             optional, skip_mismatch)
+    result._record([path for path, _ in ready], pending, unused, mismatches, current)
+    return result
+
+
+def _side_by_side(targets: dict, entries: dict, limit: int = 40) -> str:
+    """A table of variable paths and shapes next to file paths and shapes, differences
+    marked, so the first divergence is visible at a glance."""
+    rows = []
+    for path in sorted(set(targets) | set(entries)):
+        target, entry = targets.get(path), entries.get(path)
+        ours = f"{target.shape} {target.dtype.name}" if target is not None else "-"
+        theirs = f"{entry.shape} {entry.dtype.name}" if entry is not None else "-"
+        rows.append(("  " if ours == theirs else "! ", path, ours, theirs))
+    hidden = 0
+    if len(rows) > limit:  # too long: keep the rows that differ
+        shown = [r for r in rows if r[0] != "  "]
+        hidden, rows = len(rows) - len(shown[:limit]), shown[:limit]
+    width = max([len(r[1]) for r in rows] + [4])
+    lines = [f"  {'path':<{width}}  {'variable':<24}  file"]
+    lines += [f"{m}{p:<{width}}  {o:<24}  {t}" for m, p, o, t in rows]
+    if hidden:
+        lines.append(f"  ... ({hidden} more rows, mostly matching, not shown)")
+    return "\n".join(lines)
+
+
+def _top_level(entries) -> list:
+    return sorted({key.split("/", 1)[0] for key in entries})

@@ -1,0 +1,125 @@
+"""Cross-entropies: forward against NumPy, gradients, stability at +-1000, errors."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+
+
+def np_log_softmax(z, axis=-1):
+    shifted = z - z.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def np_sparse(labels, logits):
+    return -np.take_along_axis(np_log_softmax(logits), labels[..., None], -1)[..., 0]
+
+
+def np_sigmoid_xent(labels, logits):
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+_rng = np.random.default_rng(3)
+_LABELS = _rng.integers(0, 5, size=(2, 3))
+_LOGITS = _rng.uniform(-3, 3, size=(2, 3, 5))
+
+CASES = [
+    OpCase("softmax_cross_entropy", ef.nn.softmax_cross_entropy_with_logits,
+           lambda p, z: -(p * np_log_softmax(z)).sum(-1), shapes=[(3, 4), (3, 4)],
+           domain=(0.0, 2.0)),
+    OpCase("softmax_cross_entropy_axis0",
+           lambda p, z: ef.nn.softmax_cross_entropy_with_logits(p, z, axis=0),
+           lambda p, z: -(p * np_log_softmax(z, 0)).sum(0), shapes=[(4, 3), (4, 3)],
+           domain=(0.0, 2.0)),
+    # Logits first: the table helper takes the output dtype from the first input.
+    OpCase("sparse_softmax_cross_entropy",
+           lambda z, y: ef.nn.sparse_softmax_cross_entropy_with_logits(y, z),
+           lambda z, y: np_sparse(y, z), inputs=[_LOGITS, _LABELS]),
+    OpCase("sigmoid_cross_entropy", ef.nn.sigmoid_cross_entropy_with_logits, np_sigmoid_xent,
+           shapes=[(3, 4), (3, 4)], domain=(-3.0, 3.0)),
+]
+
+
+@parametrize(CASES)
+def test_forward(case):
+    check_forward(case)
+
+
+@parametrize(CASES)
+def test_gradient(case):
+    check_gradient(case)
+
+
+def _loss_and_grad(fn, labels, logits):
+    logits = ef.constant(logits)
+    with ef.GradientTape() as tape:
+        tape.watch(logits)
+        loss = fn(labels, logits)
+    return loss.numpy(), tape.gradient(loss, logits).numpy()
+
+
+def test_stable_for_logits_of_plus_minus_1000():
+    logits = np.array([[1000.0, -1000.0, 0.0], [-1000.0, -1000.0, -1000.0]], np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        loss, grad = _loss_and_grad(ef.nn.softmax_cross_entropy_with_logits,
+                                    np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], np.float32),
+                                    logits)
+        np.testing.assert_allclose(loss, [2000.0, np.log(3)], rtol=1e-6)
+        np.testing.assert_allclose(grad, [[1, -1, 0], [1 / 3 - 1, 1 / 3, 1 / 3]], atol=1e-6)
+        loss, grad = _loss_and_grad(ef.nn.sparse_softmax_cross_entropy_with_logits,
+                                    np.array([0, 2]), logits)
+        np.testing.assert_allclose(loss, [0.0, np.log(3)], rtol=1e-6)
+        assert not np.signbit(loss[0])
+        loss, grad = _loss_and_grad(ef.nn.sigmoid_cross_entropy_with_logits,
+                                    np.array([[1.0, 1.0, 0.0]] * 2, np.float32), logits)
+        np.testing.assert_allclose(loss[0], [0.0, 1000.0, np.log(2)], rtol=1e-6)
+        np.testing.assert_allclose(grad[0], [0.0, -1.0, 0.5], atol=1e-6)
+        assert np.isfinite(loss).all() and np.isfinite(grad).all()
+
+
+def test_labels_not_summing_to_one_get_the_exact_gradient():
+    # d/dz [lse(z) * sum(p) - p.z] = softmax(z) * sum(p) - p (TF returns softmax(z) - p).
+    labels = np.array([[2.0, 1.0]])
+    _, grad = _loss_and_grad(ef.nn.softmax_cross_entropy_with_logits, labels,
+                             np.array([[0.0, 0.0]]))
+    np.testing.assert_allclose(grad, [[0.5 * 3 - 2, 0.5 * 3 - 1]])
+
+
+def test_integer_one_hot_labels_are_cast():
+    loss = ef.nn.softmax_cross_entropy_with_logits(np.array([[0, 1]]), [[0.0, 0.0]])
+    assert loss.dtype == np.float32
+    np.testing.assert_allclose(loss.numpy(), [np.log(2)], rtol=1e-6)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits([0, 3], [[0.0] * 3] * 2),
+     r"Received a label value of 3 which is outside the valid range of \[0, 3\)\.  Label "
+     r"values: 0 3 \[Op:SparseSoftmaxCrossEntropyWithLogits\]"),
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits([-1], [[0.0] * 3]),
+     r"Received a label value of -1 which is outside"),
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits(list(range(30)), [[0.0] * 3] * 30),
+     r"Label values: 0 1 2 .* 19 \.\.\."),
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits([0, 1], [[0.0] * 3]),
+     r"received labels shape \(2,\) and logits shape \(1, 3\)"),
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits([0.0], [[0.0] * 3]),
+     "labels must be integer class indices, got dtype float32"),
+    (lambda: ef.nn.sparse_softmax_cross_entropy_with_logits([0], [[1, 2]]),
+     "logits must be floating-point, got dtype int32"),
+    (lambda: ef.nn.softmax_cross_entropy_with_logits([[0.5, 0.5]], [[0.0, 0.0, 0.0]]),
+     r"same shape: logits \(1, 3\) vs. labels \(1, 2\)"),
+    (lambda: ef.nn.softmax_cross_entropy_with_logits(np.array([["a", "b"]]), [[0.0, 0.0]]),
+     "labels must be numeric, got dtype str"),
+    (lambda: ef.nn.softmax_cross_entropy_with_logits([[1.0]], [[0.0]], axis=2),
+     r"axis 2 is out of bounds for logits of shape \(1, 1\)"),
+    (lambda: ef.nn.softmax_cross_entropy_with_logits(1.0, 0.0),
+     "logits must have at least one dimension"),
+    (lambda: ef.nn.sigmoid_cross_entropy_with_logits(logits=[0.0]),
+     "both labels and logits are required"),
+])
+def test_errors(call, match):
+    with pytest.raises(ef.errors.InvalidArgumentError, match=match):
+        call()

@@ -1,0 +1,149 @@
+"""The serializable-class registry."""
+
+import pytest
+
+import eagerflow as ef
+from eagerflow.saving import registry
+
+
+class Point:
+    def __init__(self, x=0, y=0):
+        self.x, self.y = x, y
+
+    def get_config(self):
+        return {"x": self.x, "y": self.y}
+
+
+class Pair:
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def get_config(self):
+        return {"first": registry.serialize(self.first), "second": registry.serialize(self.second)}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(registry.deserialize(config["first"]), registry.deserialize(config["second"]))
+
+
+def test_register_and_round_trip():
+    registry.register_serializable(Point, name="RegistryTestPoint")
+    config = registry.serialize(Point(1, 2))
+    assert config == {"class_name": "RegistryTestPoint", "config": {"x": 1, "y": 2}}
+    point = registry.deserialize(config)
+    assert isinstance(point, Point) and (point.x, point.y) == (1, 2)
+    assert registry.get_registered_name(Point) == "RegistryTestPoint"
+    assert registry.get_registered_object("RegistryTestPoint") is Point
+
+
+def test_decorator_forms():
+    @registry.register_serializable
+    class RegistryTestBare:
+        pass
+
+    @registry.register_serializable()
+    class RegistryTestCalled:
+        pass
+
+    assert registry.get_registered_object("RegistryTestBare") is RegistryTestBare
+    assert registry.get_registered_object("RegistryTestCalled") is RegistryTestCalled
+
+
+def test_redefinition_replaces_but_a_different_class_is_refused():
+    def define():
+        class RegistryTestRedefined:
+            pass
+        return RegistryTestRedefined
+
+    first, second = define(), define()
+    registry.register_serializable(first)
+    registry.register_serializable(second)  # same module and qualname: a re-run cell
+    assert registry.get_registered_object("RegistryTestRedefined") is second
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match="'RegistryTestRedefined': that name already belongs to"):
+        registry.register_serializable(Point, name="RegistryTestRedefined")
+
+
+def test_bad_name():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="non-empty string name"):
+        registry.register_serializable(Point, name="")
+
+
+def test_functions_serialize_by_name():
+    def registry_test_square(x):
+        return x * x
+
+    registry.register_serializable(registry_test_square)
+    config = registry.serialize(registry_test_square)
+    assert config == {"class_name": "registry_test_square", "config": None}
+    assert registry.deserialize(config) is registry_test_square
+
+
+def test_custom_objects_and_scopes_reach_nested_deserialization():
+    config = {"class_name": "LocalPair", "config": {
+        "first": {"class_name": "LocalPoint", "config": {"x": 1}},
+        "second": {"class_name": "LocalPoint", "config": {"y": 2}}}}
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Unknown class 'LocalPair'"):
+        registry.deserialize(config)
+    pair = registry.deserialize(config, custom_objects={"LocalPair": Pair, "LocalPoint": Point})
+    assert (pair.first.x, pair.second.y) == (1, 2)
+    with registry.custom_object_scope({"LocalPair": Pair, "LocalPoint": Point}):
+        assert isinstance(registry.deserialize(config), Pair)
+    assert registry.get_registered_object("LocalPoint") is None  # scope closed
+
+
+def test_names_are_never_imported():
+    for name in ("os.system", "builtins.eval", "subprocess.Popen"):
+        with pytest.raises(ef.errors.InvalidArgumentError, match=f"Unknown class '{name}'"):
+            registry.deserialize({"class_name": name, "config": {}})
+
+
+@pytest.mark.parametrize("config, message", [
+    ("Dense", "expects {'class_name'"),
+    ({"config": {}}, "expects {'class_name'"),
+    ({"class_name": "RegistryTestPoint", "config": [1, 2]}, "must be a dict"),
+])
+def test_malformed_configs(config, message):
+    registry.register_serializable(Point, name="RegistryTestPoint")
+    with pytest.raises(ef.errors.InvalidArgumentError, match=message):
+        registry.deserialize(config)
+
+
+def test_serialize_needs_get_config():
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"Cannot serialize object: it has no get_config\(\)"):
+        registry.serialize(object())
+
+
+def test_resolvers_are_consulted_after_the_registry():
+    class Resolved:
+        pass
+
+    table = {"RegistryTestResolved": Resolved, "RegistryTestPoint": dict}
+    registry.register_serializable(Point, name="RegistryTestPoint")
+    registry.register_resolver(table.get)
+    registry.register_resolver(table.get)  # idempotent
+    assert registry._resolvers.count(table.get) == 1
+    assert registry.get_registered_object("RegistryTestResolved") is Resolved
+    assert registry.get_registered_object("RegistryTestPoint") is Point  # registry first
+    with pytest.raises(ef.errors.InvalidArgumentError, match="expects a function"):
+        registry.register_resolver("not callable")
+
+
+def test_from_config_receives_custom_objects_when_it_accepts_them():
+    seen = []
+
+    class Container:
+        def __init__(self, item):
+            self.item = item
+
+        @classmethod
+        def from_config(cls, config, custom_objects=None):
+            seen.append(sorted(custom_objects))
+            return cls(custom_objects["RegistryTestItem"](**config))
+
+    config = {"class_name": "RegistryTestContainer", "config": {"x": 3}}
+    with registry.custom_object_scope({"RegistryTestContainer": Container}):
+        result = registry.deserialize(config, custom_objects={"RegistryTestItem": Point})
+    assert result.item.x == 3
+    assert seen == [["RegistryTestContainer", "RegistryTestItem"]]
