@@ -8,9 +8,9 @@ Example:
 
 __version__ = "0.1.0"
 
-# The eager engine and the ops every program uses; ef.nn, ef.function and the high-level
-# packages load on first use (PEP 562, `_LAZY` below), so that `import eagerflow.core`
-# loads neither the compiler, the convolutions nor layers, models or optimizers.
+# The eager engine and the ops every program uses. ef.nn, ef.function and the high-level
+# packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
+# must load neither the compiler, the convolutions nor layers, models or optimizers.
 from eagerflow import config, linalg, math, testing
 from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
@@ -24,7 +24,7 @@ from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
 from eagerflow.core.spec import TensorSpec
-from eagerflow.core.tape import GradientTape
+from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.variable import Variable
 from eagerflow.math import (
@@ -130,33 +130,9 @@ from eagerflow.ops.indexing import (
     sequence_mask,
 )
 
-_CORE_NAMES = [
-    "Tensor", "TensorSpec", "Variable", "GradientTape", "gradients_function",
-    "value_and_gradients_function", "implicit_gradients", "implicit_value_and_gradients",
-    "custom_gradient", "stop_gradient", "device", "executing_eagerly", "num_gpus",
-    "float16", "float32", "float64", "int32", "int64", "uint8", "bool", "cast",
-    "config", "debugging", "errors", "linalg", "math", "random", "testing",
-    # math
-    "abs", "add", "argmax", "argmin", "ceil", "clip_by_global_norm", "clip_by_norm",
-    "clip_by_value", "cos", "cumsum", "divide", "equal", "exp", "expm1", "floor", "floordiv",
-    "greater", "greater_equal", "less", "less_equal", "log", "log1p", "logical_and",
-    "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod", "multiply",
-    "negative", "norm", "not_equal", "pow", "reduce_all", "reduce_any", "reduce_logsumexp",
-    "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std", "reduce_sum",
-    "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
-    "subtract", "tan", "tanh", "tensordot", "top_k", "where", "einsum", "erf", "softplus",
-    # array
-    "boolean_mask", "broadcast_to", "concat", "constant", "convert_to_tensor", "expand_dims",
-    "eye", "fill", "gather", "gather_nd", "identity", "linspace", "one_hot", "ones",
-    "ones_like", "pad", "range", "rank", "reshape", "scatter_nd", "sequence_mask", "shape",
-    "size", "split", "squeeze", "stack", "tile", "transpose", "unstack", "zeros",
-    "zeros_like",
-]
-
-# High-level packages load on first use (PEP 562): importing `eagerflow.core`, which runs
-# this file, must not import layers, models, optimizers, datasets or checkpoints. Each
-# section maps its public names to "module" or "module:attribute" in `_LAZY`.
+# Public names that load on first use (PEP 562), as "module" or "module:attribute".
 _LAZY: dict[str, str] = {
+    # the rest of the op surface and the compiler
     "nn": "eagerflow.nn",
     "function": "eagerflow.graph.function:function",
     "init_scope": "eagerflow.graph.function:init_scope",
@@ -165,13 +141,7 @@ _LAZY: dict[str, str] = {
     "print": "eagerflow.graph.python_ops:print",
     "py_function": "eagerflow.graph.python_ops:py_function",
     "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
-}
-_FUNCTION_NAMES: list = [
-    "nn", "function", "py_function", "cond", "while_loop", "print", "init_scope", "saved_model",
-]
-
-# -- layers and models -----------------------------------------
-_LAZY.update({
+    # layers and models
     "layers": "eagerflow.layers",
     "models": "eagerflow.models",
     "Model": "eagerflow.models:Model",
@@ -180,45 +150,28 @@ _LAZY.update({
     "regularizers": "eagerflow.layers.regularizers",
     "constraints": "eagerflow.layers.constraints",
     "activations": "eagerflow.layers.activations",
-})
-_LAYERS_NAMES: list = [
-    "layers", "models", "Model", "Sequential", "initializers", "regularizers", "constraints",
-    "activations",
-]
-
-# -- optimizers, losses, metrics --------------------------------------
-_LAZY.update({
+    # training
     "optim": "eagerflow.optim",
-    "train": "eagerflow.train",
+    "optimizers": "eagerflow.optim",  # Keras's name
     "losses": "eagerflow.losses",
     "metrics": "eagerflow.metrics",
-})
-_OPTIM_NAMES: list = ["optim", "train", "losses", "metrics"]
-
-# -- datasets -----------------------------------------------------------
-_LAZY.update({"data": "eagerflow.data", "datasets": "eagerflow.datasets"})
-_DATA_NAMES: list = ["data", "datasets"]
-
-# -- checkpoints -----------------------------------------------------
-_LAZY.update({
-    "checkpoint": "eagerflow.saving",
+    "callbacks": "eagerflow.callbacks",
+    "train": "eagerflow.train",
+    "summary": "eagerflow.summary",
+    # data and saving
+    "data": "eagerflow.data",
+    "datasets": "eagerflow.datasets",
+    "saving": "eagerflow.saving",
+    "checkpoint": "eagerflow.saving",  # list_variables, load_variable, ... as in tf.train
     "Checkpoint": "eagerflow.saving:Checkpoint",
     "CheckpointManager": "eagerflow.saving:CheckpointManager",
-})
-_CHECKPOINT_NAMES: list = ["Checkpoint", "CheckpointManager", "checkpoint"]
-
-# -- training, callbacks, summaries -------------------------------------
-_LAZY.update({
-    "callbacks": "eagerflow.callbacks",
-    "summary": "eagerflow.summary",
     "utils": "eagerflow.utils",
-})
-_TRAINING_NAMES: list = ["callbacks", "summary", "utils"]
+}
 
-__all__ = (
-    _CORE_NAMES + _FUNCTION_NAMES + _LAYERS_NAMES + _OPTIM_NAMES + _DATA_NAMES
-    + _CHECKPOINT_NAMES + _TRAINING_NAMES
-)
+# Each public name is declared once, by its import above or its entry in `_LAZY`; the
+# packages `core` and `ops` are bound here by importing them, but are not API namespaces.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops"})
+                 | set(_LAZY))
 
 
 def __getattr__(name: str):

@@ -1,9 +1,15 @@
-"""Every public name of ../shared/DESIGN.md exists, exactly as written there."""
+"""Every public name of the design contract (DESIGN.md in the project's shared folder)
+exists, exactly as written there."""
+
+import pathlib
+import re
 
 import pytest
 
 import eagerflow as ef
 
+# The "Top-level names" section of DESIGN.md, less "every op of the op surface" (the
+# lists below), as of this version.
 TOP_LEVEL = """
 Tensor TensorSpec Variable constant convert_to_tensor GradientTape gradients_function
 value_and_gradients_function implicit_gradients implicit_value_and_gradients custom_gradient
@@ -11,8 +17,30 @@ stop_gradient function py_function cond while_loop print device executing_eagerl
 config float16 float32 float64 int32 int64 bool cast
 math nn linalg random errors debugging testing layers models optim losses metrics datasets
 data callbacks initializers regularizers constraints activations train summary saved_model
-utils Model Sequential Checkpoint CheckpointManager
+utils optimizers Model Sequential Checkpoint CheckpointManager UnconnectedGradients
 """.split()
+# Names DESIGN.md already lists whose issue has not landed: ef.Module (Layer's base, from
+# the Keras/TF guides issue) and ef.distribute (the MPI issue). Remove a name when it lands:
+# test_planned_names_are_not_half_there fails as soon as one appears.
+PLANNED = {"Module", "distribute"}
+_DESIGN = pathlib.Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
+
+
+def _design_top_level() -> set:
+    text = _DESIGN.read_text()
+    section = text[text.index("## Top-level names"):].split("\n", 1)[1]
+    section = section.split("`ef.executing_eagerly()`")[0].replace("(Keras alias of optim)", "")
+    filler = {"every", "op", "of", "the", "surface", "namespaces", "and"}
+    return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", section)) - filler
+
+
+@pytest.mark.skipif(not _DESIGN.exists(), reason="DESIGN.md lives beside the repository")
+def test_top_level_list_matches_the_design():
+    assert sorted(_design_top_level()) == sorted(set(TOP_LEVEL) | PLANNED)
+
+
+def test_planned_names_are_not_half_there():
+    assert not [name for name in PLANNED if hasattr(ef, name)], "update PLANNED"
 
 MATH_OPS = """
 add subtract multiply divide floordiv mod pow negative abs sign exp log log1p expm1 sqrt
@@ -117,3 +145,7 @@ def test_all_is_exact():
     missing = [name for name in ef.__all__ if not hasattr(ef, name)]
     assert not missing
     assert len(set(ef.__all__)) == len(ef.__all__)
+
+
+def test_all_lists_no_internal_package():
+    assert not {"core", "ops", "graph"} & set(ef.__all__)

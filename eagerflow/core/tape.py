@@ -36,6 +36,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import enum
 import weakref
 from weakref import ref as _weakref
 
@@ -43,7 +44,7 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor, variable
 
-__all__ = ["GradientTape", "none_reason", "notify_read", "record"]
+__all__ = ["GradientTape", "UnconnectedGradients", "none_reason", "notify_read", "record"]
 
 _Tensor = tensor.Tensor
 _Variable = variable.Variable
@@ -455,6 +456,26 @@ class GradientTape:
         if not unconnected and self._none_reasons.get(id(source)) is not None:
             return None
         return _reshape(_run("Pack", tuple(rows), axis=1), shape)
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `GradientTape.gradient` returns for a source the target does not depend on.
+
+    `NONE` gives None, `ZERO` a tensor of zeros of the source's shape; the strings
+    ``"none"`` and ``"zero"`` mean the same.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x, y = ef.constant(1.0), ef.constant(2.0)
+        >>> with ef.GradientTape() as tape:
+        ...     tape.watch([x, y])
+        ...     z = x * 3.0
+        >>> tape.gradient(z, y, unconnected_gradients=ef.UnconnectedGradients.ZERO)
+        ef.Tensor(0.0, shape=(), dtype=float32)
+    """
+
+    NONE = "none"
+    ZERO = "zero"
 
 
 def _check_unconnected(value) -> bool:

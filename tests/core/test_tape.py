@@ -468,3 +468,14 @@ def test_iteration_is_differentiable():
         rows = [row * float(i + 1) for i, row in enumerate(x)]
         y = ef.reduce_sum(rows[0] + rows[1])
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [[1, 1], [2, 2]])
+
+
+def test_unconnected_gradients_enum_means_the_same_as_its_string():
+    x, y = ef.constant([1.0, 2.0]), ef.constant(3.0)
+    with ef.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        z = ef.reduce_sum(x * 2.0)
+    assert tape.gradient(z, y, unconnected_gradients=ef.UnconnectedGradients.NONE) is None
+    zero = tape.gradient(z, [x, y], unconnected_gradients=ef.UnconnectedGradients.ZERO)
+    np.testing.assert_array_equal(zero[0].numpy(), [2.0, 2.0])
+    assert zero[1].numpy() == 0.0 and zero[1].dtype == ef.float32
