@@ -9,4 +9,5 @@ Example:
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels.memory import malloc_settings
 
-__all__ = ["PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings"]
+# Each name is declared once, by its import above.
+__all__ = sorted(name for name in dir() if not name.startswith("_"))

@@ -12,4 +12,5 @@ from eagerflow.saving.checkpoint import Checkpoint
 from eagerflow.saving.index import latest_checkpoint
 from eagerflow.saving.manager import CheckpointManager
 
-__all__ = ["Checkpoint", "CheckpointManager", "get_or_create_global_step", "latest_checkpoint"]
+# Each name is declared once, by its import above.
+__all__ = sorted(name for name in dir() if not name.startswith("_"))
