@@ -9,7 +9,7 @@ median over rounds is reported) because the machine is shared and noisy:
 2. ``mlp``: one training step of a 784-128-10 MLP at batch 32 (plain Variables, matmul,
    relu, softmax cross-entropy from core ops, SGD with ``assign_sub``).
 
-Targets (issue 9): traced small-op function >= 5x faster than eager and faster than
+Targets: traced small-op function >= 5x faster than eager and faster than
 `tf.function`; traced MLP step >= 1.3x faster than eager.
 
 Run: ``python benchmarks/bench_function.py [--rounds 15] [--threads 1]`` (TensorFlow and

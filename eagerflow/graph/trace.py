@@ -46,7 +46,7 @@ _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
 # Ops whose output shape depends on input values: their first output dimension is unknown.
 _VALUE_DEPENDENT = {"Where"}
-# Ops that accept unknown (None) dimensions in their shape attributes (see core/ops/array.py).
+# Ops that accept unknown (None) dimensions in their shape attributes (see ops/array.py).
 _UNKNOWN_DIMS_OK = {"Reshape"}
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 

@@ -1,6 +1,6 @@
 """Array ops: shape manipulation, joining and splitting, and indexing.
 
-The creation ops (constant, zeros, fill, range, ...) live in `core/ops/creation.py` and
+The creation ops (constant, zeros, fill, range, ...) live in `ops/creation.py` and
 are re-exported here, so ``array.zeros`` keeps working.
 
 Example:

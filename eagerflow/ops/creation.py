@@ -2,7 +2,7 @@
 
 zeros, ones, fill, eye, range and linspace build a tensor from a shape and values;
 zeros_like and ones_like take the shape of another tensor. All of them are re-exported
-by `core/ops/array.py` and at the top level (``ef.zeros``).
+by `ops/array.py` and at the top level (``ef.zeros``).
 
 Example:
     >>> import eagerflow as ef

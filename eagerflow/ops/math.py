@@ -1,7 +1,7 @@
 """Elementwise math ops: arithmetic, casts and selection.
 
-The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `core/ops/unary.py` and
-the comparisons and logic in `core/ops/logic.py`; both are re-exported here.
+The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `ops/unary.py` and
+the comparisons and logic in `ops/logic.py`; both are re-exported here.
 
 Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
 ``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of

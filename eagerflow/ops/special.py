@@ -13,7 +13,7 @@ coefficient is computed at import time, and three pieces cover the real line:
   ``erfc``, far below one ulp of ``erf``;
 * ``|x| >= 6``: ``erfc(6) < 2.2e-17``, so ``erf`` is ``+-1`` to double precision.
 
-The maximum error against ``math.erf`` on a dense grid is 2 ulp (tests/core/ops/
+The maximum error against ``math.erf`` on a dense grid is 2 ulp (tests/ops/
 test_special.py checks it). Float32 and float16 inputs are evaluated in float64 with
 shorter series (enough for their precision: within 1 float32 ulp) and rounded once.
 

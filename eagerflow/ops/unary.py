@@ -2,7 +2,7 @@
 
 One input, one output of the same shape; each differentiable op has its gradient rule
 directly below it, written in eagerflow ops (so higher orders work). All of them are
-re-exported by `core/ops/math.py` and at the top level (``ef.exp``, ``ef.math.exp``).
+re-exported by `ops/math.py` and at the top level (``ef.exp``, ``ef.math.exp``).
 
 Example:
     >>> import eagerflow as ef
@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
-# `core/ops/math.py`).
+# `ops/math.py`).
 _neg = primitive("Neg")(np.negative)
 
 

@@ -1,4 +1,4 @@
-"""Gather/scatter, masks, one-hot and padding (eagerflow/core/ops/indexing.py)."""
+"""Gather/scatter, masks, one-hot and padding (eagerflow/ops/indexing.py)."""
 
 import hypothesis.extra.numpy as hnp
 import numpy as np

@@ -1,4 +1,4 @@
-"""Comparisons, logical and bitwise ops (eagerflow/core/ops/logic.py)."""
+"""Comparisons, logical and bitwise ops (eagerflow/ops/logic.py)."""
 
 import hypothesis.extra.numpy as hnp
 import numpy as np

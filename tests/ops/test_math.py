@@ -1,4 +1,4 @@
-"""Elementwise math ops (eagerflow/core/ops/math.py): forward, gradients, bad input."""
+"""Elementwise math ops (eagerflow/ops/math.py): forward, gradients, bad input."""
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
@@ -69,7 +69,7 @@ CASES = [
 ]
 
 
-# The activations issue 2 names next to the math ops live in core/ops/nn.py: relu, softmax
+# The activations named next to the math ops live in ops/nn.py: relu, softmax
 # and log_softmax (the rest of ef.nn is tested with the nn ops).
 def _np_softmax(x, axis=-1):
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))

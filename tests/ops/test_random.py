@@ -1,4 +1,4 @@
-"""Seeded random ops (eagerflow/core/random.py)."""
+"""Seeded random ops (eagerflow/ops/random.py)."""
 
 import numpy as np
 import pytest

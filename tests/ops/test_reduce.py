@@ -1,4 +1,4 @@
-"""Reductions and scans (eagerflow/core/ops/reduce.py): forward, gradients, bad input."""
+"""Reductions and scans (eagerflow/ops/reduce.py): forward, gradients, bad input."""
 
 import hypothesis.extra.numpy as hnp
 import numpy as np

@@ -1,4 +1,4 @@
-"""Unary elementwise ops (eagerflow/core/ops/unary.py): exp, log, roots, trigonometry, ..."""
+"""Unary elementwise ops (eagerflow/ops/unary.py): exp, log, roots, trigonometry, ..."""
 
 import numpy as np
 
