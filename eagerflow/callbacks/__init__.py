@@ -10,7 +10,8 @@ Example:
 """
 
 from eagerflow.callbacks.backup_and_restore import BackupAndRestore
-from eagerflow.callbacks.base import Callback, CallbackList
+from eagerflow.callbacks.base import Callback
+from eagerflow.callbacks.callback_list import CallbackList
 from eagerflow.callbacks.csv_logger import CSVLogger
 from eagerflow.callbacks.early_stopping import EarlyStopping
 from eagerflow.callbacks.history import History

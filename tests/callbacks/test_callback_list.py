@@ -55,7 +55,7 @@ def test_base_hooks_are_no_ops():
     for hook in ("on_train_begin", "on_train_end", "on_test_begin", "on_test_end",
                  "on_predict_begin", "on_predict_end"):
         assert getattr(callback, hook)() is None
-    for hook in base._BATCH_HOOKS + ("on_epoch_begin", "on_epoch_end", "on_batch_begin",
+    for hook in base.BATCH_HOOKS + ("on_epoch_begin", "on_epoch_end", "on_batch_begin",
                                      "on_batch_end"):
         assert getattr(callback, hook)(0, {}) is None
 
