@@ -62,6 +62,13 @@ def test_core_and_ops_never_import_graph():
     assert not upward, f"core/ops import the compiler: {upward}"
 
 
+def test_the_pipeline_never_imports_the_built_in_data_sets():
+    _, edges = _imports()
+    upward = sorted((a, b) for a, targets in edges.items() if a == "eagerflow.data" or a.startswith("eagerflow.data.")
+                    for b in targets if b.startswith("eagerflow.datasets"))
+    assert not upward, f"data/ imports datasets/: {upward}"
+
+
 def test_core_imports_only_core():
     _, edges = _imports()
     outside = sorted((a, b) for a, targets in edges.items() if a.startswith("eagerflow.core")
