@@ -18,6 +18,17 @@ buffer first when a tensor read earlier still shares it, so a value read before 
 keeps its value. Subclasses implement `_update(var, grad, lr, slots)` on ndarrays (`slots`
 in `self._slot_names` order) and may precompute per-step scalars in `_prepare(lr, step)`.
 
+Hyperparameters (``learning_rate``, ``beta_1``, ``momentum``, ...) are non-trainable float32
+Variables from construction (`hyperparameters.Hyperparameter`): assigning a number changes
+them for the next step and checkpoints save them; the learning rate may instead be a
+schedule, called with `iterations` every step, or a callable without arguments.
+
+Slot variables (momentum, velocity, accumulators) are created lazily, the first time a
+variable is updated, or all at once by `build(var_list)`. They are keyed by the identity of
+their variable, which the optimizer keeps alive so its `id` cannot be reused. Each new slot
+is announced through `Trackable._track_new_slot`, so a deferred checkpoint restore fills it
+before the first update reads it.
+
 Example:
     >>> import eagerflow as ef
     >>> w = ef.Variable([1.0, 2.0])
@@ -31,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import abc
+import numbers
 import re
 
 import numpy as np
@@ -38,7 +50,7 @@ import numpy as np
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
 from eagerflow.core.variable import Variable
-from eagerflow.optim import clipping, hyperparameters, schedules, slots
+from eagerflow.optim import clipping, hyperparameters, schedules
 
 __all__ = ["Optimizer"]
 
@@ -57,8 +69,7 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackable.Trackable,
-                abc.ABC):
+class Optimizer(trackable.Trackable, abc.ABC):
     """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
 
     Args:
@@ -143,6 +154,230 @@ class Optimizer(hyperparameters.HyperparametersMixin, slots.SlotsMixin, trackabl
         """
         return [self.iterations, *self._hypers.values(),
                 *(slot for _, _, slot in self._slot_records)]
+
+    # -- hyperparameters and the learning rate ---------------------------------------------
+    def _set_hyper(self, name: str, value) -> None:
+        current = self._hypers.get(name)
+        if isinstance(value, Variable):
+            self._hypers[name] = value
+            self._track_new_variable(name, value)
+            return
+        number = hyperparameters.check_float(
+            float(value) if isinstance(value, tensor.Tensor) else value, name,
+            type(self).__name__)
+        if current is None:
+            current = Variable(np.float32(number), trainable=False, name=f"{self.name}/{name}")
+            self._hypers[name] = current
+            self._track_new_variable(name, current)
+        else:
+            current.assign(np.asarray(number, current.dtype))
+
+    def _hyper(self, name: str) -> float:
+        """The current value of hyperparameter `name` as a Python float (no tape, no op)."""
+        return float(self._hypers[name]._buf)
+
+    @property
+    def learning_rate(self):
+        """The learning rate: its Variable, or the schedule's value at `iterations`.
+
+        Assign a float (or a Variable, schedule or callable) to change it for the next step.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD(0.1)
+            >>> opt.learning_rate = 0.05
+            >>> opt.learning_rate
+            <ef.Variable 'sgd/learning_rate' shape=() dtype=float32, numpy=array(0.05, dtype=float32)>
+        """  # noqa: E501
+        rate = self._learning_rate
+        if isinstance(rate, Variable):
+            return rate
+        if isinstance(rate, schedules.LearningRateSchedule):
+            return rate(self.iterations)
+        return tensor.Tensor(rate(), "float32")
+
+    @learning_rate.setter
+    def learning_rate(self, value) -> None:
+        if isinstance(value, (schedules.LearningRateSchedule, Variable)):
+            self._learning_rate = value
+            self._hypers.pop("learning_rate", None)
+            if isinstance(value, Variable):
+                self._hypers["learning_rate"] = value
+                self._track_new_variable("learning_rate", value)
+            return
+        if callable(value) and not isinstance(value, tensor.Tensor):
+            self._learning_rate = value
+            self._hypers.pop("learning_rate", None)
+            return
+        if not isinstance(value, (numbers.Real, tensor.Tensor)) or isinstance(value, bool):
+            raise ValueError(
+                f"{type(self).__name__}: `learning_rate` must be a float, a Variable, a "
+                "LearningRateSchedule, or a callable without arguments returning the rate. "
+                f"Received: learning_rate={value!r}"
+            )
+        if not isinstance(self._learning_rate, Variable):
+            self._hypers.pop("learning_rate", None)
+        self._set_hyper("learning_rate", value)
+        self._learning_rate = self._hypers["learning_rate"]
+
+    def _current_lr(self) -> float:
+        rate = self._learning_rate
+        if isinstance(rate, Variable):
+            return float(rate._buf)
+        if isinstance(rate, schedules.LearningRateSchedule):
+            return float(np.asarray(rate(self.iterations)))
+        return float(np.asarray(rate()))
+
+    @property
+    def current_learning_rate(self) -> float:
+        """The learning rate the next step will use, as a Python float.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> schedule = ef.optim.schedules.PiecewiseConstantDecay([0], [1.0, 0.5])
+            >>> opt = ef.optim.SGD(schedule)
+            >>> opt.current_learning_rate
+            1.0
+            >>> _ = opt.apply_gradients([(ef.constant(1.0), ef.Variable(0.0))])
+            >>> opt.current_learning_rate
+            0.5
+        """
+        return self._current_lr()
+
+    # -- slots ------------------------------------------------------------------------------
+    def _init_slots(self) -> None:
+        # id(variable) -> (variable, {slot name: slot}, slots in _slot_names order or None
+        # before the variable is built). The entry holds the variable, so its id cannot be
+        # reused while the optimizer lives.
+        self._slots: dict[int, tuple] = {}
+        self._slot_records: list[tuple] = []
+        self._slot_initial: dict[str, float] = {}
+        self._slot_names: list[str] = []
+
+    def _create_slots(self, var) -> None:
+        """Creates the slots of `var`; the default makes one zero slot per `_slot_names`."""
+        for slot_name in self._slot_names:
+            self.add_slot(var, slot_name)
+
+    def add_slot(self, var, slot_name: str, initial_value: float = 0.0) -> Variable:
+        """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD()
+            >>> v = ef.Variable([1.0, 2.0])
+            >>> opt.add_slot(v, "extra", 0.5).numpy()
+            array([0.5, 0.5], dtype=float32)
+        """
+        entry = self._slots.get(id(var))
+        if entry is None:
+            entry = self._slots[id(var)] = (var, {}, None)
+        if slot_name in entry[1]:
+            return entry[1][slot_name]
+        slot = Variable(np.full(var.shape, initial_value, dtype=var.dtype), trainable=False,
+                        name=f"{var.name}/{slot_name}")
+        entry[1][slot_name] = slot
+        self._slot_records.append((var, slot_name, slot))
+        self._slot_initial.setdefault(slot_name, initial_value)
+        self._track_new_slot(var, slot_name, slot)
+        return slot
+
+    def _ensure_slots(self, var) -> tuple:
+        """The slots of `var` in `_slot_names` order, created on first sight."""
+        entry = self._slots.get(id(var))
+        if entry is not None and entry[2] is not None:
+            return entry[2]
+        if var.dtype.kind != "f":
+            raise errors.InvalidArgumentError(
+                f"{type(self).__name__} can only update floating-point variables; variable "
+                f"{var.name!r} has dtype {var.dtype.name}."
+            )
+        self._create_slots(var)
+        by_name = self._slots[id(var)][1] if id(var) in self._slots else {}
+        ordered = tuple(by_name[slot_name] for slot_name in self._slot_names)
+        self._slots[id(var)] = (var, by_name, ordered)
+        return ordered
+
+    def build(self, var_list) -> None:
+        """Creates the slots of every variable in `var_list` now (idempotent).
+
+        `apply_gradients` does this for new variables on first use; calling it earlier makes
+        the slots exist before a checkpoint is restored or saved.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.Adam()
+            >>> w = ef.Variable([1.0])
+            >>> opt.build([w]); opt.build([w])
+            >>> opt.get_slot(w, "momentum").numpy()
+            array([0.], dtype=float32)
+        """
+        for var in nest.flatten(var_list):
+            if not isinstance(var, Variable):
+                raise TypeError(
+                    f"{type(self).__name__}.build expects ef.Variables. Received: "
+                    f"{type(var).__name__} {var!r}"
+                )
+            self._ensure_slots(var)
+
+    def get_slot_names(self) -> list[str]:
+        """The names of the slots this optimizer keeps per variable.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> ef.optim.Adam(amsgrad=True).get_slot_names()
+            ['momentum', 'velocity', 'velocity_hat']
+        """
+        return list(self._slot_names)
+
+    def get_slot(self, var, slot_name: str) -> Variable:
+        """Returns slot `slot_name` of `var` (TF-2 names such as ``"m"`` also work).
+
+        Raises:
+            NotFoundError: if `var` has no slots yet or the slot name is unknown.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable([1.0])
+            >>> opt = ef.optim.SGD(0.5, momentum=0.9)
+            >>> _ = opt.apply_gradients([(ef.constant([1.0]), w)])
+            >>> opt.get_slot(w, "momentum").numpy()
+            array([-0.5], dtype=float32)
+        """
+        slot_name = getattr(self, "_slot_aliases", {}).get(slot_name, slot_name)
+        entry = self._slots.get(id(var))
+        if entry is None or entry[0] is not var:
+            raise errors.NotFoundError(
+                f"{type(self).__name__} has no slots for variable {getattr(var, 'name', var)!r}"
+                " yet: they are created by its first apply_gradients, or by "
+                "optimizer.build(var_list)."
+            )
+        if slot_name not in entry[1]:
+            raise errors.NotFoundError(
+                f"{type(self).__name__} has no slot {slot_name!r} for variable {var.name!r}; "
+                f"its slots are {sorted(entry[1])}."
+            )
+        return entry[1][slot_name]
+
+    def _slot_variables(self) -> list[tuple]:
+        """``(variable, slot_name, slot_variable)`` for every slot, in creation order."""
+        return list(self._slot_records)
+
+    def reset_state(self) -> None:
+        """Sets every slot back to its initial value and `iterations` to 0.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable([1.0])
+            >>> opt = ef.optim.Adam()
+            >>> _ = opt.apply_gradients([(ef.constant([1.0]), w)])
+            >>> opt.reset_state()
+            >>> opt.get_slot(w, "velocity").numpy(), int(opt.iterations)
+            (array([0.], dtype=float32), 0)
+        """
+        for _, slot_name, slot in self._slot_records:
+            slot._writable_buffer()[...] = self._slot_initial[slot_name]
+        self.iterations._writable_buffer()[...] = 0
 
     # -- weight decay ----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
