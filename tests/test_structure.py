@@ -17,7 +17,7 @@ _NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.poolin
                   "eagerflow.layers", "eagerflow.models", "eagerflow.optim", "eagerflow.metrics",
                   "eagerflow.losses", "eagerflow.data", "eagerflow.datasets", "eagerflow.saving",
                   "eagerflow.callbacks", "eagerflow.summary"]
-_MAX_LINES = 800
+_MAX_LINES = 1000
 _MAX_CORE_LINES = 3000
 
 
