@@ -13,8 +13,9 @@ Example:
 
 from __future__ import annotations
 
+from eagerflow.layers import core
 from eagerflow.layers.base import Layer
-from eagerflow.layers.core import KernelBiasMixin, positive_int
+from eagerflow.layers.core import positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import conv as conv_ops
@@ -57,7 +58,7 @@ def _padding(value, layer: str, allowed) -> str:
     return padding
 
 
-class _Conv(KernelBiasMixin, Layer):
+class _Conv(Layer):
     """Shared arguments, weights and validation of the convolution layers."""
 
     _rank = 2
@@ -88,9 +89,9 @@ class _Conv(KernelBiasMixin, Layer):
                 f"`strides > 1` is not supported in conjunction with `dilation_rate > 1` in "
                 f"{name}. Received: strides={self.strides} and "
                 f"dilation_rate={self.dilation_rate}")
-        self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
-                               kernel_regularizer, bias_regularizer, kernel_constraint,
-                               bias_constraint)
+        core.init_kernel_bias(self, activation, use_bias, kernel_initializer,
+                                    bias_initializer, kernel_regularizer, bias_regularizer,
+                                    kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(ndim=rank + 2)
         self._channel_axis = -1 if self.data_format == "channels_last" else 1
 
@@ -108,14 +109,14 @@ class _Conv(KernelBiasMixin, Layer):
             raise ValueError(
                 f"The number of input channels of {name} must be divisible by the number of "
                 f"groups. Received: groups={self.groups}, input shape {tuple(input_shape)}")
-        self._add_kernel_and_bias(self._kernel_shape(channels), (self.filters,))
+        core.add_kernel_and_bias(self, self._kernel_shape(channels), (self.filters,))
         self.input_spec = InputSpec(ndim=self._rank + 2, axes={self._channel_axis: channels})
 
     def _finish(self, outputs):
         if self.bias is not None:
             data_format = "N...C" if self.data_format == "channels_last" else "NC..."
             outputs = nn_ops.bias_add(outputs, self.bias, data_format=data_format)
-        return self._activate(outputs)
+        return core.activate(self, outputs)
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -123,7 +124,7 @@ class _Conv(KernelBiasMixin, Layer):
             filters=self.filters, kernel_size=list(self.kernel_size), strides=list(self.strides),
             padding=self.padding, data_format=self.data_format,
             dilation_rate=list(self.dilation_rate), groups=self.groups)
-        config.update(self._kernel_bias_config())
+        config.update(core.kernel_bias_config(self))
         return config
 
 

@@ -20,7 +20,8 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 
-__all__ = ["Activation", "Dense", "KernelBiasMixin", "Lambda", "positive_int"]
+__all__ = ["Activation", "Dense", "Lambda", "activate", "add_kernel_and_bias",
+           "init_kernel_bias", "kernel_bias_config", "positive_int"]
 
 
 def positive_int(value, name: str, layer: str) -> int:
@@ -32,66 +33,68 @@ def positive_int(value, name: str, layer: str) -> int:
     return int(value)
 
 
-class KernelBiasMixin:
-    """The `activation`, `use_bias` and kernel/bias weight options of Dense and the convolutions.
+# The `activation`, `use_bias` and kernel/bias options of Dense and the convolutions: a
+# layer computing ``activation(f(inputs, kernel) + bias)`` calls `init_kernel_bias` from
+# its ``__init__``, `add_kernel_and_bias` from `build` and `activate` at the end of `call`,
+# and adds `kernel_bias_config` to its config, each where its own arguments leave off.
 
-    A layer computing ``activation(f(inputs, kernel) + bias)`` calls `_init_kernel_bias`
-    from its ``__init__``, `_add_kernel_and_bias` from `build` and `_activate` at the end
-    of `call`, and adds `_kernel_bias_config()` to its config, each where its own
-    arguments leave off.
+
+def init_kernel_bias(layer, activation, use_bias, kernel_initializer, bias_initializer,
+                     kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint):
+    """Sets `layer`'s activation and kernel/bias options from their Keras arguments."""
+    layer.activation = activations.get(activation)
+    layer.use_bias = bool(use_bias)
+    layer.kernel_initializer = initializers.get(kernel_initializer)
+    layer.bias_initializer = initializers.get(bias_initializer)
+    layer.kernel_regularizer = regularizers.get(kernel_regularizer)
+    layer.bias_regularizer = regularizers.get(bias_regularizer)
+    layer.kernel_constraint = constraints.get(kernel_constraint)
+    layer.bias_constraint = constraints.get(bias_constraint)
+
+
+def add_kernel_and_bias(layer, kernel_shape: tuple, bias_shape: tuple) -> None:
+    """Creates `layer.kernel` and (with `use_bias`) `layer.bias` from its options."""
+    layer.kernel = layer.add_weight("kernel", kernel_shape,
+                                    initializer=layer.kernel_initializer,
+                                    regularizer=layer.kernel_regularizer,
+                                    constraint=layer.kernel_constraint)
+    layer.bias = None
+    if layer.use_bias:
+        layer.bias = layer.add_weight("bias", bias_shape, initializer=layer.bias_initializer,
+                                      regularizer=layer.bias_regularizer,
+                                      constraint=layer.bias_constraint)
+
+
+def activate(layer, outputs):
+    """Applies `layer.activation` (nothing for the linear one)."""
+    if layer.activation is not activations.linear:
+        outputs = layer.activation(outputs)
+    return outputs
+
+
+def kernel_bias_config(layer) -> dict:
+    """The config entries of the options `init_kernel_bias` set.
 
     Example:
         >>> import eagerflow as ef
-        >>> from eagerflow.layers.core import KernelBiasMixin
-        >>> isinstance(ef.layers.Dense(2), KernelBiasMixin)
-        True
-        >>> sorted(ef.layers.Conv2D(2, 3)._kernel_bias_config())[:3]
+        >>> from eagerflow.layers import core
+        >>> sorted(core.kernel_bias_config(ef.layers.Conv2D(2, 3)))[:3]
         ['activation', 'activity_regularizer', 'bias_constraint']
     """
-
-    def _init_kernel_bias(self, activation, use_bias, kernel_initializer, bias_initializer,
-                          kernel_regularizer, bias_regularizer, kernel_constraint,
-                          bias_constraint):
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
-
-    def _add_kernel_and_bias(self, kernel_shape: tuple, bias_shape: tuple) -> None:
-        self.kernel = self.add_weight("kernel", kernel_shape,
-                                      initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint)
-        self.bias = None
-        if self.use_bias:
-            self.bias = self.add_weight("bias", bias_shape, initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer,
-                                        constraint=self.bias_constraint)
-
-    def _activate(self, outputs):
-        if self.activation is not activations.linear:
-            outputs = self.activation(outputs)
-        return outputs
-
-    def _kernel_bias_config(self) -> dict:
-        return {
-            "activation": activations.serialize(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-        }
+    return {
+        "activation": activations.serialize(layer.activation),
+        "use_bias": layer.use_bias,
+        "kernel_initializer": initializers.serialize(layer.kernel_initializer),
+        "bias_initializer": initializers.serialize(layer.bias_initializer),
+        "kernel_regularizer": regularizers.serialize(layer.kernel_regularizer),
+        "bias_regularizer": regularizers.serialize(layer.bias_regularizer),
+        "activity_regularizer": regularizers.serialize(layer.activity_regularizer),
+        "kernel_constraint": constraints.serialize(layer.kernel_constraint),
+        "bias_constraint": constraints.serialize(layer.bias_constraint),
+    }
 
 
-class Dense(KernelBiasMixin, Layer):
+class Dense(Layer):
     """Densely connected layer: ``activation(inputs @ kernel + bias)``.
 
     Applies to the last axis of inputs of any rank >= 2. The kernel has shape
@@ -124,9 +127,9 @@ class Dense(KernelBiasMixin, Layer):
                  kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = positive_int(units, "units", "Dense")
-        self._init_kernel_bias(activation, use_bias, kernel_initializer, bias_initializer,
-                               kernel_regularizer, bias_regularizer, kernel_constraint,
-                               bias_constraint)
+        init_kernel_bias(self, activation, use_bias, kernel_initializer,
+                               bias_initializer, kernel_regularizer, bias_regularizer,
+                               kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
 
@@ -136,7 +139,7 @@ class Dense(KernelBiasMixin, Layer):
             raise ValueError(
                 "The last dimension of the inputs to a Dense layer should be defined. Found "
                 f"None. Full input shape received: {tuple(input_shape)}")
-        self._add_kernel_and_bias((input_dim, self.units), (self.units,))
+        add_kernel_and_bias(self, (input_dim, self.units), (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
     def call(self, inputs):
@@ -149,12 +152,12 @@ class Dense(KernelBiasMixin, Layer):
                                         (*inputs.shape[:-1], self.units))
         if self.bias is not None:
             outputs = math_ops.add(outputs, self.bias)
-        return self._activate(outputs)
+        return activate(self, outputs)
 
     def get_config(self) -> dict:
         config = super().get_config()
         config["units"] = self.units
-        config.update(self._kernel_bias_config())
+        config.update(kernel_bias_config(self))
         return config
 
 
