@@ -52,9 +52,9 @@ def train_function(model, function_factory=None):
         model: a compiled model.
         function_factory: the tracing decorator (default: `ef.function` when available).
     """
-    from eagerflow.models import training
+    from eagerflow.models import trainer
 
-    if model.run_eagerly or type(model).train_step is not training.Trainer.train_step:
+    if model.run_eagerly or type(model).train_step is not trainer.Trainer.train_step:
         return model.train_step
     factory = function_factory or _function_factory()
     if factory is None:
@@ -165,6 +165,6 @@ class TracedTrainStep:
 
 
 def _batch_size(x) -> int:
-    from eagerflow.models import training
+    from eagerflow.models import trainer
 
-    return training._batch_size_of(x, None)
+    return trainer._batch_size_of(x, None)

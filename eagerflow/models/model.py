@@ -33,12 +33,12 @@ from __future__ import annotations
 import json
 
 from eagerflow.layers import base, serialization, symbolic, tracking
-from eagerflow.models import training
+from eagerflow.models import trainer
 
 __all__ = ["Model", "model_from_config", "model_from_json"]
 
 
-class Model(training.Trainer, base.Layer):
+class Model(trainer.Trainer, base.Layer):
     """A layer that groups layers, with `layers`, `get_layer`, `summary` and configs.
 
     Args:
