@@ -64,7 +64,9 @@ def test_core_and_ops_never_import_graph():
 
 def test_the_pipeline_never_imports_the_built_in_data_sets():
     _, edges = _imports()
-    upward = sorted((a, b) for a, targets in edges.items() if a == "eagerflow.data" or a.startswith("eagerflow.data.")
+    pipeline = {a: targets for a, targets in edges.items()
+                if a == "eagerflow.data" or a.startswith("eagerflow.data.")}
+    upward = sorted((a, b) for a, targets in pipeline.items()
                     for b in targets if b.startswith("eagerflow.datasets"))
     assert not upward, f"data/ imports datasets/: {upward}"
 
@@ -106,6 +108,24 @@ def test_no_import_at_the_foot_of_a_file():
     offending = [str(p.relative_to(_PACKAGE.parent)) for p in _PACKAGE.rglob("*.py")
                  if "noqa: E402" in p.read_text()]
     assert not offending, f"imports below code (a cycle held by import order): {offending}"
+
+
+def test_no_two_modules_share_a_misleading_name():
+    # A file name that occurs twice must name the same concept in two layers (ops/pooling
+    # and layers/pooling), never two different things (loops of fit vs while-loops).
+    names = {}
+    for path in _PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            names.setdefault(path.name, []).append(str(path.parent.relative_to(_PACKAGE)))
+    allowed = {
+        "activations.py": ["layers", "ops"], "pooling.py": ["layers", "ops"],
+        "normalization.py": ["layers", "ops"], "base.py": ["callbacks", "layers"],
+        "regression.py": ["losses", "metrics"], "digits.py": ["datasets", "examples"],
+        "math.py": [".", "ops"], "linalg.py": [".", "ops"], "nn.py": [".", "ops"],
+    }
+    shared = {name: sorted(dirs) for name, dirs in names.items() if len(dirs) > 1}
+    unexpected = {name: dirs for name, dirs in shared.items() if allowed.get(name) != dirs}
+    assert not unexpected, f"file names in several folders: {unexpected}"
 
 
 def test_no_module_exceeds_the_line_limit():

@@ -8,7 +8,7 @@ Example:
 """
 
 from eagerflow.layers import activations, constraints, initializers, regularizers
-from eagerflow.layers.base import Layer
+from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
 from eagerflow.layers.core import Activation, Dense, Lambda
@@ -26,7 +26,6 @@ from eagerflow.layers.pooling import (
 from eagerflow.layers.reshaping import Flatten, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
-from eagerflow.layers.serialization import deserialize, serialize
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
 
 __all__ = [

@@ -17,6 +17,7 @@ from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
 from eagerflow.ops import special
+from eagerflow.saving import registry
 
 __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
            "linear", "log_sigmoid", "log_softmax", "mish", "relu", "relu6", "selu", "serialize",
@@ -224,24 +225,22 @@ def mish(x):
     return math_ops.multiply(x, math_ops.tanh(special.softplus(x)))
 
 
-_TABLE = {
-    "linear": linear, "relu": relu, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
-    "log_softmax": log_softmax, "exponential": exponential, "softsign": softsign,
-    "softplus": softplus, "elu": elu, "selu": selu, "gelu": gelu, "silu": silu,
-    "swish": swish, "leaky_relu": leaky_relu, "relu6": relu6, "hard_sigmoid": hard_sigmoid,
-    "log_sigmoid": log_sigmoid, "mish": mish,
-}
+for _function in (linear, relu, sigmoid, tanh, softmax, log_softmax, exponential, softsign,
+                  softplus, elu, selu, gelu, leaky_relu, relu6, hard_sigmoid, log_sigmoid, mish):
+    registry.register("activation", _function)
+registry.register("activation", silu, "swish")
 
 
 def get(identifier):
     """Returns the activation function for a name or callable (None means `linear`).
 
     Args:
-        identifier: a name such as ``"relu"``, a callable, or None.
+        identifier: a name such as ``"relu"`` (any case), a callable, a layer config (an
+            activation layer), or None.
 
     Raises:
-        ValueError: for an unknown name; the message lists the known names.
-        TypeError: for anything else.
+        InvalidArgumentError (a ValueError): for an unknown name (the message lists the
+            known names) or anything else.
 
     Example:
         >>> import eagerflow as ef
@@ -250,28 +249,13 @@ def get(identifier):
         >>> ef.activations.get("relu7")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
           ...
-        ValueError: Unknown activation: 'relu7'. Known activations: ..., relu, relu6, ...
-    """
+        eagerflow.core.errors.InvalidArgumentError: Unknown activation 'relu7'. Known activations: ..., relu, relu6, ...
+    """  # noqa: E501
     if identifier is None:
         return linear
-    if isinstance(identifier, str):
-        found = _TABLE.get(identifier.lower())
-        if found is None:
-            raise ValueError(
-                f"Unknown activation: '{identifier}'. Known activations: "
-                f"{', '.join(sorted(_TABLE))}. Pass a callable to use another function."
-            )
-        return found
-    if isinstance(identifier, dict):
-        from eagerflow.layers import serialization
-
-        return serialization.deserialize(identifier)
-    if callable(identifier):
-        return identifier
-    raise TypeError(
-        f"Could not interpret activation identifier: {identifier!r} (of type "
-        f"{type(identifier).__name__}). Pass a name such as 'relu' or a callable."
-    )
+    if isinstance(identifier, dict):  # an activation layer's config
+        return registry.deserialize(identifier, kind="layer")
+    return registry.get("activation", identifier)
 
 
 def serialize(activation):
@@ -282,14 +266,7 @@ def serialize(activation):
         >>> ef.activations.serialize(ef.activations.relu)
         'relu'
     """
-    for name, function in _TABLE.items():
-        if function is activation:
-            return name
-    if getattr(activation, "_is_layer", False):
-        from eagerflow.layers import serialization
-
-        return serialization.serialize(activation)
-    return activation
+    return registry.serialize(activation, "activation")
 
 
 def deserialize(name):

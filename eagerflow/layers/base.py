@@ -49,13 +49,14 @@ from eagerflow.layers import (
     initializers,
     masking,
     regularizers,
-    serialization,
     tracking,
 )
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
+from eagerflow.saving import registry
+from eagerflow.utils import naming
 
-__all__ = ["Layer", "reset_name_uids", "unique_name"]
+__all__ = ["Layer", "deserialize", "reset_name_uids", "serialize", "unique_name"]
 
 _Tensor = tensor.Tensor
 _Variable = variable_lib.Variable
@@ -206,7 +207,7 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        serialization.LAYER_CLASSES[cls.__name__] = cls
+        registry.register("layer", cls)  # user-defined layers too
         _describe_call(cls)
 
     def __init__(self, trainable=True, name=None, dtype=None, *, input_shape=None,
@@ -239,7 +240,7 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
         state.update(
             _layer_initialized=True,
             _name=name if name is not None else unique_name(
-                serialization.snake_case(type(self).__name__)),
+                naming.snake_case(type(self).__name__)),
             _dtype=dtype,
             _trainable=bool(trainable),
             _autocast=bool(autocast),
@@ -843,7 +844,7 @@ def _describe_call(cls) -> None:
 
 
 _describe_call(Layer)
-serialization.LAYER_CLASSES["Layer"] = Layer
+registry.register("layer", Layer)
 
 
 def _symbolic():
@@ -851,3 +852,33 @@ def _symbolic():
     from eagerflow.layers import symbolic
 
     return symbolic
+
+
+def serialize(layer) -> dict:
+    """A layer's ``{"class_name": ..., "config": ...}`` (see `eagerflow.saving.registry`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> config = ef.layers.serialize(ef.layers.Dense(3, activation="relu", name="head"))
+        >>> config["class_name"], config["config"]["units"], config["config"]["activation"]
+        ('Dense', 3, 'relu')
+    """
+    return registry.serialize(layer, "layer")
+
+
+def deserialize(config: dict, custom_objects=None):
+    """Rebuilds a layer (or model) from `serialize`'s output.
+
+    Every `Layer` subclass, user-defined ones too, is registered by class name when it is
+    defined; `custom_objects` (``{name: class}``) comes first.
+
+    Raises:
+        InvalidArgumentError: for a malformed config or an unknown class name.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> config = {"class_name": "Reshape", "config": {"target_shape": [2]}}
+        >>> ef.layers.deserialize(config).target_shape
+        (2,)
+    """
+    return registry.deserialize(config, custom_objects, "layer")

@@ -11,11 +11,12 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.layers import rnn_cells, serialization
+from eagerflow.layers import rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.rnn import RNN
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
+from eagerflow.saving import registry
 
 __all__ = ["Bidirectional"]
 
@@ -23,11 +24,11 @@ _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 
 def _copy(layer, name: str, go_backwards: bool, dtype=None):
-    config = serialization.serialize(layer)
+    config = registry.serialize(layer, "layer")
     config["config"].update(name=name, go_backwards=go_backwards)
     if dtype is not None:
         config["config"]["dtype"] = dtype
-    copy = serialization.deserialize(config)
+    copy = registry.deserialize(config, kind="layer")
     # The copy's cell is not built yet: naming it after the copy names its variables
     # forward_lstm_cell/kernel, backward_lstm_cell/kernel.
     copy.cell.__dict__["_name"] = f"{name}_cell"
@@ -65,9 +66,9 @@ class Bidirectional(Layer):
                  **kwargs):
         super().__init__(**kwargs)
         if isinstance(layer, dict):
-            layer = serialization.deserialize(layer)
+            layer = registry.deserialize(layer, kind="layer")
         if isinstance(backward_layer, dict):
-            backward_layer = serialization.deserialize(backward_layer)
+            backward_layer = registry.deserialize(backward_layer, kind="layer")
         if not isinstance(layer, RNN):
             raise ValueError(
                 "Bidirectional needs a recurrent layer (SimpleRNN, LSTM, GRU or RNN). "
@@ -143,7 +144,7 @@ class Bidirectional(Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config.update(layer=serialization.serialize(self.forward_layer),
+        config.update(layer=registry.serialize(self.forward_layer, "layer"),
                       merge_mode=self.merge_mode,
-                      backward_layer=serialization.serialize(self.backward_layer))
+                      backward_layer=registry.serialize(self.backward_layer, "layer"))
         return config

@@ -12,9 +12,10 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.layers import serialization
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.saving import registry
+from eagerflow.utils.naming import snake_case
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deserialize", "get",
            "max_norm", "min_max_norm", "non_neg", "serialize", "unit_norm"]
@@ -22,7 +23,7 @@ __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "deseria
 _EPSILON = 1e-7  # keeps the rescaling finite for all-zero columns
 
 
-class Constraint(serialization.Configurable):
+class Constraint(registry.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> projected weight``.
 
     Example:
@@ -129,8 +130,8 @@ class UnitNorm(Constraint):
 
 max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
 
-_TABLE = {"max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg,
-          "unit_norm": UnitNorm}
+for _class in (MaxNorm, MinMaxNorm, NonNeg, UnitNorm):
+    registry.register("constraint", _class, snake_case(_class.__name__))
 
 
 def get(identifier):
@@ -144,7 +145,7 @@ def get(identifier):
         >>> ef.constraints.get("non_neg")
         NonNeg()
     """
-    return serialization.get_object(identifier, _TABLE, "constraint")
+    return registry.get("constraint", identifier)
 
 
 def serialize(constraint):
@@ -155,7 +156,7 @@ def serialize(constraint):
         >>> ef.constraints.serialize(ef.constraints.UnitNorm(axis=1))
         {'class_name': 'UnitNorm', 'config': {'axis': 1}}
     """
-    return serialization.serialize_object(constraint)
+    return registry.serialize(constraint, "constraint")
 
 
 def deserialize(config):

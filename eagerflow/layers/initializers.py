@@ -23,8 +23,9 @@ import math
 import numpy as np
 
 from eagerflow.core import dtypes, tensor
-from eagerflow.layers import serialization
 from eagerflow.ops import random
+from eagerflow.saving import registry
+from eagerflow.utils.naming import snake_case
 
 __all__ = [
     "Constant", "GlorotNormal", "GlorotUniform", "HeNormal", "HeUniform", "Identity",
@@ -56,7 +57,7 @@ def _generator(seed):
     return random.get_global_generator() if seed is None else random.Generator.from_seed(seed)
 
 
-class Initializer(serialization.Configurable):
+class Initializer(registry.Configurable):
     """Base class: subclasses implement ``__call__(shape, dtype=None)``.
 
     Example:
@@ -417,11 +418,12 @@ variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
 glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
 he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
 
-_TABLE = {serialization.snake_case(cls.__name__): cls for cls in (
-    Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
-    GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal, LecunUniform, Orthogonal,
-    Identity)}
-_TABLE.update({"uniform": RandomUniform, "normal": RandomNormal})
+for _class in (Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal,
+               VarianceScaling, GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal,
+               LecunUniform, Orthogonal, Identity):
+    registry.register("initializer", _class, snake_case(_class.__name__))
+registry.register("initializer", RandomUniform, "uniform")
+registry.register("initializer", RandomNormal, "normal")
 
 
 def get(identifier):
@@ -435,7 +437,7 @@ def get(identifier):
         >>> ef.initializers.get("he_normal")
         HeNormal(seed=None)
     """
-    return serialization.get_object(identifier, _TABLE, "initializer")
+    return registry.get("initializer", identifier)
 
 
 def serialize(initializer):
@@ -446,7 +448,7 @@ def serialize(initializer):
         >>> ef.initializers.serialize(ef.initializers.Zeros())
         {'class_name': 'Zeros', 'config': {}}
     """
-    return serialization.serialize_object(initializer)
+    return registry.serialize(initializer, "initializer")
 
 
 def deserialize(config):

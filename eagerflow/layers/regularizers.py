@@ -12,9 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.layers import serialization
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.saving import registry
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
            "serialize"]
@@ -30,7 +30,7 @@ def _factor(value, name: str) -> float:
     return value
 
 
-class Regularizer(serialization.Configurable):
+class Regularizer(registry.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> scalar tensor``.
 
     Example:
@@ -114,7 +114,9 @@ class L2(L1L2):
 
 l1, l2, l1_l2 = L1, L2, L1L2
 
-_TABLE = {"l1": L1, "l2": L2, "l1_l2": L1L2, "l1l2": L1L2}
+registry.register("regularizer", L1, "l1")
+registry.register("regularizer", L2, "l2")
+registry.register("regularizer", L1L2, "l1_l2", "l1l2")
 
 
 def get(identifier):
@@ -128,7 +130,7 @@ def get(identifier):
         >>> ef.regularizers.get("l2")
         L2(l2=0.01)
     """
-    return serialization.get_object(identifier, _TABLE, "regularizer")
+    return registry.get("regularizer", identifier)
 
 
 def serialize(regularizer):
@@ -139,7 +141,7 @@ def serialize(regularizer):
         >>> ef.regularizers.serialize(ef.regularizers.L1(0.5))
         {'class_name': 'L1', 'config': {'l1': 0.5}}
     """
-    return serialization.serialize_object(regularizer)
+    return registry.serialize(regularizer, "regularizer")
 
 
 def deserialize(config):

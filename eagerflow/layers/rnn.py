@@ -21,11 +21,12 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.layers import call_context, rnn_cells, serialization
+from eagerflow.layers import call_context, rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
+from eagerflow.saving import registry
 
 __all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
 
@@ -62,7 +63,7 @@ class RNN(Layer):
                  stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
         super().__init__(**kwargs)
         if isinstance(cell, dict):
-            cell = serialization.deserialize(cell)
+            cell = registry.deserialize(cell, kind="layer")
         if not hasattr(cell, "state_size") or not callable(cell):
             raise ValueError(
                 "The `cell` of an RNN must be a layer with a `state_size` attribute and "
@@ -178,7 +179,7 @@ class RNN(Layer):
                       go_backwards=self.go_backwards, stateful=self.stateful,
                       unroll=self.unroll, zero_output_for_mask=self.zero_output_for_mask)
         if type(self) is RNN:
-            config["cell"] = serialization.serialize(self.cell)
+            config["cell"] = registry.serialize(self.cell, "layer")
         return config
 
 

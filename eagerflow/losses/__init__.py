@@ -16,7 +16,14 @@ from eagerflow.losses.crossentropy import (
     sparse_categorical_crossentropy,
     sparse_softmax_cross_entropy,
 )
-from eagerflow.losses.loss import Loss, LossFunctionWrapper, reduce_weighted_values
+from eagerflow.losses.loss import (
+    Loss,
+    LossFunctionWrapper,
+    deserialize,
+    get,
+    reduce_weighted_values,
+    serialize,
+)
 from eagerflow.losses.regression import (
     Huber,
     MeanAbsoluteError,
@@ -25,7 +32,6 @@ from eagerflow.losses.regression import (
     mean_absolute_error,
     mean_squared_error,
 )
-from eagerflow.losses.serialization import deserialize, get, serialize
 
 __all__ = [
     "BinaryCrossentropy", "CategoricalCrossentropy", "Huber", "Loss", "LossFunctionWrapper",

@@ -25,6 +25,7 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.saving import registry
 
 __all__ = [
     "EPSILON",
@@ -371,3 +372,10 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "from_logits": self.from_logits}
+
+
+for _loss in (binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy,
+              sparse_softmax_cross_entropy, BinaryCrossentropy, CategoricalCrossentropy,
+              SparseCategoricalCrossentropy):
+    registry.register("loss", _loss)
+registry.register("loss", binary_crossentropy, "bce", "BCE")

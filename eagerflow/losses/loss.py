@@ -30,6 +30,7 @@ from eagerflow.core import errors, tensor
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.saving import registry
 from eagerflow.utils import naming
 
 __all__ = [
@@ -248,3 +249,53 @@ class LossFunctionWrapper(Loss):
 
     def get_config(self) -> dict:
         return {**super().get_config(), **self._fn_kwargs}
+
+
+registry.register("loss", LossFunctionWrapper)
+
+
+def get(identifier, custom_objects=None):
+    """Returns a loss for a name, a config dict, a `Loss` or a function (as is), or None.
+
+    As in Keras, a function name or alias (``"mse"``, ``"mean_squared_error"``,
+    ``"sparse_categorical_crossentropy"``) gives the per-sample function, and a class name
+    (``"MeanSquaredError"``) an instance with default arguments; wrap a function with
+    `LossFunctionWrapper` to get reductions and sample weights.
+
+    Raises:
+        InvalidArgumentError (a ValueError): for an unknown name or an identifier of
+            another type.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.get("mse") is ef.losses.mean_squared_error
+        True
+        >>> ef.losses.get({"class_name": "BinaryCrossentropy", "config": {"from_logits": True}})
+        <ef.losses.BinaryCrossentropy name='binary_crossentropy'>
+    """
+    return registry.get("loss", identifier, custom_objects)
+
+
+def serialize(loss):
+    """A loss object as ``{"class_name", "config"}``; a built-in function as its name.
+
+    Raises:
+        InvalidArgumentError: for a function that is not a registered loss.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.serialize(ef.losses.mean_absolute_error)
+        'mean_absolute_error'
+    """
+    return registry.serialize(loss, "loss")
+
+
+def deserialize(config, custom_objects=None):
+    """The inverse of `serialize`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
+        2.0
+    """
+    return registry.deserialize(config, custom_objects, "loss")

@@ -16,6 +16,7 @@ from __future__ import annotations
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.saving import registry
 
 __all__ = [
     "Huber",
@@ -155,3 +156,11 @@ class Huber(loss_module.Loss):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "delta": self.delta}
+
+
+for _loss in (mean_squared_error, mean_absolute_error, huber, MeanSquaredError, MeanAbsoluteError,
+              Huber):
+    registry.register("loss", _loss)
+registry.register("loss", mean_squared_error, "mse", "MSE")
+registry.register("loss", mean_absolute_error, "mae", "MAE")
+registry.register("loss", huber, "huber_loss")

@@ -22,10 +22,9 @@ from eagerflow.metrics.accuracy_metrics import (
 )
 from eagerflow.metrics.auc import AUC
 from eagerflow.metrics.confusion import Precision, Recall
-from eagerflow.metrics.metric import Metric
+from eagerflow.metrics.metric import Metric, deserialize, get, serialize
 from eagerflow.metrics.reduction import Mean, MeanMetricWrapper, Sum
 from eagerflow.metrics.regression import MeanAbsoluteError, MeanSquaredError
-from eagerflow.metrics.serialization import deserialize, get, serialize
 
 __all__ = [
     "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",

@@ -18,6 +18,8 @@ import numpy as np
 
 from eagerflow.core import errors, tensor
 from eagerflow.metrics import metric, reduction
+from eagerflow.saving import registry
+from eagerflow.utils.naming import snake_case
 
 __all__ = [
     "Accuracy",
@@ -258,3 +260,9 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype,
                          k=_check_k(k, "TopKCategoricalAccuracy"))
         self.k = k
+
+
+for _metric in (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
+                TopKCategoricalAccuracy):
+    registry.register("metric", _metric, snake_case(_metric.__name__))
+registry.register("metric", Accuracy, "acc")

@@ -20,6 +20,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import confusion, metric
+from eagerflow.saving import registry
 
 __all__ = ["AUC"]
 
@@ -152,3 +153,6 @@ class AUC(metric.Metric):
         if self._init_thresholds is not None:
             config["thresholds"] = self.thresholds[1:-1]
         return config
+
+
+registry.register("metric", AUC, "auc")

@@ -19,6 +19,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric
+from eagerflow.saving import registry
 
 __all__ = ["NEG_INF", "Precision", "Recall", "update_confusion_matrix"]
 
@@ -217,3 +218,7 @@ class Recall(_ConfusionMetric):
     def result(self):
         return self._finish(metric.divide_no_nan(
             self.true_positives._buf, self.true_positives._buf + self.false_negatives._buf))
+
+
+registry.register("metric", Precision, "precision")
+registry.register("metric", Recall, "recall")

@@ -28,6 +28,7 @@ import numpy as np
 
 from eagerflow.core import context, errors, tensor, trackable
 from eagerflow.core.variable import Variable
+from eagerflow.saving import registry
 from eagerflow.utils import naming
 
 __all__ = ["Metric", "as_array", "squeeze_or_expand_to_same_rank"]
@@ -250,3 +251,44 @@ def divide_no_nan(numerator, denominator):
         return np.float64(numerator / denominator) if denominator != 0 else np.float64(0.0)
     safe = np.where(denominator == 0, 1.0, denominator)
     return np.where(denominator == 0, 0.0, numerator / safe)
+
+
+def get(identifier, custom_objects=None):
+    """A metric for a name (a new instance), a config dict, or a metric or function as is.
+
+    Names are the class names and their snake-case forms (``"accuracy"``,
+    ``"sparse_categorical_accuracy"``, ``"auc"``, ...) plus ``"acc"``, ``"mse"`` and
+    ``"mae"``.
+
+    Raises:
+        InvalidArgumentError (a ValueError): for an unknown name or an identifier of
+            another type.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.get("sparse_categorical_accuracy").name
+        'sparse_categorical_accuracy'
+    """
+    return registry.get("metric", identifier, custom_objects)
+
+
+def serialize(metric) -> dict:
+    """``{"class_name": ..., "config": ...}`` for a metric.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.serialize(ef.metrics.BinaryAccuracy(threshold=0.7))["config"]["threshold"]
+        0.7
+    """
+    return registry.serialize(metric, "metric")
+
+
+def deserialize(config, custom_objects=None):
+    """The inverse of `serialize`.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.metrics.deserialize({"class_name": "AUC", "config": {"curve": "PR"}}).curve
+        'PR'
+    """
+    return registry.deserialize(config, custom_objects, "metric")

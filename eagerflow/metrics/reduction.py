@@ -17,6 +17,8 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric
+from eagerflow.saving import registry
+from eagerflow.utils.naming import snake_case
 
 __all__ = ["Mean", "MeanMetricWrapper", "Sum", "reduce_to_samplewise_values"]
 
@@ -162,3 +164,7 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self) -> dict:
         return {**super().get_config(), **self._fn_kwargs}
+
+
+for _metric in (Mean, Sum):
+    registry.register("metric", _metric, snake_case(_metric.__name__))

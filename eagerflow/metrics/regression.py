@@ -13,6 +13,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
+from eagerflow.saving import registry
 
 __all__ = ["MeanAbsoluteError", "MeanSquaredError"]
 
@@ -64,3 +65,7 @@ class MeanAbsoluteError(reduction.MeanMetricWrapper):
 
     def __init__(self, name="mean_absolute_error", dtype=None):
         super().__init__(_absolute_error, name=name, dtype=dtype)
+
+
+registry.register("metric", MeanSquaredError, "mean_squared_error", "mse", "MSE")
+registry.register("metric", MeanAbsoluteError, "mean_absolute_error", "mae", "MAE")

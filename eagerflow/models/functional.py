@@ -22,10 +22,11 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.layers import masking, serialization, symbolic
+from eagerflow.layers import masking, symbolic
 from eagerflow.models import functional_config
 from eagerflow.models.model import Model
 from eagerflow.ops import math as math_ops
+from eagerflow.saving import registry
 
 __all__ = ["Functional"]
 
@@ -231,4 +232,4 @@ class Functional(Model):
         return functional_config.from_config(cls, config, custom_objects)
 
 
-serialization.LAYER_CLASSES["Functional"] = Functional
+registry.register("layer", Functional)

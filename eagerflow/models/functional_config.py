@@ -21,7 +21,8 @@ Example:
 from __future__ import annotations
 
 from eagerflow.core import nest
-from eagerflow.layers import serialization, symbolic
+from eagerflow.layers import symbolic
+from eagerflow.saving import registry
 
 __all__ = ["from_config", "get_config"]
 
@@ -120,8 +121,9 @@ def from_config(cls, config: dict, custom_objects=None):
     layers, pending = {}, []
     tensors: dict = {}  # layer name -> outputs of each of its calls, in order
     for entry in config["layers"]:
-        layer = serialization.deserialize(
-            {"class_name": entry["class_name"], "config": entry["config"]}, custom_objects)
+        layer = registry.deserialize(
+            {"class_name": entry["class_name"], "config": entry["config"]}, custom_objects,
+            "layer")
         layers[entry["name"]] = layer
         if isinstance(layer, symbolic.InputLayer):
             tensors[entry["name"]] = [layer.output]

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import json
 
-from eagerflow.layers import base, serialization, symbolic, tracking
+from eagerflow.layers import base, symbolic, tracking
 from eagerflow.models import trainer
+from eagerflow.saving import registry
 
 __all__ = ["Model", "model_from_config", "model_from_json"]
 
@@ -228,7 +229,7 @@ class Model(trainer.Trainer, base.Layer):
             3
         """
         try:
-            return json.dumps(serialization.serialize(self), **kwargs)
+            return json.dumps(registry.serialize(self, "layer"), **kwargs)
         except TypeError as e:
             raise TypeError(
                 f"The config of model '{self.name}' cannot be written as JSON: {e}. Configs "
@@ -256,7 +257,7 @@ def model_from_config(config: dict, custom_objects=None):
         >>> clone.count_params()
         8
     """
-    return serialization.deserialize(config, custom_objects)
+    return registry.deserialize(config, custom_objects, "layer")
 
 
 def model_from_json(json_string: str, custom_objects=None):

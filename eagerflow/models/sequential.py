@@ -20,8 +20,9 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.layers import base, serialization, symbolic
+from eagerflow.layers import base, symbolic
 from eagerflow.models.model import Model
+from eagerflow.saving import registry
 
 __all__ = ["Sequential"]
 
@@ -187,7 +188,7 @@ class Sequential(Model):
 
     def get_config(self) -> dict:
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name,
-                  "layers": [serialization.serialize(layer) for layer in self._layers]}
+                  "layers": [registry.serialize(layer, "layer") for layer in self._layers]}
         shape = self._graph_input.shape if self._graph_input is not None else (
             self._build_input_shape)
         if shape is not None and not isinstance(shape, (list, dict)):
@@ -199,7 +200,7 @@ class Sequential(Model):
         """Rebuilds the model and, when the config records an input shape, its weights."""
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for entry in config.get("layers", []):
-            model.add(serialization.deserialize(entry, custom_objects))
+            model.add(registry.deserialize(entry, custom_objects, "layer"))
         shape = config.get("build_input_shape")
         if shape is not None and model._graph_input is None:
             model.build(tuple(shape))

@@ -16,9 +16,8 @@ from eagerflow.optim.adam import Adam
 from eagerflow.optim.adamw import AdamW
 from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
 from eagerflow.optim.hyperparameters import Hyperparameter
-from eagerflow.optim.optimizer import Optimizer
+from eagerflow.optim.optimizer import Optimizer, deserialize, get, serialize
 from eagerflow.optim.rmsprop import RMSprop
-from eagerflow.optim.serialization import deserialize, get, serialize
 from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [

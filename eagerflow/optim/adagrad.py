@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.saving import registry
 
 __all__ = ["Adagrad"]
 
@@ -65,3 +66,6 @@ class Adagrad(optimizer.Optimizer):
         np.divide(grad, temp, out=temp)
         temp *= lr
         var -= temp
+
+
+registry.register("optimizer", Adagrad)

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.saving import registry
 
 __all__ = ["Adam"]
 
@@ -85,3 +86,6 @@ class Adam(optimizer.Optimizer):
         np.divide(m, temp, out=temp)
         temp *= self._alpha
         var -= temp
+
+
+registry.register("optimizer", Adam)

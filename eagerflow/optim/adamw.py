@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 from eagerflow.optim import adam
+from eagerflow.saving import registry
 
 __all__ = ["AdamW"]
 
@@ -47,3 +48,6 @@ class AdamW(adam.Adam):
             )
         super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
                          epsilon=epsilon, amsgrad=amsgrad, weight_decay=weight_decay, **kwargs)
+
+
+registry.register("optimizer", AdamW)

@@ -14,6 +14,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.saving import registry
 
 __all__ = ["RMSprop"]
 
@@ -91,3 +92,6 @@ class RMSprop(optimizer.Optimizer):
             var -= momentum
         else:
             var -= temp
+
+
+registry.register("optimizer", RMSprop)

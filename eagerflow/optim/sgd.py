@@ -16,6 +16,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.saving import registry
 
 __all__ = ["SGD", "GradientDescent"]
 
@@ -81,3 +82,6 @@ class SGD(optimizer.Optimizer):
 
 
 GradientDescent = SGD
+
+
+registry.register("optimizer", SGD, "GradientDescent")

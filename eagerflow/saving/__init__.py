@@ -2,8 +2,9 @@
 
 `Checkpoint` saves named objects; `CheckpointManager` keeps the newest few in a directory;
 `latest_checkpoint` finds the newest; `save_weights` / `load_weights` / `save_model` /
-`load_model` are what models use; `register_serializable` / `deserialize` rebuild objects
-from saved configs. The file format is documented in `eagerflow.saving.h5format` and
+`load_model` are what models use; `registry` is the one place that turns layers, losses,
+metrics, optimizers and the rest into configs and back (`get`, `serialize`, `deserialize`,
+`register_serializable`). The file format is documented in `eagerflow.saving.h5format` and
 the README.
 
 Example:
@@ -15,42 +16,43 @@ Example:
     [('save_counter', (), 'int64'), ('v', (2,), 'float32')]
 """
 
-from eagerflow.saving.checkpoint import Checkpoint
-from eagerflow.saving.h5format import InvalidCheckpointError
-from eagerflow.saving.index import latest_checkpoint
-from eagerflow.saving.listing import list_variables, load_variable
-from eagerflow.saving.manager import CheckpointManager
-from eagerflow.saving.model_io import load_model, load_weights, save_model, save_weights
 from eagerflow.saving.registry import (
     custom_object_scope,
     deserialize,
+    get,
     get_registered_name,
     get_registered_object,
-    register_resolver,
     register_serializable,
     serialize,
 )
-from eagerflow.saving.status import CheckpointLoadStatus, Mismatch, warn_pending_restores
+
+# The checkpoint machinery imports h5py (a tenth of a second): it loads on first use, so
+# that the layers, losses, metrics and optimizers can register with `registry` cheaply.
+_LAZY = {
+    "Checkpoint": "checkpoint", "CheckpointLoadStatus": "status",
+    "CheckpointManager": "manager", "InvalidCheckpointError": "h5format",
+    "Mismatch": "status", "latest_checkpoint": "index", "list_variables": "listing",
+    "load_variable": "listing", "load_model": "model_io", "load_weights": "model_io",
+    "save_model": "model_io", "save_weights": "model_io", "warn_pending_restores": "status",
+}
 
 __all__ = [
-    "Checkpoint",
-    "CheckpointLoadStatus",
-    "CheckpointManager",
-    "InvalidCheckpointError",
-    "Mismatch",
-    "custom_object_scope",
-    "deserialize",
-    "get_registered_name",
-    "get_registered_object",
-    "latest_checkpoint",
-    "list_variables",
-    "load_model",
-    "load_variable",
-    "load_weights",
-    "register_resolver",
-    "register_serializable",
-    "save_model",
-    "save_weights",
-    "serialize",
-    "warn_pending_restores",
+    "custom_object_scope", "deserialize", "get", "get_registered_name",
+    "get_registered_object", "register_serializable", "serialize",
 ]
+__all__ += list(_LAZY)
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'eagerflow.saving' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"eagerflow.saving.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))

@@ -63,19 +63,16 @@ def _deserialize_leaf(value, kind: str, custom_objects):
     if not isinstance(value, dict):
         return value
     name = value.get("class_name")
-    found = registry.get_registered_object(name, custom_objects)
     if value.get("config") is None:  # a function saved by name
+        found = registry.get_registered_object(name, custom_objects, kind)
         if found is None:
             raise ValueError(
                 f"load_model: the model was compiled with the {kind} function {name!r}; pass "
                 f"custom_objects={{{name!r}: {name}}} or register it with "
-                "@ef.checkpoint.register_serializable()"
+                "@ef.saving.register_serializable()"
             )
         return found
-    custom = {name: found} if found is not None else None
-    if kind == "loss":
-        return losses_lib.deserialize(value, custom)
-    return metrics_lib.deserialize(value, custom)
+    return registry.deserialize(value, custom_objects, kind)
 
 
 def deserialize_spec(spec, kind: str, custom_objects=None):

@@ -286,7 +286,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
     path = checkpoint.resolve_path(filepath)
     document, saved = _read_document(path)
     with registry.custom_object_scope(custom_objects or {}):
-        model = registry.deserialize(document.get("model"), custom_objects)
+        model = registry.deserialize(document.get("model"), custom_objects, "layer")
         _check_model(model, "load_model")
         if document.get("build_config") is not None and callable(
                 getattr(model, "build_from_config", None)):

@@ -18,7 +18,6 @@ Example:
 
 from __future__ import annotations
 
-from eagerflow.layers import serialization
 from eagerflow.saving import model_io
 
 __all__ = ["load_model"]
@@ -47,6 +46,4 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         >>> callable(ef.models.load_model)
         True
     """
-    objects = dict(serialization.LAYER_CLASSES)
-    objects.update(custom_objects or {})
-    return model_io.load_model(filepath, custom_objects=objects, compile=compile)
+    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile)

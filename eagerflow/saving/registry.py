@@ -1,11 +1,18 @@
-"""The class registry that rebuilds objects from JSON configs, without importing anything.
+"""The one registry of serializable objects: `get`, `serialize` and `deserialize` for
+layers, losses, metrics, optimizers, activations, initializers, regularizers and
+constraints, and for the classes users register.
 
-A saved model file names classes (``{"class_name": "Dense", "config": {...}}``), never
-modules: `deserialize` looks the name up in, in order, the `custom_objects` passed to it,
-the active `custom_object_scope`s, the classes registered with `register_serializable`,
-and the resolvers other packages add with `register_resolver` (the layers and optimizers
-packages resolve their own class tables this way). A name found nowhere is an error that
-says how to register it. Nothing is ever imported by a name read from a file.
+Objects are known by *kind* (``"layer"``, ``"loss"``, ...). Each package registers its
+own classes and functions with `register(kind, obj, *aliases)` when it is imported
+(`Layer` subclasses, user-defined ones too, register themselves when they are defined);
+users register theirs with `register_serializable`, for every kind at once. A saved
+config names classes (``{"class_name": "Dense", "config": {...}}``), never modules: a name
+is looked up in the `custom_objects` passed in, then the active `custom_object_scope`s,
+then the kind's table (the exact name, its lower-case and snake-case forms, then the name
+without case or underscores), then the user registry. A name found nowhere is an error
+that lists the known names and says how to register one. Nothing is ever imported by a
+name read from a file: a kind's package is imported (by its fixed module name) only so
+that its table is filled.
 
 Example:
     >>> from eagerflow.saving import registry
@@ -20,31 +27,106 @@ Example:
     {'class_name': 'ExampleScale', 'config': {'factor': 3.0}}
     >>> registry.deserialize(config).factor
     3.0
+    >>> registry.get("optimizer", "adam")
+    <ef.optim.Adam name='adam'>
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
 import threading
 
 from eagerflow.core import errors
+from eagerflow.utils.naming import snake_case
 
-__all__ = ["custom_object_scope", "deserialize", "get_registered_name",
-           "get_registered_object", "register_resolver", "register_serializable", "serialize"]
+__all__ = ["Configurable", "custom_object_scope", "deserialize", "get", "get_registered_name",
+           "get_registered_object", "known_names", "register", "register_serializable",
+           "serialize"]
 
-_registry: dict = {}  # name -> class or function
-_resolvers: list = []  # functions name -> class or None, consulted after the registry
-_names: dict = {}  # id(class or function) -> name
+# kind -> the package whose import registers that kind's built-in objects.
+_PACKAGES = {
+    "layer": "eagerflow.layers", "activation": "eagerflow.layers.activations",
+    "initializer": "eagerflow.layers.initializers",
+    "regularizer": "eagerflow.layers.regularizers",
+    "constraint": "eagerflow.layers.constraints", "loss": "eagerflow.losses",
+    "metric": "eagerflow.metrics", "optimizer": "eagerflow.optim",
+}
+# Kinds whose callables without a config (a custom activation, a Lambda's function) are
+# kept as the object itself in a config, which then cannot be written as JSON.
+_KEEP_CALLABLES = {"activation", "initializer", "regularizer", "constraint"}
+
+_tables: dict[str, dict] = {kind: {} for kind in _PACKAGES}  # kind -> {name: object}
+_loose: dict[str, dict] = {kind: {} for kind in _PACKAGES}  # kind -> {loose name: object}
+_kind_names: dict[tuple, tuple] = {}  # (kind, id(object)) -> (object, the name it saves as)
+_registry: dict = {}  # register_serializable: name -> class or function
+_names: dict = {}  # id(class or function) -> name it was registered under
 _scopes = threading.local()
+
+
+def _loose_key(name: str) -> str:
+    return name.replace("_", "").lower()
 
 
 def _qualified(obj) -> str:
     return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
 
 
+def _check_kind(kind: str) -> None:
+    if kind not in _tables:
+        raise errors.InvalidArgumentError(
+            f"Unknown kind of serializable object {kind!r}; kinds are {sorted(_tables)}.")
+
+
+def register(kind: str, obj, *aliases: str):
+    """Registers a built-in class or function of `kind` under its name and `aliases`.
+
+    The first name (``obj.__name__`` unless aliases are given for an object without one) is
+    the one `serialize` writes. A later registration of the same name replaces the earlier
+    one (a class redefined in a notebook).
+
+    Returns:
+        `obj`, so that it can be used as a decorator.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import registry
+        >>> registry.get("activation", "ReLU") is ef.activations.relu
+        True
+    """
+    _check_kind(kind)
+    names = [n for n in (getattr(obj, "__name__", None), *aliases) if n and n != "<lambda>"]
+    if not names:
+        raise errors.InvalidArgumentError(f"register({kind!r}, {obj!r}) needs a name")
+    for name in names:
+        _tables[kind][name] = obj
+        _loose[kind][_loose_key(name)] = obj
+    # The entry holds the object, so its id cannot be reused while it is registered.
+    if _kind_names.get((kind, id(obj)), (None,))[0] is not obj:
+        _kind_names[(kind, id(obj))] = (obj, names[0])
+    return obj
+
+
+def _ensure_package(kind: str) -> None:
+    importlib.import_module(_PACKAGES[kind])  # fills the kind's table; cached after once
+
+
+def known_names(kind: str) -> list:
+    """The names `get(kind, name)` accepts, sorted.
+
+    Example:
+        >>> from eagerflow.saving import registry
+        >>> registry.known_names("optimizer")[:3]
+        ['Adagrad', 'Adam', 'AdamW']
+    """
+    _check_kind(kind)
+    _ensure_package(kind)
+    return sorted(name for name in _tables[kind] if not name.startswith("_"))
+
+
 def register_serializable(cls=None, *, name: str | None = None):
-    """Registers a class (or function) under `name` so saved configs can rebuild it.
+    """Registers a user class (or function) under `name` so saved configs can rebuild it.
 
     Use as ``@register_serializable()``, ``@register_serializable`` or
     ``register_serializable(MyLayer, name="MyLayer")``. Registering a redefinition of the
@@ -68,7 +150,7 @@ def register_serializable(cls=None, *, name: str | None = None):
         >>> registry.get_registered_name(example_activation)
         'example_activation'
     """
-    def register(target):
+    def register_one(target):
         key = name if name is not None else getattr(target, "__name__", None)
         if not isinstance(key, str) or not key:
             raise errors.InvalidArgumentError(
@@ -89,29 +171,7 @@ def register_serializable(cls=None, *, name: str | None = None):
         _names[id(target)] = key
         return target
 
-    return register if cls is None else register(cls)
-
-
-def register_resolver(resolver) -> None:
-    """Adds a function ``name -> class or None`` consulted after the registry.
-
-    A package with its own table of classes (e.g. every Layer subclass by name) plugs it
-    in once instead of registering each class. Adding the same resolver twice has no
-    effect.
-
-    Example:
-        >>> from eagerflow.saving import registry
-        >>> registry.register_resolver({"ExampleResolved": complex}.get)
-        >>> registry.get_registered_object("ExampleResolved")
-        <class 'complex'>
-    """
-    if not callable(resolver):
-        raise errors.InvalidArgumentError(
-            f"register_resolver expects a function name -> class or None. Received: "
-            f"{type(resolver).__name__}"
-        )
-    if resolver not in _resolvers:
-        _resolvers.append(resolver)
+    return register_one if cls is None else register_one(cls)
 
 
 def get_registered_name(obj) -> str:
@@ -126,26 +186,44 @@ def get_registered_name(obj) -> str:
     return _names.get(id(obj), getattr(obj, "__name__", type(obj).__name__))
 
 
-def get_registered_object(name: str, custom_objects=None):
-    """The class or function named `name` (custom objects first), or None.
-
-    Example:
-        >>> from eagerflow.saving import registry
-        >>> registry.get_registered_object("Foo", custom_objects={"Foo": int})
-        <class 'int'>
-    """
+def _lookup(kind, name: str, custom_objects):
     if custom_objects and name in custom_objects:
         return custom_objects[name]
     for scope in reversed(getattr(_scopes, "stack", [])):
         if name in scope:
             return scope[name]
-    if name in _registry:
-        return _registry[name]
-    for resolver in _resolvers:
-        found = resolver(name)
+    kinds = list(_tables) if kind is None else [kind]
+    for each in kinds:
+        table = _tables[each]
+        for key in (name, name.lower(), snake_case(name)):
+            if key in table:
+                return table[key]
+        found = _loose[each].get(_loose_key(name))
         if found is not None:
             return found
-    return None
+    return _registry.get(name)
+
+
+def get_registered_object(name: str, custom_objects=None, kind: str | None = None):
+    """The class or function named `name` (custom objects first), or None.
+
+    Without `kind`, every kind's table is searched (after the custom objects, the scopes
+    and before the user registry).
+
+    Example:
+        >>> from eagerflow.saving import registry
+        >>> registry.get_registered_object("Foo", custom_objects={"Foo": int})
+        <class 'int'>
+        >>> registry.get_registered_object("Dense").__name__
+        'Dense'
+    """
+    if kind is None:
+        for each in _PACKAGES:
+            _ensure_package(each)
+    else:
+        _check_kind(kind)
+        _ensure_package(kind)
+    return _lookup(kind, name, custom_objects)
 
 
 @contextlib.contextmanager
@@ -171,13 +249,17 @@ def custom_object_scope(custom_objects: dict):
         stack.pop()
 
 
-def serialize(obj) -> dict:
+def serialize(obj, kind: str | None = None):
     """Returns ``{"class_name": name, "config": obj.get_config()}``.
 
-    A registered function serializes as ``{"class_name": name, "config": None}``.
+    With a `kind`, None and plain values come back unchanged and a registered function
+    serializes as its name (``"relu"``, ``"mean_squared_error"``); an activation,
+    initializer, regularizer or constraint that is a plain callable is kept as is. Without
+    one, a registered function serializes as ``{"class_name": name, "config": None}``.
 
     Raises:
-        InvalidArgumentError: if `obj` has no ``get_config`` method.
+        InvalidArgumentError: if `obj` has no ``get_config`` method (and is not a
+            registered function).
 
     Example:
         >>> from eagerflow.saving import registry
@@ -186,21 +268,39 @@ def serialize(obj) -> dict:
         ...         return {"size": 3}
         >>> registry.serialize(Window())
         {'class_name': 'Window', 'config': {'size': 3}}
+        >>> import eagerflow as ef
+        >>> registry.serialize(ef.losses.mean_absolute_error, "loss")
+        'mean_absolute_error'
     """
+    if kind is not None:
+        _check_kind(kind)
+        if obj is None or isinstance(obj, (str, int, float, bool)):
+            return obj
+        entry = _kind_names.get((kind, id(obj)))
+        if entry is not None and not isinstance(obj, type) and not hasattr(obj, "get_config"):
+            return entry[1]
     if callable(obj) and not isinstance(obj, type) and id(obj) in _names:
-        return {"class_name": _names[id(obj)], "config": None}
+        return _names[id(obj)] if kind is not None else {"class_name": _names[id(obj)],
+                                                          "config": None}
     get_config = getattr(obj, "get_config", None)
-    if not callable(get_config):
+    if not callable(get_config) or isinstance(obj, type):
+        if kind in _KEEP_CALLABLES and callable(obj):
+            return obj
+        what = f"{kind} {obj!r}" if kind is not None else type(obj).__name__
         raise errors.InvalidArgumentError(
-            f"Cannot serialize {type(obj).__name__}: it has no get_config() method. Implement "
+            f"Cannot serialize {what}: it has no get_config() method. Implement "
             "get_config() returning the constructor arguments (and from_config if they are not "
-            "plain keyword arguments)."
+            "plain keyword arguments), or register a function with "
+            "@ef.saving.register_serializable()."
         )
-    return {"class_name": get_registered_name(type(obj)), "config": get_config()}
+    entry = _kind_names.get((kind, id(type(obj)))) if kind is not None else None
+    name = _names.get(id(type(obj))) or (entry[1] if entry is not None else None)
+    return {"class_name": name or type(obj).__name__, "config": get_config()}
 
 
-def deserialize(config, custom_objects=None):
-    """Rebuilds an object from ``{"class_name": ..., "config": ...}``.
+def deserialize(config, custom_objects=None, kind: str | None = None):
+    """Rebuilds an object from ``{"class_name": ..., "config": ...}`` (or, with a `kind`,
+    from a name).
 
     Classes are rebuilt with ``cls.from_config(config)`` when they define it (with
     ``custom_objects=`` too when its signature accepts it), else ``cls(**config)``; a
@@ -209,6 +309,7 @@ def deserialize(config, custom_objects=None):
     Args:
         config: the serialized form (from `serialize` or a saved file).
         custom_objects: ``{name: class or function}`` checked before the registry.
+        kind: where to look the class up (default: every kind, then the user registry).
 
     Returns:
         The rebuilt object.
@@ -223,17 +324,21 @@ def deserialize(config, custom_objects=None):
           ...
         eagerflow.core.errors.InvalidArgumentError: Unknown class 'Unknown' in a saved config. ...
     """
+    if kind is not None and isinstance(config, str):
+        return get(kind, config, custom_objects)
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
         raise errors.InvalidArgumentError(
             "deserialize expects {'class_name': str, 'config': dict}. Received: "
             f"{str(config)[:200]}"
         )
     name, inner = config["class_name"], config.get("config")
-    target = get_registered_object(name, custom_objects)
+    target = get_registered_object(name, custom_objects, kind)
     if target is None:
+        what = f"{kind} class" if kind is not None else "class"
+        known = f" Known {kind}s: {', '.join(known_names(kind))}." if kind is not None else ""
         raise errors.InvalidArgumentError(
-            f"Unknown class {name!r} in a saved config. Register it with "
-            "@ef.checkpoint.register_serializable() before loading, or pass "
+            f"Unknown {what} {name!r} in a saved config.{known} Register it with "
+            "@ef.saving.register_serializable() before loading, or pass "
             f"custom_objects={{{name!r}: {name}}}."
         )
     if not isinstance(target, type):
@@ -256,8 +361,85 @@ def deserialize(config, custom_objects=None):
         return from_config(inner)
 
 
+def get(kind: str, identifier, custom_objects=None):
+    """Returns an object of `kind` for a name, a config dict, a class or an object.
+
+    A name gives a new instance of a registered class (with default arguments) or the
+    registered function; a config dict is deserialized; a class is instantiated; None and
+    objects (instances, functions) come back as they are.
+
+    Raises:
+        InvalidArgumentError: for an unknown name (listing the known ones) or an identifier
+            that is none of these.
+
+    Example:
+        >>> from eagerflow.saving import registry
+        >>> registry.get("metric", "acc")
+        <ef.metrics.Accuracy name='accuracy'>
+        >>> registry.get("loss", "mse").__name__
+        'mean_squared_error'
+    """
+    _check_kind(kind)
+    if identifier is None:
+        return None
+    if isinstance(identifier, str):
+        _ensure_package(kind)
+        found = _lookup(kind, identifier, custom_objects)
+        if found is None:
+            raise errors.InvalidArgumentError(
+                f"Unknown {kind} {identifier!r}. Known {kind}s: "
+                f"{', '.join(known_names(kind))}. Pass an object or a callable, or register "
+                f"a custom one with custom_objects={{{identifier!r}: ...}} or "
+                "@ef.saving.register_serializable()."
+            )
+        return found() if isinstance(found, type) else found
+    if isinstance(identifier, dict):
+        return deserialize(identifier, custom_objects, kind)
+    if isinstance(identifier, type):
+        return identifier()
+    if callable(identifier) or hasattr(identifier, "get_config"):
+        return identifier
+    raise errors.InvalidArgumentError(
+        f"Could not interpret {kind} identifier: {identifier!r} (of type "
+        f"{type(identifier).__name__}). Pass a name such as {known_names(kind)[0]!r}, a "
+        "config dict, or an object."
+    )
+
+
 def _accepts_custom_objects(function) -> bool:
     try:
         return "custom_objects" in inspect.signature(function).parameters
     except (TypeError, ValueError):  # builtins without a signature
         return False
+
+
+class Configurable:
+    """`get_config`, `from_config` and a ``Name(arg=value)`` repr from constructor arguments.
+
+    The shared base of initializers, regularizers and constraints: a subclass whose
+    constructor takes arguments overrides `get_config` to return them as plain values, and
+    `from_config` and `repr` follow from it.
+
+    Example:
+        >>> from eagerflow.saving import registry
+        >>> class Scale(registry.Configurable):
+        ...     def __init__(self, factor=1.0):
+        ...         self.factor = factor
+        ...     def get_config(self):
+        ...         return {"factor": self.factor}
+        >>> Scale.from_config({"factor": 2.0})
+        Scale(factor=2.0)
+    """
+
+    def get_config(self) -> dict:
+        """The constructor arguments, as a dict of plain values."""
+        return {}
+
+    @classmethod
+    def from_config(cls, config: dict):
+        """Creates the object from `get_config`'s output."""
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_config().items())
+        return f"{type(self).__name__}({args})"

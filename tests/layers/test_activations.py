@@ -30,9 +30,9 @@ def test_activations():
 
 
 def test_activation_errors_and_custom():
-    with pytest.raises(ValueError, match="Unknown activation: 'nope'. Known activations: elu"):
+    with pytest.raises(ValueError, match="Unknown activation 'nope'. Known activations: elu"):
         ef.activations.get("nope")
-    with pytest.raises(TypeError, match="Could not interpret activation identifier"):
+    with pytest.raises(ValueError, match="Could not interpret activation identifier"):
         ef.activations.get(3)
     leaky = ef.layers.Activation("relu")
     assert ef.activations.serialize(leaky)["class_name"] == "Activation"

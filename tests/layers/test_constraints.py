@@ -27,5 +27,5 @@ def test_constraints_by_name_config_and_on_variables():
     layer = ef.layers.Dense(2, kernel_constraint="non_neg")
     layer(ef.ones([1, 2]))
     assert isinstance(layer.kernel.constraint, ef.constraints.NonNeg)
-    with pytest.raises(ValueError, match="Unknown constraint: 'positive'"):
+    with pytest.raises(ValueError, match="Unknown constraint 'positive'"):
         ef.constraints.get("positive")

@@ -59,7 +59,7 @@ def test_dense_needs_a_known_last_axis():
 
 
 def test_unknown_activation_lists_the_known_ones():
-    with pytest.raises(ValueError, match=r"Unknown activation: 'rectified'.*relu, relu6"):
+    with pytest.raises(ValueError, match=r"Unknown activation 'rectified'.*relu, relu6"):
         ef.layers.Dense(2, activation="rectified")
 
 

@@ -76,13 +76,13 @@ def test_constant_orthogonal_identity():
 
 
 def test_initializer_errors():
-    with pytest.raises(ValueError, match="Unknown initializer: 'glorot'"):
+    with pytest.raises(ValueError, match="Unknown initializer 'glorot'"):
         init.get("glorot")
     with pytest.raises(ValueError, match="Unknown initializer class 'Nope'"):
         init.get({"class_name": "Nope", "config": {}})
-    with pytest.raises(ValueError, match="expected a dict with 'class_name'"):
+    with pytest.raises(ValueError, match="deserialize expects {'class_name'"):
         init.get({"config": {}})
-    with pytest.raises(TypeError, match="Could not interpret initializer identifier: 3"):
+    with pytest.raises(ValueError, match="Could not interpret initializer identifier: 3"):
         init.get(3)
     with pytest.raises(ValueError, match="`scale` must be positive"):
         init.VarianceScaling(0.0)

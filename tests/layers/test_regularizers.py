@@ -30,7 +30,7 @@ def test_regularizer_errors():
         ef.regularizers.L2(-1.0)
     with pytest.raises(ValueError, match="must be a number. Received: l1='x'"):
         ef.regularizers.L1("x")
-    with pytest.raises(ValueError, match="Unknown regularizer: 'l3'"):
+    with pytest.raises(ValueError, match="Unknown regularizer 'l3'"):
         ef.regularizers.get("l3")
     with pytest.raises(TypeError, match="must implement __call__"):
         ef.regularizers.Regularizer()(W)

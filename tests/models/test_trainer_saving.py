@@ -83,3 +83,15 @@ def test_compile_config_of_unsaveable_arguments():
 
     with pytest.raises(TypeError, match=r"cannot be saved with the model"):
         compile_config.serialize_spec([object()])
+
+
+def test_a_metric_and_a_loss_of_the_same_class_name_come_back_as_what_they_were(tmp_path):
+    model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", loss=ef.losses.MeanSquaredError(),
+                  metrics=[ef.metrics.MeanSquaredError(name="m")])
+    model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+    model.save(tmp_path / "m.h5")
+    arguments = ef.models.load_model(tmp_path / "m.h5")._compile_arguments
+    assert isinstance(arguments["loss"], ef.losses.MeanSquaredError)
+    assert isinstance(arguments["metrics"][0], ef.metrics.MeanSquaredError)
+    assert arguments["metrics"][0].name == "m"

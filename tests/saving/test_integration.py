@@ -5,24 +5,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.layers import serialization as layer_serialization
-from eagerflow.optim import serialization as optim_serialization
-from eagerflow.saving import model_io, object_graph, registry
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _resolve_layer_and_optimizer_classes():
-    # What the layers and optim packages are expected to do once (see the report):
-    # let load_model find their classes by name.
-    registry.register_resolver(layer_serialization.LAYER_CLASSES.get)
-    registry.register_resolver(_optimizer_class)
-
-
-def _optimizer_class(name):
-    try:
-        return optim_serialization._lookup(name)
-    except ValueError:
-        return None
+from eagerflow.saving import model_io, object_graph
 
 
 def batches(n, seed=0):

@@ -292,7 +292,7 @@ def test_class_names_in_a_file_are_never_imported(tmp_path):
     blob = json.dumps({"format": "eagerflow-model", "format_version": 1,
                        "model": {"class_name": "os.system", "config": {"command": "touch x"}},
                        "build_config": None, "compile_config": None}).encode()
-    with pytest.raises(ef.errors.InvalidArgumentError, match="Unknown class 'os.system'"):
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Unknown layer class 'os.system'"):
         model_io.load_model(hostile_model_file(tmp_path, blob))
 
 

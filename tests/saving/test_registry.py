@@ -115,19 +115,88 @@ def test_serialize_needs_get_config():
         registry.serialize(object())
 
 
-def test_resolvers_are_consulted_after_the_registry():
-    class Resolved:
+def test_lookup_order_custom_objects_scope_kind_table_then_user_registry():
+    class Custom:
         pass
 
-    table = {"RegistryTestResolved": Resolved, "RegistryTestPoint": dict}
+    class Scoped:
+        pass
+
     registry.register_serializable(Point, name="RegistryTestPoint")
-    registry.register_resolver(table.get)
-    registry.register_resolver(table.get)  # idempotent
-    assert registry._resolvers.count(table.get) == 1
-    assert registry.get_registered_object("RegistryTestResolved") is Resolved
-    assert registry.get_registered_object("RegistryTestPoint") is Point  # registry first
-    with pytest.raises(ef.errors.InvalidArgumentError, match="expects a function"):
-        registry.register_resolver("not callable")
+    assert registry.get_registered_object("Dense", kind="layer") is ef.layers.Dense
+    assert registry.get_registered_object("Dense", {"Dense": Custom}, "layer") is Custom
+    with registry.custom_object_scope({"Dense": Scoped}):
+        assert registry.get_registered_object("Dense", kind="layer") is Scoped
+        assert registry.get_registered_object("Dense", {"Dense": Custom}, "layer") is Custom
+    # A kind's table comes before the user registry; a user class is found from any kind.
+    assert registry.get_registered_object("RegistryTestPoint", kind="metric") is Point
+    assert registry.get_registered_object("RegistryTestPoint") is Point
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Unknown kind of serializable"):
+        registry.get("widget", "x")
+
+
+@pytest.mark.parametrize("kind, name, expected", [
+    ("layer", "Dense", lambda: ef.layers.Dense),
+    ("activation", "ReLU", lambda: ef.activations.relu),
+    ("initializer", "glorot_uniform", lambda: ef.initializers.GlorotUniform),
+    ("regularizer", "L1L2", lambda: ef.regularizers.L1L2),
+    ("constraint", "non_neg", lambda: ef.constraints.NonNeg),
+    ("loss", "mse", lambda: ef.losses.mean_squared_error),
+    ("loss", "MeanSquaredError", lambda: ef.losses.MeanSquaredError),
+    ("metric", "mse", lambda: ef.metrics.MeanSquaredError),
+    ("metric", "sparse_categorical_accuracy", lambda: ef.metrics.SparseCategoricalAccuracy),
+    ("optimizer", "gradient_descent", lambda: ef.optim.SGD),
+    ("optimizer", "ADAM", lambda: ef.optim.Adam),
+])
+def test_each_kind_resolves_its_names(kind, name, expected):
+    assert registry.get_registered_object(name, kind=kind) is expected()
+
+
+@pytest.mark.parametrize("kind, obj", [
+    ("loss", lambda: ef.losses.Huber(delta=2.0)),
+    ("metric", lambda: ef.metrics.AUC(curve="PR")),
+    ("optimizer", lambda: ef.optim.Adam(beta_1=0.8)),
+    ("initializer", lambda: ef.initializers.Constant(2.0)),
+    ("regularizer", lambda: ef.regularizers.L1(0.5)),
+    ("constraint", lambda: ef.constraints.MaxNorm(3)),
+    ("layer", lambda: ef.layers.Dense(3, name="d")),
+])
+def test_round_trip_per_kind(kind, obj):
+    original = obj()
+    config = registry.serialize(original, kind)
+    clone = registry.deserialize(config, kind=kind)
+    assert type(clone) is type(original)
+    assert registry.serialize(clone, kind) == config
+
+
+def test_functions_serialize_as_their_registered_name():
+    assert registry.serialize(ef.activations.silu, "activation") == "silu"
+    assert registry.get("activation", "swish") is ef.activations.silu
+    assert registry.serialize(ef.losses.binary_crossentropy, "loss") == "binary_crossentropy"
+    assert registry.get("loss", "BCE") is ef.losses.binary_crossentropy
+    custom = lambda x: x  # noqa: E731 - a plain callable, kept as is where kinds allow it
+    assert registry.serialize(custom, "activation") is custom
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Cannot serialize loss"):
+        registry.serialize(custom, "loss")
+
+
+def test_unknown_names_list_the_known_ones_and_say_how_to_register():
+    with pytest.raises(ValueError, match=r"Unknown optimizer 'adamax'\. Known optimizers: "
+                                         r"Adagrad, Adam, AdamW.*register_serializable"):
+        registry.get("optimizer", "adamax")
+    with pytest.raises(ValueError, match=r"Unknown metric class 'F1' in a saved config"):
+        registry.deserialize({"class_name": "F1", "config": {}}, kind="metric")
+    with pytest.raises(ValueError, match="Could not interpret loss identifier: 3"):
+        registry.get("loss", 3)
+
+
+def test_custom_objects_resolve_names_for_every_kind():
+    class Twice:
+        def __call__(self, x):
+            return 2 * x
+
+    assert isinstance(registry.get("activation", "twice", {"twice": Twice}), Twice)
+    assert registry.get("loss", "custom", {"custom": abs}) is abs
 
 
 def test_from_config_receives_custom_objects_when_it_accepts_them():
