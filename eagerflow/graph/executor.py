@@ -190,13 +190,13 @@ def _size(t) -> int:
 
 
 def _generate(program, inputs, line_nodes, check_numerics=False):
-    from eagerflow.graph import control_flow, python_ops, while_loop
+    from eagerflow.graph import control_flow, python_ops
 
     env = {
         "_asarray": np.asarray, "_assign": _assign, "_bind": _bind, "_check": _check,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
-        "_cond": control_flow.run_cond, "_while": while_loop.run_while,
+        "_cond": control_flow.run_cond, "_while": control_flow.run_while,
     }
     names: dict[int, str] = {id(t): f"s{i}" for i, t in enumerate(inputs)}
     count = len(inputs)
