@@ -40,7 +40,8 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import executor, graph, passes, trace
+from eagerflow.graph import executor, graph, trace
+from eagerflow.graph.passes import pipeline
 
 __all__ = ["Branch", "cond", "run_cond", "run_while", "while_loop"]
 
@@ -74,7 +75,7 @@ class Branch:
     def plan(self):
         """The compiled plan (built on first use)."""
         if self._plan is None:
-            program = passes.optimize(self.graph.nodes, self.graph.outputs)
+            program = pipeline.optimize(self.graph.nodes, self.graph.outputs)
             self._plan = executor.compile_program(program, self.inputs, self.graph.name)
         return self._plan
 

@@ -1,6 +1,6 @@
 """The graph executor: an optimised program compiled to one flat Python function.
 
-`compile_program` turns a `passes.Program` into straight-line code, one line per
+`compile_program` turns a `passes.program.Program` into straight-line code, one line per
 op, over local-variable slots (``s0, s1, ...``): each line is a direct NumPy call (a
 ufunc for elementwise ops, with ``out=`` when `plan_buffer_reuse` found a dead input
 buffer) or the op's own forward function. There is no per-op dispatch, no tensor
@@ -107,9 +107,10 @@ class Plan:
     Example:
         >>> import numpy as np
         >>> import eagerflow as ef
-        >>> from eagerflow.graph import executor, passes
+        >>> from eagerflow.graph import executor
+        >>> from eagerflow.graph.passes import pipeline
         >>> cf = ef.function(lambda x: x * 3.0).get_concrete_function(ef.TensorSpec([2]))
-        >>> program = passes.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> program = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
         >>> plan = executor.compile_program(program, cf.graph.inputs)
         >>> plan(np.array([1.0, 2.0], np.float32))
         (array([3., 6.], dtype=float32),)
