@@ -11,7 +11,6 @@ from eagerflow.graph.passes import program as program_lib
 __all__ = ["simplify_arithmetic"]
 
 _is_symbolic = graph.is_symbolic
-_ELIDED = {"Identity", "StopGradient"}
 
 
 def _is_constant(value, number) -> bool:
@@ -38,6 +37,10 @@ def _neutral(other, x, out, number) -> bool:
 
 def simplify_arithmetic(program: program_lib.Program) -> program_lib.Program:
     """Removes operations that return one of their inputs unchanged; merges op pairs.
+
+    What returns an input unchanged is declared with each op (`Op.elidable`,
+    `Op.neutral`, `Op.involution`): ``Identity(x)``, ``Cast`` to x's dtype, ``Reshape`` to
+    x's (known) shape, ``x * 1``, ``0 + x``, ``x ** 1``, ``-(-x)``, ...
 
     Example:
         >>> import eagerflow as ef
@@ -69,44 +72,42 @@ def simplify_arithmetic(program: program_lib.Program) -> program_lib.Program:
 
 def _passthrough(node, producer):
     """The input tensor `node` returns unchanged, a merged replacement node, or None."""
-    name, inputs = node.op.name, node.inputs
+    op, inputs = node.op, node.inputs
     if not node.outputs:
         return None
     out = node.outputs[0]
-    if name in _ELIDED and _is_symbolic(inputs[0]):
+    if op.elidable is True and _is_symbolic(inputs[0]):
         return inputs[0]
-    if len(inputs) == 2 and name in ("Mul", "AddV2"):
-        number = 1 if name == "Mul" else 0
-        if _neutral(inputs[1], inputs[0], out, number):
-            return inputs[0]
-        if _neutral(inputs[0], inputs[1], out, number):
-            return inputs[1]
-    if len(inputs) == 2 and name in ("Sub", "RealDiv", "Pow"):
-        if _neutral(inputs[1], inputs[0], out, 0 if name == "Sub" else 1):
-            return inputs[0]
+    if op.neutral and len(inputs) == 2:
+        for index in (1, 0):  # x * 1 before 1 * x
+            number = op.neutral.get(index)
+            if number is not None and _neutral(inputs[index], inputs[1 - index], out, number):
+                return inputs[1 - index]
     x = inputs[0] if inputs and _is_symbolic(inputs[0]) else None
     if x is None:
         return None
-    if name == "Cast" and node.attrs.get("dtype") == x.dtype:
+    if op.elidable == "dtype" and out.dtype == x.dtype:
         return x
     source = producer.get(id(x))
-    if name == "Neg" and source is not None and source.op.name == "Neg":
+    if op.involution and source is not None and source.op is op:
         return source.inputs[0] if _is_symbolic(source.inputs[0]) else None
-    if name == "Reshape":
-        if None not in out.shape and out.shape == x.shape:
-            return x
-        if source is not None and source.op.name == "Reshape" and not node.attr_inputs:
-            merged = graph.Node(node.op, [source.inputs[0]], node.attrs, node.name, node.graph)
-            merged.outputs = node.outputs
-            return merged
-    if name == "Transpose" and source is not None and source.op.name == "Transpose":
+    if op.elidable == "shape" and None not in out.shape and out.shape == x.shape:
+        return x
+    # Two rewrites about one op's attributes: a reshape of a reshape is one reshape, and
+    # a transpose of a transpose one transpose with the composed permutation (or none).
+    if op.name == "Reshape" and source is not None and source.op is op \
+            and not node.attr_inputs:
+        merged = graph.Node(op, [source.inputs[0]], node.attrs, node.name, node.graph)
+        merged.outputs = node.outputs
+        return merged
+    if op.name == "Transpose" and source is not None and source.op is op:
         inner = source.attrs.get("perm") or tuple(range(x.ndim))[::-1]
         outer = node.attrs.get("perm") or tuple(range(x.ndim))[::-1]
         combined = tuple(inner[i] for i in outer)
         base = source.inputs[0]
         if combined == tuple(range(len(combined))):
             return base
-        merged = graph.Node(node.op, [base], {"perm": combined}, node.name, node.graph)
+        merged = graph.Node(op, [base], {"perm": combined}, node.name, node.graph)
         merged.outputs = node.outputs
         return merged
     return None

@@ -6,34 +6,18 @@ from __future__ import annotations
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["FRESH_OPS", "INPLACE_OPS", "plan_buffer_reuse"]
+__all__ = ["plan_buffer_reuse"]
 
 _is_symbolic = graph.is_symbolic
 
-# Elementwise ops whose kernel is one NumPy ufunc accepting ``out=`` (see executor.py).
-INPLACE_OPS = {
-    "AddV2", "Sub", "Mul", "RealDiv", "FloorMod", "Pow", "Maximum", "Minimum", "Neg", "Abs",
-    "Sign", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Reciprocal", "Square", "Sin", "Cos",
-    "Tan", "Tanh", "Floor", "Ceil", "Relu", "BiasAdd",
-}
-# Ops that always return newly allocated arrays (never a view of an input).
-FRESH_OPS = INPLACE_OPS | {
-    "FloorDiv", "Rsqrt", "Sigmoid", "Round", "SquaredDifference", "SelectV2", "Cast",
-    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-    "LogicalOr", "LogicalXor", "LogicalNot", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-    "Invert", "BatchMatMulV2", "Softmax", "LogSoftmax", "Sum", "Mean", "Max", "Min", "Prod",
-    "LogSumExp", "Cumsum", "Cumprod", "ZerosLike", "OnesLike", "Fill", "ConcatV2", "Pack",
-    "Tile", "Gather", "GatherGrad", "OneHot", "BiasAddGrad", "Conv2D", "Conv2DBackpropInput",
-    "Conv2DBackpropFilter", "MaxPool", "MaxPoolGrad", "AvgPool",
-}
-
 
 def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
-    """Marks elementwise nodes that may write into a dead input buffer (NumPy ``out=``).
+    """Marks `elementwise` nodes that may write into a dead input buffer (NumPy ``out=``).
 
-    A buffer may be overwritten when it was allocated by the graph itself (not an input,
-    a constant or a variable), when no tensor sharing it (views made by reshapes, slices,
-    ...) is used later or returned, and when the result has its dtype and shape.
+    A buffer may be overwritten when the graph allocated it itself (a `fresh` op's result,
+    not an input, a constant or a variable), when no tensor sharing it (views made by
+    reshapes, slices, ...) is used later or returned, and when the result has its dtype and
+    shape.
 
     Example:
         >>> import eagerflow as ef
@@ -65,7 +49,7 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             group[id(node.outputs[0])] = members
             fresh[id(node.outputs[0])] = True
             continue
-        if node.op.name in FRESH_OPS:
+        if node.op.fresh:
             for out in node.outputs:
                 group[id(out)] = [out]
                 fresh[id(out)] = True
@@ -85,7 +69,7 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
 
 
 def _reusable_input(node, index, group, fresh, last_use):
-    if node.op.name not in INPLACE_OPS or len(node.outputs) != 1 or node.attr_inputs:
+    if not node.op.elementwise or len(node.outputs) != 1 or node.attr_inputs:
         return None
     out = node.outputs[0]
     if not out.shape or out.dtype.kind not in "fiuc":

@@ -14,8 +14,8 @@ _FOLD_LIMIT = 1 << 22  # elements: larger results stay computed at run time
 
 
 def fold_constants(program: program_lib.Program) -> program_lib.Program:
-    """Replaces every pure op whose inputs are all constants by a constant node (and ops
-    that only read their input's static shape, such as ``ZerosLike``).
+    """Replaces every pure op whose inputs are all constants by a constant node (and
+    `shape_only` ops, such as ``ZerosLike``, whose input has a fully known shape).
 
     Example:
         >>> import eagerflow as ef
@@ -34,9 +34,8 @@ def fold_constants(program: program_lib.Program) -> program_lib.Program:
     for node in program.nodes:
         node = program_lib.rebuild(node, replace)
         inputs = node.tensor_inputs()
-        if node.op.name in _SHAPE_ONLY and len(inputs) == 1 and None not in inputs[0].shape:
-            value = _SHAPE_ONLY[node.op.name](np.empty(inputs[0].shape, inputs[0].dtype),
-                                              **node.attrs)
+        if node.op.shape_only and len(inputs) == 1 and None not in inputs[0].shape:
+            value = node.op.forward(np.empty(inputs[0].shape, inputs[0].dtype), **node.attrs)
             folded = program_lib.const_node(np.asarray(value), node)
             nodes.append(folded)
             replace[id(node.outputs[0])] = folded.outputs[0]
@@ -55,15 +54,6 @@ def fold_constants(program: program_lib.Program) -> program_lib.Program:
         nodes.append(node)
     return program_lib.Program(nodes, program_lib.replaced_outputs(program, replace),
                                program.inplace)
-
-
-# Ops whose result depends only on the shape and dtype of their input.
-_SHAPE_ONLY = {
-    "ZerosLike": lambda x, dtype: np.zeros(x.shape, dtype or x.dtype),
-    "OnesLike": lambda x, dtype: np.ones(x.shape, dtype or x.dtype),
-    "Shape": lambda x, out_type: np.asarray(x.shape, out_type),
-    "Size": lambda x, out_type: np.asarray(x.size, out_type),
-}
 
 
 def _evaluate(node):

@@ -68,7 +68,7 @@ def const_node(value, like):
 def has_effects(node) -> bool:
     """Whether `node` must run even when its outputs are unused (writes, prints, Python
     calls, random draws, numeric checks, and control flow containing any of them)."""
-    if node.op.stateful or node.op.name == "CheckNumerics":
+    if not node.op.pure:
         return True
     if node.op in (graph.COND, graph.WHILE):
         return any(has_effects(n) for key in ("then_branch", "else_branch", "cond", "body")
@@ -79,5 +79,4 @@ def has_effects(node) -> bool:
 
 def is_pure(node) -> bool:
     """Whether `node` computes its outputs from its inputs alone, with no effect."""
-    return node.op.forward is not None and not node.op.stateful and node.op.name != \
-        "CheckNumerics"
+    return node.op.forward is not None and node.op.pure
