@@ -137,7 +137,7 @@ _LAZY: dict[str, str] = {
     "function": "eagerflow.graph.function:function",
     "init_scope": "eagerflow.graph.function:init_scope",
     "cond": "eagerflow.graph.control_flow:cond",
-    "while_loop": "eagerflow.graph.while_loop:while_loop",
+    "while_loop": "eagerflow.graph.control_flow:while_loop",
     "print": "eagerflow.graph.python_ops:print",
     "py_function": "eagerflow.graph.python_ops:py_function",
     "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used

@@ -21,7 +21,7 @@ from eagerflow.core.dispatch import execute, primitive
 __all__ = ["check_numerics", "disable_check_numerics", "enable_check_numerics"]
 
 
-@primitive("CheckNumerics")
+@primitive("CheckNumerics", pure=False)
 def _check_numerics(x, message):
     if x.dtype.kind in "fc" and not np.isfinite(x).all():
         kind = "NaN" if np.isnan(x).any() else "Inf"

@@ -47,6 +47,10 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.(
 class Op:
     """One operation: forward on ndarrays, gradient in eagerflow ops, and flags.
 
+    The flags from `pure` on are facts about the op that only `ef.function`'s passes and
+    executor read, never `execute`. Each is declared with the op (`primitive`), and
+    ``tests/ops/test_facts.py`` checks every declared fact against the forward.
+
     Attributes:
         name: CamelCase op name, unique in `OPS`.
         forward: ``forward(*arrays, **attrs)`` returning an ndarray (or a tuple of them
@@ -60,19 +64,51 @@ class Op:
         num_outputs: 1, a fixed count, or -1 for "a tuple whose length depends on attrs".
         stateful: True when two runs with equal inputs may differ (random ops); graph
             optimisations must not fold or merge them.
+        pure: False when running the op matters beyond its outputs (``CheckNumerics``
+            raises on NaN): a graph never folds, merges or drops it. Stateful ops are
+            never pure.
+        elementwise: each output element comes from the matching (broadcast) input
+            elements, and the kernel (`ufunc`, or a forward taking ``out=``) can write the
+            result into a given buffer, so a graph may reuse the buffer of a dead input of
+            the output's shape and dtype. Implies `fresh`.
+        fresh: the forward always returns a newly allocated array, never a view of an
+            input, so a graph may later write into it.
+        neutral: ``{input index: number}`` for binary ops: with that input equal to the
+            number everywhere, the op returns the other input unchanged (``x * 1``:
+            ``Mul`` has ``{0: 1, 1: 1}``, ``x - 0``: ``Sub`` has ``{1: 0}``), when that
+            changes neither its dtype nor its shape.
+        elidable: True when the forward returns its (first) input unchanged
+            (``Identity``); ``"dtype"`` or ``"shape"`` when it does so whenever the output
+            keeps the input's dtype (``Cast``) or its fully known shape (``Reshape``).
+        involution: applying the op twice gives the input back (``Neg``).
+        shape_only: the result depends on the input's shape and dtype, never on its
+            values (``ZerosLike``), so a graph computes it once the shape is known.
+        ufunc: the NumPy ufunc the forward equals, or ``(ufunc, constant)`` when the
+            forward passes it a constant last operand (``Relu``: ``np.maximum(x, 0)``);
+            the executor calls it directly. Taken from the forward when that is a ufunc.
     """
 
     __slots__ = (
         "differentiable",
+        "elementwise",
+        "elidable",
         "forward",
+        "fresh",
         "grad",
         "grad_needs",
+        "involution",
         "name",
+        "neutral",
         "num_outputs",
+        "pure",
+        "shape_only",
         "stateful",
+        "ufunc",
     )
 
-    def __init__(self, name, forward, differentiable=True, num_outputs=1, stateful=False):
+    def __init__(self, name, forward, differentiable=True, num_outputs=1, stateful=False, *,
+                 pure=True, elementwise=False, fresh=False, neutral=None, elidable=False,
+                 involution=False, shape_only=False, ufunc=None):
         self.name = name
         self.forward = forward
         self.grad = None
@@ -80,6 +116,14 @@ class Op:
         self.differentiable = differentiable
         self.num_outputs = num_outputs
         self.stateful = stateful
+        self.pure = pure and not stateful
+        self.elementwise = elementwise
+        self.fresh = fresh or elementwise
+        self.neutral = neutral
+        self.elidable = elidable
+        self.involution = involution
+        self.shape_only = shape_only
+        self.ufunc = forward if ufunc is None and isinstance(forward, np.ufunc) else ufunc
 
     def gradient(self, rule):
         """Registers `rule` as this op's gradient; use as a decorator."""
@@ -93,7 +137,8 @@ class Op:
         return f"<Op {self.name}>"
 
 
-def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stateful=False):
+def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stateful=False,
+              **facts):
     """Declares an op from its NumPy forward function; decorate the gradient below it.
 
     Args:
@@ -101,6 +146,9 @@ def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stat
         differentiable: whether outputs carry gradients.
         num_outputs: number of outputs (-1: variable, decided by the forward).
         stateful: whether the op may return different values for equal inputs.
+        **facts: what graph passes may assume about the op (``pure``, ``elementwise``,
+            ``fresh``, ``neutral``, ``elidable``, ``involution``, ``shape_only``,
+            ``ufunc``: see `Op`).
 
     Returns:
         A decorator turning the forward function into a registered `Op`.
@@ -109,7 +157,7 @@ def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stat
     def decorate(forward):
         if name in OPS:
             raise errors.InternalError(f"op {name!r} is defined twice", op=name)
-        op = Op(name, forward, differentiable, num_outputs, stateful)
+        op = Op(name, forward, differentiable, num_outputs, stateful, **facts)
         OPS[name] = op
         return op
 

@@ -32,7 +32,8 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import executor, graph, passes, trace
+from eagerflow.graph import executor, graph, trace
+from eagerflow.graph.passes import pipeline
 
 __all__ = ["ConcreteFunction", "Output"]
 
@@ -203,7 +204,7 @@ class ConcreteFunction:
         plan = self._plans.get(key)
         if plan is None:
             outputs = list(self.graph.outputs) + list(extra)
-            program = passes.optimize(self.graph.nodes, outputs)
+            program = pipeline.optimize(self.graph.nodes, outputs)
             plan = executor.compile_program(program, self.graph.inputs, self.name, check)
             self._plans[key] = plan
             if not extra and not check:

@@ -1,6 +1,6 @@
 """The graph executor: an optimised program compiled to one flat Python function.
 
-`compile_program` turns a `passes.Program` into straight-line code, one line per
+`compile_program` turns a `passes.program.Program` into straight-line code, one line per
 op, over local-variable slots (``s0, s1, ...``): each line is a direct NumPy call (a
 ufunc for elementwise ops, with ``out=`` when `plan_buffer_reuse` found a dead input
 buffer) or the op's own forward function. There is no per-op dispatch, no tensor
@@ -36,26 +36,10 @@ from eagerflow.core import dispatch, errors
 from eagerflow.graph import graph, trace
 from eagerflow.ops.kernels import saved
 
-__all__ = ["Plan", "UFUNCS", "compile_program"]
+__all__ = ["Plan", "compile_program"]
 
 _is_symbolic = graph.is_symbolic
 
-# Registry ops whose forward is exactly this ufunc (tests/core/test_executor.py checks it),
-# with an extra trailing literal argument where the forward passes one.
-UFUNCS = {
-    "AddV2": (np.add,), "Sub": (np.subtract,), "Mul": (np.multiply,),
-    "RealDiv": (np.true_divide,), "FloorDiv": (np.floor_divide,), "FloorMod": (np.mod,),
-    "Pow": (np.power,), "Maximum": (np.maximum,), "Minimum": (np.minimum,),
-    "Neg": (np.negative,), "Abs": (np.absolute,), "Sign": (np.sign,), "Exp": (np.exp,),
-    "Expm1": (np.expm1,), "Log": (np.log,), "Log1p": (np.log1p,), "Sqrt": (np.sqrt,),
-    "Reciprocal": (np.reciprocal,), "Square": (np.square,), "Sin": (np.sin,),
-    "Cos": (np.cos,), "Tan": (np.tan,), "Tanh": (np.tanh,), "Floor": (np.floor,),
-    "Ceil": (np.ceil,), "Equal": (np.equal,), "NotEqual": (np.not_equal,),
-    "Less": (np.less,), "LessEqual": (np.less_equal,), "Greater": (np.greater,),
-    "GreaterEqual": (np.greater_equal,), "BitwiseAnd": (np.bitwise_and,),
-    "BitwiseOr": (np.bitwise_or,), "BitwiseXor": (np.bitwise_xor,), "Invert": (np.invert,),
-    "Relu": (np.maximum, 0),
-}
 _BIG = 1 << 16  # elements: slots this large are released right after their last use
 
 
@@ -107,9 +91,10 @@ class Plan:
     Example:
         >>> import numpy as np
         >>> import eagerflow as ef
-        >>> from eagerflow.graph import executor, passes
+        >>> from eagerflow.graph import executor
+        >>> from eagerflow.graph.passes import pipeline
         >>> cf = ef.function(lambda x: x * 3.0).get_concrete_function(ef.TensorSpec([2]))
-        >>> program = passes.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> program = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
         >>> plan = executor.compile_program(program, cf.graph.inputs)
         >>> plan(np.array([1.0, 2.0], np.float32))
         (array([3., 6.], dtype=float32),)
@@ -172,7 +157,7 @@ def _literal(value, node, env, key):
     """The env name of a scalar literal, converted to a typed 0-d array when exact."""
     out = node.outputs[0] if node.outputs else None
     tensors = [x for x in node.inputs if _is_symbolic(x)]
-    if (out is not None and tensors and type(value) in (int, float) and node.op.name in UFUNCS
+    if (out is not None and tensors and type(value) in (int, float) and node.op.ufunc is not None
             and all(t.dtype == out.dtype for t in tensors) and out.dtype.kind in "fiu"):
         try:
             array = np.asarray(value, out.dtype)
@@ -190,13 +175,13 @@ def _size(t) -> int:
 
 
 def _generate(program, inputs, line_nodes, check_numerics=False):
-    from eagerflow.graph import control_flow, python_ops, while_loop
+    from eagerflow.graph import control_flow, python_ops
 
     env = {
         "_asarray": np.asarray, "_assign": _assign, "_bind": _bind, "_check": _check,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
-        "_cond": control_flow.run_cond, "_while": while_loop.run_while,
+        "_cond": control_flow.run_cond, "_while": control_flow.run_while,
     }
     names: dict[int, str] = {id(t): f"s{i}" for i, t in enumerate(inputs)}
     count = len(inputs)
@@ -272,16 +257,17 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         if not targets:
             return [f"{call}(a{k}, ({tensors}))"]
         return [f"{', '.join(targets)}, = {call}(a{k}, ({tensors}))"]
-    ufunc = UFUNCS.get(op.name)
+    ufunc = op.ufunc  # the forward's own ufunc (`Op.ufunc`), called directly
     if ufunc is not None and not node.attr_inputs and not node.attrs:
-        env[f"u{k}"] = ufunc[0]
+        kernel, *constants = ufunc if type(ufunc) is tuple else (ufunc,)
+        env[f"u{k}"] = kernel
         call_args = list(args)
-        for j, extra in enumerate(ufunc[1:]):
+        for j, extra in enumerate(constants):
             call_args.append(_literal(extra, node, env, f"x{k}_{j}"))
         target_input = program.inplace.get(id(node))
         if target_input is not None:
             # Positional `out` is ~20 ns faster; NumPy deprecates it for maximum/minimum only.
-            keyword = "out=" if ufunc[0] in (np.maximum, np.minimum) else ""
+            keyword = "out=" if kernel in (np.maximum, np.minimum) else ""
             call_args.append(f"{keyword}{args[target_input]}")
         call = f"u{k}({', '.join(call_args)})"
     else:
@@ -301,7 +287,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
             env[f"a{k}"] = {**node.attrs, "save_for_gradient": True} if save else node.attrs
             call_args.append(f"**a{k}")
         target_input = program.inplace.get(id(node))
-        if target_input is not None:  # a non-ufunc INPLACE_OPS forward takes `out=`
+        if target_input is not None:  # a non-ufunc `elementwise` forward takes `out=`
             call_args.append(f"out={args[target_input]}")
         call = f"f{k}({', '.join(call_args)})"
     if op.num_outputs == 1:

@@ -3,7 +3,7 @@
 The first call with a new *signature* traces the function: it runs once with symbolic
 tensors standing for the tensor arguments, and every op becomes a node of a graph (see
 `trace.py`). Later calls with the same signature run the optimised graph (see
-`passes.py`, `executor.py`) without running the Python code. The signature is:
+`passes/`, `executor.py`) without running the Python code. The signature is:
 
 * the dtype and shape of each tensor argument (NumPy arrays count as tensors);
 * the value of each Python argument (numbers, strings, None, other hashable objects);

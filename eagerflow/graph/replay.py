@@ -30,7 +30,7 @@ def call_in_trace(function, tensors) -> list:
 
 def replay(graph_, inputs, outputs) -> list:
     """Re-runs the nodes of `graph_` on `inputs` (one per placeholder); returns `outputs`."""
-    from eagerflow.graph import control_flow, python_ops, while_loop
+    from eagerflow.graph import control_flow, python_ops
 
     values: dict[int, object] = {id(p): x for p, x in zip(graph_.inputs, inputs, strict=False)}
 
@@ -63,7 +63,7 @@ def replay(graph_, inputs, outputs) -> list:
         elif op is graph.COND:
             result = _replay_cond(node, args, control_flow)
         elif op is graph.WHILE:
-            result = _replay_while(node, args, while_loop)
+            result = _replay_while(node, args, control_flow)
         else:
             attrs = trace.resolve_generators(graph.map_attr_tensors(node.attrs, get))
             out = dispatch.execute(op, tuple(args), attrs)
@@ -109,11 +109,11 @@ def _replay_cond(node, args, control_flow):
     return tuple(result)
 
 
-def _replay_while(node, args, while_loop):
+def _replay_while(node, args, control_flow):
     n = node.attrs["n_vars"]
     loop, captured = list(args[:n]), args[n:]
     cond_branch, body_branch = node.attrs["cond"], node.attrs["body"]
-    final = while_loop.while_loop(
+    final = control_flow.while_loop(
         lambda *v: replay_inputs(cond_branch, v, captured)[0],
         lambda *v: replay_inputs(body_branch, v, captured),
         loop, maximum_iterations=node.attrs["maximum_iterations"],

@@ -59,7 +59,7 @@ def _axis(axis, ndim: int, op_name: str) -> int:
 
 
 # -- identity, shape, reshape -------------------------------------------------------------
-@primitive("Identity")
+@primitive("Identity", elidable=True)
 def _identity(x):
     return x
 
@@ -80,7 +80,7 @@ def identity(input, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_identity, (input,))
 
 
-@primitive("StopGradient", differentiable=False)
+@primitive("StopGradient", differentiable=False, elidable=True)
 def _stop_gradient(x):
     return x
 
@@ -100,7 +100,7 @@ def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_stop_gradient, (input,))
 
 
-@primitive("Shape", differentiable=False)
+@primitive("Shape", differentiable=False, shape_only=True)
 def _shape_op(x, out_type):
     return np.asarray(x.shape, out_type)
 
@@ -119,7 +119,7 @@ def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     return tensor.new_tensor(np.asarray(x.shape, dtypes.as_dtype(out_type)))
 
 
-@primitive("Size", differentiable=False)
+@primitive("Size", differentiable=False, shape_only=True)
 def _size_op(x, out_type):
     return np.asarray(x.size, out_type)
 
@@ -149,7 +149,7 @@ def rank(input, name=None):  # noqa: A002
     return tensor.new_tensor(np.asarray(convert_input(input).ndim, np.int32))
 
 
-@primitive("Reshape")
+@primitive("Reshape", elidable="shape")
 def _reshape(x, shape):
     try:
         return x.reshape(shape)
@@ -291,7 +291,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 
 # -- joining and splitting ----------------------------------------------------------------
-@primitive("ConcatV2")
+@primitive("ConcatV2", fresh=True)
 def _concat(*values, axis):
     return np.concatenate(values, axis=axis)
 
@@ -329,7 +329,7 @@ def _tensor_list(values, op_name):
     return converted
 
 
-@primitive("Pack")
+@primitive("Pack", fresh=True)
 def _stack(*values, axis):
     return np.stack(values, axis=axis)
 
@@ -439,7 +439,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
     return list(execute(_split, (x,), {"sizes": sizes, "axis": axis}))
 
 
-@primitive("Tile")
+@primitive("Tile", fresh=True)
 def _tile(x, multiples):
     return np.tile(x, multiples)
 

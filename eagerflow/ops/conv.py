@@ -58,7 +58,7 @@ def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
     )
 
 
-@primitive("Conv2D")
+@primitive("Conv2D", fresh=True)
 def _conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
@@ -98,7 +98,7 @@ saved.pair("Conv2DBackpropFilter", "Conv2D", lambda node: node.inputs[0],
            lambda node: node.inputs[0], _same_windows)
 
 
-@primitive("Conv2DBackpropFilter")
+@primitive("Conv2DBackpropFilter", fresh=True)
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
     out_sizes = tuple(dy.shape[1:3])
@@ -125,7 +125,7 @@ def _backprop_filter_grad(ddw, out, x, dy, needs, filter_shape, strides, dilatio
     return dx, ddy
 
 
-@primitive("Conv2DBackpropInput")
+@primitive("Conv2DBackpropInput", fresh=True)
 def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     n, h, width, c = input_shape
     kh, kw, cin, out_c = w.shape

@@ -154,7 +154,7 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return tensor.new_tensor(np.ones(shape_list(shape, "Ones"), dtypes.as_dtype(dtype)))
 
 
-@primitive("ZerosLike", differentiable=False)
+@primitive("ZerosLike", differentiable=False, fresh=True, shape_only=True)
 def _zeros_like(x, dtype):
     return np.zeros(x.shape, dtype or x.dtype)
 
@@ -171,7 +171,7 @@ def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_zeros_like, (input,), {"dtype": dtype})
 
 
-@primitive("OnesLike", differentiable=False)
+@primitive("OnesLike", differentiable=False, fresh=True, shape_only=True)
 def _ones_like(x, dtype):
     return np.ones(x.shape, dtype or x.dtype)
 
@@ -188,7 +188,7 @@ def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_ones_like, (input,), {"dtype": dtype})
 
 
-@primitive("Fill")
+@primitive("Fill", fresh=True)
 def _fill(value, shape):
     return np.full(shape, value, dtype=np.asarray(value).dtype)
 

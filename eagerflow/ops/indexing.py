@@ -64,7 +64,7 @@ def _batched(params, indices, axis, batch_dims):
     return flat_indices, flat_params
 
 
-@primitive("Gather")
+@primitive("Gather", fresh=True)
 def _gather(params, indices, axis, batch_dims):
     _check_indices(indices, params.shape[axis], "Gather")
     if batch_dims == 0:
@@ -81,7 +81,7 @@ def _gather_grad(dy, out, params, indices, axis, batch_dims):
     return grad, None
 
 
-@primitive("GatherGrad")
+@primitive("GatherGrad", fresh=True)
 def _gather_grad_op(dy, indices, shape, axis, batch_dims):
     # Scatter-add: the transpose of gather. Repeated indices accumulate.
     if batch_dims == 0:
@@ -284,7 +284,7 @@ def boolean_mask(tensor, mask, axis=None, name=None):
     return gather(flat, np.flatnonzero(mask._value).astype(np.int64), axis=axis)
 
 
-@primitive("OneHot", differentiable=False)
+@primitive("OneHot", differentiable=False, fresh=True)
 def _one_hot(indices, depth, on_value, off_value, axis, dtype):
     hot = np.expand_dims(indices, -1) == np.arange(depth)
     result = np.where(hot, np.asarray(on_value, dtype), np.asarray(off_value, dtype))

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-_equal = primitive("Equal", differentiable=False)(np.equal)
+_equal = primitive("Equal", differentiable=False, fresh=True)(np.equal)
 
 
 def equal(x, y, name=None):
@@ -38,7 +38,7 @@ def equal(x, y, name=None):
     return execute(_equal, (x, y))
 
 
-@primitive("NotEqual", differentiable=False)
+@primitive("NotEqual", differentiable=False, fresh=True, ufunc=np.not_equal)
 def _not_equal(x, y):
     return np.not_equal(x, y)
 
@@ -54,7 +54,7 @@ def not_equal(x, y, name=None):
     return execute(_not_equal, (x, y))
 
 
-_less = primitive("Less", differentiable=False)(np.less)
+_less = primitive("Less", differentiable=False, fresh=True)(np.less)
 
 
 def less(x, y, name=None):
@@ -68,7 +68,7 @@ def less(x, y, name=None):
     return execute(_less, (x, y))
 
 
-@primitive("LessEqual", differentiable=False)
+@primitive("LessEqual", differentiable=False, fresh=True, ufunc=np.less_equal)
 def _less_equal(x, y):
     return np.less_equal(x, y)
 
@@ -84,7 +84,7 @@ def less_equal(x, y, name=None):
     return execute(_less_equal, (x, y))
 
 
-_greater = primitive("Greater", differentiable=False)(np.greater)
+_greater = primitive("Greater", differentiable=False, fresh=True)(np.greater)
 
 
 def greater(x, y, name=None):
@@ -98,7 +98,7 @@ def greater(x, y, name=None):
     return execute(_greater, (x, y))
 
 
-@primitive("GreaterEqual", differentiable=False)
+@primitive("GreaterEqual", differentiable=False, fresh=True, ufunc=np.greater_equal)
 def _greater_equal(x, y):
     return np.greater_equal(x, y)
 
@@ -122,7 +122,7 @@ def _check_bool(op_name, *arrays):
             )
 
 
-@primitive("LogicalAnd", differentiable=False)
+@primitive("LogicalAnd", differentiable=False, fresh=True)
 def _logical_and(x, y):
     _check_bool("logical_and", x, y)
     return np.logical_and(x, y)
@@ -139,7 +139,7 @@ def logical_and(x, y, name=None):
     return execute(_logical_and, (x, y))
 
 
-@primitive("LogicalOr", differentiable=False)
+@primitive("LogicalOr", differentiable=False, fresh=True)
 def _logical_or(x, y):
     _check_bool("logical_or", x, y)
     return np.logical_or(x, y)
@@ -156,7 +156,7 @@ def logical_or(x, y, name=None):
     return execute(_logical_or, (x, y))
 
 
-@primitive("LogicalXor", differentiable=False)
+@primitive("LogicalXor", differentiable=False, fresh=True)
 def _logical_xor(x, y):
     _check_bool("logical_xor", x, y)
     return np.logical_xor(x, y)
@@ -173,7 +173,7 @@ def logical_xor(x, y, name=None):
     return execute(_logical_xor, (x, y))
 
 
-@primitive("LogicalNot", differentiable=False)
+@primitive("LogicalNot", differentiable=False, fresh=True)
 def _logical_not(x):
     _check_bool("logical_not", x)
     return np.logical_not(x)
@@ -190,7 +190,7 @@ def logical_not(x, name=None):
     return execute(_logical_not, (x,))
 
 
-@primitive("BitwiseAnd", differentiable=False)
+@primitive("BitwiseAnd", differentiable=False, fresh=True, ufunc=np.bitwise_and)
 def _bitwise_and(x, y):
     return np.bitwise_and(x, y)
 
@@ -206,7 +206,7 @@ def bitwise_and(x, y, name=None):
     return execute(_bitwise_and, (x, y))
 
 
-@primitive("BitwiseOr", differentiable=False)
+@primitive("BitwiseOr", differentiable=False, fresh=True, ufunc=np.bitwise_or)
 def _bitwise_or(x, y):
     return np.bitwise_or(x, y)
 
@@ -222,7 +222,7 @@ def bitwise_or(x, y, name=None):
     return execute(_bitwise_or, (x, y))
 
 
-@primitive("BitwiseXor", differentiable=False)
+@primitive("BitwiseXor", differentiable=False, fresh=True, ufunc=np.bitwise_xor)
 def _bitwise_xor(x, y):
     return np.bitwise_xor(x, y)
 
@@ -238,7 +238,7 @@ def bitwise_xor(x, y, name=None):
     return execute(_bitwise_xor, (x, y))
 
 
-@primitive("Invert", differentiable=False)
+@primitive("Invert", differentiable=False, fresh=True, ufunc=np.invert)
 def _invert(x):
     return np.invert(x)
 

@@ -75,7 +75,7 @@ __all__ = [
 # -- arithmetic ---------------------------------------------------------------------------
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward: no
 # Python frame between the dispatcher and NumPy (~70 ns per op).
-_add = primitive("AddV2")(np.add)
+_add = primitive("AddV2", elementwise=True, neutral={0: 0, 1: 0})(np.add)
 
 
 @_add.gradient
@@ -96,7 +96,7 @@ def add(x, y, name=None):
     return execute(_add, (x, y))
 
 
-_sub = primitive("Sub")(np.subtract)
+_sub = primitive("Sub", elementwise=True, neutral={1: 0})(np.subtract)
 
 
 @_sub.gradient
@@ -115,7 +115,7 @@ def subtract(x, y, name=None):
     return execute(_sub, (x, y))
 
 
-_mul = primitive("Mul")(np.multiply)
+_mul = primitive("Mul", elementwise=True, neutral={0: 1, 1: 1})(np.multiply)
 
 
 @_mul.gradient
@@ -134,7 +134,7 @@ def multiply(x, y, name=None):
     return execute(_mul, (x, y))
 
 
-_div = primitive("RealDiv")(np.true_divide)
+_div = primitive("RealDiv", elementwise=True, neutral={1: 1})(np.true_divide)
 
 
 @_div.gradient
@@ -159,7 +159,7 @@ def divide(x, y, name=None):
 truediv = divide
 
 
-@primitive("FloorDiv", differentiable=False)
+@primitive("FloorDiv", differentiable=False, fresh=True, ufunc=np.floor_divide)
 def _floordiv(x, y):
     _check_integer_divisor(x, y)
     return np.floor_divide(x, y)
@@ -186,7 +186,7 @@ def floordiv(x, y, name=None):
     return execute(_floordiv, (x, y))
 
 
-@primitive("FloorMod")
+@primitive("FloorMod", elementwise=True, ufunc=np.mod)
 def _mod(x, y):
     _check_integer_divisor(x, y)
     return np.mod(x, y)
@@ -214,7 +214,7 @@ def mod(x, y, name=None):
     return execute(_mod, (x, y))
 
 
-_pow = primitive("Pow")(np.power)
+_pow = primitive("Pow", elementwise=True, neutral={1: 1})(np.power)
 
 
 @_pow.gradient
@@ -240,7 +240,7 @@ def pow(x, y, name=None):
     return execute(_pow, (x, y))
 
 
-@primitive("SquaredDifference")
+@primitive("SquaredDifference", fresh=True)
 def _squared_difference(x, y):
     d = np.subtract(x, y)
     return np.multiply(d, d, out=d if isinstance(d, np.ndarray) else None)
@@ -263,7 +263,7 @@ def squared_difference(x, y, name=None):
     return execute(_squared_difference, (x, y))
 
 
-_maximum = primitive("Maximum")(np.maximum)
+_maximum = primitive("Maximum", elementwise=True)(np.maximum)
 
 
 @_maximum.gradient
@@ -294,7 +294,7 @@ def maximum(x, y, name=None):
     return execute(_maximum, (x, y))
 
 
-_minimum = primitive("Minimum")(np.minimum)
+_minimum = primitive("Minimum", elementwise=True)(np.minimum)
 
 
 @_minimum.gradient
@@ -327,7 +327,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 
 # -- dtype and selection ------------------------------------------------------------------
-@primitive("Cast")
+@primitive("Cast", fresh=True, elidable="dtype")
 def _cast(x, dtype):
     return x.astype(dtype)
 
@@ -350,7 +350,7 @@ def cast(x, dtype, name=None):
     return execute(_cast, (x,), {"dtype": dtypes.as_dtype(dtype)})
 
 
-@primitive("SelectV2")
+@primitive("SelectV2", fresh=True)
 def _select(condition, x, y):
     return np.where(condition, x, y)
 

@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-@primitive("Relu")
+@primitive("Relu", elementwise=True, ufunc=(np.maximum, 0))
 def _relu(x):
     if x.dtype.kind != "f":
         return np.maximum(x, 0)
@@ -76,7 +76,7 @@ def _float_axis(logits, axis, op_name):
     return x, int(axis) % x.ndim
 
 
-@primitive("Softmax")
+@primitive("Softmax", fresh=True)
 def _softmax(x, axis):
     shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     e = np.exp(shifted, out=shifted)
@@ -113,7 +113,7 @@ def softmax(logits, axis=-1, name=None):
     return execute(_softmax, (x,), {"axis": axis})
 
 
-@primitive("LogSoftmax")
+@primitive("LogSoftmax", fresh=True)
 def _log_softmax(x, axis):
     shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     shifted -= np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
@@ -160,7 +160,7 @@ def _wide_rows(x):
     return x.reshape(-1, x.shape[-2] * x.shape[-1])
 
 
-@primitive("BiasAdd")
+@primitive("BiasAdd", elementwise=True)
 def _bias_add(x, bias, channel_axis, out=None):
     # `out` is x's own buffer when an ef.function plan knows x is dead (INPLACE_OPS).
     if out is None:
@@ -179,7 +179,7 @@ def _bias_add_grad(dy, out, x, bias, channel_axis):
     return dy, execute(_bias_add_backprop, (dy,), {"channel_axis": channel_axis})
 
 
-@primitive("BiasAddGrad")
+@primitive("BiasAddGrad", fresh=True)
 def _bias_add_backprop(dy, channel_axis):
     # The bias gradient sums over every axis but the channels.
     rows = _wide_rows(dy) if channel_axis == dy.ndim - 1 else None

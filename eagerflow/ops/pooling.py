@@ -100,7 +100,7 @@ def _winner_dtype(ksize):
     return np.min_scalar_type(ksize[0] * ksize[1] - 1)
 
 
-@primitive("MaxPool")
+@primitive("MaxPool", fresh=True)
 def _max_pool(x, ksize, strides, pads, save_for_gradient=False):
     xp = windows.pad(x, pads, _lowest(x.dtype), allocate=scratch.empty)
     out_sizes = _out_sizes(x.shape[1:3], ksize, strides, pads)
@@ -139,7 +139,7 @@ def _winners(x, y, ksize, strides, pads):
     return winners
 
 
-@primitive("MaxPoolGrad")
+@primitive("MaxPoolGrad", fresh=True)
 def _max_pool_backprop(x, y, dy, ksize, strides, pads):
     winners = _winners(x, y, ksize, strides, pads)
     (top, bottom), (left, right) = pads
@@ -194,7 +194,7 @@ def _counts(in_sizes, ksize, strides, pads, dtype):
     return (1.0 / count).astype(dtype)[None, :, :, None]
 
 
-@primitive("AvgPool")
+@primitive("AvgPool", fresh=True)
 def _avg_pool(x, ksize, strides, pads):
     xp = windows.pad(x, pads, allocate=scratch.empty)
     out = None

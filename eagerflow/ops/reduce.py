@@ -86,7 +86,7 @@ _add_reduce = np.add.reduce
 _ALL_AXES: dict = {}
 
 
-@primitive("Sum")
+@primitive("Sum", fresh=True)
 def _sum(x, axis=None, keepdims=False):
     if x.dtype.kind in "fc":
         if not keepdims:
@@ -115,7 +115,7 @@ def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_call(_sum, input_tensor, axis, keepdims)
 
 
-@primitive("Mean")
+@primitive("Mean", fresh=True)
 def _mean(x, axis=None, keepdims=False):
     if x.dtype.kind in "iub":
         total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
@@ -162,7 +162,7 @@ def _check_nonempty(x, axis, op_name):
         )
 
 
-@primitive("Max")
+@primitive("Max", fresh=True)
 def _max(x, axis, keepdims):
     _check_nonempty(x, axis, "Max")
     return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
@@ -182,7 +182,7 @@ def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_call(_max, input_tensor, axis, keepdims)
 
 
-@primitive("Min")
+@primitive("Min", fresh=True)
 def _min(x, axis, keepdims):
     _check_nonempty(x, axis, "Min")
     return np.minimum.reduce(x, axis=axis, keepdims=keepdims)
@@ -202,7 +202,7 @@ def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_call(_min, input_tensor, axis, keepdims)
 
 
-@primitive("Prod")
+@primitive("Prod", fresh=True)
 def _prod(x, axis, keepdims):
     dtype = x.dtype if x.dtype.kind != "b" else np.dtype(np.int32)
     return np.multiply.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
@@ -236,7 +236,7 @@ def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_call(_prod, input_tensor, axis, keepdims)
 
 
-@primitive("LogSumExp")
+@primitive("LogSumExp", fresh=True)
 def _logsumexp(x, axis, keepdims):
     peak = np.maximum.reduce(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0).astype(x.dtype, copy=False)
@@ -397,7 +397,7 @@ def _scan(fn, x, axis, exclusive, reverse, identity):
     return np.flip(result, axis) if reverse else result
 
 
-@primitive("Cumsum")
+@primitive("Cumsum", fresh=True)
 def _cumsum(x, axis, exclusive, reverse):
     return _scan(np.cumsum, x, axis, exclusive, reverse, 0)
 
@@ -421,7 +421,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
                                    "reverse": bool(reverse)})
 
 
-@primitive("Cumprod")
+@primitive("Cumprod", fresh=True)
 def _cumprod(x, axis, exclusive, reverse):
     return _scan(np.cumprod, x, axis, exclusive, reverse, 1)
 

@@ -25,7 +25,7 @@ __all__ = [
 
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
 # `ops/math.py`).
-_neg = primitive("Neg")(np.negative)
+_neg = primitive("Neg", elementwise=True, involution=True)(np.negative)
 
 
 @_neg.gradient
@@ -44,7 +44,7 @@ def negative(x, name=None):
     return execute(_neg, (x,))
 
 
-_abs = primitive("Abs")(np.abs)
+_abs = primitive("Abs", elementwise=True)(np.abs)
 
 
 @_abs.gradient
@@ -63,7 +63,7 @@ def abs(x, name=None):  # noqa: A001 - TensorFlow's name
     return execute(_abs, (x,))
 
 
-@primitive("Sign")
+@primitive("Sign", elementwise=True, ufunc=np.sign)
 def _sign(x):
     return np.sign(x)
 
@@ -84,7 +84,7 @@ def sign(x, name=None):
     return execute(_sign, (x,))
 
 
-_exp = primitive("Exp")(np.exp)
+_exp = primitive("Exp", elementwise=True)(np.exp)
 
 
 @_exp.gradient
@@ -103,7 +103,7 @@ def exp(x, name=None):
     return execute(_exp, (x,))
 
 
-@primitive("Expm1")
+@primitive("Expm1", elementwise=True, ufunc=np.expm1)
 def _expm1(x):
     return np.expm1(x)
 
@@ -124,7 +124,7 @@ def expm1(x, name=None):
     return execute(_expm1, (x,))
 
 
-_log = primitive("Log")(np.log)
+_log = primitive("Log", elementwise=True)(np.log)
 
 
 @_log.gradient
@@ -143,7 +143,7 @@ def log(x, name=None):
     return execute(_log, (x,))
 
 
-@primitive("Log1p")
+@primitive("Log1p", elementwise=True, ufunc=np.log1p)
 def _log1p(x):
     return np.log1p(x)
 
@@ -164,7 +164,7 @@ def log1p(x, name=None):
     return execute(_log1p, (x,))
 
 
-_sqrt = primitive("Sqrt")(np.sqrt)
+_sqrt = primitive("Sqrt", elementwise=True)(np.sqrt)
 
 
 @_sqrt.gradient
@@ -183,7 +183,7 @@ def sqrt(x, name=None):
     return execute(_sqrt, (x,))
 
 
-@primitive("Rsqrt")
+@primitive("Rsqrt", fresh=True)
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
@@ -205,7 +205,7 @@ def rsqrt(x, name=None):
     return execute(_rsqrt, (x,))
 
 
-@primitive("Reciprocal")
+@primitive("Reciprocal", elementwise=True, ufunc=np.reciprocal)
 def _reciprocal(x):
     return np.reciprocal(x)
 
@@ -226,7 +226,7 @@ def reciprocal(x, name=None):
     return execute(_reciprocal, (x,))
 
 
-_square = primitive("Square")(np.square)
+_square = primitive("Square", elementwise=True)(np.square)
 
 
 @_square.gradient
@@ -245,7 +245,7 @@ def square(x, name=None):
     return execute(_square, (x,))
 
 
-@primitive("Sin")
+@primitive("Sin", elementwise=True, ufunc=np.sin)
 def _sin(x):
     return np.sin(x)
 
@@ -266,7 +266,7 @@ def sin(x, name=None):
     return execute(_sin, (x,))
 
 
-@primitive("Cos")
+@primitive("Cos", elementwise=True, ufunc=np.cos)
 def _cos(x):
     return np.cos(x)
 
@@ -287,7 +287,7 @@ def cos(x, name=None):
     return execute(_cos, (x,))
 
 
-@primitive("Tan")
+@primitive("Tan", elementwise=True, ufunc=np.tan)
 def _tan(x):
     return np.tan(x)
 
@@ -308,7 +308,7 @@ def tan(x, name=None):
     return execute(_tan, (x,))
 
 
-_tanh = primitive("Tanh")(np.tanh)
+_tanh = primitive("Tanh", elementwise=True)(np.tanh)
 
 
 @_tanh.gradient
@@ -327,7 +327,7 @@ def tanh(x, name=None):
     return execute(_tanh, (x,))
 
 
-@primitive("Sigmoid")
+@primitive("Sigmoid", fresh=True)
 def _sigmoid(x):
     # 1 / (1 + e^-x) overflows for very negative x; e^-|x| never does.
     # For x < 0, sigmoid(x) = e^x / (1 + e^x) = e * r with r = 1 / (1 + e^-|x|).
@@ -355,7 +355,7 @@ def sigmoid(x, name=None):
     return execute(_sigmoid, (x,))
 
 
-@primitive("Floor", differentiable=False)
+@primitive("Floor", differentiable=False, elementwise=True, ufunc=np.floor)
 def _floor(x):
     return np.floor(x)
 
@@ -371,7 +371,7 @@ def floor(x, name=None):
     return execute(_floor, (x,))
 
 
-@primitive("Ceil", differentiable=False)
+@primitive("Ceil", differentiable=False, elementwise=True, ufunc=np.ceil)
 def _ceil(x):
     return np.ceil(x)
 
@@ -387,7 +387,7 @@ def ceil(x, name=None):
     return execute(_ceil, (x,))
 
 
-@primitive("Round", differentiable=False)
+@primitive("Round", differentiable=False, fresh=True)
 def _round(x):
     return np.round(x)
 

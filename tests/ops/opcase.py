@@ -12,6 +12,8 @@ Example row::
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import pkgutil
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -152,3 +154,15 @@ def squared(case: OpCase) -> OpCase:
             return nest.map_structure(np.square, case.reference(*args))
 
     return dataclasses.replace(case, name=f"{case.name}-squared", fn=fn, reference=reference)
+
+
+def all_cases() -> list:
+    """The ``CASES`` rows of every op test module."""
+    import tests.ops
+
+    cases = []
+    for info in pkgutil.iter_modules(tests.ops.__path__):
+        if info.name.startswith("test_"):
+            module = importlib.import_module(f"tests.ops.{info.name}")
+            cases += getattr(module, "CASES", [])
+    return cases

@@ -1,0 +1,97 @@
+"""Buffer reuse: an elementwise op writes its result into the buffer of an input that is
+dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once."""
+
+from __future__ import annotations
+
+from eagerflow.graph import graph
+from eagerflow.graph.passes import program as program_lib
+
+__all__ = ["plan_buffer_reuse"]
+
+_is_symbolic = graph.is_symbolic
+
+
+def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
+    """Marks `elementwise` nodes that may write into a dead input buffer (NumPy ``out=``).
+
+    A buffer may be overwritten when the graph allocated it itself (a `fresh` op's result,
+    not an input, a constant or a variable), when no tensor sharing it (views made by
+    reshapes, slices, ...) is used later or returned, and when the result has its dtype and
+    shape.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph.passes import buffer_reuse, program
+        >>> cf = ef.function(lambda x: ef.exp(x) * 2.0 + 1.0).get_concrete_function(
+        ...     ef.TensorSpec([3]))
+        >>> p = buffer_reuse.plan_buffer_reuse(program.Program(cf.graph.nodes, cf.graph.outputs))
+        >>> [(n.type, p.inplace.get(id(n))) for n in p.nodes]
+        [('Placeholder', None), ('Exp', None), ('Mul', 0), ('AddV2', 0)]
+    """
+    last_use: dict = {}
+    for index, node in enumerate(program.nodes):
+        for t in node.tensor_inputs():
+            last_use[id(t)] = index
+    end = len(program.nodes)
+    for t in program.outputs:
+        if _is_symbolic(t):
+            last_use[id(t)] = end
+    group: dict = {}  # id(tensor) -> its buffer group (a list of tensors sharing memory)
+    fresh: dict = {}  # id(tensor) -> whether the graph allocated its buffer itself
+    inplace: dict = {}
+    for index, node in enumerate(program.nodes):
+        inputs = node.tensor_inputs()
+        target = _reusable_input(node, index, group, fresh, last_use)
+        if target is not None:
+            inplace[id(node)] = target
+            members = group[id(node.inputs[target])]
+            members.append(node.outputs[0])
+            group[id(node.outputs[0])] = members
+            fresh[id(node.outputs[0])] = True
+            continue
+        if node.op.fresh:
+            for out in node.outputs:
+                group[id(out)] = [out]
+                fresh[id(out)] = True
+            continue
+        # Anything else may return views of its inputs: its outputs share their buffers.
+        members = []
+        for t in inputs:
+            for m in group.get(id(t), [t]):
+                if all(m is not x for x in members):
+                    members.append(m)
+        members.extend(node.outputs)
+        for m in members:
+            group[id(m)] = members
+        for out in node.outputs:
+            fresh[id(out)] = False
+    return program_lib.Program(program.nodes, program.outputs, inplace)
+
+
+def _reusable_input(node, index, group, fresh, last_use):
+    if not node.op.elementwise or len(node.outputs) != 1 or node.attr_inputs:
+        return None
+    out = node.outputs[0]
+    if not out.shape or out.dtype.kind not in "fiuc":
+        return None
+    for k, x in enumerate(node.inputs):
+        if not _is_symbolic(x) or not fresh.get(id(x)) or x.dtype != out.dtype:
+            continue
+        if x.shape != out.shape or not _cannot_grow(x, node.inputs):
+            continue
+        if all(last_use.get(id(m), -1) <= index for m in group[id(x)]):
+            return k
+    return None
+
+
+def _cannot_grow(x, inputs) -> bool:
+    """Whether broadcasting the other inputs against `x` cannot enlarge it at run time."""
+    for other in inputs:
+        if other is x or not _is_symbolic(other):
+            continue
+        if other.ndim > x.ndim:
+            return False
+        for a, b in zip(reversed(other.shape), reversed(x.shape), strict=False):
+            if b is None and a != 1:
+                return False
+    return True

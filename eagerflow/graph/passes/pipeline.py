@@ -1,0 +1,55 @@
+"""The pass pipeline: every pass, in an order where each one feeds the next.
+
+Example:
+    >>> import eagerflow as ef
+    >>> @ef.function
+    ... def f(x):
+    ...     unused = ef.exp(x)
+    ...     return (x * 1.0 + ef.constant(2.0) * 3.0) * (x * 1.0 + ef.constant(2.0) * 3.0)
+    >>> cf = f.get_concrete_function(ef.TensorSpec([3]))
+    >>> [op.type for op in cf.optimized_graph.operations]
+    ['Placeholder', 'Const', 'AddV2', 'Mul']
+"""
+
+from __future__ import annotations
+
+from eagerflow.graph.passes import (
+    arithmetic,
+    buffer_reuse,
+    common_subexpressions,
+    constant_folding,
+    dead_code,
+    pooled_mask,
+)
+from eagerflow.graph.passes import program as program_lib
+
+__all__ = ["optimize"]
+
+
+def optimize(nodes, outputs) -> program_lib.Program:
+    """Runs every pass (see `eagerflow.graph.passes` for the order and why) on a program.
+
+    Args:
+        nodes: the nodes of a traced graph, in execution order.
+        outputs: the tensors the program returns.
+
+    Returns:
+        The optimised `Program`, with its buffer-reuse plan.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph.passes import pipeline
+        >>> cf = ef.function(lambda x: (x + 0.0) * 1.0).get_concrete_function(
+        ...     ef.TensorSpec([2]))
+        >>> p = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> [node.type for node in p.nodes], p.outputs[0] is cf.graph.inputs[0]
+        (['Placeholder'], True)
+    """
+    program = program_lib.Program(nodes, outputs)
+    program = constant_folding.fold_constants(program)
+    program = arithmetic.simplify_arithmetic(program)
+    program = common_subexpressions.eliminate_common_subexpressions(program)
+    program = constant_folding.fold_constants(program)
+    program = pooled_mask.mask_pooled_gradients(program)
+    program = dead_code.eliminate_dead_code(program)
+    return buffer_reuse.plan_buffer_reuse(program)

@@ -1,0 +1,45 @@
+"""Buffer reuse (eagerflow/graph/passes/buffer_reuse.py)."""
+
+import numpy as np
+
+import eagerflow as ef
+from eagerflow.graph.passes import buffer_reuse
+from tests.graph.passes.programs import X3, run, traced
+
+
+def test_buffer_reuse_runs_elementwise_chains_in_place():
+    program, cf = traced(lambda x: ef.tanh(ef.exp(x) * 2.0 + 1.0) - x, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    marked = {node.type: index for node in planned.nodes
+              if (index := planned.inplace.get(id(node))) is not None}
+    # Exp writes a new buffer; Mul, AddV2, Tanh and Sub reuse it (never the input x)
+    assert marked == {"Mul": 0, "AddV2": 0, "Tanh": 0, "Sub": 0}
+    x = np.array([0.1, -0.4, 0.3], np.float32)
+    before = x.copy()
+    out, = run(planned, cf, x)
+    np.testing.assert_allclose(out, np.tanh(np.exp(before) * 2 + 1) - before, rtol=1e-6)
+    np.testing.assert_array_equal(x, before)  # the input was not written
+
+
+def test_buffer_reuse_respects_later_uses_views_and_dtypes():
+    def fn(x):
+        e = ef.exp(x)
+        view = ef.reshape(e, [3, 1])
+        doubled = e * 2.0  # e's buffer is still needed by `view` below
+        return doubled + ef.reshape(view, [3]), ef.cast(e > 1.0, ef.float32)
+
+    program, cf = traced(fn, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    by_type = {node.type: planned.inplace.get(id(node)) for node in planned.nodes}
+    assert by_type["Mul"] is None and by_type["AddV2"] == 0
+    x = np.array([0.0, 1.0, -1.0], np.float32)
+    out, flags = run(planned, cf, x)
+    np.testing.assert_allclose(out, 3 * np.exp(x), rtol=1e-6)
+    np.testing.assert_array_equal(flags, np.exp(x) > 1)
+
+
+def test_buffer_reuse_never_grows_a_buffer_by_broadcasting():
+    program, _ = traced(lambda x, y: ef.exp(x) + y, ef.TensorSpec([None, 3]),
+                        ef.TensorSpec([None, 3]))
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    assert not planned.inplace  # the unknown dims may differ at run time (1 vs n)
