@@ -159,7 +159,9 @@ def divide(x, y, name=None):
 truediv = divide
 
 
-@primitive("FloorDiv", differentiable=False, fresh=True, ufunc=np.floor_divide)
+# FloorDiv and FloorMod declare no `ufunc`: graphs call their forwards, which refuse an
+# integer division by zero instead of NumPy's silent 0.
+@primitive("FloorDiv", differentiable=False, fresh=True)
 def _floordiv(x, y):
     _check_integer_divisor(x, y)
     return np.floor_divide(x, y)
@@ -186,10 +188,10 @@ def floordiv(x, y, name=None):
     return execute(_floordiv, (x, y))
 
 
-@primitive("FloorMod", elementwise=True, ufunc=np.mod)
-def _mod(x, y):
+@primitive("FloorMod", elementwise=True)
+def _mod(x, y, out=None):
     _check_integer_divisor(x, y)
-    return np.mod(x, y)
+    return np.mod(x, y, out=out)
 
 
 @_mod.gradient

@@ -162,7 +162,8 @@ def _wide_rows(x):
 
 @primitive("BiasAdd", elementwise=True)
 def _bias_add(x, bias, channel_axis, out=None):
-    # `out` is x's own buffer when an ef.function plan knows x is dead (INPLACE_OPS).
+    # `out` is x's own buffer when an ef.function plan knows x is dead (the op is
+    # declared `elementwise`: see graph/passes/buffer_reuse.py).
     if out is None:
         out = scratch.empty(x.shape, np.result_type(x, bias))  # pooled: see _relu
     rows = _wide_rows(x) if channel_axis == x.ndim - 1 else None

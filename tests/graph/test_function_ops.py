@@ -154,3 +154,14 @@ def test_random_ops_draw_like_eager_and_new_values_each_call():
         for x, y in zip(a, b, strict=True):
             np.testing.assert_array_equal(x.numpy(), y.numpy())
     assert not np.array_equal(graph[1][0].numpy(), graph[2][0].numpy())
+
+
+@pytest.mark.parametrize("op", [ef.math.floordiv, ef.math.mod])
+def test_integer_division_by_zero_is_refused_in_graphs_as_eagerly(op):
+    traced = ef.function(lambda x, y: op(x + 0, y))
+    good = traced(ef.constant([4, 5]), ef.constant([2, 3]))  # traces; the plan runs below
+    assert good.numpy().tolist() == op(ef.constant([4, 5]), ef.constant([2, 3])).numpy().tolist()
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Integer division by zero"):
+        op(ef.constant([4, 5]), ef.constant([2, 0]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Integer division by zero"):
+        traced(ef.constant([4, 5]), ef.constant([2, 0]))
