@@ -13,7 +13,6 @@ from eagerflow.ops.cross_entropy import (
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
-from eagerflow.ops.math import sigmoid, tanh
 from eagerflow.ops.nn import (
     bias_add,
     dropout,
@@ -33,6 +32,7 @@ from eagerflow.ops.pooling import (
     max_pool2d,
 )
 from eagerflow.ops.special import log_sigmoid, softplus
+from eagerflow.ops.unary import sigmoid, tanh
 
 # Each name is declared once, by its import above.
 __all__ = sorted(name for name in dir() if not name.startswith("_"))

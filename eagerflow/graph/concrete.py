@@ -420,9 +420,9 @@ def _count_positions(structure):
 
 
 def _zeros_like(t):
-    from eagerflow.ops import array
+    from eagerflow.ops import creation
 
-    return array.zeros_like(t)
+    return creation.zeros_like(t)
 
 
 def _resolve(outer, fgraph):

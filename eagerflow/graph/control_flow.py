@@ -498,7 +498,7 @@ def _while_rule(body_fn, n, union, name, varying):
     reads = _hoisted_reads(union)
 
     def rule(dy, y, *inputs):
-        from eagerflow.ops import array, indexing
+        from eagerflow.ops import creation, indexing
 
         initial, captured = inputs[:n], inputs[n:]
         stacks, count = y[n:2 * n], y[2 * n]
@@ -510,7 +510,7 @@ def _while_rule(body_fn, n, union, name, varying):
                 f"but loop variable {changing[0]} changes shape between iterations", "While"
             )
         caps = [k for k, c in enumerate(captured) if c.dtype.kind in "fc"]
-        seeds = [dy[i] if dy[i] is not None else array.zeros_like(y[i]) for i in floats]
+        seeds = [dy[i] if dy[i] is not None else creation.zeros_like(y[i]) for i in floats]
         wrt_caps = [captured[k] for k in caps]
 
         def back_body(i, *carried):
@@ -525,7 +525,7 @@ def _while_rule(body_fn, n, union, name, varying):
             summed = [a + b for a, b in zip(dc, grads[len(floats):], strict=False)]
             return (i - 1, *grads[:len(floats)], *summed)
 
-        start_vars = (count - 1, *seeds, *[array.zeros_like(c) for c in wrt_caps])
+        start_vars = (count - 1, *seeds, *[creation.zeros_like(c) for c in wrt_caps])
         result = _while_loop(lambda i, *rest: i >= 0, back_body, list(start_vars), None,
                              f"{name}_grad", recompute=True, overrides=reads)
         d_vars = dict(zip(floats, result[1:1 + len(floats)], strict=False))

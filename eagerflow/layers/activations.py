@@ -17,6 +17,7 @@ from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
 from eagerflow.ops import special
+from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
 __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",
@@ -54,7 +55,7 @@ def sigmoid(x):
         >>> ef.activations.sigmoid(ef.constant([0.0]))
         ef.Tensor([0.5], shape=(1,), dtype=float32)
     """
-    return math_ops.sigmoid(x)
+    return unary_ops.sigmoid(x)
 
 
 def tanh(x):
@@ -65,7 +66,7 @@ def tanh(x):
         >>> ef.activations.tanh(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
     """
-    return math_ops.tanh(x)
+    return unary_ops.tanh(x)
 
 
 def softmax(x, axis=-1):
@@ -98,7 +99,7 @@ def exponential(x):
         >>> ef.activations.exponential(ef.constant([0.0]))
         ef.Tensor([1.], shape=(1,), dtype=float32)
     """
-    return math_ops.exp(x)
+    return unary_ops.exp(x)
 
 
 def softsign(x):
@@ -222,7 +223,7 @@ def mish(x):
         >>> ef.activations.mish(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
     """
-    return math_ops.multiply(x, math_ops.tanh(special.softplus(x)))
+    return math_ops.multiply(x, unary_ops.tanh(special.softplus(x)))
 
 
 for _function in (linear, relu, sigmoid, tanh, softmax, log_softmax, exponential, softsign,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 
@@ -40,7 +41,7 @@ class Constraint(registry.Configurable):
 
 
 def _norms(w, axis):
-    return math_ops.sqrt(reduce_ops.reduce_sum(math_ops.square(w), axis, keepdims=True))
+    return unary_ops.sqrt(reduce_ops.reduce_sum(unary_ops.square(w), axis, keepdims=True))
 
 
 class MaxNorm(Constraint):

@@ -16,6 +16,7 @@ from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.ops import indexing
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 
 __all__ = ["Embedding"]
@@ -74,7 +75,7 @@ class Embedding(Layer):
     def compute_mask(self, inputs, mask=None):
         if not self.mask_zero:
             return None
-        return math_ops.not_equal(inputs, 0)
+        return logic_ops.not_equal(inputs, 0)
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -17,6 +17,8 @@ import numpy as np
 
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import creation as creation_ops
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 
@@ -60,7 +62,7 @@ class _Merge(Layer):
         masks = [m for m in mask if m is not None]
         if not masks:
             return None
-        return functools.reduce(math_ops.logical_and, masks)
+        return functools.reduce(logic_ops.logical_and, masks)
 
 
 class Add(_Merge):
@@ -134,7 +136,7 @@ class Concatenate(_Merge):
         masks = []
         for x, m in zip(inputs, mask, strict=False):
             if m is None:
-                m = array_ops.ones(x.shape, dtype=np.bool_)
+                m = creation_ops.ones(x.shape, dtype=np.bool_)
             elif m.ndim < x.ndim:
                 m = array_ops.broadcast_to(array_ops.expand_dims(m, -1), x.shape)
             masks.append(m)

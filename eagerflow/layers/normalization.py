@@ -18,6 +18,7 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import normalization as norm_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 
 __all__ = ["BatchNormalization", "LayerNormalization"]
 
@@ -192,7 +193,7 @@ class BatchNormalization(_Normalization):
                                count)
         centered = math_ops.subtract(inputs, _broadcast(mean, self._param_shape))
         variance = math_ops.divide(
-            reduce_ops.reduce_sum(math_ops.multiply(math_ops.square(centered), weights), axes),
+            reduce_ops.reduce_sum(math_ops.multiply(unary_ops.square(centered), weights), axes),
             count)
         return mean, variance
 
@@ -258,10 +259,10 @@ class LayerNormalization(_Normalization):
         shape = self._param_shape
         gamma = _broadcast(self.gamma, shape)
         if self.rms_scaling:
-            mean_square = reduce_ops.reduce_mean(math_ops.square(inputs), self._axes,
+            mean_square = reduce_ops.reduce_mean(unary_ops.square(inputs), self._axes,
                                                  keepdims=True)
             outputs = math_ops.multiply(inputs,
-                                        math_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
+                                        unary_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
             return outputs if gamma is None else math_ops.multiply(outputs, gamma)
         mean, variance = norm_ops.moments(inputs, self._axes, keepdims=True)
         return norm_ops.batch_normalization(inputs, mean, variance,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
 __all__ = ["L1", "L1L2", "L2", "Regularizer", "deserialize", "get", "l1", "l1_l2", "l2",
@@ -68,9 +69,9 @@ class L1L2(Regularizer):
     def __call__(self, x):
         penalty = None
         if self.l1:
-            penalty = math_ops.multiply(self.l1, reduce_ops.reduce_sum(math_ops.abs(x)))
+            penalty = math_ops.multiply(self.l1, reduce_ops.reduce_sum(unary_ops.abs(x)))
         if self.l2:
-            term = math_ops.multiply(self.l2, reduce_ops.reduce_sum(math_ops.square(x)))
+            term = math_ops.multiply(self.l2, reduce_ops.reduce_sum(unary_ops.square(x)))
             penalty = term if penalty is None else math_ops.add(penalty, term)
         if penalty is None:
             return math_ops.multiply(reduce_ops.reduce_sum(x), 0.0)

@@ -25,6 +25,7 @@ from eagerflow.layers import call_context, rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
@@ -85,7 +86,7 @@ class RNN(Layer):
 
     def get_initial_state(self, batch_size: int, dtype=None) -> list:
         """Zero states for a batch: one ``(batch_size, size)`` tensor per state."""
-        return [array_ops.zeros((batch_size, size), dtype or self.dtype)
+        return [creation_ops.zeros((batch_size, size), dtype or self.dtype)
                 for size in rnn_cells.flat_state_sizes(self.cell)]
 
     def reset_states(self, states=None) -> None:

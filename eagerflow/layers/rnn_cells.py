@@ -26,6 +26,7 @@ from eagerflow.layers import activations, constraints, initializers, regularizer
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
@@ -128,7 +129,7 @@ class _Cell(Layer):
             for index, (rate, size) in enumerate(((self.dropout, input_dim),
                                                   (self.recurrent_dropout, self.units))):
                 if rate > 0:
-                    masks[index] = nn_ops.dropout(array_ops.ones((batch, size), dtype), rate,
+                    masks[index] = nn_ops.dropout(creation_ops.ones((batch, size), dtype), rate,
                                                   seed=self.seed)
         return masks
 
@@ -235,7 +236,7 @@ class LSTMCell(_Cell):
 
         def forget_ones(shape, dtype=None):
             return array_ops.concat([base((units,), dtype=dtype),
-                                     array_ops.ones((units,), dtype=dtype),
+                                     creation_ops.ones((units,), dtype=dtype),
                                      base((2 * units,), dtype=dtype)], 0)
 
         return forget_ones

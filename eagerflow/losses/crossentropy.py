@@ -22,9 +22,11 @@ import numpy as np
 from eagerflow.core import context, errors
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
 __all__ = [
@@ -98,10 +100,10 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
         values = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         p = _clipped(y_pred)
-        values = math_ops.negative(math_ops.add(
-            math_ops.multiply(y_true, math_ops.log(p)),
+        values = unary_ops.negative(math_ops.add(
+            math_ops.multiply(y_true, unary_ops.log(p)),
             math_ops.multiply(math_ops.subtract(1.0, y_true),
-                              math_ops.log(math_ops.subtract(1.0, p)))))
+                              unary_ops.log(math_ops.subtract(1.0, p)))))
     if values.ndim == 0:
         return values
     return reduce_ops.reduce_mean(values, axis=_check_axis(axis, values.ndim,
@@ -149,7 +151,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
         return xent.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
     total = reduce_ops.reduce_sum(y_pred, axis, keepdims=True)
     # sum(z * -log p) rather than -sum(z * log p): a perfect prediction gives +0, not -0.
-    neg_log_p = math_ops.negative(math_ops.log(_clipped(math_ops.divide(y_pred, total))))
+    neg_log_p = unary_ops.negative(unary_ops.log(_clipped(math_ops.divide(y_pred, total))))
     return reduce_ops.reduce_sum(math_ops.multiply(y_true, neg_log_p), axis)
 
 
@@ -159,7 +161,7 @@ def _sparse_labels(y_true, y_pred, owner: str):
     Shape and dtype are checked at once; values are checked here when running eagerly, and
     inside the cross-entropy op when the graph of a traced function runs.
     """
-    labels = array_ops.convert_to_tensor(y_true)
+    labels = creation_ops.convert_to_tensor(y_true)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
         labels = array_ops.squeeze(labels, -1)
     expected = y_pred.shape[:-1]
@@ -227,7 +229,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
             f"{owner}: only axis=-1 (the last axis) is supported. Received: axis={axis!r}"
         )
     labels = _sparse_labels(y_true, y_pred, owner)
-    logits = y_pred if from_logits else math_ops.log(_clipped(y_pred))
+    logits = y_pred if from_logits else unary_ops.log(_clipped(y_pred))
     return xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from eagerflow.core import errors, tensor
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.saving import registry
@@ -56,7 +57,7 @@ def standardize_reduction(reduction, owner: str = "Loss"):
 
 def as_prediction(y_pred) -> tensor.Tensor:
     """`y_pred` as a floating-point Tensor (integers become float32)."""
-    y_pred = array_ops.convert_to_tensor(y_pred)
+    y_pred = creation_ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
         y_pred = math_ops.cast(y_pred, np.float32)
     return y_pred
@@ -64,7 +65,7 @@ def as_prediction(y_pred) -> tensor.Tensor:
 
 def as_target(y_true, like: tensor.Tensor) -> tensor.Tensor:
     """`y_true` as a Tensor of `like`'s dtype."""
-    y_true = array_ops.convert_to_tensor(y_true)
+    y_true = creation_ops.convert_to_tensor(y_true)
     if y_true.dtype != like.dtype:
         y_true = math_ops.cast(y_true, like.dtype)
     return y_true
@@ -194,7 +195,7 @@ class Loss(abc.ABC):
             A scalar Tensor (or per-sample values with ``reduction="none"``).
         """
         y_pred = as_prediction(y_pred)
-        y_true = array_ops.convert_to_tensor(y_true)
+        y_true = creation_ops.convert_to_tensor(y_true)
         return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     @abc.abstractmethod

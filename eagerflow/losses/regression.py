@@ -14,8 +14,10 @@ Example:
 from __future__ import annotations
 
 from eagerflow.losses import loss as loss_module
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
 __all__ = [
@@ -52,7 +54,7 @@ def mean_squared_error(y_true, y_pred):
         ef.Tensor(2.0, shape=(), dtype=float32)
     """
     y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_error")
-    return _mean_last_axis(math_ops.square(math_ops.subtract(y_true, y_pred)))
+    return _mean_last_axis(unary_ops.square(math_ops.subtract(y_true, y_pred)))
 
 
 def mean_absolute_error(y_true, y_pred):
@@ -67,7 +69,7 @@ def mean_absolute_error(y_true, y_pred):
         ef.Tensor([1.5], shape=(1,), dtype=float32)
     """
     y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_error")
-    return _mean_last_axis(math_ops.abs(math_ops.subtract(y_true, y_pred)))
+    return _mean_last_axis(unary_ops.abs(math_ops.subtract(y_true, y_pred)))
 
 
 def huber(y_true, y_pred, delta=1.0):
@@ -89,10 +91,10 @@ def huber(y_true, y_pred, delta=1.0):
         raise ValueError(f"huber: `delta` must be > 0. Received: delta={delta!r}")
     y_true, y_pred = _aligned(y_true, y_pred, "huber")
     error = math_ops.subtract(y_pred, y_true)
-    abs_error = math_ops.abs(error)
-    quadratic = math_ops.multiply(math_ops.square(error), 0.5)
+    abs_error = unary_ops.abs(error)
+    quadratic = math_ops.multiply(unary_ops.square(error), 0.5)
     linear = math_ops.subtract(math_ops.multiply(abs_error, delta), 0.5 * delta * delta)
-    return _mean_last_axis(math_ops.where(math_ops.less_equal(abs_error, delta), quadratic,
+    return _mean_last_axis(math_ops.where(logic_ops.less_equal(abs_error, delta), quadratic,
                                           linear))
 
 

@@ -23,11 +23,11 @@ import math
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import special
+from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import scratch
-
-__all__ = ["elu", "gelu", "leaky_relu", "relu6", "selu", "silu", "softsign", "swish"]
 
 # SELU's constants (Klambauer et al., 2017): the fixed point of mean 0, variance 1.
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -47,7 +47,7 @@ def _relu6(x):
 
 @_relu6.gradient
 def _relu6_grad(dy, out, x):
-    return _math.multiply(dy, _math.logical_and(_math.greater(x, 0), _math.less(x, 6)))
+    return _math.multiply(dy, _logic.logical_and(_logic.greater(x, 0), _logic.less(x, 6)))
 
 
 def relu6(features, name=None):
@@ -76,7 +76,7 @@ def _leaky_relu(x, alpha):
 @_leaky_relu.gradient
 def _leaky_relu_grad(dy, out, x, alpha):
     # slope = 1 where x > 0, alpha elsewhere = alpha + (1 - alpha) [x > 0]
-    positive = _math.cast(_math.greater(x, 0), dy.dtype)
+    positive = _math.cast(_logic.greater(x, 0), dy.dtype)
     return _math.multiply(dy, _math.add(_math.multiply(positive, 1.0 - alpha), alpha))
 
 
@@ -157,7 +157,7 @@ def _selu_grad(dy, out, x):
     # slope: scale for x >= 0 (TensorFlow's side at 0); for x < 0,
     # d/dx scale alpha (e^x - 1) = y + scale alpha. Both are
     # min(y, 0) + scale alpha + [x >= 0] (scale - scale alpha).
-    positive = _math.cast(_math.greater_equal(x, 0), dy.dtype)
+    positive = _math.cast(_logic.greater_equal(x, 0), dy.dtype)
     slope = _math.add(_math.add(_math.minimum(out, 0.0), _SELU_SCALE * _SELU_ALPHA),
                       _math.multiply(positive, _SELU_SCALE - _SELU_SCALE * _SELU_ALPHA))
     return _math.multiply(dy, slope)
@@ -199,18 +199,18 @@ def _gelu_grad(dy, out, x, approximate):
     if approximate:
         # y = x/2 (1 + t), t = tanh(c (x + k x^3)):
         # dy/dx = (1 + t)/2 + x/2 (1 - t^2) c (1 + 3 k x^2)
-        square = _math.square(x)
-        t = _math.tanh(_math.multiply(_math.add(x, _math.multiply(square, x) * _GELU_K),
+        square = _unary.square(x)
+        t = _unary.tanh(_math.multiply(_math.add(x, _math.multiply(square, x) * _GELU_K),
                                       _GELU_C))
         inner = _math.multiply(_math.add(_math.multiply(square, 3.0 * _GELU_K), 1.0), _GELU_C)
         slope = _math.add(_math.multiply(_math.add(t, 1.0), 0.5),
                           _math.multiply(_math.multiply(x, 0.5),
-                                         _math.multiply(_math.subtract(1.0, _math.square(t)),
+                                         _math.multiply(_math.subtract(1.0, _unary.square(t)),
                                                         inner)))
         return _math.multiply(dy, slope)
     # y = x Phi(x): dy/dx = Phi(x) + x phi(x), Phi the normal CDF and phi its density.
     cdf = _math.multiply(_math.add(special.erf(_math.multiply(x, _SQRT_HALF)), 1.0), 0.5)
-    pdf = _math.multiply(_math.exp(_math.multiply(_math.square(x), -0.5)), _INV_SQRT_2PI)
+    pdf = _math.multiply(_unary.exp(_math.multiply(_unary.square(x), -0.5)), _INV_SQRT_2PI)
     return _math.multiply(dy, _math.add(cdf, _math.multiply(x, pdf)))
 
 
@@ -253,7 +253,7 @@ def _silu(x, beta):
 @_silu.gradient
 def _silu_grad(dy, out, x, beta):
     # d/dx x s(bx) = s + b x s (1 - s), s = sigmoid(beta x)
-    s = _math.sigmoid(_math.multiply(x, beta))
+    s = _unary.sigmoid(_math.multiply(x, beta))
     extra = _math.multiply(_math.multiply(x, beta), _math.multiply(s, _math.subtract(1.0, s)))
     return _math.multiply(dy, _math.add(s, extra))
 
@@ -296,4 +296,4 @@ def softsign(features, name=None):
         >>> ef.nn.softsign([-3.0, 1.0])
         ef.Tensor([-0.75  0.5 ], shape=(2,), dtype=float32)
     """
-    return _math.divide(features, _math.add(_math.abs(features), 1.0))
+    return _math.divide(features, _math.add(_unary.abs(features), 1.0))

@@ -1,7 +1,6 @@
 """Array ops: shape manipulation, joining and splitting, and indexing.
 
-The creation ops (constant, zeros, fill, range, ...) live in `ops/creation.py` and
-are re-exported here, so ``array.zeros`` keeps working.
+The creation ops (constant, zeros, fill, range, ...) live in `ops/creation.py`.
 
 Example:
     >>> import eagerflow as ef
@@ -25,25 +24,6 @@ from eagerflow.core import dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
-from eagerflow.ops.creation import (
-    constant,
-    convert_to_tensor,
-    eye,
-    fill,
-    linspace,
-    ones,
-    ones_like,
-    range,
-    zeros,
-    zeros_like,
-)
-
-__all__ = [
-    "broadcast_to", "concat", "constant", "convert_to_tensor", "expand_dims", "eye", "fill",
-    "getitem", "identity", "linspace", "ones", "ones_like", "range", "rank", "reshape",
-    "shape", "size", "squeeze", "stack", "stop_gradient", "tile", "transpose", "unstack",
-    "split", "zeros", "zeros_like",
-]
 
 _Tensor = tensor.Tensor
 

@@ -44,8 +44,6 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops.kernels import im2col, saved, scratch, windows
 
-__all__ = ["conv1d", "conv2d", "conv2d_transpose", "depthwise_conv2d"]
-
 _flags = context.flags
 
 

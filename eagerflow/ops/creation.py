@@ -1,8 +1,8 @@
 """Creation ops: tensors from data (constant, convert_to_tensor) and filled tensors.
 
 zeros, ones, fill, eye, range and linspace build a tensor from a shape and values;
-zeros_like and ones_like take the shape of another tensor. All of them are re-exported
-by `ops/array.py` and at the top level (``ef.zeros``).
+zeros_like and ones_like take the shape of another tensor. All of them are at the top
+level (``ef.zeros``).
 
 Example:
     >>> import eagerflow as ef
@@ -20,11 +20,6 @@ from eagerflow.core import dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
-
-__all__ = [
-    "constant", "convert_to_tensor", "eye", "fill", "linspace", "ones", "ones_like", "range",
-    "shape_list", "zeros", "zeros_like",
-]
 
 _Tensor = tensor.Tensor
 

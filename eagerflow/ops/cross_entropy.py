@@ -33,11 +33,7 @@ from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
 from eagerflow.ops import nn as _nn
 from eagerflow.ops import reduce as _reduce
-
-__all__ = [
-    "sigmoid_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sparse_softmax_cross_entropy_with_logits",
-]
+from eagerflow.ops import unary as _unary
 
 
 def _neg_log_softmax_last(z):
@@ -95,7 +91,7 @@ def _softmax_xent_grad(dy, loss, labels, logits, needs):
         d_logits = _math.multiply(dy, _math.subtract(_math.multiply(_nn.softmax(logits), total),
                                                      labels))
     if needs[0]:
-        d_labels = _math.multiply(_math.negative(dy), _nn.log_softmax(logits))
+        d_labels = _math.multiply(_unary.negative(dy), _nn.log_softmax(logits))
     return d_labels, d_logits
 
 
@@ -215,10 +211,10 @@ def _sigmoid_xent(labels, logits):
 
 @_sigmoid_xent.gradient
 def _sigmoid_xent_grad(dy, loss, labels, logits, needs):
-    d_labels = _math.multiply(_math.negative(dy), logits) if needs[0] else None
+    d_labels = _math.multiply(_unary.negative(dy), logits) if needs[0] else None
     d_logits = None
     if needs[1]:
-        d_logits = _math.multiply(dy, _math.subtract(_math.sigmoid(logits), labels))
+        d_logits = _math.multiply(dy, _math.subtract(_unary.sigmoid(logits), labels))
     return d_labels, d_logits
 
 

@@ -29,13 +29,12 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
+from eagerflow.ops import creation as _creation
 from eagerflow.ops import einsum as _einsum
 from eagerflow.ops import linalg as _linalg
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
-
-__all__ = ["cholesky", "det", "diag_part", "inv", "logdet", "solve", "trace",
-           "triangular_solve"]
+from eagerflow.ops import unary as _unary
 
 
 def _matrices(x, op_name, what="input"):
@@ -59,7 +58,7 @@ def _swap(x):
 def _triangle_mask(n, dtype, lower, diagonal=1.0):
     mask = np.tril(np.ones((n, n), dtype)) if lower else np.triu(np.ones((n, n), dtype))
     np.fill_diagonal(mask, diagonal)
-    return _array.constant(mask)
+    return _creation.constant(mask)
 
 
 def _lapack(fn, message):
@@ -79,7 +78,7 @@ def _inv(a):
 
 @_inv.gradient
 def _inv_grad(dy, y, a):
-    return _math.negative(_linalg.matmul(_linalg.matmul(y, dy, transpose_a=True), y,
+    return _unary.negative(_linalg.matmul(_linalg.matmul(y, dy, transpose_a=True), y,
                                          transpose_b=True))
 
 
@@ -159,7 +158,7 @@ def logdet(matrix, name=None):
         ef.Tensor(138.1551, shape=(), dtype=float32)
     """
     diagonal = diag_part(cholesky(matrix))
-    return _math.multiply(_reduce.reduce_sum(_math.log(diagonal), -1), 2.0)
+    return _math.multiply(_reduce.reduce_sum(_unary.log(diagonal), -1), 2.0)
 
 
 def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
@@ -233,7 +232,7 @@ def _solve_grad(dy, x, a, b, needs, adjoint):
     db = execute(_solve, (a, dy), {"adjoint": not adjoint})
     da = None
     if needs[0]:
-        da = _math.negative(_linalg.matmul(x, db, transpose_b=True) if adjoint
+        da = _unary.negative(_linalg.matmul(x, db, transpose_b=True) if adjoint
                             else _linalg.matmul(db, x, transpose_b=True))
     return da, db
 
@@ -284,7 +283,7 @@ def _triangular_solve_grad(dy, x, a, b, needs, lower, adjoint):
         outer = (_linalg.matmul(x, db, transpose_b=True) if adjoint
                  else _linalg.matmul(db, x, transpose_b=True))
         # Only the triangle the forward read gets a gradient.
-        da = _math.negative(_math.multiply(outer, _triangle_mask(a.shape[-1], a.dtype, lower)))
+        da = _unary.negative(_math.multiply(outer, _triangle_mask(a.shape[-1], a.dtype, lower)))
     return da, db
 
 
@@ -327,7 +326,7 @@ def _cholesky(a):
 @_cholesky.gradient
 def _cholesky_grad(dl, l_factor, a):
     n = a.shape[-1]
-    eye = _array.broadcast_to(_array.eye(n, dtype=a.dtype), l_factor.shape)
+    eye = _array.broadcast_to(_creation.eye(n, dtype=a.dtype), l_factor.shape)
     l_inverse = triangular_solve(l_factor, eye, lower=True)
     middle = _linalg.matmul(l_factor, dl, transpose_a=True)
     middle = _math.multiply(middle, _triangle_mask(n, a.dtype, lower=True, diagonal=0.5))

@@ -34,8 +34,7 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
-
-__all__ = ["einsum"]
+from eagerflow.ops import creation as _creation
 
 _LETTERS = string.ascii_letters
 _OP = "Einsum"
@@ -78,7 +77,7 @@ def _operand_grad(index, terms, output, dy, operands):
     inputs = [dy] + [op for j, op in enumerate(operands) if j != index]
     subscripts = [output] + [t for j, t in enumerate(terms) if j != index]
     for tie in ties:
-        inputs.append(_array.eye(operand.shape[term.index(tie[0])], dtype=dy.dtype))
+        inputs.append(_creation.eye(operand.shape[term.index(tie[0])], dtype=dy.dtype))
         subscripts.append(tie)
     kept = "".join(c for c in target if c in linked)
     grad = einsum(",".join(subscripts) + "->" + kept, *inputs)

@@ -20,12 +20,8 @@ import numpy as np
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
+from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
-
-__all__ = [
-    "boolean_mask", "gather", "gather_nd", "one_hot", "pad", "scatter_along_last_axis",
-    "scatter_nd", "sequence_mask",
-]
 
 
 def _check_indices(indices: np.ndarray, limit: int, op_name: str, label: str = "indices"):
@@ -236,7 +232,7 @@ def scatter_along_last_axis(updates, indices, depth):
     grids = np.meshgrid(*[np.arange(n) for n in batch_shape], indexing="ij")
     coords = [np.broadcast_to(g[..., None], indices.shape) for g in grids]
     if getattr(indices, "_symbolic", False):  # traced by ef.function: indices known at run time
-        parts = [_array.constant(c.astype(np.int64)) for c in coords]
+        parts = [_creation.constant(c.astype(np.int64)) for c in coords]
         full = _array.stack(parts + [_math.cast(indices, np.int64)], axis=-1)
     else:
         full = np.stack(coords + [indices._value], axis=-1).astype(np.int64)
@@ -335,7 +331,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     if maxlen is None:
         maxlen = int(lengths.max()) if lengths.size else 0
     mask = np.arange(int(maxlen)) < np.expand_dims(lengths, -1)
-    return _array.constant(mask.astype(dtypes.as_dtype(dtype)))
+    return _creation.constant(mask.astype(dtypes.as_dtype(dtype)))
 
 
 # -- padding ------------------------------------------------------------------------------

@@ -15,10 +15,10 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
+from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
-
-__all__ = ["clip_by_global_norm", "clip_by_norm", "matmul", "norm", "tensordot"]
+from eagerflow.ops import unary as _unary
 
 
 def _swap(x):
@@ -187,17 +187,17 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
             )
         # ord=1: largest column sum (sum over rows); ord=inf: largest row sum.
         inner, outer = (rows, cols) if ord == 1 else (cols, rows)
-        summed = _reduce.reduce_sum(_math.abs(x), inner, keepdims=True)
+        summed = _reduce.reduce_sum(_unary.abs(x), inner, keepdims=True)
         result = _reduce.reduce_max(summed, outer, keepdims=True)
         return result if keepdims else _array.squeeze(result, [rows, cols])
     if ord in ("euclidean", 2, 2.0):
         return _reduce.reduce_euclidean(x, axis, keepdims)
     if ord == 1:
-        return _reduce.reduce_sum(_math.abs(x), axis, keepdims)
+        return _reduce.reduce_sum(_unary.abs(x), axis, keepdims)
     if ord == np.inf:
-        return _reduce.reduce_max(_math.abs(x), axis, keepdims)
+        return _reduce.reduce_max(_unary.abs(x), axis, keepdims)
     if isinstance(ord, (int, float)) and ord > 0:
-        powered = _reduce.reduce_sum(_math.pow(_math.abs(x), float(ord)), axis, keepdims)
+        powered = _reduce.reduce_sum(_math.pow(_unary.abs(x), float(ord)), axis, keepdims)
         return _math.pow(powered, 1.0 / ord)
     raise errors.InvalidArgumentError(
         f"Unsupported vector norm ord={ord!r}: use 'euclidean', 1, 2, np.inf or a p > 0",
@@ -207,9 +207,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
 
 def _safe_l2(sum_of_squares):
     """sqrt with a finite gradient at 0 (where it is 0), as TensorFlow's clip ops use."""
-    positive = _math.greater(sum_of_squares, 0)
+    positive = _logic.greater(sum_of_squares, 0)
     safe = _math.where(positive, sum_of_squares, 1)
-    return _math.where(positive, _math.sqrt(safe), 0)
+    return _math.where(positive, _unary.sqrt(safe), 0)
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
@@ -221,7 +221,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
         ef.Tensor([0.6 0.8], shape=(2,), dtype=float32)
     """
     t = convert_input(t)
-    l2 = _safe_l2(_reduce.reduce_sum(_math.square(t), axes, keepdims=True))
+    l2 = _safe_l2(_reduce.reduce_sum(_unary.square(t), axes, keepdims=True))
     scaled = _math.multiply(t, clip_norm)
     return _math.divide(scaled, _math.maximum(l2, clip_norm))
 
@@ -234,13 +234,13 @@ def global_norm(t_list, name=None):
         >>> ef.linalg.global_norm([[3.0], None, [4.0]])
         ef.Tensor(5.0, shape=(), dtype=float32)
     """
-    squares = [_reduce.reduce_sum(_math.square(t)) for t in t_list if t is not None]
+    squares = [_reduce.reduce_sum(_unary.square(t)) for t in t_list if t is not None]
     if not squares:
         raise errors.InvalidArgumentError("global_norm of a list with no tensors", "GlobalNorm")
     total = squares[0]
     for s in squares[1:]:
         total = _math.add(total, s)
-    return _math.sqrt(total)
+    return _unary.sqrt(total)
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):

@@ -2,7 +2,7 @@
 
 Comparisons return bool tensors; logical ops need bool tensors (compare or cast first);
 bitwise ops take bool or integer tensors and back the ``&``, ``|``, ``^`` and ``~``
-operators. `eagerflow.ops.math` re-exports every name here.
+operators. `ef.math` and the top level expose them.
 
 Example:
     >>> import eagerflow as ef
@@ -16,13 +16,6 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
-
-__all__ = [
-    "bitwise_and", "bitwise_or", "bitwise_xor", "equal", "greater", "greater_equal", "invert",
-    "less", "less_equal", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "not_equal",
-]
-
 
 _equal = primitive("Equal", differentiable=False, fresh=True)(np.equal)
 

@@ -1,7 +1,7 @@
 """Elementwise math ops: arithmetic, casts and selection.
 
 The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `ops/unary.py` and
-the comparisons and logic in `ops/logic.py`; both are re-exported here.
+the comparisons and logic in `ops/logic.py`; `ef.math` gathers all three.
 
 Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
 ``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
@@ -21,56 +21,17 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import execute, primitive
-
-# Comparisons and logic live in their own module; they are re-exported here because the
-# gradient rules below use them and `ef.math` / the Tensor operators expose them from here.
 from eagerflow.ops.logic import (
-    bitwise_and,
-    bitwise_or,
-    bitwise_xor,
-    equal,
     greater,
     greater_equal,
-    invert,
-    less,
     less_equal,
-    logical_and,
     logical_not,
-    logical_or,
-    logical_xor,
-    not_equal,
 )
 from eagerflow.ops.unary import (
-    abs,
-    ceil,
-    cos,
-    exp,
-    expm1,
     floor,
     log,
-    log1p,
     negative,
-    reciprocal,
-    round,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
-    sqrt,
-    square,
-    tan,
-    tanh,
 )
-
-__all__ = [
-    "abs", "add", "bitwise_and", "bitwise_or", "bitwise_xor", "cast", "ceil", "clip_by_value",
-    "cos", "divide", "equal", "exp", "expm1", "floor", "floordiv", "greater", "greater_equal",
-    "invert", "less", "less_equal", "log", "log1p", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "maximum", "minimum", "mod", "multiply", "negative", "not_equal", "pow",
-    "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square",
-    "squared_difference", "subtract", "tan", "tanh", "truediv", "where",
-]
-
 
 # -- arithmetic ---------------------------------------------------------------------------
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward: no

@@ -22,14 +22,12 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg as _linalg
+from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
+from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import scratch
-
-__all__ = [
-    "bias_add", "dropout", "embedding_lookup", "l2_loss", "log_softmax", "relu", "softmax",
-]
 
 
 @primitive("Relu", elementwise=True, ufunc=(np.maximum, 0))
@@ -43,7 +41,7 @@ def _relu(x):
 @_relu.gradient
 def _relu_grad(dy, out, x):
     # dy * [y > 0]: multiplying by the boolean mask is ~10x faster than np.where here.
-    return _math.multiply(dy, _math.greater(out, 0))
+    return _math.multiply(dy, _logic.greater(out, 0))
 
 
 def relu(features, name=None):
@@ -124,7 +122,7 @@ def _log_softmax(x, axis):
 def _log_softmax_grad(dy, out, x, axis):
     # dx = dy - softmax(x) * sum(dy)
     total = _reduce.reduce_sum(dy, axis, keepdims=True)
-    return _math.subtract(dy, _math.multiply(_math.exp(out), total))
+    return _math.subtract(dy, _math.multiply(_unary.exp(out), total))
 
 
 def log_softmax(logits, axis=-1, name=None):
@@ -364,4 +362,4 @@ def l2_loss(t, name=None):
         >>> ef.nn.l2_loss([1.0, 2.0])
         ef.Tensor(2.5, shape=(), dtype=float32)
     """
-    return _math.multiply(_reduce.reduce_sum(_math.square(t)), 0.5)
+    return _math.multiply(_reduce.reduce_sum(_unary.square(t)), 0.5)

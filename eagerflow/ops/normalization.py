@@ -23,8 +23,7 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
-
-__all__ = ["batch_normalization", "l2_normalize", "moments"]
+from eagerflow.ops import unary as _unary
 
 
 def _float_tensor(x, op_name):
@@ -116,11 +115,11 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         ef.Tensor([-1.5  2.5], shape=(2,), dtype=float32)
     """
     x = _float_tensor(x, "BatchNormalization")
-    inv = _math.rsqrt(_math.add(convert_input(variance), variance_epsilon))
+    inv = _unary.rsqrt(_math.add(convert_input(variance), variance_epsilon))
     if scale is not None:
         inv = _math.multiply(inv, scale)
     inv = _math.cast(inv, x.dtype)
-    shift = _math.negative(_math.multiply(mean, inv))
+    shift = _unary.negative(_math.multiply(mean, inv))
     if offset is not None:
         shift = _math.add(shift, offset)
     # x * inv + (offset - mean * inv): the two full-size passes, with the per-channel
@@ -156,5 +155,5 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
             )
         axis = dim
     x = _float_tensor(x, "L2Normalize")
-    square_sum = _reduce.reduce_sum(_math.square(x), axis, keepdims=True)
-    return _math.multiply(x, _math.rsqrt(_math.maximum(square_sum, epsilon)))
+    square_sum = _reduce.reduce_sum(_unary.square(x), axis, keepdims=True)
+    return _math.multiply(x, _unary.rsqrt(_math.maximum(square_sum, epsilon)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.variable import Variable
-from eagerflow.ops import array, linalg, math
+from eagerflow.ops import array, linalg, logic, math, unary
 
 
 def _reflected(op):
@@ -22,11 +22,11 @@ def _reflected(op):
 
 
 def _eq(self, other):
-    return False if other is None else math.equal(self, other)
+    return False if other is None else logic.equal(self, other)
 
 
 def _ne(self, other):
-    return True if other is None else math.not_equal(self, other)
+    return True if other is None else logic.not_equal(self, other)
 
 
 def _iter(self):
@@ -45,19 +45,19 @@ _BINARY = {
     "mod": math.mod,
     "pow": math.pow,
     "matmul": linalg.matmul,
-    "and": math.bitwise_and,
-    "or": math.bitwise_or,
-    "xor": math.bitwise_xor,
+    "and": logic.bitwise_and,
+    "or": logic.bitwise_or,
+    "xor": logic.bitwise_xor,
 }
 _OTHERS = {
-    "__neg__": math.negative,
+    "__neg__": unary.negative,
     "__pos__": array.identity,
-    "__abs__": math.abs,
-    "__invert__": math.invert,
-    "__lt__": math.less,
-    "__le__": math.less_equal,
-    "__gt__": math.greater,
-    "__ge__": math.greater_equal,
+    "__abs__": unary.abs,
+    "__invert__": logic.invert,
+    "__lt__": logic.less,
+    "__le__": logic.less_equal,
+    "__gt__": logic.greater,
+    "__ge__": logic.greater_equal,
     "__eq__": _eq,
     "__ne__": _ne,
     "__getitem__": array.getitem,

@@ -35,11 +35,6 @@ from eagerflow.ops import array as _array
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import saved, scratch, windows
 
-__all__ = [
-    "avg_pool1d", "avg_pool2d", "global_avg_pool2d", "global_max_pool2d", "max_pool1d",
-    "max_pool2d",
-]
-
 _ONES = (1, 1)
 _flags = context.flags
 

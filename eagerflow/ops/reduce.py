@@ -19,14 +19,11 @@ import numpy as np
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
+from eagerflow.ops import creation as _creation
 from eagerflow.ops import indexing as _indexing
+from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
-
-__all__ = [
-    "argmax", "argmin", "cumprod", "cumsum", "reduce_all", "reduce_any", "reduce_euclidean",
-    "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",
-    "reduce_sum", "reduce_variance", "top_k",
-]
+from eagerflow.ops import unary as _unary
 
 
 def _axes(axis, ndim: int, op_name: str):
@@ -76,7 +73,7 @@ def _spread(dy, x, axis, keepdims):
     if not keepdims:
         dy = _array.reshape(dy, _kept_shape(x.shape, axis))
     if None in x.shape:  # a traced tensor with unknown dimensions: broadcast against x itself
-        return _math.add(dy, _array.zeros_like(x, dtype=dy.dtype))
+        return _math.add(dy, _creation.zeros_like(x, dtype=dy.dtype))
     return _array.broadcast_to(dy, x.shape)
 
 
@@ -150,7 +147,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
 def _extreme_grad(dy, out, x, axis, keepdims):
     # The gradient is shared equally between tied extremes, like TensorFlow.
     y = out if keepdims else _array.reshape(out, _kept_shape(x.shape, axis))
-    mask = _math.cast(_math.equal(x, y), dy.dtype)
+    mask = _math.cast(_logic.equal(x, y), dy.dtype)
     ties = _reduce_call(_sum, mask, axis, True)
     return _math.divide(_math.multiply(_spread(dy, x, axis, keepdims), mask), ties)
 
@@ -250,7 +247,7 @@ def _logsumexp(x, axis, keepdims):
 @_logsumexp.gradient
 def _logsumexp_grad(dy, out, x, axis, keepdims):
     y = out if keepdims else _array.reshape(out, _kept_shape(x.shape, axis))
-    return _math.multiply(_spread(dy, x, axis, keepdims), _math.exp(_math.subtract(x, y)))
+    return _math.multiply(_spread(dy, x, axis, keepdims), _unary.exp(_math.subtract(x, y)))
 
 
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
@@ -315,7 +312,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
             f"reduce_variance needs a floating-point tensor, got {x.dtype.name}", "Variance"
         )
     centered = _math.subtract(x, reduce_mean(x, axis, keepdims=True))
-    return reduce_mean(_math.square(centered), axis, keepdims)
+    return reduce_mean(_unary.square(centered), axis, keepdims)
 
 
 def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
@@ -326,7 +323,7 @@ def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
         >>> ef.math.reduce_euclidean_norm([3.0, 4.0])
         ef.Tensor(5.0, shape=(), dtype=float32)
     """
-    return _math.sqrt(reduce_sum(_math.square(input_tensor), axis, keepdims))
+    return _unary.sqrt(reduce_sum(_unary.square(input_tensor), axis, keepdims))
 
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
@@ -337,7 +334,7 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
         >>> ef.reduce_std([1.0, 3.0])
         ef.Tensor(1.0, shape=(), dtype=float32)
     """
-    return _math.sqrt(reduce_variance(input_tensor, axis, keepdims))
+    return _unary.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
 @primitive("ArgMax", differentiable=False)

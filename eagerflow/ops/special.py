@@ -34,8 +34,7 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import math as _math
-
-__all__ = ["erf", "log_sigmoid", "softplus"]
+from eagerflow.ops import unary as _unary
 
 
 def _chebyshev_fit(fn, low: float, high: float, degree: int):
@@ -149,7 +148,7 @@ def _erf(x):
 @_erf.gradient
 def _erf_grad(dy, out, x):
     # d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2)
-    slope = _math.multiply(_math.exp(_math.negative(_math.square(x))), 2.0 / math.sqrt(math.pi))
+    slope = _math.multiply(_unary.exp(_unary.negative(_unary.square(x))), 2.0 / math.sqrt(math.pi))
     return _math.multiply(dy, slope)
 
 
@@ -185,7 +184,7 @@ def _softplus(x):
 
 @_softplus.gradient
 def _softplus_grad(dy, out, x):
-    return _math.multiply(dy, _math.sigmoid(x))  # d/dx log(1 + e^x) = sigmoid(x)
+    return _math.multiply(dy, _unary.sigmoid(x))  # d/dx log(1 + e^x) = sigmoid(x)
 
 
 def softplus(features, name=None):
@@ -222,4 +221,4 @@ def log_sigmoid(x, name=None):
         >>> ef.math.log_sigmoid([-1000.0, -1.0])
         ef.Tensor([-1000.           -1.3133], shape=(2,), dtype=float32)
     """
-    return _math.negative(softplus(_math.negative(x)))
+    return _unary.negative(softplus(_unary.negative(x)))

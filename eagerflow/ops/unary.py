@@ -2,7 +2,7 @@
 
 One input, one output of the same shape; each differentiable op has its gradient rule
 directly below it, written in eagerflow ops (so higher orders work). All of them are
-re-exported by `ops/math.py` and at the top level (``ef.exp``, ``ef.math.exp``).
+in `ef.math` and at the top level (``ef.exp``, ``ef.math.exp``).
 
 Example:
     >>> import eagerflow as ef
@@ -15,13 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
-
-__all__ = [
-    "abs", "ceil", "cos", "exp", "expm1", "floor", "log", "log1p", "negative", "reciprocal",
-    "round", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "tan", "tanh",
-]
 
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
 # `ops/math.py`).
@@ -70,7 +65,7 @@ def _sign(x):
 
 @_sign.gradient
 def _sign_grad(dy, out, x):
-    return _array.zeros_like(x)  # piecewise constant: zero almost everywhere, like TensorFlow
+    return _creation.zeros_like(x)  # piecewise constant: zero almost everywhere, like TensorFlow
 
 
 def sign(x, name=None):
