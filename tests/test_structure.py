@@ -62,6 +62,16 @@ def test_core_and_ops_never_import_graph():
     assert not upward, f"core/ops import the compiler: {upward}"
 
 
+def test_nothing_below_models_imports_models():
+    _, edges = _imports()
+    below = ("eagerflow.core", "eagerflow.ops", "eagerflow.graph", "eagerflow.layers",
+             "eagerflow.optim", "eagerflow.losses", "eagerflow.metrics", "eagerflow.data",
+             "eagerflow.saving", "eagerflow.summary", "eagerflow.callbacks")
+    upward = sorted((a, b) for a, targets in edges.items() if a.startswith(below)
+                    for b in targets if b.startswith("eagerflow.models"))
+    assert not upward, f"imports of models/ from below it: {upward}"
+
+
 def test_the_pipeline_never_imports_the_built_in_data_sets():
     _, edges = _imports()
     pipeline = {a: targets for a, targets in edges.items()
