@@ -25,8 +25,6 @@ from eagerflow.callbacks import base
 from eagerflow.ops import random
 from eagerflow.saving import fileio
 
-__all__ = ["BackupAndRestore"]
-
 _STATE_FILE = "training_state.json"
 _FORMAT = "eagerflow-backup"
 

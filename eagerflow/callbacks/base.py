@@ -25,8 +25,6 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["BATCH_HOOKS", "Callback", "overrides"]
-
 BATCH_HOOKS = (
     "on_train_batch_begin", "on_train_batch_end",
     "on_test_batch_begin", "on_test_batch_end",

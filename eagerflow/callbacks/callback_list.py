@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from eagerflow.callbacks import base, history, progbar
 
-__all__ = ["CallbackList"]
-
 
 class CallbackList(base.Callback):
     """Calls every hook on a list of callbacks, in order.

@@ -29,8 +29,6 @@ import numpy as np
 from eagerflow.callbacks import base
 from eagerflow.saving import fileio
 
-__all__ = ["CSVLogger"]
-
 
 def _cell(value) -> str:
     if isinstance(value, str):

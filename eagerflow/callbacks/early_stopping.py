@@ -25,8 +25,6 @@ import numpy as np
 from eagerflow.callbacks import base
 from eagerflow.callbacks import monitor as monitoring
 
-__all__ = ["EarlyStopping"]
-
 
 def snapshot_weights(model) -> list:
     """Copies of the values of every variable of `model`, in `model.weights` order.

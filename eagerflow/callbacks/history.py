@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from eagerflow.callbacks import base
 
-__all__ = ["History"]
-
 
 class History(base.Callback):
     """Records the logs of every epoch; `fit` returns it.

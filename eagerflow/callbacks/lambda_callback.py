@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from eagerflow.callbacks import base
 
-__all__ = ["LambdaCallback"]
-
 _EPOCH_OR_BATCH_HOOKS = (
     "on_epoch_begin", "on_epoch_end", "on_batch_begin", "on_batch_end",
     "on_train_batch_begin", "on_train_batch_end", "on_test_batch_begin",

@@ -30,9 +30,6 @@ from eagerflow.callbacks import base
 from eagerflow.callbacks import monitor as monitoring
 from eagerflow.core import variable as variable_module
 
-__all__ = ["LearningRateScheduler", "ReduceLROnPlateau", "get_learning_rate",
-           "set_learning_rate"]
-
 
 def _optimizer(model, owner: str):
     optimizer = getattr(model, "optimizer", None)

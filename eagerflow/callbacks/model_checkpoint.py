@@ -28,8 +28,6 @@ import numpy as np
 from eagerflow.callbacks import base
 from eagerflow.callbacks import monitor as monitoring
 
-__all__ = ["ModelCheckpoint"]
-
 
 class ModelCheckpoint(base.Callback):
     """Saves the model or its weights every epoch (or every `save_freq` batches).

@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["MissingMonitorError", "check_mode", "get_value", "is_better", "print_msg",
-           "resolve_mode"]
-
 
 class MissingMonitorError(KeyError):
     """A callback monitors a key that the logs do not contain."""

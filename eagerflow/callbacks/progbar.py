@@ -27,8 +27,6 @@ import time
 
 from eagerflow.callbacks import base
 
-__all__ = ["ProgbarLogger", "format_logs"]
-
 
 def _format_value(value) -> str:
     try:

@@ -25,8 +25,6 @@ from eagerflow.core import errors
 from eagerflow.summary import ops as summary_ops
 from eagerflow.summary import writer as summary_writer
 
-__all__ = ["TensorBoard"]
-
 
 def _weight_image(value: np.ndarray):
     """A (1, h, w, 1) image of a weight in [0, 1], or None when it has no image form."""

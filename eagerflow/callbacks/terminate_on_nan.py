@@ -19,8 +19,6 @@ import math
 from eagerflow.callbacks import base
 from eagerflow.callbacks import monitor as monitoring
 
-__all__ = ["TerminateOnNaN"]
-
 
 class TerminateOnNaN(base.Callback):
     """Sets ``model.stop_training`` as soon as a batch's loss is NaN or infinite.

@@ -30,14 +30,6 @@ from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor, vari
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
 
-__all__ = [
-    "custom_gradient",
-    "gradients_function",
-    "implicit_gradients",
-    "implicit_value_and_gradients",
-    "value_and_gradients_function",
-]
-
 
 def _as_argument(value):
     """Python numbers become float32 tensors; tensors and variables pass through."""

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["executing_eagerly", "flags", "thread", "update_flags"]
-
 
 class _Flags:
     __slots__ = ("check_numerics", "slow", "tapes", "tracing")

@@ -21,15 +21,6 @@ from typing import NamedTuple
 
 from eagerflow.core import context, errors
 
-__all__ = [
-    "PhysicalDevice",
-    "device",
-    "list_logical_devices",
-    "list_physical_devices",
-    "no_gpu",
-    "num_gpus",
-]
-
 _SPEC = re.compile(
     r"^(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?/?(?:device:)?"
     r"(?P<kind>[a-zA-Z]+)(?::(?P<index>\d+))?$"

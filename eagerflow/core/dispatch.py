@@ -32,8 +32,6 @@ import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor, variable
 
-__all__ = ["OPS", "Op", "convert_input", "execute", "primitive"]
-
 OPS: dict[str, Op] = {}
 _NO_ATTRS: dict = {}
 

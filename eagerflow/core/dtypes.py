@@ -21,25 +21,6 @@ import numpy as np
 
 from eagerflow.core import errors
 
-__all__ = [
-    "as_dtype",
-    "bool",
-    "complex64",
-    "complex128",
-    "float16",
-    "float32",
-    "float64",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "is_floating",
-    "is_integer",
-    "string",
-    "to_array",
-    "uint8",
-]
-
 float16 = np.dtype("float16")
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")

@@ -13,8 +13,6 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["flatten", "is_nested", "map_structure", "pack_sequence_as"]
-
 
 def is_nested(value) -> bool:
     """Whether `value` is a list, tuple or dict (and so not a leaf)."""

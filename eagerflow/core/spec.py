@@ -18,8 +18,6 @@ import numpy as np
 
 from eagerflow.core import dtypes
 
-__all__ = ["TensorSpec"]
-
 
 class TensorSpec:
     """Describes a tensor by dtype and shape (entries may be None: unknown).

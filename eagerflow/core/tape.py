@@ -44,8 +44,6 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor, variable
 
-__all__ = ["GradientTape", "UnconnectedGradients", "none_reason", "notify_read", "record"]
-
 _Tensor = tensor.Tensor
 _Variable = variable.Variable
 # id(variable) -> (weakref to it, why its last gradient was None); read by optimizers so

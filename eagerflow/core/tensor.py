@@ -23,8 +23,6 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 
-__all__ = ["Tensor", "new_tensor"]
-
 _DEVICE = "/device:CPU:0"
 
 

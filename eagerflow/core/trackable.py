@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import weakref
 
-__all__ = ["Trackable", "add_restore_listener", "is_trackable_value", "remove_restore_listener"]
-
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
 _restore_listeners: weakref.WeakSet = weakref.WeakSet()

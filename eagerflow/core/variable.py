@@ -24,8 +24,6 @@ import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor
 
-__all__ = ["Variable"]
-
 _flags = context.flags
 _getrefcount = sys.getrefcount
 

@@ -23,8 +23,6 @@ from eagerflow.core import dtypes, errors, nest
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, shuffling, sources, structure
 
-__all__ = ["BatchDataset", "PaddedBatchDataset", "UnbatchDataset"]
-
 
 def _batches(source, batch_size: int, drop_remainder: bool):
     """Yields ``(index of the batch's first element, list of elements)``."""

@@ -42,8 +42,6 @@ import numpy as np
 from eagerflow.core import errors, nest
 from eagerflow.data import dataset, iterator, structure
 
-__all__ = ["CacheDataset", "read_cache", "write_cache"]
-
 _FORMAT = "eagerflow-dataset-cache-2"
 _CHUNK = 1024
 

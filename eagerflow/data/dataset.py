@@ -29,14 +29,6 @@ from eagerflow.core import errors
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.data import iterator, structure
 
-__all__ = [
-    "AUTOTUNE",
-    "INFINITE_CARDINALITY",
-    "UNKNOWN_CARDINALITY",
-    "Dataset",
-    "int_argument",
-]
-
 AUTOTUNE = -1
 """Lets the pipeline choose a parallelism or buffer size (`map`, `prefetch`, ...)."""
 INFINITE_CARDINALITY = -1

@@ -22,8 +22,6 @@ from contextlib import ExitStack, closing
 from eagerflow.core import errors
 from eagerflow.data import dataset, iterator, parallel, structure
 
-__all__ = ["InterleaveDataset"]
-
 
 class InterleaveDataset(dataset.Dataset):
     """`Dataset.interleave` (and `flat_map` with one slot)."""

@@ -15,8 +15,6 @@ from contextlib import closing
 from eagerflow.core import errors
 from eagerflow.data import structure
 
-__all__ = ["Iterator", "is_probing", "probe"]
-
 _probing = threading.local()
 
 

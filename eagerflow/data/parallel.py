@@ -29,8 +29,6 @@ from contextlib import closing
 
 from eagerflow.data import dataset
 
-__all__ = ["PrefetchDataset", "background", "parallel_map", "resolve_workers"]
-
 _AUTOTUNE_MAX_BUFFER = 16
 # A parallel-map task should run about this long, so that the pool's per-task cost
 # (tens of microseconds) stays small next to the work, whatever the function costs.

@@ -31,8 +31,6 @@ from eagerflow.core import errors
 from eagerflow.data import dataset, sources
 from eagerflow.ops import random as random_lib
 
-__all__ = ["ShuffleDataset", "UniformStream", "shuffle_order"]
-
 _BLOCK = 512
 _SEED_MASK = 2**63 - 1
 

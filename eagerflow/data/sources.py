@@ -18,9 +18,6 @@ from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, structure
 
-__all__ = ["GeneratorDataset", "RangeDataset", "TensorDataset", "TensorSliceDataset",
-           "ZipDataset"]
-
 
 class TensorSliceDataset(dataset.Dataset):
     """One element per row of a structure of arrays (`Dataset.from_tensor_slices`).

@@ -23,21 +23,6 @@ from eagerflow.core import dispatch, dtypes, errors, nest
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 
-__all__ = [
-    "call",
-    "describe",
-    "flattener",
-    "from_function",
-    "from_user",
-    "leaf_paths",
-    "map_leaves",
-    "packer",
-    "signature",
-    "spec_of",
-    "to_numpy",
-    "to_tensors",
-]
-
 _ndarray = np.ndarray
 _Tensor = tensor_lib.Tensor
 _new_tensor = tensor_lib.new_tensor

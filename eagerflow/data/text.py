@@ -23,8 +23,6 @@ from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, interleaving, sources
 
-__all__ = ["TextLineDataset"]
-
 _COMPRESSIONS = ("", "GZIP", "ZLIB")
 
 

@@ -19,17 +19,6 @@ from eagerflow.core import errors, nest
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, iterator, parallel, structure
 
-__all__ = [
-    "ConcatenateDataset",
-    "EnumerateDataset",
-    "FilterDataset",
-    "MapDataset",
-    "RepeatDataset",
-    "ShardDataset",
-    "SkipDataset",
-    "TakeDataset",
-]
-
 _INFINITE = dataset.INFINITE_CARDINALITY
 _UNKNOWN = dataset.UNKNOWN_CARDINALITY
 

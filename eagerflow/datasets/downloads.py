@@ -23,12 +23,9 @@ from typing import NamedTuple
 
 from eagerflow.core import errors
 
-__all__ = ["ENV_VAR", "RemoteFile", "data_dir", "download", "fetch"]
-
 ENV_VAR = "EAGERFLOW_DATA_DIR"
 _TIMEOUT_SECONDS = 30
 _CHUNK = 1 << 16
-
 
 
 def _urlopen(url: str, timeout: float):

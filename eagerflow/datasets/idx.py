@@ -26,8 +26,6 @@ import numpy as np
 
 from eagerflow.core import errors
 
-__all__ = ["load_split", "read", "write"]
-
 _TYPES = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 _CODES = {np.dtype(v).newbyteorder("=").str: k for k, v in _TYPES.items()}
 _GZIP_MAGIC = b"\x1f\x8b"

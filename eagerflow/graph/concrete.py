@@ -35,8 +35,6 @@ from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import pipeline
 
-__all__ = ["ConcreteFunction", "Output"]
-
 _Tensor = tensor.Tensor
 _ndarray = np.ndarray
 _new = object.__new__

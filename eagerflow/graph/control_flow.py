@@ -43,8 +43,6 @@ from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import pipeline
 
-__all__ = ["Branch", "cond", "run_cond", "run_while", "while_loop"]
-
 _is_symbolic = graph.is_symbolic
 
 

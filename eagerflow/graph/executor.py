@@ -36,8 +36,6 @@ from eagerflow.core import dispatch, errors
 from eagerflow.graph import graph, trace
 from eagerflow.ops.kernels import saved
 
-__all__ = ["Plan", "compile_program"]
-
 _is_symbolic = graph.is_symbolic
 
 _BIG = 1 << 16  # elements: slots this large are released right after their last use

@@ -27,8 +27,6 @@ import numpy as np
 from eagerflow.core import dispatch, errors
 from eagerflow.graph import graph, trace
 
-__all__ = ["Reader", "Writer"]
-
 _is_symbolic = graph.is_symbolic
 _KINDS = "biufc"  # array and dtype kinds a file may hold (no objects, strings or voids)
 _LOADABLE_GRAPH_OPS = {name: op for name, op in graph.GRAPH_OPS.items()

@@ -52,8 +52,6 @@ import weakref
 from eagerflow.core import context, errors, nest, spec, tensor
 from eagerflow.graph import concrete, graph, signatures, trace
 
-__all__ = ["Function", "function", "init_scope"]
-
 _Tensor = tensor.Tensor
 _flags = context.flags
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow

@@ -34,15 +34,6 @@ import numpy as np
 
 from eagerflow.core import dispatch, tensor
 
-__all__ = [
-    "Graph",
-    "Node",
-    "OperatorNotAllowedInGraphError",
-    "SymbolicTensor",
-    "format_spec",
-    "user_location",
-]
-
 
 class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation needs the value of a tensor that is only known when the graph runs.

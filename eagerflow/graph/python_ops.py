@@ -37,8 +37,6 @@ from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph, trace
 
-__all__ = ["print", "py_function", "run_print", "run_py_function"]
-
 _is_symbolic = graph.is_symbolic
 
 

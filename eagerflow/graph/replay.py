@@ -18,8 +18,6 @@ from __future__ import annotations
 from eagerflow.core import dispatch, tensor
 from eagerflow.graph import graph, trace
 
-__all__ = ["call_in_trace", "replay"]
-
 _is_symbolic = graph.is_symbolic
 
 

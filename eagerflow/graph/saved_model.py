@@ -43,8 +43,6 @@ from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
 from eagerflow.saving import fileio
 
-__all__ = ["LoadedFunction", "LoadedModel", "load", "save"]
-
 FORMAT = "eagerflow.graph.saved_model"
 VERSION = 1
 DEFAULT = "serving_default"

@@ -19,11 +19,6 @@ import numpy as np
 from eagerflow.core import dispatch, errors, nest, spec, tensor
 from eagerflow.graph import graph
 
-__all__ = [
-    "bind", "check_signature", "describe", "encode", "fits", "generic", "is_tensor_leaf",
-    "map_leaves", "merge_shapes", "rebuild_call", "signature_key",
-]
-
 _Tensor = tensor.Tensor
 
 

@@ -37,11 +37,6 @@ from eagerflow.core import context, dispatch, errors, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
 
-__all__ = [
-    "GeneratorRef", "Tracer", "active", "dummy_value", "eager_scope", "in_tracer",
-    "resolve_generators",
-]
-
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
 # Ops whose output shape depends on input values: their first output dimension is unknown.

@@ -56,8 +56,6 @@ from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
-__all__ = ["Layer", "deserialize", "reset_name_uids", "serialize", "unique_name"]
-
 _Tensor = tensor.Tensor
 _Variable = variable_lib.Variable
 _ndarray = np.ndarray

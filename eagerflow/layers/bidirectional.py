@@ -18,8 +18,6 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
-__all__ = ["Bidirectional"]
-
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 

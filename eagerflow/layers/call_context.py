@@ -29,8 +29,6 @@ from __future__ import annotations
 import contextlib
 import threading
 
-__all__ = ["probing", "recording", "state"]
-
 
 class _CallState(threading.local):
     def __init__(self):

@@ -21,8 +21,6 @@ from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import conv as conv_ops
 from eagerflow.ops import nn as nn_ops
 
-__all__ = ["Conv1D", "Conv2D", "Conv2DTranspose", "conv_output_length", "normalize_tuple"]
-
 
 def normalize_tuple(value, rank: int, name: str, layer: str) -> tuple:
     """An int or a sequence of `rank` positive ints, as a tuple of `rank` ints."""

@@ -20,9 +20,6 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 
-__all__ = ["Activation", "Dense", "Lambda", "activate", "add_kernel_and_bias",
-           "init_kernel_bias", "kernel_bias_config", "positive_int"]
-
 
 def positive_int(value, name: str, layer: str) -> int:
     """Validates a size argument such as `units` (Keras's wording)."""

@@ -14,8 +14,6 @@ from __future__ import annotations
 from eagerflow.layers.base import Layer
 from eagerflow.ops import nn as nn_ops
 
-__all__ = ["Dropout"]
-
 
 class Dropout(Layer):
     """Zeroes each input with probability `rate` in training, scaling the rest by

@@ -19,8 +19,6 @@ from eagerflow.ops import indexing
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 
-__all__ = ["Embedding"]
-
 
 class Embedding(Layer):
     """Looks up a trainable vector for each integer id.

@@ -17,8 +17,6 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["InputSpec", "assert_input_compatibility"]
-
 
 class InputSpec:
     """The rank, sizes and dtype a layer accepts.

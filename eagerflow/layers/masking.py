@@ -22,8 +22,6 @@ import weakref
 
 from eagerflow.core import nest
 
-__all__ = ["get_mask", "get_masks", "set_mask", "set_masks"]
-
 # id(tensor) -> (weak reference to the tensor, mask). The weak reference's callback
 # removes the entry when the tensor dies, so ids are never confused after reuse.
 _masks: dict[int, tuple] = {}

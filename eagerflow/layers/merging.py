@@ -22,8 +22,6 @@ from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 
-__all__ = ["Add", "Concatenate", "Multiply"]
-
 
 class _Merge(Layer):
     """Base of layers that combine a list of at least two tensors."""

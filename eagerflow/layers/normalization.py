@@ -20,8 +20,6 @@ from eagerflow.ops import normalization as norm_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
-
 
 def _axes(axis, rank: int, layer: str) -> list:
     axes = [axis] if isinstance(axis, int) else list(axis)

@@ -16,9 +16,6 @@ from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import pooling as pool_ops
 
-__all__ = ["AveragePooling2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D",
-           "MaxPooling2D"]
-
 
 class _Pooling2D(Layer):
     _op = None

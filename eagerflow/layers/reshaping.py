@@ -16,8 +16,6 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
 
-__all__ = ["Flatten", "Reshape", "check_data_format"]
-
 
 def check_data_format(data_format, layer: str) -> str:
     """Normalizes `data_format` (None means channels_last)."""

@@ -29,8 +29,6 @@ from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
-__all__ = ["GRU", "LSTM", "RNN", "SimpleRNN"]
-
 
 class RNN(Layer):
     """Runs a cell over the time axis.

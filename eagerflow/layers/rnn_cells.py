@@ -31,8 +31,6 @@ from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
 
-__all__ = ["GRUCell", "LSTMCell", "SimpleRNNCell"]
-
 
 def _rate(value, name: str, layer: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:

@@ -30,9 +30,6 @@ import numpy as np
 from eagerflow.core import dtypes, nest, tensor
 from eagerflow.layers import base, call_context, masking
 
-__all__ = ["Input", "InputLayer", "Node", "SymbolicTensor", "call_symbolic", "infer",
-           "merge_records", "probe_output_shapes", "replace_symbolic", "symbolic_leaves"]
-
 # Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
 # Other axes get sizes large enough for a few valid-padded convolutions and poolings.
 _PROBE_SIZES = ((2, 32), (3, 33))

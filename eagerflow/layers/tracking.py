@@ -28,8 +28,6 @@ from __future__ import annotations
 
 from eagerflow.core import variable as variable_lib
 
-__all__ = ["attribute_items", "flatten_layers", "leaves", "sublayers"]
-
 _Variable = variable_lib.Variable
 
 

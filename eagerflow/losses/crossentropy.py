@@ -29,17 +29,6 @@ from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
-__all__ = [
-    "EPSILON",
-    "BinaryCrossentropy",
-    "CategoricalCrossentropy",
-    "SparseCategoricalCrossentropy",
-    "binary_crossentropy",
-    "categorical_crossentropy",
-    "sparse_categorical_crossentropy",
-    "sparse_softmax_cross_entropy",
-]
-
 EPSILON = 1e-7  # Keras's backend.epsilon(): the probability clipping margin
 
 

@@ -34,14 +34,6 @@ from eagerflow.ops import reduce as reduce_ops
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
-__all__ = [
-    "Loss",
-    "LossFunctionWrapper",
-    "REDUCTIONS",
-    "reduce_weighted_values",
-    "squeeze_or_expand_to_same_rank",
-]
-
 REDUCTIONS = ("sum_over_batch_size", "mean", "mean_with_sample_weight", "sum", "none", None)
 
 

@@ -20,15 +20,6 @@ from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
 
-__all__ = [
-    "Huber",
-    "MeanAbsoluteError",
-    "MeanSquaredError",
-    "huber",
-    "mean_absolute_error",
-    "mean_squared_error",
-]
-
 
 def _aligned(y_true, y_pred, owner: str):
     y_pred = loss_module.as_prediction(y_pred)

@@ -21,19 +21,6 @@ from eagerflow.metrics import metric, reduction
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 
-__all__ = [
-    "Accuracy",
-    "BinaryAccuracy",
-    "CategoricalAccuracy",
-    "SparseCategoricalAccuracy",
-    "TopKCategoricalAccuracy",
-    "accuracy",
-    "binary_accuracy",
-    "categorical_accuracy",
-    "sparse_categorical_accuracy",
-    "top_k_categorical_accuracy",
-]
-
 
 def _tensor(matches: np.ndarray):
     return tensor.new_tensor(np.asarray(matches, dtype=np.float32))

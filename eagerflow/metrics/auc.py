@@ -22,8 +22,6 @@ from eagerflow.core import errors
 from eagerflow.metrics import confusion, metric
 from eagerflow.saving import registry
 
-__all__ = ["AUC"]
-
 _EPSILON = 1e-7
 _CURVES = ("ROC", "PR")
 _SUMMATIONS = ("interpolation", "minoring", "majoring")

@@ -21,8 +21,6 @@ from eagerflow.core import errors
 from eagerflow.metrics import metric
 from eagerflow.saving import registry
 
-__all__ = ["NEG_INF", "Precision", "Recall", "update_confusion_matrix"]
-
 NEG_INF = -1e10  # Keras's stand-in for -inf: the score given to predictions outside top_k
 
 

@@ -31,8 +31,6 @@ from eagerflow.core.variable import Variable
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
-__all__ = ["Metric", "as_array", "squeeze_or_expand_to_same_rank"]
-
 
 def as_array(value, dtype=None) -> np.ndarray:
     """Metric input as an ndarray (Tensors and Variables are read without a tape)."""

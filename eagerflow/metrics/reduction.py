@@ -20,8 +20,6 @@ from eagerflow.metrics import metric
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 
-__all__ = ["Mean", "MeanMetricWrapper", "Sum", "reduce_to_samplewise_values"]
-
 
 def _check_weights(values: np.ndarray, weights: np.ndarray, owner: str) -> np.ndarray:
     try:

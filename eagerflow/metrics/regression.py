@@ -15,8 +15,6 @@ from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
 from eagerflow.saving import registry
 
-__all__ = ["MeanAbsoluteError", "MeanSquaredError"]
-
 
 def _errors(y_true, y_pred, owner: str) -> np.ndarray:
     y_pred = metric.as_array(y_pred, np.float64)

@@ -31,8 +31,6 @@ from eagerflow import metrics as metrics_lib
 from eagerflow.core import context, errors, nest
 from eagerflow.ops import math as math_ops
 
-__all__ = ["CompiledLoss", "CompiledMetrics", "output_names_of"]
-
 
 def output_names_of(model, y_pred) -> list | None:
     """Names of the model's outputs for `y_pred`'s structure, or None for one output."""

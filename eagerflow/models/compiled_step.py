@@ -33,8 +33,6 @@ from eagerflow.core import tape as tape_module
 from eagerflow.models import data_adapter
 from eagerflow.ops import random
 
-__all__ = ["TracedTrainStep", "train_function"]
-
 
 def _function_factory():
     """`ef.function`, or None when this build of eagerflow has no graph compiler."""

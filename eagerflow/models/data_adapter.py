@@ -39,9 +39,6 @@ from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.ops import random as random_lib
 
-__all__ = ["adapt", "class_weight_to_sample_weight", "pack_x_y_sample_weight",
-           "split_arrays", "unpack_x_y_sample_weight"]
-
 DEFAULT_BATCH_SIZE = 32
 
 

@@ -23,8 +23,6 @@ from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.models import data_adapter
 
-__all__ = ["evaluate_loop", "fit_loop", "predict_loop", "pythonify_logs"]
-
 
 def pythonify_logs(logs) -> dict:
     """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays).

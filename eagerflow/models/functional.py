@@ -28,8 +28,6 @@ from eagerflow.models.model import Model
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
-__all__ = ["Functional"]
-
 
 def _check_symbolic(structure, what: str) -> list:
     flat = nest.flatten(structure)

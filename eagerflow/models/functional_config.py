@@ -24,8 +24,6 @@ from eagerflow.core import nest
 from eagerflow.layers import symbolic
 from eagerflow.saving import registry
 
-__all__ = ["from_config", "get_config"]
-
 _TAG = "__tensor__"
 
 

@@ -36,8 +36,6 @@ from eagerflow.layers import base, symbolic, tracking
 from eagerflow.models import trainer
 from eagerflow.saving import registry
 
-__all__ = ["Model", "model_from_config", "model_from_json"]
-
 
 class Model(trainer.Trainer, base.Layer):
     """A layer that groups layers, with `layers`, `get_layer`, `summary` and configs.

@@ -24,8 +24,6 @@ from eagerflow.layers import base, symbolic
 from eagerflow.models.model import Model
 from eagerflow.saving import registry
 
-__all__ = ["Sequential"]
-
 
 class Sequential(Model):
     """A model that runs its layers one after the other.

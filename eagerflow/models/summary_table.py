@@ -29,8 +29,6 @@ import numpy as np
 
 from eagerflow.layers import symbolic, tracking
 
-__all__ = ["print_summary"]
-
 
 def _format_shape(shape) -> str:
     if shape is None:

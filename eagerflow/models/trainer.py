@@ -35,8 +35,6 @@ from eagerflow.core import tape as tape_module
 from eagerflow.models import compile_utils, data_adapter, fit_loops
 from eagerflow.saving import compile_config
 
-__all__ = ["Trainer"]
-
 _NOT_COMPILED = ("{function}: you must compile the model before training or evaluating "
                  "it: call model.compile(optimizer=..., loss=...) first")
 

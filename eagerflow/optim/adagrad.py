@@ -15,8 +15,6 @@ import numpy as np
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
-__all__ = ["Adagrad"]
-
 
 class Adagrad(optimizer.Optimizer):
     """Adapts each element's step to how much that element has been updated.

@@ -17,8 +17,6 @@ import numpy as np
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
-__all__ = ["Adam"]
-
 
 class Adam(optimizer.Optimizer):
     """Adaptive moment estimation.

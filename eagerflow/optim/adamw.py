@@ -14,8 +14,6 @@ from __future__ import annotations
 from eagerflow.optim import adam
 from eagerflow.saving import registry
 
-__all__ = ["AdamW"]
-
 
 class AdamW(adam.Adam):
     """Adam whose weight decay is applied to the weights, not added to the gradient.

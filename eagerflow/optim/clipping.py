@@ -16,8 +16,6 @@ import math
 
 import numpy as np
 
-__all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
-
 
 def _squared_norm(grad: np.ndarray) -> float:
     flat = grad.reshape(-1)

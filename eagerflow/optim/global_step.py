@@ -20,8 +20,6 @@ import numpy as np
 
 from eagerflow.core.variable import Variable
 
-__all__ = ["get_global_step", "get_or_create_global_step"]
-
 _lock = threading.Lock()
 _global_step: Variable | None = None
 

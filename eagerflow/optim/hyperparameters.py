@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import numbers
 
-__all__ = ["Hyperparameter", "check_float"]
-
 
 class Hyperparameter:
     """A float hyperparameter kept in a non-trainable float32 Variable.

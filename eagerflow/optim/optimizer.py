@@ -53,8 +53,6 @@ from eagerflow.core.variable import Variable
 from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
-__all__ = ["Optimizer"]
-
 _Tensor = tensor.Tensor
 
 

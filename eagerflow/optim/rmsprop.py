@@ -16,8 +16,6 @@ from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
-__all__ = ["RMSprop"]
-
 
 class RMSprop(optimizer.Optimizer):
     """Divides the gradient by a running root mean square of recent gradients.

@@ -18,8 +18,6 @@ from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
-__all__ = ["SGD", "GradientDescent"]
-
 
 class SGD(optimizer.Optimizer):
     """Gradient descent with optional momentum.

@@ -28,8 +28,6 @@ import numpy as np
 from eagerflow.core import errors, trackable, variable
 from eagerflow.saving import h5format, index, object_graph, restore, status
 
-__all__ = ["Checkpoint", "collect_arrays", "resolve_path"]
-
 SAVE_COUNTER = "save_counter"
 _NUMERIC_KINDS = frozenset("biufc")
 _RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})

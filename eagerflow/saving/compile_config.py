@@ -23,8 +23,6 @@ from eagerflow import metrics as metrics_lib
 from eagerflow import optim
 from eagerflow.saving import registry
 
-__all__ = ["deserialize_spec", "from_config", "serialize_spec", "to_config"]
-
 
 def _serialize_leaf(value):
     if value is None or isinstance(value, (str, int, float)):

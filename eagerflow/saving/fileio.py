@@ -30,8 +30,6 @@ import re
 import secrets
 import socket
 
-__all__ = ["atomic_write", "fsync_directory", "remove_stale_temporaries"]
-
 _HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:40] or "host"
 
 

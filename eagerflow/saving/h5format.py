@@ -39,9 +39,6 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.saving import fileio
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "META", "Entry", "InvalidCheckpointError", "Reader",
-           "write"]
-
 FORMAT = "eagerflow-checkpoint"
 FORMAT_VERSION = 1
 META = ".eagerflow"

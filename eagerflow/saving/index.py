@@ -31,8 +31,6 @@ from typing import NamedTuple
 from eagerflow.core import errors
 from eagerflow.saving import fileio
 
-__all__ = ["INDEX_NAME", "Index", "IndexEntry", "latest_checkpoint", "read", "write"]
-
 INDEX_NAME = "checkpoint.json"
 _FORMAT = "eagerflow-checkpoint-index"
 _VERSION = 1

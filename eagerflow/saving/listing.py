@@ -18,8 +18,6 @@ from __future__ import annotations
 from eagerflow.core import errors
 from eagerflow.saving import checkpoint, h5format
 
-__all__ = ["list_variables", "load_variable"]
-
 
 def list_variables(ckpt_dir_or_file) -> list:
     """Lists the variables saved in a checkpoint.

@@ -33,8 +33,6 @@ import warnings
 from eagerflow.core import errors
 from eagerflow.saving import checkpoint, fileio, h5format, index
 
-__all__ = ["CheckpointManager"]
-
 _clock = time.time  # replaced in tests to simulate hours passing
 
 

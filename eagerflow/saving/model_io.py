@@ -48,8 +48,6 @@ import numpy as np
 from eagerflow.core import errors, trackable
 from eagerflow.saving import checkpoint, h5format, registry, restore
 
-__all__ = ["load_model", "load_weights", "save_model", "save_weights"]
-
 MODEL_CONFIG = "model_config"
 _MODEL_FORMAT = "eagerflow-model"
 _MODEL_VERSION = 1

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from eagerflow.saving import model_io
 
-__all__ = ["load_model"]
-
 
 def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
     """Rebuilds a model saved by `Model.save`: architecture, weights, compile state and

@@ -25,8 +25,6 @@ from collections import deque
 
 from eagerflow.core import errors, trackable, variable
 
-__all__ = ["SLOTS", "ObjectGraph", "escape", "join", "walk"]
-
 SLOTS = "slots"
 
 

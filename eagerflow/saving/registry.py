@@ -41,10 +41,6 @@ import threading
 from eagerflow.core import errors
 from eagerflow.utils.naming import snake_case
 
-__all__ = ["Configurable", "custom_object_scope", "deserialize", "get", "get_registered_name",
-           "get_registered_object", "known_names", "register", "register_serializable",
-           "serialize"]
-
 # kind -> the package whose import registers that kind's built-in objects.
 _PACKAGES = {
     "layer": "eagerflow.layers", "activation": "eagerflow.layers.activations",

@@ -24,8 +24,6 @@ import numpy as np
 from eagerflow.core import errors, variable
 from eagerflow.saving import h5format, object_graph, status
 
-__all__ = ["restore"]
-
 
 def _could_appear(key: str, nodes: dict) -> bool:
     """Whether a variable at `key` may still be created: its nearest existing ancestor is

@@ -32,8 +32,6 @@ import numpy as np
 from eagerflow.core import errors, trackable, variable
 from eagerflow.saving import object_graph
 
-__all__ = ["CheckpointLoadStatus", "Mismatch", "pending_values", "warn_pending_restores"]
-
 _ATTACHED = "_deferred_restores"
 _live: weakref.WeakSet = weakref.WeakSet()  # statuses with values still pending
 

@@ -19,8 +19,6 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.summary import png, writer
 
-__all__ = ["histogram", "image", "scalar", "text"]
-
 DEFAULT_BUCKET_COUNT = 30  # TensorFlow 2's default for tf.summary.histogram
 
 

@@ -17,8 +17,6 @@ import zlib
 
 import numpy as np
 
-__all__ = ["encode_png"]
-
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # PNG colour types by channel count: grey, grey+alpha, RGB, RGBA.
 _COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}

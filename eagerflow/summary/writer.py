@@ -37,18 +37,6 @@ import numpy as np
 
 from eagerflow.core import errors
 
-__all__ = [
-    "SummaryWriter",
-    "create_file_writer",
-    "create_noop_writer",
-    "flush",
-    "get_step",
-    "record_every_n_steps",
-    "record_if",
-    "set_step",
-    "should_record_summaries",
-]
-
 _INSTALL_HINT = "pip install 'eagerflow[tensorboard]'"
 _file_counter = itertools.count()
 _open_writers: weakref.WeakSet = weakref.WeakSet()

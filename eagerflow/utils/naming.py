@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["snake_case"]
-
 
 def snake_case(name: str) -> str:
     """``"MaxPooling2D"`` -> ``"max_pooling2d"``, ``"LSTM"`` -> ``"lstm"``.

@@ -17,8 +17,6 @@ import numpy as np
 
 from eagerflow.saving import fileio
 
-__all__ = ["plot_history"]
-
 
 def _import_matplotlib():
     try:

@@ -8,8 +8,6 @@ import numpy as np
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["eliminate_common_subexpressions"]
-
 _is_symbolic = graph.is_symbolic
 
 

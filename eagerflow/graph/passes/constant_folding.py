@@ -7,8 +7,6 @@ import numpy as np
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["fold_constants"]
-
 _is_symbolic = graph.is_symbolic
 _FOLD_LIMIT = 1 << 22  # elements: larger results stay computed at run time
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["eliminate_dead_code"]
-
 
 def eliminate_dead_code(program: program_lib.Program) -> program_lib.Program:
     """Drops nodes whose outputs are unused and that have no effect.

@@ -23,8 +23,6 @@ from eagerflow.graph.passes import (
 )
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["optimize"]
-
 
 def optimize(nodes, outputs) -> program_lib.Program:
     """Runs every pass (see `eagerflow.graph.passes` for the order and why) on a program.

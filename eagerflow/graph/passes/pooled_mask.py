@@ -6,8 +6,6 @@ from __future__ import annotations
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
-__all__ = ["mask_pooled_gradients"]
-
 _is_symbolic = graph.is_symbolic
 
 

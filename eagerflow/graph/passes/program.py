@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from eagerflow.graph import graph
 
-__all__ = ["Program", "const_node", "has_effects", "is_pure", "rebuild", "replaced_outputs"]
-
 _is_symbolic = graph.is_symbolic
 
 

@@ -21,8 +21,6 @@ import numpy as np
 
 from eagerflow.ops.kernels import scratch, windows
 
-__all__ = ["columns"]
-
 
 def columns(x, kernel, strides, dilations, pads, out_sizes, groups) -> np.ndarray:
     """The im2col matrix: ``(M, kh*kw*c)``, or ``(groups, M, kh*kw*c/groups)`` if grouped.

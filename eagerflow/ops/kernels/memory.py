@@ -33,8 +33,6 @@ import ctypes
 import os
 import platform
 
-__all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "malloc_settings", "pin_malloc_thresholds"]
-
 MMAP_THRESHOLD = 32 * 1024 * 1024
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD
 

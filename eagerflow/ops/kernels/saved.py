@@ -41,8 +41,6 @@ import weakref
 
 import numpy as np
 
-__all__ = ["CAP_BYTES", "pair", "producers_to_save", "remember", "take"]
-
 CAP_BYTES = 64 << 20
 _entries: collections.OrderedDict = collections.OrderedDict()  # (id, tag) -> (ref, key, value)
 _lock = threading.Lock()

@@ -38,8 +38,6 @@ import threading
 
 import numpy as np
 
-__all__ = ["CAP_BYTES", "MIN_BYTES", "empty"]
-
 CAP_BYTES = 256 << 20
 MIN_BYTES = 256 << 10
 # byte size -> buffers of that size, least recently handed out first

@@ -31,11 +31,6 @@ from numpy.lib.stride_tricks import as_strided
 
 from eagerflow.core import errors
 
-__all__ = [
-    "channel_entry_last", "channels_last", "offset_slices", "pad", "parse_padding", "patches",
-    "resolve", "spatial_ints",
-]
-
 
 def channels_last(data_format, last: str, first: str, op_name: str) -> bool:
     """Whether `data_format` puts channels last.
