@@ -163,3 +163,23 @@ def test_doctests_print_no_machine_dependent_float_digits():
             elif in_output and digits.search(text):
                 offending.append(f"{path.relative_to(_PACKAGE.parent)}:{number}: {text}")
     assert not offending, "doctest output with 6+ decimals:\n" + "\n".join(offending)
+
+
+# Modules that are themselves public namespaces (ef.math, ef.random, ef.activations, ...).
+_NAMESPACE_MODULES = {
+    "math.py", "nn.py", "linalg.py", "config.py", "train.py", "testing.py", "core/errors.py",
+    "core/debugging.py", "ops/random.py", "layers/activations.py", "layers/initializers.py",
+    "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",
+    "datasets/digits.py", "datasets/mnist.py", "datasets/fashion_mnist.py",
+    "datasets/cifar10.py",
+}
+
+
+def test_public_names_are_listed_only_by_namespaces():
+    # A name is public where a namespace (a package's __init__ or a namespace module) lists
+    # it; an implementation module listing it too would be a second declaration to keep
+    # in step.
+    listed = sorted(str(p.relative_to(_PACKAGE)) for p in _PACKAGE.rglob("*.py")
+                    if p.name != "__init__.py" and re.search(r"^__all__\b", p.read_text(), re.M))
+    extra = [p for p in listed if p not in _NAMESPACE_MODULES]
+    assert not extra, f"__all__ outside the public namespaces: {extra}"
