@@ -132,7 +132,7 @@ class _LayerMeta(type):
         shape = layer.__dict__["_batch_input_shape"]
         if shape is not None and not layer.built:
             # `input_shape=` builds at once, so weights exist before the first call
-            # (USER-NEEDS 3.2); Sequential probes the shapes through its layers itself.
+            #; Sequential probes the shapes through its layers itself.
             layer._build_from_shape(shape)
         return layer
 

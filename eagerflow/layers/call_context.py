@@ -5,7 +5,7 @@ the Python call stack without being passed by hand:
 
 * `training`: the flag resolved by the outermost call that set it. A layer called without
   an explicit ``training=`` inherits it, so ``model(x, training=True)`` reaches every
-  Dropout and BatchNormalization inside, however deeply nested (USER-NEEDS 3.4). An
+  Dropout and BatchNormalization inside, however deeply nested. An
   explicit argument overrides it for that layer and everything it calls.
 * `stack`: the layers whose ``__call__`` is running, outermost first. It tells
   `add_weight` which enclosing layer must end up owning a new variable.

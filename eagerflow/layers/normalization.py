@@ -103,8 +103,8 @@ class BatchNormalization(_Normalization):
     (non-trainable weights) move towards them: ``moving = moving * momentum + batch * (1 -
     momentum)``. At inference the moving statistics are used and nothing changes.
 
-    Which statistics are used is a separate question from whether gamma and beta train
-    (USER-NEEDS 3.4): `freeze_stats` decides it. By default (None) it follows Keras: a
+    Which statistics are used is a separate question from whether gamma and beta train:
+    `freeze_stats` decides it. By default (None) it follows Keras: a
     frozen layer (``trainable=False``) runs in inference mode, as transfer learning
     needs. ``freeze_stats=True`` always uses (and never updates) the moving statistics;
     ``freeze_stats=False`` uses batch statistics in training even when frozen.

@@ -4,7 +4,7 @@ A layer owns the variables it created with `add_weight`, plus every Layer and Va
 reachable from its attributes, in attribute insertion order, looking inside lists, tuples
 and dicts (dicts in insertion order) to any depth. Nothing is wrapped or intercepted, so
 a list appended to after assignment is seen on the next walk exactly like one built in
-place (USER-NEEDS 3.1). The walk is cheap (a few hundred attributes for a large model)
+place. The walk is cheap (a few hundred attributes for a large model)
 and runs when a collection is asked for, never per op.
 
 Example:

@@ -2,8 +2,8 @@
 
 Shapes come from where they are known: the graph of a functional or Sequential model
 (None for the batch axis), or, for subclassed and deferred-build models, the record of
-real shapes made during the first call or a ``build(input_shape)`` dry run (USER-NEEDS
-3.3). A layer called several times shows each distinct output shape.
+real shapes made during the first call or a ``build(input_shape)`` dry run. A layer
+called several times shows each distinct output shape.
 
 Example:
     >>> import eagerflow as ef
