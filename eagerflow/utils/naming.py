@@ -3,7 +3,7 @@
 
 Layers, losses and metrics without an explicit `name` are named after their class this
 way (as in Keras), and name-based lookups (``ef.metrics.get("binary_accuracy")``) accept
-the same form. It lives in the core because losses and metrics depend on the core only.
+the same form.
 
 Example:
     >>> from eagerflow.utils import naming
