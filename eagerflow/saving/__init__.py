@@ -12,7 +12,7 @@ Example:
     >>> import eagerflow as ef
     >>> v = ef.Variable([1.0, 2.0])
     >>> path = ef.Checkpoint(v=v).save(os.path.join(tempfile.mkdtemp(), "ckpt"))
-    >>> ef.checkpoint.list_variables(path)
+    >>> ef.saving.list_variables(path)
     [('save_counter', (), 'int64'), ('v', (2,), 'float32')]
 """
 

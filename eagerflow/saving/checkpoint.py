@@ -12,7 +12,7 @@ Example:
     >>> os.path.basename(path)
     'ckpt-1.h5'
     >>> _ = step.assign(0)
-    >>> ckpt.restore(ef.checkpoint.latest_checkpoint(directory)).assert_consumed()
+    >>> ckpt.restore(ef.saving.latest_checkpoint(directory)).assert_consumed()
     CheckpointLoadStatus('ckpt-1.h5'): 2 matched, 0 pending, 0 unused, 0 missing, 0 mismatched
     >>> int(step)
     10

@@ -4,7 +4,7 @@
 Names stay names; built-in and custom `Loss`/`Metric` objects become ``{"class_name",
 "config"}``; functions become their registered name (``{"class_name": name, "config":
 None}``), looked up again at load time in ``custom_objects`` or the registry
-(`ef.checkpoint.register_serializable`).
+(`ef.saving.register_serializable`).
 
 Example:
     >>> import eagerflow as ef

@@ -57,8 +57,8 @@ class InvalidCheckpointError(errors.InvalidArgumentError):
         >>> path = os.path.join(tempfile.mkdtemp(), "junk.h5")
         >>> _ = open(path, "wb").write(b"junk")
         >>> try:
-        ...     ef.checkpoint.list_variables(path)
-        ... except ef.checkpoint.InvalidCheckpointError as e:
+        ...     ef.saving.list_variables(path)
+        ... except ef.saving.InvalidCheckpointError as e:
         ...     print(str(e).rsplit("/", 1)[1])
         junk.h5' is not an HDF5 file (4 bytes, no HDF5 signature).
     """

@@ -191,7 +191,7 @@ def latest_checkpoint(checkpoint_dir) -> str | None:
         >>> d = tempfile.mkdtemp()
         >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
         >>> _ = ckpt.save(os.path.join(d, "ckpt"))
-        >>> os.path.basename(ef.checkpoint.latest_checkpoint(d))
+        >>> os.path.basename(ef.saving.latest_checkpoint(d))
         'ckpt-1.h5'
     """
     directory = os.fspath(checkpoint_dir)

@@ -7,9 +7,9 @@ Example:
     >>> import eagerflow as ef
     >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
     ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
-    >>> ef.checkpoint.list_variables(path)
+    >>> ef.saving.list_variables(path)
     [('w', (1, 2), 'float32')]
-    >>> ef.checkpoint.load_variable(path, "w")
+    >>> ef.saving.load_variable(path, "w")
     array([[1., 2.]], dtype=float32)
 """
 
@@ -36,7 +36,7 @@ def list_variables(ckpt_dir_or_file) -> list:
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
         ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
-        >>> ef.checkpoint.list_variables(path)
+        >>> ef.saving.list_variables(path)
         [('step', (), 'int32')]
     """
     with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:
@@ -61,7 +61,7 @@ def load_variable(ckpt_dir_or_file, name: str):
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
         ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
-        >>> ef.checkpoint.load_variable(path, "step")
+        >>> ef.saving.load_variable(path, "step")
         array(3, dtype=int32)
     """
     with h5format.Reader(checkpoint.resolve_path(ckpt_dir_or_file)) as reader:

@@ -29,10 +29,10 @@ Example:
     ...     def __init__(self):
     ...         self.w = ef.Variable([[1.0, 2.0]])
     >>> path = os.path.join(tempfile.mkdtemp(), "affine.weights.h5")
-    >>> _ = ef.checkpoint.save_weights(Affine(), path)
+    >>> _ = ef.saving.save_weights(Affine(), path)
     >>> fresh = Affine()
     >>> _ = fresh.w.assign([[0.0, 0.0]])
-    >>> ef.checkpoint.load_weights(fresh, path).matched
+    >>> ef.saving.load_weights(fresh, path).matched
     ['model/w']
     >>> fresh.w.numpy()
     array([[1., 2.]], dtype=float32)
@@ -85,8 +85,8 @@ def save_weights(model, filepath) -> str:
         >>> from eagerflow.core.trackable import Trackable
         >>> model = Trackable()
         >>> model.w = ef.Variable([1.0, 2.0])
-        >>> path = ef.checkpoint.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
-        >>> ef.checkpoint.list_variables(path)
+        >>> path = ef.saving.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
+        >>> ef.saving.list_variables(path)
         [('model/w', (2,), 'float32')]
     """
     _check_model(model, "save_weights")
@@ -128,10 +128,10 @@ def load_weights(model, filepath, skip_mismatch=False):
         >>> from eagerflow.core.trackable import Trackable
         >>> model = Trackable()
         >>> model.w = ef.Variable([1.0, 2.0])
-        >>> path = ef.checkpoint.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
+        >>> path = ef.saving.save_weights(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
         >>> fresh = Trackable()
         >>> fresh.w = ef.Variable([0.0, 0.0])
-        >>> ef.checkpoint.load_weights(fresh, path).matched, fresh.w.numpy()
+        >>> ef.saving.load_weights(fresh, path).matched, fresh.w.numpy()
         (['model/w'], array([1., 2.], dtype=float32))
     """
     _check_model(model, "load_weights")
@@ -185,14 +185,14 @@ def save_model(model, filepath, include_optimizer=True) -> str:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable
-        >>> @ef.checkpoint.register_serializable(name="DocBias")
+        >>> @ef.saving.register_serializable(name="DocBias")
         ... class Bias(Trackable):
         ...     def __init__(self, size):
         ...         self.size, self.b = size, ef.Variable(ef.ones((size,)))
         ...     def get_config(self):
         ...         return {"size": self.size}
-        >>> path = ef.checkpoint.save_model(Bias(2), os.path.join(tempfile.mkdtemp(), "b.h5"))
-        >>> loaded = ef.checkpoint.load_model(path)
+        >>> path = ef.saving.save_model(Bias(2), os.path.join(tempfile.mkdtemp(), "b.h5"))
+        >>> loaded = ef.saving.load_model(path)
         >>> type(loaded).__name__, loaded.size, loaded.b.numpy()
         ('Bias', 2, array([1., 1.], dtype=float32))
     """
@@ -277,8 +277,8 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         ...         self.g = ef.Variable(3.0)
         ...     def get_config(self):
         ...         return {}
-        >>> path = ef.checkpoint.save_model(Gain(), os.path.join(tempfile.mkdtemp(), "g.h5"))
-        >>> float(ef.checkpoint.load_model(path, custom_objects={"Gain": Gain}).g)
+        >>> path = ef.saving.save_model(Gain(), os.path.join(tempfile.mkdtemp(), "g.h5"))
+        >>> float(ef.saving.load_model(path, custom_objects={"Gain": Gain}).g)
         3.0
     """
     path = checkpoint.resolve_path(filepath)

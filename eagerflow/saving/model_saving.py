@@ -4,7 +4,7 @@
 ``"Dense"``, your own Model subclass...). Every `Layer` subclass is known to
 `ef.layers` by name as soon as it is defined, so loading needs no registration for them;
 other custom objects (a custom loss function, a metric class) go in `custom_objects` or
-are registered with `ef.checkpoint.register_serializable`.
+are registered with `ef.saving.register_serializable`.
 
 Example:
     >>> import eagerflow as ef, os, tempfile

@@ -441,7 +441,7 @@ def warn_pending_restores() -> None:
 
     Example:
         >>> import eagerflow as ef
-        >>> ef.checkpoint.warn_pending_restores()  # nothing pending: no warning
+        >>> ef.saving.warn_pending_restores()  # nothing pending: no warning
     """
     for pending in list(_live):
         if pending._pending and not pending._partial_expected and not pending._warned:
