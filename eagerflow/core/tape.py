@@ -3,9 +3,11 @@
 How recording works. Each tape keeps ``_tracked``, the ids of the tensors it can
 differentiate through: those it watches (`watch`, or trainable variables read while it
 records; held in ``_watched``) and the outputs of ops it recorded. The dispatcher hands
-every op run while a tape is active to `record`, which appends the op to each tape that
-tracks one of its inputs. Ops that touch nothing a tape tracks cost that tape one set
-lookup per input.
+every op run while a tape is active to each recording tape of the thread (the list in
+`context.thread`, so the dispatcher needs no import of this module), and a tape appends
+the op when it tracks one of its inputs (`_record`); a Variable read reaches the tapes
+the same way (`_variable_read`). Ops that touch nothing a tape tracks cost that tape one
+set lookup per input.
 
 A record holds its inputs but only a weak reference to a single output: a result nobody
 keeps (and no later op consumed, since consumers hold their inputs) can never receive a
