@@ -61,6 +61,10 @@ _names: dict = {}  # id(class or function) -> name it was registered under
 _scopes = threading.local()
 
 
+def _plural(kind: str) -> str:
+    return kind + ("es" if kind.endswith("s") else "s")  # "losses", "layers"
+
+
 def _loose_key(name: str) -> str:
     return name.replace("_", "").lower()
 
@@ -331,7 +335,8 @@ def deserialize(config, custom_objects=None, kind: str | None = None):
     target = get_registered_object(name, custom_objects, kind)
     if target is None:
         what = f"{kind} class" if kind is not None else "class"
-        known = f" Known {kind}s: {', '.join(known_names(kind))}." if kind is not None else ""
+        known = (f" Known {_plural(kind)}: {', '.join(known_names(kind))}."
+                 if kind is not None else "")
         raise errors.InvalidArgumentError(
             f"Unknown {what} {name!r} in a saved config.{known} Register it with "
             "@ef.saving.register_serializable() before loading, or pass "
@@ -383,7 +388,7 @@ def get(kind: str, identifier, custom_objects=None):
         found = _lookup(kind, identifier, custom_objects)
         if found is None:
             raise errors.InvalidArgumentError(
-                f"Unknown {kind} {identifier!r}. Known {kind}s: "
+                f"Unknown {kind} {identifier!r}. Known {_plural(kind)}: "
                 f"{', '.join(known_names(kind))}. Pass an object or a callable, or register "
                 f"a custom one with custom_objects={{{identifier!r}: ...}} or "
                 "@ef.saving.register_serializable()."
