@@ -293,9 +293,7 @@ def serialize(obj, kind: str | None = None):
             "plain keyword arguments), or register a function with "
             "@ef.saving.register_serializable()."
         )
-    entry = _kind_names.get((kind, id(type(obj)))) if kind is not None else None
-    name = _names.get(id(type(obj))) or (entry[1] if entry is not None else None)
-    return {"class_name": name or type(obj).__name__, "config": get_config()}
+    return {"class_name": get_registered_name(type(obj)), "config": get_config()}
 
 
 def deserialize(config, custom_objects=None, kind: str | None = None):
