@@ -2,6 +2,7 @@
 module size limit (see the README's Architecture section)."""
 
 import ast
+import functools
 import json
 import pathlib
 import re
@@ -21,6 +22,7 @@ _MAX_LINES = 1000
 _MAX_CORE_LINES = 3000
 
 
+@functools.cache
 def _imports():
     """Maps each module of the package to the package modules it imports (anywhere)."""
     modules = {}
