@@ -12,6 +12,7 @@ Two kinds of state live here:
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 
@@ -57,3 +58,25 @@ def executing_eagerly() -> bool:
         True
     """
     return thread.tracer is None
+
+
+@contextlib.contextmanager
+def eager_scope():
+    """Runs the block eagerly: no tracer and no tape of this thread sees its ops.
+
+    State changes that must happen once and for real (creating a variable, restoring its
+    saved value, writing a summary) run in it even while a function is being traced;
+    `ef.init_scope` is this scope.
+
+    Example:
+        >>> from eagerflow.core import context
+        >>> with context.eager_scope():
+        ...     context.executing_eagerly()
+        True
+    """
+    saved = thread.tracer, thread.tapes
+    thread.tracer, thread.tapes = None, []
+    try:
+        yield
+    finally:
+        thread.tracer, thread.tapes = saved

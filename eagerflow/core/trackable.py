@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import weakref
 
+from eagerflow.core import context
+
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
 _restore_listeners: weakref.WeakSet = weakref.WeakSet()
@@ -114,9 +116,13 @@ class Trackable:
         here, before the variable is first used.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is not None:
-            own.variable_created(self, name, variable)
-        if _restore_listeners:
+        if own is None and not _restore_listeners:
+            return
+        # A restore is a real, one-time write even when the variable is created while a
+        # function is traced (it must not become an assignment the graph repeats).
+        with context.eager_scope():
+            if own is not None:
+                own.variable_created(self, name, variable)
             for listener in list(_restore_listeners):
                 listener.variable_created(self, name, variable)
 
@@ -127,8 +133,10 @@ class Trackable:
         ``(variable, slot_name, slot)``.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is not None:
-            own.slot_created(self, variable, slot_name, slot)
-        if _restore_listeners:
+        if own is None and not _restore_listeners:
+            return
+        with context.eager_scope():
+            if own is not None:
+                own.slot_created(self, variable, slot_name, slot)
             for listener in list(_restore_listeners):
                 listener.slot_created(self, variable, slot_name, slot)

@@ -46,16 +46,7 @@ _UNKNOWN_DIMS_OK = {"Reshape"}
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 
 
-@contextlib.contextmanager
-def eager_scope():
-    """Runs the block eagerly: no tracer and no tape sees its ops (used for real effects)."""
-    state = context.thread
-    saved = state.tracer, state.tapes
-    state.tracer, state.tapes = None, []
-    try:
-        yield
-    finally:
-        state.tracer, state.tapes = saved
+eager_scope = context.eager_scope  # real effects inside a trace (see core/context.py)
 
 
 @contextlib.contextmanager

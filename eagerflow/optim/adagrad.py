@@ -10,8 +10,7 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
+from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
@@ -55,15 +54,10 @@ class Adagrad(optimizer.Optimizer):
     def _create_slots(self, var):
         self.add_slot(var, "accumulator", self.initial_accumulator_value)
 
-    def _update(self, var, grad, lr, slots):
-        (accumulator,) = slots
-        temp = self._temp(var)
-        accumulator += np.multiply(grad, grad, out=temp)
-        np.add(accumulator, self.epsilon, out=temp)
-        np.sqrt(temp, out=temp)
-        np.divide(grad, temp, out=temp)
-        temp *= lr
-        var -= temp
+    def update_step(self, gradient, variable, learning_rate):
+        accumulator = self.get_slot(variable, "accumulator")
+        accumulator.assign_add(unary.square(gradient))
+        variable.assign_sub(learning_rate * gradient / unary.sqrt(accumulator + self.epsilon))
 
 
 registry.register("optimizer", Adagrad)

@@ -10,10 +10,7 @@ Example:
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
+from eagerflow.ops import math, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
@@ -64,26 +61,20 @@ class Adam(optimizer.Optimizer):
         self.amsgrad = bool(amsgrad)
         self._slot_names = ["momentum", "velocity"] + (["velocity_hat"] if amsgrad else [])
 
-    def _prepare(self, lr, step):
-        beta_1, beta_2 = self._hyper("beta_1"), self._hyper("beta_2")
-        self._one_minus_beta_1, self._one_minus_beta_2 = 1.0 - beta_1, 1.0 - beta_2
-        self._alpha = lr * math.sqrt(1.0 - beta_2**step) / (1.0 - beta_1**step)
-
-    def _update(self, var, grad, lr, slots):
-        m, v = slots[0], slots[1]
-        temp = self._temp(var)
-        m += np.multiply(np.subtract(grad, m, out=temp), self._one_minus_beta_1, out=temp)
-        np.multiply(grad, grad, out=temp)
-        temp -= v
-        temp *= self._one_minus_beta_2
-        v += temp
+    def update_step(self, gradient, variable, learning_rate):
+        dtype = variable.dtype
+        m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
+        beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)
+        step = self._step_count(dtype)
+        alpha = learning_rate * unary.sqrt(1 - math.pow(beta_2, step)) / (
+            1 - math.pow(beta_1, step))
+        m.assign_add((gradient - m) * (1 - beta_1))
+        v.assign_add((unary.square(gradient) - v) * (1 - beta_2))
         if self.amsgrad:
-            v = np.maximum(slots[2], v, out=slots[2])
-        np.sqrt(v, out=temp)
-        temp += self.epsilon
-        np.divide(m, temp, out=temp)
-        temp *= self._alpha
-        var -= temp
+            v_hat = self.get_slot(variable, "velocity_hat")
+            v_hat.assign(math.maximum(v_hat, v))
+            v = v_hat
+        variable.assign_sub((m * alpha) / (unary.sqrt(v) + self.epsilon))
 
 
 registry.register("optimizer", Adam)

@@ -1,64 +1,49 @@
-"""Gradient clipping on ndarrays, as optimizers apply it (Keras 3's formulas).
+"""Gradient clipping as optimizers apply it, on eagerflow ops (Keras 3's formulas).
 
-Every function returns new arrays, or the input array itself when it is already within
-bounds: gradients may be the buffers of immutable tensors, so they are never written.
+Each function takes and returns tensors, so clipping runs the same eagerly and inside
+`ef.function`; gradients are never written in place.
 
 Example:
-    >>> import numpy as np
+    >>> import eagerflow as ef
     >>> from eagerflow.optim import clipping
-    >>> clipping.clip_by_norm(np.array([3.0, 4.0], np.float32), 1.0)
-    array([0.6, 0.8], dtype=float32)
+    >>> clipping.clip_by_norm(ef.constant([3.0, 4.0]), 1.0)
+    ef.Tensor([0.6 0.8], shape=(2,), dtype=float32)
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
+from eagerflow.ops import linalg, logic, math, reduce, unary
 
 
-def _squared_norm(grad: np.ndarray) -> float:
-    flat = grad.reshape(-1)
-    return float(np.dot(flat, flat))  # one BLAS pass, no temporary
+def _l2_norm(grad):
+    """The L2 norm of `grad`, with a finite gradient at 0 (as TensorFlow's clip ops)."""
+    total = reduce.reduce_sum(unary.square(grad))
+    positive = logic.greater(total, 0)
+    return math.where(positive, unary.sqrt(math.where(positive, total, 1)), total)
 
 
-def clip_by_norm(grad: np.ndarray, clipnorm: float) -> np.ndarray:
+def clip_by_norm(grad, clipnorm: float):
     """``grad * clipnorm / max(norm(grad), clipnorm)``: rescales a tensor whose norm is larger.
 
     Example:
-        >>> import numpy as np
+        >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
-        >>> clipping.clip_by_norm(np.array([0.3, 0.4], np.float32), 1.0)
-        array([0.3, 0.4], dtype=float32)
+        >>> clipping.clip_by_norm(ef.constant([0.3, 0.4]), 1.0)
+        ef.Tensor([0.3 0.4], shape=(2,), dtype=float32)
     """
-    norm = math.sqrt(_squared_norm(grad))
-    if norm <= clipnorm:
-        return grad
-    return grad * (clipnorm / norm)
+    return math.divide(math.multiply(grad, clipnorm), math.maximum(_l2_norm(grad), clipnorm))
 
 
-def clip_by_value(grad: np.ndarray, clipvalue: float) -> np.ndarray:
+def clip_by_value(grad, clipvalue: float):
     """Clips every element of `grad` to ``[-clipvalue, clipvalue]``.
 
     Example:
-        >>> import numpy as np
+        >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
-        >>> clipping.clip_by_value(np.array([-3.0, 0.5, 2.0], np.float32), 1.0)
-        array([-1. ,  0.5,  1. ], dtype=float32)
+        >>> clipping.clip_by_value(ef.constant([-3.0, 0.5, 2.0]), 1.0)
+        ef.Tensor([-1.   0.5  1. ], shape=(3,), dtype=float32)
     """
-    return np.clip(grad, -clipvalue, clipvalue)
-
-
-def global_norm(grads) -> float:
-    """The norm of all arrays in `grads` taken together (None entries are skipped).
-
-    Example:
-        >>> import numpy as np
-        >>> from eagerflow.optim import clipping
-        >>> clipping.global_norm([np.array([3.0]), None, np.array([4.0])])
-        5.0
-    """
-    return math.sqrt(sum(_squared_norm(g) for g in grads if g is not None))
+    return math.clip_by_value(grad, -clipvalue, clipvalue)
 
 
 def clip_by_global_norm(grads, clipnorm: float) -> list:
@@ -68,16 +53,18 @@ def clip_by_global_norm(grads, clipnorm: float) -> list:
     the problem shows instead of being silently clipped away. None entries stay None.
 
     Example:
-        >>> import numpy as np
+        >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
-        >>> clipping.clip_by_global_norm([np.array([3.0], np.float32), np.array([4.0],
-        ...                                np.float32)], 1.0)
-        [array([0.6], dtype=float32), array([0.8], dtype=float32)]
+        >>> clipping.clip_by_global_norm([ef.constant([3.0]), ef.constant([4.0])], 1.0)
+        [ef.Tensor([0.6], shape=(1,), dtype=float32), ef.Tensor([0.8], shape=(1,), dtype=float32)]
     """
-    norm = global_norm(grads)
-    if not math.isfinite(norm):
-        return [None if g is None else np.full_like(g, np.nan) for g in grads]
-    if norm <= clipnorm:
+    present = [g for g in grads if g is not None]
+    if not present:
         return list(grads)
-    scale = clipnorm / norm
-    return [None if g is None else g * scale for g in grads]
+    norm = linalg.global_norm(present)
+    # `norm - norm` is NaN exactly when the norm is not finite, and 0 otherwise.
+    scale = math.add(math.divide(clipnorm, math.maximum(norm, clipnorm)),
+                     math.subtract(norm, norm))
+    return [None if g is None else math.multiply(g, scale if scale.dtype == g.dtype
+                                                 else math.cast(scale, g.dtype))
+            for g in grads]

@@ -1,22 +1,22 @@
-"""The Optimizer base class: gradients in, in-place variable updates out.
+"""The Optimizer base class: gradients in, variable updates out, eagerly or in a graph.
 
 One step (`apply_gradients`) does, in Keras 3's order:
 
 1. drop the pairs whose gradient is None, with one warning naming those variables and why
    the tape gave None (an error, with the same details, when every gradient is None);
-2. read each gradient as an ndarray of its variable's dtype, checking its shape;
+2. cast each gradient to its variable's dtype, checking its shape;
 3. create the slots of variables seen for the first time (`build`);
-4. clip (`clipnorm`, `clipvalue` or `global_clipnorm`) into new arrays: a gradient
-   tensor's buffer is never written;
+4. clip (`clipnorm`, `clipvalue` or `global_clipnorm`);
 5. evaluate the learning rate once (a schedule is called with `iterations`);
-6. per variable: decoupled weight decay, the subclass's `_update` on the variable's
-   writable buffer and its slots' buffers, then the variable's constraint;
+6. per variable: decoupled weight decay, the subclass's `update_step`, then the
+   variable's constraint;
 7. add one to `iterations` (and to `global_step` when given).
 
-Updates run in NumPy, in place, outside any tape. `Variable._writable_buffer()` copies the
-buffer first when a tensor read earlier still shares it, so a value read before the step
-keeps its value. Subclasses implement `_update(var, grad, lr, slots)` on ndarrays (`slots`
-in `self._slot_names` order) and may precompute per-step scalars in `_prepare(lr, step)`.
+Every rule is written once, as its formula on eagerflow ops with ``assign``,
+``assign_add`` and ``assign_sub`` (`update_step`). Eagerly each op runs at once (outside any
+tape); inside `ef.function` the same code becomes graph nodes whose writes happen in
+program order on every call, and the graph compiler turns the update chains into in-place
+NumPy kernels. A variable's write never changes a tensor read from it earlier.
 
 Hyperparameters (``learning_rate``, ``beta_1``, ``momentum``, ...) are non-trainable float32
 Variables from construction (`hyperparameters.Hyperparameter`): assigning a number changes
@@ -50,18 +50,10 @@ import numpy as np
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
 from eagerflow.core.variable import Variable
+from eagerflow.ops import creation, math
 from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
-_Tensor = tensor.Tensor
-
-
-def _to_array(value) -> np.ndarray:
-    if isinstance(value, tensor.Tensor):
-        return value._value
-    if isinstance(value, Variable):
-        return value._buf
-    return np.asarray(value)
 
 
 def _snake_case(name: str) -> str:
@@ -130,8 +122,6 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self._exclude_ids: set[int] = set()
         self._exclude_pattern = None
         self._decay_cache: dict[int, bool] = {}
-        self._scratch: dict[np.dtype, np.ndarray] = {}
-        self._temp_views: dict[tuple, np.ndarray] = {}
 
     # -- state ------------------------------------------------------------------------------
     def _trackable_children(self) -> dict:
@@ -173,7 +163,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
 
     def _hyper(self, name: str) -> float:
         """The current value of hyperparameter `name` as a Python float (no tape, no op)."""
-        return float(self._hypers[name]._buf)
+        return float(self._hypers[name].numpy())
 
     @property
     def learning_rate(self):
@@ -222,7 +212,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def _current_lr(self) -> float:
         rate = self._learning_rate
         if isinstance(rate, Variable):
-            return float(rate._buf)
+            return float(rate.numpy())
         if isinstance(rate, schedules.LearningRateSchedule):
             return float(np.asarray(rate(self.iterations)))
         return float(np.asarray(rate()))
@@ -375,8 +365,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             (array([0.], dtype=float32), 0)
         """
         for _, slot_name, slot in self._slot_records:
-            slot._writable_buffer()[...] = self._slot_initial[slot_name]
-        self.iterations._writable_buffer()[...] = 0
+            slot.assign(np.full(slot.shape, self._slot_initial[slot_name], slot.dtype))
+        self.iterations.assign(0)
 
     # -- weight decay ----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
@@ -408,28 +398,51 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return decided
 
     # -- the step --------------------------------------------------------------------------
-    def _prepare(self, lr: float, step: int) -> None:
-        """Computes per-step scalars before the per-variable updates (`step` counts from 1)."""
-
     @abc.abstractmethod
-    def _update(self, var: np.ndarray, grad: np.ndarray, lr: float, slots: tuple) -> None:
-        """Updates `var` (a writable ndarray) and `slots` in place from `grad` (read-only)."""
+    def update_step(self, gradient, variable, learning_rate) -> None:
+        """Updates `variable` (and its slots) from `gradient`: the optimizer's rule.
 
-    def _temp(self, like: np.ndarray) -> np.ndarray:
-        """A scratch array shaped like `like`: a view of one buffer per dtype, sized for the
-        largest variable, so a step allocates nothing."""
-        view = self._temp_views.get(like.shape)
-        if view is not None and view.dtype == like.dtype:
-            return view
-        flat = self._scratch.get(like.dtype)
-        if flat is None or flat.size < like.size:
-            flat = self._scratch[like.dtype] = np.empty(like.size, like.dtype)
-            self._temp_views = {}
-        view = self._temp_views[like.shape] = flat[: like.size].reshape(like.shape)
-        return view
+        Subclasses write their rule here once, as a formula on eagerflow ops and
+        ``assign``/``assign_add``/``assign_sub`` (Keras 3's method), so it runs the same
+        eagerly and inside `ef.function`. `learning_rate` is a scalar tensor of the
+        variable's dtype; slots come from ``self.get_slot(variable, name)``.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> class SignSGD(ef.optim.Optimizer):
+            ...     def update_step(self, gradient, variable, learning_rate):
+            ...         variable.assign_sub(learning_rate * ef.sign(gradient))
+            >>> w = ef.Variable([1.0, -1.0])
+            >>> _ = SignSGD(learning_rate=0.5).apply_gradients([(ef.constant([3.0, -2.0]), w)])
+            >>> w.numpy()
+            array([ 0.5, -0.5], dtype=float32)
+        """
+
+    def _hyper_tensor(self, name: str, dtype):
+        """Hyperparameter `name` read as a tensor of `dtype` (read at every step)."""
+        value = self._hypers[name].value
+        return value if value.dtype == dtype else math.cast(value, dtype)
+
+    def _step_count(self, dtype):
+        """The number of the step being applied (``iterations + 1``) as a `dtype` scalar."""
+        return math.cast(self.iterations.value + 1, dtype)
+
+    def _learning_rate_tensor(self):
+        """The learning rate of this step as a float32 scalar tensor."""
+        rate = self._learning_rate
+        if isinstance(rate, Variable):
+            return rate.value
+        if isinstance(rate, schedules.LearningRateSchedule):
+            value = rate(self.iterations)
+        else:
+            value = rate()
+        return math.cast(creation.convert_to_tensor(value), "float32")
 
     def apply_gradients(self, grads_and_vars, global_step=None, name=None):
         """Applies one step of updates from ``(gradient, variable)`` pairs.
+
+        Runs eagerly, or inside `ef.function` as part of the traced graph (the updates are
+        graph effects, in program order, on every call).
 
         Args:
             grads_and_vars: any iterable of pairs, e.g. ``zip(grads, variables)``. Pairs with
@@ -446,7 +459,6 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 gradient is None), a gradient's shape differs from its variable's, a variable
                 appears twice, or a variable is not floating-point.
             TypeError: if an item is not a ``(gradient, variable)`` pair of the right types.
-            UnimplementedError: if called while an `ef.function` is being traced.
 
         Example:
             >>> import eagerflow as ef
@@ -456,51 +468,53 @@ class Optimizer(trackable.Trackable, abc.ABC):
             array([0.5 , 0.75], dtype=float32)
         """
         del name
-        if context.thread.tracer is not None:
-            raise errors.UnimplementedError(
-                f"{type(self).__name__}.apply_gradients cannot run inside a traced ef.function "
-                "yet: compute the gradients inside the function, return them, and apply them "
-                "outside it."
-            )
         if global_step is not None and not isinstance(global_step, Variable):
             raise TypeError(
                 "apply_gradients: `global_step` must be an ef.Variable (for example "
                 f"ef.train.get_or_create_global_step()). Received: {global_step!r}"
             )
-        variables, grads, slots = self._collect(grads_and_vars)
+        variables, grads = self._collect(grads_and_vars)
         if not variables:
             return self.iterations
+        state = context.thread
+        if state.tracer is None and state.tapes:
+            # Eagerly, updates are not part of any recorded computation.
+            with context.eager_scope():
+                self._apply(grads, variables)
+        else:
+            self._apply(grads, variables)
+        if global_step is not None:
+            global_step.assign_add(1)
+        return self.iterations
+
+    def _apply(self, grads, variables) -> None:
         if self.clipnorm is not None:
             grads = [clipping.clip_by_norm(g, self.clipnorm) for g in grads]
         elif self.clipvalue is not None:
             grads = [clipping.clip_by_value(g, self.clipvalue) for g in grads]
         elif self.global_clipnorm is not None:
             grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
-        lr = self._current_lr()
-        self._prepare(lr, int(self.iterations._buf) + 1)
+        rate = self._learning_rate_tensor()
         decay = self._hypers.get("weight_decay")
-        decay_factor = 1.0 - lr * float(decay._buf) if decay is not None else 1.0
-        update = self._update
-        for var, grad, var_slots in zip(variables, grads, slots, strict=True):
-            buffer = var._writable_buffer()
-            if decay_factor != 1.0 and self._use_weight_decay(var):
-                buffer *= decay_factor
-            update(buffer, grad, lr,
-                   [s._writable_buffer() for s in var_slots] if var_slots else var_slots)
-            if var._constraint is not None:
-                var.assign(var._constraint(var))
-        self.iterations._writable_buffer()[...] += 1
-        if global_step is not None:
-            global_step.assign_add(np.asarray(1, global_step.dtype))
-        return self.iterations
+        rates: dict = {}
+        for grad, var in zip(grads, variables, strict=True):
+            dtype = var.dtype
+            lr = rates.get(dtype)
+            if lr is None:
+                lr = rates[dtype] = rate if rate.dtype == dtype else math.cast(rate, dtype)
+            if decay is not None and self._use_weight_decay(var):
+                var.assign_sub(var * (self._hyper_tensor("weight_decay", dtype) * lr))
+            self.update_step(grad, var, lr)
+            if var.constraint is not None:
+                var.assign(var.constraint(var))
+        self.iterations.assign_add(1)
 
-    def _collect(self, grads_and_vars) -> tuple[list, list, list]:
-        """Checks the pairs and returns variables, gradient arrays and slots; None gradients
-        are dropped (with a warning), and nothing is modified before every pair is checked.
+    def _collect(self, grads_and_vars) -> tuple[list, list]:
+        """Checks the pairs and returns the variables and their gradients (as tensors of
+        the variables' dtypes, slots created); None gradients are dropped (with a warning),
+        and nothing is modified before every pair is checked.
         """
-        # hot path: runs once per variable per step; see benchmarks/bench_optim.py.
-        variables, grads, slots, missing, seen = [], [], [], [], set()
-        entries = self._slots
+        variables, grads, missing, seen = [], [], [], set()
         for pair in grads_and_vars:
             try:
                 grad, var = pair
@@ -509,7 +523,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                     "apply_gradients expects (gradient, variable) pairs, e.g. "
                     f"zip(grads, variables). Received an item {pair!r}"
                 ) from None
-            if type(var) is not Variable and not isinstance(var, Variable):
+            if not isinstance(var, Variable):
                 raise TypeError(
                     "apply_gradients: the second element of each pair must be an ef.Variable. "
                     f"Received: {type(var).__name__} {var!r}"
@@ -517,14 +531,14 @@ class Optimizer(trackable.Trackable, abc.ABC):
             if grad is None:
                 missing.append(var)
                 continue
-            array = grad._value if type(grad) is _Tensor else _to_array(grad)
-            buffer = var._buf
-            if array.dtype != buffer.dtype:
-                array = array.astype(buffer.dtype)
-            if array.shape != buffer.shape:
+            if not isinstance(grad, tensor.Tensor):
+                grad = creation.convert_to_tensor(grad)
+            if grad.dtype != var.dtype:
+                grad = math.cast(grad, var.dtype)
+            if tuple(grad.shape) != var.shape:
                 raise errors.InvalidArgumentError(
-                    f"Gradient for variable {var.name!r} has shape {array.shape}, but the "
-                    f"variable has shape {buffer.shape}."
+                    f"Gradient for variable {var.name!r} has shape {tuple(grad.shape)}, but "
+                    f"the variable has shape {var.shape}."
                 )
             key = id(var)
             if key in seen:
@@ -533,14 +547,13 @@ class Optimizer(trackable.Trackable, abc.ABC):
                     "gradients together first."
                 )
             seen.add(key)
-            entry = entries.get(key)
-            slots.append(entry[2] if entry is not None and entry[2] is not None
-                         else self._ensure_slots(var))
-            grads.append(array)
+            grads.append(grad)
             variables.append(var)
         if missing:
             self._report_missing(missing, fatal=not variables)
-        return variables, grads, slots
+        for var in variables:
+            self._ensure_slots(var)
+        return variables, grads
 
     def _report_missing(self, missing: list, fatal: bool) -> None:
         lines = []
@@ -669,14 +682,14 @@ class Optimizer(trackable.Trackable, abc.ABC):
         if isinstance(rate, schedules.LearningRateSchedule):
             rate = schedules.serialize(rate)
         elif isinstance(rate, Variable):
-            rate = float(rate._buf)
+            rate = float(rate.numpy())
         config = {"name": self.name, "learning_rate": rate, "clipnorm": self.clipnorm,
                   "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
         if "weight_decay" in self._hypers:
             config["weight_decay"] = self._hyper("weight_decay")
         for key in self._config_names:
             value = getattr(self, key)
-            config[key] = float(value._buf) if isinstance(value, Variable) else value
+            config[key] = float(value.numpy()) if isinstance(value, Variable) else value
         return config
 
     @classmethod

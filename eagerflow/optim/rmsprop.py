@@ -10,9 +10,8 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
 from eagerflow.core import errors
+from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
@@ -57,39 +56,30 @@ class RMSprop(optimizer.Optimizer):
         self._slot_names = (["velocity"] + (["momentum"] if momentum > 0 else [])
                             + (["average_gradient"] if centered else []))
 
-    def _prepare(self, lr, step):
-        self._rho, self._momentum = self._hyper("rho"), self._hyper("momentum")
-        if self._momentum > 0 and "momentum" not in self._slot_names:
+    def update_step(self, gradient, variable, learning_rate):
+        dtype = variable.dtype
+        has_momentum = "momentum" in self._slot_names
+        if not has_momentum and self._hyper("momentum") > 0:
             raise errors.InvalidArgumentError(
                 f"RMSprop {self.name!r} was created with momentum=0, so it has no momentum "
                 "slots; create it with the momentum you want instead of assigning it later."
             )
-
-    def _update(self, var, grad, lr, slots):
-        rho, one_minus_rho = self._rho, 1.0 - self._rho
-        velocity = slots[0]
-        temp = self._temp(var)
-        velocity *= rho
-        velocity += np.multiply(np.multiply(grad, grad, out=temp), one_minus_rho, out=temp)
+        rho = self._hyper_tensor("rho", dtype)
+        velocity = self.get_slot(variable, "velocity")
+        velocity.assign(rho * velocity + (1 - rho) * unary.square(gradient))
         if self.centered:
-            average = slots[-1]
-            average *= rho
-            average += np.multiply(grad, one_minus_rho, out=temp)
-            np.multiply(average, average, out=temp)
-            np.subtract(velocity, temp, out=temp)
-            temp += self.epsilon
+            average = self.get_slot(variable, "average_gradient")
+            average.assign(rho * average + (1 - rho) * gradient)
+            denominator = velocity - unary.square(average) + self.epsilon
         else:
-            np.add(velocity, self.epsilon, out=temp)
-        np.sqrt(temp, out=temp)
-        np.divide(grad, temp, out=temp)
-        temp *= lr
-        if "momentum" in self._slot_names:
-            momentum = slots[1]
-            momentum *= self._momentum
-            momentum += temp
-            var -= momentum
+            denominator = velocity + self.epsilon
+        increment = learning_rate * gradient / unary.sqrt(denominator)
+        if has_momentum:
+            momentum = self.get_slot(variable, "momentum")
+            momentum.assign(self._hyper_tensor("momentum", dtype) * momentum + increment)
+            variable.assign_sub(momentum)
         else:
-            var -= temp
+            variable.assign_sub(increment)
 
 
 registry.register("optimizer", RMSprop)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import abc
 import math
 
-import numpy as np
-
-from eagerflow.core import tensor
+from eagerflow.core.variable import Variable
+from eagerflow.ops import array, creation, indexing, logic, reduce, unary
+from eagerflow.ops import math as math_ops
 
 __all__ = [
     "CosineDecay",
@@ -31,19 +31,18 @@ __all__ = [
     "serialize",
 ]
 
-_f32 = np.float32
+def _step_value(step):
+    """The step as a float32 scalar tensor, from an int, a Tensor, a Variable or an array.
+
+    Schedules compute with eagerflow ops, so inside `ef.function` the step is read when
+    the graph runs (a Variable such as `iterations` is captured by reference).
+    """
+    value = step.value if isinstance(step, Variable) else creation.convert_to_tensor(step)
+    return math_ops.cast(array.reshape(value, ()), "float32")
 
 
-def _step_value(step) -> np.float32:
-    """The step as a float32 scalar, from an int, a Tensor, a Variable or an array."""
-    buffer = getattr(step, "_buf", None)  # a Variable: read without a tape
-    if buffer is None:
-        buffer = getattr(step, "_value", step)
-    return _f32(np.asarray(buffer).reshape(()))
-
-
-def _result(value) -> tensor.Tensor:
-    return tensor.new_tensor(np.asarray(value, dtype=np.float32))
+def _f32(value):
+    return creation.constant(value, "float32")
 
 
 def _positive(value, what: str, schedule: str) -> None:
@@ -103,9 +102,9 @@ class _StepDecay(LearningRateSchedule):
         self.staircase = staircase
         self.name = name
 
-    def _progress(self, step) -> np.float32:
+    def _progress(self, step):
         p = _step_value(step) / _f32(self.decay_steps)
-        return np.floor(p) if self.staircase else p
+        return unary.floor(p) if self.staircase else p
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,
@@ -140,7 +139,7 @@ class ExponentialDecay(_StepDecay):
 
     def __call__(self, step):
         p = self._progress(step)
-        return _result(_f32(self.initial_learning_rate) * np.power(_f32(self.decay_rate), p))
+        return _f32(self.initial_learning_rate) * math_ops.pow(_f32(self.decay_rate), p)
 
 
 class InverseTimeDecay(_StepDecay):
@@ -169,7 +168,7 @@ class InverseTimeDecay(_StepDecay):
 
     def __call__(self, step):
         denominator = _f32(1.0) + _f32(self.decay_rate) * self._progress(step)
-        return _result(_f32(self.initial_learning_rate) / denominator)
+        return _f32(self.initial_learning_rate) / denominator
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -209,12 +208,14 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries = boundaries
         self.values = values
         self.name = name
-        self._boundaries = np.asarray(boundaries, dtype=np.float64)
-        self._values = np.asarray(values, dtype=np.float32)
 
     def __call__(self, step):
-        index = np.searchsorted(self._boundaries, float(_step_value(step)), side="left")
-        return _result(self._values[index])
+        # values[i] where i counts the boundaries strictly below the step.
+        step = _step_value(step)
+        below = math_ops.cast(logic.greater(step, creation.constant(self.boundaries,
+                                                                     "float32")), "int32")
+        index = reduce.reduce_sum(below)
+        return indexing.gather(creation.constant(self.values, "float32"), index)
 
     def get_config(self) -> dict:
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -262,7 +263,7 @@ class CosineDecay(LearningRateSchedule):
         self.warmup_steps = warmup_steps
 
     def _decay(self, step, decay_from):
-        cosine = _f32(0.5) * (_f32(1.0) + np.cos(_f32(math.pi) * (step / _f32(self.decay_steps))))
+        cosine = 0.5 * (1.0 + unary.cos(_f32(math.pi) * (step / _f32(self.decay_steps))))
         alpha = _f32(self.alpha)
         return decay_from * ((_f32(1.0) - alpha) * cosine + alpha)
 
@@ -271,12 +272,12 @@ class CosineDecay(LearningRateSchedule):
         initial = _f32(self.initial_learning_rate)
         decay_steps = _f32(self.decay_steps)
         if self.warmup_target is None:
-            return _result(self._decay(np.minimum(step, decay_steps), initial))
+            return self._decay(math_ops.minimum(step, decay_steps), initial)
         target, warmup = _f32(self.warmup_target), _f32(self.warmup_steps)
-        step = np.minimum(step, decay_steps + warmup)
-        if step < warmup:
-            return _result((target - initial) * (step / warmup) + initial)
-        return _result(self._decay(step - warmup, target))
+        step = math_ops.minimum(step, decay_steps + warmup)
+        warming = (target - initial) * (step / math_ops.maximum(warmup, 1.0)) + initial
+        decaying = self._decay(math_ops.maximum(step - warmup, 0.0), target)
+        return math_ops.where(logic.less(step, warmup), warming, decaying)
 
     def get_config(self) -> dict:
         return {"initial_learning_rate": self.initial_learning_rate,

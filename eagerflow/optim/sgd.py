@@ -12,8 +12,6 @@ Example:
 
 from __future__ import annotations
 
-import numpy as np
-
 from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -56,27 +54,23 @@ class SGD(optimizer.Optimizer):
         self.nesterov = bool(nesterov)
         self._slot_names = ["momentum"] if momentum != 0 else []
 
-    def _prepare(self, lr, step):
-        self._momentum = self._hyper("momentum")
-        if self._momentum != 0 and not self._slot_names:
-            raise errors.InvalidArgumentError(
-                f"SGD {self.name!r} was created with momentum=0, so it has no momentum slots; "
-                "create it with the momentum you want instead of assigning it later."
-            )
-
-    def _update(self, var, grad, lr, slots):
-        scaled = np.multiply(grad, lr, out=self._temp(var))  # lr * g
-        if not slots:
-            var -= scaled
+    def update_step(self, gradient, variable, learning_rate):
+        if not self._slot_names:
+            if self._hyper("momentum") != 0:
+                raise errors.InvalidArgumentError(
+                    f"SGD {self.name!r} was created with momentum=0, so it has no momentum "
+                    "slots; create it with the momentum you want instead of assigning it "
+                    "later."
+                )
+            variable.assign_sub(gradient * learning_rate)
             return
-        (velocity,) = slots
-        velocity *= self._momentum
-        velocity -= scaled
+        momentum = self._hyper_tensor("momentum", variable.dtype)
+        m = self.get_slot(variable, "momentum")
+        m.assign(m * momentum - gradient * learning_rate)
         if self.nesterov:
-            var -= scaled
-            var += np.multiply(velocity, self._momentum, out=scaled)
+            variable.assign_add(m * momentum - gradient * learning_rate)
         else:
-            var += velocity
+            variable.assign_add(m)
 
 
 GradientDescent = SGD
