@@ -16,29 +16,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors, tensor
+from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
+from eagerflow.ops import array, indexing, logic, math, reduce
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 
 
-def _tensor(matches: np.ndarray):
-    return tensor.new_tensor(np.asarray(matches, dtype=np.float32))
+def _tensor(matches):
+    return math.cast(matches, np.float32)
 
 
 def _same_shape(y_true, y_pred, owner):
-    if y_true.shape != y_pred.shape:
+    if tuple(y_true.shape) != tuple(y_pred.shape):
         raise errors.InvalidArgumentError(
             f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+            f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
         )
 
 
-def _class_scores(y_pred: np.ndarray, owner: str) -> np.ndarray:
+def _class_scores(y_pred, owner: str):
     if y_pred.ndim == 0:
         raise errors.InvalidArgumentError(
             f"{owner}: y_pred must have a class axis (rank >= 1). Received: "
-            f"y_pred.shape={y_pred.shape}"
+            f"y_pred.shape={tuple(y_pred.shape)}"
         )
     return y_pred
 
@@ -54,11 +55,11 @@ def accuracy(y_true, y_pred):
         >>> ef.metrics.accuracy([1, 2, 3], [1, 2, 4])
         ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
     """
-    y_pred = metric.as_array(y_pred)
-    y_true = metric.as_array(y_true).astype(y_pred.dtype, copy=False)
+    y_pred = metric.as_tensor(y_pred)
+    y_true = metric.as_tensor(y_true, y_pred.dtype)
     y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
     _same_shape(y_true, y_pred, "accuracy")
-    return _tensor(y_true == y_pred)
+    return _tensor(logic.equal(y_true, y_pred))
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
@@ -72,11 +73,12 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
         >>> ef.metrics.binary_accuracy([1.0, 0.0, 1.0], [0.7, 0.5, 0.2])
         ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
     """
-    y_pred = metric.as_array(y_pred)
-    y_true = metric.as_array(y_true)
+    y_pred = metric.as_tensor(y_pred)
+    y_true = metric.as_tensor(y_true)
     y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
     _same_shape(y_true, y_pred, "binary_accuracy")
-    return _tensor((y_pred > threshold).astype(y_true.dtype) == y_true)
+    predicted = math.cast(logic.greater(y_pred, threshold), y_true.dtype)
+    return _tensor(logic.equal(predicted, y_true))
 
 
 def categorical_accuracy(y_true, y_pred):
@@ -90,21 +92,21 @@ def categorical_accuracy(y_true, y_pred):
         >>> ef.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
         ef.Tensor([1. 0.], shape=(2,), dtype=float32)
     """
-    y_pred = _class_scores(metric.as_array(y_pred), "categorical_accuracy")
-    y_true = metric.as_array(y_true)
+    y_pred = _class_scores(metric.as_tensor(y_pred), "categorical_accuracy")
+    y_true = metric.as_tensor(y_true)
     _same_shape(y_true, y_pred, "categorical_accuracy")
-    return _tensor(np.argmax(y_true, axis=-1) == np.argmax(y_pred, axis=-1))
+    return _tensor(logic.equal(reduce.argmax(y_true, axis=-1), reduce.argmax(y_pred, axis=-1)))
 
 
-def _sparse_labels(y_true, y_pred: np.ndarray, owner: str) -> np.ndarray:
-    labels = metric.as_array(y_true)
+def _sparse_labels(y_true, y_pred, owner: str):
+    original = labels = metric.as_tensor(y_true)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
-        labels = labels[..., 0]
-    if labels.shape != y_pred.shape[:-1]:
+        labels = array.squeeze(labels, -1)
+    if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
         raise errors.InvalidArgumentError(
             f"{owner}: y_true must hold one class index per row of y_pred (shape "
-            f"{y_pred.shape[:-1]}, or with a trailing axis of size 1). Received: "
-            f"y_true.shape={metric.as_array(y_true).shape}, y_pred.shape={y_pred.shape}"
+            f"{tuple(y_pred.shape[:-1])}, or with a trailing axis of size 1). Received: "
+            f"y_true.shape={tuple(original.shape)}, y_pred.shape={tuple(y_pred.shape)}"
         )
     return labels
 
@@ -120,20 +122,28 @@ def sparse_categorical_accuracy(y_true, y_pred):
         >>> ef.metrics.sparse_categorical_accuracy([[1], [0]], [[0.2, 0.8], [0.3, 0.7]])
         ef.Tensor([1. 0.], shape=(2,), dtype=float32)
     """
-    y_pred = _class_scores(metric.as_array(y_pred), "sparse_categorical_accuracy")
+    y_pred = _class_scores(metric.as_tensor(y_pred), "sparse_categorical_accuracy")
     labels = _sparse_labels(y_true, y_pred, "sparse_categorical_accuracy")
-    return _tensor(labels == np.argmax(y_pred, axis=-1))
+    predicted = reduce.argmax(y_pred, axis=-1)
+    if labels.dtype.kind in "iu":
+        labels = math.cast(labels, predicted.dtype)
+    else:
+        predicted = math.cast(predicted, labels.dtype)
+    return _tensor(logic.equal(labels, predicted))
 
 
-def _in_top_k(labels: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+def _in_top_k(labels, scores, k: int):
     """TensorFlow's `in_top_k`: ties with the k-th score count as inside the top k."""
     classes = scores.shape[-1]
-    valid = (labels >= 0) & (labels < classes)
-    safe = np.where(valid, labels, 0).astype(np.int64)
-    target = np.take_along_axis(scores, safe[..., None], axis=-1)
-    higher = np.sum(scores > target, axis=-1)
-    finite = np.all(np.isfinite(scores), axis=-1)
-    return valid & finite & (higher < k)
+    labels = math.cast(labels, np.int64)
+    valid = logic.logical_and(logic.greater_equal(labels, 0), logic.less(labels, classes))
+    safe = math.where(valid, labels, 0)
+    target = reduce.reduce_sum(math.where(indexing.one_hot(safe, classes, dtype=np.bool_),
+                                          scores, 0), axis=-1, keepdims=True)
+    higher = reduce.reduce_sum(math.cast(logic.greater(scores, target), np.int64), axis=-1)
+    # x - x is 0 exactly for finite x (NaN for NaN and the infinities).
+    finite = reduce.reduce_all(logic.equal(math.subtract(scores, scores), 0), axis=-1)
+    return logic.logical_and(logic.logical_and(valid, finite), logic.less(higher, k))
 
 
 def top_k_categorical_accuracy(y_true, y_pred, k=5):
@@ -146,14 +156,14 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     Example:
         >>> import eagerflow as ef
         >>> ef.metrics.top_k_categorical_accuracy([[0, 0, 1], [0, 1, 0]],
-        ...                                       [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2]], k=2)
+        ...                                       [[0.5, 0.4, 0.1], [0.3, 0.6, 0.1]], k=2)
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
     """
     _check_k(k, "top_k_categorical_accuracy")
-    y_pred = _class_scores(metric.as_array(y_pred), "top_k_categorical_accuracy")
-    y_true = metric.as_array(y_true)
+    y_pred = _class_scores(metric.as_tensor(y_pred), "top_k_categorical_accuracy")
+    y_true = metric.as_tensor(y_true)
     _same_shape(y_true, y_pred, "top_k_categorical_accuracy")
-    return _tensor(_in_top_k(np.argmax(y_true, axis=-1), y_pred, k))
+    return _tensor(_in_top_k(reduce.argmax(y_true, axis=-1), y_pred, k))
 
 
 def _check_k(k, owner: str) -> int:

@@ -18,13 +18,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
+from eagerflow.graph import python_ops
 from eagerflow.metrics import confusion, metric
+from eagerflow.ops import logic, math, reduce, unary
 from eagerflow.saving import registry
 
 _EPSILON = 1e-7
 _CURVES = ("ROC", "PR")
 _SUMMATIONS = ("interpolation", "minoring", "majoring")
+
+
+def _check_probabilities(scores: np.ndarray) -> None:
+    if scores.size and not (np.nanmin(scores) >= 0.0 and np.nanmax(scores) <= 1.0):
+        raise errors.InvalidArgumentError(
+            f"AUC expects probabilities in [0, 1]; received predictions in "
+            f"[{np.nanmin(scores):.4g}, {np.nanmax(scores):.4g}]. Pass from_logits=True "
+            "if they are logits."
+        )
 
 
 class AUC(metric.Metric):
@@ -95,16 +106,13 @@ class AUC(metric.Metric):
             InvalidArgumentError: for mismatched shapes or weights, or probabilities outside
                 [0, 1] when ``from_logits=False``.
         """
-        scores = metric.as_array(y_pred, np.float32)
+        scores = metric.as_tensor(y_pred, np.float32)
         if self.from_logits:
-            # sigmoid, written to stay finite for large negative logits
-            scores = np.exp(-np.logaddexp(0.0, -scores)).astype(np.float32)
-        elif scores.size and not (np.nanmin(scores) >= 0.0 and np.nanmax(scores) <= 1.0):
-            raise errors.InvalidArgumentError(
-                f"AUC expects probabilities in [0, 1]; received predictions in "
-                f"[{np.nanmin(scores):.4g}, {np.nanmax(scores):.4g}]. Pass from_logits=True "
-                "if they are logits."
-            )
+            scores = unary.sigmoid(scores)
+        elif context.executing_eagerly():
+            _check_probabilities(scores.numpy())
+        else:  # checked when the graph runs
+            python_ops.py_function(lambda s: _check_probabilities(s.numpy()), [scores], None)
         counts = confusion.update_confusion_matrix(y_true, scores, self._thresholds,
                                                    sample_weight, owner="AUC")
         metric.add_to(self.true_positives, counts["tp"])
@@ -118,17 +126,18 @@ class AUC(metric.Metric):
         dtp = tp[:-1] - tp[1:]
         p = tp + fp
         dp = p[:-1] - p[1:]
-        slope = metric.divide_no_nan(dtp, np.maximum(dp, 0))
+        slope = metric.divide_no_nan(dtp, math.maximum(dp, 0.0))
         intercept = tp[1:] - slope * p[1:]
-        safe_ratio = np.where((p[:-1] > 0) & (p[1:] > 0),
-                              metric.divide_no_nan(p[:-1], np.maximum(p[1:], 0)), 1.0)
-        increments = metric.divide_no_nan(slope * (dtp + intercept * np.log(safe_ratio)),
-                                          np.maximum(tp[1:] + fn[1:], 0))
-        return np.sum(increments)
+        both = logic.logical_and(logic.greater(p[:-1], 0.0), logic.greater(p[1:], 0.0))
+        safe_ratio = math.where(both, metric.divide_no_nan(p[:-1], math.maximum(p[1:], 0.0)),
+                                1.0)
+        increments = metric.divide_no_nan(slope * (dtp + intercept * unary.log(safe_ratio)),
+                                          math.maximum(tp[1:] + fn[1:], 0.0))
+        return reduce.reduce_sum(increments)
 
     def result(self):
-        tp, fp = self.true_positives._buf, self.false_positives._buf
-        tn, fn = self.true_negatives._buf, self.false_negatives._buf
+        tp, fp = self.true_positives.value, self.false_positives.value
+        tn, fn = self.true_negatives.value, self.false_negatives.value
         if self.curve == "PR" and self.summation_method == "interpolation":
             return metric.result_tensor(self._interpolate_pr_auc(tp, fp, fn), self.dtype)
         recall = metric.divide_no_nan(tp, tp + fn)
@@ -139,10 +148,10 @@ class AUC(metric.Metric):
         if self.summation_method == "interpolation":
             heights = (y[:-1] + y[1:]) / 2.0
         elif self.summation_method == "minoring":
-            heights = np.minimum(y[:-1], y[1:])
+            heights = math.minimum(y[:-1], y[1:])
         else:
-            heights = np.maximum(y[:-1], y[1:])
-        return metric.result_tensor(np.sum((x[:-1] - x[1:]) * heights), self.dtype)
+            heights = math.maximum(y[:-1], y[1:])
+        return metric.result_tensor(reduce.reduce_sum((x[:-1] - x[1:]) * heights), self.dtype)
 
     def get_config(self) -> dict:
         config = {**super().get_config(), "num_thresholds": self.num_thresholds,

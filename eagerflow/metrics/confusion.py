@@ -19,6 +19,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric
+from eagerflow.ops import array, creation, indexing, logic, math, reduce
 from eagerflow.saving import registry
 
 NEG_INF = -1e10  # Keras's stand-in for -inf: the score given to predictions outside top_k
@@ -37,56 +38,57 @@ def parse_thresholds(thresholds, default: float, owner: str) -> list[float]:
     return values
 
 
-def _filter_top_k(scores: np.ndarray, k: int) -> np.ndarray:
+def _filter_top_k(scores, k: int):
     """Keeps the k highest scores of the last axis (first index wins ties); NEG_INF else."""
-    order = np.argsort(-scores, axis=-1, kind="stable")[..., :k]
-    keep = np.zeros(scores.shape, dtype=bool)
-    np.put_along_axis(keep, order, True, axis=-1)
-    return np.where(keep, scores, NEG_INF)
+    _, order = reduce.top_k(scores, k)
+    keep = reduce.reduce_max(indexing.one_hot(order, scores.shape[-1], dtype=np.float32),
+                             axis=-2)
+    return math.where(logic.greater(keep, 0), scores, NEG_INF)
 
 
-def _aligned_weights(sample_weight, like: np.ndarray, owner: str) -> np.ndarray:
-    weights = metric.as_array(sample_weight, np.float64)
+def _aligned_weights(sample_weight, like, owner: str):
+    original = weights = metric.as_tensor(sample_weight, np.float64)
     if weights.ndim == like.ndim + 1 and weights.shape[-1] == 1:
-        weights = weights[..., 0]
+        weights = array.squeeze(weights, -1)
     if weights.ndim < like.ndim:
-        weights = weights.reshape(weights.shape + (1,) * (like.ndim - weights.ndim))
-    try:
-        return np.broadcast_to(weights, like.shape)
-    except ValueError:
+        weights = array.reshape(weights, tuple(weights.shape) + (1,) * (like.ndim - weights.ndim))
+    source, target = tuple(weights.shape), tuple(like.shape)
+    if len(source) > len(target) or not all(
+            s in (1, t) for s, t in zip(source[::-1], target[::-1], strict=False)):
         raise errors.InvalidArgumentError(
-            f"{owner}: sample_weight of shape {metric.as_array(sample_weight).shape} cannot be "
-            f"broadcast to the predictions of shape {like.shape}."
-        ) from None
+            f"{owner}: sample_weight of shape {tuple(original.shape)} cannot be broadcast to "
+            f"the predictions of shape {target}."
+        )
+    return array.broadcast_to(weights, target)
 
 
 def update_confusion_matrix(y_true, y_pred, thresholds, sample_weight=None, top_k=None,
-                            class_id=None, owner="metric") -> dict[str, np.ndarray]:
+                            class_id=None, owner="metric") -> dict:
     """Counts weighted TP, FP, TN, FN per threshold for one batch.
 
     Args:
         y_true: labels (non-zero is positive), same shape as `y_pred` (up to a trailing 1).
         y_pred: scores; positive at threshold ``t`` when ``y_pred > t``.
-        thresholds: 1-D array of thresholds, in any order.
+        thresholds: 1-D list of thresholds, in any order.
         sample_weight: optional weights broadcastable from the leading axes.
         top_k: keep only the k highest scores of the last axis as candidates.
         class_id: restrict to this index of the last axis.
         owner: the metric name used in error messages.
 
     Returns:
-        ``{"tp", "fp", "tn", "fn"}`` arrays of shape ``(len(thresholds),)`` (float64).
+        ``{"tp", "fp", "tn", "fn"}`` float64 tensors of shape ``(len(thresholds),)``.
 
     Raises:
         InvalidArgumentError: for mismatched shapes, a bad `class_id`, or weights that do not
             broadcast.
     """
-    y_pred = metric.as_array(y_pred, np.float32)
-    y_true = metric.as_array(y_true)
+    y_pred = metric.as_tensor(y_pred, np.float32)
+    y_true = metric.as_tensor(y_true)
     y_pred, y_true = metric.squeeze_or_expand_to_same_rank(y_pred, y_true)
-    if y_true.shape != y_pred.shape:
+    if tuple(y_true.shape) != tuple(y_pred.shape):
         raise errors.InvalidArgumentError(
             f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+            f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
         )
     weights = None if sample_weight is None else _aligned_weights(sample_weight, y_pred, owner)
     if top_k is not None:
@@ -96,33 +98,26 @@ def update_confusion_matrix(y_true, y_pred, thresholds, sample_weight=None, top_
             raise errors.InvalidArgumentError(
                 f"{owner}: class_id={class_id} needs y_pred of shape (num_samples, "
                 f"num_classes) with more than {class_id} classes. Received: "
-                f"y_pred.shape={y_pred.shape}"
+                f"y_pred.shape={tuple(y_pred.shape)}"
             )
         y_true, y_pred = y_true[..., class_id], y_pred[..., class_id]
         weights = None if weights is None else weights[..., class_id]
-    labels = y_true.reshape(-1) != 0
-    scores = y_pred.reshape(-1)
-    weights = np.ones(scores.shape) if weights is None else weights.reshape(-1)
-    thresholds = np.asarray(thresholds, dtype=np.float32)
-    order = np.argsort(thresholds, kind="stable")
-    # Predictions are positive at the thresholds strictly below them: `below` counts those
-    # thresholds, and a histogram of `below` summed from the top gives every threshold's
-    # positives at once (O(n log t) rather than O(n t)). NaN scores are never positive.
-    below = np.searchsorted(thresholds[order], scores, side="left")
-    below[np.isnan(scores)] = 0
-    count = len(thresholds) + 1
-    positives = np.bincount(below, weights * labels, minlength=count)
-    negatives = np.bincount(below, weights * ~labels, minlength=count)
-    tp_sorted = np.cumsum(positives[::-1])[::-1][1:]
-    fp_sorted = np.cumsum(negatives[::-1])[::-1][1:]
-    result = {}
-    for key, values, total in (("tp", tp_sorted, positives.sum()),
-                               ("fp", fp_sorted, negatives.sum())):
-        unsorted = np.empty_like(values)
-        unsorted[order] = values
-        result[key] = unsorted
-        result["fn" if key == "tp" else "tn"] = total - unsorted
-    return result
+    positive = math.cast(logic.not_equal(array.reshape(y_true, (1, -1)), 0), np.float64)
+    scores = array.reshape(y_pred, (1, -1))
+    if weights is not None:
+        weights = array.reshape(weights, (1, -1))
+        labelled_pos = math.multiply(positive, weights)
+        labelled_neg = math.multiply(math.subtract(1.0, positive), weights)
+    else:
+        labelled_pos, labelled_neg = positive, math.subtract(1.0, positive)
+    # (thresholds, predictions): a prediction is positive above a threshold; NaN never is.
+    column = creation.constant(np.asarray(thresholds, np.float32).reshape(-1, 1))
+    predicted = math.cast(logic.greater(scores, column), np.float64)
+    tp = reduce.reduce_sum(math.multiply(predicted, labelled_pos), axis=1)
+    fp = reduce.reduce_sum(math.multiply(predicted, labelled_neg), axis=1)
+    return {"tp": tp, "fp": fp,
+            "fn": math.subtract(reduce.reduce_sum(labelled_pos), tp),
+            "tn": math.subtract(reduce.reduce_sum(labelled_neg), fp)}
 
 
 class _ConfusionMetric(metric.Metric):
@@ -155,7 +150,6 @@ class _ConfusionMetric(metric.Metric):
             metric.add_to(getattr(self, cell), counts[_CELL_KEYS[cell]])
 
     def _finish(self, value):
-        value = np.asarray(value)
         return metric.result_tensor(value[0] if len(self.thresholds) == 1 else value,
                                     self.dtype)
 
@@ -192,7 +186,7 @@ class Precision(_ConfusionMetric):
 
     def result(self):
         return self._finish(metric.divide_no_nan(
-            self.true_positives._buf, self.true_positives._buf + self.false_positives._buf))
+            self.true_positives, self.true_positives + self.false_positives))
 
 
 class Recall(_ConfusionMetric):
@@ -215,7 +209,7 @@ class Recall(_ConfusionMetric):
 
     def result(self):
         return self._finish(metric.divide_no_nan(
-            self.true_positives._buf, self.true_positives._buf + self.false_negatives._buf))
+            self.true_positives, self.true_positives + self.false_negatives))
 
 
 registry.register("metric", Precision, "precision")

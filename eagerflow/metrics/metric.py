@@ -5,7 +5,9 @@ non-trainable Variables, so the result over an epoch is exact, not an average of
 results, and checkpoints save it. State is accumulated in float64 (counts stay exact past
 2**24 samples); `result()` returns the metric's `dtype` (float32 by default).
 
-Built-in metrics compute in NumPy, outside any tape: metrics are not differentiable.
+Metrics compute with eagerflow ops and update their state with ``assign_add``, so they
+run the same eagerly and inside `ef.function` (a traced train step updates them on every
+call). They are not differentiable: tapes do not record their updates.
 
 Example:
     >>> import eagerflow as ef
@@ -26,40 +28,38 @@ import numbers
 
 import numpy as np
 
-from eagerflow.core import context, errors, tensor, trackable
+from eagerflow.core import tensor, trackable
 from eagerflow.core.variable import Variable
+from eagerflow.ops import array, creation, logic, math
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
 
-def as_array(value, dtype=None) -> np.ndarray:
-    """Metric input as an ndarray (Tensors and Variables are read without a tape)."""
-    if context.thread.tracer is not None:
-        raise errors.UnimplementedError(
-            "Built-in metrics compute in NumPy and cannot be updated inside a traced "
-            "ef.function yet: return the values from the function and update the metric "
-            "outside it."
-        )
-    if isinstance(value, tensor.Tensor):
-        value = value._value
-    elif isinstance(value, Variable):
-        value = value._buf
-    array = np.asarray(value)
-    return array if dtype is None else array.astype(dtype, copy=False)
+def as_tensor(value, dtype=None):
+    """Metric input as a tensor (of `dtype` when given); Variables are read."""
+    if isinstance(value, Variable):
+        value = value.value
+    elif not isinstance(value, tensor.Tensor):
+        if dtype is not None and isinstance(value, (int, float, np.ndarray, np.generic)):
+            return creation.convert_to_tensor(np.asarray(value, dtype))  # no float32 detour
+        value = creation.convert_to_tensor(value)
+    if dtype is not None and value.dtype != dtype:
+        value = math.cast(value, dtype)
+    return value
 
 
-def squeeze_or_expand_to_same_rank(x1: np.ndarray, x2: np.ndarray, expand_rank_1=True):
-    """Keras's rank alignment on ndarrays: ranks differing by a trailing 1 are aligned."""
+def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
+    """Keras's rank alignment: ranks differing by a trailing 1 are aligned (static shapes)."""
     if x1.ndim == x2.ndim + 1 and x1.shape[-1] == 1:
         if x2.ndim == 1 and expand_rank_1:
-            x2 = x2[..., None]
+            x2 = array.expand_dims(x2, -1)
         else:
-            x1 = x1[..., 0]
+            x1 = array.squeeze(x1, -1)
     elif x2.ndim == x1.ndim + 1 and x2.shape[-1] == 1:
         if x1.ndim == 1 and expand_rank_1:
-            x1 = x1[..., None]
+            x1 = array.expand_dims(x1, -1)
         else:
-            x2 = x2[..., 0]
+            x2 = array.squeeze(x2, -1)
     return x1, x2
 
 
@@ -187,7 +187,7 @@ class Metric(trackable.Trackable, abc.ABC):
             0.0
         """
         for variable in self.variables:
-            variable._writable_buffer()[...] = 0
+            variable.assign(np.zeros(variable.shape, variable.dtype))
 
     def reset_states(self) -> None:
         """Alias of `reset_state` (the TF-2 / Keras-2 name).
@@ -231,24 +231,21 @@ class Metric(trackable.Trackable, abc.ABC):
 
 
 def add_to(variable: Variable, value) -> None:
-    """Adds `value` to a state Variable in place (a tensor read earlier keeps its value)."""
-    buffer = variable._writable_buffer()
-    buffer += value
+    """Adds `value` to a state Variable (a tensor read earlier keeps its value)."""
+    variable.assign_add(as_tensor(value, variable.dtype))
 
 
-def result_tensor(value, dtype) -> tensor.Tensor:
+def result_tensor(value, dtype):
     """A metric result as a Tensor of the metric's dtype."""
-    return tensor.new_tensor(np.asarray(value, dtype=dtype))
+    return as_tensor(value, dtype)
 
 
 def divide_no_nan(numerator, denominator):
-    """``numerator / denominator`` elementwise, 0 where the denominator is 0."""
-    numerator = np.asarray(numerator, dtype=np.float64)
-    denominator = np.asarray(denominator, dtype=np.float64)
-    if numerator.ndim == 0 and denominator.ndim == 0:  # a Mean's result, every step
-        return np.float64(numerator / denominator) if denominator != 0 else np.float64(0.0)
-    safe = np.where(denominator == 0, 1.0, denominator)
-    return np.where(denominator == 0, 0.0, numerator / safe)
+    """``numerator / denominator`` elementwise in float64, 0 where the denominator is 0."""
+    numerator = as_tensor(numerator, np.float64)
+    denominator = as_tensor(denominator, np.float64)
+    zero = logic.equal(denominator, 0.0)
+    return math.where(zero, 0.0, math.divide(numerator, math.where(zero, 1.0, denominator)))
 
 
 def get(identifier, custom_objects=None):

@@ -17,40 +17,46 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric
+from eagerflow.ops import array, math, reduce
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 
 
-def _check_weights(values: np.ndarray, weights: np.ndarray, owner: str) -> np.ndarray:
-    try:
-        return np.broadcast_to(weights, values.shape)
-    except ValueError:
+def _check_weights(values, weights, owner: str):
+    if not _broadcastable(tuple(weights.shape), tuple(values.shape)):
         raise errors.InvalidArgumentError(
-            f"{owner}: sample_weight of shape {weights.shape} cannot be broadcast to the "
-            f"values of shape {values.shape}."
-        ) from None
+            f"{owner}: sample_weight of shape {tuple(weights.shape)} cannot be broadcast to the "
+            f"values of shape {tuple(values.shape)}."
+        )
+    return array.broadcast_to(weights, values.shape)
+
+
+def _broadcastable(source: tuple, target: tuple) -> bool:
+    if len(source) > len(target):
+        return False
+    return all(s in (1, t) for s, t in zip(source[::-1], target[::-1], strict=False))
 
 
 def reduce_to_samplewise_values(values, sample_weight, reduce_fn, owner="Metric"):
-    """Keras's reduction of a batch to per-sample values and weights (float64 arrays).
+    """Keras's reduction of a batch to per-sample values and weights (float64 tensors).
 
     Returns:
         ``(values, weights)``: values reduced over every axis but the first (and weighted),
         and the weights reduced the same way (None without weights).
     """
-    values = metric.as_array(values, np.float64)
+    values = metric.as_tensor(values, np.float64)
     weights = None
     if sample_weight is not None:
-        weights = metric.as_array(sample_weight, np.float64)
+        weights = metric.as_tensor(sample_weight, np.float64)
         values, weights = metric.squeeze_or_expand_to_same_rank(values, weights)
         if values.ndim > weights.ndim:
-            values = reduce_fn(values, axis=tuple(range(weights.ndim, values.ndim)))
+            values = reduce_fn(values, axis=list(range(weights.ndim, values.ndim)))
         weights = _check_weights(values, weights, owner)
-        values = values * weights
+        values = math.multiply(values, weights)
         if weights.ndim > 1:
-            weights = reduce_fn(weights, axis=tuple(range(1, weights.ndim)))
+            weights = reduce_fn(weights, axis=list(range(1, weights.ndim)))
     if values.ndim > 1:
-        values = reduce_fn(values, axis=tuple(range(1, values.ndim)))
+        values = reduce_fn(values, axis=list(range(1, values.ndim)))
     return values, weights
 
 
@@ -77,11 +83,12 @@ class Sum(metric.Metric):
         Raises:
             InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
         """
-        values, _ = reduce_to_samplewise_values(values, sample_weight, np.sum, "Sum")
-        metric.add_to(self.total, np.sum(values))
+        values, _ = reduce_to_samplewise_values(values, sample_weight, reduce.reduce_sum,
+                                                "Sum")
+        metric.add_to(self.total, reduce.reduce_sum(values))
 
     def result(self):
-        return metric.result_tensor(self.total._buf, self.dtype)
+        return metric.result_tensor(self.total, self.dtype)
 
 
 class Mean(metric.Metric):
@@ -111,24 +118,23 @@ class Mean(metric.Metric):
             InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
         """
         if type(sample_weight) in _SCALAR_WEIGHTS:  # a scalar value with a scalar weight
-            array = metric.as_array(values)
-            if array.ndim == 0:  # e.g. the batch loss with the batch size: no broadcasting
+            value = metric.as_tensor(values, np.float64)
+            if value.ndim == 0:  # e.g. the batch loss with the batch size: no broadcasting
                 weight = 1.0 if sample_weight is None else float(sample_weight)
-                metric.add_to(self.total, float(array) * weight)
+                metric.add_to(self.total, value * weight if weight != 1.0 else value)
                 metric.add_to(self.count, weight)
                 return
-        values, weights = reduce_to_samplewise_values(values, sample_weight, np.mean,
+        values, weights = reduce_to_samplewise_values(values, sample_weight, reduce.reduce_mean,
                                                       type(self).__name__)
-        metric.add_to(self.total, np.sum(values))
+        metric.add_to(self.total, reduce.reduce_sum(values))
         if weights is not None:
-            count = np.sum(weights)
+            count = reduce.reduce_sum(weights)
         else:
-            count = values.shape[0] if values.ndim else 1
+            count = float(values.shape[0]) if values.ndim else 1.0
         metric.add_to(self.count, count)
 
     def result(self):
-        return metric.result_tensor(metric.divide_no_nan(self.total._buf, self.count._buf),
-                                    self.dtype)
+        return metric.result_tensor(metric.divide_no_nan(self.total, self.count), self.dtype)
 
 
 class MeanMetricWrapper(Mean):

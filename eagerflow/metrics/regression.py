@@ -13,29 +13,30 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
+from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
 
 
-def _errors(y_true, y_pred, owner: str) -> np.ndarray:
-    y_pred = metric.as_array(y_pred, np.float64)
-    y_true = metric.as_array(y_true, np.float64)
+def _errors(y_true, y_pred, owner: str):
+    y_pred = metric.as_tensor(y_pred, np.float64)
+    y_true = metric.as_tensor(y_true, np.float64)
     y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
     if y_true.shape != y_pred.shape:
         raise errors.InvalidArgumentError(
             f"{owner}: y_true and y_pred must have the same shape. Received: "
             f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
         )
-    return y_pred - y_true
+    return math.subtract(y_pred, y_true)
 
 
 def _squared_error(y_true, y_pred):
-    error = _errors(y_true, y_pred, "MeanSquaredError")
-    return np.mean(error * error, axis=-1) if error.ndim else error * error
+    error = unary.square(_errors(y_true, y_pred, "MeanSquaredError"))
+    return reduce.reduce_mean(error, axis=-1) if error.ndim else error
 
 
 def _absolute_error(y_true, y_pred):
-    error = np.abs(_errors(y_true, y_pred, "MeanAbsoluteError"))
-    return np.mean(error, axis=-1) if error.ndim else error
+    error = unary.abs(_errors(y_true, y_pred, "MeanAbsoluteError"))
+    return reduce.reduce_mean(error, axis=-1) if error.ndim else error
 
 
 class MeanSquaredError(reduction.MeanMetricWrapper):

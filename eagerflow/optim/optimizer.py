@@ -55,7 +55,6 @@ from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
 
-
 def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 

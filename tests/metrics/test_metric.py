@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.core import context
 
 
 class Count(ef.metrics.Metric):
@@ -84,13 +83,22 @@ def test_new_variables_are_announced_for_deferred_restore():
     assert Recorder.names == ["late"]
 
 
-def test_inside_a_traced_function_is_a_clear_error():
-    context.thread.tracer = object()
-    try:
-        with pytest.raises(ef.errors.UnimplementedError, match="traced ef.function"):
-            ef.metrics.Mean().update_state(1.0)
-    finally:
-        context.thread.tracer = None
+def test_metrics_update_inside_a_traced_function():
+    mean, accuracy = ef.metrics.Mean(), ef.metrics.SparseCategoricalAccuracy()
+
+    @ef.function
+    def update(values, labels, scores):
+        mean.update_state(values)
+        accuracy.update_state(labels, scores)
+        return mean.result(), accuracy.result()
+
+    scores = ef.constant([[0.9, 0.1], [0.2, 0.8]])
+    update(ef.constant([1.0, 2.0]), ef.constant([0, 0]), scores)
+    m, a = update(ef.constant([3.0, 6.0]), ef.constant([0, 1]), scores)
+    assert (float(m), float(a)) == (3.0, 0.75)
+    assert update.experimental_get_tracing_count() == 1
+    mean.reset_state()
+    assert float(mean.result()) == 0.0
 
 
 def test_repr_and_config():

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.core import context
 from eagerflow.core.errors import EagerflowWarning
 
 
