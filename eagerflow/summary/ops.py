@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors, tensor
+from eagerflow.core.variable import Variable
 from eagerflow.summary import png, writer
 
 DEFAULT_BUCKET_COUNT = 30  # TensorFlow 2's default for tf.summary.histogram
@@ -49,6 +50,28 @@ def _write(op_name: str, name, step, build) -> bool:
         return False
     target.write_summary(build(), step)
     return True
+
+
+def _traced(op, name, data, step, **kwargs):
+    """Inside `ef.function`: the summary becomes an effect of the graph, ordered with the
+    others, that writes on every call with the values of that call (the default writer,
+    default step and recording condition are those in force when the graph runs).
+    Returns the bool tensor "written"."""
+    from eagerflow.graph import python_ops
+
+    _check_name(name, op.__name__)
+    inputs, slots = [], {}
+    for key, value in (("data", data), ("step", step)):
+        if isinstance(value, (tensor.Tensor, Variable)):
+            slots[key] = len(inputs)
+            inputs.append(value)
+
+    def write(*values):
+        data_now = values[slots["data"]] if "data" in slots else data
+        step_now = int(values[slots["step"]]) if "step" in slots else step
+        return op(name, data_now, step=step_now, **kwargs)
+
+    return python_ops.py_function(write, inputs, "bool")
 
 
 def _metadata(summary_pb2, description, plugin=None, content=b""):
@@ -93,6 +116,8 @@ def scalar(name, data, step=None, description=None) -> bool:
         ...     ef.summary.scalar("loss", ef.constant(0.5), step=1)
         True
     """
+    if context.thread.tracer is not None:
+        return _traced(scalar, name, data, step, description=description)
     values = _numeric(data, "scalar", name)
     if values.size != 1:
         raise errors.InvalidArgumentError(
@@ -135,6 +160,8 @@ def histogram(name, data, step=None, buckets=None, description=None) -> bool:
         ...     ef.summary.histogram("w", ef.random.normal([100]), step=0, buckets=10)
         True
     """
+    if context.thread.tracer is not None:
+        return _traced(histogram, name, data, step, buckets=buckets, description=description)
     bucket_count = DEFAULT_BUCKET_COUNT if buckets is None else buckets
     if isinstance(bucket_count, bool) or not isinstance(bucket_count, (int, np.integer)) \
             or bucket_count <= 0:
@@ -207,6 +234,8 @@ def image(name, data, step=None, max_outputs=3, description=None) -> bool:
         ...     ef.summary.image("digit", np.random.rand(1, 8, 8, 1), step=0)
         True
     """
+    if context.thread.tracer is not None:
+        return _traced(image, name, data, step, max_outputs=max_outputs, description=description)
     images = _numeric(data, "image", name)
     if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
         raise errors.InvalidArgumentError(
@@ -260,6 +289,8 @@ def text(name, data, step=None, description=None) -> bool:
         ...     ef.summary.text("notes", "**lr** = 0.1", step=0)
         True
     """
+    if context.thread.tracer is not None:
+        return _traced(text, name, data, step, description=description)
     strings = np.asarray(data, dtype=object) if not isinstance(data, (str, bytes)) \
         else np.asarray(data, dtype=object).reshape(())
     flat = strings.reshape(-1)
