@@ -32,7 +32,7 @@ from eagerflow import metrics as metrics_lib
 from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
-from eagerflow.models import compile_utils, data_adapter, fit_loops
+from eagerflow.models import compile_utils, data_adapter, fit_loops, step_function
 from eagerflow.saving import compile_config
 
 _NOT_COMPILED = ("{function}: you must compile the model before training or evaluating "
@@ -76,6 +76,7 @@ class Trainer:
     _initial_epoch = None
     _steps_per_execution = 1
     _run_eagerly = False
+    _train_function = _test_function = _predict_function = None
     # Set by the fit/evaluate loops (see `_loop_cache`): walking the model's attributes for
     # its metrics and variables costs ~0.1 ms each, several times per step.
     _cached_metrics = None
@@ -136,7 +137,7 @@ class Trainer:
             "weighted_metrics": weighted_metrics, "loss_weights": loss_weights,
             "run_eagerly": bool(run_eagerly), "steps_per_execution": steps_per_execution,
         }
-        self._train_function = self._test_function = None
+        self._train_function = self._test_function = self._predict_function = None
 
     @property
     def compiled(self) -> bool:
@@ -165,7 +166,7 @@ class Trainer:
     @run_eagerly.setter
     def run_eagerly(self, value) -> None:
         self._run_eagerly = bool(value)
-        self._train_function = self._test_function = None
+        self._train_function = self._test_function = self._predict_function = None
 
     def _static_output_names(self):
         outputs = getattr(self, "_output_structure", None)
@@ -425,17 +426,19 @@ class Trainer:
         return self(x, training=False)
 
     def _make_train_function(self):
-        from eagerflow.models import compiled_step
-
         if self._train_function is None:
-            self._train_function = compiled_step.train_function(self)
+            self._train_function = step_function.step_function(self, "train")
         return self._train_function
 
     def _make_test_function(self):
-        return self.test_step
+        if self._test_function is None:
+            self._test_function = step_function.step_function(self, "test")
+        return self._test_function
 
     def _make_predict_function(self):
-        return self.predict_step
+        if self._predict_function is None:
+            self._predict_function = step_function.step_function(self, "predict")
+        return self._predict_function
 
     # -- fit / evaluate / predict ----------------------------------------------------------
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
@@ -643,7 +646,7 @@ class Trainer:
         if reset_metrics:
             self.reset_metrics()
         batch = self._one_batch(x, y, sample_weight, None, "test_on_batch")
-        return self._single_batch_result(self.test_step(batch), return_dict)
+        return self._single_batch_result(self._make_test_function()(batch), return_dict)
 
     def predict_on_batch(self, x):
         """The model's output for exactly this batch, as NumPy (no batching, no callbacks).
@@ -655,7 +658,7 @@ class Trainer:
             (5, 3)
         """
         batch = self._one_batch(x, None, None, None, "predict_on_batch")
-        return nest.map_structure(lambda t: t.numpy(), self.predict_step(batch))
+        return nest.map_structure(lambda t: t.numpy(), self._make_predict_function()(batch))
 
     def save_weights(self, filepath, overwrite=True):
         """Saves the model's variables (not the optimizer's) to an HDF5 file, atomically.

@@ -1,0 +1,82 @@
+"""The per-batch functions `fit`, `evaluate` and `predict` call: traced steps.
+
+With ``run_eagerly=False`` (the default) each step method (`train_step`, `test_step`,
+`predict_step`, the model's own or an override) runs through `ef.function`, exactly as a
+user's ``@ef.function`` train step would: the forward pass, the gradients, the optimizer
+update and the metric updates are one graph. The first batch of each input signature
+traces the step (and is the traced run: it builds the model and the optimizer's slots);
+later batches of that signature run the graph. A last, smaller batch traces once more.
+
+There is no fallback: a step that cannot be traced raises, naming what could not be
+traced, and says to pass ``run_eagerly=True`` to `compile` if the step must run eagerly.
+
+The set of trainable variables is part of the graph; when it changes (a layer frozen or
+unfrozen between batches) the step is traced again.
+
+Example:
+    >>> import eagerflow as ef, numpy as np
+    >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+    >>> model.compile(optimizer="sgd", loss="mse")
+    >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, verbose=0)
+    >>> model._make_train_function().tracing_count
+    1
+"""
+
+from __future__ import annotations
+
+from eagerflow.graph import function as function_module
+from eagerflow.graph import graph
+
+
+class TracedStep:
+    """`step` (a bound step method of `model`) run through `ef.function`.
+
+    Args:
+        model: the compiled model.
+        step: ``model.train_step``, ``model.test_step`` or ``model.predict_step``.
+        kind: ``"train"``, ``"test"`` or ``"predict"`` (names the graph and errors).
+    """
+
+    def __init__(self, model, step, kind: str):
+        self.model = model
+        self._step = step
+        self._kind = kind
+        self._functions: dict = {}
+
+    @property
+    def tracing_count(self) -> int:
+        """How many graphs the step was traced into so far (signatures x variable sets)."""
+        return sum(f.experimental_get_tracing_count() for f in set(self._functions.values()))
+
+    def _key(self) -> tuple:
+        if self._kind == "predict":
+            return ()
+        return tuple(id(v) for v in self.model._step_variables())
+
+    def __call__(self, data):
+        key = self._key()
+        traced = self._functions.get(key)
+        if traced is None:
+            traced = self._functions[key] = function_module.function(
+                self._step, name=f"{self._kind}_step")
+        try:
+            logs = traced(data)
+        except graph.OperatorNotAllowedInGraphError as e:
+            raise graph.OperatorNotAllowedInGraphError(
+                f"{self._kind}_step of model {self.model.name!r} could not be traced into a "
+                f"graph (fit, evaluate and predict trace it with ef.function unless the model "
+                f"is compiled with run_eagerly=True): {e}"
+            ) from e
+        after = self._key()
+        if after != key:  # the first call built the model: its graph has every variable
+            self._functions.setdefault(after, traced)
+        return logs
+
+
+def step_function(model, kind: str):
+    """The per-batch callable of `kind` for `model` (see the module docstring)."""
+    step = {"train": model.train_step, "test": model.test_step,
+            "predict": model.predict_step}[kind]
+    if model.run_eagerly:
+        return step
+    return TracedStep(model, step, kind)
