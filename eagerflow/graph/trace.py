@@ -214,8 +214,13 @@ class Tracer:
         refs = [self.ref(x) if isinstance(x, _Tensor) else x for x in inputs]
         node_attrs = graph.map_attr_tensors(attrs, self.ref) if _has_tensor(attrs) else attrs
         self._check_unknown_dims(op, node_attrs)
-        const = not op.stateful and all(not _is_symbolic(r) or r._const is not None
-                                        for r in refs + graph._symbolic_leaves(node_attrs))
+        leaves = refs + graph._symbolic_leaves(node_attrs)
+        const = not op.stateful and (
+            all(not _is_symbolic(r) or r._const is not None for r in leaves)
+            # e.g. ef.shape(x) of a fully known shape: a trace-time constant, so it may be
+            # used where a static value is needed (a random op's shape, a reshape)
+            or (op.shape_only and all(not _is_symbolic(r) or None not in r.shape
+                                      for r in leaves)))
         outs = self._infer(op, refs, node_attrs)
         if op.stateful:
             node_attrs = _generator_refs(node_attrs)

@@ -48,6 +48,8 @@ def shape_list(shape, op_name: str) -> tuple:
             "unknown, and this op needs it fixed. Use ef.reshape with -1, broadcast by "
             "arithmetic, or give the dimension a fixed size in the input_signature.", op_name
         )
+    if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 1]: scalar tensors inside
+        shape = [v._value if isinstance(v, tensor.Tensor) else v for v in shape]
     try:
         values = np.asarray(shape)
     except Exception:  # noqa: BLE001 - reported below with the offending value

@@ -42,6 +42,8 @@ _DEFAULT_GLOBAL_SEED = 87654321
 
 
 def _shape(shape, op_name) -> tuple:
+    if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 4]: scalar tensors inside
+        shape = [convert_input(v)._value if hasattr(v, "_value") else v for v in shape]
     values = np.asarray(convert_input(shape)._value if hasattr(shape, "_value") else shape)
     if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
         raise errors.InvalidArgumentError(

@@ -1,0 +1,133 @@
+"""fit/evaluate/predict run their step methods through ef.function, with no fallback."""
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+from eagerflow.graph.graph import OperatorNotAllowedInGraphError
+
+
+def _data(n=64, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 4)).astype("float32")
+    y = (x @ np.array([[1.0], [-2.0], [0.5], [0.0]], "float32") > 0).astype("float32")
+    return x, y
+
+
+def _model(run_eagerly, dropout=0.0):
+    ef.random.set_seed(3)
+    model = ef.Sequential([ef.layers.Dense(8, activation="relu"),
+                           ef.layers.Dropout(dropout),
+                           ef.layers.BatchNormalization(),
+                           ef.layers.Dense(1)])
+    model.compile(optimizer=ef.optim.Adam(0.01, global_clipnorm=5.0),
+                  loss=ef.losses.BinaryCrossentropy(from_logits=True),
+                  metrics=[ef.metrics.BinaryAccuracy(threshold=0.0),
+                           ef.metrics.AUC(from_logits=True)],
+                  run_eagerly=run_eagerly)
+    return model
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.3])
+def test_traced_fit_equals_eager_fit(dropout):
+    x, y = _data()
+    histories, weights = [], []
+    for eager in (True, False):
+        model = _model(eager, dropout)
+        history = model.fit(x, y, batch_size=24, epochs=3, verbose=0, shuffle=True,
+                            validation_data=(x[:16], y[:16]))
+        histories.append(history.history)
+        weights.append([w.numpy() for w in model.weights])
+    assert histories[0].keys() == histories[1].keys()
+    for key in histories[0]:
+        np.testing.assert_allclose(histories[1][key], histories[0][key], rtol=1e-4, atol=1e-5)
+    for traced, eager in zip(weights[1], weights[0], strict=True):
+        np.testing.assert_allclose(traced, eager, rtol=1e-4, atol=1e-5)
+
+
+def test_one_trace_per_batch_shape():
+    x, y = _data(64)
+    model = _model(False)
+    model.fit(x, y, batch_size=24, epochs=3, verbose=0)  # batches of 24, 24 and 16
+    assert model._make_train_function().tracing_count == 2
+    model.evaluate(x, y, batch_size=32, verbose=0)
+    model.predict(x, batch_size=32, verbose=0)
+    assert model._make_test_function().tracing_count == 1
+    assert model._make_predict_function().tracing_count == 1
+
+
+def test_an_untraceable_step_raises_and_names_run_eagerly():
+    class Peeking(ef.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ef.layers.Dense(1)
+
+        def call(self, x):
+            return self.dense(x)
+
+        def train_step(self, data):
+            x, y = data
+            if float(ef.reduce_mean(y)) > 10:  # a Python decision on a tensor value
+                return {}
+            return super().train_step(data)
+
+    x, y = np.ones((8, 2), "float32"), np.ones((8, 1), "float32")
+    model = Peeking()
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(OperatorNotAllowedInGraphError, match="run_eagerly=True"):
+        model.fit(x, y, epochs=1, verbose=0)
+    model = Peeking()
+    model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    assert model.fit(x, y, epochs=1, verbose=0).history["loss"]
+
+
+def test_freezing_a_layer_between_epochs_is_respected():
+    x, y = _data()
+    model = _model(False)
+
+    class Freeze(ef.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 0:
+                self.model.layers[0].trainable = False
+                self.frozen = [w.numpy() for w in self.model.layers[0].weights]
+
+    freeze = Freeze()
+    model.fit(x, y, batch_size=16, epochs=3, verbose=0, callbacks=[freeze])
+    for before, after in zip(freeze.frozen, model.layers[0].weights, strict=True):
+        np.testing.assert_array_equal(before, after.numpy())
+
+
+def test_custom_train_step_with_two_optimizers_and_trackers_is_traced():
+    class TwoHeads(ef.Model):
+        def __init__(self):
+            super().__init__()
+            self.a = ef.layers.Dense(1)
+            self.b = ef.layers.Dense(1)
+            self.opt_b = ef.optim.SGD(0.05)
+            self.b_loss = ef.metrics.Mean(name="b_loss")
+
+        def call(self, x):
+            return self.a(x) + self.b(x)
+
+        def train_step(self, data):
+            x, y = data
+            with ef.GradientTape(persistent=True) as tape:
+                pred = self(x, training=True)
+                loss_a = ef.reduce_mean(ef.square(pred - y))
+                self.add_loss(0.01 * ef.reduce_sum(ef.square(self.b.kernel)))
+                loss_b = loss_a + sum(self.losses)
+            self.optimizer.apply(tape.gradient(loss_a, self.a.trainable_weights),
+                                 self.a.trainable_weights)
+            self.opt_b.apply(tape.gradient(loss_b, self.b.trainable_weights),
+                             self.b.trainable_weights)
+            self.b_loss.update_state(loss_b)
+            return {"b_loss": self.b_loss.result()}
+
+    x = np.linspace(-1, 1, 32, dtype="float32").reshape(-1, 2)
+    y = x.sum(axis=1, keepdims=True)
+    model = TwoHeads()
+    model.compile(optimizer=ef.optim.SGD(0.05))
+    history = model.fit(x, y, batch_size=8, epochs=15, verbose=0)
+    assert history.history["b_loss"][-1] < history.history["b_loss"][0] / 2
+    assert model._make_train_function().tracing_count == 1
+    assert int(model.opt_b.iterations) == 15 * 2
