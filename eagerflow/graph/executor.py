@@ -202,6 +202,8 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
     returned = {names[id(t)] for t in program.outputs if _is_symbolic(t)}
     big = {names[id(o)] for n in program.nodes for o in n.outputs if _size(o) >= _BIG}
     savers = saved.producers_to_save(program.nodes)
+    # Slots whose buffers a later node recycles stay bound until that node.
+    kept = {names[id(t)] for t in program.recycle.values()}
     lines = [f"def plan({', '.join(f's{i}' for i in range(len(inputs)))}):"]
     alive: set[str] = set()
     for index, node in enumerate(program.nodes):
@@ -211,7 +213,8 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
                 for j, x in enumerate(node.inputs)]
         targets = [names[id(o)] for o in node.outputs]
         if node.op.name in graph.ASSIGN_MODES:  # drop dead references so writes stay in place
-            dead = sorted(s for s in alive if last_use.get(s, -1) < index and s not in returned)
+            dead = sorted(s for s in alive if last_use.get(s, -1) < index and s not in returned
+                          and s not in kept)
             if dead:
                 lines.append(f"    {' = '.join(dead)} = None")
                 alive.difference_update(dead)
@@ -225,11 +228,15 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
         for line in code:
             lines.append(f"    {line}")
             line_nodes[len(lines)] = (node, arg_names)
+        recycled = program.recycle.get(id(node))
+        if recycled is not None and names[id(recycled)] not in targets:
+            lines.append(f"    {names[id(recycled)]} = None")  # now held by the output
+            alive.discard(names[id(recycled)])
         alive.update(t for t in targets if t.startswith("s"))
         for x in node.tensor_inputs():
             slot = names[id(x)]
             if slot in big and slot in alive and last_use.get(slot) == index \
-                    and slot not in returned:
+                    and slot not in returned and slot not in kept:
                 lines.append(f"    {slot} = None")
                 alive.discard(slot)
     results = [names[id(t)] for t in program.outputs]
@@ -263,10 +270,13 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         for j, extra in enumerate(constants):
             call_args.append(_literal(extra, node, env, f"x{k}_{j}"))
         target_input = program.inplace.get(id(node))
-        if target_input is not None:
+        recycled = program.recycle.get(id(node))
+        out_slot = args[target_input] if target_input is not None else (
+            names[id(recycled)] if recycled is not None else None)
+        if out_slot is not None:
             # Positional `out` is ~20 ns faster; NumPy deprecates it for maximum/minimum only.
             keyword = "out=" if kernel in (np.maximum, np.minimum) else ""
-            call_args.append(f"{keyword}{args[target_input]}")
+            call_args.append(f"{keyword}{out_slot}")
         call = f"u{k}({', '.join(call_args)})"
     else:
         env[f"f{k}"] = op.forward
@@ -285,8 +295,11 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
             env[f"a{k}"] = {**node.attrs, "save_for_gradient": True} if save else node.attrs
             call_args.append(f"**a{k}")
         target_input = program.inplace.get(id(node))
+        recycled = program.recycle.get(id(node))
         if target_input is not None:  # a non-ufunc `elementwise` forward takes `out=`
             call_args.append(f"out={args[target_input]}")
+        elif recycled is not None:
+            call_args.append(f"out={names[id(recycled)]}")
         call = f"f{k}({', '.join(call_args)})"
     if op.num_outputs == 1:
         out = node.outputs[0]

@@ -1,5 +1,8 @@
-"""Buffer reuse: an elementwise op writes its result into the buffer of an input that is
-dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once."""
+"""Buffer reuse: an elementwise op writes its result into a buffer the graph allocated
+earlier and no longer needs (NumPy ``out=``): the buffer of one of its inputs that is dead
+afterwards, or else any dead buffer of the same shape and dtype ("recycling"). Chains of
+elementwise ops, such as the per-variable update chains of an optimizer step, then
+allocate a few buffers once instead of one per op."""
 
 from __future__ import annotations
 
@@ -37,6 +40,9 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
     group: dict = {}  # id(tensor) -> its buffer group (a list of tensors sharing memory)
     fresh: dict = {}  # id(tensor) -> whether the graph allocated its buffer itself
     inplace: dict = {}
+    recycle: dict = {}
+    live: list = []  # fresh buffer groups not yet found dead
+    dead: dict = {}  # (shape, dtype) -> dead fresh buffer groups, ready for recycling
     for index, node in enumerate(program.nodes):
         inputs = node.tensor_inputs()
         target = _reusable_input(node, index, group, fresh, last_use)
@@ -47,10 +53,20 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             group[id(node.outputs[0])] = members
             fresh[id(node.outputs[0])] = True
             continue
+        _collect_dead(live, dead, index, last_use)
+        members = _recyclable(node, dead)
+        if members is not None:
+            recycle[id(node)] = members[-1]
+            members.append(node.outputs[0])
+            group[id(node.outputs[0])] = members
+            fresh[id(node.outputs[0])] = True
+            live.append(members)
+            continue
         if node.op.fresh:
             for out in node.outputs:
                 group[id(out)] = [out]
                 fresh[id(out)] = True
+                live.append(group[id(out)])
             continue
         # Anything else may return views of its inputs: its outputs share their buffers.
         members = []
@@ -63,7 +79,33 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             group[id(m)] = members
         for out in node.outputs:
             fresh[id(out)] = False
-    return program_lib.Program(program.nodes, program.outputs, inplace)
+    return program_lib.Program(program.nodes, program.outputs, inplace, recycle)
+
+
+def _collect_dead(live: list, dead: dict, index: int, last_use: dict) -> None:
+    """Moves the groups of `live` no node from `index` on reads into `dead`."""
+    still = []
+    for members in live:
+        if all(last_use.get(id(m), -1) < index for m in members):
+            last = members[-1]
+            if last.shape and None not in last.shape:
+                dead.setdefault((last.shape, last.dtype), []).append(members)
+        else:
+            still.append(members)
+    live[:] = still
+
+
+def _recyclable(node, dead: dict):
+    """A dead buffer group `node` can write its result into, taken out of `dead`, or None."""
+    if not node.op.elementwise or len(node.outputs) != 1 or node.attr_inputs:
+        return None
+    out = node.outputs[0]
+    if not out.shape or None in out.shape or out.dtype.kind not in "fiuc":
+        return None
+    if any(_is_symbolic(x) and x.dtype != out.dtype for x in node.inputs):
+        return None  # a casting ufunc would need casting="same_kind" to accept `out`
+    pool = dead.get((out.shape, out.dtype))
+    return pool.pop() if pool else None
 
 
 def _reusable_input(node, index, group, fresh, last_use):

@@ -13,7 +13,8 @@ _is_symbolic = graph.is_symbolic
 
 class Program:
     """Nodes in execution order and the output tensors; `inplace` maps ``id(node)`` to the
-    index of the input whose buffer the node may overwrite.
+    index of the input whose buffer the node may overwrite, and `recycle` maps ``id(node)``
+    to a dead tensor (not an input) whose buffer the node writes its result into.
 
     Example:
         >>> import eagerflow as ef
@@ -24,10 +25,11 @@ class Program:
         (['Placeholder', 'Neg'], {})
     """
 
-    def __init__(self, nodes, outputs, inplace=None):  # noqa: D107
+    def __init__(self, nodes, outputs, inplace=None, recycle=None):  # noqa: D107
         self.nodes = list(nodes)
         self.outputs = list(outputs)
         self.inplace = dict(inplace or {})
+        self.recycle = dict(recycle or {})
 
     @property
     def operations(self) -> list:

@@ -43,3 +43,38 @@ def test_buffer_reuse_never_grows_a_buffer_by_broadcasting():
                         ef.TensorSpec([None, 3]))
     planned = buffer_reuse.plan_buffer_reuse(program)
     assert not planned.inplace  # the unknown dims may differ at run time (1 vs n)
+
+
+def test_dead_buffers_are_recycled_by_later_chains():
+    # Two update chains, as an optimizer step has: the second writes into the first's
+    # dead temporary instead of allocating.
+    v, w = ef.Variable([1.0, 2.0, 3.0]), ef.Variable([0.0, 0.0, 0.0])
+
+    def step(x):
+        v.assign_add(ef.exp(x) * 2.0)
+        w.assign_sub(ef.sqrt(x) * 3.0)
+        return v.read_value() + 0.0
+
+    program, cf = traced(step, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    recycled = [node.type for node in planned.nodes if id(node) in planned.recycle]
+    assert recycled == ["Sqrt", "AddV2"]  # the returned sum may take a dead buffer too
+    x = np.array([0.25, 1.0, 4.0], np.float32)
+    out, = run(planned, cf, x)
+    np.testing.assert_allclose(out, [1.0, 2.0, 3.0] + 2 * np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), -3 * np.sqrt(x), rtol=1e-6)
+
+
+def test_recycling_never_writes_a_buffer_still_read_or_returned():
+    def fn(x):
+        a = ef.exp(x) * 2.0  # returned: never recycled
+        b = ef.sqrt(x) + 1.0
+        return a, b * ef.tanh(x)
+
+    program, cf = traced(fn, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    assert not planned.recycle
+    x = np.array([0.25, 1.0, 4.0], np.float32)
+    a, b = run(planned, cf, x)
+    np.testing.assert_allclose(a, 2 * np.exp(x), rtol=1e-6)
+    np.testing.assert_allclose(b, (np.sqrt(x) + 1) * np.tanh(x), rtol=1e-6)
