@@ -24,6 +24,7 @@ from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import cross_entropy as xent
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
@@ -255,14 +256,18 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
         _sparse_labels(labels, logits, "sparse_softmax_cross_entropy"), logits)
     weights = loss_module.as_target(weights, values)
     try:
-        nonzero = int(np.count_nonzero(np.broadcast_to(weights._value, values.shape)))
+        np.broadcast_shapes(tuple(weights.shape), tuple(values.shape))
+        if len(weights.shape) > len(values.shape):
+            raise ValueError
     except ValueError:
         raise errors.InvalidArgumentError(
             f"sparse_softmax_cross_entropy: weights of shape {weights.shape} cannot be "
             f"broadcast to the losses of shape {values.shape}."
         ) from None
     total = reduce_ops.reduce_sum(math_ops.multiply(values, weights))
-    return math_ops.multiply(total, 0.0) if nonzero == 0 else math_ops.divide(total, nonzero)
+    nonzero = reduce_ops.reduce_sum(math_ops.cast(
+        logic_ops.not_equal(array_ops.broadcast_to(weights, values.shape), 0), total.dtype))
+    return loss_module._divide_no_nan(total, nonzero)
 
 
 # -- classes ----------------------------------------------------------------------------------

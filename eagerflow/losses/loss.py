@@ -29,6 +29,7 @@ import numpy as np
 from eagerflow.core import errors, tensor
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.saving import registry
@@ -143,12 +144,23 @@ def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and weights is not None:
-        denominator = float(np.sum(np.broadcast_to(weights._value, values.shape)))
+        denominator = reduce_ops.reduce_sum(array_ops.broadcast_to(weights, values.shape))
+    elif None in values.shape:  # a dimension unknown while tracing: counted at run time
+        denominator = math_ops.cast(array_ops.size(values), total.dtype)
     else:
-        denominator = float(values._value.size)
-    if denominator == 0.0:  # divide_no_nan, as Keras: an empty batch has loss 0
-        return math_ops.multiply(total, 0.0)
-    return math_ops.divide(total, denominator)
+        denominator = float(np.prod(values.shape))
+    return _divide_no_nan(total, denominator)
+
+
+def _divide_no_nan(total, denominator):
+    """``total / denominator``, or 0 when the denominator is 0 (Keras: an empty or all-zero
+    weighted batch has loss 0)."""
+    if not isinstance(denominator, tensor.Tensor):
+        return math_ops.multiply(total, 0.0) if denominator == 0 else math_ops.divide(
+            total, denominator)
+    zero = logic_ops.equal(denominator, 0)
+    return math_ops.where(zero, math_ops.multiply(total, 0.0),
+                          math_ops.divide(total, math_ops.where(zero, 1.0, denominator)))
 
 
 class Loss(abc.ABC):

@@ -131,3 +131,25 @@ def test_custom_train_step_with_two_optimizers_and_trackers_is_traced():
     assert history.history["b_loss"][-1] < history.history["b_loss"][0] / 2
     assert model._make_train_function().tracing_count == 1
     assert int(model.opt_b.iterations) == 15 * 2
+
+
+@pytest.mark.parametrize("loss", [
+    lambda: ef.losses.SparseCategoricalCrossentropy(from_logits=True),
+    lambda: ef.losses.MeanSquaredError(reduction="mean_with_sample_weight"),
+])
+def test_sample_weights_give_the_same_losses_traced_and_eager(loss):
+    rng = np.random.default_rng(1)
+    x = rng.random((40, 3), dtype=np.float32)
+    labels = rng.integers(0, 2, 40)
+    y = labels if "Sparse" in type(loss()).__name__ else np.eye(2, dtype="float32")[labels]
+    weights = rng.random(40, dtype=np.float32)
+    weights[:16] = 0.0  # a first batch with only zero weights: loss 0, not NaN
+    histories = []
+    for eager in (True, False):
+        ef.random.set_seed(0)
+        model = ef.Sequential([ef.layers.Dense(2)])
+        model.compile("sgd", loss(), run_eagerly=eager)
+        histories.append(model.fit(x, y, sample_weight=weights, batch_size=16, epochs=2,
+                                   verbose=0, shuffle=False).history["loss"])
+    np.testing.assert_allclose(histories[1], histories[0], rtol=1e-6)
+    assert np.isfinite(histories[1]).all()
