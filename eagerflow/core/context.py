@@ -31,6 +31,7 @@ class _ThreadState(threading.local):
         self.tapes = []
         self.tracer = None
         self.devices = []
+        self.autograph = False  # a trace in progress converts control flow (graph/autograph)
 
 
 flags = _Flags()

@@ -23,8 +23,10 @@ What runs when:
   ``assign_add`` and ``assign_sub`` happen in program order, once per call.
 * The first call of a signature *is* the traced run: its results and effects come from
   the trace, so nothing happens twice.
-* Python ``if``/``while`` on a tensor value raise an error naming the line: use
-  `ef.cond` / `ef.while_loop`. Calls of other `ef.function`s while tracing are inlined.
+* Python ``if``/``while``/``for`` on a tensor value are converted to `ef.cond` /
+  `ef.while_loop` before the first trace (AutoGraph, see `eagerflow.graph.autograph`;
+  off with ``autograph=False``); on Python values they run as Python. Calls of other
+  `ef.function`s while tracing are inlined.
 
 Example:
     >>> import eagerflow as ef
@@ -50,7 +52,7 @@ import types
 import weakref
 
 from eagerflow.core import context, errors, nest, spec, tensor
-from eagerflow.graph import concrete, graph, signatures, trace
+from eagerflow.graph import autograph, concrete, graph, signatures, trace
 
 _Tensor = tensor.Tensor
 _flags = context.flags
@@ -96,7 +98,7 @@ class Function:
     """
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False,
-                 name=None):  # noqa: D107
+                 name=None, autograph=True):  # noqa: D107
         if not callable(python_function):
             raise TypeError(
                 f"ef.function needs a callable, got {type(python_function).__name__}: "
@@ -107,6 +109,8 @@ class Function:
         self._name = name or getattr(python_function, "__name__", type(python_function).__name__)
         self._input_signature = signatures.check_signature(input_signature, self._name)
         self._reduce_retracing = bool(reduce_retracing)
+        self._autograph = bool(autograph)
+        self._converted = None
         self._cache: dict = {}
         self._fast: dict = {}  # flat (shape, dtype, ...) of all-tensor calls -> function
         self._relaxed: dict = {}
@@ -167,13 +171,14 @@ class Function:
 
     def _bind_to(self, instance):
         return Function(types.MethodType(self._python_function, instance),
-                        self._input_signature, self._reduce_retracing, self._name)
+                        self._input_signature, self._reduce_retracing, self._name,
+                        self._autograph)
 
     # -- calls -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         state = context.thread
         if state.tracer is not None:  # inside another traced function: inline
-            return self._python_function(*args, **kwargs)
+            return self._traced_function()(*args, **kwargs)
         if not kwargs and not _flags.slow:
             # hot path: positional tensors (and Nones), seen before, nothing recording: one
             # dict lookup
@@ -231,6 +236,15 @@ class Function:
             cf.record_traced_call(tensors, outputs, outer_tapes)
         cf.graph.drop_shadows()
         return cf.pack(outputs)
+
+    def _traced_function(self):
+        """The function to trace: the Python function with its control flow converted
+        (see `autograph`), or as it is with ``autograph=False``."""
+        if not self._autograph:
+            return self._python_function
+        if self._converted is None:
+            self._converted = autograph.convert(self._python_function)
+        return self._converted
 
     # -- signatures --------------------------------------------------------------------------
     def _key(self, args, kwargs, allow_specs=False):
@@ -313,7 +327,12 @@ class Function:
                 new_values = [signatures.map_leaves(v, placeholder, name)
                               for v, name in zip(values, names, strict=True)]
             call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
-            result = self._python_function(*call_args, **call_kwargs)
+            state = context.thread
+            saved_autograph, state.autograph = state.autograph, self._autograph
+            try:
+                result = self._traced_function()(*call_args, **call_kwargs)
+            finally:
+                state.autograph = saved_autograph
             structure = _outputs(result, tracer, graph_)
         graph_.input_keys = list(graph_.inputs)
         cf = concrete.ConcreteFunction(graph_, structure, self._name)
@@ -383,8 +402,9 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
             argument; None dimensions accept any size. Every call must match it.
         reduce_retracing: after a shape change, trace with unknown dimensions where the
             shapes differed, so later shapes reuse that graph.
-        autograph: accepted for TensorFlow compatibility; Python control flow on tensors is
-            never converted (use `ef.cond` / `ef.while_loop`).
+        autograph: convert Python ``if``/``while``/``for`` (and ``break``, ``continue``,
+            early ``return``) whose condition is a tensor into `ef.cond` / `ef.while_loop`
+            (see `eagerflow.graph.autograph`); False traces the function as written.
         jit_compile: accepted for compatibility; ignored.
         experimental_relax_shapes: old name of `reduce_retracing`.
         name: a name for the graph.
@@ -402,11 +422,11 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
         >>> norm.experimental_get_tracing_count()
         1
     """
-    del autograph, jit_compile
+    del jit_compile
     relax = bool(reduce_retracing or experimental_relax_shapes)
 
     def decorate(f):
-        return Function(f, input_signature, relax, name)
+        return Function(f, input_signature, relax, name, autograph)
 
     return decorate if func is None else decorate(func)
 

@@ -190,8 +190,11 @@ class SymbolicTensor(tensor.Tensor):
 
     def _control_flow_error(self, what: str):
         return self._not_allowed(
-            what, "Python `if`/`while` on a tensor value cannot be traced into a graph (this "
-            "version does not convert them automatically). Use ef.cond(pred, true_fn, "
+            what, "AutoGraph converts `if`/`while`/`for` statements on tensors in the traced "
+            "function and in Layer.call methods when it can read their source (not in "
+            "lambdas, code typed into `python -c`, other helper functions, or with "
+            "ef.function(autograph=False)); this use was not converted. Use ef.cond(pred, "
+            "true_fn, "
             "false_fn) or ef.while_loop(cond, body, loop_vars) for control flow that depends "
             "on tensor values, ef.where(cond, x, y) for elementwise choices, or decide from "
             "Python values (arguments, static shapes) instead.")

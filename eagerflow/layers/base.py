@@ -42,7 +42,7 @@ import numpy as np
 from eagerflow.core import dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
-from eagerflow.graph import function
+from eagerflow.graph import autograph, function
 from eagerflow.layers import (
     call_context,
     constraints,
@@ -408,7 +408,8 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
         state.training = training
         stack.append(self)
         try:
-            outputs = self.call(inputs, *args, **kwargs)
+            # Inside a converted trace, `call`'s own control flow is converted too.
+            outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
         except BaseException:
             if state.created:
                 state.created[:] = [c for c in state.created if c[0] is not self]

@@ -261,7 +261,7 @@ def test_random_ops_in_a_differentiated_branch_are_refused():
 
 
 def test_python_if_error_suggests_cond_and_while_loop():
-    @ef.function
+    @ef.function(autograph=False)
     def f(x):
         while x > 0:
             x -= 1
@@ -269,6 +269,8 @@ def test_python_if_error_suggests_cond_and_while_loop():
 
     with pytest.raises(graph.OperatorNotAllowedInGraphError, match="ef.while_loop"):
         f(ef.constant(3))
+    converted = ef.function(f.python_function)  # AutoGraph on (the default)
+    assert int(converted(ef.constant(3))) == 0
 
 
 def test_gradient_through_a_loop_whose_variable_grows_is_refused():

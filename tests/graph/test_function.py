@@ -360,7 +360,7 @@ def test_run_time_errors_name_the_op():
 
 
 def test_python_if_on_a_tensor_names_the_line():
-    @ef.function
+    @ef.function(autograph=False)
     def f(x):
         if x > 0:  # the line the error names
             return x
@@ -372,7 +372,7 @@ def test_python_if_on_a_tensor_names_the_line():
 
 
 def test_python_while_and_range_on_tensors_say_to_use_while_loop():
-    @ef.function
+    @ef.function(autograph=False)
     def f(n):
         total = ef.constant(0)
         for i in range(n):
