@@ -283,6 +283,10 @@ class _Retype(Exception):
 
 
 def _tensor_loop(test, body, get_state, set_state, names, where):
+    if _RETVAL in names:
+        raise ConversionError(
+            f"{where}: `return` inside a loop whose condition is a tensor is not supported: "
+            "assign the result to a variable, `break`, and return it after the loop.")
     initial = get_state()
     carried = [i for i, v in enumerate(initial) if not isinstance(v, Undefined)]
     start = {i: _tensor_state(initial[i], names[i], where, "before the loop") for i in carried}
@@ -301,12 +305,6 @@ def _tensor_loop(test, body, get_state, set_state, names, where):
     final = list(initial)
     for i, v in zip(carried, result, strict=True):
         final[i] = v
-    for i, name in enumerate(names):
-        if i not in carried and name == _RETVAL:
-            raise ConversionError(
-                f"{where}: `return` inside a loop whose condition is a tensor is not "
-                "supported: assign the result to a variable, `break`, and return it after "
-                "the loop.")
     set_state(final)
 
 
@@ -719,7 +717,7 @@ class _ControlFlow(ast.NodeTransformer):
         body = _function(f"{_PREFIX}if_true_{k}", [], node.body, names)
         orelse = _function(f"{_PREFIX}if_false_{k}", [], node.orelse or [ast.Pass()], names)
         helpers, get_name, set_name = self._state_functions(names, node)
-        call = _call("if_stmt", [_Conditions().visit(node.test), _name(body.name),
+        call = _call("if_stmt", [node.test, _name(body.name),
                                  _name(orelse.name), _name(get_name), _name(set_name),
                                  _names_tuple(names), ast.Constant(self._where(node))])
         return [_locate(body, node), _locate(orelse, node), *helpers,
@@ -731,7 +729,7 @@ class _ControlFlow(ast.NodeTransformer):
         self.count += 1
         k = self.count
         flag = getattr(node, "ag_break", None)
-        test = _Conditions().visit(node.test)
+        test = node.test
         if flag:
             test = _call("and_", [_lambda(_call("not_", [_name(flag)])), _lambda(test)])
         if flag and flag not in assigned:
@@ -832,7 +830,27 @@ def _source_tree(fn):
 
 
 def _needs_conversion(node) -> bool:
-    return _contains(node.body, (ast.If, ast.While, ast.For, ast.IfExp))
+    return _contains(node.body, (ast.If, ast.While, ast.For, ast.IfExp, ast.BoolOp)) or any(
+        isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) for n in ast.walk(node))
+
+
+class _Super(ast.NodeTransformer):
+    """``super()`` becomes ``super(__class__, self)``: blocks run as nested functions,
+    where the zero-argument form has no first argument to use."""
+
+    def __init__(self, first):  # noqa: D107
+        self.first = first
+
+    def visit_Call(self, node):  # noqa: N802
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args:
+            node.args = [_name("__class__"), _name(self.first)]
+        return node
+
+    def visit_FunctionDef(self, node):  # noqa: N802
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
 
 
 def convert(fn):
@@ -887,7 +905,10 @@ def _convert(fn):
         body = [_locate(_assign(_RETVAL, ast.Constant(None)), node),
                 _locate(_assign(_DO_RETURN, ast.Constant(False)), node), *body,
                 _locate(ast.Return(value=_name(_RETVAL)), node)]
-    node.body = body
+    node.body = [_Conditions().visit(stmt) for stmt in body]
+    if "__class__" in fn.__code__.co_freevars and (node.args.posonlyargs or node.args.args):
+        first = (node.args.posonlyargs or node.args.args)[0].arg
+        node.body = [_Super(first).visit(stmt) for stmt in node.body]
     flow = _ControlFlow(node, filename)
     new_body = []
     for stmt in node.body:
