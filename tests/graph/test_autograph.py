@@ -227,3 +227,52 @@ def test_autograph_off_traces_the_function_as_written():
     assert autograph.convert(f) is not f
     with pytest.raises(graph.OperatorNotAllowedInGraphError, match="autograph=False"):
         ef.function(f, autograph=False)(ef.constant(1.0))
+
+
+def _double_if_positive(x):
+    if x > 0:
+        return x * 2.0
+    return x
+
+
+def _twice(y):
+    for _ in range(2):
+        y = _double_if_positive(y)
+    return y
+
+
+def test_functions_and_methods_the_traced_function_calls_are_converted():
+    class Net(ef.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ef.layers.Dense(1, kernel_initializer="ones")
+
+        def call(self, x):
+            return _twice(ef.reduce_sum(self.dense(x)))
+
+    @ef.function
+    def traced(x):
+        return _twice(x) + 1.0
+
+    assert float(traced(ef.constant(3.0))) == 13.0
+    assert float(traced(ef.constant(-3.0))) == -2.0
+    net = Net()
+    assert float(ef.function(lambda x: net(x))(ef.ones([1, 2]))) == 8.0
+
+
+def test_eagerflow_code_is_never_converted():
+    assert not autograph._is_user_function(ef.optim.Adam.update_step)
+    assert autograph.convert(ef.layers.Dense.call) is ef.layers.Dense.call
+
+
+def test_a_non_scalar_condition_names_the_line():
+    @ef.function
+    def f(x):
+        if x > 0:
+            x = -x
+        return x
+
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"test_autograph.py:\d+: the condition of this `if` is a tensor "
+                             r"of shape \(2,\)"):
+        f(ef.constant([1.0, 2.0]))
