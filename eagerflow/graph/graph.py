@@ -191,8 +191,8 @@ class SymbolicTensor(tensor.Tensor):
     def _control_flow_error(self, what: str):
         return self._not_allowed(
             what, "AutoGraph converts `if`/`while`/`for` statements on tensors in the traced "
-            "function and in Layer.call methods when it can read their source (not in "
-            "lambdas, code typed into `python -c`, other helper functions, or with "
+            "function, the user's functions it calls and Layer.call methods when it can read "
+            "their source (not in lambdas or code typed into `python -c`, and not with "
             "ef.function(autograph=False)); this use was not converted. Use ef.cond(pred, "
             "true_fn, "
             "false_fn) or ef.while_loop(cond, body, loop_vars) for control flow that depends "

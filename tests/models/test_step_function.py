@@ -153,3 +153,24 @@ def test_sample_weights_give_the_same_losses_traced_and_eager(loss):
                                    verbose=0, shuffle=False).history["loss"])
     np.testing.assert_allclose(histories[1], histories[0], rtol=1e-6)
     assert np.isfinite(histories[1]).all()
+
+
+def test_the_traced_step_updates_weights_in_place(monkeypatch):
+    from eagerflow.core import variable
+
+    copies = []
+    original = variable.Variable._writable_buffer
+
+    def watched(self):
+        before = id(self._buf)
+        buffer = original(self)
+        if id(buffer) != before:
+            copies.append(self.name)
+        return buffer
+
+    x, y = _data()
+    model = _model(False)
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    monkeypatch.setattr(variable.Variable, "_writable_buffer", watched)
+    model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    assert copies == []
