@@ -59,8 +59,11 @@ class Model(trainer.Trainer, base.Layer):
     """
 
     _auto_config_base = True
+    # The fit loop's caches (`Trainer._loop_cache`) list the model's own variables and
+    # metrics again: tracked, they would give each variable a second checkpoint path.
     _UNTRACKED = base.Layer._UNTRACKED | {"_functional_layers", "_flat_inputs",
-                                          "_flat_outputs", "_nodes"}
+                                          "_flat_outputs", "_nodes", "_cached_variables",
+                                          "_cached_metrics"}
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):

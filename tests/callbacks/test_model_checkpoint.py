@@ -2,6 +2,8 @@
 
 import os
 
+import numpy as np
+
 import pytest
 
 import eagerflow as ef
@@ -92,3 +94,22 @@ def test_relative_path_without_directory(tmp_path, monkeypatch):
     model = FakeModel()
     run_epochs([ef.callbacks.ModelCheckpoint("plain.h5")], model, [{"loss": 1.0}])
     assert os.path.exists(tmp_path / "plain.h5")
+
+
+def test_checkpoints_saved_mid_epoch_load_like_epoch_end_ones(tmp_path):
+    # The fit loop caches the model's variables in an attribute; saves made while it is
+    # set (batch-level save_freq) must not store them under that cache's path.
+    model = ef.Sequential([ef.layers.Dense(4, input_shape=(3,)), ef.layers.Dense(1)])
+    model.compile("adam", "mse")
+    path = str(tmp_path / "mid.h5")
+    weights_path = str(tmp_path / "mid.weights.h5")
+    callbacks = [ef.callbacks.ModelCheckpoint(path, save_freq=2),
+                 ef.callbacks.ModelCheckpoint(weights_path, save_freq=3,
+                                              save_weights_only=True)]
+    model.fit(np.ones((32, 3)), np.ones((32, 1)), batch_size=4, epochs=1, verbose=0,
+              callbacks=callbacks)
+    restored = ef.models.load_model(path)
+    clone = ef.Sequential([ef.layers.Dense(4, input_shape=(3,)), ef.layers.Dense(1)])
+    clone.load_weights(weights_path)
+    for loaded in (restored, clone):
+        assert [w.shape for w in loaded.weights] == [w.shape for w in model.weights]
