@@ -1,10 +1,11 @@
 """Restoring: match saved values to variables by path, now or when they are created.
 
-`restore` opens a file, walks the object graph, checks shapes and dtypes of every match
-before assigning anything, assigns the matches in place (reading straight into the
-variables' buffers), and keeps in memory the saved values whose variables do not exist
-yet but could still appear (their parent object exists: an unbuilt layer, an optimizer
-without slots yet). Those wait in the returned `status.CheckpointLoadStatus`.
+`restore` opens a file, walks the object graph, checks shapes and dtypes of every match,
+reads (and verifies) every value into memory, and only then assigns the matches: a load
+that fails leaves every object exactly as it was. It keeps in memory the saved values
+whose variables do not exist yet but could still appear (their parent object exists: an
+unbuilt layer, an optimizer without slots yet). Those wait in the returned
+`status.CheckpointLoadStatus`.
 
 Example:
     >>> import os, tempfile
@@ -18,8 +19,6 @@ Example:
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from eagerflow.core import errors, variable
 from eagerflow.saving import h5format, object_graph, status
@@ -37,14 +36,6 @@ def _could_appear(key: str, nodes: dict) -> bool:
         if node is not None:
             return not isinstance(node, variable.Variable)
     return False
-
-
-def _read_into(reader, key: str, target) -> None:
-    buffer = target._writable_buffer()
-    if buffer.flags.c_contiguous:
-        reader.read_into(key, buffer)
-    else:
-        np.copyto(buffer, reader.read(key))
 
 
 def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False,
@@ -115,9 +106,12 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
                 + _side_by_side(targets, reader.entries)
                 + "\nPass skip_mismatch=True to skip what does not fit."
             )
-        for path, target in ready:
-            _read_into(reader, path, target)
+        # All or nothing: every value is read (and checked) before any variable changes,
+        # so a corrupt dataset leaves the objects exactly as they were.
+        values = [(target, reader.read(path)) for path, target in ready]
         pending = {key: reader.read(key) for key in pending_keys}
+        for target, value in values:
+            target.assign(value)
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
                                              optional, skip_mismatch)
     result._record([path for path, _ in ready], pending, unused, mismatches, current)

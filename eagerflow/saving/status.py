@@ -413,7 +413,7 @@ class CheckpointLoadStatus:
                 )
             self._mismatched.append(mismatch)
         else:
-            np.copyto(new_variable._writable_buffer(), value)
+            new_variable.assign(value)
             self._matched.append(path)
         del self._pending[path]
         self._graph.nodes[path] = new_variable  # keep ids stable while the cache lives
