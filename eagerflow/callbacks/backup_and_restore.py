@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from eagerflow.callbacks import base
 from eagerflow.ops import random
 from eagerflow.saving import fileio
 
 _STATE_FILE = "training_state.json"
+_BACKUP_NAME = re.compile(r"backup-epoch[0-9]{1,9}\.h5")
 _FORMAT = "eagerflow-backup"
 
 
@@ -99,6 +101,22 @@ class BackupAndRestore(base.Callback):
                 f"BackupAndRestore: {self._state_path} is not a backup state file written by "
                 "eagerflow. Use an empty directory for backup_dir."
             )
+        missing = [key for key in ("epoch", "file", "rng") if key not in state]
+        if missing:
+            raise ValueError(
+                f"BackupAndRestore: {self._state_path} lacks {missing}; it was not written by "
+                "this callback or was edited. Delete the directory to start from scratch.")
+        name = state["file"]
+        # Paths read from the file never leave backup_dir: only our own file names.
+        if not isinstance(name, str) or not _BACKUP_NAME.fullmatch(name):
+            raise ValueError(
+                f"BackupAndRestore: {self._state_path} names the checkpoint {name!r}, which is "
+                "not a backup file of this directory (expected backup-epoch<N>.h5). Refusing "
+                "to read or delete it.")
+        if isinstance(state["epoch"], bool) or not isinstance(state["epoch"], int):
+            raise ValueError(
+                f"BackupAndRestore: {self._state_path} has epoch {state['epoch']!r}, expected an "
+                "integer.")
         return state
 
     def on_train_begin(self, logs=None):

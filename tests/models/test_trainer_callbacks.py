@@ -1,5 +1,6 @@
 """Callbacks driving real training: early stopping, checkpoints, backup and restore."""
 
+import json
 import os
 
 import numpy as np
@@ -163,3 +164,24 @@ def test_backup_and_restore_bad_arguments_and_files(tmp_path):
     (tmp_path / "training_state.json").write_text('{"format": "other"}')
     with pytest.raises(ValueError, match=r"is not a backup state file written by eagerflow"):
         compiled_mlp().fit(x, y, verbose=0, callbacks=[ef.callbacks.BackupAndRestore(tmp_path)])
+
+
+@pytest.mark.parametrize("state, match", [
+    ({"epoch": 0, "rng": {}}, r"lacks \['file'\]"),
+    ({"epoch": 0, "file": "/etc/passwd", "rng": {}}, "not a backup file of this directory"),
+    ({"epoch": 0, "file": "../outside/backup-epoch0.h5", "rng": {}}, "not a backup file"),
+    ({"epoch": "0", "file": "backup-epoch0.h5", "rng": {}}, "expected an integer"),
+])
+def test_backup_and_restore_never_follows_paths_out_of_its_directory(tmp_path, state, match):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "backup-epoch0.h5"
+    victim.write_bytes(b"not ours")
+    backup = tmp_path / "backup"
+    backup.mkdir()
+    (backup / "training_state.json").write_text(
+        json.dumps({"format": "eagerflow-backup", **state}))
+    x, y = classification_data(8)
+    with pytest.raises(ValueError, match=match):
+        compiled_mlp().fit(x, y, verbose=0, callbacks=[ef.callbacks.BackupAndRestore(backup)])
+    assert victim.read_bytes() == b"not ours"  # neither read nor deleted
