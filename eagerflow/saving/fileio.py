@@ -5,8 +5,9 @@ then renamed over the target with `os.replace` (atomic on POSIX and Windows), an
 directory is fsync'ed so the rename itself survives a power cut. A reader therefore sees
 either the old complete file or the new complete file, never a partial one.
 
-Temporary names are ``.<target name>.tmp-<host>-<pid>-<random>``, so a later run can
-recognise leftovers of a killed writer and remove them (`remove_stale_temporaries`).
+Temporary names are ``.<target name>.tmp-<host>-<pid>-<random>``, so a later save can
+recognise leftovers of a killed writer and remove them (`remove_stale_temporaries`): every
+`atomic_write` first removes those of dead processes of this host in its directory.
 
 Example:
     >>> import os, tempfile
@@ -80,6 +81,7 @@ def atomic_write(path, write_fn) -> str:
 
     Raises:
         Whatever `write_fn` raises; the temporary file is removed and `path` is untouched.
+        A failing `fsync` or rename raises its `OSError`.
 
     Example:
         >>> import os, tempfile
@@ -96,6 +98,8 @@ def atomic_write(path, write_fn) -> str:
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
+    # Leftovers of writers killed earlier in this directory (each a full-size file).
+    remove_stale_temporaries(directory, "")
     tmp = _create_temporary(directory, os.path.basename(path))
     try:
         write_fn(tmp)

@@ -29,8 +29,10 @@ Example:
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 from typing import NamedTuple
 
 import h5py
@@ -140,6 +142,12 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
         True
     """
     def write_h5(tmp):
+        try:
+            write_file(tmp)
+        except (RuntimeError, OSError) as e:  # h5py reports a full disk as RuntimeError
+            raise _write_error(path, e) from e
+
+    def write_file(tmp):
         with _open(tmp, "w") as h5file:
             h5file.attrs["format"] = FORMAT
             h5file.attrs["format_version"] = str(FORMAT_VERSION)
@@ -153,6 +161,33 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
                 h5file.create_dataset(f"{META}/{name}", data=np.frombuffer(blob, np.uint8))
 
     return fileio.atomic_write(path, write_h5)
+
+
+def _write_error(path, error) -> OSError:
+    """The error of a failed save: an `OSError` naming the file, with a hint when the disk
+    (or the process's file-size limit) is the likely cause."""
+    path = os.fspath(path)
+    code = getattr(error, "errno", None)
+    hint = ""
+    try:
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free
+    except OSError:
+        free = None
+    if code in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT) or _file_size_limited() or (
+            free is not None and free < 64 << 20):
+        hint = " The disk is full (or a file-size or quota limit was reached)."
+        code = code or errno.ENOSPC
+    return OSError(code or errno.EIO, f"Cannot save checkpoint {path!r}: {error}.{hint} The "
+                   "previous file at that path, if any, is unchanged.", path)
+
+
+def _file_size_limited() -> bool:
+    try:
+        import resource
+    except ImportError:  # not on Windows
+        return False
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return soft != resource.RLIM_INFINITY
 
 
 class Reader:

@@ -1,10 +1,12 @@
 """Faults during loads and saves: nothing half-done, every error names the file (issue 18)."""
 
+import os
+
 import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.saving import h5format
+from eagerflow.saving import fileio, h5format
 
 
 def _model(seed):
@@ -42,3 +44,47 @@ def test_a_failed_load_changes_nothing(tmp_path, monkeypatch, load):
     after = [v.numpy() for v in target.variables + target.optimizer.variables]
     for b, a in zip(before, after, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+_DISK_FULL = r"""
+import resource, signal, sys
+import numpy as np
+import eagerflow as ef
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # writes past the limit fail with EFBIG
+model = ef.Sequential([ef.layers.Dense(512, input_shape=(512,))])
+model.save_weights(sys.argv[1])  # a first complete file
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+try:
+    model.save_weights(sys.argv[1])
+except OSError as e:
+    print("OSError", e.errno, e)
+"""
+
+
+def test_a_save_that_hits_a_full_disk_raises_an_oserror_naming_the_file(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "w.h5"
+    out = subprocess.run([sys.executable, "-c", _DISK_FULL, str(path)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("OSError")
+    assert "w.h5" in out.stdout and "disk is full" in out.stdout
+    clone = ef.Sequential([ef.layers.Dense(512, input_shape=(512,))])
+    assert len(clone.load_weights(str(path)).matched) == 2  # the first file is intact
+    assert [p.name for p in tmp_path.iterdir()] == ["w.h5"]  # no temporary left
+
+
+def test_stale_temporaries_of_killed_saves_are_removed_by_the_next_save(tmp_path):
+    import socket
+
+    host = fileio._HOST if hasattr(fileio, "_HOST") else socket.gethostname()
+    dead = 2 ** 22 + 12345  # no such process
+    for name in (f".w.h5.tmp-{host}-{dead}-ab12cd34", f".checkpoint.json.tmp-{host}-{dead}-x"):
+        (tmp_path / name).write_bytes(b"partial")
+    alive = tmp_path / f".other.h5.tmp-{host}-{os.getpid()}-ffff0000"  # a live writer's
+    alive.write_bytes(b"in progress")
+    model = ef.Sequential([ef.layers.Dense(2, input_shape=(2,))])
+    model.save_weights(str(tmp_path / "w.h5"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name, "w.h5"]
