@@ -305,6 +305,9 @@ class Reader:
 
     def _check_dataset(self, key: str, dataset) -> Entry:
         where = f"dataset {key!r}"
+        if dataset.shape is None:
+            self._fail(f"{where} has a null dataspace (no data at all); the file was not "
+                       "written by eagerflow or was altered.")
         dtype = dataset.dtype
         if dtype.kind not in _NUMERIC_KINDS or dtype.fields is not None:
             self._fail(
@@ -338,7 +341,7 @@ class Reader:
             self._fail(f"the object tree is corrupted ({e}).")
         for key, dataset in found:
             if key.split("/", 1)[0] == META:
-                if dataset.dtype != np.uint8 or dataset.ndim != 1:
+                if dataset.shape is None or dataset.dtype != np.uint8 or dataset.ndim != 1:
                     self._fail(f"metadata dataset {key!r} must be 1-D uint8 text.")
                 self._check_storage(f"metadata dataset {key!r}", dataset, dataset.shape,
                                     dataset.dtype)

@@ -88,3 +88,43 @@ def test_stale_temporaries_of_killed_saves_are_removed_by_the_next_save(tmp_path
     model = ef.Sequential([ef.layers.Dense(2, input_shape=(2,))])
     model.save_weights(str(tmp_path / "w.h5"))
     assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name, "w.h5"]
+
+
+def test_a_null_dataspace_is_an_invalid_checkpoint_naming_file_and_dataset(tmp_path):
+    import h5py
+
+    model = ef.Sequential([ef.layers.Dense(2, input_shape=(2,))])
+    path = str(tmp_path / "w.h5")
+    model.save_weights(path)
+    with h5py.File(path, "r+") as f:
+        name = next(k for k in _dataset_names(f) if k.endswith("kernel"))
+        attrs = dict(f[name].attrs)
+        del f[name]
+        f.create_dataset(name, data=h5py.Empty("f4"))
+        f[name].attrs.update(attrs)
+    with pytest.raises(ef.saving.InvalidCheckpointError, match=r"w\.h5.*kernel.*null dataspace"):
+        model.load_weights(path)
+
+
+def test_restore_or_initialize_falls_back_past_a_corrupt_latest(tmp_path):
+    import h5py
+
+    w = ef.Variable([1.0, 2.0], name="w")
+    manager = ef.CheckpointManager(ef.Checkpoint(w=w), str(tmp_path), max_to_keep=3)
+    first = manager.save()
+    w.assign([5.0, 6.0])
+    latest = manager.save()
+    with h5py.File(latest, "r+") as f:
+        del f["w"]
+        f.create_dataset("w", data=h5py.Empty("f4"))
+    w.assign([0.0, 0.0])
+    with pytest.warns(ef.errors.EagerflowWarning, match="null dataspace"):
+        restored = manager.restore_or_initialize()
+    assert restored == first
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0])
+
+
+def _dataset_names(h5file):
+    names = []
+    h5file.visititems(lambda k, v: names.append(k) if hasattr(v, "shape") else None)
+    return names
