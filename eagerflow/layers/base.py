@@ -39,7 +39,7 @@ import inspect
 
 import numpy as np
 
-from eagerflow.core import dtypes, nest, tensor, trackable
+from eagerflow.core import context, dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
 from eagerflow.graph import autograph, function
@@ -564,6 +564,9 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
             initializer = "glorot_uniform" if dtypes.is_floating(dtype) else "zeros"
         child = self._unique_weight_name(name or "variable")
         trainable = bool(trainable) and dtypes.is_floating(dtype)
+        check = context.thread.weight_check
+        if check is not None:
+            check(self, child, shape, dtype)
         # Weights are state, not part of a computation: a layer first built inside a
         # traced function still gets concrete initial values (Keras does the same).
         with function.init_scope():
@@ -881,3 +884,4 @@ def deserialize(config: dict, custom_objects=None):
         (2,)
     """
     return registry.deserialize(config, custom_objects, "layer")
+

@@ -270,4 +270,6 @@ def model_from_json(json_string: str, custom_objects=None):
         >>> ef.models.model_from_json(text).layers[0].units
         2
     """
-    return model_from_config(json.loads(json_string), custom_objects)
+    from eagerflow.saving import fileio
+
+    return model_from_config(fileio.loads_json(json_string, "model_from_json"), custom_objects)

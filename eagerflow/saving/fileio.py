@@ -161,3 +161,60 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
                 os.remove(os.path.join(directory, name))
                 removed.append(os.path.join(directory, name))
     return removed
+
+
+MAX_JSON_DEPTH = 200  # far deeper than any model config; far below Python's recursion limit
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of arrays and objects in JSON `text` (strings skipped).
+
+    Example:
+        >>> from eagerflow.saving import fileio
+        >>> fileio.json_depth('{"a": [1, {"b": "[[["}]}')
+        3
+    """
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def loads_json(text: str, where: str, error=ValueError):
+    """`json.loads` with the nesting depth checked first (a hostile file could otherwise
+    exhaust the interpreter's recursion), errors raised as `error` naming `where`.
+
+    Example:
+        >>> from eagerflow.saving import fileio
+        >>> fileio.loads_json('{"a": 1}', "config")
+        {'a': 1}
+        >>> try:
+        ...     fileio.loads_json("[" * 1000 + "]" * 1000, "config")
+        ... except ValueError as e:
+        ...     print(str(e)[:48])
+        config: the JSON is nested 1000 levels deep (mor
+    """
+    import json
+
+    depth = json_depth(text)
+    if depth > MAX_JSON_DEPTH:
+        raise error(f"{where}: the JSON is nested {depth} levels deep (more than "
+                    f"{MAX_JSON_DEPTH}); it was not written by eagerflow or was altered.")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise error(f"{where}: not valid JSON ({e}).") from e

@@ -45,8 +45,8 @@ import warnings
 
 import numpy as np
 
-from eagerflow.core import errors, trackable
-from eagerflow.saving import checkpoint, h5format, registry, restore
+from eagerflow.core import context, errors, trackable
+from eagerflow.saving import checkpoint, fileio, h5format, registry, restore
 
 MODEL_CONFIG = "model_config"
 _MODEL_FORMAT = "eagerflow-model"
@@ -222,7 +222,8 @@ def save_model(model, filepath, include_optimizer=True) -> str:
 def _read_document(path: str):
     """Returns the model config document and the set of saved variable paths."""
     with h5format.Reader(path) as reader:
-        keys = set(reader.entries)
+        keys = {key: int(np.prod(e.shape, dtype=np.float64)) * e.dtype.itemsize
+                for key, e in reader.entries.items()}
         if reader.kind != "model":
             raise h5format.InvalidCheckpointError(
                 f"{path!r} is a {reader.kind} file, not a whole-model file: it has no "
@@ -233,10 +234,12 @@ def _read_document(path: str):
         raise h5format.InvalidCheckpointError(
             f"Model file {path!r} has no /{h5format.META}/{MODEL_CONFIG} dataset.")
     try:
-        document = json.loads(blob.decode("utf-8"))
+        text = blob.decode("utf-8")
     except ValueError as e:
         raise h5format.InvalidCheckpointError(
-            f"Model file {path!r}: the model config is not valid UTF-8 JSON ({e}).") from e
+            f"Model file {path!r}: the model config is not valid UTF-8 ({e}).") from e
+    document = fileio.loads_json(text, f"Model file {path!r}: the model config",
+                                 h5format.InvalidCheckpointError)
     if not isinstance(document, dict) or document.get("format") != _MODEL_FORMAT:
         raise h5format.InvalidCheckpointError(
             f"Model file {path!r}: the model config is not an {_MODEL_FORMAT!r} document.")
@@ -282,7 +285,32 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         3.0
     """
     path = checkpoint.resolve_path(filepath)
-    document, saved = _read_document(path)
+    document, sizes = _read_document(path)
+    saved = set(sizes)
+    largest = max(sizes.values(), default=0)
+
+    def check(layer, name, shape, dtype):
+        # Before allocating: no weight can be larger than every tensor the file holds.
+        nbytes = int(np.prod(shape, dtype=np.float64)) * np.dtype(dtype).itemsize
+        if nbytes > largest:
+            raise h5format.InvalidCheckpointError(
+                f"Model file {path!r}: layer {layer.name!r} asks for weight {name!r} of "
+                f"shape {tuple(shape)} ({nbytes} bytes), larger than any tensor in the file "
+                f"(the largest has {largest} bytes): the architecture in the file does not "
+                "match its weights. Nothing was allocated.")
+
+    state = context.thread
+    saved_check, state.weight_check = state.weight_check, check
+    try:
+        model = _build(document, custom_objects, compile)
+    finally:
+        state.weight_check = saved_check
+    optimizer = _optimizer_of(model)
+    return _restore_loaded(model, optimizer, path, saved, compile)
+
+
+def _build(document, custom_objects, compile):  # noqa: A002 - Keras's name
+    """The model of a file's config, built and compiled (not yet restored)."""
     with registry.custom_object_scope(custom_objects or {}):
         model = registry.deserialize(document.get("model"), custom_objects, "layer")
         _check_model(model, "load_model")
@@ -292,7 +320,11 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         if compile and document.get("compile_config") is not None and callable(
                 getattr(model, "compile_from_config", None)):
             model.compile_from_config(document["compile_config"])
-    optimizer = _optimizer_of(model)
+    return model
+
+
+def _restore_loaded(model, optimizer, path, saved, compile):  # noqa: A002 - Keras's name
+    """Restores a loaded model (and its optimizer) from its file; returns the model."""
     roots = {"model": model}
     saved_optimizer = any(key.startswith("optimizer/") for key in saved)
     if saved_optimizer and optimizer is not None and compile:

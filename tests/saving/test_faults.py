@@ -128,3 +128,37 @@ def _dataset_names(h5file):
     names = []
     h5file.visititems(lambda k, v: names.append(k) if hasattr(v, "shape") else None)
     return names
+
+
+def _model_file(tmp_path):
+    model = ef.Sequential([ef.layers.Dense(3, input_shape=(4,))])
+    return model, model.save(str(tmp_path / "model.h5"))
+
+
+def _rewrite_config(path, edit):
+    import h5py
+
+    with h5py.File(path, "r+") as f:
+        name = ".eagerflow/model_config"
+        text = bytes(f[name][()]).decode("utf-8")
+        del f[name]
+        f.create_dataset(name, data=np.frombuffer(edit(text).encode("utf-8"), np.uint8))
+
+
+def test_a_config_asking_for_huge_weights_is_refused_before_allocating(tmp_path):
+    _, path = _model_file(tmp_path)
+    # 3 units -> 10 million: a 160 MB kernel from a file of a few KB
+    _rewrite_config(path, lambda text: text.replace('"units": 3', '"units": 10000000'))
+    with pytest.raises(ef.saving.InvalidCheckpointError,
+                       match=r"model\.h5.*asks for weight 'kernel' of shape \(4, 10000000\)"):
+        ef.models.load_model(path)
+
+
+def test_a_deeply_nested_config_is_a_clear_error(tmp_path):
+    _, path = _model_file(tmp_path)
+    _rewrite_config(path, lambda text: text[:-1] + ', "x": ' + "[" * 100000 + "]" * 100000
+                    + "}")
+    with pytest.raises(ef.saving.InvalidCheckpointError, match="nested 100001 levels deep"):
+        ef.models.load_model(path)
+    with pytest.raises(ValueError, match="nested"):
+        ef.models.model_from_json("[" * 5000 + "]" * 5000)

@@ -277,8 +277,8 @@ def hostile_model_file(tmp_path, blob):
 
 @pytest.mark.parametrize("blob, message", [
     (None, "has no /.eagerflow/model_config dataset"),
-    (b"\xff\xfe", "not valid UTF-8 JSON"),
-    (b"{oops", "not valid UTF-8 JSON"),
+    (b"\xff\xfe", "not valid UTF-8"),
+    (b"{oops", "not valid JSON"),
     (b"[1, 2]", "is not an 'eagerflow-model' document"),
     (json.dumps({"format": "eagerflow-model", "format_version": 7}).encode(),
      "format_version 7 is not supported"),
