@@ -1,6 +1,7 @@
 """Checkpoint save/restore speed and size: eagerflow vs numpy.save (the floor) vs torch.save.
 
-The state: a model with 10M float32 parameters (ten 1000x1000 kernels) plus Adam's two
+Also measured: the same save and read without the per-tensor CRC-32 checksums (what they
+cost). The state: a model with 10M float32 parameters (ten 1000x1000 kernels) plus Adam's two
 slots per variable (30M floats, 120 MB), saved with ``ef.Checkpoint(model=..,
 optimizer=..).write`` and restored with ``read`` into existing variables. The floor is
 ``numpy.save`` of the same arrays into one ``.npy`` file each, and ``numpy.load`` back.
@@ -26,6 +27,7 @@ import timing
 
 import eagerflow as ef
 from eagerflow.core.trackable import Trackable
+from eagerflow.saving import h5format
 
 
 class Model(Trackable):
@@ -72,6 +74,17 @@ def directory_size(directory):
     return sum(os.path.getsize(os.path.join(directory, n)) for n in os.listdir(directory))
 
 
+def write_without_checksums(ckpt, path):
+    """`ckpt.write(path)` as eagerflow wrote files before per-tensor CRC-32s (the
+    reference for what the checksums cost)."""
+    original = h5format.write
+    h5format.write = lambda *args, **kwargs: original(*args, **{**kwargs, "checksums": False})
+    try:
+        ckpt.write(path)
+    finally:
+        h5format.write = original
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--params", type=int, default=10_000_000)
@@ -96,11 +109,14 @@ def main():
     for name in ("np", "npsync"):
         os.makedirs(paths[name])
     ef_file = os.path.join(paths["ef"], "ckpt.h5")
+    plain_file = os.path.join(paths["ef"], "plain.h5")
     torch_file = paths["torch"] + ".pt"
 
     cases = {
         "eagerflow write (atomic, fsync)": lambda: ckpt.write(ef_file),
         "eagerflow read (into variables)": lambda: ckpt.read(ef_file),
+        "eagerflow write, no checksums": lambda: write_without_checksums(ckpt, plain_file),
+        "eagerflow read, no checksums": lambda: ckpt.read(plain_file),
         "numpy.save": lambda: numpy_save(paths["np"], arrays, durable=False),
         "numpy.save + fsync": lambda: numpy_save(paths["npsync"], arrays, durable=True),
         "numpy.load": lambda: numpy_load(paths["np"], len(arrays)),
@@ -130,6 +146,9 @@ def main():
         print(f"  file size {name:<24} {size / 1e6:8.2f} MB")
     save = median["eagerflow write (atomic, fsync)"]
     read = median["eagerflow read (into variables)"]
+    print("per-tensor CRC-32 checksums (written on save, verified on every read):")
+    print(f"  save with / without         {save / median['eagerflow write, no checksums']:.2f}x")
+    print(f"  read with / without         {read / median['eagerflow read, no checksums']:.2f}x")
     print("ratios (eagerflow / reference; target <= 1.5 vs the numpy floor):")
     print(f"  save vs numpy.save          {save / median['numpy.save']:.2f}x")
     print(f"  save vs numpy.save + fsync  {save / median['numpy.save + fsync']:.2f}x")

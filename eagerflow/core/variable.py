@@ -258,3 +258,39 @@ class Variable:
         memo[id(self)] = copy
         return copy
 
+
+
+def adopt(variable: Variable, array: np.ndarray) -> None:
+    """Makes `array` the value of `variable` without copying it.
+
+    For loaders that read a value into a fresh array nobody else holds (a checkpoint
+    restore reads everything first, then adopts, so a failed load changes nothing and a
+    successful one copies nothing). Tensors read from the variable earlier keep their
+    values. Not allowed while a function is traced (the change would not be a graph op).
+
+    Raises:
+        InvalidArgumentError: if the shape or dtype differs from the variable's, or a
+            function is being traced.
+
+    Example:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import variable
+        >>> v = ef.Variable([1.0, 2.0])
+        >>> variable.adopt(v, np.array([5.0, 6.0], np.float32))
+        >>> v.numpy()
+        array([5., 6.], dtype=float32)
+    """
+    if context.thread.tracer is not None:
+        raise errors.InvalidArgumentError(
+            f"Variable {variable.name!r}: a loader cannot replace a variable's value while a "
+            "function is traced; load outside the function (or inside ef.init_scope()).")
+    if not isinstance(array, np.ndarray) or array.shape != variable._buf.shape or \
+            array.dtype != variable._buf.dtype:
+        raise errors.InvalidArgumentError(
+            f"Variable {variable.name!r}: cannot adopt {type(array).__name__} of shape "
+            f"{getattr(array, 'shape', None)} and dtype {getattr(array, 'dtype', None)}; it "
+            f"needs an ndarray of shape {variable._buf.shape} and dtype "
+            f"{variable._buf.dtype.name}.")
+    variable._buf = array
+    variable._snapshot = None

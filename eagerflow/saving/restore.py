@@ -108,10 +108,11 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
             )
         # All or nothing: every value is read (and checked) before any variable changes,
         # so a corrupt dataset leaves the objects exactly as they were.
-        values = [(target, reader.read(path)) for path, target in ready]
-        pending = {key: reader.read(key) for key in pending_keys}
+        arrays = reader.read_all([path for path, _ in ready] + pending_keys)
+        values = [(target, arrays[path]) for path, target in ready]
+        pending = {key: arrays[key] for key in pending_keys}
         for target, value in values:
-            target.assign(value)
+            variable.adopt(target, value)  # the fresh array becomes the value: no copy
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
                                              optional, skip_mismatch)
     result._record([path for path, _ in ready], pending, unused, mismatches, current)

@@ -152,7 +152,7 @@ def test_failed_save_keeps_the_counter_the_index_and_the_previous_file(tmp_path,
     ckpt = ef.Checkpoint(v=v)
     first = ckpt.save(tmp_path / "ckpt")
 
-    def failing(h5file, key, array):
+    def failing(h5file, key, array, *checksums):
         raise OSError("device error (injected)")
 
     monkeypatch.setattr(h5format, "_write_dataset", failing)

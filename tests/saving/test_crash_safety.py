@@ -26,8 +26,8 @@ CHILD = textwrap.dedent("""
     manager.save()
     if mode == "hang":  # stop for good in the middle of the second save
         original = h5format._write_dataset
-        def write_then_hang(h5file, key, array):
-            original(h5file, key, array)
+        def write_then_hang(h5file, key, array, *checksums):
+            original(h5file, key, array, *checksums)
             open(marker, "w").close()
             time.sleep(120)
         h5format._write_dataset = write_then_hang

@@ -27,15 +27,15 @@ def test_a_failed_load_changes_nothing(tmp_path, monkeypatch, load):
         ef.Checkpoint(model=source, optimizer=source.optimizer).write(path)
     before = [v.numpy() for v in target.variables + target.optimizer.variables]
     calls = []
-    original = h5format.Reader.read
+    original = h5format.Reader._read_raw
 
-    def failing(self, key):
+    def failing(self, key, out):
         calls.append(key)
         if len(calls) == 3:  # after two values were read successfully
             self._fail(f"dataset {key!r} cannot be read; the file is corrupted (simulated).")
-        return original(self, key)
+        return original(self, key, out)
 
-    monkeypatch.setattr(h5format.Reader, "read", failing)
+    monkeypatch.setattr(h5format.Reader, "_read_raw", failing)
     with pytest.raises(ef.saving.InvalidCheckpointError, match="ckpt.h5.*cannot be read"):
         if load == "load_weights":
             target.load_weights(path)
@@ -162,3 +162,57 @@ def test_a_deeply_nested_config_is_a_clear_error(tmp_path):
         ef.models.load_model(path)
     with pytest.raises(ValueError, match="nested"):
         ef.models.model_from_json("[" * 5000 + "]" * 5000)
+
+
+def _flip_a_bit_of(path, key):
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        offset = f[key].id.get_offset()
+    with open(path, "r+b") as f:
+        f.seek(offset + 5)
+        byte = f.read(1)[0]
+        f.seek(offset + 5)
+        f.write(bytes([byte ^ 0x10]))
+
+
+@pytest.mark.parametrize("load", ["load_weights", "checkpoint", "load_model"])
+def test_a_flipped_bit_in_tensor_data_is_refused_by_name(tmp_path, load):
+    model = _model(0)
+    path = str(tmp_path / "m.h5")
+    if load == "load_weights":
+        model.save_weights(path)
+    elif load == "checkpoint":
+        ef.Checkpoint(model=model).write(path)
+    else:
+        model.save(path)
+    key = next(k for k in _keys(path) if k.endswith("kernel"))
+    _flip_a_bit_of(path, key)
+    target = _model(1)
+    before = [v.numpy() for v in target.variables]
+    with pytest.raises(ef.saving.InvalidCheckpointError,
+                       match=rf"m\.h5.*{key}.*does not match its checksum"):
+        if load == "load_weights":
+            target.load_weights(path)
+        elif load == "checkpoint":
+            ef.Checkpoint(model=target).read(path)
+        else:
+            ef.models.load_model(path)
+    for b, v in zip(before, target.variables, strict=True):
+        np.testing.assert_array_equal(v.numpy(), b)
+
+
+def test_files_without_checksums_still_load(tmp_path):
+    values = {"w": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    path = h5format.write(str(tmp_path / "old.h5"), values, kind="checkpoint",
+                          checksums=False)
+    w = ef.Variable(np.zeros((2, 3), np.float32))
+    ef.Checkpoint(w=w).read(path)
+    np.testing.assert_array_equal(w.numpy(), values["w"])
+
+
+def _keys(path):
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        return [k for k in _dataset_names(f) if not k.startswith(".eagerflow")]

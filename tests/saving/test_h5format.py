@@ -269,7 +269,7 @@ def test_write_is_atomic_when_a_dataset_fails(tmp_path, monkeypatch):
     path = h5format.write(tmp_path / "w.h5", {"w": np.ones(3, np.float32)}, "checkpoint")
     before = open(path, "rb").read()
 
-    def failing(h5file, key, array):
+    def failing(h5file, key, array, *checksums):
         raise OSError("disk full (injected)")
 
     monkeypatch.setattr(h5format, "_write_dataset", failing)
