@@ -10,6 +10,8 @@ Example:
 from eagerflow.optim.global_step import get_or_create_global_step
 from eagerflow.saving.checkpoint import Checkpoint
 from eagerflow.saving.index import latest_checkpoint
+from eagerflow.saving.listing import CheckpointReader, load_checkpoint, load_variable
+from eagerflow.saving.listing import list_variables_tf as list_variables
 from eagerflow.saving.manager import CheckpointManager
 
 # Each name is declared once, by its import above.

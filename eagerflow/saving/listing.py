@@ -76,6 +76,88 @@ def load_variable(ckpt_dir_or_file, name: str):
         return reader.read(name)
 
 
+class CheckpointReader:
+    """Reads a checkpoint's variables by name without building any object (TensorFlow's
+    `tf.train.load_checkpoint` reader). Made by `load_checkpoint`.
+
+    Each `get_tensor` opens the file, reads that value and checks its checksum; the
+    reader keeps only the file's table of contents.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
+        ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
+        >>> reader = ef.train.load_checkpoint(path)
+        >>> reader.get_variable_to_shape_map(), reader.has_tensor("w")
+        ({'w': [1, 2]}, True)
+        >>> reader.get_tensor("w")
+        array([[1., 2.]], dtype=float32)
+    """
+
+    def __init__(self, path: str):  # noqa: D107
+        self.path = path
+        with h5format.Reader(path) as reader:
+            self._entries = dict(reader.entries)
+
+    def get_variable_to_shape_map(self) -> dict:
+        """``{name: shape as a list}`` of every saved variable."""
+        return {k: list(e.shape) for k, e in sorted(self._entries.items())}
+
+    def get_variable_to_dtype_map(self) -> dict:
+        """``{name: numpy dtype}`` of every saved variable."""
+        return {k: e.dtype for k, e in sorted(self._entries.items())}
+
+    def has_tensor(self, name: str) -> bool:
+        """Whether the checkpoint holds a variable at path `name`."""
+        return name in self._entries
+
+    def get_tensor(self, name: str):
+        """The saved value at path `name`, as a new NumPy array.
+
+        Raises:
+            NotFoundError: if there is no variable at `name` (similar paths are named).
+            InvalidCheckpointError: if its data is corrupt.
+        """
+        return load_variable(self.path, name)
+
+    def __repr__(self) -> str:
+        return f"<CheckpointReader {self.path!r}: {len(self._entries)} variables>"
+
+
+def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+    """A `CheckpointReader` for a checkpoint file, or a directory's latest checkpoint.
+
+    Raises:
+        NotFoundError: if there is no such file (or no checkpoint in the directory).
+        InvalidCheckpointError: if the file is not a valid checkpoint.
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
+        ...     os.path.join(tempfile.mkdtemp(), "s.h5"))
+        >>> ef.train.load_checkpoint(path).get_variable_to_dtype_map()
+        {'step': dtype('int32')}
+    """
+    return CheckpointReader(checkpoint.resolve_path(ckpt_dir_or_file))
+
+
+def list_variables_tf(ckpt_dir_or_file) -> list:
+    """TensorFlow's `tf.train.list_variables`: ``[(name, shape as a list), ...]`` sorted by
+    name (`ef.saving.list_variables` also gives each dtype).
+
+    Example:
+        >>> import os, tempfile
+        >>> import eagerflow as ef
+        >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
+        ...     os.path.join(tempfile.mkdtemp(), "w.h5"))
+        >>> ef.train.list_variables(path)
+        [('w', [1, 2])]
+    """
+    return [(name, list(shape)) for name, shape, _ in list_variables(ckpt_dir_or_file)]
+
+
 def main(argv=None) -> int:
     """Prints the variables of each checkpoint named on the command line.
 

@@ -48,3 +48,19 @@ def test_module_entry_point(saved):
     result = subprocess.run([sys.executable, "-m", "eagerflow.saving", saved],
                             capture_output=True, text=True, cwd=REPO, check=True)
     assert "model/dense/kernel  [2, 3]  float32" in result.stdout
+
+
+def test_tensorflow_style_reader_without_building_the_model(tmp_path):
+    ef.random.set_seed(0)
+    model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
+    manager = ef.CheckpointManager(ef.Checkpoint(model=model), str(tmp_path), max_to_keep=1)
+    manager.save()
+    reader = ef.train.load_checkpoint(str(tmp_path))  # a directory: its latest checkpoint
+    shapes = reader.get_variable_to_shape_map()
+    assert shapes["model/layers/0/kernel"] == [2, 3]
+    assert reader.get_variable_to_dtype_map()["model/layers/0/bias"] == np.float32
+    np.testing.assert_array_equal(reader.get_tensor("model/layers/0/kernel"),
+                                  model.layers[0].kernel.numpy())
+    assert ("model/layers/0/kernel", [2, 3]) in ef.train.list_variables(str(tmp_path))
+    with pytest.raises(ef.errors.NotFoundError, match="no variable 'model/kernel'"):
+        reader.get_tensor("model/kernel")
