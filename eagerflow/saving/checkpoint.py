@@ -156,13 +156,36 @@ class Checkpoint(trackable.Trackable):
                     f"metric), a Variable, or a list/dict of them; got {type(obj).__name__}, "
                     "which holds no variables."
                 )
-        self._objects = dict(named_objects)
-        self._save_counter = variable.Variable(np.int64(0), trainable=False,
-                                               name=SAVE_COUNTER)
+        object.__setattr__(self, "_objects", {})
+        object.__setattr__(self, "_save_counter", variable.Variable(
+            np.int64(0), trainable=False, name=SAVE_COUNTER))
         for name, obj in named_objects.items():
             setattr(self, name, obj)
 
+    def __setattr__(self, name, value):
+        # Objects assigned later (``ckpt.listed = [layer, ...]``) are saved and restored
+        # like those given to the constructor (TensorFlow tracks them the same way).
+        if not name.startswith("_"):
+            if name in _RESERVED or hasattr(type(self), name):
+                raise errors.InvalidArgumentError(
+                    f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
+                    "choose another name.")
+            if trackable.is_trackable_value(value):
+                self._objects[name] = value
+            else:
+                self._objects.pop(name, None)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self._objects.pop(name, None)
+        object.__delattr__(self, name)
+
     def _trackable_children(self) -> dict:
+        # Only the root Checkpoint's counter is saved: a nested one contributes its objects.
+        return dict(self._objects)
+
+    def _roots(self) -> dict:
+        """What `save`/`restore` of this Checkpoint walk: its objects and its counter."""
         return {**self._objects, SAVE_COUNTER: self._save_counter}
 
     @property
@@ -204,7 +227,7 @@ class Checkpoint(trackable.Trackable):
             number = int(self._save_counter if checkpoint_number is None
                          else checkpoint_number)
             path = f"{os.fspath(file_prefix)}-{number}.h5"
-            h5format.write(path, collect_arrays(self._trackable_children()), kind="checkpoint")
+            h5format.write(path, collect_arrays(self._roots()), kind="checkpoint")
         except BaseException:
             self._save_counter.assign_sub(1)  # a failed save must not skip a number
             raise
@@ -301,5 +324,5 @@ class Checkpoint(trackable.Trackable):
         """
         if save_path is None:
             return status.CheckpointLoadStatus(None, self._objects)
-        return restore.restore(resolve_path(save_path), self._trackable_children(),
+        return restore.restore(resolve_path(save_path), self._roots(),
                                optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)

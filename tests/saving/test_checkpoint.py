@@ -195,3 +195,39 @@ def test_trackable_with_python_state_only_is_skipped(tmp_path):
     holder.w = ef.Variable(1.0)
     path = ef.Checkpoint(model=holder).write(tmp_path / "c.h5")
     assert ef.checkpoint.list_variables(path) == [("model/w", (), "float32")]
+
+
+def test_objects_assigned_after_construction_are_saved_and_restored(tmp_path):
+    # The TensorFlow checkpoint guide's pattern: attributes set on the Checkpoint later.
+    layers = [ef.layers.Dense(2, input_shape=(3,)) for _ in range(2)]
+    for layer in layers:
+        layer.build((None, 3))
+    ckpt = ef.Checkpoint()
+    ckpt.listed = layers
+    ckpt.step = ef.Variable(7)
+    path = ckpt.write(str(tmp_path / "late.h5"))
+    assert {name for name, _, _ in ef.saving.list_variables(path)} >= {
+        "listed/0/kernel", "listed/1/bias", "step"}
+    fresh = [ef.layers.Dense(2, input_shape=(3,)) for _ in range(2)]
+    for layer in fresh:
+        layer.build((None, 3))
+    restored = ef.Checkpoint()
+    restored.listed = fresh
+    restored.step = ef.Variable(0)
+    restored.read(path).assert_consumed()
+    np.testing.assert_array_equal(fresh[1].kernel.numpy(), layers[1].kernel.numpy())
+    assert int(restored.step) == 7
+    with pytest.raises(ef.errors.InvalidArgumentError, match="attribute of Checkpoint"):
+        restored.save_counter = ef.Variable(1)
+
+
+def test_nested_checkpoints_bring_no_second_save_counter(tmp_path):
+    a, b = ef.Variable(1.0), ef.Variable(2.0)
+    outer = ef.Checkpoint(inner=ef.Checkpoint(a=a), b=b)
+    path = outer.save(str(tmp_path / "ckpt"))
+    names = [name for name, _, _ in ef.saving.list_variables(path)]
+    assert sorted(names) == ["b", "inner/a", "save_counter"]
+    a.assign(0.0)
+    partial = ef.Checkpoint(inner=ef.Checkpoint(a=a))  # restores only part of the file
+    partial.restore(path).assert_existing_objects_matched()
+    assert float(a) == 1.0
