@@ -336,6 +336,10 @@ class _ArrayData:
             return self._one_pass()
         return itertools.islice(self._stream, self.steps)
 
+    def peek_x(self):
+        """The inputs of a first batch, without drawing random numbers or consuming data."""
+        return _take(self.x, slice(0, self.batch_size))
+
 
 class _IterableData:
     """A Dataset (one pass per epoch) or a generator (consumed across epochs)."""

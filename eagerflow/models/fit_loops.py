@@ -108,6 +108,16 @@ def _warn_nan(logs, epoch, step, callbacks) -> None:
     )
 
 
+def _build_before_training(model, data) -> None:
+    """Builds a model that is not built yet from the first batch's inputs (as Keras builds
+    it before `on_train_begin`), so its weight initializers draw their random numbers
+    before any callback runs: a `BackupAndRestore` that rewinds the random streams then
+    resumes bitwise, and a deferred restore fills the weights at once."""
+    if model.built or not hasattr(data, "peek_x"):
+        return  # a generator cannot be peeked without consuming it
+    model(data.peek_x(), training=False)
+
+
 def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
              validation_freq):
     """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History.
@@ -129,6 +139,7 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     wants_batch_logs = callbacks.wants_batch_logs("train")
     model.stop_training = False
     model._initial_epoch = None
+    _build_before_training(model, data)
     callbacks.on_train_begin()
     # BackupAndRestore (Keras's protocol) may move the start forward in on_train_begin.
     start = model._initial_epoch if model._initial_epoch is not None else initial_epoch

@@ -82,9 +82,9 @@ def test_csv_logger_and_tensorboard_on_a_real_run(tmp_path):
     assert any(p.name.startswith("events.out") for p in (tmp_path / "tb" / "train").iterdir())
 
 
-def _dropout_model():
-    model = ef.Sequential([ef.layers.Dense(16, activation="relu", input_shape=(4,),
-                                           name="hidden"),
+def _dropout_model(built_by_fit=False):
+    shape = {} if built_by_fit else {"input_shape": (4,)}
+    model = ef.Sequential([ef.layers.Dense(16, activation="relu", name="hidden", **shape),
                            ef.layers.Dropout(0.3, name="drop"),
                            ef.layers.Dense(3, name="out")])
     model.compile(optimizer=ef.optim.Adam(0.01),
@@ -107,8 +107,10 @@ class _Interrupt(ef.callbacks.Callback):
             raise KeyboardInterrupt("simulated preemption")
 
 
-@pytest.mark.parametrize("use_dataset", [False, True])
-def test_backup_and_restore_resumes_to_identical_weights(tmp_path, use_dataset):
+@pytest.mark.parametrize("use_dataset, built_by_fit", [(False, False), (True, False),
+                                                       (False, True)])
+def test_backup_and_restore_resumes_to_identical_weights(tmp_path, use_dataset,
+                                                         built_by_fit):
     x, y = classification_data(48)
 
     def data():
@@ -117,19 +119,19 @@ def test_backup_and_restore_resumes_to_identical_weights(tmp_path, use_dataset):
         return {"x": ef.data.Dataset.from_tensor_slices((x, y)).shuffle(48).batch(8)}
 
     ef.random.set_seed(11)
-    straight = _dropout_model()
+    straight = _dropout_model(built_by_fit)
     straight.fit(**data(), epochs=4, batch_size=None if use_dataset else 8, verbose=0)
 
     backup = tmp_path / "backup"
     ef.random.set_seed(11)
-    first = _dropout_model()
+    first = _dropout_model(built_by_fit)
     with pytest.raises(KeyboardInterrupt):
         first.fit(**data(), epochs=4, batch_size=None if use_dataset else 8, verbose=0,
                   callbacks=[ef.callbacks.BackupAndRestore(backup), _Interrupt(2, 3)])
     assert os.path.exists(backup / "training_state.json")
 
     ef.random.set_seed(11)  # a new process: same script, fresh objects
-    resumed = _dropout_model()
+    resumed = _dropout_model(built_by_fit)
     callback = ef.callbacks.BackupAndRestore(backup)
     history = resumed.fit(**data(), epochs=4, batch_size=None if use_dataset else 8,
                           verbose=0, callbacks=[callback])
