@@ -12,8 +12,33 @@ from __future__ import annotations
 import threading
 from contextlib import closing
 
-from eagerflow.core import errors
+import numpy as np
+
+from eagerflow.core import errors, trackable, variable
 from eagerflow.data import structure
+
+_END = object()
+
+
+def _pipeline_state(dataset):
+    """The `shuffle` stages of a pipeline (in a fixed order) and the name of the first stage
+    that cannot be replayed (or None)."""
+    from eagerflow.data import interleaving, shuffling, sources, transforms
+
+    shuffles, blocker, todo, seen = [], None, [dataset], set()
+    while todo:
+        stage = todo.pop(0)
+        if id(stage) in seen:
+            continue
+        seen.add(id(stage))
+        if isinstance(stage, shuffling.ShuffleDataset):
+            shuffles.append(stage)
+        elif blocker is None and (
+                isinstance(stage, (sources.GeneratorDataset, interleaving.InterleaveDataset))
+                or (isinstance(stage, transforms.MapDataset) and not stage._deterministic)):
+            blocker = type(stage).__name__
+        todo.extend(stage._inputs)
+    return shuffles, blocker
 
 _probing = threading.local()
 
@@ -37,11 +62,19 @@ def is_probing() -> bool:
     return getattr(_probing, "active", 0) > 0
 
 
-class Iterator:
+class Iterator(trackable.Trackable):
     """Iterates over a dataset; `next(iterator)` returns the next element as tensors.
 
     Created by `iter(dataset)`. Closing it (or dropping the last reference to it) stops
     the background threads of `prefetch` and parallel `map` at once.
+
+    An iterator is checkpointable (``ef.Checkpoint(iterator=it)``, as in TensorFlow): it
+    saves how many elements it returned and the pass numbers of its `shuffle` stages, and
+    a restore replays the pipeline to that point on the next `next()`, so a resumed run
+    sees the same remaining elements in the same order. That needs a pipeline that gives
+    the same elements again: `from_generator`, `interleave`/`flat_map` and parallel `map`
+    with ``deterministic=False`` cannot be checkpointed (saving raises, naming the stage),
+    and `map`/`filter` functions must be deterministic.
 
     Example:
         >>> import eagerflow as ef
@@ -50,17 +83,58 @@ class Iterator:
         (ef.Tensor(0, shape=(), dtype=int64), ef.Tensor(1, shape=(), dtype=int64))
     """
 
-    __slots__ = ("_dataset", "_elements", "__weakref__")
-
     def __init__(self, dataset):
         self._dataset = dataset
+        self._shuffles, self._blocker = _pipeline_state(dataset)
+        epochs = [stage.next_iteration for stage in self._shuffles]
+        self._count = 0
+        self._position = variable.Variable(np.int64(0), trainable=False, name="position")
+        self._shuffle_epochs = variable.Variable(np.asarray(epochs, np.int64),
+                                                 trainable=False, name="shuffle_epochs")
         self._elements = dataset._elements()
+
+    def _trackable_children(self) -> dict:
+        if self._blocker is not None:
+            raise errors.InvalidArgumentError(
+                f"This iterator cannot be checkpointed: its pipeline has a "
+                f"{self._blocker} stage, which cannot give the same elements again after a "
+                "restore. Checkpointable stages: sources from arrays/tensors/range/text "
+                "files, map (deterministic), filter, batch, padded_batch, unbatch, shuffle, "
+                "repeat, take, skip, shard, enumerate, zip, concatenate, cache, prefetch.")
+        return {"position": self._position, "shuffle_epochs": self._shuffle_epochs}
+
+    def _sync_with_restore(self) -> None:
+        """Replays the pipeline when a restore changed the saved position."""
+        position = int(self._position.numpy())
+        if position == self._count:
+            return
+        epochs = self._shuffle_epochs.numpy()
+        if epochs.shape != (len(self._shuffles),):
+            raise errors.InvalidArgumentError(
+                f"The restored iterator state has {epochs.size} shuffle stages, but this "
+                f"iterator's pipeline has {len(self._shuffles)}: it was saved from another "
+                "pipeline.")
+        self._elements.close()
+        for stage, epoch in zip(self._shuffles, epochs.tolist(), strict=True):
+            stage.next_iteration = int(epoch)
+        self._elements = self._dataset._elements()
+        for skipped in range(position):
+            if next(self._elements, _END) is _END:
+                raise errors.InvalidArgumentError(
+                    f"The restored iterator position {position} is past the end of this "
+                    f"dataset ({skipped} elements): it was saved from another pipeline.")
+        self._count = position
 
     def __iter__(self) -> Iterator:
         return self
 
     def __next__(self):
-        return structure.to_tensors(next(self._elements))
+        if int(self._position.numpy()) != self._count:
+            self._sync_with_restore()
+        element = structure.to_tensors(next(self._elements))
+        self._count += 1
+        self._position.assign(self._count)
+        return element
 
     def get_next(self):
         """Returns the next element, like `next(iterator)`.

@@ -155,14 +155,16 @@ class ShuffleDataset(dataset.Dataset):
         self._buffer_size = dataset.int_argument(buffer_size, "buffer_size", 1)
         self._seed = _base_seed(seed)
         self._reshuffle = reshuffle_each_iteration is None or bool(reshuffle_each_iteration)
-        self._iterations = itertools.count()
+        self.next_iteration = 0  # the epoch of the next pass (an iterator checkpoint's state)
         source = self.sliced_source()
         if source is not None and self._buffer_size < source.count:
             _warn_if_sorted(source, self._buffer_size)
 
     def new_stream(self) -> UniformStream:
         """The random stream of a new iteration (one per epoch when reshuffling)."""
-        epoch = next(self._iterations) if self._reshuffle else 0
+        epoch = 0
+        if self._reshuffle:
+            epoch, self.next_iteration = self.next_iteration, self.next_iteration + 1
         return UniformStream(np.random.default_rng([*self._seed, epoch]))
 
     def sliced_source(self):

@@ -188,14 +188,13 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
 def _set_dataset_epoch(dataset, epoch: int) -> None:
     """Starts the per-epoch shuffle streams of `dataset` at `epoch` (resumed training sees
     the order it would have seen)."""
-    import itertools
+    from eagerflow.data import shuffling
 
     pending = [dataset]
     while pending:
         node = pending.pop()
-        counter = getattr(node, "_iterations", None)
-        if isinstance(counter, itertools.count):
-            node._iterations = itertools.count(epoch)
+        if isinstance(node, shuffling.ShuffleDataset):
+            node.next_iteration = epoch
         pending.extend(getattr(node, "_inputs", ()))
 
 
