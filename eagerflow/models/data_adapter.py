@@ -407,6 +407,24 @@ class _IterableData:
             produced += 1
             yield self._convert(element)
 
+    def peek_x(self):
+        """The inputs of a Dataset's first element (None for a generator, which cannot be
+        read ahead), leaving its shuffle stages where they were."""
+        if not self.is_dataset:
+            return None
+        from eagerflow.data import iterator
+
+        shuffles, _ = iterator._pipeline_state(self.source)
+        passes = [stage.next_iteration for stage in shuffles]
+        try:
+            element = iterator.probe(self.source)
+        finally:
+            for stage, number in zip(shuffles, passes, strict=True):
+                stage.next_iteration = number
+        if element is None:
+            return None
+        return unpack_x_y_sample_weight(element)[0]
+
     def epoch(self):
         if not self.is_dataset:
             return self._generator_epoch()

@@ -109,13 +109,19 @@ def _warn_nan(logs, epoch, step, callbacks) -> None:
 
 
 def _build_before_training(model, data) -> None:
-    """Builds a model that is not built yet from the first batch's inputs (as Keras builds
-    it before `on_train_begin`), so its weight initializers draw their random numbers
+    """Builds a model that is not built yet, and trains with the default `train_step`, from
+    the first batch's inputs (as Keras builds it before `on_train_begin`), so its weight
+    initializers draw their random numbers
     before any callback runs: a `BackupAndRestore` that rewinds the random streams then
     resumes bitwise, and a deferred restore fills the weights at once."""
-    if model.built or not hasattr(data, "peek_x"):
-        return  # a generator cannot be peeked without consuming it
-    model(data.peek_x(), training=False)
+    from eagerflow.models import trainer
+
+    if model.built or not hasattr(data, "peek_x") or \
+            type(model).train_step is not trainer.Trainer.train_step:
+        return  # a custom train_step may not feed x to the model (a GAN feeds noise)
+    x = data.peek_x()
+    if x is not None:  # (None: a generator, which cannot be read ahead)
+        model(x, training=False)
 
 
 def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,

@@ -108,7 +108,7 @@ class _Interrupt(ef.callbacks.Callback):
 
 
 @pytest.mark.parametrize("use_dataset, built_by_fit", [(False, False), (True, False),
-                                                       (False, True)])
+                                                       (False, True), (True, True)])
 def test_backup_and_restore_resumes_to_identical_weights(tmp_path, use_dataset,
                                                          built_by_fit):
     x, y = classification_data(48)
