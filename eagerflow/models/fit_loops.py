@@ -111,9 +111,9 @@ def _warn_nan(logs, epoch, step, callbacks) -> None:
 def _build_before_training(model, data) -> None:
     """Builds a model that is not built yet, and trains with the default `train_step`, from
     the first batch's inputs (as Keras builds it before `on_train_begin`), so its weight
-    initializers draw their random numbers
-    before any callback runs: a `BackupAndRestore` that rewinds the random streams then
-    resumes bitwise, and a deferred restore fills the weights at once."""
+    initializers draw their random numbers before any callback runs: a `BackupAndRestore`
+    that rewinds the random streams then resumes bitwise, and a deferred restore fills the
+    weights at once."""
     from eagerflow.models import trainer
 
     if model.built or not hasattr(data, "peek_x") or \
