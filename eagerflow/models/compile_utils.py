@@ -328,12 +328,25 @@ class CompiledMetrics:
         {'mae': 2.0}
     """
 
-    def __init__(self, metrics, weighted_metrics=None, loss=None):
+    name = "compile_metrics"  # its place in `model.metrics` (Keras 3's container)
+
+    def __init__(self, metrics, weighted_metrics=None, loss=None, output_names_of=None):
         self._specs = (metrics, weighted_metrics)
         self._loss = loss
+        self._output_names_of = output_names_of
         self.metrics = []
         self._table = None  # per output: [(metric, weighted)]
         self._names = None
+
+    @property
+    def has_metrics(self) -> bool:
+        """Whether `compile` was given any metric (built or not yet)."""
+        return any(_leaves(spec) for spec in self._specs)
+
+    @property
+    def variables(self) -> list:
+        """The state variables of every built metric."""
+        return [v for metric in self.metrics for v in metric.variables]
 
     @property
     def built(self) -> bool:
@@ -377,6 +390,8 @@ class CompiledMetrics:
 
     def update_state(self, y_true, y_pred, sample_weight=None, output_names=None) -> None:
         """Updates every metric with one batch (builds them on the first call)."""
+        if output_names is None and self._output_names_of is not None:
+            output_names = self._output_names_of(y_pred)
         if self._table is None:
             self.build(y_true, y_pred, output_names)
         flat_pred = nest.flatten(y_pred) if self._names is not None else [y_pred]

@@ -25,16 +25,21 @@ from eagerflow.models import data_adapter
 
 
 def pythonify_logs(logs) -> dict:
-    """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays).
+    """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays); a dict
+    value (the results of ``"compile_metrics"``) is merged in, as in Keras 3.
 
     Example:
         >>> import numpy as np
         >>> from eagerflow.models import fit_loops
-        >>> fit_loops.pythonify_logs({"a": np.float32(0.5), "b": np.array([1, 2])})
-        {'a': 0.5, 'b': array([1, 2])}
+        >>> fit_loops.pythonify_logs({"a": np.float32(0.5), "b": np.array([1, 2]),
+        ...                           "compile_metrics": {"mae": np.float32(2.0)}})
+        {'a': 0.5, 'b': array([1, 2]), 'mae': 2.0}
     """
     result = {}
     for key, value in (logs or {}).items():
+        if isinstance(value, dict):
+            result.update(pythonify_logs(value))
+            continue
         if isinstance(value, (tensor.Tensor, Variable)):
             value = value.numpy()
         if isinstance(value, np.ndarray) and value.size == 1:

@@ -121,7 +121,9 @@ class Trainer:
             loss, loss_weights, output_names)
         if loss is None and loss_weights is not None:
             raise ValueError("compile: loss_weights were given without a loss")
-        self.compiled_metrics = compile_utils.CompiledMetrics(metrics, weighted_metrics, loss)
+        self.compiled_metrics = compile_utils.CompiledMetrics(
+            metrics, weighted_metrics, loss,
+            output_names_of=lambda y_pred: compile_utils.output_names_of(self, y_pred))
         for spec in (metrics, weighted_metrics):  # resolve names now: typos fail here
             for leaf in compile_utils._leaves(spec):
                 if not (isinstance(leaf, str) and leaf in ("accuracy", "acc", "crossentropy",
@@ -211,14 +213,21 @@ class Trainer:
     def metrics(self) -> list:
         """The loss tracker, the compiled metrics, and metrics held in attributes.
 
+        As in Keras 3, the metrics given to `compile` appear as one container named
+        ``"compile_metrics"`` (from `compile` on, before they are built):
+        ``update_state(y, y_pred, sample_weight)`` builds and updates them all, and its
+        ``result()`` is a dict, so a custom `train_step` that updates every entry of
+        `metrics` updates them too. `metrics_names` lists the metrics inside it.
         `fit` and `evaluate` reset all of them at the start of every epoch / evaluation.
 
         Example:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(loss="mse", metrics=["mae"])
-            >>> _ = model.evaluate(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
             >>> [m.name for m in model.metrics]
+            ['loss', 'compile_metrics']
+            >>> _ = model.evaluate(np.ones((2, 2)), np.ones((2, 1)), verbose=0)
+            >>> model.metrics_names
             ['loss', 'mae']
         """
         if self._cached_metrics is not None:
@@ -227,9 +236,12 @@ class Trainer:
         if self._loss_tracker is not None:
             found.append(self._loss_tracker)
         found.extend(self._output_loss_trackers or ())
-        if self.compiled_metrics is not None:
-            found.extend(self.compiled_metrics.metrics)
-        seen = {id(m) for m in found}
+        if self.compiled_metrics is not None and self.compiled_metrics.has_metrics:
+            # Keras 3's container: a custom train_step that updates every entry of
+            # `self.metrics` with (y, y_pred) updates the compiled metrics through it.
+            found.append(self.compiled_metrics)
+        seen = {id(m) for m in found} | {id(m) for m in getattr(
+            self.compiled_metrics, "metrics", ())}
         found.extend(m for m in _attribute_metrics(self) if id(m) not in seen)
         if self._caching and self._metrics_complete():
             self._cached_metrics = found
@@ -251,7 +263,13 @@ class Trainer:
             >>> model.metrics_names
             ['loss']
         """
-        return [metric.name for metric in self.metrics]
+        names = []
+        for metric in self.metrics:
+            if isinstance(metric, compile_utils.CompiledMetrics):
+                names.extend(m.name for m in metric.metrics)  # its metrics, once built
+            else:
+                names.append(metric.name)
+        return names
 
     def reset_metrics(self) -> None:
         """Resets the state of every metric in `metrics`.
@@ -275,7 +293,14 @@ class Trainer:
             >>> {k: float(v) for k, v in model.get_metrics_result().items()}
             {'loss': 0.0}
         """
-        return {metric.name: metric.result() for metric in self.metrics}
+        results = {}
+        for metric in self.metrics:
+            result = metric.result()
+            if isinstance(result, dict):  # the compiled metrics' container
+                results.update(result)
+            else:
+                results[metric.name] = result
+        return results
 
     @contextlib.contextmanager
     def _loop_cache(self):
@@ -302,6 +327,11 @@ class Trainer:
     def _epoch_logs(self, logs) -> dict:
         # Fresh metric results when the step returned metric results, else the step's logs.
         results = self.get_metrics_result()
+        if logs and any(isinstance(v, dict) for v in logs.values()):  # nested results
+            flat = {}
+            for key, value in logs.items():
+                flat.update(value if isinstance(value, dict) else {key: value})
+            logs = flat
         if logs and set(logs) <= set(results):
             return {key: results[key] for key in logs}
         return logs
