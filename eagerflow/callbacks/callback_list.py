@@ -37,6 +37,8 @@ class CallbackList(base.Callback):
                  **params):
         super().__init__()
         self.callbacks = []
+        if isinstance(callbacks, base.Callback):  # one callback given without a list
+            callbacks = [callbacks]
         for callback in list(callbacks or []):
             self.append(callback)
         self.history = next((c for c in self.callbacks if isinstance(c, history.History)), None)

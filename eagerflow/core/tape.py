@@ -267,7 +267,9 @@ class GradientTape:
     def _release(self) -> None:
         if not self._persistent:
             self._used = True
+            watched = self._watched_vars
             self._clear()
+            self._watched_vars = watched  # still reported, as TensorFlow does
 
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
         """Computes the gradient of `target` with respect to `sources`.
@@ -301,6 +303,18 @@ class GradientTape:
             grads = self._gradients(targets, seeds, flat_sources, unconnected, self._persistent)
         finally:
             self._release()
+        raw_targets = nest.flatten(target)
+        for i, source in enumerate(flat_sources):
+            # A variable differentiated with respect to itself: ones (times its seed), as in
+            # TensorFlow, even when it was not read inside the tape's block.
+            if not _is_variable(source) or source.dtype.kind not in "fc" or (
+                    grads[i] is not None and id(source) not in self._none_reasons):
+                continue
+            for j, t in enumerate(raw_targets):
+                if t is source:
+                    seed = _run("OnesLike", (targets[j],), dtype=None) if seeds is None else seeds[j]
+                    grads[i] = _cast_like(dispatch.convert_input(seed), source)
+                    self._none_reasons.pop(id(source), None)
         return nest.pack_sequence_as(sources, grads)
 
     def _source_keys(self, source) -> list[int]:

@@ -110,8 +110,8 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         if self._value.ndim == 0:
             return format(self._value.item(), spec)
-        if not spec:
-            return str(self)
+        if not spec:  # "{}".format(t) shows the values, as TensorFlow's tensors do
+            return str(self._value)
         raise TypeError(
             f"unsupported format string {spec!r} for a Tensor of shape {self.shape}: "
             "only scalar tensors accept format specs"

@@ -96,8 +96,17 @@ class Optimizer(trackable.Trackable, abc.ABC):
     weight_decay = hyperparameters.Hyperparameter()
 
     def __init__(self, learning_rate=0.001, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, weight_decay=None, name=None):
+                 global_clipnorm=None, weight_decay=None, name=None, **kwargs):
         owner = type(self).__name__
+        if kwargs:
+            if "lr" in kwargs:
+                raise TypeError(
+                    f"{owner}: `lr` is not an argument (it was removed in Keras 2.x): use "
+                    f"learning_rate={kwargs['lr']!r}.")
+            raise TypeError(
+                f"{owner}: unexpected argument(s) {sorted(kwargs)}. Arguments of every "
+                "optimizer: learning_rate, clipnorm, clipvalue, global_clipnorm, "
+                "weight_decay, name (and the rule's own, see help(ef.optim." + owner + ")).")
         self.name = name or _snake_case(owner)
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         if sum(value is not None for value in clips.values()) > 1:
@@ -607,7 +616,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             )
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
-    def minimize(self, loss, var_list=None, tape=None):
+    def minimize(self, loss, var_list=None, tape=None, global_step=None):
         """Computes the gradients of `loss` and applies them.
 
         Args:
@@ -616,6 +625,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             var_list: the variables to update (a list, or a callable returning one). By
                 default, the trainable variables the loss read.
             tape: the GradientTape that recorded `loss` when `loss` is a tensor.
+            global_step: optional Variable incremented by one (the TF-1 call form).
 
         Returns:
             The loss value.
@@ -663,7 +673,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 "update. Pass var_list, or compute the loss from trainable ef.Variables."
             )
         grads = tape.gradient(value, var_list)
-        self.apply_gradients(zip(grads, var_list, strict=True))
+        self.apply_gradients(zip(grads, var_list, strict=True), global_step=global_step)
         return value
 
     # -- configuration ---------------------------------------------------------------------

@@ -6,6 +6,7 @@ Example:
     True
 """
 
+from eagerflow.utils.categorical import to_categorical
 from eagerflow.utils.plotting import plot_history
 
-__all__ = ["plot_history"]
+__all__ = ["plot_history", "to_categorical"]

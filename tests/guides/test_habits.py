@@ -1,0 +1,61 @@
+"""Calls users bring from the TensorFlow 2 and Keras guides (issue 16), with ef names."""
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+
+
+def test_watched_variables_are_still_listed_after_gradient():
+    v = ef.Variable(2.0)
+    with ef.GradientTape() as tape:
+        y = v * 3.0
+    tape.gradient(y, v)
+    assert tape.watched_variables() == (v,)
+
+
+def test_a_variable_differentiated_with_respect_to_itself_is_ones():
+    v = ef.Variable([1.0, 2.0])
+    with ef.GradientTape() as tape:
+        pass
+    np.testing.assert_array_equal(tape.gradient(v, v), [1.0, 1.0])
+    with ef.GradientTape() as tape:
+        y = v * 2.0
+    grads = tape.gradient([y, v], [v])
+    np.testing.assert_array_equal(grads[0], [3.0, 3.0])
+
+
+def test_format_shows_the_values():
+    assert f"{ef.constant([1.0, 2.0])}" == "[1. 2.]"
+    assert f"{ef.constant(3.5)}" == "3.5"
+    assert f"{ef.Variable([1, 2])}" == "[1 2]"
+
+
+def test_lr_is_refused_naming_learning_rate():
+    with pytest.raises(TypeError, match="use learning_rate=0.1"):
+        ef.optim.Adam(lr=0.1)
+    with pytest.raises(TypeError, match=r"unexpected argument\(s\) \['momentun'\]"):
+        ef.optim.SGD(momentun=0.9)
+
+
+def test_minimize_advances_a_global_step():
+    v = ef.Variable(3.0)
+    step = ef.Variable(0, dtype="int64")
+    ef.optim.SGD(0.25).minimize(lambda: v * v, [v], global_step=step)
+    assert (float(v), int(step)) == (1.5, 1)
+
+
+def test_to_categorical():
+    np.testing.assert_array_equal(ef.utils.to_categorical(np.array([[2], [0]]), 3),
+                                  [[0, 0, 1], [1, 0, 0]])
+    with pytest.raises(ef.errors.InvalidArgumentError, match="label 3 is out of range"):
+        ef.utils.to_categorical([3], num_classes=3)
+
+
+def test_a_single_callback_needs_no_list():
+    seen = []
+    callback = ef.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(epoch))
+    model = ef.Sequential([ef.layers.Dense(1, input_shape=(1,))])
+    model.compile("sgd", "mse")
+    model.fit(np.ones((4, 1)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=callback)
+    assert seen == [0, 1]
