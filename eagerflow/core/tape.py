@@ -312,7 +312,8 @@ class GradientTape:
                 continue
             for j, t in enumerate(raw_targets):
                 if t is source:
-                    seed = _run("OnesLike", (targets[j],), dtype=None) if seeds is None else seeds[j]
+                    seed = (_run("OnesLike", (targets[j],), dtype=None) if seeds is None
+                            else seeds[j])
                     grads[i] = _cast_like(dispatch.convert_input(seed), source)
                     self._none_reasons.pop(id(source), None)
         return nest.pack_sequence_as(sources, grads)
