@@ -344,7 +344,8 @@ def get_step():
 
 
 def resolve_step(step, op_name: str) -> int:
-    """The integer step of a summary: `step` itself, or the default step.
+    """The integer step of a summary: `step` itself, or the default step, or else the
+    global step (`ef.train.get_or_create_global_step()`) when it exists.
 
     Raises:
         InvalidArgumentError: if there is no step or it is not an integer scalar.
@@ -357,9 +358,14 @@ def resolve_step(step, op_name: str) -> int:
     if step is None:
         step = _state.step
         if step is None:
+            from eagerflow.optim import global_step
+
+            step = global_step.get_global_step()  # the TF-1 global step, when one exists
+        if step is None:
             raise errors.InvalidArgumentError(
-                f"ef.summary.{op_name}: no step set. Pass step=..., or set a default with "
-                "ef.summary.set_step(step) or writer.as_default(step=step)"
+                f"ef.summary.{op_name}: no step set. Pass step=..., set a default with "
+                "ef.summary.set_step(step) or writer.as_default(step=step), or create the "
+                "global step with ef.train.get_or_create_global_step()"
             )
     value = np.asarray(step)
     if value.ndim != 0 or value.dtype.kind not in "iu":

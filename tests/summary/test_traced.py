@@ -49,3 +49,19 @@ def test_default_step_and_writer_are_those_of_the_call(tmp_path, read_events):
     assert [(e.step, e.value) for e in read_events(tmp_path).Scalars("x")] == [
         (5, 5.0), (6, 6.0)]
     assert log.experimental_get_tracing_count() == 1
+
+
+def test_without_a_step_the_global_step_is_used(tmp_path, read_events, monkeypatch):
+    from eagerflow.optim import global_step
+
+    monkeypatch.setattr(global_step, "_global_step", None)
+    step = ef.train.get_or_create_global_step()
+    step.assign(41)
+    writer = ef.summary.create_file_writer(tmp_path)
+    with writer.as_default():
+        assert ef.summary.scalar("x", 1.0)
+        step.assign_add(1)
+        assert ef.summary.scalar("x", 2.0)
+    writer.flush()
+    assert [(e.step, e.value) for e in read_events(tmp_path).Scalars("x")] == [(41, 1.0),
+                                                                            (42, 2.0)]
