@@ -352,9 +352,17 @@ class Trainer:
     def _total_loss(self, y, y_pred, sample_weight):
         """(total, per-output losses) of one batch, without touching any tracker."""
         if self.compiled_loss is None:
-            raise ValueError(
-                "compute_loss: the model was compiled without a loss. Pass loss= to "
-                "compile(), or compute the loss yourself in train_step.")
+            extra = self.losses
+            if not extra:
+                raise ValueError(
+                    "compute_loss: the model has no loss: it was compiled without loss= and "
+                    "its layers added none with add_loss(). Pass loss= to compile(), call "
+                    "self.add_loss(...) in call(), or compute the loss in train_step.")
+            # Keras trains a model whose only losses come from add_loss on their sum.
+            total = extra[0]
+            for term in extra[1:]:
+                total = total + term
+            return total, []
         self._ensure_loss_built(y_pred)
         return self.compiled_loss(y, y_pred, sample_weight, self.losses)
 

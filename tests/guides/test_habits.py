@@ -59,3 +59,24 @@ def test_a_single_callback_needs_no_list():
     model.compile("sgd", "mse")
     model.fit(np.ones((4, 1)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=callback)
     assert seen == [0, 1]
+
+
+def test_fit_trains_a_model_whose_only_loss_comes_from_add_loss():
+    class Regularized(ef.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = ef.layers.Dense(1, kernel_initializer="ones")
+
+        def call(self, x):
+            y = self.dense(x)
+            self.add_loss(ef.reduce_mean(ef.square(y - 3.0)))
+            return y
+
+    model = Regularized()
+    model.compile(optimizer=ef.optim.SGD(0.1))
+    history = model.fit(np.ones((16, 2), "float32"), epochs=10, batch_size=4, verbose=0)
+    assert history.history["loss"][-1] < 0.01 < history.history["loss"][0]
+    bare = ef.Sequential([ef.layers.Dense(1)])
+    bare.compile(optimizer="sgd")
+    with pytest.raises(ValueError, match="has no loss.*add_loss"):
+        bare.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)

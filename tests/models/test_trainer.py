@@ -262,7 +262,7 @@ def test_empty_data_is_an_error():
 def test_compute_loss_without_a_loss_is_an_error():
     model = mlp()
     model.compile(optimizer="sgd")
-    with pytest.raises(ValueError, match=r"compiled without a loss"):
+    with pytest.raises(ValueError, match=r"compiled without loss= and its layers added none"):
         model.fit(np.zeros((2, 4), np.float32), np.zeros(2), verbose=0)
 
 
