@@ -49,7 +49,10 @@ def test_as_default_restores_previous_writer_and_step(tmp_path):
     assert ef.summary.experimental.get_step() == 10
 
 
-def test_missing_step_is_an_error(tmp_path):
+def test_missing_step_is_an_error(tmp_path, monkeypatch):
+    from eagerflow.optim import global_step
+
+    monkeypatch.setattr(global_step, "_global_step", None)  # no global step either
     with ef.summary.create_file_writer(tmp_path).as_default():
         with pytest.raises(errors.InvalidArgumentError, match=r"scalar: no step set"):
             ef.summary.scalar("loss", 1.0)
