@@ -15,7 +15,22 @@ from eagerflow.layers.core import Activation, Dense, Lambda
 from eagerflow.layers.dropout import Dropout
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.input_spec import InputSpec
-from eagerflow.layers.merging import Add, Concatenate, Multiply
+from eagerflow.layers.merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from eagerflow.layers.normalization import BatchNormalization, LayerNormalization
 from eagerflow.layers.pooling import (
     AveragePooling2D,
@@ -35,4 +50,6 @@ __all__ = [
     "InputLayer", "InputSpec", "LSTMCell", "Lambda", "Layer", "LayerNormalization",
     "MaxPooling2D", "Multiply", "Reshape", "SimpleRNN", "SimpleRNNCell", "SymbolicTensor",
     "activations", "constraints", "deserialize", "initializers", "regularizers", "serialize",
+    "Subtract", "Average", "Maximum", "Minimum", "add", "subtract", "multiply", "average",
+    "maximum", "minimum", "concatenate",
 ]

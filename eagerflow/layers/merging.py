@@ -1,4 +1,5 @@
-"""Merge layers: Add, Multiply, Concatenate (called on a list of tensors).
+"""Merge layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate (called
+on a list of tensors), and their functional forms (`add`, `subtract`, ...).
 
 Example:
     >>> import eagerflow as ef
@@ -91,6 +92,76 @@ class Multiply(_Merge):
         return math_ops.multiply(a, b)
 
 
+class Subtract(_Merge):
+    """Subtracts the second of exactly two tensors from the first, elementwise.
+
+    Raises:
+        ValueError: unless called on a list of exactly two tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Subtract()([ef.constant([[5.0]]), ef.constant([[2.0]])])
+        ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
+    """
+
+    def _check_list(self, inputs):
+        super()._check_list(inputs)
+        if len(inputs) != 2:
+            raise ValueError(
+                f"A `Subtract` layer ('{self.name}') should be called on exactly 2 inputs. "
+                f"Received {len(inputs)} inputs.")
+
+    @staticmethod
+    def _combine(a, b):
+        return math_ops.subtract(a, b)
+
+
+class Average(_Merge):
+    """The elementwise mean of a list of tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Average()([ef.constant([[1.0]]), ef.constant([[2.0]]),
+        ...                      ef.constant([[6.0]])])
+        ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
+    """
+
+    def call(self, inputs):
+        return math_ops.divide(super().call(inputs), float(len(inputs)))
+
+    @staticmethod
+    def _combine(a, b):
+        return math_ops.add(a, b)
+
+
+class Maximum(_Merge):
+    """The elementwise maximum of a list of tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Maximum()([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 2.0]])])
+        ef.Tensor([[3. 5.]], shape=(1, 2), dtype=float32)
+    """
+
+    @staticmethod
+    def _combine(a, b):
+        return math_ops.maximum(a, b)
+
+
+class Minimum(_Merge):
+    """The elementwise minimum of a list of tensors.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Minimum()([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 2.0]])])
+        ef.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
+    """
+
+    @staticmethod
+    def _combine(a, b):
+        return math_ops.minimum(a, b)
+
+
 class Concatenate(_Merge):
     """Concatenates a list of tensors along `axis` (other axes must match).
 
@@ -144,3 +215,26 @@ class Concatenate(_Merge):
         config = super().get_config()
         config["axis"] = self.axis
         return config
+
+
+def _functional(layer_class, doc_name):
+    def merge(inputs, **kwargs):
+        return layer_class(**kwargs)(inputs)
+
+    merge.__name__ = merge.__qualname__ = doc_name
+    merge.__doc__ = (
+        f"Functional form of `{layer_class.__name__}`: ``{doc_name}(inputs, **kwargs)`` is "
+        f"``{layer_class.__name__}(**kwargs)(inputs)`` (Keras's lower-case merge functions).\n"
+        "\nExample:\n    >>> import eagerflow as ef\n"
+        f"    >>> ef.layers.{doc_name}([ef.ones([1, 2]), ef.ones([1, 2])]).shape\n"
+        f"    {(1, 4) if layer_class is Concatenate else (1, 2)}\n")
+    return merge
+
+
+add = _functional(Add, "add")
+subtract = _functional(Subtract, "subtract")
+multiply = _functional(Multiply, "multiply")
+average = _functional(Average, "average")
+maximum = _functional(Maximum, "maximum")
+minimum = _functional(Minimum, "minimum")
+concatenate = _functional(Concatenate, "concatenate")
