@@ -205,7 +205,8 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        registry.register("layer", cls)  # user-defined layers too
+        if "_functional_variant_of" not in vars(cls):  # (models/model.py's mix-ins)
+            registry.register("layer", cls)  # user-defined layers too
         _describe_call(cls)
 
     def __init__(self, trainable=True, name=None, dtype=None, *, input_shape=None,

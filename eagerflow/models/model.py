@@ -66,19 +66,35 @@ class Model(trainer.Trainer, base.Layer):
                                           "_cached_metrics"}
 
     def __new__(cls, *args, **kwargs):
-        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+        if args or "inputs" in kwargs or "outputs" in kwargs:
             from eagerflow.models import functional
 
-            return object.__new__(functional.Functional)
+            if cls is Model:
+                return object.__new__(functional.Functional)
+            if not issubclass(cls, functional.Functional) and "call" not in vars(cls):
+                # ``CustomModel(inputs, outputs)`` for a subclass that only overrides
+                # train_step & co (Keras's "customizing fit" pattern): a functional model
+                # whose class is the subclass with Functional's graph behind it.
+                return object.__new__(_functional_variant(cls))
         return object.__new__(cls)
 
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs or "outputs" in kwargs:
+            from eagerflow.models import functional
+
+            if not any("call" in vars(k) for k in type(self).__mro__
+                       if issubclass(k, Model) and k not in (Model, functional.Functional)):
+                # A subclass's __init__ calling super().__init__(inputs, outputs), as Keras
+                # allows: the instance becomes its functional variant.
+                object.__setattr__(self, "__class__", _functional_variant(type(self)))
+                functional.Functional.__init__(self, *args, **kwargs)
+                return
             raise TypeError(
-                f"{type(self).__name__}.__init__ received inputs/outputs: building a "
-                "functional graph from a Model subclass is not supported. Write the "
-                "computation in `call()`, or build `ef.models.Model(inputs, outputs)` and "
-                "use it as a layer of your subclass.")
+                f"{type(self).__name__}.__init__ received inputs/outputs, but the class "
+                "defines its own call(): a model is either functional (built from inputs and "
+                "outputs) or subclassed (computing in call()), not both. Remove call() to "
+                "make it functional, or build `ef.models.Model(inputs, outputs)` and use it "
+                "as a layer of your subclass.")
         super().__init__(**kwargs)
 
     # -- structure -------------------------------------------------------------------------
@@ -259,6 +275,22 @@ def model_from_config(config: dict, custom_objects=None):
         8
     """
     return registry.deserialize(config, custom_objects, "layer")
+
+
+_FUNCTIONAL_VARIANTS: dict = {}
+
+
+def _functional_variant(cls):
+    """`cls` (a Model subclass without its own call) with `Functional` mixed in, cached."""
+    from eagerflow.models import functional
+
+    variant = _FUNCTIONAL_VARIANTS.get(cls)
+    if variant is None:
+        variant = type(cls.__name__, (cls, functional.Functional), {
+            "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+            "_functional_variant_of": cls})
+        _FUNCTIONAL_VARIANTS[cls] = variant
+    return variant
 
 
 def model_from_json(json_string: str, custom_objects=None):

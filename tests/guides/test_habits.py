@@ -80,3 +80,31 @@ def test_fit_trains_a_model_whose_only_loss_comes_from_add_loss():
     bare.compile(optimizer="sgd")
     with pytest.raises(ValueError, match="has no loss.*add_loss"):
         bare.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+
+
+def test_a_model_subclass_built_functionally_customizes_fit():
+    # "Customizing what happens in fit": a subclass overriding train_step only, built as
+    # CustomModel(inputs, outputs).
+    class CustomModel(ef.Model):
+        def train_step(self, data):
+            self.steps_seen = getattr(self, "steps_seen", 0) + 1
+            return super().train_step(data)
+
+    inputs = ef.layers.Input((3,))
+    outputs = ef.layers.Dense(1)(inputs)
+    model = CustomModel(inputs, outputs)
+    assert isinstance(model, CustomModel) and type(model).__name__ == "CustomModel"
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    history = model.fit(np.ones((32, 3)), np.ones((32, 1)), batch_size=8, epochs=2,
+                        verbose=0)
+    assert sorted(history.history) == ["loss", "mae"]
+    assert model.steps_seen == 1  # traced once: train_step's Python ran while tracing
+    assert model.output_shape == (None, 1)
+    assert ef.saving.registry.get_registered_object("CustomModel", kind="layer") is CustomModel
+
+    class WithCall(ef.Model):
+        def call(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="defines its own call"):
+        WithCall(inputs, outputs)

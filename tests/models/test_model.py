@@ -91,12 +91,23 @@ def test_subclass_config_round_trip_and_functional_args_refused():
     clone = Configurable.from_config(model.get_config())
     assert clone.units == 5 and clone.name == "configurable_net"
 
+    class BuiltInInit(ef.Model):  # functional from its own __init__, as Keras allows
+        def __init__(self):
+            x = ef.layers.Input(shape=(2,))
+            super().__init__(x, ef.layers.Dense(1)(x))
+
+    built = BuiltInInit()
+    assert isinstance(built, BuiltInInit) and built(ef.ones([3, 2])).shape == (3, 1)
+
     class Wrong(ef.Model):
         def __init__(self):
             x = ef.layers.Input(shape=(2,))
             super().__init__(x, ef.layers.Dense(1)(x))
 
-    with pytest.raises(TypeError, match="building a functional graph from a Model subclass"):
+        def call(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="defines its own call"):
         Wrong()
 
 
