@@ -165,6 +165,16 @@ def _optional_config(model, method: str):
     return function() if callable(function) else None
 
 
+def _refuse_keras_format(filepath, function: str) -> None:
+    """Keras 3's ``.keras`` files are zip archives eagerflow does not write or read: a clear
+    error instead of an HDF5 file under a name that promises something else."""
+    if str(filepath).endswith(".keras"):
+        raise errors.InvalidArgumentError(
+            f"{function}({str(filepath)!r}): the .keras format (Keras 3's zip of config.json "
+            "and model.weights.h5) is not supported; eagerflow saves whole models as one "
+            f"HDF5 file. Use a .h5 name, e.g. {str(filepath)[:-6] + '.h5'!r}.")
+
+
 def save_model(model, filepath, include_optimizer=True) -> str:
     """Saves architecture (JSON config), weights and optimizer state to one HDF5 file.
 
@@ -197,6 +207,7 @@ def save_model(model, filepath, include_optimizer=True) -> str:
         ('Bias', 2, array([1., 1.], dtype=float32))
     """
     _check_model(model, "save_model")
+    _refuse_keras_format(filepath, "save")
     document = {"format": _MODEL_FORMAT, "format_version": _MODEL_VERSION,
                 "model": registry.serialize(model),
                 "build_config": _optional_config(model, "get_build_config"),
@@ -284,6 +295,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         >>> float(ef.saving.load_model(path, custom_objects={"Gain": Gain}).g)
         3.0
     """
+    _refuse_keras_format(filepath, "load_model")
     path = checkpoint.resolve_path(filepath)
     document, sizes = _read_document(path)
     saved = set(sizes)

@@ -108,3 +108,12 @@ def test_a_model_subclass_built_functionally_customizes_fit():
 
     with pytest.raises(TypeError, match="defines its own call"):
         WithCall(inputs, outputs)
+
+
+def test_the_keras_zip_format_is_refused_with_the_name_to_use(tmp_path):
+    model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"\.keras format .*model\.h5"):
+        model.save(str(tmp_path / "model.keras"))
+    assert not (tmp_path / "model.keras").exists()
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"\.keras format"):
+        ef.models.load_model(str(tmp_path / "model.keras"))
