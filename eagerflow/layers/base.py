@@ -590,6 +590,46 @@ class Layer(trackable.Trackable, metaclass=_LayerMeta):
 
     add_variable = add_weight
 
+    # -- the functional graph ---------------------------------------------------------------
+    def _only_node(self, what: str):
+        nodes = self._inbound_nodes
+        if not nodes:
+            raise AttributeError(
+                f"Layer '{self.name}' has never been called on symbolic inputs (ef.layers."
+                f"Input or another layer's output), so it has no {what}: {what}s exist in "
+                "functional and Sequential models with a known input shape.")
+        if len(nodes) > 1:
+            raise AttributeError(
+                f"Layer '{self.name}' has been called {len(nodes)} times in functional graphs, "
+                f"so it has several {what}s; take the {what} of one call from that call's "
+                "result instead.")
+        return nodes[0]
+
+    @property
+    def input(self):
+        """The symbolic input of this layer's call in a functional graph (Keras's
+        ``layer.input``).
+
+        Raises:
+            AttributeError: if the layer was never called on symbolic tensors, or more
+                than once.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> x = ef.layers.Input((3,), name="features")
+            >>> dense = ef.layers.Dense(2)
+            >>> y = dense(x)
+            >>> dense.input is x, dense.output is y
+            (True, True)
+        """
+        return self._only_node("input").args[0]
+
+    @property
+    def output(self):
+        """The symbolic output of this layer's call in a functional graph (Keras's
+        ``layer.output``; see `input`)."""
+        return self._only_node("output").outputs
+
     def _unique_weight_name(self, name: str) -> str:
         if name not in self._own_weights:
             return name

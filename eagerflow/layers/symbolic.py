@@ -303,9 +303,13 @@ class InputLayer(base.Layer):
         self.built = True
         self._input_dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        self.output = SymbolicTensor(self.batch_shape, self._input_dtype, self.name,
-                                     (self, 0, 0))
-        self._inbound_nodes.append(Node(self, (), {}, self.output))
+        tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name, (self, 0, 0))
+        self._inbound_nodes.append(Node(self, (), {}, tensor))
+
+    @property
+    def input(self):
+        """The placeholder this layer produces (its input and its output)."""
+        return self.output
 
     def call(self, inputs):
         return inputs

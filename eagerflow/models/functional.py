@@ -118,6 +118,24 @@ class Functional(Model):
 
     # -- structure -------------------------------------------------------------------------
     @property
+    def input(self):
+        """The model's inputs in the structure they were given (Keras's ``model.input``).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> x = ef.layers.Input((3,))
+            >>> model = ef.Model(x, ef.layers.Dense(2)(x))
+            >>> model.inputs[0] is x, model.input is x, model.output.shape
+            (True, True, (None, 2))
+        """
+        return self._input_structure
+
+    @property
+    def output(self):
+        """The model's outputs in the structure they were given (Keras's ``model.output``)."""
+        return self._output_structure
+
+    @property
     def layers(self) -> list:
         """Every layer of the graph, Input layers first, in topological order."""
         return list(self._functional_layers)

@@ -115,6 +115,49 @@ class Sequential(Model):
         self._layers.append(layer)
         self.built = self._graph_input is not None or self.built
 
+    # -- the functional graph (Keras's model.inputs / model.outputs) ----------------------
+    def _graph(self, what: str):
+        if self._graph_input is None:
+            raise AttributeError(
+                f"Sequential model '{self.name}' has no {what} yet: give it an input shape "
+                "(ef.layers.Input((features,)) first, or input_shape= on its first layer) "
+                "to make it a graph with symbolic inputs and outputs.")
+        return self._graph_input, (self._graph_outputs[-1] if self._graph_outputs
+                                   else self._graph_input)
+
+    @property
+    def inputs(self) -> list:
+        """The symbolic input tensors (a one-element list), as in Keras.
+
+        Raises:
+            AttributeError: if the model has no input shape yet.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.layers.Input((3,)), ef.layers.Dense(2, name="a"),
+            ...                        ef.layers.Dense(1, name="b")])
+            >>> features = ef.Model(inputs=model.inputs,
+            ...                     outputs=[layer.output for layer in model.layers])
+            >>> [t.shape for t in features(ef.ones([4, 3]))]
+            [(4, 2), (4, 1)]
+        """
+        return [self._graph("inputs")[0]]
+
+    @property
+    def outputs(self) -> list:
+        """The symbolic output tensors (a one-element list); see `inputs`."""
+        return [self._graph("outputs")[1]]
+
+    @property
+    def input(self):
+        """The symbolic input tensor; see `inputs`."""
+        return self._graph("input")[0]
+
+    @property
+    def output(self):
+        """The symbolic output tensor; see `inputs`."""
+        return self._graph("output")[1]
+
     def pop(self):
         """Removes and returns the last layer.
 

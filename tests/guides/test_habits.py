@@ -117,3 +117,27 @@ def test_the_keras_zip_format_is_refused_with_the_name_to_use(tmp_path):
     assert not (tmp_path / "model.keras").exists()
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"\.keras format"):
         ef.models.load_model(str(tmp_path / "model.keras"))
+
+
+def test_feature_extraction_from_a_sequential_model():
+    # The Sequential guide: ef.Model(inputs=m.inputs, outputs=[l.output for l in m.layers])
+    model = ef.Sequential([ef.layers.Input((3,)), ef.layers.Dense(4, name="first"),
+                           ef.layers.Dense(2, name="second")])
+    extractor = ef.Model(inputs=model.inputs,
+                         outputs=[layer.output for layer in model.layers])
+    first, second = extractor(ef.ones([5, 3]))
+    assert (first.shape, second.shape) == ((5, 4), (5, 2))
+    single = ef.Model(inputs=model.input, outputs=model.get_layer("first").output)
+    np.testing.assert_allclose(single(ef.ones([5, 3])), first, rtol=1e-6)
+    with pytest.raises(AttributeError, match="no inputs yet: give it an input shape"):
+        _ = ef.Sequential([ef.layers.Dense(1)]).inputs
+    with pytest.raises(AttributeError, match="never been called on symbolic inputs"):
+        _ = ef.layers.Dense(1).output
+
+
+def test_functional_model_input_and_output():
+    x = ef.layers.Input((3,))
+    hidden = ef.layers.Dense(4, name="hidden")
+    model = ef.Model(x, ef.layers.Dense(1)(hidden(x)))
+    assert model.input is x and hidden.input is x
+    assert model.get_layer("hidden").output.shape == (None, 4)
