@@ -98,6 +98,7 @@ class Op:
         "name",
         "neutral",
         "num_outputs",
+        "promotes",
         "pure",
         "shape_only",
         "stateful",
@@ -122,6 +123,8 @@ class Op:
         self.involution = involution
         self.shape_only = shape_only
         self.ufunc = forward if ufunc is None and isinstance(forward, np.ufunc) else ufunc
+        # Binary arithmetic that applies the dtype table (`promote_inputs`).
+        self.promotes = elementwise or name in _PROMOTING
 
     def gradient(self, rule):
         """Registers `rule` as this op's gradient; use as a decorator."""
@@ -200,11 +203,18 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
         else:
             return _execute_slow(op, inputs, attrs)
         kind = type(y)
-        if kind is _Tensor:
-            values = (a, y._value)
-        elif kind is _Variable:
-            values = (a, y._buf)
+        if kind is _Tensor or kind is _Variable:
+            b = y._value if kind is _Tensor else y._buf
+            # The dtype table (`promote_inputs`): one identity test in the common case.
+            if a is x:  # a weak Python scalar first
+                if type(a) is float and b.dtype.kind in "iu" and op.promotes:
+                    return _execute_slow(op, inputs, attrs)
+            elif a.dtype is not b.dtype and op.promotes and _promotion_needed(a, b):
+                return _execute_slow(op, inputs, attrs)
+            values = (a, b)
         elif (kind is float or kind is int) and a is not x:
+            if kind is float and a.dtype.kind in "iu" and op.promotes:
+                return _execute_slow(op, inputs, attrs)
             values = (a, y)
         else:
             return _execute_slow(op, inputs, attrs)
@@ -249,6 +259,9 @@ def _execute_slow(op, inputs, attrs):
             values = [x._value if isinstance(x, _Tensor) else x for x in inputs]
             break
         values.append(x._value)
+    if len(values) == 2 and op.promotes and _promotion_needed(*values):
+        inputs = promote_inputs(op, inputs)
+        values = [x._value if isinstance(x, _Tensor) else x for x in inputs]
     try:
         out = op.forward(*values, **attrs)
     except Exception as e:
@@ -268,6 +281,53 @@ def _execute_slow(op, inputs, attrs):
 
 
 _SCALARS = (float, int, complex, bool)
+_PROMOTING = frozenset({"BatchMatMulV2", "MatMul"})
+
+
+def _promotion_needed(a, b) -> bool:
+    """Whether values `a`, `b` (ndarrays or weak Python scalars) mix an integer tensor with
+    a float (NumPy would give float64 where the table gives the float's dtype)."""
+    if type(a) is _ndarray:
+        if type(b) is _ndarray:
+            if a.dtype is b.dtype:
+                return False
+            ka, kb = a.dtype.kind, b.dtype.kind
+            return (ka in "iu" and kb == "f") or (kb in "iu" and ka == "f")
+        return type(b) is float and a.dtype.kind in "iu"
+    return type(a) is float and type(b) is _ndarray and b.dtype.kind in "iu"
+
+
+def _kind(value):
+    """``(dtype kind, dtype or None)`` of a tensor or ndarray; a Python float is a weak
+    ``("float", None)``, other Python values ``(None, None)``."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return dtype.kind, dtype
+    return ("float" if type(value) is float else None), None
+
+
+def promote_inputs(op, inputs) -> tuple:
+    """The dtype table for binary arithmetic (DESIGN.md, "dtypes"): an integer tensor meeting
+    a float (tensor or weak Python float) becomes that float's dtype (float32 for a Python
+    float), so ``int32 + float32`` is float32, never float64. Applied eagerly and while
+    tracing alike (the cast is an op).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> (ef.constant([1, 2]) + ef.constant([0.5, 0.5])).dtype
+        dtype('float32')
+        >>> (ef.constant([1, 2]) * 1.5).dtype
+        dtype('float32')
+    """
+    if len(inputs) != 2 or not op.promotes:
+        return inputs
+    x, y = inputs
+    (kx, dx), (ky, dy) = _kind(x), _kind(y)
+    if kx in ("i", "u") and ky in ("f", "float") and isinstance(x, _Tensor):
+        return (execute(OPS["Cast"], (x,), {"dtype": dy or np.dtype(np.float32)}), y)
+    if ky in ("i", "u") and kx in ("f", "float") and isinstance(y, _Tensor):
+        return (x, execute(OPS["Cast"], (y,), {"dtype": dx or np.dtype(np.float32)}))
+    return inputs
 
 
 def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
@@ -290,11 +350,36 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
         return tuple(converted)
     for x in inputs:
         if not isinstance(x, _SCALARS):
-            return tuple([convert_input(x, op, True, copy_arrays) for x in inputs])
+            partner = next((t.dtype for t in inputs if isinstance(t, (_Tensor, _Variable))),
+                           None)
+            weak = partner is not None and op is not None and op.promotes
+            return tuple([_convert_weak_list(x, partner, op)
+                          if weak and isinstance(x, (list, tuple))
+                          else convert_input(x, op, True, copy_arrays) for x in inputs])
     # Only Python scalars: they convert together, like one Python list would (any float
     # makes them all float32; ints alone give int32).
     dtype = dtypes.to_array(list(inputs)).dtype
     return tuple(convert_input(x, op, dtype=dtype) for x in inputs)
+
+
+def _convert_weak_list(value, partner, op):
+    """A Python list of numbers next to a tensor takes the tensor's dtype (DESIGN.md,
+    "dtypes"): ``float32 * [1, 0]`` stays float32, ``float16 * [0.5]`` float16."""
+    array = convert_input(value, op)
+    kind = array.dtype.kind
+    if partner.kind in "fc" and kind in "iuf" or (partner.kind in "iu" and kind in "iu"):
+        if array.dtype != partner and array._value.size and _exact(array._value, partner):
+            return tensor.new_tensor(array._value.astype(partner))
+    return array
+
+
+def _exact(values, dtype) -> bool:
+    """Whether `values` convert to `dtype` without overflow (ints that fit, finite floats)."""
+    with np.errstate(all="ignore"):
+        converted = values.astype(dtype)
+    if dtype.kind in "iu":
+        return bool(np.array_equal(converted, values))
+    return bool(np.all(np.isfinite(converted) | ~np.isfinite(values)))
 
 
 def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):

@@ -210,7 +210,7 @@ class Tracer:
     # -- ops ---------------------------------------------------------------------------
     def execute(self, op, inputs, attrs):
         """Adds a node applying `op`; returns its symbolic output(s) like `dispatch.execute`."""
-        inputs = dispatch.convert_inputs(op, inputs)
+        inputs = dispatch.promote_inputs(op, dispatch.convert_inputs(op, inputs))
         refs = [self.ref(x) if isinstance(x, _Tensor) else x for x in inputs]
         node_attrs = graph.map_attr_tensors(attrs, self.ref) if _has_tensor(attrs) else attrs
         self._check_unknown_dims(op, node_attrs)

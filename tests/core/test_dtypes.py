@@ -83,7 +83,7 @@ def test_dtype_names_are_numpy_dtypes():
     (lambda f, i: i + 2**20, ef.int32),
     (lambda f, i: i // 2, ef.int32),
     (lambda f, i: i / 2, ef.float64),  # true division of integers, like NumPy
-    (lambda f, i: i * 2.5, ef.float64),  # int32 tensor with a float scalar, like NumPy 2
+    (lambda f, i: i * 2.5, ef.float32),  # a weak float meeting int32: the default float
     (lambda f, i: ef.maximum(f, 0), ef.float32),
     (lambda f, i: ef.where(f > 0, f, 0.0), ef.float32),
     (lambda f, i: f > 1, ef.bool),
@@ -102,7 +102,9 @@ def test_weak_scalars_keep_float16_and_float64():
     (ef.float32, ef.float64, ef.float64),
     (ef.float16, ef.float32, ef.float32),
     (ef.int32, ef.int64, ef.int64),
-    (ef.int32, ef.float32, ef.float64),  # NumPy 2: int32 and float32 meet at float64
+    (ef.int32, ef.float32, ef.float32),  # the table: int with float gives that float
+    (ef.int64, ef.float32, ef.float32),
+    (ef.int32, ef.float16, ef.float16),
     (ef.bool, ef.int32, ef.int32),
     (ef.uint8, ef.int32, ef.int32),
 ])
@@ -222,3 +224,22 @@ def test_bad_dtype_names():
         dtypes.as_dtype("float99")
     with pytest.raises(TypeError, match=r"Cannot interpret 'nope' as a dtype"):
         ef.constant(1, dtype="nope")
+
+
+@pytest.mark.parametrize("expression, dtype", [
+    (lambda: ef.constant([1.0, 2.0]) * [1, 2], ef.float32),       # weak int list
+    (lambda: ef.constant([1.0], ef.float16) * [1.5], ef.float16),  # weak float list
+    (lambda: ef.constant([1]) * [1.5], ef.float32),               # float list meets int
+    (lambda: ef.constant([1, 2], ef.int64) + [1, 2], ef.int64),
+    (lambda: ef.constant([1.0], ef.float64) * [2, 3], ef.float64),
+    (lambda: ef.matmul(ef.constant([[1, 2]]), ef.constant([[1.0], [2.0]])), ef.float32),
+])
+def test_lists_are_weak_and_ints_meeting_floats_take_the_float(expression, dtype):
+    assert expression().dtype == dtype
+
+
+def test_the_dtype_table_holds_in_graphs_too():
+    f = ef.function(lambda i, x: (i + x, i * 0.5, x * [2, 3]))
+    a, b, c = f(ef.constant([1, 2]), ef.constant([1.0, 2.0]))
+    assert (a.dtype, b.dtype, c.dtype) == (ef.float32, ef.float32, ef.float32)
+    np.testing.assert_array_equal(c, [2.0, 6.0])
