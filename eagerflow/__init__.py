@@ -26,6 +26,7 @@ from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64,
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
+from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
 from eagerflow.math import (
     abs,

@@ -17,12 +17,12 @@ stop_gradient function py_function cond while_loop print device executing_eagerl
 config float16 float32 float64 int32 int64 bool cast
 math nn linalg random errors debugging testing layers models optim losses metrics datasets
 data callbacks initializers regularizers constraints activations train summary saved_model
-utils optimizers Model Sequential Checkpoint CheckpointManager UnconnectedGradients
+utils optimizers Module Model Sequential Checkpoint CheckpointManager UnconnectedGradients
 """.split()
-# Names DESIGN.md already lists whose issue has not landed: ef.Module (Layer's base, from
-# the Keras/TF guides issue) and ef.distribute (the MPI issue). Remove a name when it lands:
-# test_planned_names_are_not_half_there fails as soon as one appears.
-PLANNED = {"Module", "distribute"}
+# Names DESIGN.md already lists whose issue has not landed: ef.distribute (the MPI issue).
+# Remove a name when it lands: test_planned_names_are_not_half_there fails as soon as one
+# appears.
+PLANNED = {"distribute"}
 _DESIGN = pathlib.Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
 
 

@@ -84,3 +84,35 @@ def eager_scope():
         yield
     finally:
         thread.tracer, thread.tapes = saved
+
+
+@contextlib.contextmanager
+def name_scope(name: str):
+    """Variables created in the block are named ``"<name>/..."`` (nested scopes join with
+    ``/``); `Module.name_scope` is this scope with the module's name.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import context
+        >>> with context.name_scope("outer"), context.name_scope("inner"):
+        ...     ef.Variable(1.0, name="v").name
+        'outer/inner/v'
+    """
+    stack = thread.__dict__.setdefault("name_scopes", [])
+    stack.append(name)
+    try:
+        yield "/".join(stack) + "/"
+    finally:
+        stack.pop()
+
+
+def current_name_scope() -> str:
+    """``"outer/inner/"`` inside `name_scope` blocks, else ``""``.
+
+    Example:
+        >>> from eagerflow.core import context
+        >>> context.current_name_scope()
+        ''
+    """
+    stack = thread.__dict__.get("name_scopes")
+    return "/".join(stack) + "/" if stack else ""

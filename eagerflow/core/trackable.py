@@ -140,3 +140,132 @@ class Trackable:
                 own.slot_created(self, variable, slot_name, slot)
             for listener in list(_restore_listeners):
                 listener.slot_created(self, variable, slot_name, slot)
+
+
+class Module(Trackable):
+    """A named container of Variables and other Modules (TensorFlow's ``tf.Module``).
+
+    Assign Variables and Modules (or lists/dicts of them) to attributes: `variables`,
+    `trainable_variables` and `submodules` find them, checkpoints save them, and
+    ``with self.name_scope:`` names the variables created inside ``"<name>/..."``.
+    `ef.layers.Layer` (and so every model) is a Module.
+
+    Args:
+        name: the module's name (default: the class name in snake case); a Python
+            identifier.
+
+    Raises:
+        ValueError: if `name` is not a valid Python identifier.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> class Dense(ef.Module):
+        ...     def __init__(self, units, name=None):
+        ...         super().__init__(name=name)
+        ...         with self.name_scope:
+        ...             self.w = ef.Variable(ef.ones([2, units]), name="w")
+        ...             self.b = ef.Variable(ef.zeros([units]), name="b", trainable=False)
+        ...     def __call__(self, x):
+        ...         return ef.matmul(x, self.w) + self.b
+        >>> class Net(ef.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.layers = [Dense(3, name="first"), Dense(3, name="second")]
+        >>> net = Net()
+        >>> [v.name for v in net.trainable_variables], len(net.submodules)
+        (['first/w', 'second/w'], 2)
+    """
+
+    def __init__(self, name=None):
+        if name is None:
+            name = "".join("_" + c.lower() if c.isupper() else c
+                           for c in type(self).__name__).lstrip("_")
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ValueError(
+                f"{type(self).__name__}: name must be a valid Python identifier. Received: "
+                f"name={name!r}")
+        self._module_name = name
+
+    @property
+    def name(self) -> str:
+        """The module's name."""
+        return self._module_name
+
+    @property
+    def name_scope(self):
+        """A context manager: Variables created inside are named ``"<name>/..."``."""
+        return context.name_scope(self.name)
+
+    def _walk(self):
+        """Every Variable and Module reachable from the attributes (attribute names in
+        sorted order, depth first, each object once), excluding self."""
+        seen = {id(self)}
+        found = []
+
+        def visit(value):
+            if isinstance(value, dict):
+                for key in sorted(value, key=str):
+                    visit(value[key])
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    visit(item)
+            elif (_is_variable(value) or isinstance(value, Module)) and id(value) not in seen:
+                seen.add(id(value))
+                found.append(value)
+                if isinstance(value, Module):
+                    value._walk_into(visit)
+
+        self._walk_into(visit)
+        return found
+
+    def _walk_into(self, visit) -> None:
+        for key in sorted(vars(self)):
+            visit(vars(self)[key])
+
+    @property
+    def variables(self) -> tuple:
+        """The Variables of this module and its submodules (each once)."""
+        return tuple(v for v in self._walk() if _is_variable(v))
+
+    @property
+    def trainable_variables(self) -> tuple:
+        """The trainable ones of `variables`."""
+        return tuple(v for v in self.variables if v.trainable)
+
+    @property
+    def non_trainable_variables(self) -> tuple:
+        """The non-trainable ones of `variables`."""
+        return tuple(v for v in self.variables if not v.trainable)
+
+    @property
+    def submodules(self) -> tuple:
+        """Every Module reachable from this one (not itself)."""
+        return tuple(m for m in self._walk() if isinstance(m, Module))
+
+    @classmethod
+    def with_name_scope(cls, method):
+        """Decorates a method to run inside the module's `name_scope`.
+
+        Example:
+            >>> import eagerflow as ef
+            >>> class Lazy(ef.Module):
+            ...     @ef.Module.with_name_scope
+            ...     def __call__(self, x):
+            ...         if not hasattr(self, "w"):
+            ...             self.w = ef.Variable(ef.ones([x.shape[-1]]), name="w")
+            ...         return x * self.w
+            >>> module = Lazy(name="lazy")
+            >>> _ = module(ef.ones([2])); module.w.name
+            'lazy/w'
+        """
+        import functools
+
+        @functools.wraps(method)
+        def scoped(self, *args, **kwargs):
+            with self.name_scope:
+                return method(self, *args, **kwargs)
+
+        return scoped
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"

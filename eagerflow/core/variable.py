@@ -77,7 +77,8 @@ class Variable:
             )
         self._buf = value
         self._snapshot = None
-        self._name = name if name is not None else "Variable"
+        self._name = context.current_name_scope() + (name if name is not None
+                                                      else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
 

@@ -159,7 +159,7 @@ def _bind_config(cls, args, kwargs):
     return config
 
 
-class Layer(trackable.Trackable, metaclass=_LayerMeta):
+class Layer(trackable.Module, metaclass=_LayerMeta):
     """Base class of layers: weights built on first call, computation in `call`.
 
     Subclasses create weights in `build(input_shape)` with `add_weight` (or sublayers in
