@@ -56,12 +56,14 @@ def _param_indices(f, params, count: int) -> list[int]:
     return indices
 
 
-def value_and_gradients_function(f, params=None):
+def value_and_gradients_function(f, params=None, unconnected_gradients="none"):
     """Wraps `f` to return ``(f(*args), [gradient per argument])``.
 
     Args:
         f: a function of tensors returning a tensor (non-scalar results are summed).
         params: indices or names of the arguments to differentiate (default: all).
+        unconnected_gradients: ``"none"`` (None for an argument `f` does not use) or
+            ``"zero"`` (zeros of its shape), as for `GradientTape.gradient`.
 
     Returns:
         A function with `f`'s arguments; Python numbers become float32 tensors.
@@ -83,15 +85,21 @@ def value_and_gradients_function(f, params=None):
             value = f(*args, **kwargs)
         if value is None:
             raise ValueError(f"Cannot differentiate {f.__name__}: it returned None")
-        return value, tape.gradient(value, [args[i] for i in indices])
+        return value, tape.gradient(value, [args[i] for i in indices],
+                                    unconnected_gradients=unconnected_gradients)
 
     return decorated
 
 
-def gradients_function(f, params=None):
-    """Wraps `f` to return the list of its gradients, one per argument (or per `params`).
+def gradients_function(f, params=None, unconnected_gradients="none"):
+    """Wraps `f` to return the list of its gradients, one per argument (or per `params`);
+    ``unconnected_gradients="zero"`` gives zeros, not None, for arguments `f` ignores.
 
     Example:
+        >>> import eagerflow as ef
+        >>> ef.gradients_function(lambda x, y: x * 2.0, unconnected_gradients="zero")(
+        ...     1.0, 5.0)[1]
+        ef.Tensor(0.0, shape=(), dtype=float32)
         >>> import eagerflow as ef
         >>> def abs_(x):
         ...     return x if x > 0.0 else -x
@@ -99,7 +107,7 @@ def gradients_function(f, params=None):
         >>> grad(2.0), grad(-2.0)
         ([ef.Tensor(1.0, shape=(), dtype=float32)], [ef.Tensor(-1.0, shape=(), dtype=float32)])
     """
-    value_and_grads = value_and_gradients_function(f, params)
+    value_and_grads = value_and_gradients_function(f, params, unconnected_gradients)
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):

@@ -433,6 +433,51 @@ class _IterableData:
         return (self._convert(e) for e in iter(self.source))
 
 
+def _is_py_dataset(value) -> bool:
+    from eagerflow.utils import py_dataset
+
+    return isinstance(value, py_dataset.PyDataset)
+
+
+class _PyDatasetData:
+    """An `ef.utils.PyDataset`: ``len()`` batches by index, one pass per epoch."""
+
+    is_dataset = False
+    num_samples = None
+
+    def __init__(self, source, shuffle, steps, class_weight, output_names, function):
+        count = len(source)
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise ValueError(f"{function}: len() of the PyDataset must be an int >= 0. "
+                             f"Received: {count!r}")
+        if count == 0:
+            raise ValueError(f"{function}: the PyDataset is empty (len() is 0)")
+        self.source, self.count, self.shuffle = source, int(count), bool(shuffle)
+        self.steps = min(steps, self.count) if steps is not None else self.count
+        self.class_weight, self.output_names = class_weight, output_names
+
+    def _convert(self, element):
+        if self.class_weight is None:
+            return element
+        x, y, weights = unpack_x_y_sample_weight(element)
+        weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
+        return pack_x_y_sample_weight(x, y, weights)
+
+    def epoch(self):
+        order = range(self.count)
+        if self.shuffle:
+            order = random_lib.get_global_generator()._rng.permutation(self.count).tolist()
+        for index, batch in enumerate(self.source._batches(list(order)[:self.steps])):
+            yield self._convert(batch)
+            if index + 1 == self.steps:
+                break
+        self.source.on_epoch_end()
+
+    def peek_x(self):
+        """The inputs of batch 0 (reading a batch by index consumes nothing)."""
+        return unpack_x_y_sample_weight(self.source[0])[0]
+
+
 def _is_dataset(value) -> bool:
     from eagerflow.data import dataset
 
@@ -472,6 +517,14 @@ def adapt(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=N
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))
                               or steps <= 0):
         raise ValueError(f"{function}: steps must be a positive int. Received: {steps!r}")
+    if _is_py_dataset(x):
+        for name, value in (("y", y), ("sample_weight", sample_weight),
+                            ("batch_size", batch_size)):
+            if value is not None:
+                raise ValueError(
+                    f"{function}: {name} must not be given when x is a PyDataset: its "
+                    "batches are (x, y) or (x, y, sample_weight)")
+        return _PyDatasetData(x, shuffle, steps, class_weight, output_names, function)
     if _is_dataset(x) or _is_generator(x):
         kind = "an ef.data.Dataset" if _is_dataset(x) else "a generator"
         for name, value in (("y", y), ("sample_weight", sample_weight),

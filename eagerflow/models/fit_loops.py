@@ -300,12 +300,13 @@ def adapt_validation(validation_data, validation_batch_size, validation_steps,
                                   steps=validation_steps, output_names=output_names,
                                   function="fit (validation_data)")
     if data_adapter._is_dataset(validation_data) or data_adapter._is_generator(
-            validation_data):
+            validation_data) or data_adapter._is_py_dataset(validation_data):
         return data_adapter.adapt(validation_data, batch_size=validation_batch_size,
                                   steps=validation_steps, output_names=output_names,
                                   function="fit (validation_data)")
     raise ValueError(
         "fit: validation_data must be a tuple (x_val, y_val) or (x_val, y_val, "
-        "sample_weight_val), an ef.data.Dataset or a generator. Received: "
+        "sample_weight_val), an ef.data.Dataset, an ef.utils.PyDataset or a generator. "
+        "Received: "
         f"{type(validation_data).__name__}"
     )

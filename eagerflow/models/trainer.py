@@ -531,11 +531,12 @@ class Trainer:
             raise ValueError(f"fit: epochs must be a non-negative int. Received: {epochs!r}")
         output_names = self._static_output_names()
         if validation_split:
-            if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
+            if data_adapter._is_dataset(x) or data_adapter._is_generator(x) or \
+                    data_adapter._is_py_dataset(x):
                 raise ValueError(
                     "fit: validation_split is only supported for NumPy arrays and tensors, "
-                    "not for a Dataset or a generator: pass validation_data instead (e.g. "
-                    "dataset.take(n) / dataset.skip(n))")
+                    "not for a Dataset, PyDataset or generator: pass validation_data instead "
+                    "(e.g. dataset.take(n) / dataset.skip(n))")
             if validation_data is not None:
                 raise ValueError(
                     "fit: pass either validation_split or validation_data, not both")
@@ -545,7 +546,8 @@ class Trainer:
                                   class_weight, output_names, "fit")
         if validation_batch_size is None and not (
                 data_adapter._is_dataset(validation_data)
-                or data_adapter._is_generator(validation_data)):
+                or data_adapter._is_generator(validation_data)
+                or data_adapter._is_py_dataset(validation_data)):
             validation_batch_size = batch_size  # Keras's default for array validation data
         validation = fit_loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
@@ -607,7 +609,8 @@ class Trainer:
             (70, 3)
         """
         verbose = fit_loops.check_verbose(verbose, "predict")
-        if data_adapter._is_dataset(x) or data_adapter._is_generator(x):
+        if data_adapter._is_dataset(x) or data_adapter._is_generator(x) or \
+                data_adapter._is_py_dataset(x):
             data = data_adapter.adapt(x, batch_size=batch_size, steps=steps,
                                       function="predict")
         else:

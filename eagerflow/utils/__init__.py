@@ -8,5 +8,6 @@ Example:
 
 from eagerflow.utils.categorical import to_categorical
 from eagerflow.utils.plotting import plot_history
+from eagerflow.utils.py_dataset import PyDataset, Sequence
 
-__all__ = ["plot_history", "to_categorical"]
+__all__ = ["PyDataset", "Sequence", "plot_history", "to_categorical"]
