@@ -8,6 +8,7 @@ Example:
 """
 
 from eagerflow.layers import activations, constraints, initializers, regularizers
+from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
@@ -51,5 +52,5 @@ __all__ = [
     "MaxPooling2D", "Multiply", "Reshape", "SimpleRNN", "SimpleRNNCell", "SymbolicTensor",
     "activations", "constraints", "deserialize", "initializers", "regularizers", "serialize",
     "Subtract", "Average", "Maximum", "Minimum", "add", "subtract", "multiply", "average",
-    "maximum", "minimum", "concatenate",
+    "maximum", "minimum", "concatenate", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax",
 ]
