@@ -24,13 +24,37 @@ from eagerflow.losses.loss import (
     reduce_weighted_values,
     serialize,
 )
+from eagerflow.losses.probabilistic import (
+    BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
+    CategoricalHinge,
+    Hinge,
+    KLDivergence,
+    Poisson,
+    SquaredHinge,
+    binary_focal_crossentropy,
+    categorical_focal_crossentropy,
+    categorical_hinge,
+    hinge,
+    kl_divergence,
+    poisson,
+    squared_hinge,
+)
 from eagerflow.losses.regression import (
+    CosineSimilarity,
     Huber,
+    LogCosh,
     MeanAbsoluteError,
+    MeanAbsolutePercentageError,
     MeanSquaredError,
+    MeanSquaredLogarithmicError,
+    cosine_similarity,
     huber,
+    log_cosh,
     mean_absolute_error,
+    mean_absolute_percentage_error,
     mean_squared_error,
+    mean_squared_logarithmic_error,
 )
 
 __all__ = [
@@ -39,4 +63,10 @@ __all__ = [
     "binary_crossentropy", "categorical_crossentropy", "deserialize", "get", "huber",
     "mean_absolute_error", "mean_squared_error", "reduce_weighted_values", "serialize",
     "sparse_categorical_crossentropy", "sparse_softmax_cross_entropy",
+    "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy", "CategoricalHinge", "Hinge",
+    "KLDivergence", "Poisson", "SquaredHinge", "binary_focal_crossentropy",
+    "categorical_focal_crossentropy", "categorical_hinge", "hinge", "kl_divergence", "poisson",
+    "squared_hinge", "CosineSimilarity", "LogCosh", "MeanAbsolutePercentageError",
+    "MeanSquaredLogarithmicError", "cosine_similarity", "log_cosh",
+    "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
 ]

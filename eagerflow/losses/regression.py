@@ -1,4 +1,5 @@
-"""Regression losses: mean squared error, mean absolute error, Huber.
+"""Regression losses: mean squared error, mean absolute error, Huber, log-cosh, mean
+absolute percentage error, mean squared logarithmic error, cosine similarity.
 
 Each function returns one value per sample: the mean over the last axis of the
 elementwise loss. ``y_true`` and ``y_pred`` must have the same shape, except that ranks
@@ -13,12 +14,19 @@ Example:
 
 from __future__ import annotations
 
+import math
+
 from eagerflow.losses import loss as loss_module
+from eagerflow.losses import probabilistic
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import special as special_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.saving import registry
+
+_EPSILON = 1e-7  # Keras's backend.epsilon()
+_LOG2 = math.log(2.0)
 
 
 def _aligned(y_true, y_pred, owner: str):
@@ -151,9 +159,90 @@ class Huber(loss_module.Loss):
         return {**super().get_config(), "delta": self.delta}
 
 
+def log_cosh(y_true, y_pred):
+    """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow as
+    ``x + softplus(-2x) - log(2)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.log_cosh([0.0], [1.0])), 4)
+        0.4338
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "log_cosh")
+    error = math_ops.subtract(y_pred, y_true)
+    return _mean_last_axis(math_ops.subtract(
+        math_ops.add(error, special_ops.softplus(math_ops.multiply(error, -2.0))), _LOG2))
+
+
+def mean_absolute_percentage_error(y_true, y_pred):
+    """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.mean_absolute_percentage_error([2.0, 4.0], [1.0, 5.0]))
+        37.5
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_percentage_error")
+    scale = math_ops.maximum(unary_ops.abs(y_true), _EPSILON)
+    return math_ops.multiply(_mean_last_axis(
+        unary_ops.abs(math_ops.divide(math_ops.subtract(y_true, y_pred), scale))), 100.0)
+
+
+def mean_squared_logarithmic_error(y_true, y_pred):
+    """``mean(square(log(maximum(y_pred, 1e-7) + 1) - log(maximum(y_true, 1e-7) + 1)))``
+    over the last axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.mean_squared_logarithmic_error([0.0], [1.718281828])), 4)
+        1.0
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_logarithmic_error")
+    first = unary_ops.log1p(math_ops.maximum(y_pred, _EPSILON))
+    second = unary_ops.log1p(math_ops.maximum(y_true, _EPSILON))
+    return _mean_last_axis(unary_ops.square(math_ops.subtract(first, second)))
+
+
+def _l2_normalize(x, axis):
+    norm = reduce_ops.reduce_sum(unary_ops.square(x), axis=axis, keepdims=True)
+    return math_ops.multiply(x, unary_ops.rsqrt(math_ops.maximum(norm, 1e-12)))
+
+
+def cosine_similarity(y_true, y_pred, axis=-1):
+    """The negative cosine similarity along `axis`: -1 for the same direction, 1 for
+    opposite ones (Keras's loss form).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.cosine_similarity([[1.0, 0.0]], [[2.0, 0.0]])[0])
+        -1.0
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "cosine_similarity")
+    return unary_ops.negative(reduce_ops.reduce_sum(
+        math_ops.multiply(_l2_normalize(y_true, axis), _l2_normalize(y_pred, axis)), axis=axis))
+
+
+LogCosh = probabilistic._wrapper(log_cosh, "LogCosh", "log_cosh")
+MeanAbsolutePercentageError = probabilistic._wrapper(
+    mean_absolute_percentage_error, "MeanAbsolutePercentageError",
+    "mean_absolute_percentage_error")
+MeanSquaredLogarithmicError = probabilistic._wrapper(
+    mean_squared_logarithmic_error, "MeanSquaredLogarithmicError",
+    "mean_squared_logarithmic_error")
+CosineSimilarity = probabilistic._wrapper(cosine_similarity, "CosineSimilarity",
+                                          "cosine_similarity", (("axis", -1),))
+for _cls in (LogCosh, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+             CosineSimilarity):
+    _cls.__module__ = __name__
+
 for _loss in (mean_squared_error, mean_absolute_error, huber, MeanSquaredError, MeanAbsoluteError,
-              Huber):
+              Huber, log_cosh, mean_absolute_percentage_error, mean_squared_logarithmic_error,
+              cosine_similarity, LogCosh, MeanAbsolutePercentageError,
+              MeanSquaredLogarithmicError, CosineSimilarity):
     registry.register("loss", _loss)
 registry.register("loss", mean_squared_error, "mse", "MSE")
 registry.register("loss", mean_absolute_error, "mae", "MAE")
 registry.register("loss", huber, "huber_loss")
+registry.register("loss", log_cosh, "logcosh")
+registry.register("loss", mean_absolute_percentage_error, "mape", "MAPE")
+registry.register("loss", mean_squared_logarithmic_error, "msle", "MSLE")

@@ -47,10 +47,10 @@ def test_custom_objects():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match="Unknown loss 'hinge'"):
-        ef.losses.get("hinge")
-    with pytest.raises(ValueError, match="Unknown loss class 'Hinge'"):
-        ef.losses.get({"class_name": "Hinge", "config": {}})
+    with pytest.raises(ValueError, match="Unknown loss 'hinj'"):
+        ef.losses.get("hinj")
+    with pytest.raises(ValueError, match="Unknown loss class 'Hinj'"):
+        ef.losses.get({"class_name": "Hinj", "config": {}})
     with pytest.raises(ValueError, match="Could not interpret loss identifier"):
         ef.losses.get(3)
     with pytest.raises(ValueError, match="Cannot serialize"):

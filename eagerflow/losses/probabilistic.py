@@ -1,0 +1,221 @@
+"""Probabilistic and margin losses: KL divergence, Poisson, hinge losses, focal
+cross-entropies (Keras 3's formulas, one value per sample).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.losses.hinge([[1.0, 0.0]], [[0.5, -2.0]])
+    ef.Tensor([0.25], shape=(1,), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.losses import loss as loss_module
+from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
+from eagerflow.ops import cross_entropy as xent
+from eagerflow.ops import logic as logic_ops
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
+from eagerflow.saving import registry
+
+
+def _aligned(y_true, y_pred, owner: str):
+    y_pred = loss_module.as_prediction(y_pred)
+    y_true = loss_module.as_target(y_true, y_pred)
+    y_true, y_pred = loss_module.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    loss_module.check_same_shape(y_true, y_pred, owner)
+    return y_true, y_pred
+
+
+def _mean(values, axis=-1):
+    return reduce_ops.reduce_mean(values, axis=axis) if values.ndim else values
+
+
+def kl_divergence(y_true, y_pred):
+    """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.kl_divergence([0.5, 0.5], [0.5, 0.5]))
+        0.0
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "kl_divergence")
+    y_true = math_ops.clip_by_value(y_true, EPSILON, 1.0)
+    y_pred = math_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    return reduce_ops.reduce_sum(
+        math_ops.multiply(y_true, unary_ops.log(math_ops.divide(y_true, y_pred))), axis=-1)
+
+
+def poisson(y_true, y_pred):
+    """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.poisson([1.0], [1.0])), 4)
+        1.0
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "poisson")
+    return _mean(math_ops.subtract(
+        y_pred, math_ops.multiply(y_true, unary_ops.log(math_ops.add(y_pred, EPSILON)))))
+
+
+def _signed_labels(y_true):
+    """Labels in {0, 1} become {-1, 1} (Keras's hinge convention); others stay."""
+    binary = reduce_ops.reduce_all(logic_ops.logical_or(logic_ops.equal(y_true, 0.0),
+                                                        logic_ops.equal(y_true, 1.0)))
+    return math_ops.where(binary, math_ops.subtract(math_ops.multiply(y_true, 2.0), 1.0),
+                          y_true)
+
+
+def hinge(y_true, y_pred):
+    """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)``; labels in {0, 1} count as
+    {-1, 1}.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.hinge([-1.0, 1.0], [0.5, 2.0]))
+        0.75
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "hinge")
+    margin = math_ops.subtract(1.0, math_ops.multiply(_signed_labels(y_true), y_pred))
+    return _mean(math_ops.maximum(margin, 0.0))
+
+
+def squared_hinge(y_true, y_pred):
+    """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (labels as in `hinge`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.squared_hinge([-1.0, 1.0], [0.5, 2.0]))
+        1.125
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "squared_hinge")
+    margin = math_ops.subtract(1.0, math_ops.multiply(_signed_labels(y_true), y_pred))
+    return _mean(unary_ops.square(math_ops.maximum(margin, 0.0)))
+
+
+def categorical_hinge(y_true, y_pred):
+    """``maximum(neg - pos + 1, 0)`` with ``pos = sum(y_true * y_pred)`` and
+    ``neg = max((1 - y_true) * y_pred)`` over the last axis (one-hot `y_true`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> float(ef.losses.categorical_hinge([0.0, 1.0], [0.3, 0.5]))
+        0.8
+    """
+    y_true, y_pred = _aligned(y_true, y_pred, "categorical_hinge")
+    positive = reduce_ops.reduce_sum(math_ops.multiply(y_true, y_pred), axis=-1)
+    negative = reduce_ops.reduce_max(
+        math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=-1)
+    return math_ops.maximum(math_ops.add(math_ops.subtract(negative, positive), 1.0), 0.0)
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
+                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+    """Binary cross-entropy scaled by ``(1 - p_t) ** gamma`` (Lin et al.), mean over `axis`.
+
+    ``p_t = y_true * p + (1 - y_true) * (1 - p)``; with `apply_class_balancing` each term is
+    also weighted by ``alpha`` (positives) or ``1 - alpha`` (negatives).
+
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.binary_focal_crossentropy([1.0], [0.9])), 5)
+        0.00105
+    """
+    smoothing = _check_smoothing(label_smoothing, "binary_focal_crossentropy")
+    y_true, y_pred = _aligned(y_true, y_pred, "binary_focal_crossentropy")
+    if smoothing:
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), 0.5 * smoothing)
+    if from_logits:
+        bce = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
+        y_pred = unary_ops.sigmoid(y_pred)
+    else:
+        p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        bce = unary_ops.negative(math_ops.add(
+            math_ops.multiply(y_true, unary_ops.log(p)),
+            math_ops.multiply(math_ops.subtract(1.0, y_true),
+                              unary_ops.log(math_ops.subtract(1.0, p)))))
+    p_t = math_ops.add(math_ops.multiply(y_true, y_pred),
+                       math_ops.multiply(math_ops.subtract(1.0, y_true),
+                                         math_ops.subtract(1.0, y_pred)))
+    focal = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, p_t), float(gamma)), bce)
+    if apply_class_balancing:
+        weight = math_ops.add(math_ops.multiply(y_true, alpha),
+                              math_ops.multiply(math_ops.subtract(1.0, y_true), 1.0 - alpha))
+        focal = math_ops.multiply(weight, focal)
+    return _mean(focal, axis)
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
+                                   label_smoothing=0.0, axis=-1):
+    """Categorical cross-entropy scaled by ``alpha * (1 - p) ** gamma``, summed over `axis`.
+
+    Raises:
+        ValueError: if `label_smoothing` is outside [0, 1].
+
+    Example:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.categorical_focal_crossentropy([0.0, 1.0], [0.2, 0.8])), 5)
+        0.00223
+    """
+    smoothing = _check_smoothing(label_smoothing, "categorical_focal_crossentropy")
+    y_true, y_pred = _aligned(y_true, y_pred, "categorical_focal_crossentropy")
+    if smoothing:
+        classes = y_pred.shape[axis]
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), smoothing / classes)
+    if from_logits:
+        y_pred = nn_ops.softmax(y_pred, axis=axis)
+    output = math_ops.divide(y_pred, reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True))
+    output = math_ops.clip_by_value(output, EPSILON, 1.0 - EPSILON)
+    cce = unary_ops.negative(math_ops.multiply(y_true, unary_ops.log(output)))
+    factor = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, output), float(gamma)),
+                               alpha)
+    return reduce_ops.reduce_sum(math_ops.multiply(factor, cce), axis=axis)
+
+
+def _wrapper(fn, class_name, default_name, params=()):
+    """A `LossFunctionWrapper` subclass named `class_name` for `fn`, taking `params`."""
+
+    def __init__(self, *args, reduction="sum_over_batch_size", name=default_name, **kwargs):
+        names = [p for p, _ in params]
+        if len(args) > len(names):
+            raise TypeError(f"{class_name} takes at most {len(names)} positional arguments")
+        values = {**dict(params), **dict(zip(names, args, strict=False)), **kwargs}
+        unknown = set(values) - set(names)
+        if unknown:
+            raise TypeError(f"{class_name}: unexpected arguments {sorted(unknown)}")
+        loss_module.LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name,
+                                                 **values)
+
+    doc = (f"The `{fn.__name__}` loss as a `Loss` (reduction and sample weights; see "
+           f"`{fn.__name__}` for the formula).\n\nExample:\n    >>> import eagerflow as ef\n"
+           f"    >>> ef.losses.{class_name}().name\n    '{default_name}'\n")
+    return type(class_name, (loss_module.LossFunctionWrapper,),
+                {"__init__": __init__, "__doc__": doc, "__module__": __name__})
+
+
+KLDivergence = _wrapper(kl_divergence, "KLDivergence", "kl_divergence")
+Poisson = _wrapper(poisson, "Poisson", "poisson")
+Hinge = _wrapper(hinge, "Hinge", "hinge")
+SquaredHinge = _wrapper(squared_hinge, "SquaredHinge", "squared_hinge")
+CategoricalHinge = _wrapper(categorical_hinge, "CategoricalHinge", "categorical_hinge")
+BinaryFocalCrossentropy = _wrapper(
+    binary_focal_crossentropy, "BinaryFocalCrossentropy", "binary_focal_crossentropy",
+    (("apply_class_balancing", False), ("alpha", 0.25), ("gamma", 2.0),
+     ("from_logits", False), ("label_smoothing", 0.0), ("axis", -1)))
+CategoricalFocalCrossentropy = _wrapper(
+    categorical_focal_crossentropy, "CategoricalFocalCrossentropy",
+    "categorical_focal_crossentropy",
+    (("alpha", 0.25), ("gamma", 2.0), ("from_logits", False), ("label_smoothing", 0.0),
+     ("axis", -1)))
+
+for _loss in (kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
+              binary_focal_crossentropy, categorical_focal_crossentropy, KLDivergence, Poisson,
+              Hinge, SquaredHinge, CategoricalHinge, BinaryFocalCrossentropy,
+              CategoricalFocalCrossentropy):
+    registry.register("loss", _loss)
+registry.register("loss", kl_divergence, "kld", "KLD", "kullback_leibler_divergence")
