@@ -188,8 +188,8 @@ def test_unknown_names_list_the_known_ones_and_say_how_to_register():
         registry.deserialize({"class_name": "F1", "config": {}}, kind="metric")
     with pytest.raises(ValueError, match="Could not interpret loss identifier: 3"):
         registry.get("loss", 3)
-    with pytest.raises(ValueError, match=r"Unknown loss 'hinge'\. Known losses: BCE, "):
-        registry.get("loss", "hinge")
+    with pytest.raises(ValueError, match=r"Unknown loss 'hinj'\. Known losses: BCE, "):
+        registry.get("loss", "hinj")
 
 
 def test_custom_objects_resolve_names_for_every_kind():
