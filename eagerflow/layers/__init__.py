@@ -13,7 +13,7 @@ from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
 from eagerflow.layers.core import Activation, Dense, Lambda
-from eagerflow.layers.dropout import Dropout
+from eagerflow.layers.dropout import Dropout, GaussianDropout, GaussianNoise
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.merging import (
@@ -39,7 +39,7 @@ from eagerflow.layers.pooling import (
     GlobalMaxPooling2D,
     MaxPooling2D,
 )
-from eagerflow.layers.reshaping import Flatten, Reshape
+from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
@@ -53,4 +53,5 @@ __all__ = [
     "activations", "constraints", "deserialize", "initializers", "regularizers", "serialize",
     "Subtract", "Average", "Maximum", "Minimum", "add", "subtract", "multiply", "average",
     "maximum", "minimum", "concatenate", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax",
+    "GaussianNoise", "GaussianDropout", "RepeatVector", "Permute", "Identity",
 ]

@@ -12,7 +12,10 @@ Example:
 from __future__ import annotations
 
 from eagerflow.layers.base import Layer
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import random as random_ops
 
 
 class Dropout(Layer):
@@ -60,3 +63,82 @@ class Dropout(Layer):
         config.update(rate=self.rate, seed=self.seed,
                       noise_shape=None if self.noise_shape is None else list(self.noise_shape))
         return config
+
+
+def _rate(value, what: str, layer: str, upper=None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
+            upper is not None and value >= upper):
+        bound = f"[0, {upper})" if upper is not None else ">= 0"
+        raise ValueError(f"Invalid value received for argument `{what}` of {layer}. Expected "
+                         f"a float {bound}. Received: {what}={value!r}")
+    return float(value)
+
+
+class GaussianNoise(Layer):
+    """Adds zero-mean Gaussian noise of standard deviation `stddev` in training (the
+    identity at inference), as Keras 3.
+
+    Args:
+        stddev: the noise's standard deviation (>= 0).
+        seed: optional seed of the noise stream.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.GaussianNoise(0.1, seed=1)
+        >>> layer(ef.ones([2]), training=False)
+        ef.Tensor([1. 1.], shape=(2,), dtype=float32)
+    """
+
+    def __init__(self, stddev, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.stddev = _rate(stddev, "stddev", "GaussianNoise")
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if not training or self.stddev == 0:
+            return inputs
+        noise = random_ops.normal(array_ops.shape(inputs), stddev=self.stddev,
+                                  dtype=inputs.dtype, seed=self.seed)
+        return math_ops.add(inputs, noise)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "stddev": self.stddev, "seed": self.seed}
+
+
+class GaussianDropout(Layer):
+    """Multiplies by Gaussian noise of mean 1 and standard deviation
+    ``sqrt(rate / (1 - rate))`` in training (the identity at inference), as Keras 3.
+
+    Args:
+        rate: the equivalent drop probability, in ``[0, 1)``.
+        seed: optional seed of the noise stream.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.GaussianDropout(0.2)(ef.ones([2]))
+        ef.Tensor([1. 1.], shape=(2,), dtype=float32)
+    """
+
+    def __init__(self, rate, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _rate(rate, "rate", "GaussianDropout", upper=1.0)
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        stddev = (self.rate / (1.0 - self.rate)) ** 0.5
+        noise = random_ops.normal(array_ops.shape(inputs), mean=1.0, stddev=stddev,
+                                  dtype=inputs.dtype, seed=self.seed)
+        return math_ops.multiply(inputs, noise)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed}

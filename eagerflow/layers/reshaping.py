@@ -96,3 +96,81 @@ class Reshape(Layer):
         config = super().get_config()
         config["target_shape"] = list(self.target_shape)
         return config
+
+
+class RepeatVector(Layer):
+    """Repeats a ``(batch, features)`` input `n` times: ``(batch, n, features)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.RepeatVector(3)(ef.ones([2, 4])).shape
+        (2, 3, 4)
+    """
+
+    def __init__(self, n, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"RepeatVector: `n` must be a positive int. Received: n={n!r}")
+        self.n = n
+        self.input_spec = InputSpec(ndim=2)
+
+    def call(self, inputs):
+        return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], self.n, input_shape[1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "n": self.n}
+
+
+class Permute(Layer):
+    """Permutes the non-batch axes: ``dims`` is a permutation of ``1..rank-1``.
+
+    Raises:
+        ValueError: if `dims` is not a permutation of 1..len(dims).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Permute((2, 1))(ef.ones([5, 3, 4])).shape
+        (5, 4, 3)
+    """
+
+    def __init__(self, dims, **kwargs):
+        super().__init__(**kwargs)
+        dims = tuple(int(d) for d in dims)
+        if sorted(dims) != list(range(1, len(dims) + 1)):
+            raise ValueError(
+                f"Permute: `dims` must be a permutation of the axes 1..{len(dims)} (the batch "
+                f"axis 0 stays first). Received: dims={dims}")
+        self.dims = dims
+        self.input_spec = InputSpec(ndim=len(dims) + 1)
+
+    def call(self, inputs):
+        return array_ops.transpose(inputs, (0, *self.dims))
+
+    def compute_output_shape(self, input_shape):
+        return (input_shape[0], *(input_shape[d] for d in self.dims))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "dims": list(self.dims)}
+
+
+class Identity(Layer):
+    """Returns its input unchanged (a placeholder layer, as in Keras 3).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Identity()(ef.constant([1.0]))
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
