@@ -32,10 +32,16 @@ from eagerflow.layers.merging import (
     multiply,
     subtract,
 )
-from eagerflow.layers.normalization import BatchNormalization, LayerNormalization
+from eagerflow.layers.normalization import (
+    BatchNormalization,
+    LayerNormalization,
+    UnitNormalization,
+)
 from eagerflow.layers.pooling import (
     AveragePooling2D,
+    GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
     GlobalMaxPooling2D,
     MaxPooling2D,
 )
@@ -54,4 +60,5 @@ __all__ = [
     "Subtract", "Average", "Maximum", "Minimum", "add", "subtract", "multiply", "average",
     "maximum", "minimum", "concatenate", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax",
     "GaussianNoise", "GaussianDropout", "RepeatVector", "Permute", "Identity",
+    "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
 ]

@@ -271,3 +271,32 @@ class LayerNormalization(_Normalization):
         config.update(self._params_config())
         config["rms_scaling"] = self.rms_scaling
         return config
+
+
+class UnitNormalization(Layer):
+    """Scales each input to unit L2 norm along `axis`: ``x / sqrt(max(sum(x**2), 1e-12))``.
+
+    Args:
+        axis: the axis (or list of axes) normalized over (default the last).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.UnitNormalization()(ef.constant([[3.0, 4.0]]))
+        ef.Tensor([[0.6 0.8]], shape=(1, 2), dtype=float32)
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
+        self.supports_masking = True
+
+    def call(self, inputs):
+        squares = reduce_ops.reduce_sum(math_ops.multiply(inputs, inputs), axis=self.axis,
+                                        keepdims=True)
+        return math_ops.multiply(inputs, unary_ops.rsqrt(math_ops.maximum(squares, 1e-12)))
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}

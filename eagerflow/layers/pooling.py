@@ -14,7 +14,10 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, normalize_tuple
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
 from eagerflow.ops import pooling as pool_ops
+from eagerflow.ops import reduce as reduce_ops
 
 
 class _Pooling2D(Layer):
@@ -128,3 +131,73 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
     """
 
     _op = staticmethod(pool_ops.global_max_pool2d)
+
+
+class _GlobalPooling1D(Layer):
+    """Shared arguments of the 1-D global poolings (over the steps axis)."""
+
+    def __init__(self, data_format="channels_last", keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(data_format, type(self).__name__)
+        self.keepdims = bool(keepdims)
+        self.input_spec = InputSpec(ndim=3)
+        self.supports_masking = True
+
+    @property
+    def _axis(self) -> int:
+        return 1 if self.data_format == "channels_last" else 2
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        if self.keepdims:
+            shape[self._axis] = 1
+            return tuple(shape)
+        del shape[self._axis]
+        return tuple(shape)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "data_format": self.data_format,
+                "keepdims": self.keepdims}
+
+
+class GlobalAveragePooling1D(_GlobalPooling1D):
+    """Mean over the steps: ``(batch, steps, features) -> (batch, features)``; masked steps
+    (mask False) do not count, as in Keras.
+
+    Args:
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+        keepdims: keep the steps axis with size 1.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.constant([[[1.0], [3.0], [100.0]]])
+        >>> ef.layers.GlobalAveragePooling1D()(x, mask=ef.constant([[True, True, False]]))
+        ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
+    """
+
+    def call(self, inputs, mask=None):
+        axis = self._axis
+        if mask is None:
+            return reduce_ops.reduce_mean(inputs, axis=axis, keepdims=self.keepdims)
+        weights = math_ops.cast(mask, inputs.dtype)
+        weights = array_ops.expand_dims(weights, 2 if axis == 1 else 1)
+        total = reduce_ops.reduce_sum(math_ops.multiply(inputs, weights), axis=axis,
+                                      keepdims=self.keepdims)
+        count = reduce_ops.reduce_sum(weights, axis=axis, keepdims=self.keepdims)
+        return math_ops.divide(total, math_ops.maximum(count, 1.0))
+
+
+class GlobalMaxPooling1D(_GlobalPooling1D):
+    """Maximum over the steps: ``(batch, steps, features) -> (batch, features)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.GlobalMaxPooling1D()(ef.constant([[[1.0], [3.0]]]))
+        ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
+    """
+
+    def call(self, inputs):
+        return reduce_ops.reduce_max(inputs, axis=self._axis, keepdims=self.keepdims)
