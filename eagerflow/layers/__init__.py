@@ -48,6 +48,14 @@ from eagerflow.layers.pooling import (
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from eagerflow.layers.spatial import (
+    Cropping1D,
+    Cropping2D,
+    UpSampling1D,
+    UpSampling2D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+)
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
 
 __all__ = [
@@ -60,5 +68,6 @@ __all__ = [
     "Subtract", "Average", "Maximum", "Minimum", "add", "subtract", "multiply", "average",
     "maximum", "minimum", "concatenate", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax",
     "GaussianNoise", "GaussianDropout", "RepeatVector", "Permute", "Identity",
-    "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
+    "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
+    "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
 ]

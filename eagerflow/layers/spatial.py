@@ -1,0 +1,217 @@
+"""Spatial shape layers: ZeroPadding1D/2D, Cropping1D/2D, UpSampling1D/2D (Keras 3's
+arguments; 2-D layers take ``data_format``).
+
+Example:
+    >>> import eagerflow as ef
+    >>> ef.layers.ZeroPadding2D(1)(ef.ones([1, 2, 2, 3])).shape
+    (1, 4, 4, 3)
+"""
+
+from __future__ import annotations
+
+from eagerflow.layers.base import Layer
+from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import indexing as indexing_ops
+
+
+def _pairs(value, count: int, what: str, layer: str) -> tuple:
+    """`value` as `count` (before, after) pairs of non-negative ints (Keras's forms: an
+    int, `count` ints, or `count` pairs)."""
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{layer}: `{what}` must hold non-negative ints. Received: "
+                             f"{what}={value!r}")
+        return v
+
+    if isinstance(value, int):
+        return tuple((check(value), check(value)) for _ in range(count))
+    items = list(value)
+    if count == 1 and len(items) == 2 and all(isinstance(v, int) for v in items):
+        return ((check(items[0]), check(items[1])),)
+    if len(items) != count:
+        raise ValueError(f"{layer}: `{what}` must be an int or {count} values. Received: "
+                         f"{what}={value!r}")
+    pairs = []
+    for item in items:
+        if isinstance(item, int):
+            pairs.append((check(item), check(item)))
+        else:
+            first, second = item
+            pairs.append((check(first), check(second)))
+    return tuple(pairs)
+
+
+def _repeat(x, factor: int, axis: int):
+    """Each element of `axis` repeated `factor` times in place (nearest upsampling)."""
+    if factor == 1:
+        return x
+    shape = list(x.shape)
+    multiples = [1] * (x.ndim + 1)
+    multiples[axis + 1] = factor
+    tiled = array_ops.tile(array_ops.expand_dims(x, axis + 1), multiples)
+    target = [-1 if d is None else d for d in shape]
+    target[axis] = shape[axis] * factor
+    return array_ops.reshape(tiled, target)
+
+
+class _Spatial(Layer):
+    rank = 1
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = check_data_format(data_format, type(self).__name__)
+        self.input_spec = InputSpec(ndim=self.rank + 2)
+
+    def _axes(self) -> list:
+        first = 1 if self.data_format == "channels_last" else 2
+        return list(range(first, first + self.rank))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        if self.rank == 2:
+            config["data_format"] = self.data_format
+        return config
+
+
+class ZeroPadding1D(_Spatial):
+    """Pads the steps axis with zeros: ``padding`` is an int or ``(before, after)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.ZeroPadding1D((1, 2))(ef.ones([1, 3, 2])).shape
+        (1, 6, 2)
+    """
+
+    def __init__(self, padding=1, **kwargs):
+        super().__init__(**kwargs)
+        self.padding = _pairs(padding, self.rank, "padding", type(self).__name__)
+
+    def call(self, inputs):
+        paddings = [[0, 0] for _ in range(inputs.ndim)]
+        for axis, pair in zip(self._axes(), self.padding, strict=True):
+            paddings[axis] = list(pair)
+        return indexing_ops.pad(inputs, paddings)
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        for axis, (before, after) in zip(self._axes(), self.padding, strict=True):
+            shape[axis] = None if shape[axis] is None else shape[axis] + before + after
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": [list(p) for p in self.padding]}
+
+
+class ZeroPadding2D(ZeroPadding1D):
+    """Pads height and width with zeros: an int, ``(h, w)``, or ``((top, bottom),
+    (left, right))``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.ZeroPadding2D(((1, 0), (2, 2)))(ef.ones([1, 2, 2, 1])).shape
+        (1, 3, 6, 1)
+    """
+
+    rank = 2
+
+
+class Cropping1D(_Spatial):
+    """Crops the steps axis: ``cropping`` is an int or ``(start, end)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Cropping1D((1, 1))(ef.ones([1, 5, 2])).shape
+        (1, 3, 2)
+    """
+
+    def __init__(self, cropping=(1, 1), **kwargs):
+        super().__init__(**kwargs)
+        self.cropping = _pairs(cropping, self.rank, "cropping", type(self).__name__)
+
+    def call(self, inputs):
+        index = [slice(None)] * inputs.ndim
+        for axis, (start, end) in zip(self._axes(), self.cropping, strict=True):
+            size = inputs.shape[axis]
+            if size is not None and start + end >= size:
+                raise ValueError(
+                    f"{type(self).__name__} '{self.name}': cropping {(start, end)} leaves "
+                    f"nothing of axis {axis} (size {size}) of input shape {inputs.shape}.")
+            index[axis] = slice(start, size - end if end else None)
+        return inputs[tuple(index)]
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        for axis, (start, end) in zip(self._axes(), self.cropping, strict=True):
+            shape[axis] = None if shape[axis] is None else shape[axis] - start - end
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "cropping": [list(p) for p in self.cropping]}
+
+
+class Cropping2D(Cropping1D):
+    """Crops height and width: an int, ``(h, w)``, or ``((top, bottom), (left, right))``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Cropping2D(((1, 0), (0, 2)))(ef.ones([1, 4, 4, 1])).shape
+        (1, 3, 2, 1)
+    """
+
+    rank = 2
+
+    def __init__(self, cropping=((0, 0), (0, 0)), **kwargs):
+        super().__init__(cropping=cropping, **kwargs)
+
+
+class UpSampling1D(_Spatial):
+    """Repeats each step `size` times along the steps axis.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.UpSampling1D(2)(ef.constant([[[1.0], [2.0]]])).numpy()[0, :, 0]
+        array([1., 1., 2., 2.], dtype=float32)
+    """
+
+    def __init__(self, size=2, **kwargs):
+        super().__init__(**kwargs)
+        sizes = (size,) * self.rank if isinstance(size, int) else tuple(size)
+        if len(sizes) != self.rank or any(isinstance(s, bool) or not isinstance(s, int)
+                                          or s < 1 for s in sizes):
+            raise ValueError(f"{type(self).__name__}: `size` must be a positive int or "
+                             f"{self.rank} of them. Received: size={size!r}")
+        self.size = sizes
+
+    def call(self, inputs):
+        outputs = inputs
+        for axis, factor in zip(self._axes(), self.size, strict=True):
+            outputs = _repeat(outputs, factor, axis)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        shape = list(input_shape)
+        for axis, factor in zip(self._axes(), self.size, strict=True):
+            shape[axis] = None if shape[axis] is None else shape[axis] * factor
+        return tuple(shape)
+
+    def get_config(self) -> dict:
+        size = self.size[0] if self.rank == 1 else list(self.size)
+        return {**super().get_config(), "size": size}
+
+
+class UpSampling2D(UpSampling1D):
+    """Repeats rows and columns (nearest-neighbour upsampling): ``size`` an int or
+    ``(h, w)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.UpSampling2D((2, 3))(ef.ones([1, 2, 2, 1])).shape
+        (1, 4, 6, 1)
+    """
+
+    rank = 2
+
+    def __init__(self, size=(2, 2), **kwargs):
+        super().__init__(size=size, **kwargs)
