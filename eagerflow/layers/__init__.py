@@ -12,8 +12,14 @@ from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, S
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
-from eagerflow.layers.core import Activation, Dense, Lambda
-from eagerflow.layers.dropout import Dropout, GaussianDropout, GaussianNoise
+from eagerflow.layers.core import Activation, Dense, Lambda, Masking
+from eagerflow.layers.dropout import (
+    Dropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+)
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.merging import (
@@ -70,4 +76,5 @@ __all__ = [
     "GaussianNoise", "GaussianDropout", "RepeatVector", "Permute", "Identity",
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
+    "Masking", "SpatialDropout1D", "SpatialDropout2D",
 ]

@@ -18,7 +18,9 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import linalg
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
+from eagerflow.ops import reduce as reduce_ops
 
 
 def positive_int(value, name: str, layer: str) -> int:
@@ -249,3 +251,39 @@ class Lambda(Layer):
         config.update(function=self.function, output_shape=self.output_shape, mask=self.mask,
                       arguments=self.arguments)
         return config
+
+
+class Masking(Layer):
+    """Masks time steps whose features all equal `mask_value`: later layers that support
+    masks skip them (an LSTM keeps its state, a pooling ignores them), and the masked
+    steps' outputs are zeros, as in Keras 3.
+
+    Args:
+        mask_value: the padding value.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> x = ef.constant([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])
+        >>> layer = ef.layers.Masking(mask_value=0.0)
+        >>> layer.compute_mask(x)
+        ef.Tensor([[ True False  True]], shape=(1, 3), dtype=bool)
+    """
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = float(mask_value)
+        self.supports_masking = True
+
+    def compute_mask(self, inputs, mask=None):
+        return reduce_ops.reduce_any(logic_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = reduce_ops.reduce_any(logic_ops.not_equal(inputs, self.mask_value), axis=-1,
+                                     keepdims=True)
+        return math_ops.multiply(inputs, math_ops.cast(keep, inputs.dtype))
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mask_value": self.mask_value}

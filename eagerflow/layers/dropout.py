@@ -142,3 +142,57 @@ class GaussianDropout(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed}
+
+
+class SpatialDropout1D(Dropout):
+    """Dropout of whole feature channels of ``(batch, steps, channels)`` inputs: each
+    channel is kept or dropped for every step at once (training only).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.SpatialDropout1D(0.5)(ef.ones([1, 2, 3])).shape
+        (1, 2, 3)
+    """
+
+    _rank = 1
+
+    def __init__(self, rate, seed=None, **kwargs):
+        kwargs.pop("noise_shape", None)
+        self.data_format = kwargs.pop("data_format", "channels_last") or "channels_last"
+        super().__init__(rate, seed=seed, **kwargs)
+
+    def call(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        if inputs.ndim != self._rank + 2:
+            raise ValueError(
+                f"{type(self).__name__} '{self.name}' expects inputs of rank {self._rank + 2}; "
+                f"received shape {inputs.shape}.")
+        shape = list(inputs.shape)
+        spatial = range(1, self._rank + 1) if self.data_format == "channels_last" else \
+            range(2, self._rank + 2)
+        for axis in spatial:
+            shape[axis] = 1
+        return nn_ops.dropout(inputs, self.rate, noise_shape=shape, seed=self.seed)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("noise_shape", None)
+        if self._rank == 2:
+            config["data_format"] = self.data_format
+        return config
+
+
+class SpatialDropout2D(SpatialDropout1D):
+    """Dropout of whole feature maps of images (``data_format`` as in `Conv2D`).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.SpatialDropout2D(0.5)(ef.ones([1, 2, 2, 3])).shape
+        (1, 2, 2, 3)
+    """
+
+    _rank = 2
+
+    def __init__(self, rate, data_format=None, seed=None, **kwargs):
+        super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
