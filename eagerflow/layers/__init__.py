@@ -44,11 +44,13 @@ from eagerflow.layers.normalization import (
     UnitNormalization,
 )
 from eagerflow.layers.pooling import (
+    AveragePooling1D,
     AveragePooling2D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    MaxPooling1D,
     MaxPooling2D,
 )
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
@@ -76,5 +78,5 @@ __all__ = [
     "GaussianNoise", "GaussianDropout", "RepeatVector", "Permute", "Identity",
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
-    "Masking", "SpatialDropout1D", "SpatialDropout2D",
+    "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
 ]

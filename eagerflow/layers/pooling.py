@@ -201,3 +201,56 @@ class GlobalMaxPooling1D(_GlobalPooling1D):
 
     def call(self, inputs):
         return reduce_ops.reduce_max(inputs, axis=self._axis, keepdims=self.keepdims)
+
+
+class _Pooling1D(Layer):
+    """Shared arguments of the 1-D poolings: the 2-D op on a height-1 image."""
+
+    _op = None
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        name = type(self).__name__
+        self.pool_size = normalize_tuple(pool_size, 1, "pool_size", name)[0]
+        self.strides = self.pool_size if strides is None else normalize_tuple(
+            strides, 1, "strides", name)[0]
+        self.padding = _padding(padding, name, {"valid", "same"})
+        self.data_format = check_data_format(data_format, name)
+        self.input_spec = InputSpec(ndim=3)
+
+    def call(self, inputs):
+        steps_axis = 1 if self.data_format == "channels_last" else 2
+        image = array_ops.expand_dims(inputs, steps_axis)  # (batch, 1, steps, c) or NCHW
+        pooled = type(self)._op(
+            image, [1, self.pool_size], [1, self.strides], self.padding.upper(),
+            data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
+        return array_ops.squeeze(pooled, steps_axis)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
+                "padding": self.padding, "data_format": self.data_format}
+
+
+class MaxPooling1D(_Pooling1D):
+    """Maximum over windows of `pool_size` steps, every `strides` steps.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.MaxPooling1D(2)(ef.constant([[[1.0], [3.0], [2.0], [0.0]]])).numpy()[0, :, 0]
+        array([3., 2.], dtype=float32)
+    """  # noqa: E501
+
+    _op = staticmethod(pool_ops.max_pool2d)
+
+
+class AveragePooling1D(_Pooling1D):
+    """Mean over windows of `pool_size` steps, every `strides` steps.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.AveragePooling1D(2)(ef.constant([[[1.0], [3.0]]])).numpy()[0, :, 0]
+        array([2.], dtype=float32)
+    """
+
+    _op = staticmethod(pool_ops.avg_pool2d)
