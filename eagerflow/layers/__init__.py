@@ -26,6 +26,7 @@ from eagerflow.layers.merging import (
     Add,
     Average,
     Concatenate,
+    Dot,
     Maximum,
     Minimum,
     Multiply,
@@ -33,6 +34,7 @@ from eagerflow.layers.merging import (
     add,
     average,
     concatenate,
+    dot,
     maximum,
     minimum,
     multiply,
@@ -79,4 +81,5 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
+    "Dot", "dot",
 ]

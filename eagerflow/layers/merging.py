@@ -19,9 +19,11 @@ import numpy as np
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
+from eagerflow.ops import linalg as linalg_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops import unary as unary_ops
 
 
 class _Merge(Layer):
@@ -218,6 +220,9 @@ class Concatenate(_Merge):
 
 
 def _functional(layer_class, doc_name):
+    is_dot = layer_class.__name__ == "Dot"
+    shape = (1, 4) if layer_class is Concatenate else (1, 1) if is_dot else (1, 2)
+
     def merge(inputs, **kwargs):
         return layer_class(**kwargs)(inputs)
 
@@ -226,8 +231,8 @@ def _functional(layer_class, doc_name):
         f"Functional form of `{layer_class.__name__}`: ``{doc_name}(inputs, **kwargs)`` is "
         f"``{layer_class.__name__}(**kwargs)(inputs)`` (Keras's lower-case merge functions).\n"
         "\nExample:\n    >>> import eagerflow as ef\n"
-        f"    >>> ef.layers.{doc_name}([ef.ones([1, 2]), ef.ones([1, 2])]).shape\n"
-        f"    {(1, 4) if layer_class is Concatenate else (1, 2)}\n")
+        f"    >>> ef.layers.{doc_name}([ef.ones([1, 2]), ef.ones([1, 2])]"
+        f"{', axes=1' if is_dot else ''}).shape\n    {shape}\n")
     return merge
 
 
@@ -238,3 +243,94 @@ average = _functional(Average, "average")
 maximum = _functional(Maximum, "maximum")
 minimum = _functional(Minimum, "minimum")
 concatenate = _functional(Concatenate, "concatenate")
+
+
+class Dot(_Merge):
+    """Dot product of two batches of tensors along `axes` (Keras's batch dot).
+
+    For inputs ``(batch, n)`` the result is ``(batch, 1)``; for ``(batch, n, d)`` and
+    ``(batch, m, d)`` with ``axes=2`` it is ``(batch, n, m)``.
+
+    Args:
+        axes: an int (the same axis of both), or a pair; axis 0 (the batch) is not allowed.
+        normalize: L2-normalize both inputs along their axes first (the result is then the
+            cosine similarity).
+
+    Raises:
+        ValueError: for inputs that are not two tensors of rank 2 or 3, a batch axis, or
+            contracted axes of different sizes.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.Dot(axes=1)([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
+    """
+
+    def __init__(self, axes, normalize=False, **kwargs):
+        super().__init__(**kwargs)
+        pair = (axes, axes) if isinstance(axes, int) else tuple(axes)
+        if len(pair) != 2 or any(isinstance(a, bool) or not isinstance(a, int) for a in pair):
+            raise ValueError(f"Dot: `axes` must be an int or a pair of ints. Received: "
+                             f"axes={axes!r}")
+        self.axes = pair
+        self.normalize = bool(normalize)
+
+    def _resolve(self, shapes):
+        if len(shapes) != 2 or any(len(s) not in (2, 3) for s in shapes):
+            raise ValueError(
+                f"Dot '{self.name}' takes two inputs of rank 2 or 3. Received shapes {shapes}.")
+        axes = [a % len(s) for a, s in zip(self.axes, shapes, strict=True)]
+        if 0 in axes:
+            raise ValueError(f"Dot '{self.name}': axes {self.axes} include the batch axis 0.")
+        first, second = (s[a] for s, a in zip(shapes, axes, strict=True))
+        if first is not None and second is not None and first != second:
+            raise ValueError(
+                f"Dot '{self.name}': the contracted axes have sizes {first} and {second} "
+                f"(shapes {shapes}, axes {self.axes}); they must be equal.")
+        return axes
+
+    def _check_shapes(self, shapes):
+        self._resolve(shapes)
+
+    def call(self, inputs):
+        self._check_list(inputs)
+        x, y = inputs
+        ax, ay = self._resolve([tuple(x.shape), tuple(y.shape)])
+        if self.normalize:
+            x, y = _l2_normalize(x, ax), _l2_normalize(y, ay)
+        # x with its contracted axis last, y with it right after the batch: a batch matmul.
+        if x.ndim == 3 and ax != 2:
+            x = array_ops.transpose(x, (0, 2, 1))
+        if y.ndim == 3 and ay != 1:
+            y = array_ops.transpose(y, (0, 2, 1))
+        x3 = x if x.ndim == 3 else array_ops.expand_dims(x, 1)
+        y3 = y if y.ndim == 3 else array_ops.expand_dims(y, 2)
+        out = linalg_ops.matmul(x3, y3)  # (batch, n or 1, m or 1)
+        if x.ndim == 2 and y.ndim == 2:
+            return array_ops.reshape(out, (-1, 1))
+        if x.ndim == 2:
+            return array_ops.squeeze(out, 1)
+        if y.ndim == 2:
+            return array_ops.squeeze(out, 2)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        shapes = [tuple(s) for s in input_shape]
+        ax, ay = self._resolve(shapes)
+        rest = [d for i, d in enumerate(shapes[0]) if i not in (0, ax)] + \
+            [d for i, d in enumerate(shapes[1]) if i not in (0, ay)]
+        return (shapes[0][0], *rest) if rest else (shapes[0][0], 1)
+
+    def compute_mask(self, inputs, mask=None):
+        return None
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axes": list(self.axes), "normalize": self.normalize}
+
+
+def _l2_normalize(x, axis):
+    squares = reduce_ops.reduce_sum(math_ops.multiply(x, x), axis=axis, keepdims=True)
+    return math_ops.divide(x, unary_ops.sqrt(math_ops.maximum(squares, 1e-12)))
+
+
+dot = _functional(Dot, "dot")
