@@ -67,6 +67,7 @@ from eagerflow.layers.spatial import (
     ZeroPadding2D,
 )
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
+from eagerflow.layers.time_distributed import TimeDistributed
 
 __all__ = [
     "GRU", "LSTM", "RNN", "Activation", "Add", "AveragePooling2D", "BatchNormalization",
@@ -81,5 +82,5 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
-    "Dot", "dot",
+    "Dot", "dot", "TimeDistributed",
 ]
