@@ -42,6 +42,7 @@ from eagerflow.layers.merging import (
 )
 from eagerflow.layers.normalization import (
     BatchNormalization,
+    GroupNormalization,
     LayerNormalization,
     UnitNormalization,
 )
@@ -82,5 +83,5 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
-    "Dot", "dot", "TimeDistributed",
+    "Dot", "dot", "TimeDistributed", "GroupNormalization",
 ]

@@ -300,3 +300,84 @@ class UnitNormalization(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}
+
+
+class GroupNormalization(_Normalization):
+    """Normalizes each example over groups of channels (Wu & He), as Keras 3.
+
+    The channels (`axis`) are split into `groups` groups; mean and variance are taken over
+    each group's channels and all non-batch, non-channel axes; ``gamma``/``beta`` have one
+    entry per channel. ``groups=1`` is layer normalization over everything, ``groups =
+    channels`` instance normalization.
+
+    Args:
+        groups: the number of groups; must divide the number of channels.
+        axis: the channel axis (default -1).
+        epsilon, center, scale, and the beta/gamma initializers, regularizers and
+            constraints: as in `LayerNormalization`.
+
+    Raises:
+        ValueError: if `groups` does not divide the channels, or is larger.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.GroupNormalization(groups=2)
+        >>> y = layer(ef.constant([[1.0, 3.0, 10.0, 30.0]]))
+        >>> [round(float(v), 3) for v in y[0]]
+        [-1.0, 1.0, -1.0, 1.0]
+    """
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
+                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+            raise ValueError(f"GroupNormalization: `groups` must be a positive int. "
+                             f"Received: groups={groups!r}")
+        if not isinstance(axis, int):
+            raise ValueError(f"GroupNormalization: `axis` must be one int (the channel "
+                             f"axis). Received: axis={axis!r}")
+        self.groups = groups
+        self._init_params(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
+                          beta_regularizer, gamma_regularizer, beta_constraint,
+                          gamma_constraint)
+
+    def build(self, input_shape):
+        channels = input_shape[self.axis]
+        if channels is not None and (self.groups > channels or channels % self.groups):
+            raise ValueError(
+                f"GroupNormalization '{self.name}': groups={self.groups} must divide the "
+                f"{channels} channels of input shape {tuple(input_shape)} (and not exceed "
+                "them).")
+        self._build_params(input_shape, "GroupNormalization")
+        self.built = True
+
+    def call(self, inputs):
+        rank = inputs.ndim
+        axis = self.axis % rank
+        x = inputs if axis == rank - 1 else array_ops.transpose(
+            inputs, [i for i in range(rank) if i != axis] + [axis])
+        shape = tuple(x.shape)
+        grouped = array_ops.reshape(
+            x, (-1, *shape[1:-1], self.groups, shape[-1] // self.groups))
+        reduce_axes = list(range(1, rank - 1)) + [rank]  # all but batch and the group axis
+        mean, variance = norm_ops.moments(grouped, reduce_axes, keepdims=True)
+        normalized = math_ops.divide(math_ops.subtract(grouped, mean), unary_ops.sqrt(
+            math_ops.add(variance, self.epsilon)))
+        out = array_ops.reshape(normalized, (-1, *shape[1:]))
+        if self.gamma is not None:
+            out = math_ops.multiply(out, self.gamma)
+        if self.beta is not None:
+            out = math_ops.add(out, self.beta)
+        if axis != rank - 1:
+            order = list(range(rank - 1))
+            order.insert(axis, rank - 1)
+            out = array_ops.transpose(out, order)
+        return out
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "groups": self.groups, **self._params_config()}
