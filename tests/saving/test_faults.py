@@ -1,7 +1,9 @@
 """Faults during loads and saves: nothing half-done, every error names the file (issue 18)."""
 
 import os
+import threading
 
+import h5py
 import numpy as np
 import pytest
 
@@ -27,15 +29,19 @@ def test_a_failed_load_changes_nothing(tmp_path, monkeypatch, load):
         ef.Checkpoint(model=source, optimizer=source.optimizer).write(path)
     before = [v.numpy() for v in target.variables + target.optimizer.variables]
     calls = []
-    original = h5format.Reader._read_raw
+    original = h5format.Reader._read_checked
 
-    def failing(self, key, out):
-        calls.append(key)
-        if len(calls) == 3:  # after two values were read successfully
+    lock = threading.Lock()
+
+    def failing(self, key, out, *how):
+        with lock:  # entries are read on two threads
+            calls.append(key)
+            third = len(calls) == 3
+        if third:  # after two values were read successfully
             self._fail(f"dataset {key!r} cannot be read; the file is corrupted (simulated).")
-        return original(self, key, out)
+        return original(self, key, out, *how)
 
-    monkeypatch.setattr(h5format.Reader, "_read_raw", failing)
+    monkeypatch.setattr(h5format.Reader, "_read_checked", failing)
     with pytest.raises(ef.saving.InvalidCheckpointError, match="ckpt.h5.*cannot be read"):
         if load == "load_weights":
             target.load_weights(path)
@@ -91,7 +97,7 @@ def test_stale_temporaries_of_killed_saves_are_removed_by_the_next_save(tmp_path
 
 
 def test_a_null_dataspace_is_an_invalid_checkpoint_naming_file_and_dataset(tmp_path):
-    import h5py
+
 
     model = ef.Sequential([ef.layers.Dense(2, input_shape=(2,))])
     path = str(tmp_path / "w.h5")
@@ -107,7 +113,7 @@ def test_a_null_dataspace_is_an_invalid_checkpoint_naming_file_and_dataset(tmp_p
 
 
 def test_restore_or_initialize_falls_back_past_a_corrupt_latest(tmp_path):
-    import h5py
+
 
     w = ef.Variable([1.0, 2.0], name="w")
     manager = ef.CheckpointManager(ef.Checkpoint(w=w), str(tmp_path), max_to_keep=3)
@@ -136,7 +142,7 @@ def _model_file(tmp_path):
 
 
 def _rewrite_config(path, edit):
-    import h5py
+
 
     with h5py.File(path, "r+") as f:
         name = ".eagerflow/model_config"
@@ -165,7 +171,7 @@ def test_a_deeply_nested_config_is_a_clear_error(tmp_path):
 
 
 def _flip_a_bit_of(path, key):
-    import h5py
+
 
     with h5py.File(path, "r") as f:
         offset = f[key].id.get_offset()
@@ -202,6 +208,52 @@ def test_a_flipped_bit_in_tensor_data_is_refused_by_name(tmp_path, load):
         np.testing.assert_array_equal(v.numpy(), b)
 
 
+@pytest.mark.parametrize("fast", [True, False], ids=["crc32c", "zlib"])
+@pytest.mark.parametrize("storage", ["contiguous", "chunked"])
+def test_both_checksums_catch_a_flipped_bit(tmp_path, monkeypatch, fast, storage):
+    """Files carry zlib's CRC-32 and, with the fast extra, a CRC-32C; either catches a flip,
+    whether the data is read by eagerflow (contiguous) or by HDF5 (chunked)."""
+    if fast and not h5format.has_crc32c():
+        pytest.skip("the 'crc32c' package (extra 'fast') is not installed")
+    if not fast:
+        monkeypatch.setattr(h5format, "_crc32c", None)
+    values = {"w": np.arange(300_000, dtype=np.float32)}  # more than one read piece
+    path = h5format.write(str(tmp_path / "c.h5"), values, kind="checkpoint")
+    if storage == "chunked":  # rewrite the dataset chunked, with the same attributes
+        with h5py.File(path, "r+") as f:
+            attrs = dict(f["w"].attrs)
+            del f["w"]
+            f.create_dataset("w", data=values["w"], chunks=(1000,))
+            f["w"].attrs.update(attrs)
+    with h5format.Reader(path) as reader:
+        np.testing.assert_array_equal(reader.read_all(["w"])["w"], values["w"])
+    with h5py.File(path, "r") as f:
+        if storage == "contiguous":  # a byte in the second piece eagerflow reads
+            offset = f["w"].id.get_offset() + (1 << 20) + 3
+        else:  # a byte of the first chunk
+            offset = f["w"].id.get_chunk_info(0).byte_offset + 3
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)[0]
+        f.seek(f.tell() - 1)
+        f.write(bytes([byte ^ 0x01]))
+    with h5format.Reader(path) as reader, pytest.raises(
+            ef.saving.InvalidCheckpointError, match=r"c\.h5.*'w' does not match its checksum"):
+        reader.read_all(["w"])
+
+
+def test_a_crc32c_only_file_needs_the_package(tmp_path, monkeypatch):
+    path = h5format.write(str(tmp_path / "c.h5"), {"w": np.ones(3, np.float32)},
+                          kind="checkpoint")
+    with h5py.File(path, "r+") as f:
+        del f["w"].attrs["crc32"]
+        f["w"].attrs["crc32c"] = np.uint32(1)
+    monkeypatch.setattr(h5format, "_crc32c", None)
+    with h5format.Reader(path) as reader, pytest.raises(
+            ef.saving.InvalidCheckpointError, match=r"only a CRC-32C.*eagerflow\[fast\]"):
+        reader.read_all(["w"])
+
+
 def test_files_without_checksums_still_load(tmp_path):
     values = {"w": np.arange(6, dtype=np.float32).reshape(2, 3)}
     path = h5format.write(str(tmp_path / "old.h5"), values, kind="checkpoint",
@@ -212,7 +264,7 @@ def test_files_without_checksums_still_load(tmp_path):
 
 
 def _keys(path):
-    import h5py
+
 
     with h5py.File(path, "r") as f:
         return [k for k in _dataset_names(f) if not k.startswith(".eagerflow")]
