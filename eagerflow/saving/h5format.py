@@ -507,7 +507,10 @@ class Reader:
             view = _bytes_of(out)
             done = 0
             while done < len(view):
-                count = os.preadv(fd, [view[done:done + _PIECE]], offset + done)
+                try:
+                    count = os.preadv(fd, [view[done:done + _PIECE]], offset + done)
+                except OSError as e:  # EIO from a bad disk, a vanished network mount...
+                    self._fail(f"dataset {key!r} cannot be read ({e}).")
                 if count == 0:
                     self._fail(f"dataset {key!r} ends early: {done} of {len(view)} bytes "
                                "read.")

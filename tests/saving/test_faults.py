@@ -268,3 +268,16 @@ def _keys(path):
 
     with h5py.File(path, "r") as f:
         return [k for k in _dataset_names(f) if not k.startswith(".eagerflow")]
+
+
+def test_an_io_error_during_a_read_names_the_file_and_variable(tmp_path, monkeypatch):
+    path = h5format.write(str(tmp_path / "io.h5"), {"w": np.ones(3, np.float32)},
+                          kind="checkpoint")
+
+    def failing_read(fd, buffers, offset):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "preadv", failing_read)
+    with h5format.Reader(path) as reader, pytest.raises(
+            ef.saving.InvalidCheckpointError, match=r"io\.h5.*'w' cannot be read.*Input/output"):
+        reader.read_all(["w"])
