@@ -147,6 +147,7 @@ _LAZY: dict[str, str] = {
     "models": "eagerflow.models",
     "Model": "eagerflow.models:Model",
     "Sequential": "eagerflow.models:Sequential",
+    "Input": "eagerflow.layers:Input",  # keras.Input
     "initializers": "eagerflow.layers.initializers",
     "regularizers": "eagerflow.layers.regularizers",
     "constraints": "eagerflow.layers.constraints",

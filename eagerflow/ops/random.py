@@ -24,6 +24,7 @@ from eagerflow.ops import math as _math
 
 __all__ = [
     "Generator",
+    "SeedGenerator",
     "categorical",
     "get_global_generator",
     "get_global_seed",
@@ -196,6 +197,31 @@ class Generator:
         return execute(_shuffle, (value,), {"rng": self._rng})
 
 
+class SeedGenerator(Generator):
+    """Keras 3's seed object: a stream of random numbers of its own, passed as the `seed`
+    of random ops (``ef.random.normal(shape, seed=gen)``); every call draws new values.
+
+    Args:
+        seed: an int for a reproducible stream; None for one seeded from the OS.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> a = ef.random.normal([2], seed=ef.random.SeedGenerator(1337))
+        >>> b = ef.random.normal([2], seed=ef.random.SeedGenerator(1337))
+        >>> bool(ef.reduce_all(a == b))
+        True
+    """
+
+    def __init__(self, seed=None, name=None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise errors.InvalidArgumentError(
+                f"SeedGenerator: seed must be a non-negative int or None, got {seed!r}",
+                "SeedGenerator")
+        super().__init__(seed)
+        self.name = name or "seed_generator"
+
+
 def _scale(values, mean, stddev):
     if isinstance(stddev, (int, float)) and stddev == 1:
         scaled = values
@@ -284,9 +310,12 @@ def set_global_generator(generator: Generator) -> None:
 
 
 def generator_for(seed) -> Generator:
-    """The generator an op with op-level `seed` draws from (the global one for None)."""
+    """The generator an op with op-level `seed` draws from (the global one for None, the
+    generator itself for a `Generator` such as a `SeedGenerator`)."""
     if seed is None:
         return _global_generator
+    if isinstance(seed, Generator):
+        return seed
     key = int(seed)
     gen = _op_generators.get(key)
     if gen is None:
