@@ -88,6 +88,7 @@ class CallbackList(base.Callback):
             getattr(callback, hook)(*args)
 
     def _call_batch(self, hook: str, batch, logs) -> None:
+        logs = logs if logs is not None else {}  # as Keras: callbacks always get a dict
         for callback in self._batch_hooks[hook]:
             getattr(callback, hook)(batch, logs)
 
@@ -122,22 +123,22 @@ class CallbackList(base.Callback):
         self._call_batch("on_predict_batch_end", batch, logs)
 
     def on_train_begin(self, logs=None):
-        self._call("on_train_begin", logs)
+        self._call("on_train_begin", logs if logs is not None else {})
 
     def on_train_end(self, logs=None):
-        self._call("on_train_end", logs)
+        self._call("on_train_end", logs if logs is not None else {})
 
     def on_test_begin(self, logs=None):
-        self._call("on_test_begin", logs)
+        self._call("on_test_begin", logs if logs is not None else {})
 
     def on_test_end(self, logs=None):
-        self._call("on_test_end", logs)
+        self._call("on_test_end", logs if logs is not None else {})
 
     def on_predict_begin(self, logs=None):
-        self._call("on_predict_begin", logs)
+        self._call("on_predict_begin", logs if logs is not None else {})
 
     def on_predict_end(self, logs=None):
-        self._call("on_predict_end", logs)
+        self._call("on_predict_end", logs if logs is not None else {})
 
     def __iter__(self):
         return iter(self.callbacks)
