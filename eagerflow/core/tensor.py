@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import dtypes, errors, masks
 
 _DEVICE = "/device:CPU:0"
 
@@ -75,6 +75,11 @@ class Tensor:
     @property
     def device(self) -> str:
         return _DEVICE
+
+    @property
+    def _keras_mask(self):
+        """The mask a layer attached to this tensor (Keras's attribute), or None."""
+        return masks.get_mask(self)
 
     def numpy(self) -> np.ndarray:
         """Returns the value as a read-only NumPy array (a view: no copy is made)."""

@@ -390,7 +390,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         previous_mask = None
         if cls._call_accepts_mask and kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]
-        elif masking._masks and (cls._call_accepts_mask or self.supports_masking):
+        elif masking._masks and (cls._call_accepts_mask or self.supports_masking
+                                 or cls._overrides_compute_mask):
             previous_mask = masking.get_masks(inputs)
             if previous_mask is not None and cls._call_accepts_mask:
                 kwargs["mask"] = previous_mask

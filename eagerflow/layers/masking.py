@@ -1,11 +1,8 @@
-"""Masks that travel with tensors: which time steps of a padded sequence are real.
+"""Mask propagation through layer calls (the masks themselves live in `core.masks`).
 
-`Embedding(mask_zero=True)` produces a boolean mask of shape ``(batch, time)`` next to its
-output. Keras keeps such a mask on the tensor itself (``_keras_mask``); an eagerflow
-Tensor has fixed slots, so the mask is kept here, keyed by the tensor's identity, and
-dropped when the tensor is freed. Every layer call looks up the mask of its inputs (only
-when some mask exists at all: an empty registry costs one truth test) and hands it to
-`call(..., mask=...)`; layers that support masking attach a mask to their outputs.
+Every layer call looks up the mask of its inputs (only when some mask exists at all: an
+empty registry costs one truth test) and hands it to `call(..., mask=...)`; layers that
+support masking attach a mask to their outputs.
 
 Example:
     >>> import eagerflow as ef
@@ -18,37 +15,12 @@ Example:
 
 from __future__ import annotations
 
-import weakref
+from eagerflow.core import masks, nest
 
-from eagerflow.core import nest
-
-# id(tensor) -> (weak reference to the tensor, mask). The weak reference's callback
-# removes the entry when the tensor dies, so ids are never confused after reuse.
-_masks: dict[int, tuple] = {}
-
-
-def _forget(key: int, ref) -> None:
-    entry = _masks.get(key)
-    if entry is not None and entry[0] is ref:
-        del _masks[key]
-
-
-def set_mask(tensor, mask) -> None:
-    """Attaches `mask` to `tensor` (None removes a mask)."""
-    key = id(tensor)
-    if mask is None:
-        _masks.pop(key, None)
-        return
-    ref = weakref.ref(tensor, lambda r, k=key: _forget(k, r))
-    _masks[key] = (ref, mask)
-
-
-def get_mask(tensor):
-    """The mask attached to `tensor`, or None."""
-    entry = _masks.get(id(tensor))
-    if entry is None or entry[0]() is not tensor:
-        return None
-    return entry[1]
+# The registry itself (one dict, never rebound), for the layer call's hot-path truth test.
+_masks = masks.registry
+set_mask = masks.set_mask
+get_mask = masks.get_mask
 
 
 def get_masks(structure):

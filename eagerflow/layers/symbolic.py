@@ -60,6 +60,14 @@ class SymbolicTensor:
     def ndim(self) -> int:
         return len(self.shape)
 
+    @property
+    def _keras_mask(self):
+        """The mask the layers attach at this point of the graph, as a symbolic boolean
+        placeholder (Keras's attribute), or None when no mask reaches here."""
+        if self._mask_shape is None:
+            return None
+        return SymbolicTensor(self._mask_shape, dtypes.bool, name=f"{self.name}_mask")
+
     def __repr__(self) -> str:
         return f"<SymbolicTensor name={self.name}, shape={self.shape}, dtype={self.dtype.name}>"
 

@@ -10,8 +10,9 @@ from eagerflow.utils.categorical import to_categorical
 from eagerflow.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from eagerflow.utils.plotting import plot_history
 from eagerflow.utils.py_dataset import PyDataset, Sequence
+from eagerflow.utils.sequences import pad_sequences
 
 __all__ = [
     "PyDataset", "Sequence", "array_to_img", "img_to_array", "load_img", "plot_history",
-    "save_img", "to_categorical",
+    "pad_sequences", "save_img", "to_categorical",
 ]
