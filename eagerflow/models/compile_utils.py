@@ -6,9 +6,9 @@ them, adds the model's regularization losses, and checks targets against the los
 `CompiledMetrics` does the same for metrics and resolves the string ``"accuracy"`` (and
 ``"acc"``) to the accuracy that fits the loss: sparse categorical for integer labels,
 categorical for one-hot targets, binary for one output unit (thresholded at 0 for logits).
-Metric names in the logs are the strings given (``mae`` for ``"mae"``, like Keras 3), with
-one canonical name for the accuracy aliases: ``accuracy`` for ``"acc"`` too, whichever class
-it resolved to; multi-output models prefix the output name (``digit_accuracy``).
+Metric names in the logs are the strings given, like Keras 3 (``mae`` for ``"mae"``,
+``acc`` for ``"acc"``, ``accuracy`` for ``"accuracy"``, whichever class the accuracy
+resolved to); multi-output models prefix the output name (``digit_accuracy``).
 
 Both are built on the first batch, when the structure of the model's outputs is known.
 
@@ -264,39 +264,39 @@ def _flat_weights(sample_weight, names) -> list:
     return [sample_weight] * count
 
 
-def _accuracy_for(loss, y_true, y_pred):
+def _accuracy_for(loss, y_true, y_pred, name="accuracy"):
     """The accuracy metric class that `"accuracy"` means for this loss and these shapes."""
     kind = _loss_kind(loss)
     if kind == "sparse":
-        return metrics_lib.SparseCategoricalAccuracy(name="accuracy")
+        return metrics_lib.SparseCategoricalAccuracy(name=name)
     if kind == "categorical":
-        return metrics_lib.CategoricalAccuracy(name="accuracy")
+        return metrics_lib.CategoricalAccuracy(name=name)
     if kind == "binary":
         threshold = 0.0 if getattr(loss, "from_logits", False) else 0.5
-        return metrics_lib.BinaryAccuracy(name="accuracy", threshold=threshold)
+        return metrics_lib.BinaryAccuracy(name=name, threshold=threshold)
     true_shape, pred_shape = np.shape(y_true), tuple(y_pred.shape)
     if pred_shape and pred_shape[-1] == 1:
-        return metrics_lib.BinaryAccuracy(name="accuracy")
+        return metrics_lib.BinaryAccuracy(name=name)
     if len(true_shape) == len(pred_shape) and true_shape[-1:] == pred_shape[-1:]:
-        return metrics_lib.CategoricalAccuracy(name="accuracy")
-    return metrics_lib.SparseCategoricalAccuracy(name="accuracy")
+        return metrics_lib.CategoricalAccuracy(name=name)
+    return metrics_lib.SparseCategoricalAccuracy(name=name)
 
 
 def _to_metric(identifier, loss, y_true, y_pred):
     """A metric object for one `compile(metrics=...)` entry.
 
-    A string keeps its spelling as the log key, like Keras 3 (``"mae"`` logs ``mae``),
-    except the accuracy and crossentropy aliases: ``"acc"`` logs ``accuracy``.
+    A string keeps its spelling as the log key, like Keras 3 (``"mae"`` logs ``mae``,
+    ``"acc"`` logs ``acc``).
     """
     if isinstance(identifier, str) and identifier in ("accuracy", "acc"):
-        return _accuracy_for(loss, y_true, y_pred)
+        return _accuracy_for(loss, y_true, y_pred, name=identifier)
     if isinstance(identifier, str) and identifier in ("crossentropy", "ce"):
         kind = _loss_kind(loss) or "categorical"
         fn = {"sparse": losses_lib.sparse_categorical_crossentropy,
               "categorical": losses_lib.categorical_crossentropy,
               "binary": losses_lib.binary_crossentropy}[kind]
         return metrics_lib.MeanMetricWrapper(
-            fn, name="crossentropy", from_logits=bool(getattr(loss, "from_logits", False)))
+            fn, name=identifier, from_logits=bool(getattr(loss, "from_logits", False)))
     metric = metrics_lib.get(identifier)
     if not isinstance(metric, metrics_lib.Metric):
         metric = metrics_lib.MeanMetricWrapper(metric)

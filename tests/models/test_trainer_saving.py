@@ -38,7 +38,7 @@ def test_saved_model_continues_training_identically(tmp_path):
     model.fit(x, y, epochs=1, batch_size=8, verbose=0)
     ef.random.set_seed(9)
     history = restored.fit(x, y, epochs=1, batch_size=8, verbose=0)
-    assert list(history.history) == ["loss", "accuracy", "crossentropy"]
+    assert list(history.history) == ["loss", "accuracy", "ce"]
     for actual, expected in zip(weights_of(restored), weights_of(model), strict=True):
         np.testing.assert_array_equal(actual, expected)
 
