@@ -68,7 +68,13 @@ class ModelCheckpoint(base.Callback):
                 f"Received: save_freq={save_freq!r}"
             )
         monitoring.check_mode(mode, "ModelCheckpoint")
-        self.filepath = os.fspath(filepath)
+        filepath = os.fspath(filepath)
+        if filepath.endswith(".keras"):  # refused now, not at the first save an epoch later
+            raise ValueError(
+                f"ModelCheckpoint({filepath!r}): the .keras format (Keras 3's zip of "
+                "config.json and model.weights.h5) is not supported; eagerflow saves models "
+                f"as one HDF5 file. Use a .h5 name, e.g. {filepath[:-6] + '.h5'!r}.")
+        self.filepath = filepath
         self.monitor = monitor
         self.verbose = verbose
         self.save_best_only = save_best_only

@@ -53,10 +53,14 @@ class TensorBoard(base.Callback):
         write_steps_per_second: also log ``epoch_steps_per_second``.
         update_freq: "epoch" (default), "batch", or an int N: also log ``batch_*`` values
             (running epoch means) every N training batches.
+        profile_batch: must be 0 (no profiler plugin; Keras's argument, accepted off).
+        embeddings_freq: must be 0 (no embedding projector; accepted off).
+        embeddings_metadata: must be None.
 
     Raises:
         ImportError: if tensorboardX is missing.
-        ValueError: for a bad `histogram_freq` or `update_freq`.
+        ValueError: for a bad `histogram_freq` or `update_freq`, or the profiler or the
+            projector turned on.
 
     Example:
         >>> import eagerflow as ef
@@ -64,8 +68,22 @@ class TensorBoard(base.Callback):
     """
 
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=False,
-                 write_images=False, write_steps_per_second=False, update_freq="epoch"):
+                 write_images=False, write_steps_per_second=False, update_freq="epoch",
+                 profile_batch=0, embeddings_freq=0, embeddings_metadata=None):
         super().__init__()
+        # Keras's arguments for TensorBoard's profiler and embedding projector: accepted at
+        # their "off" values (as the Keras guides pass them), refused when turned on.
+        if profile_batch not in (0, None, (0, 0)):
+            raise ValueError(
+                "TensorBoard: profile_batch is not supported (eagerflow has no TensorBoard "
+                "profiler plugin); pass 0, and profile with cProfile or pyinstrument. "
+                f"Received: profile_batch={profile_batch!r}")
+        if embeddings_freq or embeddings_metadata:
+            raise ValueError(
+                "TensorBoard: embeddings_freq/embeddings_metadata are not supported (eagerflow "
+                "does not write projector data); pass 0 / None. Received: "
+                f"embeddings_freq={embeddings_freq!r}, "
+                f"embeddings_metadata={embeddings_metadata!r}")
         summary_writer._import_tensorboardx()
         if isinstance(histogram_freq, bool) or not isinstance(histogram_freq, (int, np.integer)) \
                 or histogram_freq < 0:

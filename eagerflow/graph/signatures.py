@@ -209,6 +209,8 @@ def describe(value) -> str:
         return graph.format_spec(value.shape, value.dtype)
     if hasattr(value, "_read") and hasattr(value, "assign"):
         return f"variable {value.name!r} at {id(value):#x}"
-    if isinstance(value, (list, tuple, dict)):
-        return f"{type(value).__name__} {nest.flatten(value)!r}"[:60]
+    if isinstance(value, (list, tuple, dict)):  # tensors inside as specs, not values
+        leaves = ", ".join(describe(v) for v in nest.flatten(value))
+        text = f"{type(value).__name__} [{leaves}]"
+        return text if len(text) <= 120 else text[:117] + "..."
     return f"{type(value).__name__} {value!r}"[:60]

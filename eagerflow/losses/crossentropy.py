@@ -266,7 +266,8 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
         ) from None
     total = reduce_ops.reduce_sum(math_ops.multiply(values, weights))
     nonzero = reduce_ops.reduce_sum(math_ops.cast(
-        logic_ops.not_equal(array_ops.broadcast_to(weights, values.shape), 0), total.dtype))
+        logic_ops.not_equal(array_ops.broadcast_to(weights, array_ops.shape(values)), 0),
+        total.dtype))
     return loss_module._divide_no_nan(total, nonzero)
 
 

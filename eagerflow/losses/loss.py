@@ -144,7 +144,8 @@ def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and weights is not None:
-        denominator = reduce_ops.reduce_sum(array_ops.broadcast_to(weights, values.shape))
+        denominator = reduce_ops.reduce_sum(
+            array_ops.broadcast_to(weights, array_ops.shape(values)))
     elif None in values.shape:  # a dimension unknown while tracing: counted at run time
         denominator = math_ops.cast(array_ops.size(values), total.dtype)
     else:

@@ -24,11 +24,17 @@ from eagerflow.metrics.auc import AUC
 from eagerflow.metrics.confusion import Precision, Recall
 from eagerflow.metrics.metric import Metric, deserialize, get, serialize
 from eagerflow.metrics.reduction import Mean, MeanMetricWrapper, Sum
-from eagerflow.metrics.regression import MeanAbsoluteError, MeanSquaredError
+from eagerflow.metrics.regression import (
+    MeanAbsoluteError,
+    MeanAbsolutePercentageError,
+    MeanSquaredError,
+    MeanSquaredLogarithmicError,
+)
 
 __all__ = [
     "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",
-    "MeanMetricWrapper", "MeanSquaredError", "Metric", "Precision", "Recall",
+    "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
+    "MeanSquaredLogarithmicError", "Metric", "Precision", "Recall",
     "SparseCategoricalAccuracy", "Sum", "TopKCategoricalAccuracy", "accuracy",
     "binary_accuracy", "categorical_accuracy", "deserialize", "get", "serialize",
     "sparse_categorical_accuracy", "top_k_categorical_accuracy",

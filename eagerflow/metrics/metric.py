@@ -235,6 +235,16 @@ def add_to(variable: Variable, value) -> None:
     variable.assign_add(as_tensor(value, variable.dtype))
 
 
+def sample_count(values):
+    """How many samples `values` holds along its first axis: a float, or a scalar tensor
+    when the axis is unknown (inside a graph traced for any batch size)."""
+    if not values.ndim:
+        return 1.0
+    if values.shape[0] is not None:
+        return float(values.shape[0])
+    return math.cast(array.shape(values)[0], np.float64)
+
+
 def result_tensor(value, dtype):
     """A metric result as a Tensor of the metric's dtype."""
     return as_tensor(value, dtype)

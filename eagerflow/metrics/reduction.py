@@ -28,7 +28,7 @@ def _check_weights(values, weights, owner: str):
             f"{owner}: sample_weight of shape {tuple(weights.shape)} cannot be broadcast to the "
             f"values of shape {tuple(values.shape)}."
         )
-    return array.broadcast_to(weights, values.shape)
+    return array.broadcast_to(weights, array.shape(values))
 
 
 def _broadcastable(source: tuple, target: tuple) -> bool:
@@ -130,7 +130,7 @@ class Mean(metric.Metric):
         if weights is not None:
             count = reduce.reduce_sum(weights)
         else:
-            count = float(values.shape[0]) if values.ndim else 1.0
+            count = metric.sample_count(values)
         metric.add_to(self.count, count)
 
     def result(self):

@@ -11,7 +11,9 @@ There is no fallback: a step that cannot be traced raises, naming what could not
 traced, and says to pass ``run_eagerly=True`` to `compile` if the step must run eagerly.
 
 The set of trainable variables is part of the graph; when it changes (a layer frozen or
-unfrozen between batches) the step is traced again.
+unfrozen between batches) the step is traced again. Each structure of data (arrays, a
+list, a dict by input name...) has an `ef.function` of its own, so that feeding one model
+in several forms does not count as the retracing that `ef.function` warns about.
 
 Example:
     >>> import eagerflow as ef, numpy as np
@@ -54,7 +56,8 @@ class TracedStep:
         return tuple(id(v) for v in self.model._step_variables())
 
     def __call__(self, data):
-        key = self._key()
+        structure = _structure(data)
+        key = (structure, self._key())
         traced = self._functions.get(key)
         if traced is None:
             traced = self._functions[key] = function_module.function(
@@ -67,10 +70,19 @@ class TracedStep:
                 f"graph (fit, evaluate and predict trace it with ef.function unless the model "
                 f"is compiled with run_eagerly=True): {e}"
             ) from e
-        after = self._key()
+        after = (structure, self._key())
         if after != key:  # the first call built the model: its graph has every variable
             self._functions.setdefault(after, traced)
         return logs
+
+
+def _structure(data):
+    """A hashable outline of `data`'s nesting (containers and dict keys; not shapes)."""
+    if isinstance(data, dict):
+        return ("dict", tuple((k, _structure(v)) for k, v in data.items()))
+    if isinstance(data, (list, tuple)):
+        return (type(data).__name__, tuple(_structure(v) for v in data))
+    return None if data is None else "leaf"
 
 
 def step_function(model, kind: str):

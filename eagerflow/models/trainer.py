@@ -33,16 +33,22 @@ from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
 from eagerflow.models import compile_utils, data_adapter, fit_loops, step_function
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
 
 _NOT_COMPILED = ("{function}: you must compile the model before training or evaluating "
                  "it: call model.compile(optimizer=..., loss=...) first")
 
 
-def _batch_size_of(x, y_pred) -> int:
+def _batch_size_of(x, y_pred):
+    """The batch's size: an int, or a scalar tensor inside a graph traced for any batch
+    size (fit traces with reduce_retracing, so a last, smaller batch has shape None)."""
     for leaf in nest.flatten(x) + nest.flatten(y_pred):
         shape = getattr(leaf, "shape", None)
         if shape:
+            if shape[0] is None:
+                return math_ops.cast(array_ops.shape(leaf)[0], "float32")
             return int(shape[0])
     return 1
 

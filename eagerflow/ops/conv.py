@@ -125,7 +125,8 @@ def _backprop_filter_grad(ddw, out, x, dy, needs, filter_shape, strides, dilatio
 
 @primitive("Conv2DBackpropInput", fresh=True)
 def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
-    n, h, width, c = input_shape
+    _, h, width, c = input_shape
+    n = dy.shape[0]  # the batch: unknown (None) in `input_shape` in a graph for any batch
     kh, kw, cin, out_c = w.shape
     out_sizes = dy.shape[1:3]
     m = n * out_sizes[0] * out_sizes[1]

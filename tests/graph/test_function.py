@@ -161,6 +161,16 @@ def test_warning_names_the_argument_that_keeps_changing():
     f(x, 6)  # warned once
 
 
+def test_the_warning_shows_tensors_in_structures_as_specs_not_values():
+    f = ef.function(lambda pair: pair[0] + pair[1])
+    for n in range(1, 6):
+        f((ef.ones([n]), ef.ones([n])))
+    with pytest.warns(EagerflowWarning, match=r"keeps changing is 'pair': .*tuple "
+                                              r"\[float32\[6\], float32\[6\]\]") as record:
+        f((ef.ones([6]), ef.ones([6])))
+    assert "1. 1." not in str(record[0].message)
+
+
 def test_tracing_count_and_get_concrete_function_share_the_cache():
     f = ef.function(lambda x: x + 1.0)
     cf = f.get_concrete_function(ef.TensorSpec([2], ef.float32))
@@ -483,3 +493,30 @@ def test_methods_of_unhashable_instances_trace_once():
     assert float(obj.double(ef.constant(1.0))) == 2.0
     assert float(obj.double(ef.constant(2.0))) == 4.0
     assert obj.double.experimental_get_tracing_count() == 1
+
+
+def test_a_graph_for_any_batch_size_runs_conv_gradients_and_metric_counts():
+    """Inside a graph traced with an unknown batch size, the conv input gradient and a Mean
+    metric's sample count take the batch size at run time."""
+    kernel = ef.Variable(np.random.default_rng(0).standard_normal((3, 3, 2, 4)))
+    mean = ef.metrics.Mean()
+
+    @ef.function(input_signature=[ef.TensorSpec([None, 5, 5, 2], ef.float64)])
+    def step(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = ef.nn.conv2d(x, kernel, strides=1, padding="SAME")
+            total = ef.reduce_sum(y)
+        mean.update_state(ef.reduce_sum(y, axis=[1, 2, 3]))
+        return tape.gradient(total, x)
+
+    for batch in (3, 7):
+        x = np.random.default_rng(batch).standard_normal((batch, 5, 5, 2))
+        xt = ef.constant(x)
+        with ef.GradientTape() as tape:
+            tape.watch(xt)
+            total = ef.reduce_sum(ef.nn.conv2d(xt, kernel, strides=1, padding="SAME"))
+        expected = tape.gradient(total, xt)
+        np.testing.assert_allclose(step(x).numpy(), expected.numpy(), rtol=1e-10)
+    assert float(mean.count) == 10.0
+    assert step.experimental_get_tracing_count() == 1

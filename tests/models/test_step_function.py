@@ -174,3 +174,18 @@ def test_the_traced_step_updates_weights_in_place(monkeypatch):
     monkeypatch.setattr(variable.Variable, "_writable_buffer", watched)
     model.fit(x, y, batch_size=16, epochs=2, verbose=0)
     assert copies == []
+
+
+def test_each_data_structure_has_its_own_graph_and_no_retrace_warning():
+    """Lists, dicts and Datasets of the same model each trace once per batch size, and the
+    six traces do not set off ef.function's retracing warning (an error under pytest)."""
+    a, b = ef.Input((3,), name="a"), ef.Input((2,), name="b")
+    out = ef.layers.Dense(1, name="out")(ef.layers.concatenate([a, b]))
+    model = ef.Model([a, b], out)
+    model.compile(optimizer="sgd", loss="mse")
+    xa, xb, y = np.ones((10, 3)), np.ones((10, 2)), np.ones((10, 1))
+    model.fit([xa, xb], y, batch_size=4, verbose=0)  # batches of 4 and 2
+    model.fit({"a": xa, "b": xb}, y, batch_size=4, verbose=0)
+    dataset = ef.data.Dataset.from_tensor_slices(((xa, xb), y)).batch(3)
+    model.fit(dataset, verbose=0)
+    assert model._make_train_function().tracing_count == 6
