@@ -71,6 +71,7 @@ def _timed_plans():
 def _ef_model():
     import eagerflow as ef
 
+    ef.config.pin_malloc_thresholds()  # opt in: steps reuse their pages (see the docs)
     ef.random.set_seed(0)
     return ef, ef.Sequential([ef.layers.Dense(256, activation="relu", input_shape=(784,)),
                               ef.layers.Dense(256, activation="relu"), ef.layers.Dense(10)])

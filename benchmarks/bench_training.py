@@ -53,6 +53,7 @@ def run_eagerflow(workload, x, y):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     import eagerflow as ef
 
+    ef.config.pin_malloc_thresholds()  # opt in: steps reuse their pages (see the docs)
     ef.random.set_seed(0)
     layers = ef.layers
     if workload == "mlp":

@@ -1,6 +1,6 @@
 """eagerflow: a lean eager autodiff core on NumPy with a Keras-style high level.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.matmul([[2.0]], [[2.0]])
     ef.Tensor([[4.]], shape=(1, 1), dtype=float32)

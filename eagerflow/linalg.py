@@ -1,6 +1,6 @@
 """Linear algebra (`ef.linalg`).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.linalg.matmul([[1.0, 0.0]], [[2.0], [3.0]])
     ef.Tensor([[2.]], shape=(1, 1), dtype=float32)

@@ -1,6 +1,6 @@
 """Math ops (`ef.math`): elementwise functions, reductions, products and norms.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.math.reduce_logsumexp([0.0, 0.0])
     ef.Tensor(0.6931, shape=(), dtype=float32)

@@ -1,6 +1,6 @@
 """Neural-network ops (`ef.nn`): activations, losses on logits, convolutions, pooling.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.nn.relu([-1.0, 1.0])
     ef.Tensor([0. 1.], shape=(2,), dtype=float32)

@@ -8,7 +8,7 @@ its own; on a mismatch the checker computes that input's full numeric gradient a
 the worst element. With ``order=2`` the gradient function itself is checked the same way
 (and so on for higher orders).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.testing.check_gradients(lambda x: ef.sin(x) * x, [0.3, 1.2], order=2)
     >>> @ef.custom_gradient

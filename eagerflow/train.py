@@ -1,6 +1,6 @@
 """Training utilities (`ef.train`): checkpoints and the global step, TF-1 style names.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> step = ef.train.get_or_create_global_step()
     >>> step.dtype

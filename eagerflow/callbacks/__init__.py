@@ -1,6 +1,6 @@
 """Callbacks (`ef.callbacks`): code that `fit`, `evaluate` and `predict` call at each stage.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> callbacks = [
     ...     ef.callbacks.EarlyStopping(monitor="val_loss", patience=2,

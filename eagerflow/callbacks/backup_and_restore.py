@@ -11,7 +11,7 @@ random state). A finished `fit` deletes the backup (unless ``delete_checkpoint=F
 Each backup file is written atomically and the JSON file is replaced only after it, so a
 crash during a backup leaves the previous one usable.
 
-Example:
+Examples:
     >>> import eagerflow as ef, tempfile
     >>> callback = ef.callbacks.BackupAndRestore(backup_dir=tempfile.mkdtemp())
 """
@@ -51,7 +51,7 @@ class BackupAndRestore(base.Callback):
     Raises:
         ValueError: for an empty `backup_dir` or a `save_freq` other than "epoch".
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.BackupAndRestore("/tmp/backup")
     """

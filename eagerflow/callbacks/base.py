@@ -7,7 +7,7 @@ epoch end the epoch's values plus the ``val_`` ones. `self.model` is the model b
 trained (set by `fit`), `self.params` holds ``verbose``, ``epochs`` and ``steps``. Setting
 ``self.model.stop_training = True`` ends training after the current batch.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class CountBatches(ef.callbacks.Callback):
     ...     def on_train_begin(self, logs=None):
@@ -39,7 +39,7 @@ class Callback:
         model: the model `fit`/`evaluate`/`predict` runs (set through `set_model`).
         params: dict with ``verbose``, ``epochs`` and ``steps`` (set through `set_params`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class PrintLoss(ef.callbacks.Callback):
         ...     def on_epoch_end(self, epoch, logs=None):

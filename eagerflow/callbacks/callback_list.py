@@ -24,7 +24,7 @@ class CallbackList(base.Callback):
     Raises:
         TypeError: if an element is not a `Callback`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callbacks = ef.callbacks.CallbackList(add_history=True, epochs=1, steps=1)
         >>> callbacks.on_train_begin()

@@ -6,7 +6,7 @@ appears later (``val_*`` with ``validation_freq > 1``, or a different set of met
 appending to an older file) widens the header: the file is rewritten atomically with
 ``NA`` in the rows that lack it, instead of dropping the value like Keras does.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "log.csv")
     >>> logger = ef.callbacks.CSVLogger(path)
@@ -51,7 +51,7 @@ class CSVLogger(base.Callback):
     Raises:
         ValueError: if `separator` is not a single character.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> logger = ef.callbacks.CSVLogger("training.csv", append=True)
     """

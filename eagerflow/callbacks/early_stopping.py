@@ -4,7 +4,7 @@ With ``restore_best_weights=True`` the model ends training with the weights of i
 epoch, whether or not training stopped early (Keras only restored when it stopped early
 until 2023, keras-team/keras#12511).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> stop = ef.callbacks.EarlyStopping(monitor="loss", patience=1)
     >>> class Model:  # any object with stop_training and weights works
@@ -29,7 +29,7 @@ from eagerflow.callbacks import monitor as monitoring
 def snapshot_weights(model) -> list:
     """Copies of the values of every variable of `model`, in `model.weights` order.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.callbacks import early_stopping
         >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
@@ -42,7 +42,7 @@ def snapshot_weights(model) -> list:
 def restore_weights(model, values: list) -> None:
     """Assigns `values` (from `snapshot_weights`) back to `model.weights`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.callbacks import early_stopping
         >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
@@ -79,7 +79,7 @@ class EarlyStopping(base.Callback):
         stopped_epoch: the epoch training stopped at (0 if it did not stop early).
         best: the best monitored value; best_epoch: its epoch.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.EarlyStopping(monitor="val_loss", patience=3)
     """

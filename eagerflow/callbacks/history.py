@@ -1,6 +1,6 @@
 """`History`: the per-epoch record that `fit` returns.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> history = ef.callbacks.History()
     >>> history.on_train_begin()
@@ -26,7 +26,7 @@ class History(base.Callback):
         params: the run's parameters (``verbose``, ``epochs``, ``steps``).
         model: the model that was trained.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> h = ef.callbacks.History()
         >>> h.on_train_begin()

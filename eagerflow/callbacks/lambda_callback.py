@@ -1,6 +1,6 @@
 """`LambdaCallback`: a callback made of plain functions, for one-off hooks.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> seen = []
     >>> callback = ef.callbacks.LambdaCallback(
@@ -32,15 +32,16 @@ class LambdaCallback(base.Callback):
     of a whole run as ``fn(logs)``.
 
     Args:
-        on_epoch_begin, on_epoch_end, on_train_begin, on_train_end, on_train_batch_begin,
-        on_train_batch_end: functions for those hooks.
+        on_epoch_begin, on_epoch_end: functions for those hooks.
+        on_train_begin, on_train_end: functions for those hooks.
+        on_train_batch_begin, on_train_batch_end: functions for those hooks.
         **kwargs: functions for any other hook (``on_test_begin``, ``on_predict_batch_end``,
             ``on_batch_end``, ...).
 
     Raises:
         TypeError: for a keyword that is not a hook name, or a value that is not callable.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.LambdaCallback(on_train_end=lambda logs: print("done"))
         >>> callback.on_train_end()

@@ -6,7 +6,7 @@ built on a `LearningRateSchedule` already decides its rate at every step, so cha
 here is an error rather than a silent replacement of the schedule. Both add the epoch's
 ``learning_rate`` to the logs, so `History` records it.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class Optimizer:
     ...     learning_rate = ef.Variable(0.1)
@@ -43,7 +43,7 @@ def _optimizer(model, owner: str):
 def get_learning_rate(model, owner: str) -> float:
     """The current learning rate of `model.optimizer` as a float.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.callbacks import learning_rate
         >>> model = ef.Sequential([ef.layers.Dense(1)])
@@ -60,7 +60,7 @@ def set_learning_rate(model, value: float, owner: str) -> None:
     Raises:
         ValueError: if the optimizer's rate comes from a schedule, or there is no optimizer.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.callbacks import learning_rate
         >>> model = ef.Sequential([ef.layers.Dense(1)])
@@ -109,7 +109,7 @@ class LearningRateScheduler(base.Callback):
         ValueError: if it returns something that is not a finite number, or the optimizer
             uses a schedule.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> def schedule(epoch, lr):
         ...     return lr if epoch < 10 else lr * 0.9
@@ -169,7 +169,7 @@ class ReduceLROnPlateau(base.Callback):
             mode; at an epoch end if the optimizer uses a schedule.
         MissingMonitorError: (at an epoch end) if `monitor` is not in the logs.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.ReduceLROnPlateau(monitor="val_loss", factor=0.2,
         ...                                           patience=5, min_lr=0.001)

@@ -4,7 +4,7 @@ Saving goes through `model.save_weights(path)` / `model.save(path)`, i.e. the ch
 module's atomic HDF5 writer: a crash mid-save never leaves a half-written file under the
 final name.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> class Model:
     ...     def save_weights(self, path):
@@ -50,7 +50,7 @@ class ModelCheckpoint(base.Callback):
             are not in the logs (the message lists the keys that are).
         MissingMonitorError: with `save_best_only`, if `monitor` is not in the logs.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.ModelCheckpoint("best.h5", save_best_only=True,
         ...                                         save_weights_only=True)

@@ -4,7 +4,7 @@ A monitored key missing from the logs is an error listing the keys that are ther
 only warns, and then e.g. saves every epoch or never stops). The one exception is a ``val_``
 key on an epoch without validation (``validation_freq > 1``): that epoch is skipped.
 
-Example:
+Examples:
     >>> from eagerflow.callbacks import monitor
     >>> monitor.resolve_mode("val_accuracy", "auto", "EarlyStopping")
     'max'
@@ -35,7 +35,7 @@ _MIN_NAMES = ("loss", "error", "mse", "mae", "mape", "msle", "hinge", "crossentr
 def check_mode(mode, owner: str) -> None:
     """Raises ValueError unless `mode` is "auto", "min" or "max".
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import monitor
         >>> monitor.check_mode("min", "EarlyStopping")
     """
@@ -52,7 +52,7 @@ def resolve_mode(monitor: str, mode: str, owner: str, model=None) -> str:
     Raises:
         ValueError: for an unknown mode, or "auto" on a name whose direction is unknown.
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import monitor
         >>> monitor.resolve_mode("val_loss", "auto", "EarlyStopping")
         'min'
@@ -80,7 +80,7 @@ def resolve_mode(monitor: str, mode: str, owner: str, model=None) -> str:
 def is_better(mode: str, current: float, reference: float, min_delta: float = 0.0) -> bool:
     """Whether `current` beats `reference` by more than `min_delta` in direction `mode`.
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import monitor
         >>> monitor.is_better("min", 0.4, 0.5, min_delta=0.05)
         True
@@ -97,7 +97,7 @@ def get_value(logs, monitor: str, owner: str, params=None):
         MissingMonitorError: (a KeyError) if `monitor` is missing; the message lists the
             available keys.
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import monitor
         >>> monitor.get_value({"val_loss": 0.25}, "val_loss", "EarlyStopping")
         0.25
@@ -121,7 +121,7 @@ def get_value(logs, monitor: str, owner: str, params=None):
 def print_msg(message: str) -> None:
     """Prints a callback message without breaking an active progress bar.
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import monitor
         >>> monitor.print_msg("Epoch 3: early stopping")
         Epoch 3: early stopping

@@ -9,7 +9,7 @@ results join the epoch's line.
 The displayed training loss is the running mean over the epoch so far, not the last batch's
 loss, exactly like the value `History` records at the end of the epoch.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> bar = ef.callbacks.ProgbarLogger()
     >>> bar.set_params({"verbose": 2, "epochs": 1, "steps": 2})
@@ -41,7 +41,7 @@ def _format_value(value) -> str:
 def format_logs(logs, separator: str = " - ", assign: str = ": ") -> str:
     """Formats a logs dict like Keras: ``loss: 0.1234 - accuracy: 0.9500``.
 
-    Example:
+    Examples:
         >>> from eagerflow.callbacks import progbar
         >>> progbar.format_logs({"loss": 0.25, "lr": 1e-5})
         'loss: 0.2500 - lr: 1.0000e-05'
@@ -60,7 +60,7 @@ class ProgbarLogger(base.Callback):
         file: stream for the bars (default: tqdm's, standard error). One-line-per-epoch
             output (``verbose=2``) goes to standard output unless `file` is given.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, io
         >>> out = io.StringIO()
         >>> bar = ef.callbacks.ProgbarLogger(file=out)

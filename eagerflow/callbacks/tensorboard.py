@@ -8,7 +8,7 @@ The layout follows Keras, so TensorBoard shows train and validation curves on on
 
 Needs tensorboardX: ``pip install 'eagerflow[tensorboard]'``.
 
-Example:
+Examples:
     >>> import eagerflow as ef, tempfile
     >>> callback = ef.callbacks.TensorBoard(log_dir=tempfile.mkdtemp(), histogram_freq=1)
 """
@@ -62,7 +62,7 @@ class TensorBoard(base.Callback):
         ValueError: for a bad `histogram_freq` or `update_freq`, or the profiler or the
             projector turned on.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.TensorBoard("logs", update_freq=100)
     """

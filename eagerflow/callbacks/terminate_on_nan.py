@@ -1,6 +1,6 @@
 """`TerminateOnNaN`: stop training at the first batch whose loss is NaN or infinite.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class Model:
     ...     stop_training = False
@@ -26,7 +26,7 @@ class TerminateOnNaN(base.Callback):
     Training stops after that batch; the epoch's logs and `History` still record it. Without
     this callback, `fit` keeps going and warns once.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callback = ef.callbacks.TerminateOnNaN()
     """

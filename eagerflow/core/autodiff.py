@@ -5,7 +5,7 @@ returns gradients with respect to its arguments (or the variables it reads), fro
 original eager API. `custom_gradient` replaces the gradient of a whole function by a
 rule written by hand.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> def square(x):
     ...     return ef.multiply(x, x)
@@ -68,7 +68,7 @@ def value_and_gradients_function(f, params=None, unconnected_gradients="none"):
     Returns:
         A function with `f`'s arguments; Python numbers become float32 tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> value, grads = ef.value_and_gradients_function(lambda x, y: x * y)(2.0, 5.0)
         >>> float(value), [float(g) for g in grads]
@@ -95,7 +95,7 @@ def gradients_function(f, params=None, unconnected_gradients="none"):
     """Wraps `f` to return the list of its gradients, one per argument (or per `params`);
     ``unconnected_gradients="zero"`` gives zeros, not None, for arguments `f` ignores.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.gradients_function(lambda x, y: x * 2.0, unconnected_gradients="zero")(
         ...     1.0, 5.0)[1]
@@ -123,7 +123,7 @@ def implicit_value_and_gradients(f):
     Raises:
         ValueError: if `f` reads no trainable variable.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> v = ef.Variable(3.0)
         >>> value, grads_and_vars = ef.implicit_value_and_gradients(lambda x: v * x)(2.0)
@@ -150,7 +150,7 @@ def implicit_value_and_gradients(f):
 def implicit_gradients(f):
     """Wraps `f` to return ``[(gradient, variable), ...]`` for the variables it reads.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> vx = ef.Variable(1.0)
         >>> ef.implicit_gradients(lambda x: 2 * vx * x)(2.0)[0][0]
@@ -174,7 +174,7 @@ def custom_gradient(f=None):
     variable in `variables`. Written in eagerflow ops, `grad_fn` is itself
     differentiable, so higher-order gradients work through it.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> @ef.custom_gradient
         ... def log1pexp(x):

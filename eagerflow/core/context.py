@@ -56,7 +56,7 @@ def executing_eagerly() -> bool:
     Returns:
         True outside `ef.function` tracing, False while a function is being traced.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.executing_eagerly()
         True
@@ -72,7 +72,7 @@ def eager_scope():
     saved value, writing a summary) run in it even while a function is being traced;
     `ef.init_scope` is this scope.
 
-    Example:
+    Examples:
         >>> from eagerflow.core import context
         >>> with context.eager_scope():
         ...     context.executing_eagerly()
@@ -91,7 +91,7 @@ def name_scope(name: str):
     """Variables created in the block are named ``"<name>/..."`` (nested scopes join with
     ``/``); `Module.name_scope` is this scope with the module's name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.core import context
         >>> with context.name_scope("outer"), context.name_scope("inner"):
@@ -109,7 +109,7 @@ def name_scope(name: str):
 def current_name_scope() -> str:
     """``"outer/inner/"`` inside `name_scope` blocks, else ``""``.
 
-    Example:
+    Examples:
         >>> from eagerflow.core import context
         >>> context.current_name_scope()
         ''

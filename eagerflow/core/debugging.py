@@ -1,6 +1,6 @@
 """Numeric checks: find the op that first produced a NaN or an infinity.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.debugging.enable_check_numerics()
     >>> try:
@@ -41,7 +41,7 @@ def check_numerics(tensor, message, name=None):
     Raises:
         InvalidArgumentError: naming `message` and whether NaN or Inf was found.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.debugging.check_numerics(ef.constant([1.0]), "weights")
         ef.Tensor([1.], shape=(1,), dtype=float32)

@@ -3,7 +3,7 @@
 `device("/cpu:0")` scopes placement (every tensor reports ``"/device:CPU:0"``); asking
 for a GPU is a clear `NotFoundError` rather than a silent fallback.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> with ef.device("/cpu:0"):
     ...     x = ef.constant(1.0)
@@ -95,7 +95,7 @@ def list_logical_devices(device_type=None) -> list:
 def num_gpus() -> int:
     """The number of available GPUs: always 0.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.num_gpus()
         0

@@ -10,7 +10,7 @@ one; `execute` runs one:
   the tracer of an `ef.function` being traced, checks numerics, and records the op on
   every tape that watches one of its inputs.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.core import dispatch
     >>> @dispatch.primitive("Cube")
@@ -312,7 +312,7 @@ def promote_inputs(op, inputs) -> tuple:
     float), so ``int32 + float32`` is float32, never float64. Applied eagerly and while
     tracing alike (the cast is an op).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> (ef.constant([1, 2]) + ef.constant([0.5, 0.5])).dtype
         dtype('float32')

@@ -5,7 +5,7 @@ TensorFlow converts it (floats to float32, ints to int32, bools to bool); NumPy 
 and NumPy scalars keep their dtype. Binary ops promote like NumPy 2: a Python scalar
 next to a tensor is "weak" and adopts the tensor's dtype.
 
-Example:
+Examples:
     >>> from eagerflow.core import dtypes
     >>> dtypes.to_array([1.0, 2.0]).dtype
     dtype('float32')
@@ -50,7 +50,7 @@ def as_dtype(dtype) -> np.dtype:
     Raises:
         TypeError: if `dtype` names no dtype.
 
-    Example:
+    Examples:
         >>> as_dtype("float64")
         dtype('float64')
     """

@@ -3,7 +3,7 @@
 Every op error names the op that raised it: the message renders as
 ``"<what went wrong> [Op:<OpName>]"``.
 
-Example:
+Examples:
     >>> from eagerflow.core import errors
     >>> str(errors.InvalidArgumentError("Incompatible shapes: (2, 3) vs. (4,)", op="Add"))
     'Incompatible shapes: (2, 3) vs. (4,) [Op:Add]'

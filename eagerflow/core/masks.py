@@ -6,7 +6,7 @@ Tensor has fixed slots, so the mask is kept here, keyed by the tensor's identity
 dropped when the tensor is freed. ``tensor._keras_mask`` reads it, as in Keras. The layer
 machinery (`eagerflow.layers.masking`) looks masks up and attaches them.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.core import masks
     >>> x = ef.constant([[1.0, 0.0]])

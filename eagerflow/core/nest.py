@@ -3,7 +3,7 @@
 Dicts are traversed in sorted key order (insertion order when keys do not sort), so a
 structure and its flattened form always line up the same way.
 
-Example:
+Examples:
     >>> from eagerflow.core import nest
     >>> nest.flatten({"b": [1, 2], "a": (3,)})
     [3, 1, 2]

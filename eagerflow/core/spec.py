@@ -3,7 +3,7 @@
 Used for `ef.function` input signatures and dataset element specs. A shape entry of
 None is unknown and matches any size; a shape of None matches any rank.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> spec = ef.TensorSpec([None, 784], ef.float32)
     >>> spec.is_compatible_with(ef.zeros([32, 784]))

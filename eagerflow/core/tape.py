@@ -22,7 +22,7 @@ in eagerflow ops, so while an outer tape is recording, the backward pass is itse
 recorded, which is how gradients of gradients work to any order. The engine (not the
 rules) sums a broadcast gradient back to its input's shape.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.constant(3.0)
     >>> with ef.GradientTape() as outer:
@@ -101,7 +101,7 @@ class GradientTape:
             holds every recorded tensor until it is deleted or `reset`.
         watch_accessed_variables: watch every trainable `Variable` read while recording.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable([1.0, 2.0])
         >>> with ef.GradientTape() as tape:
@@ -189,7 +189,7 @@ class GradientTape:
         Raises:
             RuntimeError: if the tape is not currently recording.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> x = ef.constant(2.0)
             >>> with ef.GradientTape() as tape:
@@ -383,7 +383,7 @@ class GradientTape:
     def why_none(self, source) -> str | None:
         """Why the last `gradient` call returned None for `source` (None if it did not).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> x = ef.constant(1.0)
             >>> with ef.GradientTape() as tape:
@@ -479,7 +479,7 @@ class UnconnectedGradients(enum.Enum):
     `NONE` gives None, `ZERO` a tensor of zeros of the source's shape; the strings
     ``"none"`` and ``"zero"`` mean the same.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x, y = ef.constant(1.0), ef.constant(2.0)
         >>> with ef.GradientTape() as tape:

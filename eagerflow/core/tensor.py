@@ -4,7 +4,7 @@ A Tensor wraps one NumPy array that nobody writes to: eagerflow never mutates it
 `numpy()` / `__array__` hand out read-only views, so a tensor keeps its value for its
 whole life (the tape relies on that when it replays an op backwards).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.constant([[1.0, 2.0], [3.0, 4.0]])
     >>> x.shape, x.dtype
@@ -42,7 +42,7 @@ class Tensor:
         ndim: number of dimensions.
         device: the device holding the value (always ``"/device:CPU:0"``).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> t = ef.Tensor([1, 2, 3])
         >>> t

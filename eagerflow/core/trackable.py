@@ -14,7 +14,7 @@ they exist. The hooks forward to the restores still waiting for values (register
 itself as its ``_deferred_restore`` attribute (handy in tests); with none waiting they cost
 a dict lookup and a truth test, so objects may call them unconditionally.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.core.trackable import Trackable
     >>> class Scale(Trackable):
@@ -41,7 +41,7 @@ def add_restore_listener(listener) -> None:
 
     The listener is held weakly: keep a strong reference for as long as it should listen.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.core import trackable
         >>> class Printer:
@@ -69,7 +69,7 @@ def remove_restore_listener(listener) -> None:
 def is_trackable_value(value) -> bool:
     """Whether `value` is a Variable, a Trackable, or a container holding one.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import is_trackable_value
         >>> is_trackable_value({"a": [ef.Variable(1.0)]}), is_trackable_value([1, "x"])
@@ -93,7 +93,7 @@ def _is_variable(value) -> bool:
 class Trackable:
     """Base class of objects whose variables checkpoints save and restore.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable
         >>> class Counter(Trackable):
@@ -157,7 +157,7 @@ class Module(Trackable):
     Raises:
         ValueError: if `name` is not a valid Python identifier.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Dense(ef.Module):
         ...     def __init__(self, units, name=None):
@@ -246,7 +246,7 @@ class Module(Trackable):
     def with_name_scope(cls, method):
         """Decorates a method to run inside the module's `name_scope`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> class Lazy(ef.Module):
             ...     @ef.Module.with_name_scope

@@ -6,7 +6,7 @@ checks, by reference count, whether any tensor still shares the buffer, and copi
 so. Updates are therefore in place (no allocation) in a training loop, yet a tensor read
 earlier never changes under the reader's feet.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> v = ef.Variable([1.0, 2.0], name="v")
     >>> before = v.read_value()
@@ -44,7 +44,7 @@ class Variable:
     Raises:
         InvalidArgumentError: if the initial value cannot be converted or has another shape.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable(2.0)
         >>> with ef.GradientTape() as tape:
@@ -273,7 +273,7 @@ def adopt(variable: Variable, array: np.ndarray) -> None:
         InvalidArgumentError: if the shape or dtype differs from the variable's, or a
             function is being traced.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> import eagerflow as ef
         >>> from eagerflow.core import variable

@@ -2,7 +2,7 @@
 
 `Dataset` and its transformations; the built-in data sets live in `ef.datasets`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ds = ef.data.Dataset.range(8).shuffle(8, seed=0).batch(4).prefetch(ef.data.AUTOTUNE)
     >>> [b.shape for b in ds]

@@ -5,7 +5,7 @@ never touch single elements: the batch reads contiguous rows, or gathers the row
 the shuffle order with one fancy-indexing call per component. The results (values,
 dtypes, shapes, and the order for a given seed) are those of the per-element path.
 
-Example:
+Examples:
     >>> import eagerflow as ef, numpy as np
     >>> ds = ef.data.Dataset.from_tensor_slices(np.arange(10)).shuffle(10, seed=1).batch(4)
     >>> sorted(np.concatenate([b.numpy() for b in ds]).tolist()) == list(range(10))

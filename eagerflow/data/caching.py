@@ -18,7 +18,7 @@ The file is a sequence of NumPy ``.npy`` records:
   to end);
 * an end record ``[-1]``, so a truncated file is detected.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "squares.cache")
     >>> ds = ef.data.Dataset.range(4).map(lambda x: x * x).cache(path)

@@ -10,7 +10,7 @@ sibling modules (`sources`, `transforms`, `batching`, `shuffling`, `parallel`, `
 `interleaving`), one family each. Those subclass `Dataset`, so each method imports its
 module when it is called: importing any of them first, or this one, always works.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ds = ef.data.Dataset.range(6).map(lambda x: x * 2).batch(4)
     >>> [b.numpy().tolist() for b in ds]
@@ -43,7 +43,7 @@ def int_argument(value, name: str, minimum: int, special=()) -> int:
     Raises:
         InvalidArgumentError: if `value` is not an int >= `minimum` nor in `special`.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> int_argument(np.int64(3), "count", -1)
         3
@@ -67,7 +67,7 @@ class Dataset(abc.ABC):
     `from_generator`, `range`, `zip`, `ef.data.TextLineDataset`), chain
     transformations, and iterate it with a `for` loop. Every iteration starts over.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> x, y = np.arange(8.0).reshape(4, 2), np.array([0, 1, 0, 1])
         >>> ds = ef.data.Dataset.from_tensor_slices((x, y)).batch(3)
@@ -105,7 +105,7 @@ class Dataset(abc.ABC):
         For datasets made by user functions (`map`, `flat_map`, `interleave`) it is read
         from the first element, so a dimension that varies shows the first one's size.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.data.Dataset.range(3).element_spec
             TensorSpec(shape=(), dtype=int64, name=None)
@@ -120,7 +120,7 @@ class Dataset(abc.ABC):
         Returns:
             The length, `INFINITE_CARDINALITY` (-1) or `UNKNOWN_CARDINALITY` (-2).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> int(ef.data.Dataset.range(10).batch(3).cardinality())
             4
@@ -150,7 +150,7 @@ class Dataset(abc.ABC):
     def as_numpy_iterator(self):
         """Iterates over the elements as NumPy values (read-only arrays, NumPy scalars).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(3).as_numpy_iterator()]
             [0, 1, 2]
@@ -173,7 +173,7 @@ class Dataset(abc.ABC):
         Raises:
             InvalidArgumentError: if `reduce_func` changes the state's structure or dtype.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> ds = ef.data.Dataset.range(5)
             >>> int(ds.reduce(np.int64(0), lambda total, x: total + x))
@@ -196,7 +196,7 @@ class Dataset(abc.ABC):
     def apply(self, transformation_func) -> Dataset:
         """Returns ``transformation_func(self)``, for reusable chains of transformations.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> evens = lambda ds: ds.filter(lambda x: x % 2 == 0)
             >>> [int(v) for v in ef.data.Dataset.range(6).apply(evens)]
@@ -223,7 +223,7 @@ class Dataset(abc.ABC):
         Raises:
             InvalidArgumentError: for scalars or mismatched first dimensions.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.from_tensor_slices([1, 2, 3])]
             [1, 2, 3]
@@ -235,7 +235,7 @@ class Dataset(abc.ABC):
     def from_tensors(tensors, name=None) -> Dataset:
         """A dataset with the single element `tensors`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [t.shape for t in ef.data.Dataset.from_tensors([[1, 2], [3, 4]])]
             [(2, 2)]
@@ -260,7 +260,7 @@ class Dataset(abc.ABC):
             InvalidArgumentError: (while iterating) for an element that does not match
                 the signature, naming its index, shape and dtype.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> def gen():
             ...     yield from ([1.0, 2.0], [3.0])
@@ -281,7 +281,7 @@ class Dataset(abc.ABC):
     def range(*args, dtype=np.int64, name=None) -> Dataset:
         """Integers like Python's ``range(start, stop, step)``, as int64 scalars.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(1, 8, 3)]
             [1, 4, 7]
@@ -297,7 +297,7 @@ class Dataset(abc.ABC):
             *datasets: datasets (elements are tuples), or one tuple/dict structure of
                 datasets (elements have that structure).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.zip(ef.data.Dataset.range(3), ef.data.Dataset.range(5, 7))
             >>> [(int(a), int(b)) for a, b in ds]
@@ -323,7 +323,7 @@ class Dataset(abc.ABC):
             InvalidArgumentError: (while iterating) if `map_func` returns a different
                 structure or dtype than for the first element.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(4).map(lambda x: (x, x * x), num_parallel_calls=2)
             >>> [int(b) for _, b in ds]
@@ -335,7 +335,7 @@ class Dataset(abc.ABC):
     def filter(self, predicate, name=None) -> Dataset:
         """Keeps the elements for which `predicate` returns True (a scalar bool).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(5).filter(lambda x: x > 2)]
             [3, 4]
@@ -346,7 +346,7 @@ class Dataset(abc.ABC):
     def enumerate(self, start=0, name=None) -> Dataset:
         """Pairs each element with its index: ``(index, element)``, index an int64.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [(int(i), int(v)) for i, v in ef.data.Dataset.range(5, 7).enumerate()]
             [(0, 5), (1, 6)]
@@ -369,7 +369,7 @@ class Dataset(abc.ABC):
             InvalidArgumentError: (while iterating) for elements of different shapes,
                 naming the element indices and shapes; use `padded_batch` for those.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [b.shape for b in ef.data.Dataset.range(5).batch(2, drop_remainder=True)]
             [(2,), (2,)]
@@ -393,7 +393,7 @@ class Dataset(abc.ABC):
             InvalidArgumentError: (while iterating) if an element does not fit
                 `padded_shapes` or the ranks differ.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(1, 4).map(lambda n: ef.fill([n], n))
             >>> next(iter(ds.padded_batch(3))).numpy().tolist()
@@ -407,7 +407,7 @@ class Dataset(abc.ABC):
     def unbatch(self, name=None) -> Dataset:
         """Splits each element along its first dimension into separate elements.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(5).batch(2).unbatch()]
             [0, 1, 2, 3, 4]
@@ -429,7 +429,7 @@ class Dataset(abc.ABC):
             reshuffle_each_iteration: a new order on every iteration (default), or the
                 same order each time.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(5).shuffle(5, seed=3)
             >>> sorted(int(v) for v in ds)
@@ -441,7 +441,7 @@ class Dataset(abc.ABC):
     def repeat(self, count=None, name=None) -> Dataset:
         """Repeats the dataset `count` times (None or -1: forever).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(2).repeat(2)]
             [0, 1, 0, 1]
@@ -452,7 +452,7 @@ class Dataset(abc.ABC):
     def take(self, count, name=None) -> Dataset:
         """The first `count` elements (-1: all).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(10).take(2)]
             [0, 1]
@@ -463,7 +463,7 @@ class Dataset(abc.ABC):
     def skip(self, count, name=None) -> Dataset:
         """All but the first `count` elements (-1: skip everything).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(4).skip(2)]
             [2, 3]
@@ -474,7 +474,7 @@ class Dataset(abc.ABC):
     def shard(self, num_shards, index, name=None) -> Dataset:
         """Every `num_shards`-th element starting at `index` (one worker's share).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(10).shard(3, 1)]
             [1, 4, 7]
@@ -485,7 +485,7 @@ class Dataset(abc.ABC):
     def concatenate(self, dataset, name=None) -> Dataset:
         """This dataset's elements followed by those of `dataset` (same structure/dtypes).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(2).concatenate(ef.data.Dataset.range(7, 8))
             >>> [int(v) for v in ds]
@@ -498,7 +498,7 @@ class Dataset(abc.ABC):
     def flat_map(self, map_func, name=None) -> Dataset:
         """Maps each element to a dataset and chains the results in order.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(1, 3).flat_map(lambda n: ef.data.Dataset.range(n))
             >>> [int(v) for v in ds]
@@ -521,7 +521,7 @@ class Dataset(abc.ABC):
             deterministic: accepted for tf.data compatibility; the order is always
                 deterministic.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(1, 3).interleave(
             ...     lambda x: ef.data.Dataset.from_tensors(x).repeat(3), cycle_length=2)
@@ -542,7 +542,7 @@ class Dataset(abc.ABC):
         `AUTOTUNE` starts with one element and grows the buffer (up to 16) whenever the
         consumer has to wait.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(3).prefetch(2)]
             [0, 1, 2]
@@ -561,7 +561,7 @@ class Dataset(abc.ABC):
 
         An iteration that stops early caches nothing (with a warning).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ds = ef.data.Dataset.range(3).map(lambda x: x + 1).cache()
             >>> [int(v) for v in ds] == [int(v) for v in ds] == [1, 2, 3]

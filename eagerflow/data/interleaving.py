@@ -5,7 +5,7 @@ the cycle takes `block_length` elements from a slot, then moves to the next slot
 slot whose dataset ends is refilled from the next input element when the cycle comes
 back to it. `flat_map` is the special case of one slot.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ds = ef.data.Dataset.range(1, 6).interleave(
     ...     lambda x: ef.data.Dataset.from_tensors(x).repeat(6), cycle_length=2,

@@ -1,6 +1,6 @@
 """`Iterator`: one pass over a dataset, and `probe`, a peek at its first element.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> it = iter(ef.data.Dataset.range(3))
     >>> [int(v) for v in it]
@@ -76,7 +76,7 @@ class Iterator(trackable.Trackable):
     with ``deterministic=False`` cannot be checkpointed (saving raises, naming the stage),
     and `map`/`filter` functions must be deterministic.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> it = iter(ef.data.Dataset.range(2))
         >>> next(it), it.get_next()
@@ -142,7 +142,7 @@ class Iterator(trackable.Trackable):
         Raises:
             OutOfRangeError: at the end of the dataset (where `next` raises StopIteration).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> it = iter(ef.data.Dataset.range(1))
             >>> int(it.get_next())
@@ -165,7 +165,7 @@ class Iterator(trackable.Trackable):
     def close(self) -> None:
         """Stops the iteration and any background thread it started.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> it = iter(ef.data.Dataset.range(10).prefetch(2))
             >>> int(next(it))

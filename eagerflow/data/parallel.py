@@ -9,7 +9,7 @@ The guarantees, for every thread started here:
   iterator being garbage-collected) every thread is told to stop and joined before the
   consumer's generator finishes closing, so no worker outlives its iterator.
 
-Example:
+Examples:
     >>> import eagerflow as ef, threading
     >>> before = threading.active_count()
     >>> for x in ef.data.Dataset.range(100).prefetch(2):

@@ -11,7 +11,7 @@ time, so `shuffle_order` can replay the whole algorithm on indices with NumPy (t
 fused `from_tensor_slices(...).shuffle(...).batch(...)` path) and give exactly the
 order the per-element path gives.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.data import shuffling
     >>> rng = np.random.default_rng(0)

@@ -1,6 +1,6 @@
 """Dataset sources: tensor slices, a single element, a Python generator, a range, zip.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ds = ef.data.Dataset.from_tensor_slices({"a": [1, 2], "b": [3.0, 4.0]})
     >>> [(int(e["a"]), float(e["b"])) for e in ds]

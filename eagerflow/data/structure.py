@@ -5,7 +5,7 @@ NumPy arrays as leaves (never lists: a list given by the user is one tensor, as 
 tf.data). Arrays are wrapped into Tensors, without copying, only where user code sees
 them: the map/filter/reduce functions and the elements a Python loop receives.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.data import structure
     >>> element = structure.from_user((np.zeros(3, np.float32), 1), "example")

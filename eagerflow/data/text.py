@@ -1,6 +1,6 @@
 """`TextLineDataset`: the lines of text files, as bytes scalars.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "poem.txt")
     >>> with open(path, "w") as f:
@@ -80,7 +80,7 @@ class TextLineDataset(dataset.Dataset):
         NotFoundError: (while iterating) for a file that does not exist.
         InvalidArgumentError: for an unknown `compression_type`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "data.csv")
         >>> with open(path, "w") as f:

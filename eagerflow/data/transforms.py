@@ -1,7 +1,7 @@
 """Element-wise and length transformations: map, filter, enumerate, repeat, take, skip,
 shard, concatenate.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ds = ef.data.Dataset.range(10).skip(2).take(5).filter(lambda x: x % 2 == 1)
     >>> [int(v) for v in ds]

@@ -2,7 +2,7 @@
 
 `Dataset` and `AUTOTUNE` are re-exported here too, as the public API names them.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> (x_train, y_train), (x_test, y_test) = ef.datasets.digits.load_data()
     >>> ds = ef.datasets.Dataset.from_tensor_slices((x_train, y_train)).batch(32)

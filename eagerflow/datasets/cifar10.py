@@ -7,7 +7,7 @@ Labels: 0 airplane, 1 automobile, 2 bird, 3 cat, 4 deer, 5 dog, 6 frog, 7 horse,
 records: one label byte, then 1024 red, 1024 green and 1024 blue bytes (row-major).
 Members are read straight from the archive; nothing is extracted.
 
-Example:
+Examples:
     >>> import numpy as np, os, tempfile
     >>> from eagerflow.datasets import cifar10
     >>> folder = os.path.join(tempfile.mkdtemp(), "cifar-10-batches-bin")
@@ -129,7 +129,7 @@ def load_data(path=None) -> tuple:
             says which file to put where.
         InvalidArgumentError: for a malformed file or a download with a wrong checksum.
 
-    Example:
+    Examples:
         >>> from eagerflow.datasets import cifar10
         >>> cifar10.ARCHIVE.name
         'cifar-10-binary.tar.gz'

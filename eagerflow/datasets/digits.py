@@ -13,7 +13,7 @@ random_state=0)``, a stratified split fixed by its seed: 1,437 training and 360 
 images (35-37 of each digit in the test part); saved with ``numpy.savez_compressed``
 under the keys ``x_train, y_train, x_test, y_test``. scikit-learn is not needed to load it.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> (x_train, y_train), (x_test, y_test) = ef.datasets.digits.load_data()
     >>> x_train.shape, x_test.shape, x_train.dtype.name, int(x_train.max())
@@ -38,7 +38,7 @@ def load_data() -> tuple:
         ``(x_train, y_train), (x_test, y_test)``: uint8 images (n, 8, 8) with values
         0-16 and uint8 labels (n,) with values 0-9; 1,437 training and 360 test images.
 
-    Example:
+    Examples:
         >>> from eagerflow.datasets import digits
         >>> (_, y_train), _ = digits.load_data()
         >>> sorted(set(y_train.tolist())) == list(range(10))

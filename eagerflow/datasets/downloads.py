@@ -6,7 +6,7 @@ with a progress bar, written to a temporary file in that directory, checked agai
 its published checksum and only then renamed into place. When that fails (no network,
 a wrong checksum) the error says which file to put where.
 
-Example:
+Examples:
     >>> import os
     >>> from eagerflow.datasets import downloads
     >>> default = os.path.expanduser(os.path.join("~", ".eagerflow", "datasets"))

@@ -7,7 +7,7 @@ Labels: 0 T-shirt/top, 1 Trouser, 2 Pullover, 3 Dress, 4 Coat, 5 Sandal, 6 Shirt
 ``~/.eagerflow/datasets``), downloading them there when absent and verifying the MD5
 checksums Zalando Research publishes.
 
-Example:
+Examples:
     >>> import numpy as np, tempfile
     >>> from eagerflow.datasets import fashion_mnist, idx
     >>> folder = tempfile.mkdtemp()
@@ -62,7 +62,7 @@ def load_data(path=None) -> tuple:
             says which file to put where.
         InvalidArgumentError: for a malformed file or a download with a wrong checksum.
 
-    Example:
+    Examples:
         >>> from eagerflow.datasets import fashion_mnist
         >>> sorted(fashion_mnist.FILES)
         ['x_test', 'x_train', 'y_test', 'y_train']

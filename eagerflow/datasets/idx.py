@@ -5,7 +5,7 @@ dimensions, each dimension as a big-endian uint32, then the values in big-endian
 order. The files usually come gzip-compressed (``.gz``), which is detected from the
 content. Reading checks that the header and the data size agree exactly.
 
-Example:
+Examples:
     >>> import numpy as np, os, tempfile
     >>> from eagerflow.datasets import idx
     >>> path = os.path.join(tempfile.mkdtemp(), "labels-idx1-ubyte")

@@ -7,7 +7,7 @@ canonical address, verifying its SHA-256. ``<data dir>`` is ``$EAGERFLOW_DATA_DI
 ``~/.eagerflow/datasets``. Files are parsed strictly (no pickle): a malformed file is
 an error, never a wrong array.
 
-Example:
+Examples:
     >>> import numpy as np, os, tempfile
     >>> from eagerflow.datasets import mnist
     >>> path = os.path.join(tempfile.mkdtemp(), "mnist.npz")
@@ -78,7 +78,7 @@ def load_data(path=None) -> tuple:
             says which file to put where.
         InvalidArgumentError: for a malformed file or a download with a wrong checksum.
 
-    Example:
+    Examples:
         >>> from eagerflow.datasets import mnist
         >>> callable(mnist.load_data)
         True

@@ -31,7 +31,7 @@ code typed into ``python -c``) run as written. ``ef.function(autograph=False)`` 
 conversion off. What cannot be converted raises `ConversionError` naming the line and the
 reason.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def collatz_steps(n):
@@ -463,7 +463,7 @@ def convert(fn):
     Raises:
         ConversionError: for control flow that cannot be converted (naming the line).
 
-    Example:
+    Examples:
         >>> from eagerflow.graph import autograph
         >>> def relu(x):
         ...     if x > 0:

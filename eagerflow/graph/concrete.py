@@ -12,7 +12,7 @@ is recorded on the tape as a single op whose gradient is itself a traced graph:
 * the backward graph is a `ConcreteFunction` too, so its own calls are recorded the same
   way, which makes second and higher order gradients work.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> f = ef.function(lambda x: x * x * x)
     >>> x = ef.constant(2.0)
@@ -43,7 +43,7 @@ _new = object.__new__
 class Output:
     """Marks output number `index` in a function's structured outputs.
 
-    Example:
+    Examples:
         >>> from eagerflow.graph.concrete import Output
         >>> Output(2)
         Output(2)
@@ -63,7 +63,7 @@ def compile_packer(structured):
     each ``Output(i)``: the same result as `nest.map_structure` over it, without walking the
     structure on every call (one generated expression).
 
-    Example:
+    Examples:
         >>> from eagerflow.graph.concrete import Output, compile_packer
         >>> compile_packer((Output(1), [Output(0), "x"], {"b": Output(1)}))(["v0", "v1"])
         ('v1', ['v0', 'x'], {'b': 'v1'})
@@ -114,7 +114,7 @@ class ConcreteFunction:
         structured_outputs: the outputs in the structure the Python function returned.
         variables / trainable_variables: the variables the graph reads or writes.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cf = ef.function(lambda x: ef.exp(x) + 1.0).get_concrete_function(
         ...     ef.TensorSpec([None], ef.float32))

@@ -15,7 +15,7 @@ side effects in them happen again at that trace; random ops in them are refused)
   (computed only when a gradient uses them); the gradient is a ``While`` running the
   iterations backwards, recomputing each body step from its saved inputs.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def absolute(x):
@@ -149,7 +149,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         TypeError: if a branch is not callable or the branches return different structures.
         InvalidArgumentError: if `pred` is not a scalar bool.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant(3.0)
         >>> ef.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
@@ -302,7 +302,7 @@ def while_loop(cond, body, loop_vars, maximum_iterations=None, name=None):
             dtype.
         InvalidArgumentError: if `cond` does not return a scalar bool.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> i, total = ef.while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t + i), [0, 0])
         >>> int(i), int(total)

@@ -6,7 +6,7 @@ call of the runtime's `if_stmt`/`while_stmt`/`for_stmt`, routes calls through th
 runtime's `converted_call`, and compiles the result with the original globals, closure
 cells, defaults and line numbers.
 
-Example:
+Examples:
     >>> import ast
     >>> from eagerflow.graph import conversion
     >>> tree = ast.parse("for i in range(3):\n    if i == 1:\n        break\n")
@@ -33,7 +33,7 @@ _PREFIX, _RETVAL, _DO_RETURN = PREFIX, RETVAL, DO_RETURN
 class ConversionError(errors.UnimplementedError):
     """A function's control flow cannot be converted for `ef.function` (names the line).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.autograph import ConversionError
         >>> issubclass(ConversionError, ef.errors.UnimplementedError)

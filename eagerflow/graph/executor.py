@@ -14,7 +14,7 @@ passed in through the function's globals, never written into the source. An exce
 is mapped back to the op that raised it (from the line number) and reported like an
 eager error, ``... [Op:Name]``.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def f(x, y):
@@ -86,7 +86,7 @@ class Plan:
         program: the optimised `Program` it runs.
         source: the generated Python source.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> import eagerflow as ef
         >>> from eagerflow.graph import executor

@@ -10,7 +10,7 @@ nothing else: an unknown op name, an unknown tag, a dangling reference or a non-
 array is an `InvalidArgumentError` naming the function and node. No code is stored and
 none is run when reading (`ef.py_function` graphs cannot be exported).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.graph import export
     >>> cf = ef.function(lambda x: x * 2.0).get_concrete_function(ef.TensorSpec([3]))

@@ -28,7 +28,7 @@ What runs when:
   off with ``autograph=False``); on Python values they run as Python. Calls of other
   `ef.function`s while tracing are inlined.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def scaled_sum(x, scale):
@@ -65,7 +65,7 @@ def init_scope():
     Use it to create variables (and run their initializers) on the first call of a traced
     function: ops inside run immediately, no tape records them.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> @ef.function
         ... def f(x):
@@ -88,7 +88,7 @@ class Function:
         python_function: the wrapped Python function.
         input_signature: the input signature, or None.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> square = ef.function(lambda x: x * x)
         >>> square(ef.constant(3.0)), square(ef.constant([1.0, 2.0]))
@@ -139,7 +139,7 @@ class Function:
     def experimental_get_tracing_count(self) -> int:
         """How many times the function has been traced (one per distinct signature).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> f = ef.function(lambda x, n: x * n)
             >>> _ = f(ef.constant(1.0), 2), f(ef.constant(5.0), 2), f(ef.constant(1.0), 3)
@@ -211,7 +211,7 @@ class Function:
         Raises:
             TypeError / InvalidArgumentError: if the arguments do not fit the signature.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> f = ef.function(lambda x: ef.nn.relu(x) * 2.0)
             >>> cf = f.get_concrete_function(ef.TensorSpec([None], ef.float32))
@@ -412,7 +412,7 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
     Returns:
         A `Function` (or a decorator making one, when `func` is None).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> @ef.function(input_signature=[ef.TensorSpec([None, 2], ef.float32)])
         ... def norm(x):

@@ -12,7 +12,7 @@ wrappers can validate arguments exactly as they do eagerly, but it refuses every
 to read its value from Python (``bool(t)``, ``t.numpy()``, ``np.asarray(t)``) with an
 `OperatorNotAllowedInGraphError` that names the line and says what to do instead.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def f(x):
@@ -41,7 +41,7 @@ class OperatorNotAllowedInGraphError(TypeError):
     Raised while `ef.function` traces a function, for example by ``if x > 0:`` or
     ``x.numpy()`` on a symbolic tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.graph import OperatorNotAllowedInGraphError
         >>> try:
@@ -103,7 +103,7 @@ class SymbolicTensor(tensor.Tensor):
         op: the `Node` that produces it.
         graph: the `Graph` it belongs to.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> @ef.function(input_signature=[ef.TensorSpec([None, 3])])
         ... def f(x):
@@ -297,7 +297,7 @@ class Node:
             (e.g. a tensor used as an index), which are inputs too.
         outputs: the `SymbolicTensor`s it produces.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cf = ef.function(lambda x: x * 2.0).get_concrete_function(ef.TensorSpec([2]))
         >>> node = cf.graph.operations[1]
@@ -379,7 +379,7 @@ class Graph:
             this graph uses (control-flow branches, gradient graphs).
         variables: the variables the graph reads or assigns, captured by reference.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> v = ef.Variable(1.0, name="v")
         >>> g = ef.function(lambda: v.assign_add(1.0).read_value()).get_concrete_function().graph

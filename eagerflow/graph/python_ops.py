@@ -11,7 +11,7 @@ nodes instead, so they run each time the graph runs:
   Its gradient re-runs the function under a tape, so it is differentiable when the
   function is written in eagerflow ops.
 
-Example:
+Examples:
     >>> import sys
     >>> import eagerflow as ef
     >>> @ef.function
@@ -108,7 +108,7 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     Raises:
         TypeError: if `output_stream` cannot be written to.
 
-    Example:
+    Examples:
         >>> import sys
         >>> import eagerflow as ef
         >>> ef.print("values:", ef.range(10), output_stream=sys.stdout)
@@ -214,7 +214,7 @@ def py_function(func, inp, Tout, name=None):  # noqa: N803 - TensorFlow's argume
         InvalidArgumentError: if `func` returns another number of outputs or dtypes than
             `Tout` says.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> import eagerflow as ef
         >>> ef.py_function(lambda x: np.cumsum(x.numpy()), [ef.constant([1, 2, 3])], ef.int32)

@@ -5,7 +5,7 @@ node runs again through `dispatch.execute` (or the variable, control-flow and Py
 ops), so the enclosing trace records it like any other op, with the ops' own gradients.
 Loaded (exported) graphs use the same path when a tape needs their gradients.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> inner = ef.function(lambda x: x * 3.0).get_concrete_function(ef.TensorSpec([]))
     >>> outer = ef.function(lambda x: inner(x) + 1.0)

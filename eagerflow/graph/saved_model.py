@@ -14,7 +14,7 @@ File layout (readable with plain ``h5py``)::
     /arrays/<k>        constants and array attributes (numeric dtypes only)
     /variables/<k>     variable values; attrs: name, trainable
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> class Scale:
@@ -106,7 +106,7 @@ def save(obj, path, signatures=None) -> None:
         InvalidArgumentError: if nothing is traced, or a graph holds something that is not
             data (an `ef.py_function`, a non-PCG64 random generator, ...).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> f = ef.function(lambda x: ef.exp(x), input_signature=[ef.TensorSpec([None])])
@@ -148,7 +148,7 @@ def _safe(name: str) -> str:
 class LoadedFunction:
     """One exported function: calls the first of its traced graphs the arguments fit.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> f = ef.function(lambda x: x + 1)
@@ -209,7 +209,7 @@ class LoadedModel:
     """What `load` returns: the exported functions (as attributes and in `signatures`) and
     the restored variables. Calling it calls ``"serving_default"``.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> double = ef.function(lambda x: x * 2.0, input_signature=[ef.TensorSpec([])])
@@ -251,7 +251,7 @@ def load(path) -> LoadedModel:
         InvalidArgumentError: if the file is not an eagerflow saved model or is malformed
             (unknown op names, dangling references, non-numeric data, ...).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.saved_model.load("/nonexistent/model.h5")
         Traceback (most recent call last):

@@ -4,7 +4,7 @@ A call's cache key encodes each argument: tensors (and NumPy arrays) by shape an
 variables by identity, Python values by value, and lists, tuples and dicts by structure.
 With an input signature the key is fixed and arguments are checked against it.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.graph import signatures
     >>> tensors = []

@@ -17,7 +17,7 @@ A dimension left unknown (``None``) by an input signature is inferred per op by 
 the forward a second time on inputs resized along the unknown dimensions ("probes"):
 output dimensions that change are unknown too.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> def f(x):
     ...     print("executing eagerly:", ef.executing_eagerly(), "shape:", x.shape)

@@ -1,6 +1,6 @@
 """Layers (`ef.layers`): the Layer base class, `Input`, and the built-in layers.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Dense(4, activation="relu")
     >>> layer(ef.ones([2, 3])).shape

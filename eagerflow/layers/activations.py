@@ -3,7 +3,7 @@
 Each activation is an eagerflow function of one tensor; `get` resolves a name or passes a
 callable through, and an unknown name raises an error that lists every known one.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.activations.get("relu")(ef.constant([-1.0, 2.0]))
     ef.Tensor([0. 2.], shape=(2,), dtype=float32)
@@ -28,7 +28,7 @@ __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "
 def linear(x):
     """The identity: returns `x` unchanged (the default of Dense and Conv layers).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.linear(ef.constant([-1.0]))
         ef.Tensor([-1.], shape=(1,), dtype=float32)
@@ -39,7 +39,7 @@ def linear(x):
 def relu(x):
     """``max(x, 0)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.relu(ef.constant([-1.0, 1.0]))
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
@@ -50,7 +50,7 @@ def relu(x):
 def sigmoid(x):
     """``1 / (1 + exp(-x))``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.sigmoid(ef.constant([0.0]))
         ef.Tensor([0.5], shape=(1,), dtype=float32)
@@ -61,7 +61,7 @@ def sigmoid(x):
 def tanh(x):
     """Hyperbolic tangent.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.tanh(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -72,7 +72,7 @@ def tanh(x):
 def softmax(x, axis=-1):
     """Softmax along `axis` (the last by default).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.softmax(ef.constant([[0.0, 0.0]]))
         ef.Tensor([[0.5 0.5]], shape=(1, 2), dtype=float32)
@@ -83,7 +83,7 @@ def softmax(x, axis=-1):
 def log_softmax(x, axis=-1):
     """Log of the softmax along `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.log_softmax(ef.constant([0.0, 0.0]))
         ef.Tensor([-0.6931 -0.6931], shape=(2,), dtype=float32)
@@ -94,7 +94,7 @@ def log_softmax(x, axis=-1):
 def exponential(x):
     """``exp(x)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.exponential(ef.constant([0.0]))
         ef.Tensor([1.], shape=(1,), dtype=float32)
@@ -105,7 +105,7 @@ def exponential(x):
 def softsign(x):
     """``x / (1 + |x|)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.softsign(ef.constant([1.0]))
         ef.Tensor([0.5], shape=(1,), dtype=float32)
@@ -116,7 +116,7 @@ def softsign(x):
 def softplus(x):
     """``log(1 + exp(x))``, computed without overflow.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.softplus(ef.constant([0.0]))
         ef.Tensor([0.6931], shape=(1,), dtype=float32)
@@ -127,7 +127,7 @@ def softplus(x):
 def elu(x):
     """``x`` for positive inputs, ``exp(x) - 1`` otherwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.elu(ef.constant([0.0, 1.0]))
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
@@ -138,7 +138,7 @@ def elu(x):
 def selu(x):
     """Scaled ELU (self-normalizing networks; use with `lecun_normal`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.selu(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -149,7 +149,7 @@ def selu(x):
 def gelu(x, approximate=False):
     """Gaussian error linear unit ``x * Phi(x)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.gelu(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -160,7 +160,7 @@ def gelu(x, approximate=False):
 def silu(x):
     """``x * sigmoid(x)`` (also called swish).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.silu(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -174,7 +174,7 @@ swish = silu
 def leaky_relu(x, negative_slope=0.2):
     """``x`` for positive inputs, ``negative_slope * x`` otherwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.leaky_relu(ef.constant([-1.0, 1.0]))
         ef.Tensor([-0.2  1. ], shape=(2,), dtype=float32)
@@ -185,7 +185,7 @@ def leaky_relu(x, negative_slope=0.2):
 def relu6(x):
     """``min(max(x, 0), 6)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.relu6(ef.constant([9.0]))
         ef.Tensor([6.], shape=(1,), dtype=float32)
@@ -196,7 +196,7 @@ def relu6(x):
 def hard_sigmoid(x):
     """Piecewise-linear sigmoid: ``relu6(x + 3) / 6``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.hard_sigmoid(ef.constant([0.0, 9.0]))
         ef.Tensor([0.5 1. ], shape=(2,), dtype=float32)
@@ -207,7 +207,7 @@ def hard_sigmoid(x):
 def log_sigmoid(x):
     """``log(sigmoid(x))``, stable for large negative inputs.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.log_sigmoid(ef.constant([0.0]))
         ef.Tensor([-0.6931], shape=(1,), dtype=float32)
@@ -218,7 +218,7 @@ def log_sigmoid(x):
 def mish(x):
     """``x * tanh(softplus(x))``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.mish(ef.constant([0.0]))
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -243,7 +243,7 @@ def get(identifier):
         InvalidArgumentError (a ValueError): for an unknown name (the message lists the
             known names) or anything else.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.get(None) is ef.activations.linear
         True
@@ -262,7 +262,7 @@ def get(identifier):
 def serialize(activation):
     """The registered name of an activation; a layer's config; other callables as is.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.serialize(ef.activations.relu)
         'relu'
@@ -273,7 +273,7 @@ def serialize(activation):
 def deserialize(name):
     """Inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.activations.deserialize("sigmoid") is ef.activations.sigmoid
         True

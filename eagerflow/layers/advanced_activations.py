@@ -2,7 +2,7 @@
 
 Each follows Keras 3's constructor arguments, defaults and formula.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.layers.LeakyReLU()(ef.constant([-10.0, 5.0]))
     ef.Tensor([-3.  5.], shape=(2,), dtype=float32)
@@ -56,7 +56,7 @@ class ReLU(_Elementwise):
     Raises:
         ValueError: for a negative `max_value` or `negative_slope`, or a missing threshold.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.ReLU(max_value=6.0, negative_slope=0.1, threshold=1.0)(
         ...     ef.constant([-1.0, 0.5, 3.0, 9.0]))
@@ -91,7 +91,7 @@ class LeakyReLU(_Elementwise):
         negative_slope: the slope for negative inputs; >= 0. (``alpha``, its Keras 2
             name, is accepted too.)
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.LeakyReLU(negative_slope=0.5)(ef.constant([-2.0, 2.0]))
         ef.Tensor([-1.  2.], shape=(2,), dtype=float32)
@@ -121,7 +121,7 @@ class PReLU(_Elementwise):
         shared_axes: axes (counting the batch axis as 0) along which one slope is shared,
             e.g. ``[1, 2]`` for one slope per channel of images.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.PReLU(alpha_initializer=ef.initializers.Constant(0.25))
         >>> layer(ef.constant([[-4.0, 4.0]]))
@@ -177,7 +177,7 @@ class PReLU(_Elementwise):
 class ELU(_Elementwise):
     """Exponential linear unit: ``x`` for ``x > 0``, ``alpha * (exp(x) - 1)`` otherwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.ELU(alpha=2.0)(ef.constant([0.0, 1.0]))
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
@@ -204,7 +204,7 @@ class Softmax(_Elementwise):
     Args:
         axis: the axis (or list of axes) normalized over.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Softmax()(ef.constant([[1.0, 1.0, 9.0]]),
         ...                     mask=ef.constant([[True, True, False]]))

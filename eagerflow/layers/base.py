@@ -16,7 +16,7 @@ variables of everything its attributes hold. Freezing (``trainable = False``) fl
 variable's own `trainable` flag, so tapes stop watching it and optimizers skip it at the
 next step, with nothing to recompile.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class Scale(ef.layers.Layer):
     ...     def build(self, input_shape):
@@ -71,7 +71,7 @@ _MISSING_INIT = (
 def unique_name(prefix: str) -> str:
     """``prefix`` the first time, then ``prefix_1``, ``prefix_2``, ...
 
-    Example:
+    Examples:
         >>> from eagerflow.layers import base
         >>> base.unique_name("doc_example"), base.unique_name("doc_example")
         ('doc_example', 'doc_example_1')
@@ -184,7 +184,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         TypeError: for unknown keyword arguments.
         ValueError: for an invalid name or dtype.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> dense = ef.layers.Dense(4, input_shape=(3,))
         >>> dense.built, [tuple(w.shape) for w in dense.weights]
@@ -474,7 +474,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def compute_mask(self, inputs, mask=None):
         """The mask of the outputs: the input mask for layers that support masking.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> print(ef.layers.Dense(2).compute_mask(ef.ones([1, 2]), None))
             None
@@ -487,7 +487,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Found by running the layer on small dummy inputs (building it if needed), so it
         agrees with `call` by construction.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.layers.Dense(5).compute_output_shape((None, 3))
             (None, 5)
@@ -543,7 +543,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             ValueError: for a shape with unknown or negative sizes.
             TypeError: for other keyword arguments.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> layer = ef.layers.Layer(name="holder")
             >>> layer.add_weight("w", shape=(2,), initializer="zeros")
@@ -615,7 +615,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             AttributeError: if the layer was never called on symbolic tensors, or more
                 than once.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> x = ef.layers.Input((3,), name="features")
             >>> dense = ef.layers.Dense(2)
@@ -707,7 +707,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Raises:
             ValueError: if the layer is not built yet.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.layers.Dense(3, input_shape=(4,)).count_params()
             15
@@ -721,7 +721,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Raises:
             ValueError: if the layer is not built yet.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [w.shape for w in ef.layers.Dense(2, input_shape=(3,)).get_weights()]
             [(3, 2), (2,)]
@@ -735,7 +735,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Raises:
             ValueError: for the wrong number of arrays or a wrong shape, naming both.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> layer = ef.layers.Dense(1, input_shape=(1,))
             >>> layer.set_weights([np.full((1, 1), 2.0), np.zeros(1)])
@@ -763,7 +763,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def add_loss(self, loss) -> None:
         """Adds a loss tensor (or list) computed in `call`; `losses` shows the latest call's.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> class Penalized(ef.layers.Layer):
             ...     def call(self, x):
@@ -805,7 +805,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Layers defined by users get their constructor arguments recorded automatically,
         unless they override this method.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.layers.Dense(2, name="d").get_config()["units"]
             2
@@ -824,7 +824,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         Raises:
             TypeError: if the class's constructor does not accept its config.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.layers.Dense.from_config({"units": 3}).units
             3
@@ -901,7 +901,7 @@ def _symbolic():
 def serialize(layer) -> dict:
     """A layer's ``{"class_name": ..., "config": ...}`` (see `eagerflow.saving.registry`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> config = ef.layers.serialize(ef.layers.Dense(3, activation="relu", name="head"))
         >>> config["class_name"], config["config"]["units"], config["config"]["activation"]
@@ -919,7 +919,7 @@ def deserialize(config: dict, custom_objects=None):
     Raises:
         InvalidArgumentError: for a malformed config or an unknown class name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> config = {"class_name": "Reshape", "config": {"target_shape": [2]}}
         >>> ef.layers.deserialize(config).target_shape

@@ -1,6 +1,6 @@
 """Bidirectional: runs a recurrent layer forwards and a copy of it backwards, and merges.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Bidirectional(ef.layers.LSTM(4, return_sequences=True, name="lstm"))
     >>> layer(ef.ones([2, 5, 3])).shape
@@ -53,7 +53,7 @@ class Bidirectional(Layer):
         ValueError: for a non-RNN layer, an unknown merge mode, or a mismatched
             backward layer.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.Bidirectional(ef.layers.GRU(3), merge_mode="sum")
         >>> layer(ef.ones([2, 4, 5])).shape

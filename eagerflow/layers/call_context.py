@@ -18,7 +18,7 @@ the Python call stack without being passed by hand:
 * `recorder`: while a model runs its first call (or a `build(shape)` dry run), every layer
   call appends its input and output shapes here, so `summary()` can show real shapes.
 
-Example:
+Examples:
     >>> from eagerflow.layers import call_context
     >>> call_context.state.training is None
     True

@@ -4,7 +4,7 @@
 optimizers apply it to the new value after every update. A constraint maps a weight to
 its projected value.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.constraints.NonNeg()(ef.constant([-1.0, 2.0]))
     ef.Tensor([0. 2.], shape=(2,), dtype=float32)
@@ -27,7 +27,7 @@ _EPSILON = 1e-7  # keeps the rescaling finite for all-zero columns
 class Constraint(registry.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> projected weight``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Clip(ef.constraints.Constraint):
         ...     def __call__(self, w):
@@ -50,7 +50,7 @@ class MaxNorm(Constraint):
     For a Dense kernel ``(input_dim, units)``, ``axis=0`` constrains the weights going
     into each unit.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.MaxNorm(1.0)(ef.constant([[3.0], [4.0]]))
         ef.Tensor(
@@ -73,7 +73,7 @@ class MaxNorm(Constraint):
 class MinMaxNorm(Constraint):
     """Moves each slice's L2 norm into ``[min_value, max_value]`` (at speed `rate`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.MinMaxNorm(1.0, 2.0)(ef.constant([[0.3], [0.4]])).numpy().round(3)
         array([[0.6],
@@ -98,7 +98,7 @@ class MinMaxNorm(Constraint):
 class NonNeg(Constraint):
     """Sets negative weights to zero.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.NonNeg()(ef.constant([-0.5, 0.5]))
         ef.Tensor([0.  0.5], shape=(2,), dtype=float32)
@@ -111,7 +111,7 @@ class NonNeg(Constraint):
 class UnitNorm(Constraint):
     """Rescales each slice along `axis` to unit L2 norm.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.UnitNorm()(ef.constant([[3.0], [4.0]]))
         ef.Tensor(
@@ -141,7 +141,7 @@ def get(identifier):
     Raises:
         ValueError: for an unknown name, listing the known ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.get("non_neg")
         NonNeg()
@@ -152,7 +152,7 @@ def get(identifier):
 def serialize(constraint):
     """The ``{"class_name", "config"}`` of a constraint.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.serialize(ef.constraints.UnitNorm(axis=1))
         {'class_name': 'UnitNorm', 'config': {'axis': 1}}
@@ -163,7 +163,7 @@ def serialize(constraint):
 def deserialize(config):
     """Inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constraints.deserialize({"class_name": "MaxNorm", "config": {"max_value": 3}})
         MaxNorm(max_value=3, axis=0)

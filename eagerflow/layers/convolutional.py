@@ -4,7 +4,7 @@ Kernels are laid out as in Keras: ``(kernel_size..., in_channels // groups, filt
 for convolutions and ``(kh, kw, filters, in_channels)`` for Conv2DTranspose, so Keras
 weights load unchanged.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> conv = ef.layers.Conv2D(8, 3, padding="same", activation="relu")
     >>> conv(ef.ones([2, 28, 28, 1])).shape, conv.kernel.shape
@@ -143,7 +143,7 @@ class Conv2D(_Conv):
         ValueError: for invalid sizes, paddings or groups, or inputs of the wrong rank or
             channel count.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Conv2D(4, (3, 3), strides=2)(ef.ones([1, 9, 9, 3])).shape
         (1, 4, 4, 4)
@@ -165,7 +165,7 @@ class Conv1D(_Conv):
     Arguments as Conv2D with single ints; ``padding="causal"`` pads only the start, so
     output step ``t`` sees inputs up to ``t`` (for autoregressive models).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Conv1D(2, 3, padding="causal")(ef.ones([1, 5, 1])).shape
         (1, 5, 2)
@@ -213,7 +213,7 @@ class Conv2DTranspose(_Conv):
     Raises:
         ValueError: for invalid arguments, or an output_padding not below the stride.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Conv2DTranspose(3, 3, strides=2, padding="same")(
         ...     ef.ones([1, 7, 7, 8])).shape

@@ -1,6 +1,6 @@
 """Core layers: Dense, Activation, Lambda.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Dense(2, activation="relu", kernel_initializer="ones")
     >>> layer(ef.constant([[1.0, -3.0]]))
@@ -74,7 +74,7 @@ def activate(layer, outputs):
 def kernel_bias_config(layer) -> dict:
     """The config entries of the options `init_kernel_bias` set.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.layers import core
         >>> sorted(core.kernel_bias_config(ef.layers.Conv2D(2, 3)))[:3]
@@ -113,7 +113,7 @@ class Dense(Layer):
         ValueError: for a non-positive `units`, an unknown activation, or inputs whose
             last axis is unknown or differs from the one the layer was built for.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.Dense(3)
         >>> layer(ef.ones([2, 5])).shape, layer.kernel.shape
@@ -169,7 +169,7 @@ class Activation(Layer):
     Raises:
         ValueError: for an unknown activation name (the message lists the known ones).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Activation("relu")(ef.constant([-1.0, 2.0]))
         ef.Tensor([0. 2.], shape=(2,), dtype=float32)
@@ -207,7 +207,7 @@ class Lambda(Layer):
     Raises:
         TypeError: if `function` is not callable.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Lambda(lambda x: x * 2.0)(ef.constant([1.0]))
         ef.Tensor([2.], shape=(1,), dtype=float32)
@@ -261,7 +261,7 @@ class Masking(Layer):
     Args:
         mask_value: the padding value.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant([[[1.0, 2.0], [0.0, 0.0], [3.0, 0.0]]])
         >>> layer = ef.layers.Masking(mask_value=0.0)

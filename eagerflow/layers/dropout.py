@@ -1,6 +1,6 @@
 """Dropout: randomly zeroes inputs during training only.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Dropout(0.5, seed=0)
     >>> layer(ef.ones([4])).numpy()
@@ -35,7 +35,7 @@ class Dropout(Layer):
     Raises:
         ValueError: for a rate outside ``[0, 1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Dropout(0.2).rate
         0.2
@@ -82,7 +82,7 @@ class GaussianNoise(Layer):
         stddev: the noise's standard deviation (>= 0).
         seed: optional seed of the noise stream.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.GaussianNoise(0.1, seed=1)
         >>> layer(ef.ones([2]), training=False)
@@ -117,7 +117,7 @@ class GaussianDropout(Layer):
         rate: the equivalent drop probability, in ``[0, 1)``.
         seed: optional seed of the noise stream.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.GaussianDropout(0.2)(ef.ones([2]))
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
@@ -148,7 +148,7 @@ class SpatialDropout1D(Dropout):
     """Dropout of whole feature channels of ``(batch, steps, channels)`` inputs: each
     channel is kept or dropped for every step at once (training only).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.SpatialDropout1D(0.5)(ef.ones([1, 2, 3])).shape
         (1, 2, 3)
@@ -186,7 +186,7 @@ class SpatialDropout1D(Dropout):
 class SpatialDropout2D(SpatialDropout1D):
     """Dropout of whole feature maps of images (``data_format`` as in `Conv2D`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.SpatialDropout2D(0.5)(ef.ones([1, 2, 2, 3])).shape
         (1, 2, 2, 3)

@@ -1,6 +1,6 @@
 """Embedding: turns integer ids into dense vectors, optionally masking id 0 (padding).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Embedding(10, 3, mask_zero=True)
     >>> ids = ef.constant([[4, 2, 0, 0]])
@@ -39,7 +39,7 @@ class Embedding(Layer):
         ValueError: for non-positive sizes.
         InvalidArgumentError: when called with an id outside ``[0, input_dim)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> table = ef.layers.Embedding(3, 2, embeddings_initializer="ones")
         >>> table(ef.constant([2]))

@@ -5,7 +5,7 @@ draw from eagerflow's random streams: without a `seed` they use the global gener
 ``ef.random.set_seed(s)`` makes a model built twice get equal weights; with a `seed` they
 return the same values on every call (like Keras 3).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.initializers.get("ones")((2,))
     ef.Tensor([1. 1.], shape=(2,), dtype=float32)
@@ -60,7 +60,7 @@ def _generator(seed):
 class Initializer(registry.Configurable):
     """Base class: subclasses implement ``__call__(shape, dtype=None)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Twos(ef.initializers.Initializer):
         ...     def __call__(self, shape, dtype=None):
@@ -76,7 +76,7 @@ class Initializer(registry.Configurable):
 class Zeros(Initializer):
     """All zeros.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.Zeros()((2,))
         ef.Tensor([0. 0.], shape=(2,), dtype=float32)
@@ -89,7 +89,7 @@ class Zeros(Initializer):
 class Ones(Initializer):
     """All ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.Ones()((1, 2))
         ef.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
@@ -105,7 +105,7 @@ class Constant(Initializer):
     Args:
         value: the value.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.Constant(3.0)((2,))
         ef.Tensor([3. 3.], shape=(2,), dtype=float32)
@@ -133,7 +133,7 @@ class Constant(Initializer):
 class RandomNormal(Initializer):
     """Normal distribution with `mean` and `stddev`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.RandomNormal(stddev=0.1, seed=1)((2, 2)).shape
         (2, 2)
@@ -152,7 +152,7 @@ class RandomNormal(Initializer):
 class TruncatedNormal(Initializer):
     """Normal distribution with values beyond two standard deviations redrawn.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.initializers.TruncatedNormal(stddev=1.0, seed=0)((1000,))
         >>> float(ef.reduce_max(ef.abs(w))) <= 2.0
@@ -173,7 +173,7 @@ class TruncatedNormal(Initializer):
 class RandomUniform(Initializer):
     """Uniform distribution on ``[minval, maxval)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.initializers.RandomUniform(0.0, 1.0, seed=3)((100,))
         >>> 0.0 <= float(ef.reduce_min(w)) and float(ef.reduce_max(w)) < 1.0
@@ -217,7 +217,7 @@ class VarianceScaling(Initializer):
     Raises:
         ValueError: for a non-positive scale or an unknown mode or distribution.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> init = ef.initializers.VarianceScaling(2.0, "fan_in", "uniform", seed=0)
         >>> limit = (3 * 2.0 / 100) ** 0.5
@@ -274,7 +274,7 @@ class _Preset(VarianceScaling):
 class GlorotUniform(_Preset):
     """Uniform on ``+-sqrt(6 / (fan_in + fan_out))`` (Xavier); the Dense/Conv default.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.GlorotUniform(seed=0)((3, 2)).shape
         (3, 2)
@@ -286,7 +286,7 @@ class GlorotUniform(_Preset):
 class GlorotNormal(_Preset):
     """Truncated normal with stddev ``sqrt(2 / (fan_in + fan_out))``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.GlorotNormal(seed=0)((3, 2)).dtype
         dtype('float32')
@@ -298,7 +298,7 @@ class GlorotNormal(_Preset):
 class HeNormal(_Preset):
     """Truncated normal with stddev ``sqrt(2 / fan_in)``, for ReLU networks.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.HeNormal(seed=0)((3, 2)).shape
         (3, 2)
@@ -310,7 +310,7 @@ class HeNormal(_Preset):
 class HeUniform(_Preset):
     """Uniform on ``+-sqrt(6 / fan_in)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.HeUniform(seed=0)((3, 2)).shape
         (3, 2)
@@ -322,7 +322,7 @@ class HeUniform(_Preset):
 class LecunNormal(_Preset):
     """Truncated normal with stddev ``sqrt(1 / fan_in)``, for SELU networks.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.LecunNormal(seed=0)((3, 2)).shape
         (3, 2)
@@ -334,7 +334,7 @@ class LecunNormal(_Preset):
 class LecunUniform(_Preset):
     """Uniform on ``+-sqrt(3 / fan_in)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.LecunUniform(seed=0)((3, 2)).shape
         (3, 2)
@@ -352,7 +352,7 @@ class Orthogonal(Initializer):
     Raises:
         ValueError: for weights of rank below 2.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> q = ef.initializers.Orthogonal(seed=0)((4, 4)).numpy()
         >>> np.allclose(q @ q.T, np.eye(4), atol=1e-5)
@@ -388,7 +388,7 @@ class Identity(Initializer):
     Raises:
         ValueError: for weights that are not 2-D.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.Identity()((2, 2))
         ef.Tensor(
@@ -432,7 +432,7 @@ def get(identifier):
     Raises:
         ValueError: for an unknown name, listing the known ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.get("he_normal")
         HeNormal(seed=None)
@@ -443,7 +443,7 @@ def get(identifier):
 def serialize(initializer):
     """The ``{"class_name", "config"}`` of an initializer (callables are returned as is).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.serialize(ef.initializers.Zeros())
         {'class_name': 'Zeros', 'config': {}}
@@ -454,7 +454,7 @@ def serialize(initializer):
 def deserialize(config):
     """Inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.initializers.deserialize({"class_name": "Constant", "config": {"value": 2}})
         Constant(value=2)

@@ -5,7 +5,7 @@ A layer sets ``self.input_spec`` in ``__init__`` (the rank it needs) and refines
 few integer comparisons and fails with a message naming the layer, the expected and the
 received shape, instead of a matmul error deep inside.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> layer = ef.layers.Dense(3, name="dense")
     >>> _ = layer(ef.ones([2, 784]))
@@ -32,7 +32,7 @@ class InputSpec:
         allow_last_axis_squeeze: unused; accepted for Keras compatibility.
         name: unused label.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.InputSpec(ndim=4)
         InputSpec(ndim=4)

@@ -4,7 +4,7 @@ Every layer call looks up the mask of its inputs (only when some mask exists at 
 empty registry costs one truth test) and hands it to `call(..., mask=...)`; layers that
 support masking attach a mask to their outputs.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.layers import masking
     >>> x = ef.constant([[1.0, 0.0]])

@@ -1,7 +1,7 @@
 """Merge layers: Add, Subtract, Multiply, Average, Maximum, Minimum, Concatenate (called
 on a list of tensors), and their functional forms (`add`, `subtract`, ...).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> a, b = ef.ones([2, 3]), ef.ones([2, 3])
     >>> ef.layers.Add()([a, b]).numpy()[0]
@@ -69,7 +69,7 @@ class _Merge(Layer):
 class Add(_Merge):
     """Adds a list of tensors elementwise (same shapes, or broadcastable).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Add()([ef.constant([[1.0]]), ef.constant([[2.0]])])
         ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
@@ -83,7 +83,7 @@ class Add(_Merge):
 class Multiply(_Merge):
     """Multiplies a list of tensors elementwise (same shapes, or broadcastable).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Multiply()([ef.constant([[2.0]]), ef.constant([[3.0]])])
         ef.Tensor([[6.]], shape=(1, 1), dtype=float32)
@@ -100,7 +100,7 @@ class Subtract(_Merge):
     Raises:
         ValueError: unless called on a list of exactly two tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Subtract()([ef.constant([[5.0]]), ef.constant([[2.0]])])
         ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
@@ -121,7 +121,7 @@ class Subtract(_Merge):
 class Average(_Merge):
     """The elementwise mean of a list of tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Average()([ef.constant([[1.0]]), ef.constant([[2.0]]),
         ...                      ef.constant([[6.0]])])
@@ -139,7 +139,7 @@ class Average(_Merge):
 class Maximum(_Merge):
     """The elementwise maximum of a list of tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Maximum()([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 2.0]])])
         ef.Tensor([[3. 5.]], shape=(1, 2), dtype=float32)
@@ -153,7 +153,7 @@ class Maximum(_Merge):
 class Minimum(_Merge):
     """The elementwise minimum of a list of tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Minimum()([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 2.0]])])
         ef.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
@@ -173,7 +173,7 @@ class Concatenate(_Merge):
     Raises:
         ValueError: for shapes that differ outside `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Concatenate(axis=1)([ef.ones([2, 1]), ef.zeros([2, 2])]).numpy()[0]
         array([1., 0., 0.], dtype=float32)
@@ -260,7 +260,7 @@ class Dot(_Merge):
         ValueError: for inputs that are not two tensors of rank 2 or 3, a batch axis, or
             contracted axes of different sizes.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Dot(axes=1)([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
         ef.Tensor([[11.]], shape=(1, 1), dtype=float32)

@@ -1,6 +1,6 @@
 """Normalization layers: BatchNormalization and LayerNormalization.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.constant([[0.0, 2.0], [2.0, 4.0]])
     >>> ef.layers.LayerNormalization(epsilon=0.0)(x)
@@ -114,8 +114,8 @@ class BatchNormalization(_Normalization):
         momentum: momentum of the moving statistics.
         epsilon: added to the variance.
         center, scale: whether to learn beta and gamma.
-        beta_initializer, gamma_initializer, moving_mean_initializer,
-        moving_variance_initializer: initializers.
+        beta_initializer, gamma_initializer: initializers.
+        moving_mean_initializer, moving_variance_initializer: initializers.
         beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as in
             Dense.
         freeze_stats: see above.
@@ -124,7 +124,7 @@ class BatchNormalization(_Normalization):
     Raises:
         ValueError: for an invalid axis, an unknown feature size, or synchronized=True.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> bn = ef.layers.BatchNormalization(momentum=0.5, epsilon=0.0)
         >>> y = bn(ef.constant([[1.0], [3.0]]), training=True)
@@ -226,13 +226,13 @@ class LayerNormalization(_Normalization):
         epsilon: added to the variance.
         center, scale: whether to learn beta and gamma.
         rms_scaling: divide by the root mean square instead (no centering, no beta).
-        beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer,
-        beta_constraint, gamma_constraint: as in Dense.
+        beta_initializer, gamma_initializer: as in Dense.
+        beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as in Dense.
 
     Raises:
         ValueError: for an invalid axis or an unknown feature size.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.LayerNormalization()(ef.ones([2, 3, 4])).shape
         (2, 3, 4)
@@ -279,7 +279,7 @@ class UnitNormalization(Layer):
     Args:
         axis: the axis (or list of axes) normalized over (default the last).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.UnitNormalization()(ef.constant([[3.0, 4.0]]))
         ef.Tensor([[0.6 0.8]], shape=(1, 2), dtype=float32)
@@ -313,13 +313,14 @@ class GroupNormalization(_Normalization):
     Args:
         groups: the number of groups; must divide the number of channels.
         axis: the channel axis (default -1).
-        epsilon, center, scale, and the beta/gamma initializers, regularizers and
-            constraints: as in `LayerNormalization`.
+        epsilon, center, scale: as in `LayerNormalization`.
+        beta_initializer, gamma_initializer: as in `LayerNormalization`, as are the
+            beta/gamma regularizers and constraints.
 
     Raises:
         ValueError: if `groups` does not divide the channels, or is larger.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.GroupNormalization(groups=2)
         >>> y = layer(ef.constant([[1.0, 3.0, 10.0, 30.0]]))

@@ -1,6 +1,6 @@
 """Pooling layers: MaxPooling2D, AveragePooling2D and their global versions.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.layers.MaxPooling2D()(ef.ones([1, 28, 28, 3])).shape
     (1, 14, 14, 3)
@@ -58,7 +58,7 @@ class MaxPooling2D(_Pooling2D):
     Raises:
         ValueError: for invalid sizes or padding, or inputs that are not 4-D.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
         >>> ef.layers.MaxPooling2D()(x).numpy().ravel()
@@ -73,7 +73,7 @@ class AveragePooling2D(_Pooling2D):
 
     Arguments as MaxPooling2D.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
         >>> ef.layers.AveragePooling2D()(x).numpy().ravel()
@@ -110,7 +110,7 @@ class GlobalAveragePooling2D(_GlobalPooling2D):
         data_format: ``"channels_last"`` (default) or ``"channels_first"``.
         keepdims: keep the spatial axes with size 1.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.GlobalAveragePooling2D(keepdims=True)(ef.ones([2, 3, 3, 4])).shape
         (2, 1, 1, 4)
@@ -124,7 +124,7 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
 
     Arguments as GlobalAveragePooling2D.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.GlobalMaxPooling2D()(ef.ones([2, 3, 3, 4])).shape
         (2, 4)
@@ -171,7 +171,7 @@ class GlobalAveragePooling1D(_GlobalPooling1D):
         data_format: ``"channels_last"`` (default) or ``"channels_first"``.
         keepdims: keep the steps axis with size 1.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant([[[1.0], [3.0], [100.0]]])
         >>> ef.layers.GlobalAveragePooling1D()(x, mask=ef.constant([[True, True, False]]))
@@ -193,7 +193,7 @@ class GlobalAveragePooling1D(_GlobalPooling1D):
 class GlobalMaxPooling1D(_GlobalPooling1D):
     """Maximum over the steps: ``(batch, steps, features) -> (batch, features)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.GlobalMaxPooling1D()(ef.constant([[[1.0], [3.0]]]))
         ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
@@ -235,7 +235,7 @@ class _Pooling1D(Layer):
 class MaxPooling1D(_Pooling1D):
     """Maximum over windows of `pool_size` steps, every `strides` steps.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.MaxPooling1D(2)(ef.constant([[[1.0], [3.0], [2.0], [0.0]]])).numpy()[0, :, 0]
         array([3., 2.], dtype=float32)
@@ -247,7 +247,7 @@ class MaxPooling1D(_Pooling1D):
 class AveragePooling1D(_Pooling1D):
     """Mean over windows of `pool_size` steps, every `strides` steps.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.AveragePooling1D(2)(ef.constant([[[1.0], [3.0]]])).numpy()[0, :, 0]
         array([2.], dtype=float32)

@@ -4,7 +4,7 @@ A regularizer maps a weight to a scalar penalty. Layers recompute the penalties 
 weights every time `layer.losses` is read, so inside a `GradientTape` the penalty is
 differentiable and never stale.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.regularizers.L2(0.5)(ef.constant([1.0, 2.0]))
     ef.Tensor(2.5, shape=(), dtype=float32)
@@ -34,7 +34,7 @@ def _factor(value, name: str) -> float:
 class Regularizer(registry.Configurable):
     """Base class: subclasses implement ``__call__(weight) -> scalar tensor``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Sum(ef.regularizers.Regularizer):
         ...     def __call__(self, x):
@@ -56,7 +56,7 @@ class L1L2(Regularizer):
     Raises:
         ValueError: for a negative or non-numeric factor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.L1L2(l1=1.0, l2=1.0)(ef.constant([-1.0, 2.0]))
         ef.Tensor(8.0, shape=(), dtype=float32)
@@ -84,7 +84,7 @@ class L1L2(Regularizer):
 class L1(L1L2):
     """``l1 * sum(|x|)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.L1(0.1)(ef.constant([-1.0, 3.0]))
         ef.Tensor(0.4, shape=(), dtype=float32)
@@ -100,7 +100,7 @@ class L1(L1L2):
 class L2(L1L2):
     """``l2 * sum(x ** 2)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.L2(0.1)(ef.constant([1.0, 3.0]))
         ef.Tensor(1.0, shape=(), dtype=float32)
@@ -126,7 +126,7 @@ def get(identifier):
     Raises:
         ValueError: for an unknown name, listing the known ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.get("l2")
         L2(l2=0.01)
@@ -137,7 +137,7 @@ def get(identifier):
 def serialize(regularizer):
     """The ``{"class_name", "config"}`` of a regularizer.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.serialize(ef.regularizers.L1(0.5))
         {'class_name': 'L1', 'config': {'l1': 0.5}}
@@ -148,7 +148,7 @@ def serialize(regularizer):
 def deserialize(config):
     """Inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.regularizers.deserialize({"class_name": "L2", "config": {"l2": 0.1}})
         L2(l2=0.1)

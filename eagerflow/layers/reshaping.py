@@ -1,6 +1,6 @@
 """Reshaping layers: Flatten and Reshape (the batch axis is always kept).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.layers.Flatten()(ef.ones([2, 3, 4])).shape
     (2, 12)
@@ -35,7 +35,7 @@ class Flatten(Layer):
             latter the channel axis is moved last before flattening, so a model ported
             from a channels-first layout orders features like Keras does.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Flatten()(ef.ones([5])).shape
         (5, 1)
@@ -66,7 +66,7 @@ class Reshape(Layer):
     Raises:
         ValueError: for more than one -1, or sizes that do not match the input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Reshape((-1, 2))(ef.ones([3, 8])).shape
         (3, 4, 2)
@@ -101,7 +101,7 @@ class Reshape(Layer):
 class RepeatVector(Layer):
     """Repeats a ``(batch, features)`` input `n` times: ``(batch, n, features)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.RepeatVector(3)(ef.ones([2, 4])).shape
         (2, 3, 4)
@@ -130,7 +130,7 @@ class Permute(Layer):
     Raises:
         ValueError: if `dims` is not a permutation of 1..len(dims).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Permute((2, 1))(ef.ones([5, 3, 4])).shape
         (5, 4, 3)
@@ -159,7 +159,7 @@ class Permute(Layer):
 class Identity(Layer):
     """Returns its input unchanged (a placeholder layer, as in Keras 3).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Identity()(ef.constant([1.0]))
         ef.Tensor([1.], shape=(1,), dtype=float32)

@@ -10,7 +10,7 @@ Masking: a mask ``(batch, time)`` (from ``Embedding(mask_zero=True)``, or passed
 the output repeats the previous output (zeros with ``zero_output_for_mask=True``), as
 in Keras.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> lstm = ef.layers.LSTM(8, return_sequences=True, return_state=True)
     >>> sequence, h, c = lstm(ef.ones([2, 5, 3]))
@@ -51,7 +51,7 @@ class RNN(Layer):
         ValueError: for inputs that are not 3-D, a wrong number of initial states, or a
             stateful layer called with another batch size.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.RNN(ef.layers.SimpleRNNCell(4))
         >>> layer(ef.ones([2, 6, 3])).shape
@@ -218,13 +218,14 @@ class SimpleRNN(_BuiltinRNN):
     Args:
         units: state size.
         activation: default tanh.
-        use_bias, kernel_initializer, recurrent_initializer (orthogonal),
-        bias_initializer, *_regularizer, *_constraint, dropout, recurrent_dropout, seed:
-            the cell's arguments (see SimpleRNNCell).
-        return_sequences, return_state, go_backwards, stateful, unroll,
-        zero_output_for_mask: as in RNN.
+        use_bias, kernel_initializer, bias_initializer: the cell's (see SimpleRNNCell).
+        recurrent_initializer: the cell's, default orthogonal.
+        *_regularizer, *_constraint: the cell's (see SimpleRNNCell).
+        dropout, recurrent_dropout, seed: the cell's (see SimpleRNNCell).
+        return_sequences, return_state, go_backwards: as in RNN.
+        stateful, unroll, zero_output_for_mask: as in RNN.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.SimpleRNN(4, return_sequences=True)(ef.ones([2, 5, 3])).shape
         (2, 5, 4)
@@ -242,7 +243,7 @@ class LSTM(_BuiltinRNN):
         unit_forget_bias: forget-gate bias initialized to ones (default True).
         other arguments: as SimpleRNN.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.LSTM(4)
         >>> layer(ef.ones([2, 5, 3])).shape, layer.cell.kernel.shape
@@ -261,7 +262,7 @@ class GRU(_BuiltinRNN):
         reset_after: apply the reset gate after the recurrent matmul (default True).
         other arguments: as SimpleRNN.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.GRU(4, return_state=True)(ef.ones([2, 5, 3]))[1].shape
         (2, 4)

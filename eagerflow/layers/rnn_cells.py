@@ -10,7 +10,7 @@ project the whole input sequence with one matmul (`project`) and then run `step`
 only does the recurrent part. A cell can also be called on its own, like Keras's:
 ``output, new_states = cell(x_t, states)``.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> cell = ef.layers.LSTMCell(4)
     >>> h, c = ef.zeros([2, 4]), ef.zeros([2, 4])
@@ -172,12 +172,13 @@ class SimpleRNNCell(_Cell):
     Args:
         units: state size.
         activation: default tanh.
-        use_bias, kernel_initializer, recurrent_initializer (default orthogonal),
-        bias_initializer, *_regularizer, *_constraint: as in Dense.
+        use_bias, kernel_initializer, bias_initializer: as in Dense.
+        recurrent_initializer: default orthogonal.
+        *_regularizer, *_constraint: as in Dense.
         dropout, recurrent_dropout: drop rates of the inputs and of the state (training).
         seed: seed of the dropout masks.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cell = ef.layers.SimpleRNNCell(3)
         >>> out, state = cell(ef.ones([2, 5]), ef.zeros([2, 3]))
@@ -207,7 +208,7 @@ class LSTMCell(_Cell):
         unit_forget_bias: initialize the forget gate's bias to ones (Keras default).
         other arguments: as SimpleRNNCell.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cell = ef.layers.LSTMCell(2)
         >>> _ = cell(ef.ones([1, 3]), [ef.zeros([1, 2]), ef.zeros([1, 2])])
@@ -266,7 +267,7 @@ class GRUCell(_Cell):
 
     ``h = z * h_prev + (1 - z) * candidate``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cell = ef.layers.GRUCell(2)
         >>> out, state = cell(ef.ones([1, 3]), ef.zeros([1, 2]))

@@ -1,7 +1,7 @@
 """Spatial shape layers: ZeroPadding1D/2D, Cropping1D/2D, UpSampling1D/2D (Keras 3's
 arguments; 2-D layers take ``data_format``).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.layers.ZeroPadding2D(1)(ef.ones([1, 2, 2, 3])).shape
     (1, 4, 4, 3)
@@ -78,7 +78,7 @@ class _Spatial(Layer):
 class ZeroPadding1D(_Spatial):
     """Pads the steps axis with zeros: ``padding`` is an int or ``(before, after)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.ZeroPadding1D((1, 2))(ef.ones([1, 3, 2])).shape
         (1, 6, 2)
@@ -108,7 +108,7 @@ class ZeroPadding2D(ZeroPadding1D):
     """Pads height and width with zeros: an int, ``(h, w)``, or ``((top, bottom),
     (left, right))``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.ZeroPadding2D(((1, 0), (2, 2)))(ef.ones([1, 2, 2, 1])).shape
         (1, 3, 6, 1)
@@ -120,7 +120,7 @@ class ZeroPadding2D(ZeroPadding1D):
 class Cropping1D(_Spatial):
     """Crops the steps axis: ``cropping`` is an int or ``(start, end)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Cropping1D((1, 1))(ef.ones([1, 5, 2])).shape
         (1, 3, 2)
@@ -154,7 +154,7 @@ class Cropping1D(_Spatial):
 class Cropping2D(Cropping1D):
     """Crops height and width: an int, ``(h, w)``, or ``((top, bottom), (left, right))``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.Cropping2D(((1, 0), (0, 2)))(ef.ones([1, 4, 4, 1])).shape
         (1, 3, 2, 1)
@@ -169,7 +169,7 @@ class Cropping2D(Cropping1D):
 class UpSampling1D(_Spatial):
     """Repeats each step `size` times along the steps axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.UpSampling1D(2)(ef.constant([[[1.0], [2.0]]])).numpy()[0, :, 0]
         array([1., 1., 2., 2.], dtype=float32)
@@ -205,7 +205,7 @@ class UpSampling2D(UpSampling1D):
     """Repeats rows and columns (nearest-neighbour upsampling): ``size`` an int or
     ``(h, w)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.layers.UpSampling2D((2, 3))(ef.ones([1, 2, 2, 1])).shape
         (1, 4, 6, 1)

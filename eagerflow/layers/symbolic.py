@@ -12,7 +12,7 @@ unknown dimension; an output dimension that changes with them is unknown (None).
 probes run with the training flag off and without updating any state, and they exercise
 exactly the code that later runs on real data, so shapes can never disagree with `call`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.layers.Input(shape=(784,), name="pixels")
     >>> x
@@ -287,7 +287,7 @@ class InputLayer(base.Layer):
     Raises:
         ValueError: when no shape is given, or for sparse inputs.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.InputLayer(shape=(3,), name="features")
         >>> layer.output
@@ -347,7 +347,7 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
     Raises:
         ValueError: without a shape, or for sparse inputs or an existing tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.layers.Input(shape=(4,))
         >>> y = ef.layers.Dense(2)(x)

@@ -1,6 +1,6 @@
 """TimeDistributed: applies a layer to every time step of a sequence.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.layers.TimeDistributed(ef.layers.Dense(4))(ef.ones([2, 5, 3])).shape
     (2, 5, 4)
@@ -24,7 +24,7 @@ class TimeDistributed(Layer):
         ValueError: if `layer` is not a Layer, or the inputs have rank < 3 or an unknown
             number of steps.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> layer = ef.layers.TimeDistributed(ef.layers.Dense(2, kernel_initializer="ones"))
         >>> layer(ef.ones([1, 3, 2])).numpy()[0]

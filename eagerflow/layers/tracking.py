@@ -7,7 +7,7 @@ a list appended to after assignment is seen on the next walk exactly like one bu
 place. The walk is cheap (a few hundred attributes for a large model)
 and runs when a collection is asked for, never per op.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class Stack(ef.layers.Layer):
     ...     def __init__(self):

@@ -1,6 +1,6 @@
 """Losses (`ef.losses`): loss classes with reductions and sample weights, and functions.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
     >>> round(float(loss([0, 1], [[2.0, 0.0], [0.0, 2.0]])), 5)

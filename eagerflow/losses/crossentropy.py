@@ -7,7 +7,7 @@ any logit (the fused ``ef.nn.*_cross_entropy_with_logits`` ops: ``max(x, 0) - x 
 log(1 + exp(-|x|))`` for the sigmoid, a max-shifted log-softmax for the softmax); prefer
 them to probabilities whenever you have logits.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.losses.binary_crossentropy([[1.0, 0.0]], [[1.0, 0.0]])  # exact 0 and 1: finite
     ef.Tensor([1.192093e-07], shape=(1,), dtype=float32)
@@ -74,7 +74,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
         InvalidArgumentError: if the shapes differ or `axis` is out of range.
         ValueError: if `label_smoothing` is outside [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.binary_crossentropy([[0.0, 1.0]], [[-1000.0, 1000.0]], from_logits=True)
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -117,7 +117,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
             of range.
         ValueError: if `label_smoothing` is outside [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> loss = ef.losses.categorical_crossentropy([[0.0, 1.0]], [[0.25, 0.75]])
         >>> round(float(loss[0]), 5)
@@ -201,7 +201,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
         InvalidArgumentError: for labels of the wrong shape, non-integer labels, labels
             outside ``[0, num_classes)``, scalar predictions, or another axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> loss = ef.losses.sparse_categorical_crossentropy([1, 0], [[0.1, 0.9], [0.5, 0.5]])
         >>> [round(float(v), 5) for v in loss]
@@ -240,7 +240,7 @@ def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
         InvalidArgumentError: for invalid labels (see `sparse_categorical_crossentropy`) or
             weights that do not broadcast to the labels.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> loss = ef.losses.sparse_softmax_cross_entropy([0, 1], [[2.0, 0.0], [0.0, 2.0]])
         >>> round(float(loss), 5)
@@ -306,7 +306,7 @@ class BinaryCrossentropy(_SmoothedCrossentropy):
         reduction: see `Loss`.
         name: the loss's name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> bce = ef.losses.BinaryCrossentropy(from_logits=True)
         >>> round(float(bce([[1.0], [0.0]], [[0.0], [0.0]])), 5)
@@ -330,7 +330,7 @@ class CategoricalCrossentropy(_SmoothedCrossentropy):
         reduction: see `Loss`.
         name: the loss's name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> cce = ef.losses.CategoricalCrossentropy()
         >>> round(float(cce([[0.0, 1.0, 0.0]], [[0.05, 0.95, 0.0]])), 5)
@@ -352,7 +352,7 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
         reduction: see `Loss`.
         name: the loss's name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> scce = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
         >>> round(float(scce([2], [[0.0, 0.0, 0.0]])), 5)

@@ -11,7 +11,7 @@ by `sample_weight` when given, and reduces them:
 
 Everything is written in eagerflow ops, so losses are differentiable (to any order).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> mse = ef.losses.MeanSquaredError()
     >>> float(mse([[0.0], [1.0]], [[1.0], [1.0]]))
@@ -67,7 +67,7 @@ def as_target(y_true, like: tensor.Tensor) -> tensor.Tensor:
 def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
     """Aligns ranks that differ by one through a trailing axis of size 1 (Keras's rule).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> a, b = squeeze_or_expand_to_same_rank(ef.ones((4, 1)), ef.ones((4,)))
         >>> a.shape, b.shape
@@ -129,7 +129,7 @@ def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch
     Raises:
         InvalidArgumentError: if `sample_weight` cannot be broadcast to the values.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> reduce_weighted_values(ef.constant([1.0, 3.0]), [1.0, 0.0], "sum")
         ef.Tensor(1.0, shape=(), dtype=float32)
@@ -175,7 +175,7 @@ class Loss(abc.ABC):
     Raises:
         ValueError: for an unknown reduction.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Cubed(ef.losses.Loss):
         ...     def call(self, y_true, y_pred):
@@ -210,7 +210,7 @@ class Loss(abc.ABC):
     def get_config(self) -> dict:
         """The constructor arguments.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.losses.Huber(delta=2.0).get_config()
             {'name': 'huber_loss', 'reduction': 'sum_over_batch_size', 'delta': 2.0}
@@ -238,7 +238,7 @@ class LossFunctionWrapper(Loss):
         name: the loss's name (default: the function's name).
         **kwargs: extra keyword arguments for `fn`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> loss = ef.losses.LossFunctionWrapper(ef.losses.mean_absolute_error)
         >>> float(loss([[1.0, 2.0]], [[2.0, 4.0]]))
@@ -272,7 +272,7 @@ def get(identifier, custom_objects=None):
         InvalidArgumentError (a ValueError): for an unknown name or an identifier of
             another type.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.get("mse") is ef.losses.mean_squared_error
         True
@@ -288,7 +288,7 @@ def serialize(loss):
     Raises:
         InvalidArgumentError: for a function that is not a registered loss.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.serialize(ef.losses.mean_absolute_error)
         'mean_absolute_error'
@@ -299,7 +299,7 @@ def serialize(loss):
 def deserialize(config, custom_objects=None):
     """The inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.deserialize({"class_name": "Huber", "config": {"delta": 2.0}}).delta
         2.0

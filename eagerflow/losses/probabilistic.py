@@ -1,7 +1,7 @@
 """Probabilistic and margin losses: KL divergence, Poisson, hinge losses, focal
 cross-entropies (Keras 3's formulas, one value per sample).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.losses.hinge([[1.0, 0.0]], [[0.5, -2.0]])
     ef.Tensor([0.25], shape=(1,), dtype=float32)
@@ -35,7 +35,7 @@ def _mean(values, axis=-1):
 def kl_divergence(y_true, y_pred):
     """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.kl_divergence([0.5, 0.5], [0.5, 0.5]))
         0.0
@@ -50,7 +50,7 @@ def kl_divergence(y_true, y_pred):
 def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> round(float(ef.losses.poisson([1.0], [1.0])), 4)
         1.0
@@ -72,7 +72,7 @@ def hinge(y_true, y_pred):
     """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)``; labels in {0, 1} count as
     {-1, 1}.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.hinge([-1.0, 1.0], [0.5, 2.0]))
         0.75
@@ -85,7 +85,7 @@ def hinge(y_true, y_pred):
 def squared_hinge(y_true, y_pred):
     """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (labels as in `hinge`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.squared_hinge([-1.0, 1.0], [0.5, 2.0]))
         1.125
@@ -99,7 +99,7 @@ def categorical_hinge(y_true, y_pred):
     """``maximum(neg - pos + 1, 0)`` with ``pos = sum(y_true * y_pred)`` and
     ``neg = max((1 - y_true) * y_pred)`` over the last axis (one-hot `y_true`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.categorical_hinge([0.0, 1.0], [0.3, 0.5]))
         0.8
@@ -121,7 +121,7 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
     Raises:
         ValueError: if `label_smoothing` is outside [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> round(float(ef.losses.binary_focal_crossentropy([1.0], [0.9])), 5)
         0.00105
@@ -157,7 +157,7 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
     Raises:
         ValueError: if `label_smoothing` is outside [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> round(float(ef.losses.categorical_focal_crossentropy([0.0, 1.0], [0.2, 0.8])), 5)
         0.00223

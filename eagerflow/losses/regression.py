@@ -6,7 +6,7 @@ elementwise loss. ``y_true`` and ``y_pred`` must have the same shape, except tha
 differing by a trailing axis of size 1 are aligned (``(batch,)`` against ``(batch, 1)``);
 any other mismatch is an error rather than a silent broadcast.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.losses.mean_squared_error([[0.0, 1.0], [2.0, 2.0]], [[1.0, 1.0], [2.0, 4.0]])
     ef.Tensor([0.5 2. ], shape=(2,), dtype=float32)
@@ -47,7 +47,7 @@ def mean_squared_error(y_true, y_pred):
     Raises:
         InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.mean_squared_error([1.0, 2.0], [1.0, 4.0])
         ef.Tensor(2.0, shape=(), dtype=float32)
@@ -62,7 +62,7 @@ def mean_absolute_error(y_true, y_pred):
     Raises:
         InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.mean_absolute_error([[1.0, 2.0]], [[0.0, 4.0]])
         ef.Tensor([1.5], shape=(1,), dtype=float32)
@@ -81,7 +81,7 @@ def huber(y_true, y_pred, delta=1.0):
         InvalidArgumentError: if the shapes differ (beyond a trailing axis of size 1).
         ValueError: if `delta` is not positive.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.losses.huber([0.0, 0.0], [0.5, 3.0])
         ef.Tensor(1.3125, shape=(), dtype=float32)
@@ -100,7 +100,7 @@ def huber(y_true, y_pred, delta=1.0):
 class MeanSquaredError(loss_module.Loss):
     """Mean of squares of errors; see `mean_squared_error` and `Loss` for the reduction.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.MeanSquaredError()([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [1.0, 0.0]]))
         0.5
@@ -116,7 +116,7 @@ class MeanSquaredError(loss_module.Loss):
 class MeanAbsoluteError(loss_module.Loss):
     """Mean of absolute errors; see `mean_absolute_error` and `Loss` for the reduction.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.MeanAbsoluteError(reduction="sum")([[0.0], [1.0]], [[1.0], [3.0]]))
         3.0
@@ -140,7 +140,7 @@ class Huber(loss_module.Loss):
     Raises:
         ValueError: if `delta` is not positive.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.Huber(delta=1.0)([[0.0], [0.0]], [[0.5], [3.0]]))
         1.3125
@@ -163,7 +163,7 @@ def log_cosh(y_true, y_pred):
     """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow as
     ``x + softplus(-2x) - log(2)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> round(float(ef.losses.log_cosh([0.0], [1.0])), 4)
         0.4338
@@ -177,7 +177,7 @@ def log_cosh(y_true, y_pred):
 def mean_absolute_percentage_error(y_true, y_pred):
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.mean_absolute_percentage_error([2.0, 4.0], [1.0, 5.0]))
         37.5
@@ -192,7 +192,7 @@ def mean_squared_logarithmic_error(y_true, y_pred):
     """``mean(square(log(maximum(y_pred, 1e-7) + 1) - log(maximum(y_true, 1e-7) + 1)))``
     over the last axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> round(float(ef.losses.mean_squared_logarithmic_error([0.0], [1.718281828])), 4)
         1.0
@@ -212,7 +212,7 @@ def cosine_similarity(y_true, y_pred, axis=-1):
     """The negative cosine similarity along `axis`: -1 for the same direction, 1 for
     opposite ones (Keras's loss form).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.losses.cosine_similarity([[1.0, 0.0]], [[2.0, 0.0]])[0])
         -1.0

@@ -1,6 +1,6 @@
 """Metrics (`ef.metrics`): stateful, exact over every batch seen, checkpointable.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.Mean()
     >>> _ = m(0); _ = m(5)

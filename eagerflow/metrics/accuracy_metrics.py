@@ -3,7 +3,7 @@
 Each function returns 1.0 or 0.0 per sample (as a float32 Tensor); each class is the
 running mean of its function over every sample seen, with optional sample weights.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.SparseCategoricalAccuracy()
     >>> float(m([0, 1], [[0.9, 0.1], [0.8, 0.2]]))
@@ -50,7 +50,7 @@ def accuracy(y_true, y_pred):
     Raises:
         InvalidArgumentError: if the shapes differ.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.accuracy([1, 2, 3], [1, 2, 4])
         ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
@@ -68,7 +68,7 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
     Raises:
         InvalidArgumentError: if the shapes differ.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.binary_accuracy([1.0, 0.0, 1.0], [0.7, 0.5, 0.2])
         ef.Tensor([1. 1. 0.], shape=(3,), dtype=float32)
@@ -87,7 +87,7 @@ def categorical_accuracy(y_true, y_pred):
     Raises:
         InvalidArgumentError: if the shapes differ or there is no class axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.categorical_accuracy([[0, 1], [1, 0]], [[0.2, 0.8], [0.3, 0.7]])
         ef.Tensor([1. 0.], shape=(2,), dtype=float32)
@@ -117,7 +117,7 @@ def sparse_categorical_accuracy(y_true, y_pred):
     Raises:
         InvalidArgumentError: if `y_true` does not have shape ``y_pred.shape[:-1]``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.sparse_categorical_accuracy([[1], [0]], [[0.2, 0.8], [0.3, 0.7]])
         ef.Tensor([1. 0.], shape=(2,), dtype=float32)
@@ -153,7 +153,7 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
         InvalidArgumentError: if the shapes differ.
         ValueError: if `k` is not a positive int.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.top_k_categorical_accuracy([[0, 0, 1], [0, 1, 0]],
         ...                                       [[0.5, 0.4, 0.1], [0.3, 0.6, 0.1]], k=2)
@@ -175,7 +175,7 @@ def _check_k(k, owner: str) -> int:
 class Accuracy(reduction.MeanMetricWrapper):
     """How often predictions equal labels exactly; see `accuracy`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.Accuracy()([[1], [2], [3], [4]], [[0], [2], [3], [4]]))
         0.75
@@ -192,7 +192,7 @@ class BinaryAccuracy(reduction.MeanMetricWrapper):
         threshold: a prediction above it counts as 1.
         name, dtype: see `Metric`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.BinaryAccuracy()([[1], [1], [0], [0]], [[0.98], [1], [0], [0.6]]))
         0.75
@@ -206,7 +206,7 @@ class BinaryAccuracy(reduction.MeanMetricWrapper):
 class CategoricalAccuracy(reduction.MeanMetricWrapper):
     """How often the predicted class matches the one-hot label; see `categorical_accuracy`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.CategoricalAccuracy()([[0, 0, 1], [0, 1, 0]],
         ...                                        [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
@@ -222,7 +222,7 @@ class SparseCategoricalAccuracy(reduction.MeanMetricWrapper):
 
     See `sparse_categorical_accuracy`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.SparseCategoricalAccuracy()([[2], [1]],
         ...                                              [[0.1, 0.6, 0.3], [0.05, 0.95, 0]]))
@@ -246,7 +246,7 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
     Raises:
         ValueError: if `k` is not a positive int.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.TopKCategoricalAccuracy(k=1)
         >>> float(m([[0, 0, 1], [0, 1, 0]], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))

@@ -7,7 +7,7 @@ Davis & Goadrich interpolation). With the default 200 thresholds the ROC AUC is 
 within 1e-3 of the exact (rank-based) value; raise `num_thresholds` for more precision.
 Multi-class predictions are treated as independent binary predictions (flattened).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.AUC()
     >>> float(m([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]))
@@ -55,7 +55,7 @@ class AUC(metric.Metric):
         ValueError: for an unknown curve or summation method, ``num_thresholds <= 1``, or
             thresholds outside [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.AUC(curve="PR", from_logits=True)
         >>> round(float(m([1, 0, 1, 0], [3.0, -2.0, 0.5, 1.0])), 3)

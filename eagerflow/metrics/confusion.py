@@ -5,7 +5,7 @@ positive when it is strictly greater than the threshold; a label is positive whe
 non-zero), so the epoch result is exact rather than a mean of batch values.
 `update_confusion_matrix` is shared with `AUC`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.Precision()
     >>> _ = m([0, 1, 1, 1], [1, 0, 1, 1])
@@ -175,7 +175,7 @@ class Precision(_ConfusionMetric):
     Raises:
         ValueError: for thresholds outside [0, 1] or a bad `top_k`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.Precision(thresholds=[0.3, 0.8])
         >>> m([1, 0, 1], [0.9, 0.5, 0.4])
@@ -198,7 +198,7 @@ class Recall(_ConfusionMetric):
     Raises:
         ValueError: for thresholds outside [0, 1] or a bad `top_k`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.Recall(class_id=1)
         >>> float(m([[0, 1], [0, 1], [1, 0]], [[0.2, 0.8], [0.7, 0.3], [0.1, 0.9]]))

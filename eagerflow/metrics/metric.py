@@ -9,7 +9,7 @@ Metrics compute with eagerflow ops and update their state with ``assign_add``, s
 run the same eagerly and inside `ef.function` (a traced train step updates them on every
 call). They are not differentiable: tapes do not record their updates.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.Mean()
     >>> m(0); m(5)
@@ -73,7 +73,7 @@ class Metric(trackable.Trackable, abc.ABC):
         name: the metric's name (default: the class name in snake case).
         dtype: the dtype of `result()` (default float32).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> import eagerflow as ef
         >>> class Maximum(ef.metrics.Metric):
@@ -112,7 +112,7 @@ class Metric(trackable.Trackable, abc.ABC):
         Raises:
             ValueError: for an unknown initializer name.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.metrics.Sum().add_variable((2,), "ones", name="extra").numpy()
             array([1., 1.])
@@ -137,7 +137,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def add_weight(self, name=None, shape=(), initializer="zeros", dtype=None) -> Variable:
         """Keras-2 spelling of `add_variable` (name first).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.metrics.Sum().add_weight("count").name
             'sum/count'
@@ -156,7 +156,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def variables(self) -> list[Variable]:
         """The state Variables, in attribute order.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> [v.name for v in ef.metrics.Mean().variables]
             ['mean/total', 'mean/count']
@@ -180,7 +180,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def reset_state(self) -> None:
         """Sets every state Variable to zero (override when zero is not the start).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> m = ef.metrics.Sum()
             >>> _ = m([1.0, 2.0]); m.reset_state(); float(m.result())
@@ -192,7 +192,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def reset_states(self) -> None:
         """Alias of `reset_state` (the TF-2 / Keras-2 name).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> m = ef.metrics.Mean()
             >>> _ = m(4.0); m.reset_states(); float(m.result())
@@ -208,7 +208,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def get_config(self) -> dict:
         """The constructor arguments.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.metrics.Mean(name="loss").get_config()
             {'name': 'loss', 'dtype': 'float32'}
@@ -219,7 +219,7 @@ class Metric(trackable.Trackable, abc.ABC):
     def from_config(cls, config: dict):
         """Creates the metric from `get_config()` output.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.metrics.Mean.from_config({"name": "loss"}).name
             'loss'
@@ -269,7 +269,7 @@ def get(identifier, custom_objects=None):
         InvalidArgumentError (a ValueError): for an unknown name or an identifier of
             another type.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.get("sparse_categorical_accuracy").name
         'sparse_categorical_accuracy'
@@ -280,7 +280,7 @@ def get(identifier, custom_objects=None):
 def serialize(metric) -> dict:
     """``{"class_name": ..., "config": ...}`` for a metric.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.serialize(ef.metrics.BinaryAccuracy(threshold=0.7))["config"]["threshold"]
         0.7
@@ -291,7 +291,7 @@ def serialize(metric) -> dict:
 def deserialize(config, custom_objects=None):
     """The inverse of `serialize`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.metrics.deserialize({"class_name": "AUC", "config": {"curve": "PR"}}).curve
         'PR'

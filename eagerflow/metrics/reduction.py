@@ -4,7 +4,7 @@ Sample weights follow Keras 3: values are first reduced (by the metric's reducti
 the rank of the weights, multiplied by them, and the weights are what `Mean` counts, so
 ``Mean()(values, sample_weight=w)`` is ``sum(w * values) / sum(w)``.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.Mean()
     >>> float(m([1.0, 2.0, 3.0], sample_weight=[1.0, 0.0, 1.0]))
@@ -66,7 +66,7 @@ _SCALAR_WEIGHTS = (type(None), int, float)
 class Sum(metric.Metric):
     """The (weighted) sum of all values seen.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.Sum()
         >>> _ = m([1.0, 3.0]); float(m([[2.0, 2.0]], sample_weight=[0.5]))
@@ -97,7 +97,7 @@ class Mean(metric.Metric):
     A scalar counts as one value; an array of shape ``(n, ...)`` counts as ``n`` values,
     each the mean of its row.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.Mean()
         >>> _ = m(0.0); _ = m(5.0); float(m.result())
@@ -146,7 +146,7 @@ class MeanMetricWrapper(Mean):
         dtype: the result dtype.
         **kwargs: extra keyword arguments for `fn`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.MeanMetricWrapper(ef.losses.mean_absolute_error)
         >>> float(m([[0.0, 1.0]], [[1.0, 2.0]]))

@@ -1,7 +1,7 @@
 """Regression metrics: running mean squared, absolute, absolute percentage and squared
 logarithmic errors.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> m = ef.metrics.MeanSquaredError()
     >>> float(m([[0.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], [0.0, 0.0]]))
@@ -67,7 +67,7 @@ _EPSILON = 1e-7
 class MeanSquaredError(reduction.MeanMetricWrapper):
     """The mean over samples of ``mean(square(y_true - y_pred), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> m = ef.metrics.MeanSquaredError()
         >>> float(m([[0.0], [1.0]], [[1.0], [1.0]], sample_weight=[1.0, 3.0]))
@@ -81,7 +81,7 @@ class MeanSquaredError(reduction.MeanMetricWrapper):
 class MeanAbsoluteError(reduction.MeanMetricWrapper):
     """The mean over samples of ``mean(abs(y_true - y_pred), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.MeanAbsoluteError()([[0.0, 1.0]], [[1.0, 3.0]]))
         1.5
@@ -95,7 +95,7 @@ class MeanAbsolutePercentageError(reduction.MeanMetricWrapper):
     """The mean over samples of
     ``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.metrics.MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]]))
         37.5
@@ -109,7 +109,7 @@ class MeanSquaredLogarithmicError(reduction.MeanMetricWrapper):
     """The mean over samples of
     ``mean(square(log1p(maximum(y_pred, 1e-7)) - log1p(maximum(y_true, 1e-7))), axis=-1)``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, math
         >>> m = ef.metrics.MeanSquaredLogarithmicError()
         >>> round(float(m([[0.0]], [[math.e - 1]])), 6)

@@ -1,6 +1,6 @@
 """Models (`ef.models`): subclassed, functional and Sequential models.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> model = ef.models.Sequential([ef.layers.Dense(2, input_shape=(3,))])
     >>> model(ef.ones([1, 3])).shape

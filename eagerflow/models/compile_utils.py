@@ -12,7 +12,7 @@ resolved to); multi-output models prefix the output name (``digit_accuracy``).
 
 Both are built on the first batch, when the structure of the model's outputs is known.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.models import compile_utils
     >>> metrics = compile_utils.CompiledMetrics(["accuracy"], None,
@@ -151,7 +151,7 @@ class CompiledLoss:
         loss_weights: None, a float (single output), a list or a dict of floats.
         output_names: names of the outputs (from `output_names_of`) or None.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.models import compile_utils
         >>> loss = compile_utils.CompiledLoss("mse", None, None)
@@ -319,7 +319,7 @@ class CompiledMetrics:
     Raises:
         ValueError: (when built) if two metrics end up with the same name.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.models import compile_utils
         >>> m = compile_utils.CompiledMetrics(["mae"], None, "mse")

@@ -18,7 +18,7 @@ passes (each reshuffled), so training never "runs out of data". `class_weight` b
 per-sample weights for every kind of input and for each output of a multi-output model;
 arguments that do not apply to a kind of input are errors, never ignored.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.models import data_adapter
     >>> data = data_adapter.adapt(np.zeros((5, 2)), np.arange(5), batch_size=2,
@@ -51,7 +51,7 @@ def unpack_x_y_sample_weight(data):
     Raises:
         ValueError: for a tuple of another length.
 
-    Example:
+    Examples:
         >>> from eagerflow.models import data_adapter
         >>> data_adapter.unpack_x_y_sample_weight(([1.0], [2.0]))
         ([1.0], [2.0], None)
@@ -75,7 +75,7 @@ def unpack_x_y_sample_weight(data):
 def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     """One batch as `train_step` receives it: ``x``, ``(x, y)`` or ``(x, y, weights)``.
 
-    Example:
+    Examples:
         >>> from eagerflow.models import data_adapter
         >>> data_adapter.pack_x_y_sample_weight([1.0], [2.0])
         ([1.0], [2.0])
@@ -170,7 +170,7 @@ def split_arrays(x, y, sample_weight, validation_split: float):
     Raises:
         ValueError: for a fraction outside (0, 1) or one leaving either part empty.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.models import data_adapter
         >>> train, val = data_adapter.split_arrays(np.arange(10), None, None, 0.2)
@@ -226,7 +226,7 @@ def class_weight_to_sample_weight(y, class_weight: dict, where: str = ""):
     Raises:
         ValueError: for bad keys or values, or a class with no weight.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.models import data_adapter
         >>> data_adapter.class_weight_to_sample_weight(np.array([0, 1, 1]), {0: 1.0, 1: 3.0})
@@ -508,7 +508,7 @@ def adapt(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=N
             generator, bad `steps`/`batch_size`, or an infinite dataset without steps.
         InvalidArgumentError: when arrays differ in their number of samples.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.models import data_adapter
         >>> data_adapter.adapt(ef.data.Dataset.range(10).batch(4)).steps

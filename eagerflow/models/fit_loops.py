@@ -5,7 +5,7 @@ hooks, checking `model.stop_training` after each batch), then validates (every
 `validation_freq` epochs) and hands the epoch's logs (training values plus ``val_`` ones)
 to ``on_epoch_end``. The logs callbacks see are Python floats.
 
-Example:
+Examples:
     >>> from eagerflow.models import fit_loops
     >>> import eagerflow as ef
     >>> fit_loops.pythonify_logs({"loss": ef.constant(0.5)})
@@ -28,7 +28,7 @@ def pythonify_logs(logs) -> dict:
     """Logs with scalar tensors/arrays as Python floats (other arrays as ndarrays); a dict
     value (the results of ``"compile_metrics"``) is merged in, as in Keras 3.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.models import fit_loops
         >>> fit_loops.pythonify_logs({"a": np.float32(0.5), "b": np.array([1, 2]),
@@ -56,7 +56,7 @@ def check_verbose(verbose, function: str) -> int:
     Raises:
         ValueError: for any other value.
 
-    Example:
+    Examples:
         >>> from eagerflow.models import fit_loops
         >>> fit_loops.check_verbose("auto", "fit")
         1
@@ -133,7 +133,7 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
              validation_freq):
     """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> from eagerflow.models import data_adapter, fit_loops
         >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
@@ -212,7 +212,7 @@ def _set_dataset_epoch(dataset, epoch: int) -> None:
 def evaluate_loop(model, data, verbose, callbacks):
     """Runs `test_step` over `data`; returns the final logs (Python floats).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> from eagerflow.models import data_adapter, fit_loops
         >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
@@ -255,7 +255,7 @@ def _concatenate(outputs: list):
 def predict_loop(model, data, verbose, callbacks):
     """Runs `predict_step` over `data`; returns the concatenated outputs as NumPy.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> from eagerflow.models import data_adapter, fit_loops
         >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
@@ -285,7 +285,7 @@ def adapt_validation(validation_data, validation_batch_size, validation_steps,
     Raises:
         ValueError: for anything else.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.models import fit_loops
         >>> fit_loops.adapt_validation((np.ones((6, 2)), np.ones(6)), 4, None, None).steps

@@ -6,7 +6,7 @@ order when called. Inputs and outputs may be single tensors, lists or dicts (dic
 are matched by Input name); layers may be shared (called several times), and models
 nest (a model is a layer).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> a = ef.layers.Input(shape=(2,), name="a")
     >>> b = ef.layers.Input(shape=(2,), name="b")
@@ -121,7 +121,7 @@ class Functional(Model):
     def input(self):
         """The model's inputs in the structure they were given (Keras's ``model.input``).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> x = ef.layers.Input((3,))
             >>> model = ef.Model(x, ef.layers.Dense(2)(x))

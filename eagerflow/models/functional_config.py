@@ -6,7 +6,7 @@ symbolic tensor is written as ``{"__tensor__": [layer_name, node_index, tensor_i
 (the `tensor_index`-th output of that layer's `node_index`-th call in this model). Only
 plain data is written for built-in layers, so the config survives JSON.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.layers.Input(shape=(3,), name="x")
     >>> model = ef.models.Model(x, ef.layers.Dense(2, name="d")(x), name="net")

@@ -10,7 +10,7 @@ Three ways to make one:
 Training (`compile`, `fit`, ...) lives in its own module and is mixed into this class;
 nothing here depends on it.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> class MNISTModel(ef.Model):
     ...     def __init__(self):
@@ -50,7 +50,7 @@ class Model(trainer.Trainer, base.Layer):
     Raises:
         TypeError: when a subclass passes `inputs`/`outputs` to ``Model.__init__``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> inputs = ef.layers.Input(shape=(3,))
         >>> model = ef.models.Model(inputs, ef.layers.Dense(2, name="out")(inputs))
@@ -110,7 +110,7 @@ class Model(trainer.Trainer, base.Layer):
             ValueError: for an unknown name (listing the known ones), a bad index, or
                 neither/both given.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(2, name="first")])
             >>> model.get_layer("first").name, model.get_layer(index=0).name
@@ -148,7 +148,7 @@ class Model(trainer.Trainer, base.Layer):
         Runs the model on small dummy inputs (training off, no state updated), which also
         records each sublayer's output shapes for `summary`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> class Net(ef.Model):
             ...     def __init__(self):
@@ -190,7 +190,7 @@ class Model(trainer.Trainer, base.Layer):
         Raises:
             ValueError: if the model is not built and no `input_shape` is given.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,), name="d")],
             ...                       name="tiny")
@@ -219,7 +219,7 @@ class Model(trainer.Trainer, base.Layer):
     def from_config(cls, config: dict, custom_objects=None):
         """Creates the model from `get_config`'s output (a functional graph config too).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> x = ef.layers.Input(shape=(2,))
             >>> model = ef.models.Model(x, ef.layers.Dense(1)(x))
@@ -239,7 +239,7 @@ class Model(trainer.Trainer, base.Layer):
             TypeError: if the config holds Python objects (a Lambda's function, a custom
                 activation) that JSON cannot represent.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> text = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))]).to_json()
             >>> ef.models.model_from_json(text).count_params()
@@ -267,7 +267,7 @@ def _placeholders(input_shape, dtype):
 def model_from_config(config: dict, custom_objects=None):
     """Rebuilds a model (or layer) from ``{"class_name": ..., "config": ...}``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
         >>> clone = ef.models.model_from_config(ef.layers.serialize(model))
@@ -296,7 +296,7 @@ def _functional_variant(cls):
 def model_from_json(json_string: str, custom_objects=None):
     """Rebuilds a model from `Model.to_json` output (weights are freshly initialized).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> text = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))]).to_json()
         >>> ef.models.model_from_json(text).layers[0].units

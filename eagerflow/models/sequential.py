@@ -5,7 +5,7 @@ model builds at once: every `add` builds the new layer and checks it accepts the
 previous output, so a mismatch fails at `add` time and `summary()` works before any
 data. Without one, the model builds on its first call (deferred build).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> model = ef.Sequential([ef.layers.Input(shape=(4,)), ef.layers.Dense(8)])
     >>> model.add(ef.layers.Dense(2))
@@ -38,7 +38,7 @@ class Sequential(Model):
         ValueError: for duplicate layer names, or a layer that does not accept the
             previous layer's output.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,)), ef.layers.Dense(1)])
         >>> [layer.name for layer in model.layers] == [model.layers[0].name,
@@ -81,7 +81,7 @@ class Sequential(Model):
             ValueError: for a duplicate name, a second Input, or a layer that does not
                 accept the previous output.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential()
             >>> model.add(ef.layers.Dense(2))
@@ -132,7 +132,7 @@ class Sequential(Model):
         Raises:
             AttributeError: if the model has no input shape yet.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Input((3,)), ef.layers.Dense(2, name="a"),
             ...                        ef.layers.Dense(1, name="b")])

@@ -15,7 +15,7 @@ unfrozen between batches) the step is traced again. Each structure of data (arra
 list, a dict by input name...) has an `ef.function` of its own, so that feeding one model
 in several forms does not count as the retracing that `ef.function` warns about.
 
-Example:
+Examples:
     >>> import eagerflow as ef, numpy as np
     >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
     >>> model.compile(optimizer="sgd", loss="mse")

@@ -5,7 +5,7 @@ Shapes come from where they are known: the graph of a functional or Sequential m
 real shapes made during the first call or a ``build(input_shape)`` dry run. A layer
 called several times shows each distinct output shape.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.layers.Input(shape=(3,), name="x")
     >>> model = ef.models.Model(x, ef.layers.Dense(2, name="d")(x), name="net")

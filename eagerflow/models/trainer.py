@@ -12,7 +12,7 @@ frozen as in Keras 3: override ``train_step(data)`` (one batch in, a dict of log
 Metrics assigned as model attributes (``self.d_loss = ef.metrics.Mean(name="d_loss")``)
 are part of ``self.metrics`` too, so `fit` resets them at every epoch.
 
-Example:
+Examples:
     >>> import eagerflow as ef, numpy as np
     >>> ef.random.set_seed(0)
     >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(1,))])
@@ -111,7 +111,7 @@ class Trainer:
         Raises:
             ValueError: for unknown names, or arguments that do not fit the outputs.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(10)])
             >>> model.compile(optimizer="adam", loss="sparse_categorical_crossentropy",
@@ -151,7 +151,7 @@ class Trainer:
     def compiled(self) -> bool:
         """Whether `compile` was called.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.Sequential([ef.layers.Dense(1)]).compiled
             False
@@ -162,7 +162,7 @@ class Trainer:
     def run_eagerly(self) -> bool:
         """Whether steps run eagerly (settable).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(loss="mse", run_eagerly=True)
@@ -185,7 +185,7 @@ class Trainer:
     def get_compile_config(self):
         """The `compile` arguments as JSON-ready data (None if not compiled).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(optimizer="adam", loss="mse", metrics=["mae"])
@@ -199,7 +199,7 @@ class Trainer:
     def compile_from_config(self, config) -> None:
         """Compiles the model from `get_compile_config` output (used by `load_model`).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(optimizer="adam", loss="mse")
@@ -226,7 +226,7 @@ class Trainer:
         `metrics` updates them too. `metrics_names` lists the metrics inside it.
         `fit` and `evaluate` reset all of them at the start of every epoch / evaluation.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(loss="mse", metrics=["mae"])
@@ -262,7 +262,7 @@ class Trainer:
     def metrics_names(self) -> list:
         """Names of `metrics`, in the order `evaluate` returns their values.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(loss="mse")
@@ -280,7 +280,7 @@ class Trainer:
     def reset_metrics(self) -> None:
         """Resets the state of every metric in `metrics`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(loss="mse")
@@ -292,7 +292,7 @@ class Trainer:
     def get_metrics_result(self) -> dict:
         """``{name: result}`` of every metric in `metrics`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(loss="mse")
@@ -385,7 +385,7 @@ class Trainer:
         so a custom `train_step` that returns `compute_metrics(...)` reports the epoch
         mean.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(loss="mse")
@@ -402,7 +402,7 @@ class Trainer:
     def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
         """Updates the compiled metrics with a batch; returns every metric's result.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.compile(loss="mse", metrics=["mae"])
@@ -422,7 +422,7 @@ class Trainer:
         Override it for custom training (a GAN, a custom loss); `fit`, callbacks and
         progress bars keep working.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(optimizer="sgd", loss="mse")
@@ -444,7 +444,7 @@ class Trainer:
     def test_step(self, data) -> dict:
         """One evaluation step on one batch; returns the logs.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
             ...                                        kernel_initializer="ones")])
@@ -460,7 +460,7 @@ class Trainer:
     def predict_step(self, data):
         """The model's output for one batch (its ``x``).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
             >>> model.predict_step(ef.ones([4, 2])).shape
@@ -522,7 +522,7 @@ class Trainer:
                 inconsistent (see the README for the full list).
             InvalidArgumentError: if x, y and sample_weight have different lengths.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
             >>> model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy",
@@ -577,7 +577,7 @@ class Trainer:
         Raises:
             RuntimeError: if the model is not compiled.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
             ...                                        kernel_initializer="zeros")])
@@ -608,7 +608,7 @@ class Trainer:
             steps: batches to predict (default: all).
             callbacks: callbacks receiving the ``on_predict_*`` hooks.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
             >>> model.predict(np.ones((70, 2)), batch_size=32, verbose=0).shape
@@ -655,7 +655,7 @@ class Trainer:
         Raises:
             RuntimeError: if the model is not compiled.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(optimizer="sgd", loss="mse", metrics=["mae"])
@@ -681,7 +681,7 @@ class Trainer:
         Raises:
             RuntimeError: if the model is not compiled.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,),
             ...                                        kernel_initializer="zeros")])
@@ -698,7 +698,7 @@ class Trainer:
     def predict_on_batch(self, x):
         """The model's output for exactly this batch, as NumPy (no batching, no callbacks).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, numpy as np
             >>> model = ef.Sequential([ef.layers.Dense(3, input_shape=(2,))])
             >>> model.predict_on_batch(np.ones((5, 2))).shape
@@ -721,7 +721,7 @@ class Trainer:
             FileExistsError: if the file exists and `overwrite` is False.
             InvalidArgumentError: if the model has no variables yet.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, os, tempfile
             >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
             >>> path = model.save_weights(os.path.join(tempfile.mkdtemp(), "w.h5"))
@@ -748,7 +748,7 @@ class Trainer:
             NotFoundError: if the file does not exist.
             InvalidArgumentError: if values do not fit the model's variables.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> callable(ef.Sequential().load_weights)
             True
@@ -773,7 +773,7 @@ class Trainer:
             FileExistsError: if the file exists and `overwrite` is False.
             InvalidArgumentError: if the model's config cannot be stored as JSON.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, os, tempfile
             >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
             >>> model.compile(optimizer="sgd", loss="mse")

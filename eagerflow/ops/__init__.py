@@ -8,6 +8,6 @@ register when their module is first imported. NumPy-level helpers live in `ops/k
 from eagerflow.ops import array, creation, indexing, linalg, math, operators, reduce
 from eagerflow.ops.kernels import memory
 
-memory.pin_malloc_thresholds()
+memory.pin_if_requested()  # opt-in only: EAGERFLOW_PIN_MALLOC=1
 
 __all__ = ["array", "creation", "indexing", "linalg", "math", "operators", "reduce"]

@@ -8,7 +8,7 @@ forward output where that saves work (elu, selu). Piecewise functions are writte
 (1.9 ms vs 0.17 ms on 400k elements). relu, softmax and log_softmax live in
 `ops/nn.py`; softplus and erf in `ops/special.py`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.nn.relu6([-1.0, 3.0, 9.0])
     ef.Tensor([0. 3. 6.], shape=(3,), dtype=float32)
@@ -59,7 +59,7 @@ def relu6(features, name=None):
     Returns:
         A tensor of the same shape and dtype; its gradient is 1 strictly inside (0, 6).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.relu6([-2, 4, 8])
         ef.Tensor([0 4 6], shape=(3,), dtype=int32)
@@ -90,7 +90,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     Returns:
         A tensor of the same shape and dtype.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.leaky_relu([-10.0, 1.0], alpha=0.1)
         ef.Tensor([-1.  1.], shape=(2,), dtype=float32)
@@ -134,7 +134,7 @@ def elu(features, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.elu([-1000.0, 0.0, 2.0])
         ef.Tensor([-1.  0.  2.], shape=(3,), dtype=float32)
@@ -177,7 +177,7 @@ def selu(features, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.selu([0.0, 1.0])
         ef.Tensor([0.       1.0507], shape=(2,), dtype=float32)
@@ -229,7 +229,7 @@ def gelu(features, approximate=False, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.gelu([-1.0, 0.0, 1.0])
         ef.Tensor([-0.1587  0.          0.8413 ], shape=(3,), dtype=float32)
@@ -271,7 +271,7 @@ def silu(features, beta=1.0, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.silu([-1000.0, 0.0, 2.0])
         ef.Tensor([-0.        0.        1.7616], shape=(3,), dtype=float32)
@@ -291,7 +291,7 @@ def softsign(features, name=None):
     Returns:
         A tensor of the same shape and dtype, in (-1, 1).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.softsign([-3.0, 1.0])
         ef.Tensor([-0.75  0.5 ], shape=(2,), dtype=float32)

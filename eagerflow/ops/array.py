@@ -2,7 +2,7 @@
 
 The creation ops (constant, zeros, fill, range, ...) live in `ops/creation.py`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.reshape(ef.range(6), [2, 3])
     >>> ef.transpose(x)
@@ -52,7 +52,7 @@ def _identity_grad(dy, out, x):
 def identity(input, name=None):  # noqa: A002 - TensorFlow's name
     """Returns a tensor with the same value as `input` (a new tensor object).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.identity([1, 2])
         ef.Tensor([1 2], shape=(2,), dtype=int32)
@@ -68,7 +68,7 @@ def _stop_gradient(x):
 def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
     """Returns `input` as a value that gradients do not flow through.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant(3.0)
         >>> with ef.GradientTape() as tape:
@@ -88,7 +88,7 @@ def _shape_op(x, out_type):
 def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """Returns the shape of `input` as a 1-D integer tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.shape(ef.zeros([2, 3]))
         ef.Tensor([2 3], shape=(2,), dtype=int32)
@@ -107,7 +107,7 @@ def _size_op(x, out_type):
 def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     """Returns the number of elements of `input` as a scalar integer tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.size(ef.zeros([2, 3]))
         ef.Tensor(6, shape=(), dtype=int32)
@@ -121,7 +121,7 @@ def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
 def rank(input, name=None):  # noqa: A002
     """Returns the number of dimensions of `input` as a scalar int32 tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.rank(ef.zeros([2, 3]))
         ef.Tensor(2, shape=(), dtype=int32)
@@ -148,7 +148,7 @@ def _reshape_grad(dy, out, x, shape):
 def reshape(tensor, shape, name=None):  # noqa: F811 - TensorFlow's argument name
     """Reshapes `tensor` to `shape` (one entry may be -1, inferred from the size).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reshape([1, 2, 3, 4], [2, -1])
         ef.Tensor(
@@ -185,7 +185,7 @@ def _transpose_grad(dy, out, x, perm):
 def transpose(a, perm=None, conjugate=False, name=None):
     """Permutes the dimensions of `a` (reverses them when `perm` is None).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.transpose(ef.zeros([2, 3, 4]), [2, 0, 1]).shape
         (4, 2, 3)
@@ -200,7 +200,7 @@ def transpose(a, perm=None, conjugate=False, name=None):
 def expand_dims(input, axis, name=None):  # noqa: A002
     """Inserts a dimension of size 1 at `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.expand_dims([1, 2], 0).shape
         (1, 2)
@@ -222,7 +222,7 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     Raises:
         InvalidArgumentError: if a listed axis does not have size 1.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.squeeze(ef.zeros([1, 2, 1])).shape
         (2,)
@@ -260,7 +260,7 @@ def _broadcast_to_grad(dy, out, x, shape):
 def broadcast_to(input, shape, name=None):  # noqa: A002
     """Broadcasts `input` to `shape` with NumPy's rules.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.broadcast_to([1, 2], [2, 2])
         ef.Tensor(
@@ -285,7 +285,7 @@ def _concat_grad(dy, out, *values, axis):
 def concat(values, axis, name=None):
     """Joins a list of tensors along an existing axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.concat([[[1, 2]], [[3, 4]]], axis=0)
         ef.Tensor(
@@ -322,7 +322,7 @@ def _stack_grad(dy, out, *values, axis):
 def stack(values, axis=0, name=None):
     """Joins a list of same-shaped tensors along a new axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.stack([[1, 2], [3, 4]], axis=1)
         ef.Tensor(
@@ -347,7 +347,7 @@ def _unstack_grad(dys, outs, x, axis):
 def unstack(value, num=None, axis=0, name=None):
     """Splits `value` along `axis` into a list of tensors with that axis removed.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> [t.numpy().tolist() for t in ef.unstack([[1, 2], [3, 4]])]
         [[1, 2], [3, 4]]
@@ -383,7 +383,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name=None):
         num_or_size_splits: a number of equal parts, or a list of sizes (one may be -1).
         axis: the axis to split.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> [t.shape for t in ef.split(ef.zeros([6, 2]), [1, 2, -1])]
         [(1, 2), (2, 2), (3, 2)]
@@ -437,7 +437,7 @@ def _tile_grad(dy, out, x, multiples):
 def tile(input, multiples, name=None):  # noqa: A002
     """Repeats `input` `multiples[i]` times along axis `i`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.tile([[1, 2]], [2, 1])
         ef.Tensor(
@@ -515,7 +515,7 @@ def _getitem_grad_op_grad(ddx, out, dy, key, shape):
 def getitem(tensor, key):
     """NumPy-style indexing and slicing (``tensor[key]``); differentiable.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant([[1, 2, 3], [4, 5, 6]])
         >>> x[1, ::2]

@@ -24,7 +24,7 @@ Grouped convolution (input depth a multiple of the filter's in_channels, as in T
 the same code with a batched matmul over groups; `depthwise_conv2d` is the grouped case
 with one input channel per group. `conv2d_transpose` is ``Conv2DBackpropInput`` itself.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.ones([1, 4, 4, 1])
     >>> ef.nn.conv2d(x, ef.ones([3, 3, 1, 1]), strides=1, padding="SAME")[0, :, :, 0]
@@ -264,7 +264,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
             the input depth; for bad ranks, dtypes, strides or paddings, and for a window
             larger than the padded input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.ones([2, 28, 28, 3])
         >>> ef.nn.conv2d(x, ef.ones([3, 3, 3, 8]), strides=2, padding="SAME").shape
@@ -298,7 +298,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     Raises:
         InvalidArgumentError: as `conv2d`, naming the 3-D shapes.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.conv1d(ef.ones([1, 5, 1]), ef.ones([3, 1, 1]), stride=1, padding="VALID")
         ef.Tensor(
@@ -348,7 +348,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
         InvalidArgumentError: when `output_shape` is inconsistent with the input shape,
             naming both.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.ones([1, 7, 7, 16])
         >>> ef.nn.conv2d_transpose(x, ef.ones([3, 3, 8, 16]), [1, 14, 14, 8], 2).shape
@@ -406,7 +406,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
         InvalidArgumentError: naming both shapes when the filter's in_channels are not the
             input depth.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.depthwise_conv2d(ef.ones([1, 8, 8, 3]), ef.ones([3, 3, 3, 2]), 1,
         ...                        "SAME").shape

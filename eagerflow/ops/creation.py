@@ -4,7 +4,7 @@ zeros, ones, fill, eye, range and linspace build a tensor from a shape and value
 zeros_like and ones_like take the shape of another tensor. All of them are at the top
 level (``ef.zeros``).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.zeros([2, 3]).shape, ef.fill([2], 7.0)
     ((2, 3), ef.Tensor([7. 7.], shape=(2,), dtype=float32))
@@ -33,7 +33,7 @@ def shape_list(shape, op_name: str) -> tuple:
         InvalidArgumentError: naming `op_name`, for a shape that is not a list of
             integers or has an unknown (None) dimension.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.ops import creation
         >>> creation.shape_list(ef.constant([2, 3]), "Reshape"), creation.shape_list(4, "Fill")
@@ -73,7 +73,7 @@ def constant(value, dtype=None, shape=None, name=None):
     Returns:
         A Tensor (a copy: later changes to `value` do not affect it).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constant([[1, 2], [3, 4]], dtype=ef.float32)
         ef.Tensor(
@@ -113,7 +113,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     Raises:
         InvalidArgumentError: if a tensor's dtype differs from `dtype`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.convert_to_tensor([1.0, 2.0]).dtype
         dtype('float32')
@@ -132,7 +132,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 def zeros(shape, dtype=dtypes.float32, name=None):
     """Creates a tensor of zeros.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.zeros([2])
         ef.Tensor([0. 0.], shape=(2,), dtype=float32)
@@ -143,7 +143,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
 def ones(shape, dtype=dtypes.float32, name=None):
     """Creates a tensor of ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.ones([2], dtype=ef.int32)
         ef.Tensor([1 1], shape=(2,), dtype=int32)
@@ -159,7 +159,7 @@ def _zeros_like(x, dtype):
 def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
     """Creates zeros with the shape (and by default the dtype) of `input`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.zeros_like([[1, 2]])
         ef.Tensor([[0 0]], shape=(1, 2), dtype=int32)
@@ -176,7 +176,7 @@ def _ones_like(x, dtype):
 def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
     """Creates ones with the shape (and by default the dtype) of `input`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.ones_like([1.0, 2.0])
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
@@ -198,7 +198,7 @@ def _fill_grad(dy, out, value, shape):
 def fill(dims, value, name=None):
     """Creates a tensor of shape `dims` filled with the scalar `value`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.fill([2, 2], 7)
         ef.Tensor(
@@ -216,7 +216,7 @@ def fill(dims, value, name=None):
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     """Creates an identity matrix (or a batch of them).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.eye(2)
         ef.Tensor(
@@ -236,7 +236,7 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - TF
 
     Integer arguments give int32, floats float32, like `ef.constant`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.range(5)
         ef.Tensor([0 1 2 3 4], shape=(5,), dtype=int32)
@@ -267,7 +267,7 @@ def _scalar_value(value):
 def linspace(start, stop, num, name=None, axis=0):
     """Creates `num` evenly spaced values from `start` to `stop` inclusive.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linspace(0.0, 1.0, 3)
         ef.Tensor([0.  0.5 1. ], shape=(3,), dtype=float32)

@@ -14,7 +14,7 @@ Each is one fused primitive computed in log-sum-exp form, so logits of any magni
 
 The gradients use the ``Softmax``/``Sigmoid`` ops, so second derivatives work.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.nn.sparse_softmax_cross_entropy_with_logits([0], [[1000.0, -1000.0]])
     ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -118,7 +118,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     Raises:
         InvalidArgumentError: for mismatched shapes, a bad axis, or non-float data.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.softmax_cross_entropy_with_logits([[0.0, 1.0]], [[0.0, 0.0]])
         ef.Tensor([0.6931], shape=(1,), dtype=float32)
@@ -177,7 +177,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
         InvalidArgumentError: for a label outside ``[0, classes)`` (naming it), mismatched
             shapes, or non-integer labels.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.sparse_softmax_cross_entropy_with_logits([1], [[0.0, 0.0]])
         ef.Tensor([0.6931], shape=(1,), dtype=float32)
@@ -231,7 +231,7 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     Raises:
         InvalidArgumentError: for mismatched shapes or non-float logits.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.sigmoid_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0])
         ef.Tensor([0.6931 0.6931], shape=(2,), dtype=float32)

@@ -12,7 +12,7 @@ routines, and their gradients are written with matmuls and these same ops:
   triangle with a halved diagonal (Murray, 2016). The input is treated as symmetric, so
   the gradient is symmetric, as in TensorFlow and JAX.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.linalg.det([[2.0, 0.0], [0.0, 3.0]])
     ef.Tensor(6.0, shape=(), dtype=float32)
@@ -95,7 +95,7 @@ def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
     Raises:
         InvalidArgumentError: for non-square or singular matrices.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.inv([[2.0, 0.0], [0.0, 4.0]])
         ef.Tensor(
@@ -129,7 +129,7 @@ def det(input, name=None):  # noqa: A002 - TensorFlow's name
     Raises:
         InvalidArgumentError: for non-square matrices.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.det([[[1.0, 2.0], [3.0, 4.0]]])
         ef.Tensor([-2.], shape=(1,), dtype=float32)
@@ -152,7 +152,7 @@ def logdet(matrix, name=None):
     Raises:
         InvalidArgumentError: for non-square or non-positive-definite matrices.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.logdet([[1e30, 0.0], [0.0, 1e30]])
         ef.Tensor(138.1551, shape=(), dtype=float32)
@@ -173,7 +173,7 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
     Raises:
         InvalidArgumentError: for a tensor of rank < 2.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.diag_part([[1.0, 2.0], [3.0, 4.0]])
         ef.Tensor([1. 4.], shape=(2,), dtype=float32)
@@ -201,7 +201,7 @@ def trace(x, name=None):
     Raises:
         InvalidArgumentError: for a tensor of rank < 2.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.trace([[1.0, 2.0], [3.0, 4.0]])
         ef.Tensor(5.0, shape=(), dtype=float32)
@@ -251,7 +251,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
     Raises:
         InvalidArgumentError: for mismatched shapes or dtypes, or a singular matrix.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.solve([[1.0, 1.0], [0.0, 2.0]], [[3.0], [2.0]], adjoint=True)
         ef.Tensor(
@@ -302,7 +302,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     Raises:
         InvalidArgumentError: for mismatched shapes or a zero on the diagonal.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.triangular_solve([[2.0, 99.0], [1.0, 1.0]], [[2.0], [3.0]])
         ef.Tensor(
@@ -349,7 +349,7 @@ def cholesky(input, name=None):  # noqa: A002 - TensorFlow's name
     Raises:
         InvalidArgumentError: for non-square or non-positive-definite matrices.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.cholesky([[4.0, 2.0], [2.0, 2.0]])
         ef.Tensor(

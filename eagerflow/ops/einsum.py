@@ -17,7 +17,7 @@ the other operands, ``einsum("out,s_j,...->s_i", dy, *others)``. Two cases need 
 
 Both are einsums (or a broadcast) again, so gradients of any order work.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.einsum("ij,jk->ik", [[1.0, 2.0]], [[3.0], [4.0]])
     ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
@@ -190,7 +190,7 @@ def einsum(equation, *inputs, **kwargs):
         InvalidArgumentError: for malformed equations, a term whose subscripts do not match
             its operand's rank, or mismatched sizes, naming them.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.ones([2, 3, 4])
         >>> ef.einsum("bij,bjk->bik", x, ef.ones([2, 4, 5])).shape

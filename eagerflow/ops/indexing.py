@@ -3,7 +3,7 @@
 Indices are bounds-checked: a negative or too-large index is an `InvalidArgumentError`
 that names it, never a silent wrap-around.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.gather([10, 20, 30], [2, 0])
     ef.Tensor([30 10], shape=(2,), dtype=int32)
@@ -113,7 +113,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     Raises:
         InvalidArgumentError: for an index out of range, naming it.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.gather([[1, 2], [3, 4], [5, 6]], [2, 0])
         ef.Tensor(
@@ -176,7 +176,7 @@ def _gather_nd_grad(dy, out, params, indices):
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Gathers slices of `params` addressed by the last axis of `indices`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]])
         ef.Tensor([3 2], shape=(2,), dtype=int32)
@@ -205,7 +205,7 @@ def _scatter_nd_grad(dy, out, indices, updates, shape):
 def scatter_nd(indices, updates, shape, name=None):
     """Scatters `updates` into zeros of `shape` at `indices`; duplicates are summed.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.scatter_nd([[1], [3], [1]], [1.0, 2.0, 3.0], [4])
         ef.Tensor([0. 4. 0. 2.], shape=(4,), dtype=float32)
@@ -243,7 +243,7 @@ def scatter_along_last_axis(updates, indices, depth):
 def boolean_mask(tensor, mask, axis=None, name=None):
     """Keeps the entries of `tensor` where `mask` is true (mask covers dims from `axis`).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.boolean_mask([[1, 2], [3, 4], [5, 6]], [True, False, True])
         ef.Tensor(
@@ -292,7 +292,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 
     Indices outside ``[0, depth)`` give a row of `off_value` (like TensorFlow).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.one_hot([0, 2], 3)
         ef.Tensor(
@@ -320,7 +320,7 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """Returns a mask whose row ``i`` is true for its first ``lengths[i]`` positions.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.sequence_mask([1, 3], 4)
         ef.Tensor(
@@ -387,7 +387,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         mode: ``"CONSTANT"``, ``"REFLECT"`` (mirror without the edge) or ``"SYMMETRIC"``
             (mirror with the edge).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.pad([[1, 2]], [[0, 0], [1, 1]])
         ef.Tensor([[0 1 2 0]], shape=(1, 4), dtype=int32)

@@ -1,6 +1,6 @@
 """Matrix products, norms and norm clipping.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.matmul([[2.0]], [[2.0]])
     ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
@@ -85,7 +85,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     Raises:
         InvalidArgumentError: naming both shapes when the inner dimensions differ.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.matmul([[1.0, 2.0]], [[3.0], [4.0]])
         ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
@@ -108,7 +108,7 @@ def tensordot(a, b, axes, name=None):
     Args:
         axes: an int N (last N axes of `a` with the first N of `b`) or a pair of axis lists.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.tensordot(ef.ones([2, 3]), ef.ones([3, 4]), axes=1).shape
         (2, 4)
@@ -159,7 +159,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     Raises:
         InvalidArgumentError: for an unsupported `ord`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.norm([[3.0, 4.0], [0.0, 0.0]], axis=1)
         ef.Tensor([5. 0.], shape=(2,), dtype=float32)
@@ -215,7 +215,7 @@ def _safe_l2(sum_of_squares):
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Rescales `t` so its L2 norm (over `axes`) is at most `clip_norm`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.clip_by_norm([3.0, 4.0], 1.0)
         ef.Tensor([0.6 0.8], shape=(2,), dtype=float32)
@@ -229,7 +229,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 def global_norm(t_list, name=None):
     """The L2 norm of all tensors in `t_list` together (None entries are skipped).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.global_norm([[3.0], None, [4.0]])
         ef.Tensor(5.0, shape=(), dtype=float32)
@@ -249,7 +249,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     Returns:
         ``(clipped_list, global_norm)``; None entries stay None.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> clipped, norm = ef.clip_by_global_norm([[3.0], [4.0]], 1.0)
         >>> float(norm), [c.numpy().tolist() for c in clipped]

@@ -4,7 +4,7 @@ Comparisons return bool tensors; logical ops need bool tensors (compare or cast 
 bitwise ops take bool or integer tensors and back the ``&``, ``|``, ``^`` and ``~``
 operators. `ef.math` and the top level expose them.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.logical_and(ef.greater([1, 5], 2), [True, True])
     ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -23,7 +23,7 @@ _equal = primitive("Equal", differentiable=False, fresh=True)(np.equal)
 def equal(x, y, name=None):
     """Returns the truth value of ``x == y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.equal([1, 2], 2)
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -39,7 +39,7 @@ def _not_equal(x, y):
 def not_equal(x, y, name=None):
     """Returns the truth value of ``x != y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.not_equal([1, 2], 2)
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -53,7 +53,7 @@ _less = primitive("Less", differentiable=False, fresh=True)(np.less)
 def less(x, y, name=None):
     """Returns the truth value of ``x < y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.less([1, 2], 2)
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -69,7 +69,7 @@ def _less_equal(x, y):
 def less_equal(x, y, name=None):
     """Returns the truth value of ``x <= y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.less_equal([1, 3], 2)
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -83,7 +83,7 @@ _greater = primitive("Greater", differentiable=False, fresh=True)(np.greater)
 def greater(x, y, name=None):
     """Returns the truth value of ``x > y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.greater([1, 3], 2)
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -99,7 +99,7 @@ def _greater_equal(x, y):
 def greater_equal(x, y, name=None):
     """Returns the truth value of ``x >= y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.greater_equal([1, 2], 2)
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -124,7 +124,7 @@ def _logical_and(x, y):
 def logical_and(x, y, name=None):
     """Returns ``x AND y`` elementwise for bool tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.logical_and([True, True], [True, False])
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -141,7 +141,7 @@ def _logical_or(x, y):
 def logical_or(x, y, name=None):
     """Returns ``x OR y`` elementwise for bool tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.logical_or([True, False], [False, False])
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -158,7 +158,7 @@ def _logical_xor(x, y):
 def logical_xor(x, y, name=None):
     """Returns ``x XOR y`` elementwise for bool tensors.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.logical_xor([True, True], [True, False])
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -175,7 +175,7 @@ def _logical_not(x):
 def logical_not(x, name=None):
     """Returns ``NOT x`` elementwise for a bool tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.logical_not([True, False])
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -191,7 +191,7 @@ def _bitwise_and(x, y):
 def bitwise_and(x, y, name=None):
     """Returns ``x & y`` elementwise for bool or integer tensors (the ``&`` operator).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constant([6, 5]) & 3
         ef.Tensor([2 1], shape=(2,), dtype=int32)
@@ -207,7 +207,7 @@ def _bitwise_or(x, y):
 def bitwise_or(x, y, name=None):
     """Returns ``x | y`` elementwise for bool or integer tensors (the ``|`` operator).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constant([True, False]) | ef.constant([False, False])
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -223,7 +223,7 @@ def _bitwise_xor(x, y):
 def bitwise_xor(x, y, name=None):
     """Returns ``x ^ y`` elementwise for bool or integer tensors (the ``^`` operator).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.constant([6, 5]) ^ 3
         ef.Tensor([5 6], shape=(2,), dtype=int32)
@@ -239,7 +239,7 @@ def _invert(x):
 def invert(x, name=None):
     """Returns ``~x``: logical NOT for bool tensors, bitwise NOT for integers.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ~ef.constant([True, False])
         ef.Tensor([False  True], shape=(2,), dtype=bool)

@@ -7,7 +7,7 @@ Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operan
 ``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
 the broadcast shape; the tape sums them back to each input's shape.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.add([1.0, 2.0], 1.0)
     ef.Tensor([2. 3.], shape=(2,), dtype=float32)
@@ -47,7 +47,7 @@ def _add_grad(dy, out, x, y):
 def add(x, y, name=None):
     """Returns ``x + y`` elementwise, with broadcasting.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.add([1, 2], [[10], [20]])
         ef.Tensor(
@@ -68,7 +68,7 @@ def _sub_grad(dy, out, x, y):
 def subtract(x, y, name=None):
     """Returns ``x - y`` elementwise, with broadcasting.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.subtract(5.0, [1.0, 2.0])
         ef.Tensor([4. 3.], shape=(2,), dtype=float32)
@@ -87,7 +87,7 @@ def _mul_grad(dy, out, x, y, needs):
 def multiply(x, y, name=None):
     """Returns ``x * y`` elementwise, with broadcasting.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.multiply([1.0, 2.0], 3.0)
         ef.Tensor([3. 6.], shape=(2,), dtype=float32)
@@ -109,7 +109,7 @@ def _div_grad(dy, out, x, y, needs):
 def divide(x, y, name=None):
     """Returns ``x / y`` elementwise (true division: integers give float64, like NumPy).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.divide([1.0, 3.0], 2.0)
         ef.Tensor([0.5 1.5], shape=(2,), dtype=float32)
@@ -141,7 +141,7 @@ def floordiv(x, y, name=None):
     Raises:
         InvalidArgumentError: for an integer division by zero.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.floordiv([7, -7], 2)
         ef.Tensor([ 3 -4], shape=(2,), dtype=int32)
@@ -169,7 +169,7 @@ def mod(x, y, name=None):
     Raises:
         InvalidArgumentError: for an integer division by zero.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.mod([7, -7], 3)
         ef.Tensor([1 2], shape=(2,), dtype=int32)
@@ -195,7 +195,7 @@ def _pow_grad(dy, out, x, y, needs):
 def pow(x, y, name=None):
     """Returns ``x ** y`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.pow([2.0, 3.0], 2.0)
         ef.Tensor([4. 9.], shape=(2,), dtype=float32)
@@ -218,7 +218,7 @@ def _squared_difference_grad(dy, out, x, y):
 def squared_difference(x, y, name=None):
     """Returns ``(x - y) ** 2`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.squared_difference([1.0, 4.0], 2.0)
         ef.Tensor([1. 4.], shape=(2,), dtype=float32)
@@ -249,7 +249,7 @@ def _masked_pair(dy, take_first, first, second):
 def maximum(x, y, name=None):
     """Returns the elementwise maximum of `x` and `y`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.maximum([1.0, 5.0], 3.0)
         ef.Tensor([3. 5.], shape=(2,), dtype=float32)
@@ -268,7 +268,7 @@ def _minimum_grad(dy, out, x, y, needs):
 def minimum(x, y, name=None):
     """Returns the elementwise minimum of `x` and `y`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.minimum([1.0, 5.0], 3.0)
         ef.Tensor([1. 3.], shape=(2,), dtype=float32)
@@ -281,7 +281,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
     The gradient flows only where `t` lies inside the interval.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.clip_by_value([-2.0, 0.5, 3.0], -1.0, 1.0)
         ef.Tensor([-1.   0.5  1. ], shape=(3,), dtype=float32)
@@ -305,7 +305,7 @@ def _cast_grad(dy, out, x, dtype):
 def cast(x, dtype, name=None):
     """Casts `x` to `dtype` (floats to ints truncate toward zero).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.cast([1.7, -1.7], ef.int32)
         ef.Tensor([ 1 -1], shape=(2,), dtype=int32)
@@ -337,7 +337,7 @@ def where(condition, x=None, y=None, name=None):
     Raises:
         InvalidArgumentError: if only one of `x` and `y` is given.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.where([True, False], [1.0, 2.0], [10.0, 20.0])
         ef.Tensor([ 1. 20.], shape=(2,), dtype=float32)

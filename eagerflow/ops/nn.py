@@ -5,7 +5,7 @@ the maximum, so no overflow for any logit) and a closed-form gradient. The other
 activations are in `activations.py`, cross-entropies in `cross_entropy.py`, convolutions
 in `conv.py`, pooling in `pooling.py`, and moments/batch norm in `normalization.py`.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.nn.relu([-1.0, 2.0])
     ef.Tensor([0. 2.], shape=(2,), dtype=float32)
@@ -53,7 +53,7 @@ def relu(features, name=None):
     Returns:
         A tensor of the same shape and dtype; its gradient is 1 where the output is > 0.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.relu([-3, 0, 3])
         ef.Tensor([0 0 3], shape=(3,), dtype=int32)
@@ -102,7 +102,7 @@ def softmax(logits, axis=-1, name=None):
     Raises:
         InvalidArgumentError: for non-float logits or an axis out of range.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.softmax([0.0, 0.0, 0.0, 0.0])
         ef.Tensor([0.25 0.25 0.25 0.25], shape=(4,), dtype=float32)
@@ -138,7 +138,7 @@ def log_softmax(logits, axis=-1, name=None):
     Raises:
         InvalidArgumentError: for non-float logits or an axis out of range.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.log_softmax([0.0, -1000.0])
         ef.Tensor([    0. -1000.], shape=(2,), dtype=float32)
@@ -211,7 +211,7 @@ def bias_add(value, bias, data_format=None, name=None):
     Raises:
         InvalidArgumentError: when `bias` is not 1-D or does not match the channel count.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.bias_add([[1.0, 2.0], [3.0, 4.0]], [10.0, 20.0])
         ef.Tensor(
@@ -287,7 +287,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         InvalidArgumentError: for `rate` outside ``[0, 1)``, a non-float `x`, or a bad
             `noise_shape`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> y = ef.nn.dropout(ef.ones([1000]), rate=0.5, seed=1)
         >>> sorted(set(y.numpy().tolist()))
@@ -328,7 +328,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     Raises:
         InvalidArgumentError: for an id out of range (naming it) or non-integer ids.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> table = ef.constant([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
         >>> ef.nn.embedding_lookup(table, [[2, 0]])
@@ -357,7 +357,7 @@ def l2_loss(t, name=None):
     Returns:
         A scalar tensor.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.l2_loss([1.0, 2.0])
         ef.Tensor(2.5, shape=(), dtype=float32)

@@ -7,7 +7,7 @@ instead of about ten for the composition of reductions). `batch_normalization` a
 them, doing the per-channel arithmetic on the small statistics first. Every input
 (including the mean, variance, offset and scale) gets a gradient of any order.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> mean, variance = ef.nn.moments([[1.0, 2.0], [3.0, 6.0]], axes=[0])
     >>> mean, variance
@@ -50,7 +50,7 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     Raises:
         InvalidArgumentError: for a non-float input or an axis out of range.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> mean, variance = ef.nn.moments(ef.ones([4, 2, 2, 3]), axes=[0, 1, 2])
         >>> mean.shape, float(variance[0])
@@ -109,7 +109,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     Raises:
         InvalidArgumentError: for a non-float `x`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.batch_normalization([1.0, 3.0], 2.0, 1.0, 0.5, 2.0, 0.0)
         ef.Tensor([-1.5  2.5], shape=(2,), dtype=float32)
@@ -141,7 +141,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     Raises:
         InvalidArgumentError: for a non-float input, or both `axis` and `dim` given.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.l2_normalize([3.0, 4.0])
         ef.Tensor([0.6 0.8], shape=(2,), dtype=float32)

@@ -12,7 +12,7 @@ the (padded) input covering every window at once, combined with ``np.maximum`` o
   cells, like TensorFlow. ``AvgPoolGrad(dy)`` spreads ``dy / count`` back; the two are
   linear and each other's transpose.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
     >>> ef.nn.max_pool2d(x, 2, 2, "VALID")[0, :, :, 0]
@@ -282,7 +282,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
         InvalidArgumentError: for a non-4-D input, bad sizes, or a window that does not
             fit.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.max_pool2d(ef.ones([8, 28, 28, 32]), 2, 2, "VALID").shape
         (8, 14, 14, 32)
@@ -312,7 +312,7 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
         InvalidArgumentError: for a non-4-D or non-float input, bad sizes, or explicit
             paddings.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.reshape(ef.range(9.0), [1, 3, 3, 1])
         >>> ef.nn.avg_pool2d(x, 2, 2, "SAME")[0, :, :, 0]
@@ -365,7 +365,7 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     Raises:
         InvalidArgumentError: as `max_pool2d`, or for a non-3-D input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.max_pool1d([[[1.0], [3.0], [2.0], [0.0]]], 2, 2, "VALID")
         ef.Tensor(
@@ -390,7 +390,7 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     Raises:
         InvalidArgumentError: as `avg_pool2d`, or for a non-3-D input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.avg_pool1d([[[1.0], [3.0], [2.0]]], 2, 2, "SAME")
         ef.Tensor(
@@ -428,7 +428,7 @@ def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
     Raises:
         InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.global_avg_pool2d(ef.ones([2, 5, 5, 3])).shape
         (2, 3)
@@ -451,7 +451,7 @@ def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
     Raises:
         InvalidArgumentError: for a non-4-D input or an unknown `data_format`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.nn.global_max_pool2d(ef.ones([2, 5, 5, 3]), keepdims=True).shape
         (2, 1, 1, 3)

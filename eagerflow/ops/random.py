@@ -5,7 +5,7 @@ dropout, shuffles) reproducible. An op-level `seed` picks its own stream, still 
 from the global seed; repeated calls with the same op seed draw new values. A
 `Generator` holds explicit state for code that wants no global state at all.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.random.set_seed(1)
     >>> a = ef.random.normal([2])
@@ -107,7 +107,7 @@ def _shuffle(value, rng):
 class Generator:
     """A random number generator with explicit state.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> g = ef.random.Generator.from_seed(42)
         >>> g.uniform([3]).shape
@@ -204,7 +204,7 @@ class SeedGenerator(Generator):
     Args:
         seed: an int for a reproducible stream; None for one seeded from the OS.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> a = ef.random.normal([2], seed=ef.random.SeedGenerator(1337))
         >>> b = ef.random.normal([2], seed=ef.random.SeedGenerator(1337))
@@ -240,7 +240,7 @@ _op_generators: dict = {}
 def set_seed(seed) -> None:
     """Sets the global seed: later random ops (and initializers, dropout, shuffles) repeat.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.random.set_seed(0)
     """
@@ -253,7 +253,7 @@ def set_seed(seed) -> None:
 def get_global_seed() -> int | None:
     """The seed last given to `set_seed` (None when no global seed is set).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.random.set_seed(3)
         >>> ef.random.get_global_seed()
@@ -268,7 +268,7 @@ def get_state() -> dict:
     The snapshot is plain data (JSON-serialisable); `set_state` rewinds the streams to it,
     so that code run again draws the same numbers (e.g. to resume training exactly).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> state = ef.random.get_state()
         >>> a = ef.random.normal([2])
@@ -327,7 +327,7 @@ def generator_for(seed) -> Generator:
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Draws from a normal distribution.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.random.normal([2, 3], stddev=0.1).shape
         (2, 3)
@@ -338,7 +338,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """Draws from a normal distribution truncated to two standard deviations.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> bool(ef.reduce_all(ef.abs(ef.random.truncated_normal([100])) <= 2.0))
         True
@@ -349,7 +349,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Draws uniformly from ``[minval, maxval)`` (maxval defaults to 1 for floats).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> x = ef.random.uniform([100], minval=2.0, maxval=3.0)
         >>> bool(ef.reduce_all((x >= 2.0) & (x < 3.0)))
@@ -361,7 +361,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
 def categorical(logits, num_samples, dtype=dtypes.int64, seed=None, name=None):
     """Draws `num_samples` class indices per row from the softmax of `logits`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.random.categorical([[0.0, 100.0]], 3)
         ef.Tensor([[1 1 1]], shape=(1, 3), dtype=int64)
@@ -372,7 +372,7 @@ def categorical(logits, num_samples, dtype=dtypes.int64, seed=None, name=None):
 def shuffle(value, seed=None, name=None):
     """Randomly permutes `value` along its first axis.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> sorted(ef.random.shuffle([1, 2, 3]).numpy().tolist())
         [1, 2, 3]

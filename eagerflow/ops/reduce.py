@@ -3,7 +3,7 @@
 `axis` is None (all axes), an int, or a list of ints; `keepdims` keeps reduced axes with
 size 1. Integer sums keep their dtype (int32 stays int32, as in TensorFlow).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> x = ef.constant([[1.0, 2.0], [3.0, 4.0]])
     >>> ef.reduce_sum(x), ef.reduce_mean(x, axis=0)
@@ -102,7 +102,7 @@ def _sum_grad(dy, out, x, axis=None, keepdims=False):
 def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
     """Sums elements over `axis` (all axes by default).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_sum([[1, 2], [3, 4]], axis=1)
         ef.Tensor([3 7], shape=(2,), dtype=int32)
@@ -134,7 +134,7 @@ def _mean_grad(dy, out, x, axis=None, keepdims=False):
 def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
     """Averages elements over `axis` (integer tensors give an integer mean, like TF).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_mean([[1.0, 2.0], [3.0, 4.0]], axis=0)
         ef.Tensor([2. 3.], shape=(2,), dtype=float32)
@@ -171,7 +171,7 @@ _max.gradient(_extreme_grad)
 def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
     """Takes the maximum over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_max([[1, 5], [3, 4]], axis=0)
         ef.Tensor([3 5], shape=(2,), dtype=int32)
@@ -191,7 +191,7 @@ _min.gradient(_extreme_grad)
 def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
     """Takes the minimum over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_min([[1, 5], [3, 4]], axis=1)
         ef.Tensor([1 3], shape=(2,), dtype=int32)
@@ -225,7 +225,7 @@ def _prod_grad(dy, out, x, axis, keepdims):
 def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
     """Multiplies elements over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_prod([[1.0, 2.0], [3.0, 4.0]])
         ef.Tensor(24.0, shape=(), dtype=float32)
@@ -253,7 +253,7 @@ def _logsumexp_grad(dy, out, x, axis, keepdims):
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """Computes ``log(sum(exp(x)))`` over `axis` without overflow.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_logsumexp([1000.0, 1000.0])
         ef.Tensor(1000.6932, shape=(), dtype=float32)
@@ -274,7 +274,7 @@ def _any(x, axis, keepdims):
 def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
     """Logical OR over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_any([[True, False], [False, False]], axis=1)
         ef.Tensor([ True False], shape=(2,), dtype=bool)
@@ -290,7 +290,7 @@ def _all(x, axis, keepdims):
 def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     """Logical AND over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_all([[True, False], [True, True]], axis=1)
         ef.Tensor([False  True], shape=(2,), dtype=bool)
@@ -301,7 +301,7 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance over `axis` (divides by N).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_variance([1.0, 2.0, 3.0, 4.0])
         ef.Tensor(1.25, shape=(), dtype=float32)
@@ -318,7 +318,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
     """Euclidean norm ``sqrt(sum(x ** 2))`` over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.reduce_euclidean_norm([3.0, 4.0])
         ef.Tensor(5.0, shape=(), dtype=float32)
@@ -329,7 +329,7 @@ def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation over `axis`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.reduce_std([1.0, 3.0])
         ef.Tensor(1.0, shape=(), dtype=float32)
@@ -345,7 +345,7 @@ def _argmax(x, axis, output_type):
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the largest value along `axis` (axis 0 when None, like TensorFlow).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.argmax([[1, 9], [7, 3]], axis=1)
         ef.Tensor([1 0], shape=(2,), dtype=int64)
@@ -363,7 +363,7 @@ def _argmin(x, axis, output_type):
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
     """Index of the smallest value along `axis` (axis 0 when None, like TensorFlow).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.argmin([[1, 9], [7, 3]], axis=1)
         ef.Tensor([0 1], shape=(2,), dtype=int64)
@@ -407,7 +407,7 @@ def _cumsum_grad(dy, out, x, axis, exclusive, reverse):
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative sum along `axis`; `exclusive` leaves out the current element.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.cumsum([1, 2, 3]), ef.cumsum([1, 2, 3], exclusive=True, reverse=True)
         (ef.Tensor([1 3 6], shape=(3,), dtype=int32), ef.Tensor([5 3 0], shape=(3,), dtype=int32))
@@ -434,7 +434,7 @@ def _cumprod_grad(dy, out, x, axis, exclusive, reverse):
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Cumulative product along `axis`; `exclusive` leaves out the current element.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.cumprod([1.0, 2.0, 3.0])
         ef.Tensor([1. 2. 6.], shape=(3,), dtype=float32)
@@ -462,7 +462,7 @@ def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     Returns:
         ``(values, indices)``; `indices` are int32.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> values, indices = ef.math.top_k([1.0, 5.0, 3.0], k=2)
         >>> values, indices

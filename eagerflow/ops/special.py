@@ -17,7 +17,7 @@ The maximum error against ``math.erf`` on a dense grid is 2 ulp (tests/ops/
 test_special.py checks it). Float32 and float16 inputs are evaluated in float64 with
 shorter series (enough for their precision: within 1 float32 ulp) and rounded once.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.math.erf([0.0, 0.5, 3.0])
     ef.Tensor([0.        0.5205 1.0000], shape=(3,), dtype=float32)
@@ -124,7 +124,7 @@ def check_float(x, op_name):
 
     The input check of the float-only elementwise kernels here and in `activations.py`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> from eagerflow.ops import special
         >>> try:
@@ -164,7 +164,7 @@ def erf(x, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.erf([-1.0, 1.0])
         ef.Tensor([-0.8427  0.8427], shape=(2,), dtype=float32)
@@ -199,7 +199,7 @@ def softplus(features, name=None):
     Raises:
         InvalidArgumentError: for a non-floating-point input.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.softplus([0.0, 2.0])
         ef.Tensor([0.6931 2.1269 ], shape=(2,), dtype=float32)
@@ -216,7 +216,7 @@ def log_sigmoid(x, name=None):
     Returns:
         A tensor of the same shape and dtype (all values <= 0).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.log_sigmoid([-1000.0, -1.0])
         ef.Tensor([-1000.           -1.3133], shape=(2,), dtype=float32)

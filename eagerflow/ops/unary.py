@@ -4,7 +4,7 @@ One input, one output of the same shape; each differentiable op has its gradient
 directly below it, written in eagerflow ops (so higher orders work). All of them are
 in `ef.math` and at the top level (``ef.exp``, ``ef.math.exp``).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.exp([0.0]), ef.square([3.0])
     (ef.Tensor([1.], shape=(1,), dtype=float32), ef.Tensor([9.], shape=(1,), dtype=float32))
@@ -31,7 +31,7 @@ def _neg_grad(dy, out, x):
 def negative(x, name=None):
     """Returns ``-x`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.negative([1.0, -2.0])
         ef.Tensor([-1.  2.], shape=(2,), dtype=float32)
@@ -50,7 +50,7 @@ def _abs_grad(dy, out, x):
 def abs(x, name=None):  # noqa: A001 - TensorFlow's name
     """Returns ``|x|`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.abs([-1.5, 2.0])
         ef.Tensor([1.5 2. ], shape=(2,), dtype=float32)
@@ -71,7 +71,7 @@ def _sign_grad(dy, out, x):
 def sign(x, name=None):
     """Returns -1, 0 or 1 elementwise, by the sign of `x` (its gradient is zero).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.sign([-3.0, 0.0, 2.0])
         ef.Tensor([-1.  0.  1.], shape=(3,), dtype=float32)
@@ -90,7 +90,7 @@ def _exp_grad(dy, out, x):
 def exp(x, name=None):
     """Returns ``e ** x`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.exp([0.0, 1.0])
         ef.Tensor([1.       2.7183], shape=(2,), dtype=float32)
@@ -111,7 +111,7 @@ def _expm1_grad(dy, out, x):
 def expm1(x, name=None):
     """Returns ``e ** x - 1`` elementwise, accurate for small `x`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> float(ef.expm1(1e-10)) > 0
         True
@@ -130,7 +130,7 @@ def _log_grad(dy, out, x):
 def log(x, name=None):
     """Returns the natural logarithm of `x` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.log([1.0, 100.0])
         ef.Tensor([0.        4.6052], shape=(2,), dtype=float32)
@@ -151,7 +151,7 @@ def _log1p_grad(dy, out, x):
 def log1p(x, name=None):
     """Returns ``log(1 + x)`` elementwise, accurate for small `x`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.log1p([0.0])
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -170,7 +170,7 @@ def _sqrt_grad(dy, out, x):
 def sqrt(x, name=None):
     """Returns the square root of `x` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.sqrt([4.0, 9.0])
         ef.Tensor([2. 3.], shape=(2,), dtype=float32)
@@ -192,7 +192,7 @@ def _rsqrt_grad(dy, out, x):
 def rsqrt(x, name=None):
     """Returns ``1 / sqrt(x)`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.rsqrt([4.0])
         ef.Tensor([0.5], shape=(1,), dtype=float32)
@@ -213,7 +213,7 @@ def _reciprocal_grad(dy, out, x):
 def reciprocal(x, name=None):
     """Returns ``1 / x`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.math.reciprocal([2.0, 4.0])
         ef.Tensor([0.5  0.25], shape=(2,), dtype=float32)
@@ -232,7 +232,7 @@ def _square_grad(dy, out, x):
 def square(x, name=None):
     """Returns ``x * x`` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.square([2.0, -3.0])
         ef.Tensor([4. 9.], shape=(2,), dtype=float32)
@@ -253,7 +253,7 @@ def _sin_grad(dy, out, x):
 def sin(x, name=None):
     """Returns the sine of `x` (radians) elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.sin([0.0])
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -274,7 +274,7 @@ def _cos_grad(dy, out, x):
 def cos(x, name=None):
     """Returns the cosine of `x` (radians) elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.cos([0.0])
         ef.Tensor([1.], shape=(1,), dtype=float32)
@@ -295,7 +295,7 @@ def _tan_grad(dy, out, x):
 def tan(x, name=None):
     """Returns the tangent of `x` (radians) elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.tan([0.0])
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -314,7 +314,7 @@ def _tanh_grad(dy, out, x):
 def tanh(x, name=None):
     """Returns the hyperbolic tangent of `x` elementwise.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.tanh([0.0])
         ef.Tensor([0.], shape=(1,), dtype=float32)
@@ -342,7 +342,7 @@ def _sigmoid_grad(dy, out, x):
 def sigmoid(x, name=None):
     """Returns ``1 / (1 + exp(-x))`` elementwise, without overflow for any `x`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.sigmoid([0.0, -1000.0])
         ef.Tensor([0.5 0. ], shape=(2,), dtype=float32)
@@ -358,7 +358,7 @@ def _floor(x):
 def floor(x, name=None):
     """Rounds `x` down elementwise (not differentiable).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.floor([1.5, -1.5])
         ef.Tensor([ 1. -2.], shape=(2,), dtype=float32)
@@ -374,7 +374,7 @@ def _ceil(x):
 def ceil(x, name=None):
     """Rounds `x` up elementwise (not differentiable).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.ceil([1.5, -1.5])
         ef.Tensor([ 2. -1.], shape=(2,), dtype=float32)
@@ -390,7 +390,7 @@ def _round(x):
 def round(x, name=None):  # noqa: A001 - TensorFlow's name
     """Rounds `x` to the nearest integer, halves to even (not differentiable).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.round([0.5, 1.5, 2.4])
         ef.Tensor([0. 2. 2.], shape=(3,), dtype=float32)

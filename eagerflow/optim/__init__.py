@@ -1,6 +1,6 @@
 """Optimizers (`ef.optim`): SGD, Adam, AdamW, RMSprop, Adagrad, and learning-rate schedules.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable([1.0, -1.0])
     >>> opt = ef.optim.Adam(learning_rate=0.1)

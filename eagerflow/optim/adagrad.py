@@ -1,6 +1,6 @@
 """Adagrad: per-element learning rates from the sum of squared gradients (Keras 3's rule).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable(1.0)
     >>> _ = ef.optim.Adagrad(learning_rate=0.1).apply_gradients([(ef.constant(1.0), w)])
@@ -32,7 +32,7 @@ class Adagrad(optimizer.Optimizer):
     Raises:
         ValueError: if `initial_accumulator_value` or `epsilon` is negative.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable([1.0])
         >>> opt = ef.optim.Adagrad(initial_accumulator_value=1.0)

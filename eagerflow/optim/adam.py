@@ -1,6 +1,6 @@
 """Adam, with optional AMSGrad: Keras 3's update rule (bias correction folded into the step).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable(1.0)
     >>> _ = ef.optim.Adam(learning_rate=0.1).apply_gradients([(ef.constant(5.0), w)])
@@ -37,7 +37,7 @@ class Adam(optimizer.Optimizer):
         amsgrad: use the AMSGrad variant.
         **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable([1.0, -1.0])
         >>> opt = ef.optim.Adam(learning_rate=0.01)

@@ -1,6 +1,6 @@
 """AdamW: Adam with decoupled weight decay (Loshchilov & Hutter), as in Keras 3.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable(1.0)
     >>> opt = ef.optim.AdamW(learning_rate=0.1, weight_decay=0.5)
@@ -31,7 +31,7 @@ class AdamW(adam.Adam):
     Raises:
         ValueError: if `weight_decay` is None or negative.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> opt = ef.optim.AdamW(weight_decay=0.01)
         >>> float(opt.weight_decay)

@@ -3,7 +3,7 @@
 Each function takes and returns tensors, so clipping runs the same eagerly and inside
 `ef.function`; gradients are never written in place.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.optim import clipping
     >>> clipping.clip_by_norm(ef.constant([3.0, 4.0]), 1.0)
@@ -25,7 +25,7 @@ def _l2_norm(grad):
 def clip_by_norm(grad, clipnorm: float):
     """``grad * clipnorm / max(norm(grad), clipnorm)``: rescales a tensor whose norm is larger.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
         >>> clipping.clip_by_norm(ef.constant([0.3, 0.4]), 1.0)
@@ -37,7 +37,7 @@ def clip_by_norm(grad, clipnorm: float):
 def clip_by_value(grad, clipvalue: float):
     """Clips every element of `grad` to ``[-clipvalue, clipvalue]``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
         >>> clipping.clip_by_value(ef.constant([-3.0, 0.5, 2.0]), 1.0)
@@ -52,7 +52,7 @@ def clip_by_global_norm(grads, clipnorm: float) -> list:
     As in TensorFlow and Keras, a non-finite global norm turns every gradient into NaN, so
     the problem shows instead of being silently clipped away. None entries stay None.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.optim import clipping
         >>> clipping.clip_by_global_norm([ef.constant([3.0]), ef.constant([4.0])], 1.0)

@@ -4,7 +4,7 @@
 a process; `optimizer.apply_gradients(..., global_step=step)` adds one to it per step.
 (The lead wires it as ``ef.train.get_or_create_global_step``.)
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.optim import global_step
     >>> step = global_step.get_or_create_global_step()
@@ -37,7 +37,7 @@ def get_or_create_global_step(graph=None) -> Variable:
     Returns:
         The global step Variable.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.optim.global_step import get_or_create_global_step
         >>> step = get_or_create_global_step()
@@ -58,7 +58,7 @@ def get_or_create_global_step(graph=None) -> Variable:
 def get_global_step(graph=None) -> Variable | None:
     """Returns the global step if `get_or_create_global_step` created it, else None.
 
-    Example:
+    Examples:
         >>> from eagerflow.optim import global_step
         >>> global_step.get_global_step() is None or global_step.get_global_step().name
         'global_step'

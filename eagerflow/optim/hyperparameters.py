@@ -6,7 +6,7 @@ the next step (no lazily created state to miss), reading them gives the Variable
 checkpoints save them. The learning rate may instead be a schedule, called with the
 optimizer's `iterations` every step, or a callable without arguments.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> opt = ef.optim.Adam(beta_1=0.8)
     >>> opt.beta_1.assign(0.85)
@@ -26,7 +26,7 @@ class Hyperparameter:
     Reading ``opt.<name>`` returns the Variable; assigning a number to it (or to the
     Variable) changes it from the next step on, and it is saved in checkpoints.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Heavy(ef.optim.SGD):
         ...     damping = ef.optim.Hyperparameter()

@@ -29,7 +29,7 @@ their variable, which the optimizer keeps alive so its `id` cannot be reused. Ea
 is announced through `Trackable._track_new_slot`, so a deferred checkpoint restore fills it
 before the first update reads it.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable([1.0, 2.0])
     >>> opt = ef.optim.SGD(learning_rate=0.1)
@@ -84,7 +84,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         ValueError: for a learning rate of the wrong type, a non-positive clipping value,
             more than one clipping option, or a negative weight decay.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable(3.0)
         >>> opt = ef.optim.SGD(learning_rate=0.5)
@@ -142,7 +142,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def variables(self) -> list[Variable]:
         """Every variable of the optimizer: iterations, hyperparameters, then the slots.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> opt = ef.optim.SGD(momentum=0.9)
             >>> opt.build([ef.Variable([1.0], name="w")])
@@ -179,7 +179,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
 
         Assign a float (or a Variable, schedule or callable) to change it for the next step.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> opt = ef.optim.SGD(0.1)
             >>> opt.learning_rate = 0.05
@@ -229,7 +229,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def current_learning_rate(self) -> float:
         """The learning rate the next step will use, as a Python float.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> schedule = ef.optim.schedules.PiecewiseConstantDecay([0], [1.0, 0.5])
             >>> opt = ef.optim.SGD(schedule)
@@ -259,7 +259,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def add_slot(self, var, slot_name: str, initial_value: float = 0.0) -> Variable:
         """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> opt = ef.optim.SGD()
             >>> v = ef.Variable([1.0, 2.0])
@@ -301,7 +301,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         `apply_gradients` does this for new variables on first use; calling it earlier makes
         the slots exist before a checkpoint is restored or saved.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> opt = ef.optim.Adam()
             >>> w = ef.Variable([1.0])
@@ -320,7 +320,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def get_slot_names(self) -> list[str]:
         """The names of the slots this optimizer keeps per variable.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.optim.Adam(amsgrad=True).get_slot_names()
             ['momentum', 'velocity', 'velocity_hat']
@@ -333,7 +333,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         Raises:
             NotFoundError: if `var` has no slots yet or the slot name is unknown.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> w = ef.Variable([1.0])
             >>> opt = ef.optim.SGD(0.5, momentum=0.9)
@@ -363,7 +363,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def reset_state(self) -> None:
         """Sets every slot back to its initial value and `iterations` to 0.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> w = ef.Variable([1.0])
             >>> opt = ef.optim.Adam()
@@ -385,7 +385,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             var_names: strings (regular expressions); a variable whose name contains one is
                 never decayed, e.g. ``["bias", "norm"]``.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> b = ef.Variable([1.0], name="dense/bias")
             >>> opt = ef.optim.AdamW(learning_rate=0.1, weight_decay=0.5)
@@ -415,7 +415,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         eagerly and inside `ef.function`. `learning_rate` is a scalar tensor of the
         variable's dtype; slots come from ``self.get_slot(variable, name)``.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> class SignSGD(ef.optim.Optimizer):
             ...     def update_step(self, gradient, variable, learning_rate):
@@ -468,7 +468,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 appears twice, or a variable is not floating-point.
             TypeError: if an item is not a ``(gradient, variable)`` pair of the right types.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> w = ef.Variable([1.0, 1.0])
             >>> _ = ef.optim.SGD(1.0).apply_gradients(zip([ef.constant([0.5, 0.25])], [w]))
@@ -591,7 +591,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             InvalidArgumentError: without `trainable_variables` when the optimizer was never
                 built, or when the counts differ.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> w = ef.Variable(1.0)
             >>> opt = ef.optim.SGD(0.5)
@@ -635,7 +635,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 tensor.
             InvalidArgumentError: if there are no variables to update.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> w = ef.Variable(2.0)
             >>> opt = ef.optim.SGD(learning_rate=0.25)
@@ -682,7 +682,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def get_config(self) -> dict:
         """The constructor arguments, as plain Python values (schedules serialized).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.optim.SGD(0.1, momentum=0.5).get_config()["momentum"]
             0.5
@@ -705,7 +705,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def from_config(cls, config: dict, custom_objects=None):
         """Creates an optimizer from `get_config()` output.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.optim.Adam.from_config(ef.optim.Adam(beta_2=0.99).get_config()).beta_2
             <ef.Variable 'adam/beta_2' shape=() dtype=float32, numpy=array(0.99, dtype=float32)>
@@ -733,7 +733,7 @@ def get(identifier, custom_objects=None):
         InvalidArgumentError (a ValueError): for an unknown name or an unsupported
             identifier.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.optim.get("RMSprop").get_slot_names()
         ['velocity']
@@ -748,7 +748,7 @@ def get(identifier, custom_objects=None):
 def serialize(optimizer) -> dict:
     """Returns ``{"class_name": ..., "config": ...}`` for an optimizer.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.optim.serialize(ef.optim.SGD(0.5))["config"]["learning_rate"]
         0.5
@@ -759,7 +759,7 @@ def serialize(optimizer) -> dict:
 def deserialize(config, custom_objects=None):
     """Creates an optimizer from `serialize` output.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.optim.deserialize({"class_name": "Adam", "config": {"beta_1": 0.8}}).name
         'adam'

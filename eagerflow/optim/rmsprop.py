@@ -1,6 +1,6 @@
 """RMSprop, plain, centered, and with momentum: Keras 3's update rule.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable(1.0)
     >>> _ = ef.optim.RMSprop(learning_rate=0.01).apply_gradients([(ef.constant(2.0), w)])
@@ -35,7 +35,7 @@ class RMSprop(optimizer.Optimizer):
         centered: normalize by an estimate of the gradient's variance instead.
         **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.optim.RMSprop(momentum=0.9, centered=True).get_slot_names()
         ['velocity', 'momentum', 'average_gradient']

@@ -4,7 +4,7 @@ An optimizer created with a schedule calls it with its `iterations` counter (the
 updates applied so far) at every step. Schedules compute in float32, like Keras, and return
 a scalar float32 Tensor; they can also be called directly with a step number.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> schedule = ef.optim.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
     >>> print(f"{float(schedule(0)):.3f} {float(schedule(10)):.3f} {float(schedule(20)):.3f}")
@@ -56,7 +56,7 @@ class LearningRateSchedule(abc.ABC):
     A subclass also implements `get_config` (its constructor arguments) so optimizers that
     use it can be serialized.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> class Halving(ef.optim.schedules.LearningRateSchedule):
         ...     def __call__(self, step):
@@ -79,7 +79,7 @@ class LearningRateSchedule(abc.ABC):
     def from_config(cls, config: dict):
         """Creates the schedule from `get_config()` output.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> s = ef.optim.schedules.ExponentialDecay(1.0, 10, 0.5)
             >>> float(type(s).from_config(s.get_config())(10))
@@ -126,7 +126,7 @@ class ExponentialDecay(_StepDecay):
     Raises:
         ValueError: if `decay_steps` is not positive.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.ExponentialDecay(1.0, 2, 0.5, staircase=True)
         >>> [float(s(i)) for i in range(5)]
@@ -155,7 +155,7 @@ class InverseTimeDecay(_StepDecay):
     Raises:
         ValueError: if `decay_steps` is not positive.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.InverseTimeDecay(1.0, decay_steps=1, decay_rate=1.0)
         >>> [float(s(i)) for i in range(4)]
@@ -185,7 +185,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     Raises:
         ValueError: if the lengths do not match or the boundaries are not increasing.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
         >>> [float(s(step)) for step in (0, 10, 11, 20, 21)]
@@ -240,7 +240,7 @@ class CosineDecay(LearningRateSchedule):
     Raises:
         ValueError: if `decay_steps` is not positive or `warmup_steps` is negative.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.CosineDecay(0.0, decay_steps=10, warmup_target=1.0,
         ...                                    warmup_steps=5)
@@ -292,7 +292,7 @@ _BUILT_IN = {cls.__name__: cls for cls in (
 def serialize(schedule: LearningRateSchedule) -> dict:
     """Returns ``{"class_name": ..., "config": ...}`` for a schedule.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.optim.schedules.serialize(ef.optim.schedules.PiecewiseConstantDecay([5], [1., .1]))
         {'class_name': 'PiecewiseConstantDecay', 'config': {'boundaries': [5], 'values': [1.0, 0.1], 'name': 'PiecewiseConstant'}}
@@ -310,7 +310,7 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRat
     Raises:
         ValueError: if the class name is unknown.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> s = ef.optim.schedules.deserialize(
         ...     {"class_name": "InverseTimeDecay",

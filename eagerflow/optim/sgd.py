@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with optional (Nesterov) momentum, Keras 3's update rule.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> w = ef.Variable(1.0)
     >>> opt = ef.optim.SGD(learning_rate=0.1, momentum=0.9)
@@ -34,7 +34,7 @@ class SGD(optimizer.Optimizer):
     Raises:
         ValueError: if `momentum` is not a float in [0, 1].
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable([1.0, 2.0])
         >>> _ = ef.optim.SGD(learning_rate=0.5).apply_gradients([(ef.constant([1.0, 2.0]), w)])

@@ -7,7 +7,7 @@ metrics, optimizers and the rest into configs and back (`get`, `serialize`, `des
 `register_serializable`). The file format is documented in `eagerflow.saving.h5format` and
 the README.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> v = ef.Variable([1.0, 2.0])

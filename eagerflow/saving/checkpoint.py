@@ -1,6 +1,6 @@
 """`Checkpoint`: save and restore named objects (models, optimizers, step counters).
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> directory = tempfile.mkdtemp()
@@ -43,7 +43,7 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
     Raises:
         InvalidArgumentError: if a variable holds non-numeric data (e.g. strings).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import checkpoint
         >>> checkpoint.collect_arrays({"w": [ef.Variable([1.0])]})
@@ -82,7 +82,7 @@ def resolve_path(save_path) -> str:
     Raises:
         NotFoundError: naming the path and what the directory holds.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.saving import checkpoint
@@ -132,7 +132,7 @@ class Checkpoint(trackable.Trackable):
         InvalidArgumentError: if an object holds no trackable state, or a name is one of
             the Checkpoint's own attributes.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> weights = {"w": ef.Variable([1.0, 2.0]), "b": ef.Variable(0.5)}
@@ -192,7 +192,7 @@ class Checkpoint(trackable.Trackable):
     def save_counter(self):
         """An int64 Variable counting `save` calls; saved and restored with the objects.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
@@ -212,7 +212,7 @@ class Checkpoint(trackable.Trackable):
         Returns:
             The path written.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = os.path.join(tempfile.mkdtemp(), "exact.h5")
@@ -245,7 +245,7 @@ class Checkpoint(trackable.Trackable):
         Returns:
             The path of the new checkpoint file.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> directory = tempfile.mkdtemp()
@@ -276,7 +276,7 @@ class Checkpoint(trackable.Trackable):
         Returns:
             A `CheckpointLoadStatus`.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = ef.Checkpoint(v=ef.Variable(2.0)).write(
@@ -311,7 +311,7 @@ class Checkpoint(trackable.Trackable):
             InvalidCheckpointError: if it is not a valid checkpoint file.
             InvalidArgumentError: on a shape/dtype mismatch, or if nothing matches.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> directory = tempfile.mkdtemp()

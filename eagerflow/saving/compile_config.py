@@ -6,7 +6,7 @@ Names stay names; built-in and custom `Loss`/`Metric` objects become ``{"class_n
 None}``), looked up again at load time in ``custom_objects`` or the registry
 (`ef.saving.register_serializable`).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.saving import compile_config
     >>> spec = compile_config.serialize_spec(["mae", ef.metrics.AUC()])
@@ -45,7 +45,7 @@ def serialize_spec(spec):
     Raises:
         TypeError: for a leaf that cannot be saved.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import compile_config
         >>> compile_config.serialize_spec({"a": "mse", "b": None})
         {'a': 'mse', 'b': None}
@@ -80,7 +80,7 @@ def deserialize_spec(spec, kind: str, custom_objects=None):
         ValueError: for a function name that is neither registered nor in
             `custom_objects`.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import compile_config
         >>> compile_config.deserialize_spec(["mae"], "metric")
         ['mae']
@@ -96,7 +96,7 @@ def deserialize_spec(spec, kind: str, custom_objects=None):
 def to_config(arguments: dict) -> dict:
     """The `compile` arguments (as stored by `Trainer.compile`) as a JSON-ready dict.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import compile_config
         >>> model = ef.Sequential([ef.layers.Dense(1)])
@@ -118,7 +118,7 @@ def to_config(arguments: dict) -> dict:
 def from_config(config: dict, custom_objects=None) -> dict:
     """The `compile` keyword arguments for a config from `to_config`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import compile_config
         >>> model = ef.Sequential([ef.layers.Dense(1)])

@@ -9,7 +9,7 @@ Temporary names are ``.<target name>.tmp-<host>-<pid>-<random>``, so a later sav
 recognise leftovers of a killed writer and remove them (`remove_stale_temporaries`): every
 `atomic_write` first removes those of dead processes of this host in its directory.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> from eagerflow.saving import fileio
     >>> d = tempfile.mkdtemp()
@@ -54,7 +54,7 @@ def _create_temporary(directory: str, target_name: str) -> str:
 def fsync_directory(directory: str) -> None:
     """Makes renames and deletions in `directory` durable (no-op where unsupported).
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from eagerflow.saving import fileio
         >>> fileio.fsync_directory(tempfile.mkdtemp())
@@ -83,7 +83,7 @@ def atomic_write(path, write_fn) -> str:
         Whatever `write_fn` raises; the temporary file is removed and `path` is untouched.
         A failing `fsync` or rename raises its `OSError`.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> from eagerflow.saving import fileio
         >>> target = os.path.join(tempfile.mkdtemp(), "out.bin")
@@ -140,7 +140,7 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
     Returns:
         The removed paths.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from eagerflow.saving import fileio
         >>> fileio.remove_stale_temporaries(tempfile.mkdtemp(), "ckpt-")
@@ -169,7 +169,7 @@ MAX_JSON_DEPTH = 200  # far deeper than any model config; far below Python's rec
 def json_depth(text: str) -> int:
     """The deepest nesting of arrays and objects in JSON `text` (strings skipped).
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import fileio
         >>> fileio.json_depth('{"a": [1, {"b": "[[["}]}')
         3
@@ -198,7 +198,7 @@ def loads_json(text: str, where: str, error=ValueError):
     """`json.loads` with the nesting depth checked first (a hostile file could otherwise
     exhaust the interpreter's recursion), errors raised as `error` naming `where`.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import fileio
         >>> fileio.loads_json('{"a": 1}', "config")
         {'a': 1}

@@ -17,7 +17,7 @@ attributes and numeric datasets (bool, int, uint, float, complex), never pickles
 evaluates anything, and rejects object/string/compound datasets, external or virtual
 storage, compressed or incompletely written data, and shapes larger than the file.
 
-Example:
+Examples:
     >>> import os, tempfile, numpy as np
     >>> from eagerflow.saving import h5format
     >>> path = os.path.join(tempfile.mkdtemp(), "demo.h5")
@@ -57,7 +57,7 @@ class InvalidCheckpointError(errors.InvalidArgumentError):
     """The file is not a readable eagerflow checkpoint (corrupt, truncated, hostile, or from
     an unknown format version). The message names the file.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = os.path.join(tempfile.mkdtemp(), "junk.h5")
@@ -73,7 +73,7 @@ class InvalidCheckpointError(errors.InvalidArgumentError):
 class Entry(NamedTuple):
     """Shape and dtype of one saved variable.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.saving.h5format import Entry
         >>> Entry((3, 4), np.dtype("float32")).shape
@@ -139,7 +139,7 @@ def _bytes_of(array: np.ndarray) -> memoryview:
 def crc32(array: np.ndarray) -> int:
     """The CRC-32 of a C-contiguous array's bytes (zlib's; it releases the GIL).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.saving import h5format
         >>> h5format.crc32(np.zeros(4, np.uint8))
@@ -155,7 +155,7 @@ def crc32c(array: np.ndarray) -> int:
     Raises:
         ModuleNotFoundError: when the package is not installed (`has_crc32c` says so).
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.saving import h5format
         >>> h5format.crc32c(np.zeros(4, np.uint8)) if h5format.has_crc32c() else 1214729159
@@ -172,7 +172,7 @@ def has_crc32c() -> bool:
     """Whether reads verify the fast hardware CRC-32C (the ``crc32c`` package is installed)
     rather than zlib's CRC-32.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import h5format
         >>> h5format.has_crc32c() in (True, False)
         True
@@ -216,7 +216,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None,
     Returns:
         The path written, as a string.
 
-    Example:
+    Examples:
         >>> import os, tempfile, numpy as np
         >>> from eagerflow.saving import h5format
         >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
@@ -294,7 +294,7 @@ class Reader:
             eagerflow checkpoint, has an unknown format version, or holds a dataset or
             attribute the format does not allow.
 
-    Example:
+    Examples:
         >>> import os, tempfile, numpy as np
         >>> from eagerflow.saving import h5format
         >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
@@ -441,7 +441,7 @@ class Reader:
     def read_into(self, key: str, out: np.ndarray) -> None:
         """Reads entry `key` into `out` (same shape and dtype, C-contiguous) in place.
 
-        Example:
+        Examples:
             >>> import os, tempfile, numpy as np
             >>> from eagerflow.saving import h5format
             >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
@@ -530,7 +530,7 @@ class Reader:
             InvalidCheckpointError: naming the first entry that cannot be read or does not
                 match its checksum.
 
-        Example:
+        Examples:
             >>> import os, tempfile, numpy as np
             >>> from eagerflow.saving import h5format
             >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
@@ -563,7 +563,7 @@ class Reader:
     def metadata(self, name: str) -> bytes | None:
         """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> from eagerflow.saving import h5format
             >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "m.h5"), {}, "model",

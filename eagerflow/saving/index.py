@@ -14,7 +14,7 @@ is rewritten atomically after each checkpoint file is complete, so it never name
 partial file. `checkpoints` is oldest first; `preserved` lists files that
 ``keep_checkpoint_every_n_hours`` exempted from deletion.
 
-Example:
+Examples:
     >>> import tempfile
     >>> from eagerflow.saving import index
     >>> d = tempfile.mkdtemp()
@@ -39,7 +39,7 @@ _VERSION = 1
 class IndexEntry(NamedTuple):
     """One checkpoint file (a bare name in the directory) and when it was written.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving.index import IndexEntry
         >>> IndexEntry("ckpt-1.h5", 0.0)._asdict()
         {'file': 'ckpt-1.h5', 'time': 0.0}
@@ -52,7 +52,7 @@ class IndexEntry(NamedTuple):
 class Index:
     """The parsed index of one directory (see the module docstring).
 
-    Example:
+    Examples:
         >>> from eagerflow.saving.index import Index
         >>> state = Index()
         >>> state.add("ckpt-1.h5", 10.0)
@@ -69,7 +69,7 @@ class Index:
     def add(self, file: str, time: float) -> None:
         """Records `file` as the newest checkpoint (moving it to the end if listed).
 
-        Example:
+        Examples:
             >>> from eagerflow.saving.index import Index
             >>> state = Index()
             >>> for name in ("a.h5", "b.h5", "a.h5"):
@@ -127,7 +127,7 @@ def read(directory) -> Index | None:
     Raises:
         InvalidArgumentError: if the index exists but is not a valid index file.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> from eagerflow.saving import index
         >>> d = tempfile.mkdtemp()
@@ -185,7 +185,7 @@ def latest_checkpoint(checkpoint_dir) -> str | None:
     Raises:
         InvalidArgumentError: if the directory's index file is corrupted.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> d = tempfile.mkdtemp()

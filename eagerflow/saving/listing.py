@@ -2,7 +2,7 @@
 
 Also a command: ``python -m eagerflow.saving FILE`` prints every saved variable.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
@@ -31,7 +31,7 @@ def list_variables(ckpt_dir_or_file) -> list:
     Raises:
         NotFoundError, InvalidCheckpointError: as `Checkpoint.restore`.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
@@ -56,7 +56,7 @@ def load_variable(ckpt_dir_or_file, name: str):
     Raises:
         NotFoundError: if the file does not exist or has no value at `name`.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
@@ -83,7 +83,7 @@ class CheckpointReader:
     Each `get_tensor` opens the file, reads that value and checks its checksum; the
     reader keeps only the file's table of contents.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
@@ -132,7 +132,7 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
         NotFoundError: if there is no such file (or no checkpoint in the directory).
         InvalidCheckpointError: if the file is not a valid checkpoint.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(step=ef.Variable(3)).write(
@@ -147,7 +147,7 @@ def list_variables_tf(ckpt_dir_or_file) -> list:
     """TensorFlow's `tf.train.list_variables`: ``[(name, shape as a list), ...]`` sorted by
     name (`ef.saving.list_variables` also gives each dtype).
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = ef.Checkpoint(w=ef.Variable([[1.0, 2.0]])).write(
@@ -161,7 +161,7 @@ def list_variables_tf(ckpt_dir_or_file) -> list:
 def main(argv=None) -> int:
     """Prints the variables of each checkpoint named on the command line.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.saving import listing

@@ -5,7 +5,7 @@ same directory, in a new process, knows the checkpoints an earlier one wrote. Ea
 writes the new file completely, then rewrites the index, then deletes the files that fell
 out of it: a crash at any point leaves the index naming only complete files.
 
-Example:
+Examples:
     >>> import tempfile
     >>> import eagerflow as ef
     >>> directory = tempfile.mkdtemp()
@@ -52,7 +52,7 @@ class CheckpointManager:
         InvalidArgumentError: for a non-Checkpoint, a bad `max_to_keep`,
             `keep_checkpoint_every_n_hours` or `checkpoint_name`.
 
-    Example:
+    Examples:
         >>> import tempfile
         >>> import eagerflow as ef
         >>> weights = ef.Variable([1.0, 2.0])
@@ -110,7 +110,7 @@ class CheckpointManager:
     def checkpoint(self):
         """The managed `Checkpoint`.
 
-        Example:
+        Examples:
             >>> import tempfile
             >>> import eagerflow as ef
             >>> ckpt = ef.Checkpoint(v=ef.Variable(1.0))
@@ -123,7 +123,7 @@ class CheckpointManager:
     def directory(self) -> str:
         """The directory checkpoints are written to.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)), "runs/a").directory
             'runs/a'
@@ -134,7 +134,7 @@ class CheckpointManager:
     def checkpoints(self) -> list:
         """Paths of the kept checkpoints, oldest first.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> manager = ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)),
@@ -149,7 +149,7 @@ class CheckpointManager:
     def latest_checkpoint(self) -> str | None:
         """Path of the newest checkpoint, or None before the first save.
 
-        Example:
+        Examples:
             >>> import tempfile
             >>> import eagerflow as ef
             >>> manager = ef.CheckpointManager(ef.Checkpoint(v=ef.Variable(1.0)),
@@ -174,7 +174,7 @@ class CheckpointManager:
         Raises:
             InvalidArgumentError: if `checkpoint_number` is not a non-negative integer.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> step = ef.Variable(500)
@@ -227,7 +227,7 @@ class CheckpointManager:
         Raises:
             InvalidCheckpointError: if every kept checkpoint is unreadable.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> directory, v = tempfile.mkdtemp(), ef.Variable(1.0)

@@ -21,7 +21,7 @@ What a model object provides (all optional except where said):
 * ``get_compile_config()`` / ``compile_from_config(config)`` to come back compiled;
 * an ``optimizer`` attribute (a Trackable) whose state `save_model` stores.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> from eagerflow.core.trackable import Trackable
@@ -79,7 +79,7 @@ def save_weights(model, filepath) -> str:
     Raises:
         InvalidArgumentError: if `model` is not a Trackable or has no variables yet.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable
@@ -122,7 +122,7 @@ def load_weights(model, filepath, skip_mismatch=False):
             value in the file (with a side-by-side table; nothing is assigned then), or if
             the file has no ``model/`` values matching the model at all.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable
@@ -191,7 +191,7 @@ def save_model(model, filepath, include_optimizer=True) -> str:
         InvalidArgumentError: if the model has no ``get_config()`` or its config is not
             JSON-serializable.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable
@@ -282,7 +282,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         InvalidCheckpointError: if it is not a valid model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.core.trackable import Trackable

@@ -6,7 +6,7 @@
 other custom objects (a custom loss function, a metric class) go in `custom_objects` or
 are registered with `ef.saving.register_serializable`.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))])
     >>> model.compile(optimizer="adam", loss="mse")
@@ -39,7 +39,7 @@ def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Ker
         InvalidCheckpointError: if it is not a model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> callable(ef.models.load_model)
         True

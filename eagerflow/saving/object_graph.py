@@ -11,7 +11,7 @@ Path components are percent-escaped (``%`` -> ``%25``, ``/`` -> ``%2F``, and the
 ``""``, ``"."`` and ``".."`` -> ``%00``, ``%2E``, ``%2E%2E``), so any dict key makes a
 valid, reversible HDF5 name.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> from eagerflow.saving import object_graph
     >>> g = object_graph.walk({"step": ef.Variable(0), "layers": [{"w/b": ef.Variable(1.0)}]})
@@ -31,7 +31,7 @@ SLOTS = "slots"
 def escape(name) -> str:
     """Makes one path component from a child name (see the module docstring).
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import object_graph
         >>> object_graph.escape("a/b"), object_graph.escape(3), object_graph.escape(".")
         ('a%2Fb', '3', '%2E')
@@ -45,7 +45,7 @@ def escape(name) -> str:
 def join(parent: str, child: str) -> str:
     """Joins an (already escaped) parent path and child component.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import object_graph
         >>> object_graph.join("model", "kernel"), object_graph.join("", "step")
         ('model/kernel', 'step')
@@ -64,7 +64,7 @@ class ObjectGraph:
         nodes: ``{path: object}`` for every object reached (trackables, containers,
             variables), used to tell pending values from unusable ones.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import object_graph
         >>> g = object_graph.walk({"w": ef.Variable(1.0)})
@@ -82,7 +82,7 @@ class ObjectGraph:
     def path_of(self, obj) -> str | None:
         """The path at which the walk first reached `obj`, or None.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> from eagerflow.saving import object_graph
             >>> v = ef.Variable(1.0)
@@ -94,7 +94,7 @@ class ObjectGraph:
     def all_variables(self) -> dict:
         """Variables and slots together: ``{path: Variable}``.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef
             >>> from eagerflow.saving import object_graph
             >>> list(object_graph.walk({"a": ef.Variable(1.0)}).all_variables())
@@ -151,7 +151,7 @@ def walk(roots: dict, exclude=()) -> ObjectGraph:
         InvalidArgumentError: if two children of one object get the same name, or an
             optimizer has a child named ``"slots"`` (reserved for its slot variables).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import object_graph
         >>> shared = ef.Variable(1.0)

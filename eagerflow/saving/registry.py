@@ -14,7 +14,7 @@ that lists the known names and says how to register one. Nothing is ever importe
 name read from a file: a kind's package is imported (by its fixed module name) only so
 that its table is filled.
 
-Example:
+Examples:
     >>> from eagerflow.saving import registry
     >>> @registry.register_serializable(name="ExampleScale")
     ... class Scale:
@@ -89,7 +89,7 @@ def register(kind: str, obj, *aliases: str):
     Returns:
         `obj`, so that it can be used as a decorator.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import registry
         >>> registry.get("activation", "ReLU") is ef.activations.relu
@@ -115,7 +115,7 @@ def _ensure_package(kind: str) -> None:
 def known_names(kind: str) -> list:
     """The names `get(kind, name)` accepts, sorted.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> registry.known_names("optimizer")[:3]
         ['Adagrad', 'Adam', 'AdamW']
@@ -142,7 +142,7 @@ def register_serializable(cls=None, *, name: str | None = None):
     Raises:
         InvalidArgumentError: if `name` already names a different class.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> @registry.register_serializable
         ... def example_activation(x):
@@ -177,7 +177,7 @@ def register_serializable(cls=None, *, name: str | None = None):
 def get_registered_name(obj) -> str:
     """The name `obj` (a class or function) is registered under, else its ``__name__``.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> registry.get_registered_name(registry.register_serializable(
         ...     type("DocThing", (), {}), name="DocRenamed"))
@@ -210,7 +210,7 @@ def get_registered_object(name: str, custom_objects=None, kind: str | None = Non
     Without `kind`, every kind's table is searched (after the custom objects, the scopes
     and before the user registry).
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> registry.get_registered_object("Foo", custom_objects={"Foo": int})
         <class 'int'>
@@ -233,7 +233,7 @@ def custom_object_scope(custom_objects: dict):
     Nested deserialization (a Sequential rebuilding its layers) sees the objects without
     having them passed down.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> with registry.custom_object_scope({"Bar": dict}):
         ...     registry.get_registered_object("Bar")
@@ -261,7 +261,7 @@ def serialize(obj, kind: str | None = None):
         InvalidArgumentError: if `obj` has no ``get_config`` method (and is not a
             registered function).
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> class Window:
         ...     def get_config(self):
@@ -315,7 +315,7 @@ def deserialize(config, custom_objects=None, kind: str | None = None):
     Raises:
         InvalidArgumentError: if `config` is malformed or names an unknown class.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> registry.deserialize({"class_name": "Unknown", "config": {}})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
@@ -371,7 +371,7 @@ def get(kind: str, identifier, custom_objects=None):
         InvalidArgumentError: for an unknown name (listing the known ones) or an identifier
             that is none of these.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> registry.get("metric", "acc")
         <ef.metrics.Accuracy name='accuracy'>
@@ -419,7 +419,7 @@ class Configurable:
     constructor takes arguments overrides `get_config` to return them as plain values, and
     `from_config` and `repr` follow from it.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving import registry
         >>> class Scale(registry.Configurable):
         ...     def __init__(self, factor=1.0):

@@ -7,7 +7,7 @@ whose variables do not exist yet but could still appear (their parent object exi
 unbuilt layer, an optimizer without slots yet). Those wait in the returned
 `status.CheckpointLoadStatus`.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> from eagerflow.saving import restore
@@ -60,7 +60,7 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
         InvalidArgumentError: on a shape/dtype mismatch (nothing is assigned then), a
             missing value with `strict`, or if nothing in the file matches anything.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> from eagerflow.saving import restore

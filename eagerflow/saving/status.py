@@ -6,7 +6,7 @@ is still pending, and listens (through `Trackable._track_new_variable` /
 the moment it is created. It stays alive as long as the objects it restores into (it is
 attached to them), and stops listening once nothing is pending.
 
-Example:
+Examples:
     >>> import os, tempfile
     >>> import eagerflow as ef
     >>> path = os.path.join(tempfile.mkdtemp(), "v.h5")
@@ -39,7 +39,7 @@ _live: weakref.WeakSet = weakref.WeakSet()  # statuses with values still pending
 class Mismatch(NamedTuple):
     """A saved value whose shape or dtype differs from its variable's.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.saving.status import Mismatch
         >>> f32 = np.dtype("float32")
@@ -76,7 +76,7 @@ class _Attachments(list):
 def short_list(paths, limit: int = 5) -> str:
     """A short list of paths for messages.
 
-    Example:
+    Examples:
         >>> from eagerflow.saving.status import short_list
         >>> short_list(["a", "b", "c"], limit=2)
         "'a', 'b', ... (1 more)"
@@ -100,7 +100,7 @@ class CheckpointLoadStatus:
         missing: paths of existing variables that found no value in the file.
         mismatched: `Mismatch` records skipped because of ``skip_mismatch=True``.
 
-    Example:
+    Examples:
         >>> import os, tempfile
         >>> import eagerflow as ef
         >>> path = os.path.join(tempfile.mkdtemp(), "ab.h5")
@@ -182,7 +182,7 @@ class CheckpointLoadStatus:
         Returns:
             The report text (first line as `str(status)`).
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = os.path.join(tempfile.mkdtemp(), "w.h5")
@@ -227,7 +227,7 @@ class CheckpointLoadStatus:
         Raises:
             AssertionError: listing unused, pending, missing and mismatched paths.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = ef.Checkpoint(v=ef.Variable(1.0)).write(
@@ -257,7 +257,7 @@ class CheckpointLoadStatus:
         Raises:
             AssertionError: listing missing and mismatched paths.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = ef.Checkpoint(v=ef.Variable(1.0)).write(
@@ -288,7 +288,7 @@ class CheckpointLoadStatus:
         Returns:
             self.
 
-        Example:
+        Examples:
             >>> import os, tempfile
             >>> import eagerflow as ef
             >>> path = ef.Checkpoint(a=ef.Variable(1.0), b=ef.Variable(2.0)).write(
@@ -439,7 +439,7 @@ def warn_pending_restores() -> None:
     means the model's structure differs from the checkpoint's. Restores marked with
     `expect_partial()` are skipped.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.saving.warn_pending_restores()  # nothing pending: no warning
     """
@@ -468,7 +468,7 @@ def pending_values(walked) -> dict:
     Returns:
         ``{path in walked: ndarray}``.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.saving import object_graph, status
         >>> status.pending_values(object_graph.walk({"v": ef.Variable(1.0)}))  # nothing pending

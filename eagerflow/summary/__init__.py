@@ -2,7 +2,7 @@
 
 Writing needs the optional tensorboardX package: ``pip install 'eagerflow[tensorboard]'``.
 
-Example:
+Examples:
     >>> import eagerflow as ef, tempfile
     >>> logdir = tempfile.mkdtemp()
     >>> writer = ef.summary.create_file_writer(logdir)

@@ -5,7 +5,7 @@ default writer, or a `record_if` condition said no), like TensorFlow's. The prot
 TensorBoard's classic forms, which every TensorBoard version reads: a simple value for
 scalars, a histogram proto, PNG-encoded images, and a string tensor for the text plugin.
 
-Example:
+Examples:
     >>> import eagerflow as ef, numpy as np, tempfile
     >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default(step=0):
     ...     ef.summary.histogram("weights", np.arange(10.0))
@@ -110,7 +110,7 @@ def scalar(name, data, step=None, description=None) -> bool:
         InvalidArgumentError: if `data` has more than one element or is not numeric, or no
             step is known.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     ef.summary.scalar("loss", ef.constant(0.5), step=1)
@@ -154,7 +154,7 @@ def histogram(name, data, step=None, buckets=None, description=None) -> bool:
         InvalidArgumentError: for non-numeric data, NaN or infinite values, or a bucket
             count that is not a positive int.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     ef.summary.histogram("w", ef.random.normal([100]), step=0, buckets=10)
@@ -228,7 +228,7 @@ def image(name, data, step=None, max_outputs=3, description=None) -> bool:
         InvalidArgumentError: for a shape that is not (k, h, w, 1|3|4), or a
             `max_outputs` that is not a positive int.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     ef.summary.image("digit", np.random.rand(1, 8, 8, 1), step=0)
@@ -283,7 +283,7 @@ def text(name, data, step=None, description=None) -> bool:
     Raises:
         InvalidArgumentError: if `data` is not made of strings.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     ef.summary.text("notes", "**lr** = 0.1", step=0)

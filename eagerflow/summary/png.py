@@ -3,7 +3,7 @@
 TensorBoard stores images as encoded PNG bytes. An uncompressed-filter PNG is a few
 chunks around a zlib stream, so the standard library is enough.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.summary import png
     >>> png.encode_png(np.zeros((2, 3, 1), np.uint8))[:8]
@@ -39,7 +39,7 @@ def encode_png(pixels: np.ndarray) -> bytes:
     Raises:
         ValueError: if the array is not uint8 of rank 3 with 1 to 4 channels.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.summary import png
         >>> len(png.encode_png(np.full((4, 4, 3), 255, np.uint8))) > 8

@@ -13,7 +13,7 @@ Event files are written synchronously through tensorboardX's record writer (an o
 dependency: ``pip install 'eagerflow[tensorboard]'``): `flush()` therefore means the events are
 in the file, which tensorboardX's own queue-and-thread writer does not guarantee.
 
-Example:
+Examples:
     >>> import eagerflow as ef, tempfile
     >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
     >>> with writer.as_default(step=3):
@@ -87,7 +87,7 @@ class SummaryWriter:
     Create it with `create_file_writer`. Use it with `as_default()` (a context manager) or
     `set_as_default()`; the summary ops write to the default writer.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
         >>> writer.set_as_default(step=0)
@@ -153,7 +153,7 @@ class SummaryWriter:
             step: optional default step for the block (an int or a Variable read at each
                 write); the previous default step comes back on exit.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, tempfile
             >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
             >>> with writer.as_default():
@@ -173,7 +173,7 @@ class SummaryWriter:
         Args:
             step: optional default step (an int or a Variable).
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, tempfile
             >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
             >>> writer.set_as_default(step=0)
@@ -208,7 +208,7 @@ class SummaryWriter:
     def flush(self) -> None:
         """Pushes every summary written so far into the event file.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, tempfile
             >>> ef.summary.create_file_writer(tempfile.mkdtemp()).flush()
         """
@@ -224,7 +224,7 @@ class SummaryWriter:
 
         A closed writer stops being this thread's default writer.
 
-        Example:
+        Examples:
             >>> import eagerflow as ef, tempfile
             >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
             >>> writer.close()
@@ -290,7 +290,7 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
         ImportError: if tensorboardX is missing (install ``eagerflow[tensorboard]``).
         InvalidArgumentError: if `logdir` is an existing file.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> writer = ef.summary.create_file_writer(tempfile.mkdtemp())
         >>> with writer.as_default():
@@ -308,7 +308,7 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
 def create_noop_writer():
     """Returns a writer that discards everything (handy to switch logging off).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> with ef.summary.create_noop_writer().as_default():
         ...     ef.summary.scalar("loss", 1.0, step=0)
@@ -320,7 +320,7 @@ def create_noop_writer():
 def set_step(step) -> None:
     """Sets the default step of the summary ops in this thread (an int, a Variable, or None).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.summary.set_step(5)
         >>> ef.summary.get_step()
@@ -333,7 +333,7 @@ def set_step(step) -> None:
 def get_step():
     """The default step set by `set_step` or `as_default(step=...)`, or None.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.summary.set_step(7)
         >>> ef.summary.get_step()
@@ -350,7 +350,7 @@ def resolve_step(step, op_name: str) -> int:
     Raises:
         InvalidArgumentError: if there is no step or it is not an integer scalar.
 
-    Example:
+    Examples:
         >>> from eagerflow.summary import writer
         >>> writer.resolve_step(3, "scalar")
         3
@@ -394,7 +394,7 @@ def record_if(condition):
             so ``lambda: step % 100 == 0`` follows a changing step). Replaces the enclosing
             condition for the block, like TensorFlow.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     with ef.summary.record_if(False):
@@ -423,7 +423,7 @@ def record_every_n_steps(n, step=None):
     Raises:
         InvalidArgumentError: if `n` is not a positive int.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
         ...     with ef.summary.record_every_n_steps(10):
@@ -442,7 +442,7 @@ def should_record_summaries(step=None) -> bool:
 
     False without a default writer or when a `record_if` condition says no.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, tempfile
         >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default(step=3):
         ...     with ef.summary.record_every_n_steps(2):
@@ -464,7 +464,7 @@ def should_record_summaries(step=None) -> bool:
 def default_writer():
     """The default writer of this thread, or None.
 
-    Example:
+    Examples:
         >>> from eagerflow.summary import writer
         >>> writer.default_writer() is None
         True
@@ -475,7 +475,7 @@ def default_writer():
 def flush(writer=None) -> None:
     """Flushes `writer`, or the default writer when omitted (no-op without one).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.summary.flush()
     """

@@ -1,6 +1,6 @@
 """Utilities (`ef.utils`).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> callable(ef.utils.plot_history)
     True

@@ -1,6 +1,6 @@
 """`to_categorical`: integer class labels to one-hot rows (Keras's utility).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.utils.to_categorical([0, 2], num_classes=3)
     array([[1., 0., 0.],
@@ -29,7 +29,7 @@ def to_categorical(x, num_classes=None):
         InvalidArgumentError: for non-integer or negative labels, or a label
             >= `num_classes`.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.utils.to_categorical([[1], [0]]).shape
         (2, 2)

@@ -1,7 +1,7 @@
 """Images as arrays and files: `array_to_img`, `img_to_array`, `save_img`, `load_img`
 (Keras's ``keras.utils`` image helpers; they need Pillow, ``pip install 'eagerflow[plot]'``).
 
-Example:
+Examples:
     >>> import eagerflow as ef, numpy as np
     >>> img = ef.utils.array_to_img(np.zeros((4, 6, 3)))
     >>> img.size, img.mode
@@ -58,7 +58,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
         ValueError: for another rank or channel count.
         ImportError: if Pillow is not installed.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> ef.utils.array_to_img(np.ones((2, 2, 1)), scale=False).getpixel((0, 0))
         1
@@ -96,7 +96,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
 def img_to_array(img, data_format=None, dtype=None) -> np.ndarray:
     """Converts a Pillow image to a 3-D float32 array (height, width, channels).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np
         >>> ef.utils.img_to_array(ef.utils.array_to_img(np.ones((2, 3, 1)))).shape
         (2, 3, 1)
@@ -121,7 +121,7 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs) 
         scale: rescale the values to 0-255 (see `array_to_img`).
         **kwargs: passed to Pillow's ``Image.save`` (e.g. ``quality=90``).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np, os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "x.png")
         >>> ef.utils.save_img(path, np.eye(4)[:, :, None])
@@ -158,7 +158,7 @@ def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",
             ``"box"`` or ``"hamming"``.
         keep_aspect_ratio: crop the centre to the target's aspect ratio before resizing.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, numpy as np, os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "x.png")
         >>> ef.utils.save_img(path, np.ones((4, 6, 3)))

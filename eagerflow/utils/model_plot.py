@@ -6,7 +6,7 @@ needed. Layers are placed in ranks by their longest path from the inputs, top to
 (``rankdir="TB"``) or left to right (``"LR"``); each box names the layer and its class and
 can show its input/output shapes, dtype, activation and trainability.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> x = ef.Input((4,), name="features")
     >>> model = ef.Model(x, ef.layers.Dense(2, name="out")(x))
@@ -160,7 +160,7 @@ def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
             ``expand_nested=True`` or unknown keyword arguments.
         ImportError: if matplotlib is not installed (``pip install 'eagerflow[plot]'``).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, os, tempfile
         >>> model = ef.Sequential([ef.Input((3,)), ef.layers.Dense(2, activation="relu")])
         >>> path = os.path.join(tempfile.mkdtemp(), "m.svg")

@@ -5,7 +5,7 @@ Layers, losses and metrics without an explicit `name` are named after their clas
 way (as in Keras), and name-based lookups (``ef.metrics.get("binary_accuracy")``) accept
 the same form.
 
-Example:
+Examples:
     >>> from eagerflow.utils import naming
     >>> naming.snake_case("SparseCategoricalAccuracy")
     'sparse_categorical_accuracy'
@@ -19,7 +19,7 @@ import re
 def snake_case(name: str) -> str:
     """``"MaxPooling2D"`` -> ``"max_pooling2d"``, ``"LSTM"`` -> ``"lstm"``.
 
-    Example:
+    Examples:
         >>> from eagerflow.utils import naming
         >>> naming.snake_case("MNISTModel"), naming.snake_case("GRU")
         ('mnist_model', 'gru')

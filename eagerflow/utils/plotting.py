@@ -3,7 +3,7 @@
 Needs matplotlib (``pip install 'eagerflow[plot]'``). The figure is drawn with
 matplotlib's Agg canvas directly, so no GUI backend or global pyplot state is involved.
 
-Example:
+Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> history = {"loss": [1.0, 0.5], "val_loss": [1.2, 0.8], "accuracy": [0.5, 0.8]}
     >>> path = ef.utils.plot_history(history, os.path.join(tempfile.mkdtemp(), "h.png"))
@@ -59,7 +59,7 @@ def plot_history(history, path, metrics=None, title=None) -> str:
         TypeError: if `history` is neither a History nor a dict.
         ValueError: if the history is empty or a requested metric is not in it.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef, os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "loss.png")
         >>> ef.utils.plot_history({"loss": [3.0, 2.0, 1.5]}, path, title="demo") == path

@@ -1,6 +1,6 @@
 """`PyDataset` (Keras 3's name; `Sequence` is its older alias): batches by index.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> import eagerflow as ef
     >>> class Squares(ef.utils.PyDataset):

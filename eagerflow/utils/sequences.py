@@ -1,6 +1,6 @@
 """`pad_sequences`: lists of different lengths to one rectangular array (Keras's helper).
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> ef.utils.pad_sequences([[1, 2], [3]], padding="post")
     array([[1, 2],
@@ -34,7 +34,7 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
         ValueError: for an unknown `padding`/`truncating`, a non-iterable sequence,
             mismatched trailing shapes, or a non-numeric `value` with a numeric dtype.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> ef.utils.pad_sequences([[1, 2, 3], [4]], maxlen=2, value=-1)
         array([[ 2,  3],

@@ -40,7 +40,7 @@ def simplify_arithmetic(program: program_lib.Program) -> program_lib.Program:
     `Op.neutral`, `Op.involution`): ``Identity(x)``, ``Cast`` to x's dtype, ``Reshape`` to
     x's (known) shape, ``x * 1``, ``0 + x``, ``x ** 1``, ``-(-x)``, ...
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import arithmetic, program
         >>> def traced(fn, *specs):

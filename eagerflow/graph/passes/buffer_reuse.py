@@ -20,7 +20,7 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
     reshapes, slices, ...) is used later or returned, and when the result has its dtype and
     shape.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import buffer_reuse, program
         >>> cf = ef.function(lambda x: ef.exp(x) * 2.0 + 1.0).get_concrete_function(

@@ -37,7 +37,7 @@ def _freeze(value):
 def eliminate_common_subexpressions(program: program_lib.Program) -> program_lib.Program:
     """Computes each distinct pure operation once.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import common_subexpressions, program
         >>> cf = ef.function(lambda x: ef.exp(x) + ef.exp(x)).get_concrete_function(

@@ -15,7 +15,7 @@ def fold_constants(program: program_lib.Program) -> program_lib.Program:
     """Replaces every pure op whose inputs are all constants by a constant node (and
     `shape_only` ops, such as ``ZerosLike``, whose input has a fully known shape).
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import constant_folding, program
         >>> def traced(fn, *specs):

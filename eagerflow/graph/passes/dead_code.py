@@ -10,7 +10,7 @@ from eagerflow.graph.passes import program as program_lib
 def eliminate_dead_code(program: program_lib.Program) -> program_lib.Program:
     """Drops nodes whose outputs are unused and that have no effect.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import dead_code, program
         >>> def f(x):

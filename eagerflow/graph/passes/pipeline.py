@@ -1,6 +1,6 @@
 """The pass pipeline: every pass, in an order where each one feeds the next.
 
-Example:
+Examples:
     >>> import eagerflow as ef
     >>> @ef.function
     ... def f(x):
@@ -34,7 +34,7 @@ def optimize(nodes, outputs) -> program_lib.Program:
     Returns:
         The optimised `Program`, with its buffer-reuse plan.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import pipeline
         >>> cf = ef.function(lambda x: (x + 0.0) * 1.0).get_concrete_function(

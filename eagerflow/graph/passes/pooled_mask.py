@@ -18,7 +18,7 @@ def mask_pooled_gradients(program: program_lib.Program) -> program_lib.Program:
     product on the pooled tensor: a quarter of the size behind a 2x2 pool. The old nodes
     are left for `dead_code`; the rewrite is made only when nothing else reads them.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import pipeline
         >>> def step(z):

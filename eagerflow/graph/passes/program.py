@@ -16,7 +16,7 @@ class Program:
     index of the input whose buffer the node may overwrite, and `recycle` maps ``id(node)``
     to a dead tensor (not an input) whose buffer the node writes its result into.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import program
         >>> cf = ef.function(lambda x: -x).get_concrete_function(ef.TensorSpec([2]))

@@ -7,7 +7,7 @@ kernel: the matrix is 9x the input), and the filter gradient needs exactly the m
 forward pass built, so `conv.py` saves it for the gradient with `saved.py` while a tape
 is recording.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.ops.kernels import im2col
     >>> x = np.arange(9.0).reshape(1, 3, 3, 1)

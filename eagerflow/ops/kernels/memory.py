@@ -18,10 +18,12 @@ the same every time:
   at the top of the heap.
 
 Arrays above 32 MiB are still mapped and unmapped directly, so large data does not linger.
-This runs once, when `eagerflow` is imported, on Linux with glibc only. Set the environment
-variable ``EAGERFLOW_PIN_MALLOC=0`` before importing to leave malloc alone.
+This changes the whole process's allocator, so eagerflow never does it on its own: call
+``ef.config.pin_malloc_thresholds()``, or set the environment variable
+``EAGERFLOW_PIN_MALLOC=1`` before importing eagerflow. Linux with glibc only (elsewhere it
+does nothing and returns ``{}``).
 
-Example:
+Examples:
     >>> from eagerflow.ops.kernels import memory
     >>> set(memory.malloc_settings()) <= {"mmap_threshold", "trim_threshold"}
     True
@@ -52,19 +54,36 @@ def _libc_mallopt():
         return None
 
 
-def pin_malloc_thresholds(environ=None) -> dict:
-    """Pins glibc's mmap and trim thresholds (see the module docstring), once.
+def pin_if_requested(environ=None) -> dict:
+    """Pins the thresholds when ``EAGERFLOW_PIN_MALLOC`` is 1/true/yes/on (run at import).
 
     Args:
-        environ: the environment to read ``EAGERFLOW_PIN_MALLOC`` from (default `os.environ`).
+        environ: the environment to read (default `os.environ`).
 
     Returns:
-        The settings applied, as in `malloc_settings`: empty when not on glibc, or when
-        ``EAGERFLOW_PIN_MALLOC=0``.
+        The settings applied (see `malloc_settings`).
     """
     environ = os.environ if environ is None else environ
-    if _settings or environ.get("EAGERFLOW_PIN_MALLOC", "1").strip().lower() in (
-            "0", "false", "no", "off"):
+    if environ.get("EAGERFLOW_PIN_MALLOC", "").strip().lower() in ("1", "true", "yes", "on"):
+        return pin_malloc_thresholds()
+    return dict(_settings)
+
+
+def pin_malloc_thresholds() -> dict:
+    """Pins glibc's mmap threshold at 32 MiB and its trim threshold at 64 MiB, so that the
+    temporaries of training steps reuse their heap pages instead of faulting fresh ones in
+    (see the module docstring). This affects the whole process; it is idempotent.
+
+    Returns:
+        The settings applied, as in `malloc_settings`: empty when the C library is not
+        glibc.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> set(ef.config.pin_malloc_thresholds()) <= {"mmap_threshold", "trim_threshold"}
+        True
+    """
+    if _settings:
         return dict(_settings)
     mallopt = _libc_mallopt()
     if mallopt is None:

@@ -21,7 +21,7 @@ The executor runs those with ``save_for_gradient=True``. Only exact pairs are ma
 array, same geometry, all shapes known), so every marked entry is taken by its consumer in
 the same run, before the graph could reuse the array's buffer for something else.
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.ops.kernels import saved
     >>> x = np.ones(4)
@@ -120,7 +120,7 @@ def producers_to_save(nodes) -> set:
     """``id`` of each node in `nodes` (a straight-line program, in execution order) whose
     saved result a later node of `nodes` takes.
 
-    Example:
+    Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.ops.kernels import saved
         >>> def step(x):

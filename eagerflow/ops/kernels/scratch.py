@@ -17,7 +17,7 @@ most `CAP_BYTES` of buffers are pooled (least recently used free ones are droppe
 to make room); arrays under `MIN_BYTES` come from NumPy directly (malloc serves those
 from its heap without fresh pages).
 
-Example:
+Examples:
     >>> import numpy as np
     >>> from eagerflow.ops.kernels import scratch
     >>> a = scratch.empty((1024, 1024), np.float32)

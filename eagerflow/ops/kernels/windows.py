@@ -18,7 +18,7 @@ Everything here works on ndarrays in NHWC layout and on plain Python ints:
 
 These helpers serve `conv.py` and `pooling.py`; user code calls the ops.
 
-Example:
+Examples:
     >>> from eagerflow.ops.kernels import windows
     >>> windows.resolve((28, 28), (3, 3), (2, 2), (1, 1), "SAME")
     ((14, 14), ((0, 1), (0, 1)))
@@ -46,7 +46,7 @@ def channels_last(data_format, last: str, first: str, op_name: str) -> bool:
     Raises:
         InvalidArgumentError: for any other value.
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.channels_last("NCHW", "NHWC", "NCHW", "Conv2D")
         False
@@ -73,7 +73,7 @@ def channel_entry_last(value, rank: int, channels_last: bool):
         ``[1, 1, sh, sw]`` (NCHW) as ``[1, sh, sw, 1]``, the NHWC form `spatial_ints`
         checks; ints, None, short lists and channels-last values unchanged.
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.channel_entry_last([1, 1, 2, 3], 2, channels_last=False)
         [1, 2, 3, 1]
@@ -103,7 +103,7 @@ def spatial_ints(value, name: str, rank: int, op_name: str, allow_none=False) ->
     Raises:
         InvalidArgumentError: for anything else, quoting the value.
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.spatial_ints([1, 2, 3, 1], "strides", 2, "Conv2D")
         (2, 3)
@@ -148,7 +148,7 @@ def parse_padding(padding, rank: int, op_name: str, channels_last=True):
     Raises:
         InvalidArgumentError: for anything else, or padding of the batch/channel dims.
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.parse_padding([[0, 0], [1, 2], [0, 1], [0, 0]], 2, "Conv2D")
         ((1, 2), (0, 1))
@@ -195,7 +195,7 @@ def resolve(in_sizes, kernel, strides, dilations, padding, op_name="Conv2D"):
     Raises:
         InvalidArgumentError: when the window does not fit (output size would be < 1).
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.resolve((7,), (3,), (2,), (1,), "SAME")
         ((4,), ((1, 1),))
@@ -234,7 +234,7 @@ def pad(x: np.ndarray, pads, value=0, allocate=np.empty) -> np.ndarray:
     Returns:
         A new array, or `x` itself when every padding is 0.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.ops.kernels import windows
         >>> windows.pad(np.ones((1, 1, 1, 1)), ((1, 0), (0, 1)))[0, :, :, 0]
@@ -267,7 +267,7 @@ def patches(xp: np.ndarray, kernel, strides, dilations, out_sizes) -> np.ndarray
         An ``(n, oh, ow, kh, kw, c)`` strided view; ``reshape(n*oh*ow, -1)`` on it is the
         im2col matrix.
 
-    Example:
+    Examples:
         >>> import numpy as np
         >>> from eagerflow.ops.kernels import windows
         >>> x = np.arange(9.0).reshape(1, 3, 3, 1)
@@ -294,7 +294,7 @@ def offset_slices(i: int, j: int, strides, dilations, out_sizes) -> tuple:
     Returns:
         A tuple of slices selecting an ``(n, oh, ow, c)`` strided view of the padded input.
 
-    Example:
+    Examples:
         >>> from eagerflow.ops.kernels import windows
         >>> windows.offset_slices(1, 0, (2, 2), (1, 1), (3, 3))
         (slice(None, None, None), slice(1, 6, 2), slice(0, 5, 2))

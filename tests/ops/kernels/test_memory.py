@@ -1,4 +1,4 @@
-"""eagerflow pins glibc's malloc thresholds so that per-step temporaries reuse their pages."""
+"""Pinning glibc's malloc thresholds (opt-in) makes per-step temporaries reuse their pages."""
 
 import json
 import os
@@ -53,13 +53,15 @@ def test_import_pins_the_thresholds_and_steps_reuse_pages():
 
 
 @glibc_only
-def test_opting_out_leaves_malloc_alone():
-    result = _probe(EAGERFLOW_PIN_MALLOC="0")
-    assert result["settings"] == {}
+def test_import_leaves_malloc_alone_unless_asked():
+    environ = {k: v for k, v in os.environ.items() if k != "EAGERFLOW_PIN_MALLOC"}
+    out = subprocess.run([sys.executable, "-c", "import eagerflow as ef, json; "
+                          "print(json.dumps(ef.config.malloc_settings()))"],
+                         capture_output=True, text=True, env=environ, timeout=120, check=True)
+    assert json.loads(out.stdout) == {}
+    assert _probe(EAGERFLOW_PIN_MALLOC="0")["settings"] == {}
 
 
-def test_opt_out_values_are_read_from_the_environment():
-    # Already pinned in this process (or not glibc): the call is idempotent either way.
-    first = memory.pin_malloc_thresholds({"EAGERFLOW_PIN_MALLOC": "off"})
-    assert first == memory.malloc_settings()
-    assert memory.pin_malloc_thresholds() == memory.malloc_settings()
+def test_only_explicit_values_opt_in():
+    assert memory.pin_if_requested({"EAGERFLOW_PIN_MALLOC": "off"}) == memory.malloc_settings()
+    assert memory.pin_if_requested({}) == memory.malloc_settings()
