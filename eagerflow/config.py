@@ -9,5 +9,9 @@ Examples:
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 
-# Each name is declared once, by its import above.
-__all__ = sorted(name for name in dir() if not name.startswith("_"))
+# Written out so that documentation tools can read it; tests/test_api.py checks that it
+# names exactly the public names imported above.
+__all__ = [
+    "PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings",
+    "pin_malloc_thresholds",
+]

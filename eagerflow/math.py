@@ -84,5 +84,17 @@ from eagerflow.ops.unary import (
     tanh,
 )
 
-# Each name is declared once, by its import above.
-__all__ = sorted(name for name in dir() if not name.startswith("_"))
+# Written out so that documentation tools can read it; tests/test_api.py checks that it
+# names exactly the public names imported above.
+__all__ = [
+    "abs", "add", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
+    "clip_by_value", "cos", "cumprod", "cumsum", "divide", "einsum", "equal", "erf", "exp",
+    "expm1", "floor", "floordiv", "global_norm", "greater", "greater_equal", "less",
+    "less_equal", "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "matmul", "maximum", "minimum", "mod", "multiply", "negative", "norm",
+    "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_euclidean_norm",
+    "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",
+    "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "softplus",
+    "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tensordot", "top_k",
+    "truediv", "where",
+]

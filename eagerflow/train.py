@@ -14,5 +14,9 @@ from eagerflow.saving.listing import CheckpointReader, load_checkpoint, load_var
 from eagerflow.saving.listing import list_variables_tf as list_variables
 from eagerflow.saving.manager import CheckpointManager
 
-# Each name is declared once, by its import above.
-__all__ = sorted(name for name in dir() if not name.startswith("_"))
+# Written out so that documentation tools can read it; tests/test_api.py checks that it
+# names exactly the public names imported above.
+__all__ = [
+    "Checkpoint", "CheckpointManager", "CheckpointReader", "get_or_create_global_step",
+    "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+]

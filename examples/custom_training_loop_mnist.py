@@ -62,10 +62,19 @@ def train(data_path=None, epochs=2, batch_size=64, max_steps=None, checkpoint_di
     model = build_model()
     optimizer = ef.optim.Adam(1e-3)
     loss_fn = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+    if checkpoint_dir is None:  # a temporary directory, removed when training ends
+        with tempfile.TemporaryDirectory(prefix="mnist-loop-") as scratch:
+            return _train_loop(model, optimizer, loss_fn, train_data, test_data, epochs,
+                               max_steps, scratch, verbose)
+    return _train_loop(model, optimizer, loss_fn, train_data, test_data, epochs, max_steps,
+                       checkpoint_dir, verbose)
+
+
+def _train_loop(model, optimizer, loss_fn, train_data, test_data, epochs, max_steps,
+                checkpoint_dir, verbose):
     train_loss = ef.metrics.Mean(name="loss")
     train_accuracy = ef.metrics.SparseCategoricalAccuracy(name="accuracy")
     test_accuracy = ef.metrics.SparseCategoricalAccuracy(name="test_accuracy")
-    checkpoint_dir = checkpoint_dir or tempfile.mkdtemp(prefix="mnist-loop-")
     manager = ef.CheckpointManager(ef.Checkpoint(model=model, optimizer=optimizer),
                                    checkpoint_dir, max_to_keep=2)
 
@@ -100,6 +109,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=None, help="mnist.npz or a directory of IDX files")
     parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--checkpoint-dir", default=None,
+                        help="where to keep the checkpoints (default: a temporary directory, "
+                             "removed at the end)")
     parser.add_argument("--quick", action="store_true",
                         help="train a few steps on a small synthetic MNIST-format data set")
     args = parser.parse_args(argv)
@@ -108,7 +120,7 @@ def main(argv=None) -> int:
             accuracy = train(write_synthetic_mnist(directory), epochs=2, max_steps=16,
                              checkpoint_dir=os.path.join(directory, "ckpt"))
     else:
-        accuracy = train(args.data, epochs=args.epochs)
+        accuracy = train(args.data, epochs=args.epochs, checkpoint_dir=args.checkpoint_dir)
     print(f"test accuracy: {accuracy:.4f}")
     return 0
 

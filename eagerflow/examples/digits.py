@@ -64,18 +64,23 @@ def run(epochs=15, batch_size=32, seed=42, output_dir=None, verbose=1):
     seconds = time.perf_counter() - start
     loss, accuracy = model.evaluate(x_test, y_test, verbose=0)
 
-    output_dir = output_dir or tempfile.mkdtemp(prefix="eagerflow-digits-")
-    checkpoint = ef.Checkpoint(model=model, optimizer=model.optimizer)
-    path = checkpoint.save(os.path.join(output_dir, "ckpt"))
-
-    # A fresh model, not even built yet: the restore is deferred until its variables exist.
-    restored = compile_model(build_model())
-    ef.Checkpoint(model=restored).restore(path)
-    restored_loss, restored_accuracy = restored.evaluate(x_test, y_test, verbose=0)
+    # Without --output-dir the checkpoint goes to a temporary directory that is removed
+    # again at the end: the demo leaves nothing behind.
+    with tempfile.TemporaryDirectory(prefix="eagerflow-digits-") as scratch:
+        checkpoint = ef.Checkpoint(model=model, optimizer=model.optimizer)
+        path = checkpoint.save(os.path.join(output_dir or scratch, "ckpt"))
+        # A fresh model, not even built yet: the restore is deferred until its variables
+        # exist.
+        restored = compile_model(build_model())
+        ef.Checkpoint(model=restored).restore(path)
+        restored_loss, restored_accuracy = restored.evaluate(x_test, y_test, verbose=0)
+    if output_dir is None:
+        path = None
     if verbose:
         print(f"Trained {epochs} epochs in {seconds:.1f} s")
         print(f"Test accuracy: {accuracy:.4f}  (test loss {loss:.4f})")
-        print(f"Saved checkpoint: {path}")
+        print(f"Saved checkpoint: {path}" if path else
+              "Saved a checkpoint to a temporary directory (--output-dir keeps it)")
         print(f"Restored into a fresh model, test accuracy: {restored_accuracy:.4f}  "
               f"(test loss {restored_loss:.4f})"
               + ("  -> identical" if restored_accuracy == accuracy else "  -> DIFFERENT"))
@@ -90,7 +95,8 @@ def main(argv=None) -> int:
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--output-dir", default=None,
-                        help="where to write the checkpoint (default: a new temp directory)")
+                        help="where to keep the checkpoint (default: a temporary directory, "
+                             "removed at the end)")
     parser.add_argument("--verbose", type=int, default=1, choices=(0, 1, 2),
                         help="1: progress bars, 2: one line per epoch, 0: results only")
     args = parser.parse_args(argv)

@@ -129,7 +129,17 @@ class UnitNorm(Constraint):
         return {"axis": self.axis}
 
 
-max_norm, min_max_norm, non_neg, unit_norm = MaxNorm, MinMaxNorm, NonNeg, UnitNorm
+max_norm = MaxNorm
+"""Keras's lower-case name of `MaxNorm` (the class itself)."""
+
+min_max_norm = MinMaxNorm
+"""Keras's lower-case name of `MinMaxNorm` (the class itself)."""
+
+non_neg = NonNeg
+"""Keras's lower-case name of `NonNeg` (the class itself)."""
+
+unit_norm = UnitNorm
+"""Keras's lower-case name of `UnitNorm` (the class itself)."""
 
 for _class in (MaxNorm, MinMaxNorm, NonNeg, UnitNorm):
     registry.register("constraint", _class, snake_case(_class.__name__))

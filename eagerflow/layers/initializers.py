@@ -412,11 +412,46 @@ class Identity(Initializer):
 
 
 # Keras 3 aliases: lower-case names are the classes themselves.
-zeros, ones, constant = Zeros, Ones, Constant
-random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
-variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
-glorot_uniform, glorot_normal = GlorotUniform, GlorotNormal
-he_normal, he_uniform, lecun_normal, lecun_uniform = HeNormal, HeUniform, LecunNormal, LecunUniform
+zeros = Zeros
+"""Keras's lower-case name of `Zeros` (the class itself)."""
+
+ones = Ones
+"""Keras's lower-case name of `Ones` (the class itself)."""
+
+constant = Constant
+"""Keras's lower-case name of `Constant` (the class itself)."""
+random_normal = RandomNormal
+"""Keras's lower-case name of `RandomNormal` (the class itself)."""
+
+random_uniform = RandomUniform
+"""Keras's lower-case name of `RandomUniform` (the class itself)."""
+
+truncated_normal = TruncatedNormal
+"""Keras's lower-case name of `TruncatedNormal` (the class itself)."""
+variance_scaling = VarianceScaling
+"""Keras's lower-case name of `VarianceScaling` (the class itself)."""
+
+orthogonal = Orthogonal
+"""Keras's lower-case name of `Orthogonal` (the class itself)."""
+
+identity = Identity
+"""Keras's lower-case name of `Identity` (the class itself)."""
+glorot_uniform = GlorotUniform
+"""Keras's lower-case name of `GlorotUniform` (the class itself)."""
+
+glorot_normal = GlorotNormal
+"""Keras's lower-case name of `GlorotNormal` (the class itself)."""
+he_normal = HeNormal
+"""Keras's lower-case name of `HeNormal` (the class itself)."""
+
+he_uniform = HeUniform
+"""Keras's lower-case name of `HeUniform` (the class itself)."""
+
+lecun_normal = LecunNormal
+"""Keras's lower-case name of `LecunNormal` (the class itself)."""
+
+lecun_uniform = LecunUniform
+"""Keras's lower-case name of `LecunUniform` (the class itself)."""
 
 for _class in (Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal,
                VarianceScaling, GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal,

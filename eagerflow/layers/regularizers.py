@@ -113,7 +113,14 @@ class L2(L1L2):
         return {"l2": self.l2}
 
 
-l1, l2, l1_l2 = L1, L2, L1L2
+l1 = L1
+"""Keras's lower-case name of `L1` (the class itself)."""
+
+l2 = L2
+"""Keras's lower-case name of `L2` (the class itself)."""
+
+l1_l2 = L1L2
+"""Keras's lower-case name of `L1L2` (the class itself)."""
 
 registry.register("regularizer", L1, "l1")
 registry.register("regularizer", L2, "l2")

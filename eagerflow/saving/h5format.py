@@ -3,7 +3,7 @@
 Layout (format version 1)::
 
     /                         attrs: format="eagerflow-checkpoint", format_version="1",
-                                     eagerflow_version="0.1.0",
+                                     eagerflow_version=<eagerflow.__version__>,
                                      kind="checkpoint" | "weights" | "model"
     /model/dense1/kernel      dataset, the variable's dtype and shape, contiguous,
                               uncompressed; attrs: dtype="float32", shape="[3, 4]"

@@ -21,3 +21,11 @@ def test_main_prints_results_and_returns_zero(tmp_path, capsys):
     assert digits.main(["--epochs", "1", "--verbose", "2", "--output-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "Epoch 1/1 - " in out and "-> identical" in out
+
+
+def test_the_demo_leaves_no_files_behind(tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    results = digits.run(epochs=1, verbose=0)
+    assert results["checkpoint"] is None
+    assert list(tmp_path.iterdir()) == []
