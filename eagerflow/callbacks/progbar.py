@@ -1,10 +1,18 @@
 """`ProgbarLogger`: the progress output of `fit`, `evaluate` and `predict`.
 
-``verbose=1`` draws a tqdm bar per epoch (``tqdm.auto``: a widget in notebooks, text
-elsewhere) with steps done / total, elapsed and remaining time, and the running epoch means
-of the loss and metrics; ``verbose=2`` prints one line per epoch, handy in log files;
-``verbose=0`` prints nothing. During `fit`, the validation pass draws no bar of its own: its
-results join the epoch's line.
+``verbose=1`` (and ``"auto"``) draws a tqdm bar per epoch with steps done / total, elapsed
+and remaining time, and the running epoch means of the loss and metrics; ``verbose=2``
+prints one line per epoch; ``verbose=0`` prints nothing. During `fit`, the validation pass
+draws no bar of its own: its results join the epoch's line.
+
+Where the output goes decides the bar (Keras does the same):
+
+* standard error is a terminal: a text bar, redrawn in place;
+* a Jupyter notebook: tqdm's widget when ipywidgets is installed, else a text bar (never
+  tqdm's "IProgress not found" warning);
+* anything else (output redirected to a file or a pipe, a CI log): one line per epoch, as
+  with ``verbose=2``, instead of a log full of carriage-return redraws;
+* an explicit ``file=``: a text bar to that stream.
 
 The displayed training loss is the running mean over the epoch so far, not the last batch's
 loss, exactly like the value `History` records at the end of the epoch.
@@ -22,10 +30,49 @@ Examples:
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 
 from eagerflow.callbacks import base
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+def _in_notebook() -> bool:
+    """Whether this runs in a Jupyter kernel (IPython's ZMQ shell)."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def bar_class(file=None):
+    """The tqdm class to draw with, or None for one line per epoch (see the module
+    docstring for the rule).
+
+    Examples:
+        >>> import io
+        >>> from eagerflow.callbacks import progbar
+        >>> progbar.bar_class(io.StringIO()).__module__
+        'tqdm.std'
+    """
+    if file is not None:
+        from tqdm.std import tqdm  # imported on first use: ~40 ms
+        return tqdm
+    if _in_notebook():
+        if importlib.util.find_spec("ipywidgets") is not None:
+            from tqdm.notebook import tqdm
+            return tqdm
+        from tqdm.std import tqdm
+        return tqdm
+    if _isatty(sys.stderr):
+        from tqdm.std import tqdm
+        return tqdm
+    return None
 
 
 def _format_value(value) -> str:
@@ -85,17 +132,25 @@ class ProgbarLogger(base.Callback):
 
     @property
     def verbose(self) -> int:
-        return int(self.params.get("verbose", 1) or 0)
+        """0, 1 or 2; 1 becomes 2 where a bar would not render (see the module docstring)."""
+        verbose = int(self.params.get("verbose", 1) or 0)
+        if verbose == 1 and self._bar_class() is None:
+            return 2
+        return verbose
+
+    def _bar_class(self):
+        if not hasattr(self, "_chosen"):
+            self._chosen = bar_class(self.file)
+        return self._chosen
 
     def _open_bar(self, desc: str) -> None:
         self._close_bar()
         self._start = time.perf_counter()
         self._seen = 0
         if self.verbose == 1:
-            from tqdm.auto import tqdm  # imported on first use: ~40 ms
-
-            self._bar = tqdm(total=self.params.get("steps"), desc=desc, unit="step",
-                             file=self.file, dynamic_ncols=True, leave=True)
+            self._bar = self._bar_class()(total=self.params.get("steps"), desc=desc,
+                                          unit="step", file=self.file, dynamic_ncols=True,
+                                          leave=True)
 
     def _advance(self, batch: int, logs) -> None:
         self._seen = batch + 1
@@ -127,7 +182,7 @@ class ProgbarLogger(base.Callback):
         text = format_logs(logs)
         if text:
             parts.append(text)
-        from tqdm.auto import tqdm
+        from tqdm.std import tqdm
 
         tqdm.write(" - ".join(parts), file=self.file if self.file is not None else sys.stdout)
 

@@ -142,12 +142,36 @@ def _num_samples(parts: dict, function: str) -> int:
     if not sizes:
         raise ValueError(f"{function}: no data given (x is None)")
     if len({size for _, size in sizes}) > 1:
-        listing = ", ".join(f"{path}: {size}" for path, size in sizes)
         raise errors.InvalidArgumentError(
             f"{function}: x, y and sample_weight must have the same number of samples "
-            f"(first dimension). Received {listing}"
+            f"(first dimension). Received {_summarise(sizes)}{_list_hint(parts)}"
         )
     return sizes[0][1]
+
+
+def _summarise(sizes) -> str:
+    """``path: size`` pairs, with runs of one size folded (``x[0]..x[1436]: 64``), and at
+    most a dozen entries shown."""
+    groups = []  # [first path, last path, size, count]
+    for path, size in sizes:
+        if groups and groups[-1][2] == size and path.split("[")[0] == groups[-1][0].split("[")[0]:
+            groups[-1][1] = path
+            groups[-1][3] += 1
+        else:
+            groups.append([path, path, size, 1])
+    shown = [f"{first}: {size}" if count == 1 else f"{first}..{last}: {size} ({count} arrays)"
+             for first, last, size, count in groups]
+    if len(shown) > 12:
+        shown = shown[:12] + [f"... ({len(shown) - 12} more)"]
+    return ", ".join(shown)
+
+
+def _list_hint(parts) -> str:
+    x = parts.get("x")
+    if isinstance(x, list) and len(x) > 8 and all(hasattr(v, "shape") for v in x):
+        return (f". x is a Python list of {len(x)} arrays, which fit reads as {len(x)} "
+                "separate model inputs; for one input, stack them first: np.stack(x)")
+    return ""
 
 
 def _take(value, index):
@@ -370,6 +394,22 @@ class _IterableData:
             self.steps = steps
             self._iterator = source
 
+    def unbatched_hint(self):
+        """A "did you forget .batch()?" note for an error of the first step, when the
+        Dataset has no batching stage and its elements have no batch axis; else None."""
+        if not self.is_dataset or _has_batching(self.source):
+            return None
+        try:
+            shapes = [tuple(spec.shape) for spec in nest.flatten(self.source.element_spec)]
+        except Exception:  # noqa: BLE001 - a spec that needs running user code: no hint
+            return None
+        if any(shape and shape[0] is None for shape in shapes):
+            return None
+        shown = ", ".join(str(shape) for shape in shapes)
+        return (f"The {self.function} data is an ef.data.Dataset with no batching stage, whose "
+                f"elements have shapes {shown}: if these are single samples, batch them "
+                "first: dataset.batch(32).")
+
     def _convert(self, element):
         if self.class_weight is None:
             return element  # train_step gets the dataset's element as it is, like Keras
@@ -431,6 +471,19 @@ class _IterableData:
         if self._stream is not None:
             return (self._convert(e) for e in itertools.islice(self._stream, self.steps))
         return (self._convert(e) for e in iter(self.source))
+
+
+def _has_batching(source) -> bool:
+    """Whether a Dataset pipeline has a batch stage (batch, padded_batch) anywhere."""
+    from eagerflow.data import batching
+
+    stack = [source]
+    while stack:
+        stage = stack.pop()
+        if isinstance(stage, batching._Batching):
+            return True
+        stack.extend(getattr(stage, "_inputs", ()))
+    return False
 
 
 def _is_py_dataset(value) -> bool:

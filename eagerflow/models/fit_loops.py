@@ -14,6 +14,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -150,7 +151,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     wants_batch_logs = callbacks.wants_batch_logs("train")
     model.stop_training = False
     model._initial_epoch = None
-    _build_before_training(model, data)
+    with _hinting(data):
+        _build_before_training(model, data)
     callbacks.on_train_begin()
     # BackupAndRestore (Keras's protocol) may move the start forward in on_train_begin.
     start = model._initial_epoch if model._initial_epoch is not None else initial_epoch
@@ -167,7 +169,11 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             for step, batch in enumerate(data.epoch()):
                 if step % execution == 0:
                     callbacks.on_train_batch_begin(step)
-                logs = train_function(batch)
+                if seen == 0 and epoch == start:
+                    with _hinting(data):
+                        logs = train_function(batch)
+                else:
+                    logs = train_function(batch)
                 seen = step + 1
                 if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
                     batch_logs = pythonify_logs(logs)
@@ -194,6 +200,18 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             break
     callbacks.on_train_end(epoch_logs)
     return callbacks.history
+
+
+@contextlib.contextmanager
+def _hinting(data):
+    """Adds the data's hint (e.g. an unbatched Dataset) as a note to a shape error."""
+    try:
+        yield
+    except (ValueError, errors.InvalidArgumentError) as e:
+        hint = data.unbatched_hint() if hasattr(data, "unbatched_hint") else None
+        if hint and hasattr(e, "add_note"):  # Python 3.11+
+            e.add_note(hint)
+        raise
 
 
 def _set_dataset_epoch(dataset, epoch: int) -> None:

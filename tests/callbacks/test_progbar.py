@@ -42,10 +42,32 @@ def test_verbose_1_draws_one_bar_per_epoch_with_running_logs():
     assert "Evaluate" not in text and "9.0000" not in text
 
 
-def test_verbose_1_bar_to_standard_error_by_default(capsys):
+def test_verbose_1_bar_to_standard_error_when_it_is_a_terminal(capsys, monkeypatch):
+    monkeypatch.setattr(progbar, "_isatty", lambda stream: True)
     _run_fit(ef.callbacks.ProgbarLogger(), verbose=1, epochs=1)
     captured = capsys.readouterr()
-    assert "Epoch 1/1" in captured.err and captured.out == ""
+    assert "Epoch 1/1" in captured.err and "\r" in captured.err and captured.out == ""
+
+
+def test_verbose_1_without_a_terminal_prints_one_line_per_epoch(capsys):
+    """Redirected output (a log file, CI) gets lines, not carriage-return redraws."""
+    _run_fit(ef.callbacks.ProgbarLogger(), verbose=1, epochs=2)
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    lines = captured.out.strip().splitlines()
+    assert [line.split(" - ")[0] for line in lines] == ["Epoch 1/2", "Epoch 2/2"]
+    assert "\r" not in captured.out
+
+
+def test_notebooks_get_the_widget_only_with_ipywidgets(monkeypatch):
+    monkeypatch.setattr(progbar, "_in_notebook", lambda: True)
+    real_find_spec = progbar.importlib.util.find_spec
+    monkeypatch.setattr(progbar.importlib.util, "find_spec",
+                        lambda name: None if name == "ipywidgets" else real_find_spec(name))
+    assert progbar.bar_class().__module__ == "tqdm.std"  # no IProgress warning
+    if real_find_spec("ipywidgets") is not None:
+        monkeypatch.setattr(progbar.importlib.util, "find_spec", real_find_spec)
+        assert progbar.bar_class().__module__ == "tqdm.notebook"
 
 
 def test_verbose_2_prints_one_line_per_epoch(capsys):

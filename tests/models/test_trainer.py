@@ -162,7 +162,10 @@ def test_initial_epoch_and_steps_per_epoch():
     assert model.fit(x, y, epochs=2, initial_epoch=2, verbose=0).history == {}
 
 
-def test_verbose_modes(capsys):
+def test_verbose_modes(capsys, monkeypatch):
+    from eagerflow.callbacks import progbar
+
+    monkeypatch.setattr(progbar, "_isatty", lambda stream: True)  # a bar, as on a terminal
     x, y = classification_data(16)
     model = compiled_mlp()
     model.fit(x, y, epochs=2, verbose=0)

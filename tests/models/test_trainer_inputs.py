@@ -127,3 +127,25 @@ def test_generator_input():
 def test_generator_arguments_that_do_not_apply():
     with pytest.raises(ValueError, match=r"y must not be given when x is a generator"):
         compiled_mlp().fit(iter([]), np.zeros(3))
+
+
+def test_a_list_of_many_arrays_is_summarised_with_a_hint():
+    model = ef.Sequential([ef.layers.Dense(1)])
+    model.compile(loss="mse")
+    x = list(np.ones((100, 4), "float32"))
+    with pytest.raises(ef.errors.InvalidArgumentError) as info:
+        model.fit(x, np.ones((100, 1)), verbose=0)
+    message = str(info.value)
+    assert "x[0]..x[99]: 4 (100 arrays), y: 100" in message
+    assert "np.stack(x)" in message and len(message) < 400
+
+
+def test_an_unbatched_dataset_gets_a_batch_hint():
+    model = ef.Sequential([ef.layers.Dense(1)])
+    model.compile(loss="mse")
+    dataset = ef.data.Dataset.from_tensor_slices((np.ones((8, 4), "float32"), np.ones(8)))
+    with pytest.raises(ValueError) as info:
+        model.fit(dataset, verbose=0)
+    notes = "\n".join(getattr(info.value, "__notes__", []))
+    assert "no batching stage" in notes and "(4,), ()" in notes and ".batch(32)" in notes
+    model.fit(dataset.batch(4), verbose=0)  # batched, it trains
