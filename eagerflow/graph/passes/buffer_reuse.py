@@ -68,10 +68,17 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
                 fresh[id(out)] = True
                 live.append(group[id(out)])
             continue
-        # Anything else may return views of its inputs: its outputs share their buffers.
-        members = []
+        # Anything else may return views of its inputs: its outputs share their buffers,
+        # so the groups of its inputs merge into one with them. Its parts leave the live
+        # groups: one left there alone would be found dead and recycled while a view of it
+        # is still read. The merged group is never recycled (a view may be read-only, e.g.
+        # a broadcast), though ops may still write into it in place while it is fresh.
+        members, parts = [], []
         for t in inputs:
-            for m in group.get(id(t), [t]):
+            part = group.get(id(t))
+            if part is not None and all(part is not p for p in parts):
+                parts.append(part)
+            for m in part if part is not None else [t]:
                 if all(m is not x for x in members):
                     members.append(m)
         members.extend(node.outputs)
@@ -79,6 +86,8 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             group[id(m)] = members
         for out in node.outputs:
             fresh[id(out)] = False
+        if parts and node.outputs:  # (an op without outputs, e.g. an assign, makes no view)
+            live[:] = [g for g in live if all(g is not part for part in parts)]
     return program_lib.Program(program.nodes, program.outputs, inplace, recycle)
 
 

@@ -78,3 +78,19 @@ def test_recycling_never_writes_a_buffer_still_read_or_returned():
     a, b = run(planned, cf, x)
     np.testing.assert_allclose(a, 2 * np.exp(x), rtol=1e-6)
     np.testing.assert_allclose(b, (np.sqrt(x) + 1) * np.tanh(x), rtol=1e-6)
+
+
+def test_a_view_keeps_its_buffer_from_being_recycled():
+    """`a[1:]` is a view of `a`'s buffer: after `a` itself is last read, the buffer is still
+    alive through the view, so `x * 2.0` must not be written into it (it was, and the view
+    then read the product)."""
+    @ef.function
+    def f(x):
+        a = ef.exp(x)
+        view = a[1:]
+        doubled = x * 2.0
+        return view * doubled[1:]
+
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    f(x)  # the traced run
+    np.testing.assert_allclose(f(x).numpy(), np.exp(x[1:]) * 2 * x[1:], rtol=1e-12)
