@@ -258,6 +258,8 @@ def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - TF
 def _scalar_value(value):
     if isinstance(value, (int, float)):
         return value
+    if isinstance(value, tensor.Tensor):  # e.g. ef.shape(x)[-1], a trace-time constant
+        value = value._value
     array = np.asarray(value)
     if array.ndim != 0:
         raise errors.InvalidArgumentError(f"expected a scalar, got shape {array.shape}", "Range")
