@@ -19,6 +19,7 @@ def _load(name):
     ("custom_training_loop_mnist", "test accuracy: "),
     ("custom_train_step", "generated samples: mean "),
     ("lstm_text_classifier", "test accuracy: "),
+    ("transformer_sequence", "test accuracy: "),
 ])
 def test_example_runs_quickly(name, expected, capsys):
     assert _load(name).main(["--quick"]) == 0
@@ -28,7 +29,13 @@ def test_example_runs_quickly(name, expected, capsys):
 def test_every_example_is_tested():
     scripts = sorted(p.stem for p in EXAMPLES.glob("*.py"))
     assert scripts == ["custom_train_step", "custom_training_loop_mnist",
-                       "lstm_text_classifier"]
+                       "lstm_text_classifier", "transformer_sequence"]
+
+
+def test_the_transformer_learns_the_digits_read_row_by_row():
+    history, accuracy = _load("transformer_sequence").train(epochs=8)
+    losses = history.history["loss"]
+    assert losses[-1] < losses[0] / 3 and accuracy > 0.85, (losses, accuracy)
 
 
 def test_custom_loop_reads_real_idx_files(tmp_path):

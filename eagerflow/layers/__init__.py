@@ -9,6 +9,7 @@ Examples:
 
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from eagerflow.layers.attention import AdditiveAttention, Attention
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
@@ -40,6 +41,7 @@ from eagerflow.layers.merging import (
     multiply,
     subtract,
 )
+from eagerflow.layers.multi_head_attention import MultiHeadAttention
 from eagerflow.layers.normalization import (
     BatchNormalization,
     GroupNormalization,
@@ -83,5 +85,6 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
-    "Dot", "dot", "TimeDistributed", "GroupNormalization",
+    "Dot", "dot", "TimeDistributed", "GroupNormalization", "Attention", "AdditiveAttention",
+    "MultiHeadAttention",
 ]

@@ -1,0 +1,254 @@
+"""`MultiHeadAttention`: scaled dot-product attention over several learned projections.
+
+As Keras 3's layer, for sequences of shape ``(batch, steps, features)``:
+
+1. project the query, key and value: ``(batch, steps, heads, key_dim)`` (``value_dim`` for
+   the value) with kernels of shape ``(features, heads, dim)`` and biases ``(heads, dim)``;
+2. scores ``(batch, heads, Tq, Tv) = query @ key^T / sqrt(key_dim)``;
+3. a softmax over the value steps, with masked positions given a score of -1e9, then
+   dropout (in training);
+4. the weighted values, projected back by a kernel ``(heads, value_dim, output_dim)`` and a
+   bias ``(output_dim,)``; ``output_dim`` is the query's feature size unless
+   `output_shape` says otherwise.
+
+The mask is the AND of the query/value/key masks the inputs carry (``Embedding(mask_zero=
+True)``, ``Masking``) or that are passed (``query_mask=``, ...), the `attention_mask`
+``(batch, Tq, Tv)``, and the causal mask when ``use_causal_mask=True``.
+
+Examples:
+    >>> import eagerflow as ef
+    >>> mha = ef.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+    >>> out, scores = mha(ef.ones([3, 5, 8]), ef.ones([3, 7, 6]),
+    ...                   return_attention_scores=True)
+    >>> out.shape, scores.shape
+    ((3, 5, 8), (3, 2, 5, 7))
+"""
+
+from __future__ import annotations
+
+import math
+
+from eagerflow.layers import constraints, initializers, masking, regularizers
+from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
+from eagerflow.layers.base import Layer
+from eagerflow.layers.core import positive_int
+from eagerflow.ops import array as array_ops
+from eagerflow.ops import einsum as einsum_ops
+from eagerflow.ops import math as math_ops
+from eagerflow.ops import nn as nn_ops
+
+
+class _Projection(Layer):
+    """One of the four dense projections (a kernel and, with `use_bias`, a bias), named
+    like Keras's (``query``, ``key``, ``value``, ``attention_output``). The kernel's shape
+    is ``(input features, *trailing)``, or `kernel_shape` when it is set before building."""
+
+    def __init__(self, equation, trailing, bias_shape, options, **kwargs):
+        super().__init__(**kwargs)
+        self.equation = equation
+        self.trailing = tuple(trailing)
+        self.bias_shape = tuple(bias_shape)
+        self.options = dict(options)
+        self.kernel_shape = None
+
+    def build(self, input_shape):
+        shape = self.kernel_shape or (input_shape[-1], *self.trailing)
+        options = self.options
+        self.kernel = self.add_weight("kernel", shape,
+                                      initializer=options["kernel_initializer"],
+                                      regularizer=options["kernel_regularizer"],
+                                      constraint=options["kernel_constraint"])
+        self.bias = None
+        if options["use_bias"]:
+            self.bias = self.add_weight("bias", self.bias_shape,
+                                        initializer=options["bias_initializer"],
+                                        regularizer=options["bias_regularizer"],
+                                        constraint=options["bias_constraint"])
+
+    def call(self, inputs):
+        outputs = einsum_ops.einsum(self.equation, inputs, self.kernel)
+        if self.bias is not None:
+            outputs = math_ops.add(outputs, self.bias)
+        return outputs
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention (Vaswani et al.), with Keras 3's arguments and weights.
+
+    Args:
+        num_heads: the number of attention heads.
+        key_dim: the size of each head for the query and key.
+        value_dim: the size of each head for the value (default `key_dim`).
+        dropout: drop rate of the attention weights in training.
+        use_bias: whether the four projections have biases.
+        output_shape: the output's feature size (an int or a one-element tuple; default
+            the query's).
+        attention_axes: None (the default): attention over the sequence axis. Other axes
+            are not supported (inputs must be rank 3).
+        kernel_initializer, bias_initializer: initializers of the projections.
+        kernel_regularizer, bias_regularizer: regularizers of the projections.
+        activity_regularizer: regularizer on the output.
+        kernel_constraint, bias_constraint: constraints of the projections.
+        seed: seed of the dropout.
+
+    Call arguments:
+        query: ``(batch, Tq, features)``.
+        value: ``(batch, Tv, features_v)``.
+        key: ``(batch, Tv, features_k)``; default `value`.
+        query_mask, value_mask, key_mask: boolean ``(batch, T)`` masks; default the masks
+            the inputs carry.
+        attention_mask: boolean ``(batch, Tq, Tv)``: which value steps each query step may
+            attend to.
+        return_attention_scores: also return the ``(batch, heads, Tq, Tv)`` weights.
+        training: apply dropout.
+        use_causal_mask: query step i attends to value steps j <= i only.
+
+    Raises:
+        ValueError: for non-positive sizes, a bad dropout rate, other `attention_axes`,
+            inputs that are not rank 3, or masks of the wrong shape.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> mha = ef.layers.MultiHeadAttention(num_heads=2, key_dim=3, name="mha")
+        >>> _ = mha(ef.ones([1, 4, 6]), ef.ones([1, 4, 6]))
+        >>> [(w.name, w.shape) for w in mha.weights][:2]
+        [('query/kernel', (6, 2, 3)), ('query/bias', (2, 3))]
+    """
+
+    def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
+                 output_shape=None, attention_axes=None, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
+                 seed=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention")
+        self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
+        self.value_dim = (self.key_dim if value_dim is None
+                          else positive_int(value_dim, "value_dim", "MultiHeadAttention"))
+        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+                or not 0 <= dropout < 1:
+            raise ValueError("MultiHeadAttention: dropout must be a float in [0, 1). "
+                             f"Received: dropout={dropout!r}")
+        self.dropout = float(dropout)
+        self.use_bias = bool(use_bias)
+        if output_shape is not None:
+            sizes = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
+            if len(sizes) != 1:
+                raise ValueError("MultiHeadAttention: output_shape must be an int or a "
+                                 "one-element tuple (the output's feature size). Received: "
+                                 f"output_shape={output_shape!r}")
+            output_shape = positive_int(sizes[0], "output_shape", "MultiHeadAttention")
+        self._output_size = output_shape
+        if attention_axes not in (None, 1, (1,), [1], -2, (-2,), [-2]):
+            raise ValueError(
+                "MultiHeadAttention: only attention over the sequence axis of rank-3 inputs "
+                "is supported (attention_axes=None). Received: "
+                f"attention_axes={attention_axes!r}")
+        self.attention_axes = attention_axes
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.seed = seed
+        self.supports_masking = True
+        options = {"use_bias": self.use_bias, "kernel_initializer": self.kernel_initializer,
+                   "bias_initializer": self.bias_initializer,
+                   "kernel_regularizer": self.kernel_regularizer,
+                   "bias_regularizer": self.bias_regularizer,
+                   "kernel_constraint": self.kernel_constraint,
+                   "bias_constraint": self.bias_constraint}
+        heads = self.num_heads
+        # Each projection learns its input size on its first call (the query's size is
+        # known in `build`, the value's and key's in `call`), in Keras's weight order.
+        dtype = self.dtype
+        self.query_dense = _Projection("abc,cde->abde", (heads, self.key_dim),
+                                       (heads, self.key_dim), options, name="query",
+                                       dtype=dtype)
+        self.key_dense = _Projection("abc,cde->abde", (heads, self.key_dim),
+                                     (heads, self.key_dim), options, name="key", dtype=dtype)
+        self.value_dense = _Projection("abc,cde->abde", (heads, self.value_dim),
+                                       (heads, self.value_dim), options, name="value",
+                                       dtype=dtype)
+        self.output_dense = _Projection("abcd,cde->abe", (), (), options,
+                                        name="attention_output", dtype=dtype)
+
+    def build(self, query_shape):
+        if len(query_shape) != 3 or query_shape[-1] is None:
+            raise ValueError(
+                "MultiHeadAttention: query must have rank 3 (batch, steps, features) with a "
+                f"known feature size. Received: query.shape={tuple(query_shape)}")
+        out_dim = self._output_size or query_shape[-1]
+        self.output_dense.kernel_shape = (self.num_heads, self.value_dim, out_dim)
+        self.output_dense.bias_shape = (out_dim,)
+
+    def _attention_mask(self, query, value, key, query_mask, value_mask, key_mask,
+                        attention_mask, use_causal_mask):
+        query_mask = masking.get_mask(query) if query_mask is None else query_mask
+        value_mask = masking.get_mask(value) if value_mask is None else value_mask
+        key_mask = masking.get_mask(key) if key_mask is None else key_mask
+        parts = []
+        if query_mask is not None:
+            parts.append(array_ops.expand_dims(query_mask, -1))      # (B, Tq, 1)
+        if value_mask is not None:
+            parts.append(array_ops.expand_dims(value_mask, -2))      # (B, 1, Tv)
+        if key_mask is not None:
+            parts.append(array_ops.expand_dims(key_mask, -2))
+        if use_causal_mask:
+            parts.append(causal_mask(query.shape[1], value.shape[1]))
+        if attention_mask is not None:
+            shape = tuple(attention_mask.shape)
+            if len(shape) != 3 or (shape[1:] != (query.shape[1], value.shape[1])
+                                   and None not in query.shape[1:2] + value.shape[1:2]):
+                raise ValueError(
+                    "MultiHeadAttention: attention_mask must have shape (batch, Tq, Tv) = "
+                    f"(batch, {query.shape[1]}, {value.shape[1]}). Received: "
+                    f"attention_mask.shape={shape}")
+            parts.append(attention_mask)
+        return combine_masks(*parts)
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
+             attention_mask=None, return_attention_scores=False, training=None,
+             use_causal_mask=False):
+        key = value if key is None else key
+        for role, tensor in (("query", query), ("value", value), ("key", key)):
+            if len(tensor.shape) != 3:
+                raise ValueError(f"MultiHeadAttention: {role} must have rank 3 (batch, steps, "
+                                 f"features). Received: {role}.shape={tuple(tensor.shape)}")
+        mask = self._attention_mask(query, value, key, query_mask, value_mask, key_mask,
+                                    attention_mask, use_causal_mask)
+        projected_query = math_ops.multiply(self.query_dense(query),
+                                            1.0 / math.sqrt(float(self.key_dim)))
+        projected_key = self.key_dense(key)
+        projected_value = self.value_dense(value)
+        scores = einsum_ops.einsum("aecd,abcd->acbe", projected_key, projected_query)
+        weights = masked_softmax(scores, None if mask is None
+                                 else array_ops.expand_dims(mask, -3))  # over the heads
+        dropped = weights
+        if training and self.dropout > 0:
+            dropped = nn_ops.dropout(weights, self.dropout, seed=self.seed)
+        attended = einsum_ops.einsum("acbe,aecd->abcd", dropped, projected_value)
+        output = self.output_dense(attended)
+        if return_attention_scores:
+            return output, weights
+        return output
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        return (*tuple(query_shape)[:-1], self._output_size or tuple(query_shape)[-1])
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "num_heads": self.num_heads, "key_dim": self.key_dim,
+            "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
+            "output_shape": self._output_size, "attention_axes": self.attention_axes,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+            "seed": self.seed,
+        }
