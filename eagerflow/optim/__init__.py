@@ -1,4 +1,5 @@
-"""Optimizers (`ef.optim`): SGD, Adam, AdamW, RMSprop, Adagrad, and learning-rate schedules.
+"""Optimizers (`ef.optim`): SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Lion,
+and learning-rate schedules.
 
 Examples:
     >>> import eagerflow as ef
@@ -11,17 +12,22 @@ Examples:
 """
 
 from eagerflow.optim import schedules
+from eagerflow.optim.adadelta import Adadelta
 from eagerflow.optim.adagrad import Adagrad
 from eagerflow.optim.adam import Adam
+from eagerflow.optim.adamax import Adamax
 from eagerflow.optim.adamw import AdamW
 from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
 from eagerflow.optim.hyperparameters import Hyperparameter
+from eagerflow.optim.lion import Lion
+from eagerflow.optim.nadam import Nadam
 from eagerflow.optim.optimizer import Optimizer, deserialize, get, serialize
 from eagerflow.optim.rmsprop import RMSprop
 from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [
-    "SGD", "Adagrad", "Adam", "AdamW", "GradientDescent", "Hyperparameter", "Optimizer",
+    "SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "GradientDescent",
+    "Hyperparameter", "Lion", "Nadam", "Optimizer",
     "RMSprop", "deserialize", "get", "get_global_step", "get_or_create_global_step",
     "schedules", "serialize",
 ]

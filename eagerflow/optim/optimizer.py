@@ -426,6 +426,10 @@ class Optimizer(trackable.Trackable, abc.ABC):
             array([ 0.5, -0.5], dtype=float32)
         """
 
+    def _before_updates(self) -> None:
+        """Runs once per step, before the variables' `update_step`s: for state shared by
+        every variable (Nadam's momentum-schedule product). The default does nothing."""
+
     def _hyper_tensor(self, name: str, dtype):
         """Hyperparameter `name` read as a tensor of `dtype` (read at every step)."""
         value = self._hypers[name].value
@@ -503,6 +507,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         elif self.global_clipnorm is not None:
             grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
         rate = self._learning_rate_tensor()
+        self._before_updates()
         decay = self._hypers.get("weight_decay")
         rates: dict = {}
         for grad, var in zip(grads, variables, strict=True):

@@ -75,6 +75,51 @@ def adagrad(w, g, state, iteration, lr=0.001, initial_accumulator_value=0.1, eps
     return w - f32(lr) * g / np.sqrt(accumulator + f32(epsilon))
 
 
+def nadam(w, g, state, iteration, lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    lr, beta_1, beta_2 = f32(lr), f32(beta_1), f32(beta_2)
+    local_step, next_step = f32(iteration + 1), f32(iteration + 2)
+    decay = f32(0.96)
+    u_t = beta_1 * (f32(1) - f32(0.5) * np.power(decay, local_step))
+    u_t_1 = beta_1 * (f32(1) - f32(0.5) * np.power(decay, next_step))
+    state["u_product"] = f32(state.get("u_product", f32(1)) * u_t)  # once per step
+    u_product_t = state["u_product"]
+    u_product_t_1 = u_product_t * u_t_1
+    m = state.setdefault("momentum", np.zeros_like(w))
+    v = state.setdefault("velocity", np.zeros_like(w))
+    m += (g - m) * (f32(1) - beta_1)
+    v += (np.square(g) - v) * (f32(1) - beta_2)
+    m_hat = u_t_1 * m / (f32(1) - u_product_t_1) + (f32(1) - u_t) * g / (f32(1) - u_product_t)
+    v_hat = v / (f32(1) - np.power(beta_2, local_step))
+    return w - m_hat * lr / (np.sqrt(v_hat) + f32(epsilon))
+
+
+def adamax(w, g, state, iteration, lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    lr, beta_1, beta_2 = f32(lr), f32(beta_1), f32(beta_2)
+    m = state.setdefault("momentum", np.zeros_like(w))
+    u = state.setdefault("norm", np.zeros_like(w))
+    m += (g - m) * (f32(1) - beta_1)
+    u[...] = np.maximum(beta_2 * u, np.abs(g))
+    return w - lr * m / ((f32(1) - np.power(beta_1, f32(iteration + 1))) * (u + f32(epsilon)))
+
+
+def adadelta(w, g, state, iteration, lr=0.001, rho=0.95, epsilon=1e-7):
+    lr, rho, epsilon = f32(lr), f32(rho), f32(epsilon)
+    grads = state.setdefault("accumulated_grad", np.zeros_like(w))
+    deltas = state.setdefault("accumulated_delta_var", np.zeros_like(w))
+    grads[...] = rho * grads + (f32(1) - rho) * np.square(g)
+    delta = -np.sqrt(deltas + epsilon) * g / np.sqrt(grads + epsilon)
+    deltas[...] = rho * deltas + (f32(1) - rho) * np.square(delta)
+    return w + lr * delta
+
+
+def lion(w, g, state, iteration, lr=0.001, beta_1=0.9, beta_2=0.99):
+    lr, beta_1, beta_2 = f32(lr), f32(beta_1), f32(beta_2)
+    m = state.setdefault("momentum", np.zeros_like(w))
+    w = w - lr * np.sign(m * beta_1 + g * (f32(1) - beta_1))
+    m[...] = m * beta_2 + g * (f32(1) - beta_2)
+    return w
+
+
 def with_weight_decay(rule, weight_decay):
     """Keras's `_apply_weight_decay` before the rule: ``w = w - w * wd * lr``."""
     def step(w, g, state, iteration, lr, **kwargs):

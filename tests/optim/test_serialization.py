@@ -11,6 +11,10 @@ import eagerflow as ef
     lambda: ef.optim.AdamW(0.01, weight_decay=0.2),
     lambda: ef.optim.RMSprop(0.01, rho=0.8, momentum=0.5, centered=True, global_clipnorm=2.0),
     lambda: ef.optim.Adagrad(0.1, initial_accumulator_value=0.5, clipvalue=1.0),
+    lambda: ef.optim.Nadam(0.01, beta_1=0.8, beta_2=0.99, epsilon=1e-3),
+    lambda: ef.optim.Adamax(0.01, beta_2=0.9, weight_decay=0.1),
+    lambda: ef.optim.Adadelta(1.0, rho=0.9, epsilon=1e-4),
+    lambda: ef.optim.Lion(0.01, beta_1=0.5, beta_2=0.9),
     lambda: ef.optim.SGD(ef.optim.schedules.CosineDecay(0.1, 100, warmup_target=1.0,
                                                         warmup_steps=5)),
 ])
@@ -34,8 +38,8 @@ def test_get_by_name_config_or_instance():
 
 
 def test_get_errors():
-    with pytest.raises(ValueError, match="Unknown optimizer 'adamax'"):
-        ef.optim.get("adamax")
+    with pytest.raises(ValueError, match="Unknown optimizer 'adafactor'"):
+        ef.optim.get("adafactor")
     with pytest.raises(ValueError, match="Could not interpret optimizer identifier"):
         ef.optim.get(3)
 

@@ -16,6 +16,10 @@ OPTIMIZERS = [
     lambda: ef.optim.RMSprop(0.01, momentum=0.5, centered=True, clipvalue=0.3),
     lambda: ef.optim.Adagrad(0.1),
     lambda: ef.optim.SGD(ef.optim.schedules.ExponentialDecay(0.1, 2, 0.5)),
+    lambda: ef.optim.Nadam(0.01, weight_decay=0.1),
+    lambda: ef.optim.Adamax(0.01),
+    lambda: ef.optim.Adadelta(1.0, clipnorm=0.5),
+    lambda: ef.optim.Lion(0.01),
 ]
 
 
