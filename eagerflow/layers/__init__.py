@@ -61,6 +61,7 @@ from eagerflow.layers.pooling import (
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from eagerflow.layers.separable import DepthwiseConv2D, SeparableConv2D
 from eagerflow.layers.spatial import (
     Cropping1D,
     Cropping2D,
@@ -86,5 +87,5 @@ __all__ = [
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
     "Dot", "dot", "TimeDistributed", "GroupNormalization", "Attention", "AdditiveAttention",
-    "MultiHeadAttention",
+    "MultiHeadAttention", "DepthwiseConv2D", "SeparableConv2D",
 ]
