@@ -283,7 +283,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         call_args = list(args)
         if node.attr_inputs:
             template = graph.map_attr_tensors(
-                node.attrs, lambda t: _Slot(node.attr_inputs.index(t)))
+                node.attrs, lambda t: _Slot(_position(node.attr_inputs, t)))
             env[f"a{k}"] = template
             slots = ", ".join(names[id(t)] for t in node.attr_inputs)
             call_args.append(f"**_bind(a{k}, ({slots},))")
@@ -311,6 +311,12 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         if not out.shape:
             code.append(f"{target} = _asarray({target})")
     return code
+
+
+def _position(tensors: list, tensor) -> int:
+    """The index of `tensor` in `tensors` by identity (``list.index`` would compare with
+    ``==``, an elementwise op on tensors)."""
+    return next(i for i, t in enumerate(tensors) if t is tensor)
 
 
 # Forwards known to return ndarrays for non-scalar outputs (no conversion needed).

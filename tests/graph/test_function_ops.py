@@ -165,3 +165,15 @@ def test_integer_division_by_zero_is_refused_in_graphs_as_eagerly(op):
         op(ef.constant([4, 5]), ef.constant([2, 0]))
     with pytest.raises(ef.errors.InvalidArgumentError, match="Integer division by zero"):
         traced(ef.constant([4, 5]), ef.constant([2, 0]))
+
+
+def test_slices_with_several_tensor_bounds_run_in_graphs():
+    """A key holding two different traced tensors (start and stop) binds each to its own
+    slot (the executor once compared them with ==, an elementwise op)."""
+    @ef.function
+    def window(x, start):
+        return x[start:start + 3]
+
+    x = np.arange(10)
+    for start in (0, 4, 7):
+        np.testing.assert_array_equal(window(x, ef.constant(start)).numpy(), x[start:start + 3])
