@@ -22,6 +22,14 @@ from eagerflow.layers.dropout import (
     SpatialDropout2D,
 )
 from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.feature_normalization import Normalization
+from eagerflow.layers.image_preprocessing import (
+    CenterCrop,
+    RandomCrop,
+    RandomFlip,
+    Rescaling,
+    Resizing,
+)
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.merging import (
     Add,
@@ -87,5 +95,6 @@ __all__ = [
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
     "Dot", "dot", "TimeDistributed", "GroupNormalization", "Attention", "AdditiveAttention",
-    "MultiHeadAttention", "DepthwiseConv2D", "SeparableConv2D",
+    "MultiHeadAttention", "DepthwiseConv2D", "SeparableConv2D", "Rescaling", "Resizing",
+    "CenterCrop", "RandomFlip", "RandomCrop", "Normalization",
 ]
