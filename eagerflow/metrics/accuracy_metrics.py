@@ -166,6 +166,32 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _tensor(_in_top_k(reduce.argmax(y_true, axis=-1), y_pred, k))
 
 
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
+    """1.0 where the integer label `y_true` is among the top `k` scores of `y_pred`.
+
+    Raises:
+        InvalidArgumentError: if the labels do not match the predictions' leading shape.
+        ValueError: if `k` is not a positive int.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.metrics.sparse_top_k_categorical_accuracy([2, 1], [[0.5, 0.4, 0.1],
+        ...                                                       [0.3, 0.6, 0.1]], k=2)
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    _check_k(k, "sparse_top_k_categorical_accuracy")
+    y_pred = _class_scores(metric.as_tensor(y_pred), "sparse_top_k_categorical_accuracy")
+    y_true = metric.as_tensor(y_true)
+    if y_true.ndim == y_pred.ndim and y_true.shape[-1:] == (1,):
+        y_true = array.squeeze(y_true, axis=-1)
+    if tuple(y_true.shape) != tuple(y_pred.shape[:-1]):
+        raise errors.InvalidArgumentError(
+            "sparse_top_k_categorical_accuracy: y_true must hold one integer label per row "
+            f"of y_pred. Received: y_true.shape={tuple(y_true.shape)}, "
+            f"y_pred.shape={tuple(y_pred.shape)}")
+    return _tensor(_in_top_k(y_true, y_pred, k))
+
+
 def _check_k(k, owner: str) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"{owner}: `k` must be a positive int. Received: k={k!r}")
@@ -259,7 +285,30 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         self.k = k
 
 
+class SparseTopKCategoricalAccuracy(reduction.MeanMetricWrapper):
+    """How often the integer label is among the `k` highest scores.
+
+    Args:
+        k: how many top scores count.
+        name, dtype: see `Metric`.
+
+    Raises:
+        ValueError: if `k` is not a positive int.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.SparseTopKCategoricalAccuracy(k=1)
+        >>> float(m([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
+        0.5
+    """
+
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype,
+                         k=_check_k(k, "SparseTopKCategoricalAccuracy"))
+        self.k = k
+
+
 for _metric in (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,
-                TopKCategoricalAccuracy):
+                TopKCategoricalAccuracy, SparseTopKCategoricalAccuracy):
     registry.register("metric", _metric, snake_case(_metric.__name__))
 registry.register("metric", Accuracy, "acc")

@@ -212,5 +212,71 @@ class Recall(_ConfusionMetric):
             self.true_positives, self.true_positives + self.false_negatives))
 
 
+class _Count(_ConfusionMetric):
+    """One cell of the confusion matrix, counted per threshold (Keras 3's count metrics)."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(thresholds=thresholds, name=name, dtype=dtype)
+
+    def result(self):
+        return self._finish(getattr(self, self._cells[0]))
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        del config["top_k"], config["class_id"]
+        return config
+
+
+class TruePositives(_Count):
+    """The (weighted) number of positive labels predicted positive (score above each of
+    the thresholds, default 0.5).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.TruePositives()([0, 1, 1, 1], [1, 0, 1, 1]))
+        2.0
+    """
+
+    _cells = ("true_positives",)
+
+
+class FalsePositives(_Count):
+    """The (weighted) number of negative labels predicted positive.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.FalsePositives()([0, 1, 0, 0], [0, 0, 1, 1]))
+        2.0
+    """
+
+    _cells = ("false_positives",)
+
+
+class TrueNegatives(_Count):
+    """The (weighted) number of negative labels predicted negative.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.TrueNegatives()([0, 1, 0, 0], [1, 1, 0, 0]))
+        2.0
+    """
+
+    _cells = ("true_negatives",)
+
+
+class FalseNegatives(_Count):
+    """The (weighted) number of positive labels predicted negative.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.FalseNegatives()([0, 1, 1, 1], [0, 1, 0, 0]))
+        2.0
+    """
+
+    _cells = ("false_negatives",)
+
+
 registry.register("metric", Precision, "precision")
 registry.register("metric", Recall, "recall")
+for _count in (TruePositives, FalsePositives, TrueNegatives, FalseNegatives):
+    registry.register("metric", _count)

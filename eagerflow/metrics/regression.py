@@ -1,5 +1,5 @@
-"""Regression metrics: running mean squared, absolute, absolute percentage and squared
-logarithmic errors.
+"""Regression metrics: running mean squared (and its root), absolute, absolute percentage,
+squared logarithmic and log-cosh errors, and the cosine similarity.
 
 Examples:
     >>> import eagerflow as ef
@@ -16,6 +16,21 @@ from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
+
+
+def _pair(y_true, y_pred, owner: str):
+    y_pred = metric.as_tensor(y_pred, np.float64)
+    y_true = metric.as_tensor(y_true, np.float64)
+    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}")
+    return y_true, y_pred
+
+
+def _last_axis_mean(values):
+    return reduce.reduce_mean(values, axis=-1) if values.ndim else values
 
 
 def _errors(y_true, y_pred, owner: str):
@@ -62,6 +77,25 @@ def _squared_logarithmic_error(y_true, y_pred):
 
 # Keras's epsilon: the floor of |y_true| in the percentage error and of the log arguments.
 _EPSILON = 1e-7
+
+
+def _cosine(y_true, y_pred, axis=-1):
+    y_true, y_pred = _pair(y_true, y_pred, "CosineSimilarity")
+
+    def normalized(x):
+        norm = reduce.reduce_sum(unary.square(x), axis=axis, keepdims=True)
+        return math.multiply(x, unary.rsqrt(math.maximum(norm, 1e-12)))
+
+    return reduce.reduce_sum(math.multiply(normalized(y_true), normalized(y_pred)), axis=axis)
+
+
+def _log_cosh(y_true, y_pred):
+    y_true, y_pred = _pair(y_true, y_pred, "LogCoshError")
+    error = math.subtract(y_pred, y_true)
+    # log(cosh(x)) = x + softplus(-2x) - log 2, stable for large |x|.
+    softplus = unary.log1p(unary.exp(-unary.abs(math.multiply(error, 2.0))))
+    stable = math.add(math.maximum(math.multiply(error, -2.0), 0.0), softplus)
+    return _last_axis_mean(math.subtract(math.add(error, stable), float(np.log(2.0))))
 
 
 class MeanSquaredError(reduction.MeanMetricWrapper):
@@ -120,6 +154,61 @@ class MeanSquaredLogarithmicError(reduction.MeanMetricWrapper):
         super().__init__(_squared_logarithmic_error, name=name, dtype=dtype)
 
 
+class CosineSimilarity(reduction.MeanMetricWrapper):
+    """The mean over samples of the cosine similarity of `y_true` and `y_pred` along
+    `axis` (each vector L2-normalized first).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.metrics.CosineSimilarity()([[1.0, 0.0]], [[1.0, 1.0]])), 4)
+        0.7071
+    """
+
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(_cosine, name=name, dtype=dtype, axis=int(axis))
+
+
+class LogCoshError(reduction.MeanMetricWrapper):
+    """The mean over samples of ``mean(log(cosh(y_pred - y_true)), axis=-1)``.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.metrics.LogCoshError()([[0.0, 0.0]], [[1.0, -1.0]])), 4)
+        0.4338
+    """
+
+    def __init__(self, name="logcosh", dtype=None):
+        super().__init__(_log_cosh, name=name, dtype=dtype)
+
+
+class RootMeanSquaredError(reduction.Mean):
+    """``sqrt(mean(square(y_true - y_pred)))`` over every value seen (the root of the mean,
+    not a mean of per-batch roots).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.RootMeanSquaredError()
+        >>> m.update_state([[0.0, 1.0]], [[1.0, 1.0]])
+        >>> m.update_state([[0.0, 0.0]], [[1.0, 1.0]])
+        >>> round(float(m.result()), 4)
+        0.866
+    """
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds a batch's squared errors (weighted by `sample_weight`)."""
+        y_true, y_pred = _pair(y_true, y_pred, "RootMeanSquaredError")
+        super().update_state(unary.square(math.subtract(y_pred, y_true)), sample_weight)
+
+    def result(self):
+        return unary.sqrt(super().result())
+
+
+registry.register("metric", CosineSimilarity, "cosine_similarity")
+registry.register("metric", LogCoshError, "logcosh", "log_cosh_error")
+registry.register("metric", RootMeanSquaredError, "root_mean_squared_error")
 registry.register("metric", MeanAbsolutePercentageError, "mean_absolute_percentage_error",
                   "mape", "MAPE")
 registry.register("metric", MeanSquaredLogarithmicError, "mean_squared_logarithmic_error",
