@@ -7,7 +7,7 @@ Examples:
 """
 
 from eagerflow.ops.activations import elu, gelu, leaky_relu, relu6, selu, silu, softsign, swish
-from eagerflow.ops.conv import conv1d, conv2d, conv2d_transpose, depthwise_conv2d
+from eagerflow.ops.conv import conv1d, conv2d, conv2d_transpose, conv3d, depthwise_conv2d
 from eagerflow.ops.cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,

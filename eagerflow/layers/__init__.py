@@ -12,7 +12,7 @@ from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, S
 from eagerflow.layers.attention import AdditiveAttention, Attention
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
-from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
+from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
 from eagerflow.layers.dropout import (
     Dropout,
@@ -96,5 +96,5 @@ __all__ = [
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
     "Dot", "dot", "TimeDistributed", "GroupNormalization", "Attention", "AdditiveAttention",
     "MultiHeadAttention", "DepthwiseConv2D", "SeparableConv2D", "Rescaling", "Resizing",
-    "CenterCrop", "RandomFlip", "RandomCrop", "Normalization",
+    "CenterCrop", "RandomFlip", "RandomCrop", "Normalization", "Conv3D",
 ]

@@ -1,4 +1,4 @@
-"""Convolution layers: Conv1D, Conv2D, Conv2DTranspose (channels last by default).
+"""Convolution layers: Conv1D, Conv2D, Conv3D, Conv2DTranspose (channels last by default).
 
 Kernels are laid out as in Keras: ``(kernel_size..., in_channels // groups, filters)``
 for convolutions and ``(kh, kw, filters, in_channels)`` for Conv2DTranspose, so Keras
@@ -155,6 +155,30 @@ class Conv2D(_Conv):
         outputs = conv_ops.conv2d(
             inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
             data_format="NHWC" if self.data_format == "channels_last" else "NCHW",
+            dilations=list(self.dilation_rate))
+        return self._finish(outputs)
+
+
+class Conv3D(_Conv):
+    """3-D convolution over volumes: ``(batch, depth, height, width, channels)`` by default.
+
+    Arguments as Conv2D with triples; the kernel has shape
+    ``(kd, kh, kw, in_channels // groups, filters)``. It runs as one 2-D convolution per
+    kernel depth offset (see `ef.nn.conv3d`), so it suits small volumes.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> conv = ef.layers.Conv3D(4, 3, padding="same", strides=(1, 2, 2))
+        >>> conv(ef.ones([1, 5, 6, 6, 2])).shape, conv.kernel.shape
+        ((1, 5, 3, 3, 4), (3, 3, 3, 2, 4))
+    """
+
+    _rank = 3
+
+    def call(self, inputs):
+        outputs = conv_ops.conv3d(
+            inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
+            data_format="NDHWC" if self.data_format == "channels_last" else "NCDHW",
             dilations=list(self.dilation_rate))
         return self._finish(outputs)
 

@@ -1,4 +1,4 @@
-"""Convolutions (NHWC): conv1d, conv2d, conv2d_transpose, depthwise_conv2d.
+"""Convolutions (NHWC): conv1d, conv2d, conv3d, conv2d_transpose, depthwise_conv2d.
 
 All four run on three primitives over one im2col engine (BLAS matmuls on strided
 window views, no Python loop over pixels):
@@ -23,6 +23,9 @@ of any order work through every convolution:
 Grouped convolution (input depth a multiple of the filter's in_channels, as in TF) uses
 the same code with a batched matmul over groups; `depthwise_conv2d` is the grouped case
 with one input channel per group. `conv2d_transpose` is ``Conv2DBackpropInput`` itself.
+`conv3d` is composed, not a primitive: one Conv2D per kernel depth offset over the
+matching strided depth slices (folded into the batch), summed; it inherits the gradients
+of every order.
 
 Examples:
     >>> import eagerflow as ef
@@ -42,6 +45,8 @@ import numpy as np
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
+from eagerflow.ops import indexing as _indexing
+from eagerflow.ops import math as _math
 from eagerflow.ops.kernels import im2col, saved, scratch, windows
 
 _flags = context.flags
@@ -426,3 +431,65 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
         )
     grouped = _array.reshape(w, [kh, kw, 1, channels * multiplier])
     return _from_nhwc(_conv(x, grouped, strides, dilations, padding, op_name), channels_last)
+
+
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None,  # noqa: A002
+           name=None):
+    """3-D convolution over volumes (video, scans): ``(batch, depth, height, width, c)``.
+
+    Computed as a sum over the kernel's depth offsets ``i`` of 2-D convolutions of the
+    depth slices ``i * dilation, i * dilation + stride, ...`` (folded into the batch
+    axis) with the filter plane ``filters[i]``: the same numbers as a direct 3-D
+    convolution, on the im2col engine of `conv2d`.
+
+    Args:
+        input: ``(batch, depth, height, width, in_channels)`` (or ``"NCDHW"``).
+        filters: ``(kd, kh, kw, in_channels, out_channels)``.
+        strides: an int or a list of 1, 3 or 5 ints (``[1, sd, sh, sw, 1]``).
+        padding: ``"SAME"``, ``"VALID"`` or 3 (or 5) explicit ``[before, after]`` pairs.
+        data_format: ``"NDHWC"`` (default) or ``"NCDHW"``.
+        dilations: an int or a list of 1, 3 or 5 ints; default 1.
+
+    Returns:
+        ``(batch, out_depth, out_height, out_width, out_channels)``, with `conv2d`'s
+        output-size rules on each spatial axis.
+
+    Raises:
+        InvalidArgumentError: naming both shapes when the filter's in_channels do not match
+            the input depth; for bad ranks, dtypes, strides or paddings.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> x = ef.ones([1, 4, 4, 4, 2])
+        >>> y = ef.nn.conv3d(x, ef.ones([3, 3, 3, 2, 5]), strides=1, padding="VALID")
+        >>> y.shape, float(y[0, 0, 0, 0, 0])
+        ((1, 2, 2, 2, 5), 54.0)
+    """
+    op_name = "Conv3D"
+    channels_last = windows.channels_last(data_format, "NDHWC", "NCDHW", op_name)
+    x, w = _float_pair(input, filters, 5, op_name)
+    strides, dilations, padding = _spatial_args(strides, dilations, padding, 3, channels_last,
+                                                op_name)
+    if not channels_last:
+        x = _array.transpose(x, [0, 2, 3, 4, 1])
+    if w.shape[3] == 0 or x.shape[4] % w.shape[3]:
+        raise errors.InvalidArgumentError(
+            f"input depth {x.shape[4]} (input shape {x.shape}) does not match the filter's "
+            f"in_channels {w.shape[3]} (filter shape {w.shape}): they must be equal, or the "
+            "input depth a multiple of it for a grouped convolution", op_name
+        )
+    out_sizes, pads = windows.resolve(x.shape[1:4], w.shape[:3], strides, dilations, padding,
+                                      op_name)
+    if pads[0] != (0, 0):
+        x = _indexing.pad(x, [[0, 0], list(pads[0]), [0, 0], [0, 0], [0, 0]])
+    batch, _, height, width, channels = x.shape
+    out_depth, stride = out_sizes[0], strides[0]
+    total = None
+    for offset in range(w.shape[0]):
+        start = offset * dilations[0]
+        planes = x[:, start:start + (out_depth - 1) * stride + 1:stride]
+        planes = _array.reshape(planes, [batch * out_depth, height, width, channels])
+        y = _conv(planes, w[offset], strides[1:], dilations[1:], pads[1:], op_name)
+        total = y if total is None else _math.add(total, y)
+    y = _array.reshape(total, [batch, out_depth, *total.shape[1:]])
+    return y if channels_last else _array.transpose(y, [0, 4, 1, 2, 3])

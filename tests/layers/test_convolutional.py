@@ -132,3 +132,23 @@ def test_conv_argument_errors():
     layer(ef.ones([1, 5, 5, 3]))
     with pytest.raises(ValueError, match=r"value 3 .*shape \(1, 5, 5, 2\)"):
         layer(ef.ones([1, 5, 5, 2]))
+
+
+def test_conv3d_contract_and_reference():
+    from tests.ops.test_conv import ref_conv3d
+
+    x = RNG.standard_normal((1, 4, 3, 4, 2)).astype("float32")
+    kernel = RNG.standard_normal((2, 2, 3, 2, 3)).astype("float32")
+    bias = RNG.standard_normal(3).astype("float32")
+    expected = ref_conv3d(x, kernel, (2, 1, 1), padding="SAME") + bias
+    run_layer_test(ef.layers.Conv3D, {"filters": 3, "kernel_size": (2, 2, 3),
+                                      "strides": (2, 1, 1), "padding": "same"},
+                   input_data=x, expected_output_shape=(1, 2, 3, 4, 3),
+                   expected_num_trainable_weights=2, weights=[kernel, bias],
+                   expected_output=expected, rtol=1e-4)
+    assert ef.layers.Conv3D(2, 3).compute_output_shape((None, 5, 6, 7, 1)) == (
+        None, 3, 4, 5, 2)
+    with pytest.raises(ValueError, match=r"kernel_size=\(3, 3\)"):
+        ef.layers.Conv3D(2, (3, 3))
+    with pytest.raises(ValueError, match="expected ndim=5, found ndim=4"):
+        ef.layers.Conv3D(2, 3)(ef.ones([1, 5, 5, 3]))

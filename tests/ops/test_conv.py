@@ -70,6 +70,29 @@ def ref_depthwise(x, w, stride, padding):
     return np.concatenate(outs, axis=-1)
 
 
+def ref_conv3d(x, w, strides=(1, 1, 1), dilations=(1, 1, 1), padding="VALID"):
+    """Direct 3-D cross-correlation, one output voxel at a time; grouped if depth allows."""
+    kernel, cin, out_c = w.shape[:3], w.shape[3], w.shape[4]
+    if padding == "SAME":
+        padding = [_same_pads(x.shape[1 + i], kernel[i], strides[i], dilations[i])
+                   for i in range(3)]
+    else:
+        padding = [(0, 0)] * 3
+    xp = np.pad(x, ((0, 0), *padding, (0, 0)))
+    groups, per_group = x.shape[4] // cin, out_c // (x.shape[4] // cin)
+    sizes = [(xp.shape[1 + i] - (kernel[i] - 1) * dilations[i] - 1) // strides[i] + 1
+             for i in range(3)]
+    out = np.zeros((x.shape[0], *sizes, out_c), x.dtype)
+    for index in np.ndindex(*sizes):
+        window = tuple(slice(o * s, o * s + (k - 1) * d + 1, d) for o, s, k, d in zip(
+            index, strides, kernel, dilations, strict=True))
+        for g in range(groups):
+            patch = xp[(slice(None), *window, slice(g * cin, (g + 1) * cin))]
+            out[(slice(None), *index, slice(g * per_group, (g + 1) * per_group))] = np.einsum(
+                "ndhwc,dhwco->no", patch, w[..., g * per_group:(g + 1) * per_group])
+    return out
+
+
 CASES = [
     OpCase("conv2d_same", lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"),
            lambda x, w: ref_conv2d(x, w, padding="SAME"), shapes=[(2, 5, 6, 3), (3, 3, 3, 4)]),
@@ -100,6 +123,17 @@ CASES = [
            shapes=[(1, 4, 3, 3), (3, 2, 2, 3)]),
     OpCase("depthwise_conv2d", lambda x, w: ef.nn.depthwise_conv2d(x, w, [1, 2, 2, 1], "SAME"),
            lambda x, w: ref_depthwise(x, w, 2, "SAME"), shapes=[(2, 5, 6, 3), (3, 3, 3, 2)]),
+    OpCase("conv3d_same_strided",
+           lambda x, w: ef.nn.conv3d(x, w, [1, 2, 1, 2, 1], "SAME"),
+           lambda x, w: ref_conv3d(x, w, (2, 1, 2), padding="SAME"),
+           shapes=[(2, 5, 4, 5, 2), (3, 2, 3, 2, 3)]),
+    OpCase("conv3d_valid_dilated_grouped",
+           lambda x, w: ef.nn.conv3d(x, w, 1, "VALID", dilations=[2, 1, 2]),
+           lambda x, w: ref_conv3d(x, w, dilations=(2, 1, 2)),
+           shapes=[(1, 5, 3, 5, 4), (2, 2, 2, 2, 4)]),
+    OpCase("conv3d_ncdhw", lambda x, w: ef.nn.conv3d(x, w, 1, "SAME", data_format="NCDHW"),
+           lambda x, w: ref_conv3d(x.transpose(0, 2, 3, 4, 1), w, padding="SAME").transpose(
+               0, 4, 1, 2, 3), shapes=[(1, 2, 3, 4, 3), (2, 2, 2, 2, 2)]),
 ]
 
 
@@ -218,6 +252,13 @@ def test_channel_mismatch_names_both_shapes():
 
 
 @pytest.mark.parametrize("call, match", [
+    (lambda: ef.nn.conv3d(ef.ones([1, 4, 5, 5, 3]), ef.ones([2, 3, 3, 2, 4]), 1, "SAME"),
+     r"input depth 3 \(input shape \(1, 4, 5, 5, 3\)\).*in_channels 2 \(filter shape "
+     r"\(2, 3, 3, 2, 4\)\).*\[Op:Conv3D\]"),
+    (lambda: ef.nn.conv3d(ef.ones([1, 5, 5, 3]), ef.ones([2, 3, 3, 3, 4]), 1, "SAME"),
+     r"must both be 5-D, got input shape \(1, 5, 5, 3\).*\[Op:Conv3D\]"),
+    (lambda: ef.nn.conv3d(ef.ones([1, 2, 5, 5, 3]), ef.ones([3, 3, 3, 3, 4]), 1, "VALID"),
+     r"Computed output size would be negative.*spatial dimension 0 \[Op:Conv3D\]"),
     (lambda: ef.nn.conv2d(ef.ones([5, 5, 3]), ef.ones([3, 3, 3, 4]), 1, "SAME"),
      r"must both be 4-D, got input shape \(5, 5, 3\)"),
     (lambda: ef.nn.conv2d(ef.ones([1, 5, 5, 3]), ef.ones([3, 3, 3, 4], ef.float64), 1, "SAME"),
