@@ -38,7 +38,8 @@ from eagerflow.ops.unary import sigmoid, tanh
 # names exactly the public names imported above.
 __all__ = [
     "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d",
-    "conv2d_transpose", "depthwise_conv2d", "dropout", "elu", "embedding_lookup", "gelu",
+    "conv2d_transpose", "conv3d", "depthwise_conv2d", "dropout", "elu", "embedding_lookup",
+    "gelu",
     "global_avg_pool2d", "global_max_pool2d", "l2_loss", "l2_normalize", "leaky_relu",
     "log_sigmoid", "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "relu6",
     "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
