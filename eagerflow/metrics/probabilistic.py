@@ -9,9 +9,6 @@ Examples:
 
 from __future__ import annotations
 
-import numpy as np
-
-from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
@@ -19,19 +16,8 @@ from eagerflow.saving import registry
 _EPSILON = 1e-7
 
 
-def _pair(y_true, y_pred, owner: str):
-    y_pred = metric.as_tensor(y_pred, np.float64)
-    y_true = metric.as_tensor(y_true, np.float64)
-    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if y_true.shape != y_pred.shape:
-        raise errors.InvalidArgumentError(
-            f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}")
-    return y_true, y_pred
-
-
-def _last_axis_mean(values):
-    return reduce.reduce_mean(values, axis=-1) if values.ndim else values
+_pair = metric.aligned_pair
+_last_axis_mean = metric.last_axis_mean
 
 
 def _kl_divergence(y_true, y_pred):

@@ -12,36 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
 
-
-def _pair(y_true, y_pred, owner: str):
-    y_pred = metric.as_tensor(y_pred, np.float64)
-    y_true = metric.as_tensor(y_true, np.float64)
-    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if y_true.shape != y_pred.shape:
-        raise errors.InvalidArgumentError(
-            f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}")
-    return y_true, y_pred
-
-
-def _last_axis_mean(values):
-    return reduce.reduce_mean(values, axis=-1) if values.ndim else values
+_pair = metric.aligned_pair
+_last_axis_mean = metric.last_axis_mean
 
 
 def _errors(y_true, y_pred, owner: str):
-    y_pred = metric.as_tensor(y_pred, np.float64)
-    y_true = metric.as_tensor(y_true, np.float64)
-    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if y_true.shape != y_pred.shape:
-        raise errors.InvalidArgumentError(
-            f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
-        )
+    y_true, y_pred = _pair(y_true, y_pred, owner)
     return math.subtract(y_pred, y_true)
 
 
@@ -56,20 +36,15 @@ def _absolute_error(y_true, y_pred):
 
 
 def _absolute_percentage_error(y_true, y_pred):
-    y_pred = metric.as_tensor(y_pred, np.float64)
-    y_true = metric.as_tensor(y_true, np.float64)
-    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
-    difference = _errors(y_true, y_pred, "MeanAbsolutePercentageError")
+    y_true, y_pred = _pair(y_true, y_pred, "MeanAbsolutePercentageError")
+    difference = math.subtract(y_pred, y_true)
     scale = math.maximum(unary.abs(y_true), _EPSILON)
     error = math.multiply(unary.abs(math.divide(difference, scale)), 100.0)
     return reduce.reduce_mean(error, axis=-1) if error.ndim else error
 
 
 def _squared_logarithmic_error(y_true, y_pred):
-    y_pred = metric.as_tensor(y_pred, np.float64)
-    y_true = metric.as_tensor(y_true, np.float64)
-    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
-    _errors(y_true, y_pred, "MeanSquaredLogarithmicError")  # the shape check
+    y_true, y_pred = _pair(y_true, y_pred, "MeanSquaredLogarithmicError")
     error = unary.square(math.subtract(unary.log1p(math.maximum(y_pred, _EPSILON)),
                                        unary.log1p(math.maximum(y_true, _EPSILON))))
     return reduce.reduce_mean(error, axis=-1) if error.ndim else error
