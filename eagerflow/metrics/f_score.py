@@ -104,7 +104,8 @@ class FBetaScore(metric.Metric):
                 count that differs from the first batch's, or weights that do not
                 broadcast.
         """
-        y_pred = metric.as_tensor(y_pred, np.float64)
+        # Compared in float32 like Keras, so a score equal to the threshold is negative.
+        y_pred = metric.as_tensor(y_pred, np.float32)
         y_true = metric.as_tensor(y_true, np.float64)
         self._check_inputs(y_true, y_pred)
         if self.num_classes is None:
@@ -117,7 +118,7 @@ class FBetaScore(metric.Metric):
             predicted = logic.greater(y_pred, self.threshold)
         predicted = math.cast(predicted, np.float64)
         if sample_weight is not None:
-            weights = confusion.broadcast_weights(sample_weight, y_pred, type(self).__name__)
+            weights = confusion.broadcast_weights(sample_weight, y_true, type(self).__name__)
             y_true = y_true * weights
             predicted_weighted = predicted * weights
         else:
