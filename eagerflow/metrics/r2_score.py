@@ -42,7 +42,7 @@ class R2Score(metric.Metric):
             variance). Scikit-learn calls it ``multioutput``.
         num_regressors: the number of independent variables, for the adjusted R2 (0:
             plain R2). When it is not below ``num_samples - 1``, the plain R2 is
-            returned, with a warning when computed eagerly.
+            returned, with a warning when computed eagerly after some samples.
         name, dtype: see `Metric`.
 
     Raises:
@@ -133,7 +133,7 @@ class R2Score(metric.Metric):
     def _adjusted(self, score):
         n = self.num_samples.value
         room = n - float(self.num_regressors) - 1.0  # n - p - 1: the residual's freedom
-        if context.executing_eagerly() and float(room) <= 0:
+        if context.executing_eagerly() and float(n) > 0 and float(room) <= 0:
             warnings.warn(
                 f"R2Score: num_regressors={self.num_regressors} needs more than "
                 f"{self.num_regressors + 1} samples for the adjusted R2 (seen: {float(n):g}); "
