@@ -5,7 +5,8 @@ residuals, and the total weight, so that
 ``R2 = 1 - sum((y_true - y_pred)**2) / sum((y_true - mean(y_true))**2)`` over all
 samples, the denominator being ``sum(w * y**2) - sum(w * y)**2 / sum(w)``. A column whose
 labels do not vary scores 0. With `num_regressors` it is the adjusted R2,
-``1 - (1 - R2) * (n - 1) / (n - p - 1)`` (`n`: samples with a non-zero weight).
+``1 - (1 - R2) * (n - 1) / (n - p - 1)``, where `n` counts samples (rows with a non-zero
+weight), not cells, as Keras's main branch does (Keras 3.15 counts every cell).
 
 The per-column Variables are created on the first update, when the number of outputs is
 known.
