@@ -9,7 +9,7 @@ zero denominator counts as 0 (Keras adds 1e-7 to each denominator instead; the t
 agree to about 1e-7).
 
 The state Variables are created on the first update, when the number of classes is
-known.
+known; until then `result()` is 0.0.
 
 Example:
     >>> import eagerflow as ef

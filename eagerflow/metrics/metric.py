@@ -252,8 +252,10 @@ def get(identifier, custom_objects=None):
     """A metric for a name (a new instance), a config dict, or a metric or function as is.
 
     Names are the class names and their snake-case forms (``"accuracy"``,
-    ``"sparse_categorical_accuracy"``, ``"auc"``, ...) plus ``"acc"``, ``"mse"`` and
-    ``"mae"``.
+    ``"sparse_categorical_accuracy"``, ``"auc"``, ``"f1_score"``, ...) plus Keras's
+    aliases ``"acc"``, ``"mse"``, ``"mae"``, ``"mape"``, ``"msle"``, ``"fbeta_score"``,
+    ``"logcosh"`` and ``"mean_io_u"``. A class whose constructor needs arguments
+    (``MeanIoU``, ``PrecisionAtRecall``, ...) cannot be made from its name alone.
 
     Raises:
         InvalidArgumentError (a ValueError): for an unknown name or an identifier of
