@@ -31,8 +31,11 @@ from eagerflow.metrics.confusion import (
     TrueNegatives,
     TruePositives,
 )
+from eagerflow.metrics.f_score import F1Score, FBetaScore
+from eagerflow.metrics.iou import MeanIoU
 from eagerflow.metrics.metric import Metric, deserialize, get, serialize
 from eagerflow.metrics.probabilistic import KLDivergence, Poisson
+from eagerflow.metrics.r2_score import R2Score
 from eagerflow.metrics.reduction import Mean, MeanMetricWrapper, Sum
 from eagerflow.metrics.regression import (
     CosineSimilarity,
@@ -43,15 +46,23 @@ from eagerflow.metrics.regression import (
     MeanSquaredLogarithmicError,
     RootMeanSquaredError,
 )
+from eagerflow.metrics.sensitivity import (
+    PrecisionAtRecall,
+    RecallAtPrecision,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+)
 
 __all__ = [
-    "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "Mean", "MeanAbsoluteError",
-    "MeanAbsolutePercentageError", "MeanMetricWrapper", "MeanSquaredError",
-    "MeanSquaredLogarithmicError", "Metric", "Precision", "Recall",
-    "SparseCategoricalAccuracy", "Sum", "TopKCategoricalAccuracy", "accuracy",
+    "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "CosineSimilarity",
+    "F1Score", "FBetaScore", "FalseNegatives", "FalsePositives", "KLDivergence",
+    "LogCoshError", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU",
+    "MeanMetricWrapper", "MeanSquaredError", "MeanSquaredLogarithmicError", "Metric",
+    "Poisson", "Precision", "PrecisionAtRecall", "R2Score", "Recall", "RecallAtPrecision",
+    "RootMeanSquaredError", "SensitivityAtSpecificity", "SparseCategoricalAccuracy",
+    "SparseTopKCategoricalAccuracy", "SpecificityAtSensitivity", "Sum",
+    "TopKCategoricalAccuracy", "TrueNegatives", "TruePositives", "accuracy",
     "binary_accuracy", "categorical_accuracy", "deserialize", "get", "serialize",
-    "sparse_categorical_accuracy", "top_k_categorical_accuracy", "CosineSimilarity",
-    "FalseNegatives", "FalsePositives", "KLDivergence", "LogCoshError", "Poisson",
-    "RootMeanSquaredError", "SparseTopKCategoricalAccuracy", "TrueNegatives", "TruePositives",
-    "sparse_top_k_categorical_accuracy",
+    "sparse_categorical_accuracy", "sparse_top_k_categorical_accuracy",
+    "top_k_categorical_accuracy",
 ]

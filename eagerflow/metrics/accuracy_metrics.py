@@ -1,4 +1,5 @@
-"""Accuracy metrics: exact match, thresholded binary, categorical, sparse and top-k.
+"""Accuracy metrics: exact match, thresholded binary, categorical, sparse, top-k and
+sparse top-k.
 
 Each function returns 1.0 or 0.0 per sample (as a float32 Tensor); each class is the
 running mean of its function over every sample seen, with optional sample weights.
@@ -166,30 +167,43 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _tensor(_in_top_k(reduce.argmax(y_true, axis=-1), y_pred, k))
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5):
-    """1.0 where the integer label `y_true` is among the top `k` scores of `y_pred`.
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
+    """1.0 where the integer label `y_true` is among the top `k` entries of `y_pred`.
+
+    Args:
+        y_true: class indices of shape ``y_pred.shape[:-1]`` (or with a trailing 1).
+        y_pred: scores for every class (ties with the k-th score count as inside, as in
+            TensorFlow); with ``from_sorted_ids=True``, class ids sorted from the highest
+            score down (only the first `k` columns are looked at).
+        k: how many top entries count.
+        from_sorted_ids: whether `y_pred` holds sorted class ids instead of scores.
 
     Raises:
-        InvalidArgumentError: if the labels do not match the predictions' leading shape.
+        InvalidArgumentError: if `y_true` does not have shape ``y_pred.shape[:-1]``.
         ValueError: if `k` is not a positive int.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.metrics.sparse_top_k_categorical_accuracy([2, 1], [[0.5, 0.4, 0.1],
-        ...                                                       [0.3, 0.6, 0.1]], k=2)
+        >>> ef.metrics.sparse_top_k_categorical_accuracy(
+        ...     [2, 1], [[0.5, 0.4, 0.1], [0.3, 0.6, 0.1]], k=2)
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+        >>> ef.metrics.sparse_top_k_categorical_accuracy([2, 1], [[0, 2], [2, 0]], k=1,
+        ...                                              from_sorted_ids=True)
+        ef.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
-    _check_k(k, "sparse_top_k_categorical_accuracy")
-    y_pred = _class_scores(metric.as_tensor(y_pred), "sparse_top_k_categorical_accuracy")
-    y_true = metric.as_tensor(y_true)
-    if y_true.ndim == y_pred.ndim and y_true.shape[-1:] == (1,):
-        y_true = array.squeeze(y_true, axis=-1)
-    if tuple(y_true.shape) != tuple(y_pred.shape[:-1]):
-        raise errors.InvalidArgumentError(
-            "sparse_top_k_categorical_accuracy: y_true must hold one integer label per row "
-            f"of y_pred. Received: y_true.shape={tuple(y_true.shape)}, "
-            f"y_pred.shape={tuple(y_pred.shape)}")
-    return _tensor(_in_top_k(y_true, y_pred, k))
+    owner = "sparse_top_k_categorical_accuracy"
+    _check_k(k, owner)
+    y_pred = _class_scores(metric.as_tensor(y_pred), owner)
+    labels = _sparse_labels(y_true, y_pred, owner)
+    if not from_sorted_ids:
+        return _tensor(_in_top_k(labels, y_pred, k))
+    top_ids = y_pred[..., :k]
+    if labels.dtype != top_ids.dtype:
+        labels = math.cast(labels, np.float64)
+        top_ids = math.cast(top_ids, np.float64)
+    # any() over the k ids: an id listed twice still counts once.
+    return _tensor(reduce.reduce_any(logic.equal(array.expand_dims(labels, -1), top_ids),
+                                     axis=-1))
 
 
 def _check_k(k, owner: str) -> int:
@@ -288,9 +302,12 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
 class SparseTopKCategoricalAccuracy(reduction.MeanMetricWrapper):
     """How often the integer label is among the `k` highest scores.
 
+    See `sparse_top_k_categorical_accuracy`.
+
     Args:
         k: how many top scores count.
         name, dtype: see `Metric`.
+        from_sorted_ids: `y_pred` holds class ids sorted by decreasing score, not scores.
 
     Raises:
         ValueError: if `k` is not a positive int.
@@ -300,12 +317,18 @@ class SparseTopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         >>> m = ef.metrics.SparseTopKCategoricalAccuracy(k=1)
         >>> float(m([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]]))
         0.5
+        >>> m.reset_state()
+        >>> float(m([2, 1], [[0.1, 0.9, 0.8], [0.05, 0.95, 0]], sample_weight=[0.7, 0.3]))
+        0.3
     """
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
+                 from_sorted_ids=False):
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype,
-                         k=_check_k(k, "SparseTopKCategoricalAccuracy"))
+                         k=_check_k(k, "SparseTopKCategoricalAccuracy"),
+                         from_sorted_ids=bool(from_sorted_ids))
         self.k = k
+        self.from_sorted_ids = bool(from_sorted_ids)
 
 
 for _metric in (Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy,

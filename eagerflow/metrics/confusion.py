@@ -1,9 +1,10 @@
-"""Confusion-matrix metrics: `Precision` and `Recall`, exact over every batch seen.
+"""Confusion-matrix metrics: `Precision`, `Recall` and the cell counts (`TruePositives`,
+`FalsePositives`, `TrueNegatives`, `FalseNegatives`), exact over every batch seen.
 
 They accumulate true/false positives and negatives per threshold (a prediction is
 positive when it is strictly greater than the threshold; a label is positive when it is
 non-zero), so the epoch result is exact rather than a mean of batch values.
-`update_confusion_matrix` is shared with `AUC`.
+`update_confusion_matrix` is shared with `AUC` and the sensitivity/specificity metrics.
 
 Examples:
     >>> import eagerflow as ef
@@ -21,6 +22,7 @@ from eagerflow.core import errors
 from eagerflow.metrics import metric
 from eagerflow.ops import array, creation, indexing, logic, math, reduce
 from eagerflow.saving import registry
+from eagerflow.utils import naming
 
 NEG_INF = -1e10  # Keras's stand-in for -inf: the score given to predictions outside top_k
 
@@ -46,7 +48,14 @@ def _filter_top_k(scores, k: int):
     return math.where(logic.greater(keep, 0), scores, NEG_INF)
 
 
-def _aligned_weights(sample_weight, like, owner: str):
+def broadcast_weights(sample_weight, like, owner: str):
+    """`sample_weight` broadcast to the shape of `like` from its leading axes (float64).
+
+    Weights of shape ``(n,)``, ``(n, 1)`` or a scalar fit predictions of shape ``(n, ...)``.
+
+    Raises:
+        InvalidArgumentError: naming `owner` when the weights do not broadcast.
+    """
     original = weights = metric.as_tensor(sample_weight, np.float64)
     if weights.ndim == like.ndim + 1 and weights.shape[-1] == 1:
         weights = array.squeeze(weights, -1)
@@ -90,7 +99,7 @@ def update_confusion_matrix(y_true, y_pred, thresholds, sample_weight=None, top_
             f"{owner}: y_true and y_pred must have the same shape. Received: "
             f"y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
         )
-    weights = None if sample_weight is None else _aligned_weights(sample_weight, y_pred, owner)
+    weights = None if sample_weight is None else broadcast_weights(sample_weight, y_pred, owner)
     if top_k is not None:
         y_pred = _filter_top_k(y_pred, top_k)
     if class_id is not None:
@@ -212,48 +221,88 @@ class Recall(_ConfusionMetric):
             self.true_positives, self.true_positives + self.false_negatives))
 
 
-class _Count(_ConfusionMetric):
-    """One cell of the confusion matrix, counted per threshold (Keras 3's count metrics)."""
+class _ConditionCount(metric.Metric):
+    """The weighted count of one confusion-matrix cell, per threshold."""
+
+    _cell = ""
 
     def __init__(self, thresholds=None, name=None, dtype=None):
-        super().__init__(thresholds=thresholds, name=name, dtype=dtype)
+        super().__init__(name=name, dtype=dtype)
+        self.init_thresholds = thresholds
+        self.thresholds = parse_thresholds(thresholds, 0.5, type(self).__name__)
+        self.accumulator = self.add_variable((len(self.thresholds),), name="accumulator")
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds one batch's count (the sum of the weights of the matching predictions).
+
+        Raises:
+            InvalidArgumentError: for mismatched shapes or weights that do not broadcast.
+        """
+        counts = update_confusion_matrix(y_true, y_pred, self.thresholds, sample_weight,
+                                         owner=type(self).__name__)
+        metric.add_to(self.accumulator, counts[self._cell])
 
     def result(self):
-        return self._finish(getattr(self, self._cells[0]))
+        value = self.accumulator.value
+        return metric.result_tensor(value[0] if len(self.thresholds) == 1 else value,
+                                    self.dtype)
 
     def get_config(self) -> dict:
-        config = super().get_config()
-        del config["top_k"], config["class_id"]
-        return config
+        return {**super().get_config(), "thresholds": self.init_thresholds}
 
 
-class TruePositives(_Count):
-    """The (weighted) number of positive labels predicted positive (score above each of
-    the thresholds, default 0.5).
+class TruePositives(_ConditionCount):
+    """How many positive labels are predicted positive (``y_pred > threshold``).
 
-    Examples:
-        >>> import eagerflow as ef
-        >>> float(ef.metrics.TruePositives()([0, 1, 1, 1], [1, 0, 1, 1]))
-        2.0
-    """
+    With `sample_weight`, the sum of their weights.
 
-    _cells = ("true_positives",)
+    Args:
+        thresholds: a float or a list of floats in [0, 1] (default 0.5); with a list,
+            `result()` is a vector with one count per threshold.
+        name, dtype: see `Metric`.
 
-
-class FalsePositives(_Count):
-    """The (weighted) number of negative labels predicted positive.
+    Raises:
+        ValueError: for thresholds outside [0, 1].
 
     Examples:
         >>> import eagerflow as ef
-        >>> float(ef.metrics.FalsePositives()([0, 1, 0, 0], [0, 0, 1, 1]))
+        >>> m = ef.metrics.TruePositives()
+        >>> float(m([0, 1, 1, 1], [1, 0, 1, 1]))
         2.0
+        >>> float(m([1], [0.9], sample_weight=[0.5]))
+        2.5
     """
 
-    _cells = ("false_positives",)
+    _cell = "tp"
 
 
-class TrueNegatives(_Count):
-    """The (weighted) number of negative labels predicted negative.
+class FalsePositives(_ConditionCount):
+    """How many negative labels are predicted positive (``y_pred > threshold``).
+
+    Args:
+        thresholds, name, dtype: as in `TruePositives`.
+
+    Raises:
+        ValueError: for thresholds outside [0, 1].
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.FalsePositives(thresholds=[0.3, 0.7])
+        >>> m([0, 0, 1, 0], [0.5, 0.8, 0.9, 0.1]).numpy()
+        array([2., 1.], dtype=float32)
+    """
+
+    _cell = "fp"
+
+
+class TrueNegatives(_ConditionCount):
+    """How many negative labels are predicted negative (``y_pred <= threshold``).
+
+    Args:
+        thresholds, name, dtype: as in `TruePositives`.
+
+    Raises:
+        ValueError: for thresholds outside [0, 1].
 
     Examples:
         >>> import eagerflow as ef
@@ -261,22 +310,28 @@ class TrueNegatives(_Count):
         2.0
     """
 
-    _cells = ("true_negatives",)
+    _cell = "tn"
 
 
-class FalseNegatives(_Count):
-    """The (weighted) number of positive labels predicted negative.
+class FalseNegatives(_ConditionCount):
+    """How many positive labels are predicted negative (``y_pred <= threshold``).
+
+    Args:
+        thresholds, name, dtype: as in `TruePositives`.
+
+    Raises:
+        ValueError: for thresholds outside [0, 1].
 
     Examples:
         >>> import eagerflow as ef
-        >>> float(ef.metrics.FalseNegatives()([0, 1, 1, 1], [0, 1, 0, 0]))
+        >>> float(ef.metrics.FalseNegatives()([0, 1, 1, 1], [0, 1, 0, 0.5]))
         2.0
     """
 
-    _cells = ("false_negatives",)
+    _cell = "fn"
 
 
 registry.register("metric", Precision, "precision")
 registry.register("metric", Recall, "recall")
 for _count in (TruePositives, FalsePositives, TrueNegatives, FalseNegatives):
-    registry.register("metric", _count)
+    registry.register("metric", _count, naming.snake_case(_count.__name__))

@@ -28,9 +28,9 @@ import numbers
 
 import numpy as np
 
-from eagerflow.core import errors, tensor, trackable
+from eagerflow.core import tensor, trackable
 from eagerflow.core.variable import Variable
-from eagerflow.ops import array, creation, logic, math, reduce
+from eagerflow.ops import array, creation, logic, math
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
@@ -230,24 +230,6 @@ class Metric(trackable.Trackable, abc.ABC):
         return f"<ef.metrics.{type(self).__name__} name={self.name!r}>"
 
 
-def aligned_pair(y_true, y_pred, owner: str):
-    """`y_true` and `y_pred` as float64 tensors of one shape (a trailing 1 squeezed or
-    added, as Keras does), or an error naming `owner` and both shapes."""
-    y_pred = as_tensor(y_pred, np.float64)
-    y_true = as_tensor(y_true, np.float64)
-    y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if y_true.shape != y_pred.shape:
-        raise errors.InvalidArgumentError(
-            f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}")
-    return y_true, y_pred
-
-
-def last_axis_mean(values):
-    """The mean over the last axis (a scalar stays as it is): one value per sample."""
-    return reduce.reduce_mean(values, axis=-1) if values.ndim else values
-
-
 def add_to(variable: Variable, value) -> None:
     """Adds `value` to a state Variable (a tensor read earlier keeps its value)."""
     variable.assign_add(as_tensor(value, variable.dtype))
@@ -280,8 +262,10 @@ def get(identifier, custom_objects=None):
     """A metric for a name (a new instance), a config dict, or a metric or function as is.
 
     Names are the class names and their snake-case forms (``"accuracy"``,
-    ``"sparse_categorical_accuracy"``, ``"auc"``, ...) plus ``"acc"``, ``"mse"`` and
-    ``"mae"``.
+    ``"sparse_categorical_accuracy"``, ``"auc"``, ``"f1_score"``, ...) plus Keras's
+    aliases ``"acc"``, ``"mse"``, ``"mae"``, ``"mape"``, ``"msle"``, ``"fbeta_score"``,
+    ``"logcosh"`` and ``"mean_io_u"``. A class whose constructor needs arguments
+    (``MeanIoU``, ``PrecisionAtRecall``, ...) cannot be made from its name alone.
 
     Raises:
         InvalidArgumentError (a ValueError): for an unknown name or an identifier of

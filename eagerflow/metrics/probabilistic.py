@@ -1,47 +1,41 @@
-"""Probabilistic metrics: the mean per-sample `KLDivergence` and `Poisson` deviance
-(Keras 3's formulas).
+"""Probabilistic metrics: running means of `KLDivergence` and `Poisson` deviance.
+
+Each is the weighted mean over samples of the `ef.losses` function of the same name,
+with the shapes checked first so that errors name the metric.
 
 Examples:
     >>> import eagerflow as ef
-    >>> float(ef.metrics.Poisson()([[0.0]], [[1.0]]))
-    1.0
+    >>> m = ef.metrics.KLDivergence()
+    >>> round(float(m([[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]])), 4)
+    0.4581
 """
 
 from __future__ import annotations
 
-from eagerflow.metrics import metric, reduction
-from eagerflow.ops import math, reduce, unary
+from eagerflow import losses
+from eagerflow.metrics import reduction, regression
 from eagerflow.saving import registry
-
-_EPSILON = 1e-7
-
-
-_pair = metric.aligned_pair
-_last_axis_mean = metric.last_axis_mean
 
 
 def _kl_divergence(y_true, y_pred):
-    y_true, y_pred = _pair(y_true, y_pred, "KLDivergence")
-    y_true = math.minimum(math.maximum(y_true, _EPSILON), 1.0)
-    y_pred = math.minimum(math.maximum(y_pred, _EPSILON), 1.0)
-    terms = math.multiply(y_true, unary.log(math.divide(y_true, y_pred)))
-    return reduce.reduce_sum(terms, axis=-1) if terms.ndim else terms
+    return losses.kl_divergence(*regression.aligned(y_true, y_pred, "KLDivergence"))
 
 
 def _poisson(y_true, y_pred):
-    y_true, y_pred = _pair(y_true, y_pred, "Poisson")
-    return _last_axis_mean(math.subtract(
-        y_pred, math.multiply(y_true, unary.log(math.add(y_pred, _EPSILON)))))
+    return losses.poisson(*regression.aligned(y_true, y_pred, "Poisson"))
 
 
 class KLDivergence(reduction.MeanMetricWrapper):
-    """The mean over samples of ``sum(y_true * log(y_true / y_pred), axis=-1)``, both
-    clipped to ``[1e-7, 1]``.
+    """The mean over samples of ``sum(y_true * log(y_true / y_pred), axis=-1)``.
+
+    Both inputs are probabilities, clipped to ``[1e-7, 1]`` first.
 
     Examples:
         >>> import eagerflow as ef
-        >>> round(float(ef.metrics.KLDivergence()([[0.5, 0.5]], [[0.9, 0.1]])), 4)
-        0.5108
+        >>> m = ef.metrics.KLDivergence()
+        >>> round(float(m([[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]],
+        ...               sample_weight=[1, 0])), 4)
+        0.9163
     """
 
     def __init__(self, name="kl_divergence", dtype=None):
@@ -53,13 +47,14 @@ class Poisson(reduction.MeanMetricWrapper):
 
     Examples:
         >>> import eagerflow as ef
-        >>> round(float(ef.metrics.Poisson()([[1.0]], [[2.0]])), 4)
-        1.3069
+        >>> m = ef.metrics.Poisson()
+        >>> round(float(m([[0, 1], [0, 0]], [[1, 1], [0, 0]])), 4)
+        0.5
     """
 
     def __init__(self, name="poisson", dtype=None):
         super().__init__(_poisson, name=name, dtype=dtype)
 
 
-registry.register("metric", KLDivergence, "kl_divergence", "kld")
+registry.register("metric", KLDivergence, "kl_divergence")
 registry.register("metric", Poisson, "poisson")

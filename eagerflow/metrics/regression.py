@@ -1,5 +1,12 @@
-"""Regression metrics: running mean squared (and its root), absolute, absolute percentage,
-squared logarithmic and log-cosh errors, and the cosine similarity.
+"""Regression metrics: running means of per-sample errors, and their root.
+
+`MeanSquaredError`, `MeanAbsoluteError`, `MeanAbsolutePercentageError`,
+`MeanSquaredLogarithmicError`, `LogCoshError` and `CosineSimilarity` are the weighted mean
+over samples of a per-sample value (the mean over the last axis of an elementwise error;
+for `CosineSimilarity`, the similarity along `axis`); `RootMeanSquaredError` is the square
+root of the running mean squared error. The per-sample formulas are those of `ef.losses`
+(with the loss sign for cosine similarity flipped); the metrics check the shapes first so
+that errors name the metric.
 
 Examples:
     >>> import eagerflow as ef
@@ -12,16 +19,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from eagerflow import losses
+from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
 
-_pair = metric.aligned_pair
-_last_axis_mean = metric.last_axis_mean
+
+def aligned(y_true, y_pred, owner: str):
+    """`y_true` and `y_pred` as float64 tensors of one shape (a trailing 1 aligned).
+
+    Raises:
+        InvalidArgumentError: naming `owner` when the shapes differ.
+    """
+    y_pred = metric.as_tensor(y_pred, np.float64)
+    y_true = metric.as_tensor(y_true, np.float64)
+    y_true, y_pred = metric.squeeze_or_expand_to_same_rank(y_true, y_pred)
+    if y_true.shape != y_pred.shape:
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true and y_pred must have the same shape. Received: "
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+        )
+    return y_true, y_pred
 
 
 def _errors(y_true, y_pred, owner: str):
-    y_true, y_pred = _pair(y_true, y_pred, owner)
+    y_true, y_pred = aligned(y_true, y_pred, owner)
     return math.subtract(y_pred, y_true)
 
 
@@ -33,44 +56,6 @@ def _squared_error(y_true, y_pred):
 def _absolute_error(y_true, y_pred):
     error = unary.abs(_errors(y_true, y_pred, "MeanAbsoluteError"))
     return reduce.reduce_mean(error, axis=-1) if error.ndim else error
-
-
-def _absolute_percentage_error(y_true, y_pred):
-    y_true, y_pred = _pair(y_true, y_pred, "MeanAbsolutePercentageError")
-    difference = math.subtract(y_pred, y_true)
-    scale = math.maximum(unary.abs(y_true), _EPSILON)
-    error = math.multiply(unary.abs(math.divide(difference, scale)), 100.0)
-    return reduce.reduce_mean(error, axis=-1) if error.ndim else error
-
-
-def _squared_logarithmic_error(y_true, y_pred):
-    y_true, y_pred = _pair(y_true, y_pred, "MeanSquaredLogarithmicError")
-    error = unary.square(math.subtract(unary.log1p(math.maximum(y_pred, _EPSILON)),
-                                       unary.log1p(math.maximum(y_true, _EPSILON))))
-    return reduce.reduce_mean(error, axis=-1) if error.ndim else error
-
-
-# Keras's epsilon: the floor of |y_true| in the percentage error and of the log arguments.
-_EPSILON = 1e-7
-
-
-def _cosine(y_true, y_pred, axis=-1):
-    y_true, y_pred = _pair(y_true, y_pred, "CosineSimilarity")
-
-    def normalized(x):
-        norm = reduce.reduce_sum(unary.square(x), axis=axis, keepdims=True)
-        return math.multiply(x, unary.rsqrt(math.maximum(norm, 1e-12)))
-
-    return reduce.reduce_sum(math.multiply(normalized(y_true), normalized(y_pred)), axis=axis)
-
-
-def _log_cosh(y_true, y_pred):
-    y_true, y_pred = _pair(y_true, y_pred, "LogCoshError")
-    error = math.subtract(y_pred, y_true)
-    # log(cosh(x)) = x + softplus(-2x) - log 2, stable for large |x|.
-    softplus = unary.log1p(unary.exp(-unary.abs(math.multiply(error, 2.0))))
-    stable = math.add(math.maximum(math.multiply(error, -2.0), 0.0), softplus)
-    return _last_axis_mean(math.subtract(math.add(error, stable), float(np.log(2.0))))
 
 
 class MeanSquaredError(reduction.MeanMetricWrapper):
@@ -100,9 +85,62 @@ class MeanAbsoluteError(reduction.MeanMetricWrapper):
         super().__init__(_absolute_error, name=name, dtype=dtype)
 
 
+class RootMeanSquaredError(reduction.Mean):
+    """``sqrt(mean(square(y_true - y_pred)))`` over every element seen.
+
+    Each sample contributes the mean of its squared errors, weighted by `sample_weight`;
+    the root is taken of the running mean, so the result is exact over all batches.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.RootMeanSquaredError()
+        >>> float(m([[0, 1], [0, 0]], [[1, 1], [0, 0]]))
+        0.5
+        >>> m.reset_state()
+        >>> round(float(m([[0, 1], [0, 0]], [[1, 1], [0, 0]], sample_weight=[1, 0])), 4)
+        0.7071
+    """
+
+    def __init__(self, name="root_mean_squared_error", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        """Adds one batch's squared errors.
+
+        Raises:
+            InvalidArgumentError: if the shapes differ or the weights do not broadcast.
+        """
+        error = unary.square(_errors(y_true, y_pred, "RootMeanSquaredError"))
+        super().update_state(error, sample_weight=sample_weight)
+
+    def result(self):
+        mean = metric.divide_no_nan(self.total, self.count)
+        return metric.result_tensor(unary.sqrt(mean), self.dtype)
+
+
+def _percentage_error(y_true, y_pred):
+    return losses.mean_absolute_percentage_error(
+        *aligned(y_true, y_pred, "MeanAbsolutePercentageError"))
+
+
+def _squared_log_error(y_true, y_pred):
+    return losses.mean_squared_logarithmic_error(
+        *aligned(y_true, y_pred, "MeanSquaredLogarithmicError"))
+
+
+def _log_cosh(y_true, y_pred):
+    return losses.log_cosh(*aligned(y_true, y_pred, "LogCoshError"))
+
+
+def _cosine_similarity(y_true, y_pred, axis=-1):
+    y_true, y_pred = aligned(y_true, y_pred, "CosineSimilarity")
+    return unary.negative(losses.cosine_similarity(y_true, y_pred, axis=axis))
+
+
 class MeanAbsolutePercentageError(reduction.MeanMetricWrapper):
-    """The mean over samples of
-    ``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``.
+    """The mean over samples of ``100 * mean(abs((y_true - y_pred) / y_true), axis=-1)``.
+
+    Labels of magnitude below 1e-7 are divided by 1e-7 instead.
 
     Examples:
         >>> import eagerflow as ef
@@ -111,36 +149,23 @@ class MeanAbsolutePercentageError(reduction.MeanMetricWrapper):
     """
 
     def __init__(self, name="mean_absolute_percentage_error", dtype=None):
-        super().__init__(_absolute_percentage_error, name=name, dtype=dtype)
+        super().__init__(_percentage_error, name=name, dtype=dtype)
 
 
 class MeanSquaredLogarithmicError(reduction.MeanMetricWrapper):
-    """The mean over samples of
-    ``mean(square(log1p(maximum(y_pred, 1e-7)) - log1p(maximum(y_true, 1e-7))), axis=-1)``.
+    """The mean over samples of ``mean(square(log(y_true + 1) - log(y_pred + 1)), axis=-1)``.
 
-    Examples:
-        >>> import eagerflow as ef, math
-        >>> m = ef.metrics.MeanSquaredLogarithmicError()
-        >>> round(float(m([[0.0]], [[math.e - 1]])), 6)
-        1.0
-    """
-
-    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
-        super().__init__(_squared_logarithmic_error, name=name, dtype=dtype)
-
-
-class CosineSimilarity(reduction.MeanMetricWrapper):
-    """The mean over samples of the cosine similarity of `y_true` and `y_pred` along
-    `axis` (each vector L2-normalized first).
+    Values below 1e-7 are raised to 1e-7 first.
 
     Examples:
         >>> import eagerflow as ef
-        >>> round(float(ef.metrics.CosineSimilarity()([[1.0, 0.0]], [[1.0, 1.0]])), 4)
-        0.7071
+        >>> m = ef.metrics.MeanSquaredLogarithmicError()
+        >>> round(float(m([[0, 1], [0, 0]], [[1, 1], [0, 0]])), 4)
+        0.1201
     """
 
-    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
-        super().__init__(_cosine, name=name, dtype=dtype, axis=int(axis))
+    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+        super().__init__(_squared_log_error, name=name, dtype=dtype)
 
 
 class LogCoshError(reduction.MeanMetricWrapper):
@@ -148,45 +173,47 @@ class LogCoshError(reduction.MeanMetricWrapper):
 
     Examples:
         >>> import eagerflow as ef
-        >>> round(float(ef.metrics.LogCoshError()([[0.0, 0.0]], [[1.0, -1.0]])), 4)
-        0.4338
+        >>> m = ef.metrics.LogCoshError()
+        >>> round(float(m([[0, 1], [0, 0]], [[1, 1], [0, 0]])), 4)
+        0.1084
     """
 
     def __init__(self, name="logcosh", dtype=None):
         super().__init__(_log_cosh, name=name, dtype=dtype)
 
 
-class RootMeanSquaredError(reduction.Mean):
-    """``sqrt(mean(square(y_true - y_pred)))`` over every value seen (the root of the mean,
-    not a mean of per-batch roots).
+class CosineSimilarity(reduction.MeanMetricWrapper):
+    """The mean over samples of the cosine similarity of `y_true` and `y_pred` along `axis`.
+
+    Both are L2-normalised (a zero vector stays zero, so its similarity is 0) and the
+    similarity is ``sum(l2_norm(y_true) * l2_norm(y_pred), axis)``.
+
+    Args:
+        name, dtype: see `Metric`.
+        axis: the axis the vectors lie along.
 
     Examples:
         >>> import eagerflow as ef
-        >>> m = ef.metrics.RootMeanSquaredError()
-        >>> m.update_state([[0.0, 1.0]], [[1.0, 1.0]])
-        >>> m.update_state([[0.0, 0.0]], [[1.0, 1.0]])
-        >>> round(float(m.result()), 4)
-        0.866
+        >>> m = ef.metrics.CosineSimilarity(axis=1)
+        >>> round(float(m([[0., 1.], [1., 1.]], [[1., 0.], [1., 1.]])), 4)
+        0.5
+        >>> m.reset_state()
+        >>> round(float(m([[0., 1.], [1., 1.]], [[1., 0.], [1., 1.]],
+        ...               sample_weight=[0.3, 0.7])), 4)
+        0.7
     """
 
-    def __init__(self, name="root_mean_squared_error", dtype=None):
-        super().__init__(name=name, dtype=dtype)
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        """Adds a batch's squared errors (weighted by `sample_weight`)."""
-        y_true, y_pred = _pair(y_true, y_pred, "RootMeanSquaredError")
-        super().update_state(unary.square(math.subtract(y_pred, y_true)), sample_weight)
-
-    def result(self):
-        return unary.sqrt(super().result())
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
 
 
-registry.register("metric", CosineSimilarity, "cosine_similarity")
-registry.register("metric", LogCoshError, "logcosh", "log_cosh_error")
+registry.register("metric", MeanSquaredError, "mean_squared_error", "mse", "MSE")
+registry.register("metric", MeanAbsoluteError, "mean_absolute_error", "mae", "MAE")
 registry.register("metric", RootMeanSquaredError, "root_mean_squared_error")
 registry.register("metric", MeanAbsolutePercentageError, "mean_absolute_percentage_error",
                   "mape", "MAPE")
 registry.register("metric", MeanSquaredLogarithmicError, "mean_squared_logarithmic_error",
                   "msle", "MSLE")
-registry.register("metric", MeanSquaredError, "mean_squared_error", "mse", "MSE")
-registry.register("metric", MeanAbsoluteError, "mean_absolute_error", "mae", "MAE")
+registry.register("metric", LogCoshError, "log_cosh_error", "logcosh")
+registry.register("metric", CosineSimilarity, "cosine_similarity")

@@ -22,3 +22,10 @@ def split(arrays, cuts):
 
 def seeded(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
+
+
+def weighted_mean(values, weights):
+    """The mean of per-sample values as a metric reports it (0 when the weights sum to 0)."""
+    total = np.sum(values * (1 if weights is None else weights))
+    count = len(values) if weights is None else np.sum(weights)
+    return total / count if count else 0.0

@@ -95,3 +95,44 @@ def test_streaming_accuracy_equals_accuracy_of_all_data(split_points, seed, weig
     matches = (labels == predictions).astype(np.float64)
     expected = np.average(matches, weights=weights) if weights is None or weights.sum() else 0
     np.testing.assert_allclose(float(streaming.result()), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_sparse_top_k_matches_numpy_ranks_with_weights(k):
+    rank = (SCORES > SCORES[np.arange(12), LABELS][:, None]).sum(-1)
+    expected = (rank < k).astype(np.float32)
+    np.testing.assert_array_equal(
+        ef.metrics.sparse_top_k_categorical_accuracy(LABELS, SCORES, k=k).numpy(), expected)
+    weights = RNG.uniform(0, 1, 12)
+    m = ef.metrics.SparseTopKCategoricalAccuracy(k=k)
+    m.update_state(LABELS[:5, None], SCORES[:5], sample_weight=weights[:5])
+    m.update_state(LABELS[5:, None], SCORES[5:], sample_weight=weights[5:])
+    assert float(m.result()) == pytest.approx(np.average(expected, weights=weights), rel=1e-6)
+
+
+def test_sparse_top_k_from_sorted_ids():
+    order = np.argsort(-SCORES, axis=-1)
+    for k in (1, 3):
+        from_ids = ef.metrics.sparse_top_k_categorical_accuracy(LABELS, order, k=k,
+                                                                from_sorted_ids=True)
+        from_scores = ef.metrics.sparse_top_k_categorical_accuracy(LABELS, SCORES, k=k)
+        np.testing.assert_array_equal(from_ids.numpy(), from_scores.numpy())
+    # only the first k ids count, and an id listed twice counts once
+    got = ef.metrics.SparseTopKCategoricalAccuracy(k=2, from_sorted_ids=True)(
+        [3, 3, 1], [[3, 3, 0], [1, 0, 3], [1, 1, 2]])
+    assert float(got) == pytest.approx(2 / 3)
+
+
+def test_sparse_top_k_of_segmentation_maps_and_errors():
+    scores = RNG.uniform(size=(2, 3, 3, 4))
+    labels = RNG.integers(0, 4, (2, 3, 3))
+    rank = (scores > np.take_along_axis(scores, labels[..., None], -1)).sum(-1)
+    got = ef.metrics.sparse_top_k_categorical_accuracy(labels, scores, k=2).numpy()
+    np.testing.assert_array_equal(got, (rank < 2).astype(np.float32))
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"sparse_top_k_categorical_accuracy: y_true must hold one class "
+                             r"index per row of y_pred"):
+        ef.metrics.SparseTopKCategoricalAccuracy()(LABELS[:4], SCORES)
+    with pytest.raises(ValueError, match=r"SparseTopKCategoricalAccuracy: `k` must be a "
+                                         r"positive int\. Received: k=0"):
+        ef.metrics.SparseTopKCategoricalAccuracy(k=0)

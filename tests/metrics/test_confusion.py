@@ -95,3 +95,59 @@ def test_streaming_equals_all_data(split_points, seed, weighted, cls):
         denominator = tp + (fp if cls is ef.metrics.Precision else fn)
         expected.append(tp / denominator if denominator else 0.0)
     np.testing.assert_allclose(streaming.result().numpy(), expected, rtol=1e-5, atol=1e-7)
+
+
+COUNTS = {"TruePositives": "tp", "FalsePositives": "fp", "TrueNegatives": "tn",
+          "FalseNegatives": "fn"}
+
+
+def _all_counts(labels, scores, threshold, weights=None):
+    weights = np.ones(labels.shape) if weights is None else weights
+    positive = labels != 0
+    predicted = scores.astype(np.float32) > np.float32(threshold)
+    return {"tp": np.sum(weights * (positive & predicted)),
+            "fp": np.sum(weights * (~positive & predicted)),
+            "tn": np.sum(weights * (~positive & ~predicted)),
+            "fn": np.sum(weights * (positive & ~predicted))}
+
+
+@settings(max_examples=60, deadline=None)
+@given(batches(), st.integers(0, 2**31), st.booleans(), st.sampled_from(sorted(COUNTS)))
+def test_streaming_counts_equal_counts_of_all_data(split_points, seed, weighted, name):
+    n, cuts = split_points
+    rng = seeded(seed)
+    labels = rng.integers(0, 2, n)
+    scores = np.round(rng.uniform(0, 1, n), 2)
+    weights = rng.uniform(0, 2, n) if weighted else None
+    streaming = getattr(ef.metrics, name)(thresholds=[0.3, 0.5, 0.8])
+    single = getattr(ef.metrics, name)()
+    for batch in split((labels, scores, weights), cuts):
+        streaming.update_state(*batch[:2], sample_weight=batch[2])
+        single.update_state(*batch[:2], sample_weight=batch[2])
+    expected = [_all_counts(labels, scores, t, weights)[COUNTS[name]] for t in (0.3, 0.5, 0.8)]
+    np.testing.assert_allclose(streaming.result().numpy(), expected, rtol=1e-5, atol=1e-6)
+    assert single.result().shape == ()
+    np.testing.assert_allclose(float(single.result()),
+                               _all_counts(labels, scores, 0.5, weights)[COUNTS[name]],
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_counts_of_a_multi_label_batch_and_reset():
+    m = ef.metrics.TrueNegatives()
+    m([[0, 1], [0, 0]], [[0.2, 0.9], [0.7, 0.1]])
+    assert float(m.result()) == 2.0
+    m.reset_state()
+    assert float(m.result()) == 0.0
+
+
+def test_count_errors():
+    with pytest.raises(ValueError, match=r"FalseNegatives: threshold values must be in "
+                                         r"\[0, 1\]\. Received: thresholds=-0.1"):
+        ef.metrics.FalseNegatives(thresholds=-0.1)
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"TruePositives: y_true and y_pred must have the same shape"):
+        ef.metrics.TruePositives()([1, 0], [[0.1, 0.2, 0.3]])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"FalsePositives: sample_weight of shape \(3,\) cannot be "
+                             r"broadcast to the predictions of shape \(2,\)"):
+        ef.metrics.FalsePositives()([1, 0], [0.6, 0.7], sample_weight=[1.0, 1.0, 1.0])
