@@ -1,4 +1,5 @@
-"""Optimizers (`ef.optim`): SGD, Adam, AdamW, RMSprop, Adagrad, and learning-rate schedules.
+"""Optimizers (`ef.optim`): SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Lion,
+Adafactor, Ftrl, and learning-rate schedules.
 
 Example:
     >>> import eagerflow as ef
@@ -11,17 +12,23 @@ Example:
 """
 
 from eagerflow.optim import schedules
+from eagerflow.optim.adadelta import Adadelta
+from eagerflow.optim.adafactor import Adafactor
 from eagerflow.optim.adagrad import Adagrad
 from eagerflow.optim.adam import Adam
+from eagerflow.optim.adamax import Adamax
 from eagerflow.optim.adamw import AdamW
+from eagerflow.optim.ftrl import Ftrl
 from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
 from eagerflow.optim.hyperparameters import Hyperparameter
+from eagerflow.optim.lion import Lion
+from eagerflow.optim.nadam import Nadam
 from eagerflow.optim.optimizer import Optimizer, deserialize, get, serialize
 from eagerflow.optim.rmsprop import RMSprop
 from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [
-    "SGD", "Adagrad", "Adam", "AdamW", "GradientDescent", "Hyperparameter", "Optimizer",
-    "RMSprop", "deserialize", "get", "get_global_step", "get_or_create_global_step",
-    "schedules", "serialize",
+    "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl",
+    "GradientDescent", "Hyperparameter", "Lion", "Nadam", "Optimizer", "RMSprop", "deserialize",
+    "get", "get_global_step", "get_or_create_global_step", "schedules", "serialize",
 ]

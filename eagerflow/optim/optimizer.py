@@ -121,6 +121,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.iterations = Variable(np.int64(0), trainable=False, name=f"{self.name}/iterations")
         self._hypers: dict[str, Variable] = {}
+        self._state: dict[str, Variable] = {}
+        self._state_initial: dict[str, float] = {}
         self._learning_rate = None
         self.learning_rate = learning_rate
         if weight_decay is not None:
@@ -136,7 +138,30 @@ class Optimizer(trackable.Trackable, abc.ABC):
         # Own state only; slots are reached through `_slot_variables()`.
         children = {"iterations": self.iterations}
         children.update(self._hypers)
+        children.update(self._state)
         return children
+
+    def add_state_variable(self, name: str, initial_value: float, dtype="float32") -> Variable:
+        """Creates (once) and returns a scalar state variable of the optimizer itself.
+
+        For state shared by every variable, such as Nadam's running product of momentum
+        coefficients; it is checkpointed under ``optimizer/<name>`` and restored even when
+        created after `Checkpoint.restore` (deferred restore).
+
+        Example:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD()
+            >>> opt.add_state_variable("product", 1.0)
+            <ef.Variable 'sgd/product' shape=() dtype=float32, numpy=array(1., dtype=float32)>
+        """
+        variable = self._state.get(name)
+        if variable is None:
+            variable = Variable(np.asarray(initial_value, dtype), trainable=False,
+                                name=f"{self.name}/{name}")
+            self._state[name] = variable
+            self._state_initial[name] = initial_value
+            self._track_new_variable(name, variable)
+        return variable
 
     @property
     def variables(self) -> list[Variable]:
@@ -149,7 +174,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> [v.name for v in opt.variables]
             ['sgd/iterations', 'sgd/learning_rate', 'sgd/momentum', 'w/momentum']
         """
-        return [self.iterations, *self._hypers.values(),
+        return [self.iterations, *self._hypers.values(), *self._state.values(),
                 *(slot for _, _, slot in self._slot_records)]
 
     # -- hyperparameters and the learning rate ---------------------------------------------
@@ -256,8 +281,12 @@ class Optimizer(trackable.Trackable, abc.ABC):
         for slot_name in self._slot_names:
             self.add_slot(var, slot_name)
 
-    def add_slot(self, var, slot_name: str, initial_value: float = 0.0) -> Variable:
+    def add_slot(self, var, slot_name: str, initial_value: float = 0.0,
+                 shape=None) -> Variable:
         """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
+
+        The slot has `var`'s shape unless `shape` is given (Adafactor's factored row and
+        column statistics are smaller than their variable).
 
         Example:
             >>> import eagerflow as ef
@@ -271,7 +300,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             entry = self._slots[id(var)] = (var, {}, None)
         if slot_name in entry[1]:
             return entry[1][slot_name]
-        slot = Variable(np.full(var.shape, initial_value, dtype=var.dtype), trainable=False,
+        shape = var.shape if shape is None else tuple(shape)
+        slot = Variable(np.full(shape, initial_value, dtype=var.dtype), trainable=False,
                         name=f"{var.name}/{slot_name}")
         entry[1][slot_name] = slot
         self._slot_records.append((var, slot_name, slot))
@@ -291,7 +321,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             )
         self._create_slots(var)
         by_name = self._slots[id(var)][1] if id(var) in self._slots else {}
-        ordered = tuple(by_name[slot_name] for slot_name in self._slot_names)
+        # A rule may skip a slot for some variables (Adafactor factors matrices only).
+        ordered = tuple(by_name.get(slot_name) for slot_name in self._slot_names)
         self._slots[id(var)] = (var, by_name, ordered)
         return ordered
 
@@ -374,6 +405,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         """
         for _, slot_name, slot in self._slot_records:
             slot.assign(np.full(slot.shape, self._slot_initial[slot_name], slot.dtype))
+        for name, variable in self._state.items():
+            variable.assign(np.asarray(self._state_initial[name], variable.dtype))
         self.iterations.assign(0)
 
     # -- weight decay ----------------------------------------------------------------------
@@ -424,6 +457,13 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> _ = SignSGD(learning_rate=0.5).apply_gradients([(ef.constant([3.0, -2.0]), w)])
             >>> w.numpy()
             array([ 0.5, -0.5], dtype=float32)
+        """
+
+    def _prepare_step(self) -> None:
+        """Runs once per applied step, before `update_step` is called for each variable.
+
+        The default does nothing; a rule with state shared by all variables updates it
+        here (Nadam's product of momentum coefficients), with ops, so it is traced too.
         """
 
     def _hyper_tensor(self, name: str, dtype):
@@ -503,6 +543,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         elif self.global_clipnorm is not None:
             grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
         rate = self._learning_rate_tensor()
+        self._prepare_step()
         decay = self._hypers.get("weight_decay")
         rates: dict = {}
         for grad, var in zip(grads, variables, strict=True):
