@@ -118,7 +118,7 @@ def known_names(kind: str) -> list:
     Example:
         >>> from eagerflow.saving import registry
         >>> registry.known_names("optimizer")[:3]
-        ['Adagrad', 'Adam', 'AdamW']
+        ['Adadelta', 'Adafactor', 'Adagrad']
     """
     _check_kind(kind)
     _ensure_package(kind)

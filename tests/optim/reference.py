@@ -176,3 +176,40 @@ def ftrl(w, g, state, iteration, lr=0.001, learning_rate_power=-0.5,
     n[...] = n_new
     # Keras's closed form: clip(z, -l1, l1) - z is sign(z) * l1 - z, or 0 where |z| <= l1.
     return (np.clip(z, -l1, l1) - z) / quadratic
+
+
+def run_with_options(rule, weights, grads, dtype=np.float32, lr=0.001, weight_decay=None,
+                     gradient_accumulation_steps=None, use_ema=False, ema_momentum=0.99,
+                     ema_overwrite_frequency=None, **kwargs):
+    """Keras 3's base-optimizer step around `rule` (`BaseOptimizer._backend_apply_gradients`).
+
+    With N accumulation steps, calls that are not the N-th add the gradient to the
+    accumulator and change nothing else; the N-th applies weight decay, then the rule with
+    the mean gradient, and the rule sees the update count ``calls // N``. The EMA
+    ``average`` is updated after every call, copying the weights on the first update, and
+    overwrites the weights every `ema_overwrite_frequency` updates.
+    Returns the weights, the rule's state, and {"average", "gradient_accumulator"}.
+    """
+    c = np.dtype(dtype).type
+    w = np.array(weights, dtype=dtype)
+    state: dict = {}
+    accumulator, average = np.zeros_like(w), np.zeros_like(w)
+    steps = gradient_accumulation_steps
+    for call, g in enumerate(grads):
+        g = np.asarray(g, dtype)
+        iteration = call if steps is None else call // steps
+        if steps is None or (call + 1) % steps == 0:
+            if steps is not None:
+                g = (g + accumulator) / c(steps)
+                accumulator[...] = 0
+            if weight_decay is not None:
+                w = w - w * c(weight_decay) * c(lr)
+            w = rule(w, g, state, iteration, lr=lr, **kwargs)
+        else:
+            accumulator += g
+        if use_ema:
+            momentum = c(ema_momentum) if iteration != 0 else c(0)
+            average = momentum * average + (c(1) - momentum) * w
+            if ema_overwrite_frequency and (iteration + 1) % ema_overwrite_frequency == 0:
+                w = average.copy()
+    return w, state, {"average": average, "gradient_accumulator": accumulator}
