@@ -903,9 +903,10 @@ def get(identifier, custom_objects=None):
     """Returns an optimizer for a name (default arguments), a config dict, or an instance.
 
     Args:
-        identifier: ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"``, ``"adagrad"`` (any
-            case, with or without underscores), a `serialize` dict, or an `Optimizer`
-            (returned as is).
+        identifier: a Keras name (``"sgd"``, ``"adam"``, ``"adamw"``, ``"nadam"``,
+            ``"adamax"``, ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"lion"``,
+            ``"adafactor"``, ``"ftrl"``; any case, with or without underscores), a
+            `serialize` dict, or an `Optimizer` (returned as is).
         custom_objects: extra optimizer classes by name.
 
     Raises:
