@@ -198,6 +198,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         callbacks.on_epoch_end(epoch, epoch_logs)
         if model.stop_training:
             break
+    if model.optimizer is not None:  # Keras 3: with `use_ema`, end with the averaged weights
+        model.optimizer.finalize_variable_values(model.trainable_variables)
     callbacks.on_train_end(epoch_logs)
     return callbacks.history
 

@@ -1,5 +1,5 @@
 """Optimizers (`ef.optim`): SGD, Adam, AdamW, Nadam, Adamax, RMSprop, Adagrad, Adadelta, Lion,
-and learning-rate schedules.
+Adafactor, Ftrl, and learning-rate schedules.
 
 Examples:
     >>> import eagerflow as ef
@@ -13,10 +13,12 @@ Examples:
 
 from eagerflow.optim import schedules
 from eagerflow.optim.adadelta import Adadelta
+from eagerflow.optim.adafactor import Adafactor
 from eagerflow.optim.adagrad import Adagrad
 from eagerflow.optim.adam import Adam
 from eagerflow.optim.adamax import Adamax
 from eagerflow.optim.adamw import AdamW
+from eagerflow.optim.ftrl import Ftrl
 from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
 from eagerflow.optim.hyperparameters import Hyperparameter
 from eagerflow.optim.lion import Lion
@@ -26,8 +28,7 @@ from eagerflow.optim.rmsprop import RMSprop
 from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [
-    "SGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "GradientDescent",
-    "Hyperparameter", "Lion", "Nadam", "Optimizer",
-    "RMSprop", "deserialize", "get", "get_global_step", "get_or_create_global_step",
-    "schedules", "serialize",
+    "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl",
+    "GradientDescent", "Hyperparameter", "Lion", "Nadam", "Optimizer", "RMSprop", "deserialize",
+    "get", "get_global_step", "get_or_create_global_step", "schedules", "serialize",
 ]

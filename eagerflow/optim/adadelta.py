@@ -1,13 +1,11 @@
-"""Adadelta: step sizes from running averages of squared gradients and of squared updates
-(Keras 3's rule).
+"""Adadelta: step sizes from running averages of squared gradients and updates (Zeiler, 2012).
 
 Examples:
     >>> import eagerflow as ef
-    >>> w = ef.Variable([1.0, -1.0])
-    >>> opt = ef.optim.Adadelta(learning_rate=1.0)
-    >>> _ = opt.apply_gradients([(ef.constant([1.0, -1.0]), w)])
-    >>> [round(float(x), 4) for x in w.numpy()]
-    [0.9986, -0.9986]
+    >>> w = ef.Variable(1.0)
+    >>> _ = ef.optim.Adadelta(learning_rate=1.0).apply_gradients([(ef.constant(5.0), w)])
+    >>> round(float(w), 5)
+    0.99859
 """
 
 from __future__ import annotations
@@ -18,26 +16,30 @@ from eagerflow.saving import registry
 
 
 class Adadelta(optimizer.Optimizer):
-    """Adadelta (Zeiler, 2012), with Keras's learning rate factor.
+    """Divides by the RMS of recent gradients, multiplies by the RMS of recent updates.
 
-    With slots ``accumulated_grad`` (a) and ``accumulated_delta_var`` (d) and
-    ``rms(x) = sqrt(x + epsilon)``::
+    With slots ``accumulated_grad`` (a) and ``accumulated_delta_var`` (d)::
 
-        a = rho * a + (1 - rho) * g ** 2
-        delta = -rms(d) * g / rms(a)
-        d = rho * d + (1 - rho) * delta ** 2
+        a = rho * a + (1 - rho) * g * g
+        delta = -sqrt(d + epsilon) * g / sqrt(a + epsilon)
+        d = rho * d + (1 - rho) * delta * delta
         w += learning_rate * delta
 
+    The paper has no learning rate (it is 1.0 there); Keras's default is 0.001.
+
     Args:
-        learning_rate: float, Variable, schedule or callable (Keras's default 0.001; the
-            paper's rule is learning_rate=1.0).
-        rho: the decay of the running averages.
-        epsilon: small constant inside the square roots.
-        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+        learning_rate: float, Variable, schedule or callable (see `Optimizer`).
+        rho: decay of both running averages, in [0, 1].
+        epsilon: small constant inside both square roots (>= 0); it also sets the size of
+            the first steps, since d starts at 0.
+        **kwargs: the options of every optimizer (see `Optimizer`).
+
+    Raises:
+        ValueError: if `rho` is outside [0, 1] or `epsilon` is negative.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.optim.get("adadelta").get_slot_names()
+        >>> ef.optim.Adadelta().get_slot_names()
         ['accumulated_grad', 'accumulated_delta_var']
     """
 
@@ -46,21 +48,18 @@ class Adadelta(optimizer.Optimizer):
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        owner = type(self).__name__
-        self.rho = hyperparameters.check_float(rho, "rho", owner, 0.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
+        self.rho = hyperparameters.check_float(rho, "rho", "Adadelta", 0.0, 1.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adadelta", 0.0)
         self._slot_names = ["accumulated_grad", "accumulated_delta_var"]
 
     def update_step(self, gradient, variable, learning_rate):
-        dtype = variable.dtype
-        accumulated_grad = self.get_slot(variable, "accumulated_grad")
-        accumulated_delta = self.get_slot(variable, "accumulated_delta_var")
-        rho = self._hyper_tensor("rho", dtype)
-        epsilon = self.epsilon
-        accumulated_grad.assign(rho * accumulated_grad + (1 - rho) * unary.square(gradient))
-        delta = -(unary.sqrt(accumulated_delta + epsilon) * gradient) / unary.sqrt(
-            accumulated_grad + epsilon)
-        accumulated_delta.assign(rho * accumulated_delta + (1 - rho) * unary.square(delta))
+        rho = self._hyper_tensor("rho", variable.dtype)
+        grads = self.get_slot(variable, "accumulated_grad")
+        deltas = self.get_slot(variable, "accumulated_delta_var")
+        grads.assign(rho * grads + (1 - rho) * unary.square(gradient))
+        delta = -(unary.sqrt(deltas + self.epsilon) * gradient
+                  / unary.sqrt(grads + self.epsilon))
+        deltas.assign(rho * deltas + (1 - rho) * unary.square(delta))
         variable.assign_add(learning_rate * delta)
 
 

@@ -1,4 +1,4 @@
-"""Adamax: Adam with the infinity norm in place of the second moment (Keras 3's rule).
+"""Adamax: Adam with the infinity norm in place of the second moment (Kingma & Ba, 2015).
 
 Examples:
     >>> import eagerflow as ef
@@ -16,25 +16,31 @@ from eagerflow.saving import registry
 
 
 class Adamax(optimizer.Optimizer):
-    """Adam's variant based on the infinity norm (Kingma & Ba, section 7).
+    """Scales the first moment by an exponentially weighted maximum of ``|g|``.
 
-    Per step ``t`` (from 1), with slots ``momentum`` (m) and ``norm`` (u)::
+    Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``norm`` (u)::
 
         m += (g - m) * (1 - beta_1)
-        u = maximum(beta_2 * u, |g|)
+        u = max(beta_2 * u, |g|)
         w -= learning_rate * m / ((1 - beta_1 ** t) * (u + epsilon))
 
     Args:
         learning_rate: float, Variable, schedule or callable (see `Optimizer`).
-        beta_1: decay of the first moment.
-        beta_2: decay of the infinity norm.
-        epsilon: small constant for numerical stability.
-        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+        beta_1: decay of the first-moment estimate, in [0, 1].
+        beta_2: decay of the infinity norm, in [0, 1].
+        epsilon: small constant for numerical stability (>= 0).
+        **kwargs: the options of every optimizer (see `Optimizer`).
+
+    Raises:
+        ValueError: if a beta is outside [0, 1] or `epsilon` is negative.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.optim.get("adamax").get_slot_names()
-        ['momentum', 'norm']
+        >>> w = ef.Variable([1.0, -1.0])
+        >>> opt = ef.optim.Adamax(learning_rate=0.01)
+        >>> _ = opt.apply_gradients([(ef.constant([0.5, -2.0]), w)])
+        >>> [round(float(x), 4) for x in w.numpy()], opt.get_slot_names()
+        ([0.99, -0.99], ['momentum', 'norm'])
     """
 
     beta_1 = hyperparameters.Hyperparameter()
@@ -43,10 +49,9 @@ class Adamax(optimizer.Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        owner = type(self).__name__
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
+        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Adamax", 0.0, 1.0)
+        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Adamax", 0.0, 1.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adamax", 0.0)
         self._slot_names = ["momentum", "norm"]
 
     def update_step(self, gradient, variable, learning_rate):
@@ -56,7 +61,7 @@ class Adamax(optimizer.Optimizer):
         beta_1_power = math.pow(beta_1, self._step_count(dtype))
         m.assign_add((gradient - m) * (1 - beta_1))
         u.assign(math.maximum(beta_2 * u, unary.abs(gradient)))
-        variable.assign_sub((learning_rate * m) / ((1 - beta_1_power) * (u + self.epsilon)))
+        variable.assign_sub(learning_rate * m / ((1 - beta_1_power) * (u + self.epsilon)))
 
 
 registry.register("optimizer", Adamax)

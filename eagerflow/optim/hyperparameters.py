@@ -46,10 +46,16 @@ class Hyperparameter:
         obj._set_hyper(self.name, value)
 
 
-def check_float(value, what: str, owner: str, minimum=None) -> float:
-    """Returns `value` as a float, or raises ValueError naming `what` and `owner`."""
+def check_float(value, what: str, owner: str, minimum=None, maximum=None) -> float:
+    """Returns `value` as a float, or raises ValueError naming `what` and `owner`.
+
+    With both bounds the message reads "must be in [minimum, maximum]".
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{owner}: `{what}` must be a float. Received: {what}={value!r}")
+    if maximum is not None and not (value <= maximum and (minimum is None or value >= minimum)):
+        expected = f"<= {maximum}" if minimum is None else f"in [{minimum}, {maximum}]"
+        raise ValueError(f"{owner}: `{what}` must be {expected}. Received: {what}={value!r}")
     if minimum is not None and not value >= minimum:
         raise ValueError(f"{owner}: `{what}` must be >= {minimum}. Received: {what}={value!r}")
     return float(value)

@@ -1,12 +1,11 @@
-"""Lion: the sign of an interpolated momentum as the update (Chen et al., 2023; Keras 3's
-rule).
+"""Lion: the sign of an interpolated momentum, found by program search (Chen et al., 2023).
 
 Examples:
     >>> import eagerflow as ef
-    >>> w = ef.Variable([1.0, -1.0])
-    >>> _ = ef.optim.Lion(learning_rate=0.1).apply_gradients([(ef.constant([3.0, -0.5]), w)])
-    >>> [round(float(x), 4) for x in w.numpy()]
-    [0.9, -0.9]
+    >>> w = ef.Variable(1.0)
+    >>> _ = ef.optim.Lion(learning_rate=0.1).apply_gradients([(ef.constant(5.0), w)])
+    >>> round(float(w), 4)
+    0.9
 """
 
 from __future__ import annotations
@@ -17,29 +16,33 @@ from eagerflow.saving import registry
 
 
 class Lion(optimizer.Optimizer):
-    """EvoLved sIgn mOmeNtum.
+    """Evolved sign momentum: every element moves by exactly the learning rate.
 
-    With slot ``momentum`` (m)::
+    With one slot ``momentum`` (m)::
 
         w -= learning_rate * sign(beta_1 * m + (1 - beta_1) * g)
         m = beta_2 * m + (1 - beta_2) * g
 
-    Every coordinate moves by exactly the learning rate, so Lion usually wants a 3-10x
-    smaller learning rate than Adam.
+    Because every step has the same size, Lion's learning rate is usually 3-10 times
+    smaller than Adam's (and its weight decay larger).
 
     Args:
         learning_rate: float, Variable, schedule or callable (see `Optimizer`).
-        beta_1: the interpolation in the update.
-        beta_2: the decay of the momentum.
-        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+        beta_1: interpolation between momentum and gradient for the step, in (0, 1]
+            (0 would make Lion plain sign descent).
+        beta_2: decay of the momentum, in [0, 1].
+        **kwargs: the options of every optimizer (see `Optimizer`).
 
     Raises:
-        ValueError: if `beta_1` is not in (0, 1].
+        ValueError: if `beta_1` is outside (0, 1] or `beta_2` outside [0, 1].
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.optim.get("lion").get_slot_names()
-        ['momentum']
+        >>> w = ef.Variable([1.0, -1.0, 0.5])
+        >>> opt = ef.optim.Lion(learning_rate=0.25)
+        >>> _ = opt.apply_gradients([(ef.constant([0.5, -2.0, 0.0]), w)])
+        >>> w.numpy()
+        array([ 0.75, -0.75,  0.5 ], dtype=float32)
     """
 
     beta_1 = hyperparameters.Hyperparameter()
@@ -48,13 +51,12 @@ class Lion(optimizer.Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        owner = type(self).__name__
-        beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner)
-        if not 0 < beta_1 <= 1:
-            raise ValueError(f"{owner}: `beta_1` must be in (0, 1]. Received: "
-                             f"beta_1={beta_1!r}")
+        if hyperparameters.check_float(beta_1, "beta_1", "Lion", 0.0, 1.0) == 0:
+            raise ValueError(
+                "Lion: `beta_1` must be in (0, 1]; 0 makes Lion plain sign descent "
+                f"(SignSGD). Received: beta_1={beta_1!r}")
         self.beta_1 = beta_1
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
+        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Lion", 0.0, 1.0)
         self._slot_names = ["momentum"]
 
     def update_step(self, gradient, variable, learning_rate):

@@ -1,4 +1,4 @@
-"""Nadam: Adam with Nesterov momentum and a momentum schedule (Dozat, 2016; Keras 3's rule).
+"""Nadam: Adam with Nesterov momentum and Keras 3's momentum schedule (Dozat, 2016).
 
 Examples:
     >>> import eagerflow as ef
@@ -10,38 +10,51 @@ Examples:
 
 from __future__ import annotations
 
-import numpy as np
-
-from eagerflow.core.variable import Variable
-from eagerflow.ops import math, unary
+from eagerflow.ops import creation, math, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 
 
+def _momentum_coefficient(beta_1, step):
+    """Dozat's warming-up momentum ``mu_t = beta_1 * (1 - 0.5 * 0.96 ** t)``."""
+    # constant(0.96, dtype), not cast(0.96, dtype): a cast would go through float32.
+    return beta_1 * (1 - 0.5 * math.pow(creation.constant(0.96, dtype=step.dtype), step))
+
+
 class Nadam(optimizer.Optimizer):
-    """Nesterov-accelerated Adam.
+    """Adam whose momentum term looks one step ahead (Nesterov), as Keras 3 computes it.
 
-    Per step ``t`` (from 1), with ``u_t = beta_1 * (1 - 0.5 * 0.96 ** t)``, the running
-    product ``U_t = u_1 * ... * u_t`` (a variable of the optimizer, updated once per step)
-    and slots ``momentum`` (m) and ``velocity`` (v)::
+    Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``velocity`` (v) and
+    one optimizer-wide state variable ``u_product`` (the product of ``mu_1 ... mu_t``)::
 
+        mu_t = beta_1 * (1 - 0.5 * 0.96 ** t)           # and mu_{t+1} likewise
+        u_product *= mu_t                               # once per step, for all variables
         m += (g - m) * (1 - beta_1)
         v += (g * g - v) * (1 - beta_2)
-        m_hat = u_{t+1} * m / (1 - U_t * u_{t+1}) + (1 - u_t) * g / (1 - U_t)
+        m_hat = mu_{t+1} * m / (1 - u_product * mu_{t+1}) + (1 - mu_t) * g / (1 - u_product)
         v_hat = v / (1 - beta_2 ** t)
         w -= learning_rate * m_hat / (sqrt(v_hat) + epsilon)
 
+    ``u_product`` takes the dtype of the first variable the optimizer sees (as in Keras).
+
     Args:
         learning_rate: float, Variable, schedule or callable (see `Optimizer`).
-        beta_1: decay of the first moment.
-        beta_2: decay of the second moment.
-        epsilon: small constant for numerical stability.
-        **kwargs: `clipnorm`, `clipvalue`, `global_clipnorm`, `weight_decay`, `name`.
+        beta_1: decay of the first-moment estimate, in [0, 1].
+        beta_2: decay of the second-moment estimate, in [0, 1].
+        epsilon: small constant for numerical stability (>= 0).
+        **kwargs: the options of every optimizer (see `Optimizer`).
+
+    Raises:
+        ValueError: if a beta is outside [0, 1] or `epsilon` is negative.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.optim.get("nadam").get_slot_names()
-        ['momentum', 'velocity']
+        >>> w = ef.Variable([1.0, -1.0])
+        >>> opt = ef.optim.Nadam(learning_rate=0.01)
+        >>> for _ in range(3):
+        ...     _ = opt.apply_gradients([(ef.constant([0.5, -2.0]), w)])
+        >>> [round(float(x), 3) for x in w.numpy()], round(float(opt.u_product), 4)
+        ([0.975, -0.975], 0.114)
     """
 
     beta_1 = hyperparameters.Hyperparameter()
@@ -50,48 +63,41 @@ class Nadam(optimizer.Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        owner = type(self).__name__
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
+        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Nadam", 0.0, 1.0)
+        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Nadam", 0.0, 1.0)
+        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Nadam", 0.0)
         self._slot_names = ["momentum", "velocity"]
-        self.u_product = Variable(np.float32(1.0), trainable=False,
-                                  name=f"{self.name}/u_product")
-
-    def _trackable_children(self) -> dict:
-        return {**super()._trackable_children(), "u_product": self.u_product}
 
     @property
-    def variables(self) -> list:
-        found = super().variables
-        return [*found[:1], self.u_product, *found[1:]]
+    def u_product(self):
+        """The running product of the momentum coefficients (None before the first build)."""
+        return self._state.get("u_product")
 
-    def reset_state(self) -> None:
-        super().reset_state()
-        self.u_product.assign(np.float32(1.0))
+    def _create_slots(self, var):
+        super()._create_slots(var)
+        self.add_state_variable("u_product", 1.0, var.dtype)
 
-    def _schedule(self, step, dtype):
-        beta_1 = self._hyper_tensor("beta_1", dtype)
-        return beta_1 * (1.0 - 0.5 * math.pow(math.cast(0.96, dtype), step))
-
-    def _before_updates(self) -> None:
-        dtype = self.u_product.dtype
-        self.u_product.assign(self.u_product * self._schedule(self._step_count(dtype), dtype))
+    def _prepare_step(self):
+        product = self._state["u_product"]
+        step = self._step_count(product.dtype)
+        product.assign(product * _momentum_coefficient(
+            self._hyper_tensor("beta_1", product.dtype), step))
 
     def update_step(self, gradient, variable, learning_rate):
         dtype = variable.dtype
-        step = self._step_count(dtype)
-        u_t = self._schedule(step, dtype)
-        u_t_1 = self._schedule(step + 1, dtype)
-        u_product_t = math.cast(self.u_product.value, dtype)
-        u_product_t_1 = u_product_t * u_t_1
-        beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)
         m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
+        beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)
+        step = self._step_count(dtype)
+        mu_t = _momentum_coefficient(beta_1, step)
+        mu_next = _momentum_coefficient(beta_1, step + 1)
+        product = self._state["u_product"].value
+        product = product if product.dtype == dtype else math.cast(product, dtype)
         m.assign_add((gradient - m) * (1 - beta_1))
         v.assign_add((unary.square(gradient) - v) * (1 - beta_2))
-        m_hat = (u_t_1 * m) / (1 - u_product_t_1) + ((1 - u_t) * gradient) / (1 - u_product_t)
+        m_hat = (mu_next * m / (1 - product * mu_next)
+                 + (1 - mu_t) * gradient / (1 - product))
         v_hat = v / (1 - math.pow(beta_2, step))
-        variable.assign_sub((m_hat * learning_rate) / (unary.sqrt(v_hat) + self.epsilon))
+        variable.assign_sub(m_hat * learning_rate / (unary.sqrt(v_hat) + self.epsilon))
 
 
 registry.register("optimizer", Nadam)

@@ -6,11 +6,16 @@ One step (`apply_gradients`) does, in Keras 3's order:
    the tape gave None (an error, with the same details, when every gradient is None);
 2. cast each gradient to its variable's dtype, checking its shape;
 3. create the slots of variables seen for the first time (`build`);
-4. clip (`clipnorm`, `clipvalue` or `global_clipnorm`);
-5. evaluate the learning rate once (a schedule is called with `iterations`);
-6. per variable: decoupled weight decay, the subclass's `update_step`, then the
+4. with `gradient_accumulation_steps=N`: add the gradients to their accumulators and, on
+   every N-th call only, go on with their mean (and zero the accumulators); the other
+   calls change no variable;
+5. clip (`clipnorm`, `clipvalue` or `global_clipnorm`);
+6. evaluate the learning rate once (a schedule is called with `iterations`);
+7. per variable: decoupled weight decay, the subclass's `update_step`, then the
    variable's constraint;
-7. add one to `iterations` (and to `global_step` when given).
+8. with `use_ema`: update each variable's moving average (and, every
+   `ema_overwrite_frequency` updates, copy it into the variable);
+9. add one to `iterations` (and to `global_step` when given).
 
 Every rule is written once, as its formula on eagerflow ops with ``assign``,
 ``assign_add`` and ``assign_sub`` (`update_step`). Eagerly each op runs at once (outside any
@@ -50,7 +55,7 @@ import numpy as np
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
 from eagerflow.core.variable import Variable
-from eagerflow.ops import creation, math
+from eagerflow.ops import creation, logic, math
 from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
@@ -59,8 +64,19 @@ def _snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
+def _check_count(value, what: str, owner: str, minimum: int):
+    """None, or an int >= `minimum`; anything else is a ValueError naming `what`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{owner}: `{what}` must be None or an int >= {minimum}. "
+                         f"Received: {what}={value!r}")
+    return int(value)
+
+
 class Optimizer(trackable.Trackable, abc.ABC):
-    """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`).
+    """Base class of optimizers (`SGD`, `Adam`, `AdamW`, `Nadam`, `Adamax`, `RMSprop`, `Adagrad`,
+    `Adadelta`, `Lion`, `Adafactor`, `Ftrl`).
 
     Args:
         learning_rate: a float, a `Variable` (used as is, so assigning it takes effect),
@@ -75,14 +91,30 @@ class Optimizer(trackable.Trackable, abc.ABC):
         weight_decay: if set, each step first does ``w -= w * weight_decay *
             learning_rate`` (decoupled weight decay), except for excluded variables (see
             `exclude_from_weight_decay`).
+        use_ema: keep an exponential moving average of each updated variable (slot
+            ``average``): after every step ``average = ema_momentum * average + (1 -
+            ema_momentum) * w``, except that the first update copies ``w``.
+            `finalize_variable_values` copies the averages into the variables (`fit` does it
+            at the end).
+        ema_momentum: the average's decay, in [0, 1].
+        ema_overwrite_frequency: None, or every how many updates the averages are also
+            copied into the variables during training (an int >= 1).
+        gradient_accumulation_steps: None, or N >= 2: each call adds the gradients to an
+            accumulator (slot ``gradient_accumulator``) and only every N-th call updates the
+            variables, with the mean of the N gradients. The rules (bias corrections, EMA)
+            count updates, ``iterations // N``; learning-rate schedules see `iterations`.
         name: the optimizer's name (default: the class name in snake case).
 
     Attributes:
-        iterations: int64 Variable, the number of steps applied so far (the global step).
+        iterations: int64 Variable, the number of `apply_gradients` calls so far (the
+            global step); with gradient accumulation it counts calls, not updates (Keras 3
+            saves the same counter, and shows ``iterations // N`` as its `iterations`).
 
     Raises:
         ValueError: for a learning rate of the wrong type, a non-positive clipping value,
-            more than one clipping option, or a negative weight decay.
+            more than one clipping option, a negative weight decay, an `ema_momentum`
+            outside [0, 1], or an accumulation or overwrite count that is not an int of
+            the right size.
 
     Examples:
         >>> import eagerflow as ef
@@ -96,7 +128,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
     weight_decay = hyperparameters.Hyperparameter()
 
     def __init__(self, learning_rate=0.001, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, weight_decay=None, name=None, **kwargs):
+                 global_clipnorm=None, weight_decay=None, use_ema=False, ema_momentum=0.99,
+                 ema_overwrite_frequency=None, gradient_accumulation_steps=None, name=None,
+                 **kwargs):
         owner = type(self).__name__
         if kwargs:
             if "lr" in kwargs:
@@ -106,7 +140,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
             raise TypeError(
                 f"{owner}: unexpected argument(s) {sorted(kwargs)}. Arguments of every "
                 "optimizer: learning_rate, clipnorm, clipvalue, global_clipnorm, "
-                "weight_decay, name (and the rule's own, see help(ef.optim." + owner + ")).")
+                "weight_decay, use_ema, ema_momentum, ema_overwrite_frequency, "
+                "gradient_accumulation_steps, name (and the rule's own, see help(ef.optim."
+                + owner + ")).")
         self.name = name or _snake_case(owner)
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         if sum(value is not None for value in clips.values()) > 1:
@@ -119,8 +155,17 @@ class Optimizer(trackable.Trackable, abc.ABC):
             if value is not None and hyperparameters.check_float(value, what, owner) <= 0:
                 raise ValueError(f"{owner}: `{what}` must be > 0. Received: {what}={value!r}")
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = hyperparameters.check_float(ema_momentum, "ema_momentum", owner,
+                                                        0.0, 1.0)
+        self.ema_overwrite_frequency = _check_count(
+            ema_overwrite_frequency, "ema_overwrite_frequency", owner, 1)
+        self.gradient_accumulation_steps = _check_count(
+            gradient_accumulation_steps, "gradient_accumulation_steps", owner, 2)
         self.iterations = Variable(np.int64(0), trainable=False, name=f"{self.name}/iterations")
         self._hypers: dict[str, Variable] = {}
+        self._state: dict[str, Variable] = {}
+        self._state_initial: dict[str, float] = {}
         self._learning_rate = None
         self.learning_rate = learning_rate
         if weight_decay is not None:
@@ -136,7 +181,30 @@ class Optimizer(trackable.Trackable, abc.ABC):
         # Own state only; slots are reached through `_slot_variables()`.
         children = {"iterations": self.iterations}
         children.update(self._hypers)
+        children.update(self._state)
         return children
+
+    def add_state_variable(self, name: str, initial_value: float, dtype="float32") -> Variable:
+        """Creates (once) and returns a scalar state variable of the optimizer itself.
+
+        For state shared by every variable, such as Nadam's running product of momentum
+        coefficients; it is checkpointed under ``optimizer/<name>`` and restored even when
+        created after `Checkpoint.restore` (deferred restore).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD()
+            >>> opt.add_state_variable("product", 1.0)
+            <ef.Variable 'sgd/product' shape=() dtype=float32, numpy=array(1., dtype=float32)>
+        """
+        variable = self._state.get(name)
+        if variable is None:
+            variable = Variable(np.asarray(initial_value, dtype), trainable=False,
+                                name=f"{self.name}/{name}")
+            self._state[name] = variable
+            self._state_initial[name] = initial_value
+            self._track_new_variable(name, variable)
+        return variable
 
     @property
     def variables(self) -> list[Variable]:
@@ -149,7 +217,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> [v.name for v in opt.variables]
             ['sgd/iterations', 'sgd/learning_rate', 'sgd/momentum', 'w/momentum']
         """
-        return [self.iterations, *self._hypers.values(),
+        return [self.iterations, *self._hypers.values(), *self._state.values(),
                 *(slot for _, _, slot in self._slot_records)]
 
     # -- hyperparameters and the learning rate ---------------------------------------------
@@ -256,8 +324,12 @@ class Optimizer(trackable.Trackable, abc.ABC):
         for slot_name in self._slot_names:
             self.add_slot(var, slot_name)
 
-    def add_slot(self, var, slot_name: str, initial_value: float = 0.0) -> Variable:
+    def add_slot(self, var, slot_name: str, initial_value: float = 0.0,
+                 shape=None) -> Variable:
         """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
+
+        The slot has `var`'s shape unless `shape` is given (Adafactor's factored row and
+        column statistics are smaller than their variable).
 
         Examples:
             >>> import eagerflow as ef
@@ -271,7 +343,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             entry = self._slots[id(var)] = (var, {}, None)
         if slot_name in entry[1]:
             return entry[1][slot_name]
-        slot = Variable(np.full(var.shape, initial_value, dtype=var.dtype), trainable=False,
+        shape = var.shape if shape is None else tuple(shape)
+        slot = Variable(np.full(shape, initial_value, dtype=var.dtype), trainable=False,
                         name=f"{var.name}/{slot_name}")
         entry[1][slot_name] = slot
         self._slot_records.append((var, slot_name, slot))
@@ -290,8 +363,11 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 f"{var.name!r} has dtype {var.dtype.name}."
             )
         self._create_slots(var)
+        for slot_name in self._base_slot_names():
+            self.add_slot(var, slot_name)
         by_name = self._slots[id(var)][1] if id(var) in self._slots else {}
-        ordered = tuple(by_name[slot_name] for slot_name in self._slot_names)
+        # A rule may skip a slot for some variables (Adafactor factors matrices only).
+        ordered = tuple(by_name.get(slot_name) for slot_name in self._slot_names)
         self._slots[id(var)] = (var, by_name, ordered)
         return ordered
 
@@ -325,7 +401,12 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> ef.optim.Adam(amsgrad=True).get_slot_names()
             ['momentum', 'velocity', 'velocity_hat']
         """
-        return list(self._slot_names)
+        return list(self._slot_names) + self._base_slot_names()
+
+    def _base_slot_names(self) -> list[str]:
+        """The slots of the base class's options, created for every variable."""
+        return ((["average"] if self.use_ema else [])
+                + (["gradient_accumulator"] if self.gradient_accumulation_steps else []))
 
     def get_slot(self, var, slot_name: str) -> Variable:
         """Returns slot `slot_name` of `var` (TF-2 names such as ``"m"`` also work).
@@ -374,6 +455,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         """
         for _, slot_name, slot in self._slot_records:
             slot.assign(np.full(slot.shape, self._slot_initial[slot_name], slot.dtype))
+        for name, variable in self._state.items():
+            variable.assign(np.asarray(self._state_initial[name], variable.dtype))
         self.iterations.assign(0)
 
     # -- weight decay ----------------------------------------------------------------------
@@ -426,18 +509,28 @@ class Optimizer(trackable.Trackable, abc.ABC):
             array([ 0.5, -0.5], dtype=float32)
         """
 
-    def _before_updates(self) -> None:
-        """Runs once per step, before the variables' `update_step`s: for state shared by
-        every variable (Nadam's momentum-schedule product). The default does nothing."""
+    def _prepare_step(self) -> None:
+        """Runs once per applied step, before `update_step` is called for each variable.
+
+        The default does nothing; a rule with state shared by all variables updates it
+        here (Nadam's product of momentum coefficients), with ops, so it is traced too.
+        """
 
     def _hyper_tensor(self, name: str, dtype):
         """Hyperparameter `name` read as a tensor of `dtype` (read at every step)."""
         value = self._hypers[name].value
         return value if value.dtype == dtype else math.cast(value, dtype)
 
+    def _update_count(self):
+        """Updates applied so far (int64 tensor): `iterations`, or ``iterations // N`` with
+        gradient accumulation over N calls (what Keras 3 calls `iterations`)."""
+        count = self.iterations.value
+        steps = self.gradient_accumulation_steps
+        return count if steps is None else math.floordiv(count, steps)
+
     def _step_count(self, dtype):
-        """The number of the step being applied (``iterations + 1``) as a `dtype` scalar."""
-        return math.cast(self.iterations.value + 1, dtype)
+        """The number of the update being applied (counting from 1) as a `dtype` scalar."""
+        return math.cast(self._update_count() + 1, dtype)
 
     def _learning_rate_tensor(self):
         """The learning rate of this step as a float32 scalar tensor."""
@@ -500,6 +593,84 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return self.iterations
 
     def _apply(self, grads, variables) -> None:
+        steps = self.gradient_accumulation_steps
+        if steps is None:
+            self._update(grads, variables)
+        else:
+            self._accumulate(grads, variables, steps)
+        if self.use_ema:
+            self._update_averages(variables)
+        self.iterations.assign_add(1)
+
+    def _accumulate(self, grads, variables, steps: int) -> None:
+        """Adds `grads` to the accumulators; every `steps`-th call updates with their mean."""
+        accumulators = [self.get_slot(var, "gradient_accumulator") for var in variables]
+        totals = [accumulator + grad for accumulator, grad in zip(accumulators, grads,
+                                                                  strict=True)]
+        if context.thread.tracer is None:
+            # Eagerly the count is known: a Python branch, as Keras's `ops.cond` is.
+            if (int(self.iterations.numpy()) + 1) % steps == 0:
+                self._update([total / steps for total in totals], variables)
+                totals = [creation.zeros_like(total) for total in totals]
+            for accumulator, total in zip(accumulators, totals, strict=True):
+                accumulator.assign(total)
+            return
+        # Traced, the count is a graph value, and `ef.cond` lives above optim (in graph/).
+        # So the update runs on every call, and each variable it may write (the variables,
+        # their rule slots, shared state) keeps the new value only on update steps. A write
+        # never changes a tensor read earlier, so `before` holds the old values.
+        is_update = logic.equal(math.mod(self.iterations.value + 1, steps), 0)
+        skip = {"gradient_accumulator", "average"}
+        written = [*variables, *self._state.values()]
+        for var in variables:
+            written += [slot for name, slot in self._slots[id(var)][1].items()
+                        if name not in skip]
+        before = [target.value for target in written]
+        self._update([total / steps for total in totals], variables)
+        for target, old in zip(written, before, strict=True):
+            target.assign(math.where(is_update, target.value, old))
+        for accumulator, total in zip(accumulators, totals, strict=True):
+            accumulator.assign(math.where(is_update, creation.zeros_like(total), total))
+
+    def _update_averages(self, variables) -> None:
+        """Keras 3's EMA: the first update copies the variable, later ones blend it in."""
+        count = self._update_count()
+        overwrite = None
+        if self.ema_overwrite_frequency:
+            overwrite = logic.equal(math.mod(count + 1, self.ema_overwrite_frequency), 0)
+        for var in variables:
+            average = self.get_slot(var, "average")
+            momentum = math.cast(logic.not_equal(count, 0), var.dtype) * self.ema_momentum
+            average.assign(momentum * average + (1 - momentum) * var)
+            if overwrite is not None:
+                var.assign(math.where(overwrite, average.value, var.value))
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With `use_ema`, copies each variable's moving average into it (else does nothing).
+
+        Variables this optimizer never updated have no average and are left as they are.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable(0.0)
+            >>> opt = ef.optim.SGD(1.0, use_ema=True, ema_momentum=0.5)
+            >>> for _ in range(3):
+            ...     _ = opt.apply_gradients([(ef.constant(-1.0), w)])
+            >>> float(w), float(opt.get_slot(w, "average"))
+            (3.0, 2.25)
+            >>> opt.finalize_variable_values([w])
+            >>> float(w)
+            2.25
+        """
+        if not self.use_ema:
+            return
+        for var in nest.flatten(var_list):
+            entry = self._slots.get(id(var))
+            if entry is not None and entry[0] is var and "average" in entry[1]:
+                var.assign(entry[1]["average"])
+
+    def _update(self, grads, variables) -> None:
+        """One update: clipping, the learning rate, weight decay, the rule, constraints."""
         if self.clipnorm is not None:
             grads = [clipping.clip_by_norm(g, self.clipnorm) for g in grads]
         elif self.clipvalue is not None:
@@ -507,7 +678,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         elif self.global_clipnorm is not None:
             grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
         rate = self._learning_rate_tensor()
-        self._before_updates()
+        self._prepare_step()
         decay = self._hypers.get("weight_decay")
         rates: dict = {}
         for grad, var in zip(grads, variables, strict=True):
@@ -516,11 +687,11 @@ class Optimizer(trackable.Trackable, abc.ABC):
             if lr is None:
                 lr = rates[dtype] = rate if rate.dtype == dtype else math.cast(rate, dtype)
             if decay is not None and self._use_weight_decay(var):
-                var.assign_sub(var * (self._hyper_tensor("weight_decay", dtype) * lr))
+                # Keras's order, (w * wd) * lr, so float32 results round the same way.
+                var.assign_sub(var * self._hyper_tensor("weight_decay", dtype) * lr)
             self.update_step(grad, var, lr)
             if var.constraint is not None:
                 var.assign(var.constraint(var))
-        self.iterations.assign_add(1)
 
     def _collect(self, grads_and_vars) -> tuple[list, list]:
         """Checks the pairs and returns the variables and their gradients (as tensors of
@@ -698,7 +869,10 @@ class Optimizer(trackable.Trackable, abc.ABC):
         elif isinstance(rate, Variable):
             rate = float(rate.numpy())
         config = {"name": self.name, "learning_rate": rate, "clipnorm": self.clipnorm,
-                  "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+                  "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm,
+                  "use_ema": self.use_ema, "ema_momentum": self.ema_momentum,
+                  "ema_overwrite_frequency": self.ema_overwrite_frequency,
+                  "gradient_accumulation_steps": self.gradient_accumulation_steps}
         if "weight_decay" in self._hypers:
             config["weight_decay"] = self._hyper("weight_decay")
         for key in self._config_names:
@@ -729,9 +903,10 @@ def get(identifier, custom_objects=None):
     """Returns an optimizer for a name (default arguments), a config dict, or an instance.
 
     Args:
-        identifier: ``"sgd"``, ``"adam"``, ``"adamw"``, ``"rmsprop"``, ``"adagrad"`` (any
-            case, with or without underscores), a `serialize` dict, or an `Optimizer`
-            (returned as is).
+        identifier: a Keras name (``"sgd"``, ``"adam"``, ``"adamw"``, ``"nadam"``,
+            ``"adamax"``, ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"lion"``,
+            ``"adafactor"``, ``"ftrl"``; any case, with or without underscores), a
+            `serialize` dict, or an `Optimizer` (returned as is).
         custom_objects: extra optimizer classes by name.
 
     Raises:

@@ -118,7 +118,7 @@ def known_names(kind: str) -> list:
     Examples:
         >>> from eagerflow.saving import registry
         >>> registry.known_names("optimizer")[:3]
-        ['Adadelta', 'Adagrad', 'Adam']
+        ['Adadelta', 'Adafactor', 'Adagrad']
     """
     _check_kind(kind)
     _ensure_package(kind)

@@ -16,10 +16,12 @@ OPTIMIZERS = [
     lambda: ef.optim.RMSprop(0.01, momentum=0.5, centered=True, clipvalue=0.3),
     lambda: ef.optim.Adagrad(0.1),
     lambda: ef.optim.SGD(ef.optim.schedules.ExponentialDecay(0.1, 2, 0.5)),
-    lambda: ef.optim.Nadam(0.01, weight_decay=0.1),
-    lambda: ef.optim.Adamax(0.01),
-    lambda: ef.optim.Adadelta(1.0, clipnorm=0.5),
+    lambda: ef.optim.Nadam(0.01),
+    lambda: ef.optim.Adamax(0.01, clipnorm=0.5),
+    lambda: ef.optim.Adadelta(1.0, weight_decay=0.1),
     lambda: ef.optim.Lion(0.01),
+    lambda: ef.optim.Adafactor(0.1),
+    lambda: ef.optim.Ftrl(0.1, l1_regularization_strength=0.01, beta=0.1),
 ]
 
 
