@@ -135,6 +135,7 @@ from eagerflow.ops.indexing import (
 _LAZY: dict[str, str] = {
     # the rest of the op surface and the compiler
     "nn": "eagerflow.nn",
+    "image": "eagerflow.image",
     "function": "eagerflow.graph.function:function",
     "init_scope": "eagerflow.graph.function:init_scope",
     "cond": "eagerflow.graph.control_flow:cond",
