@@ -3,12 +3,12 @@
 
 Resizing is separable: each method (bilinear, nearest, area, antialiased bilinear) is a
 fixed ``(out, in)`` weight matrix per spatial axis, built once per size pair with
-TensorFlow's float32 coordinate arithmetic and applied with `einsum` (nearest with
-`gather`), so resizing is differentiable for free and exact to TensorFlow's sampling
-points. Flips, crops, rotations and colour adjustments are slices and arithmetic on ef ops.
-Random variants draw their randomness with ef random ops, so a traced function draws anew
-on every call. `projective_transform` (rotations, zooms and shifts of the augmentation
-layers) is a primitive with TensorFlow's ``ImageProjectiveTransformV3`` semantics.
+TensorFlow's half-pixel sampling positions and applied with `einsum` (nearest with
+`gather`), so resizing is differentiable for free. Flips, crops, rotations and colour
+adjustments are slices and arithmetic on ef ops. Random variants draw with ef random ops,
+so a traced function draws anew on every call. `projective_transform` (the rotations,
+zooms and shifts of the augmentation layers) is a primitive with the semantics of
+TensorFlow's ``ImageProjectiveTransformV3``.
 
 Where TensorFlow returns float32 for a float64 image (resize, brightness, contrast),
 eagerflow keeps float64, so that float64 gradient checks and float64 pipelines keep their
@@ -80,37 +80,39 @@ def _resize_weights(in_size: int, out_size: int, method: str, antialias: bool) -
     """The ``(out_size, in_size)`` float64 matrix of one axis of a resize (read-only)."""
     weights = np.zeros((out_size, in_size))
     rows = np.arange(out_size)
-    # TensorFlow computes sampling positions in float32; so do we, to pick the same pixels.
-    scale = np.float32(in_size) / np.float32(out_size)
-    centers = rows.astype(np.float32) + np.float32(0.5)
+    # Nearest picks pixels with TensorFlow's float32 arithmetic, so that ties at pixel
+    # edges fall the same way; the weighted methods use exact float64 positions (float32
+    # ones would put ~1e-7 relative error into float64 images).
+    wide = method != "nearest"
+    scale = in_size / out_size if wide else np.float32(in_size) / np.float32(out_size)
+    centers = rows + 0.5 if wide else rows.astype(np.float32) + np.float32(0.5)
     if method == "nearest":
         # Half-pixel centres, rounded down and clamped.
         source = np.minimum(np.floor(centers * scale).astype(np.int64), in_size - 1)
         weights[rows, np.maximum(source, 0)] = 1.0
     elif method == "area":
         # Each output pixel averages the input span [i * scale, (i + 1) * scale).
-        start = rows.astype(np.float32) * scale
-        stop = (rows + 1).astype(np.float32) * scale
+        start, stop = rows * scale, (rows + 1) * scale
         for i in range(out_size):
             for j in range(int(np.floor(start[i])), int(np.ceil(stop[i]))):
-                overlap = min(np.float32(j + 1), stop[i]) - max(np.float32(j), start[i])
+                overlap = min(j + 1, stop[i]) - max(j, start[i])
                 weights[i, min(j, in_size - 1)] += overlap / scale
     elif antialias and out_size < in_size:
         # A triangle kernel stretched by the downscaling factor, renormalised over the
         # input pixels it covers (TensorFlow's ScaleAndTranslate with antialias).
         sample = centers * scale
         for i in range(out_size):
-            first = int(np.clip(np.ceil(sample[i] - scale - np.float32(0.5)), 0, in_size - 1))
-            last = int(np.clip(np.floor(sample[i] + scale - np.float32(0.5)), 0, in_size - 1))
+            first = int(np.clip(np.ceil(sample[i] - scale - 0.5), 0, in_size - 1))
+            last = int(np.clip(np.floor(sample[i] + scale - 0.5), 0, in_size - 1))
             span = np.arange(first, last + 1)
             taps = np.maximum(0.0, 1.0 - np.abs((span + 0.5 - sample[i]) / scale))
             if taps.sum() > 0:
                 weights[i, span] = taps / taps.sum()
     else:
         # Bilinear with half-pixel centres: linear between the two nearest pixel centres.
-        source = centers * scale - np.float32(0.5)
+        source = centers * scale - 0.5
         lower = np.floor(source)
-        lerp = (source - lower).astype(np.float64)
+        lerp = source - lower
         low = np.maximum(lower.astype(np.int64), 0)
         high = np.minimum(np.ceil(source).astype(np.int64), in_size - 1)
         np.add.at(weights, (rows, low), 1.0 - lerp)
@@ -513,9 +515,12 @@ def _taps(transforms, image_shape, output_shape, interpolation, fill_mode):
                     np.sign(x) * np.floor(np.abs(x) + 0.5), np.ones_like(x))]
     else:
         y0, x0 = np.floor(y), np.floor(x)
-        dy, dx = y - y0, x - x0
-        corners = [(y0, x0, (1 - dy) * (1 - dx)), (y0, x0 + 1, (1 - dy) * dx),
-                   (y0 + 1, x0, dy * (1 - dx)), (y0 + 1, x0 + 1, dy * dx)]
+        # The four distances in float32 as TensorFlow has them; their products in float64,
+        # so float64 images lose nothing more.
+        up, left = (y0 + 1 - y).astype(np.float64), (x0 + 1 - x).astype(np.float64)
+        down, right = (y - y0).astype(np.float64), (x - x0).astype(np.float64)
+        corners = [(y0, x0, up * left), (y0, x0 + 1, up * right),
+                   (y0 + 1, x0, down * left), (y0 + 1, x0 + 1, down * right)]
     taps = []
     for row, col, weight in corners:
         inside = (row >= 0) & (row < height) & (col >= 0) & (col < width) & ~degenerate
