@@ -9,6 +9,13 @@ Example:
 
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from eagerflow.layers.augmentation import (
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose
@@ -21,6 +28,7 @@ from eagerflow.layers.dropout import (
     SpatialDropout2D,
 )
 from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.merging import (
     Add,
@@ -56,6 +64,7 @@ from eagerflow.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from eagerflow.layers.preprocessing import Normalization, Rescaling
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
@@ -83,5 +92,7 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
-    "Dot", "dot", "TimeDistributed", "GroupNormalization",
+    "Dot", "dot", "TimeDistributed", "GroupNormalization", "Rescaling", "Normalization",
+    "Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomRotation", "RandomZoom",
+    "RandomTranslation",
 ]

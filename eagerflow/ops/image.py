@@ -410,8 +410,16 @@ def adjust_contrast(images, contrast_factor):
     return adjusted if dtype == flt.dtype else convert_image_dtype(adjusted, dtype, True)
 
 
-def _saturate_cast(value, dtype):
-    """Clamps to `dtype`'s range (as representable in `value`'s dtype), then casts."""
+def saturate_cast(value, dtype):
+    """Clamps to `dtype`'s range (as representable in `value`'s dtype), then casts.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import image
+        >>> image.saturate_cast(ef.constant([-3.0, 300.0]), ef.uint8)
+        ef.Tensor([  0 255], shape=(2,), dtype=uint8)
+    """
+    value, dtype = convert_input(value), dtypes.as_dtype(dtype)
     limits = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
     source = np.iinfo(value.dtype) if value.dtype.kind in "iu" else np.finfo(value.dtype)
     low, high = max(limits.min, source.min), min(limits.max, source.max)
@@ -461,15 +469,15 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         if in_max > out_max:
             # Divide first: the input's maximum lands between out_max and out_max + 1.
             scaled = _math.floordiv(image, (in_max + 1) // (out_max + 1))
-            return _saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
-        cast = _saturate_cast(image, target) if saturate else _math.cast(image, target)
+            return saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
+        cast = saturate_cast(image, target) if saturate else _math.cast(image, target)
         return _math.multiply(cast, (out_max + 1) // (in_max + 1))
     if image.dtype.kind == "f" and target.kind == "f":
         return _math.cast(image, target)
     if image.dtype.kind in "iu":
         return _math.multiply(_math.cast(image, target), 1.0 / int(np.iinfo(image.dtype).max))
     scaled = _math.multiply(image, float(np.iinfo(target).max) + 0.5)
-    return _saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
+    return saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
 
 
 # -- projective transforms ----------------------------------------------------------------
