@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from eagerflow.layers.image_preprocessing import ImageLayer, positive_int, smart_resize
+from eagerflow.layers.image_preprocessing import ImageLayer, SizedImageLayer, smart_resize
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import image as image_ops
 from eagerflow.ops import math as math_ops
@@ -78,7 +78,7 @@ class RandomFlip(ImageLayer):
         return {**super().get_config(), "mode": self.mode, "seed": self.seed}
 
 
-class RandomCrop(ImageLayer):
+class RandomCrop(SizedImageLayer):
     """Crops a random ``(height, width)`` window in training (one offset per batch).
 
     At inference, and in training when the image is smaller than the window, the image
@@ -100,9 +100,7 @@ class RandomCrop(ImageLayer):
     """
 
     def __init__(self, height, width, seed=None, data_format=None, **kwargs):
-        super().__init__(data_format=data_format, **kwargs)
-        self.height = positive_int(height, "height", "RandomCrop")
-        self.width = positive_int(width, "width", "RandomCrop")
+        super().__init__(height, width, data_format=data_format, **kwargs)
         self.seed = seed
 
     def transform(self, images, training):
@@ -115,16 +113,8 @@ class RandomCrop(ImageLayer):
             return images
         return smart_resize(images, self.height, self.width)
 
-    def compute_output_shape(self, input_shape):
-        self._check_rank(input_shape)
-        shape = list(input_shape)
-        rows, cols = self._spatial_axes(len(shape))
-        shape[rows], shape[cols] = self.height, self.width
-        return tuple(shape)
-
     def get_config(self) -> dict:
-        return {**super().get_config(), "height": self.height, "width": self.width,
-                "seed": self.seed}
+        return {**super().get_config(), "seed": self.seed}
 
 
 def _factor_pair(factor, what: str, layer: str, low: float, low_open: bool = False) -> tuple:
@@ -151,7 +141,9 @@ def _factor_pair(factor, what: str, layer: str, low: float, low_open: bool = Fal
 
 class _AffineLayer(ImageLayer):
     """Shared by the rotation, zoom and translation layers: fill and interpolation
-    arguments, and sampling through `projective_transform` in training."""
+    arguments, and sampling through `projective_transform` in training with the
+    ``[batch, 8]`` output-to-input rows that the subclass's ``transforms(batch, height,
+    width)`` draws."""
 
     def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
@@ -172,10 +164,6 @@ class _AffineLayer(ImageLayer):
     def uniform(self, count: int, low: float, high: float):
         """``[count, 1]`` float32 draws from ``[low, high)`` on the layer's stream."""
         return random_ops.generator_for(self.seed).uniform([count, 1], low, high)
-
-    def transforms(self, batch: int, height: int, width: int):
-        """``[batch, 8]`` output-to-input transforms; subclasses override it."""
-        raise TypeError(f"{type(self).__name__} must define transforms()")
 
     def transform(self, images, training):
         images = self.to_compute_dtype(images)

@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 from eagerflow.layers.base import Layer
+from eagerflow.layers.core import positive_int
 from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import image as image_ops
@@ -25,15 +26,9 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops
 
 
-def positive_int(value, what: str, layer: str) -> int:
-    """`value` if it is a positive int, else Keras's form of error."""
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{layer}: `{what}` must be a positive int. Received: {what}={value!r}")
-    return value
-
-
 class ImageLayer(Layer):
-    """Base of the image layers: rank and layout handling around `transform` (NHWC)."""
+    """Base of the image layers: checks the rank, moves channels last, and hands a
+    channels-last batch to the subclass's ``transform(images, training)``."""
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -62,10 +57,6 @@ class ImageLayer(Layer):
             images = array_ops.transpose(images, [0, 3, 1, 2])
         return images if batched else array_ops.squeeze(images, 0)
 
-    def transform(self, images, training):
-        """Transforms a channels-last batch; subclasses override it."""
-        return images
-
     def to_compute_dtype(self, images):
         """Integer images cast to the layer's dtype (floats are cast on the way in)."""
         return images if images.dtype == self.compute_dtype else math_ops.cast(
@@ -79,8 +70,8 @@ class ImageLayer(Layer):
         return {**super().get_config(), "data_format": self.data_format}
 
 
-class _SizedImageLayer(ImageLayer):
-    """An image layer whose output has a fixed `height` and `width`."""
+class SizedImageLayer(ImageLayer):
+    """An image layer whose output has a fixed `height` and `width` (its config too)."""
 
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
@@ -115,7 +106,7 @@ def smart_resize(images, height: int, width: int, interpolation="bilinear", anti
     return image_ops.resize(images, [height, width], method=interpolation, antialias=antialias)
 
 
-class Resizing(_SizedImageLayer):
+class Resizing(SizedImageLayer):
     """Resizes images to ``(height, width)``.
 
     Floating images come out in the layer's dtype; integer images are resized in it and
@@ -202,7 +193,7 @@ class Resizing(_SizedImageLayer):
                 "fill_value": self.fill_value, "antialias": self.antialias}
 
 
-class CenterCrop(_SizedImageLayer):
+class CenterCrop(SizedImageLayer):
     """Crops the central ``(height, width)`` window of each image.
 
     An image smaller than the target on either side is instead cropped to the target

@@ -42,6 +42,8 @@ from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
 
 RESIZE_METHODS = ("bilinear", "nearest", "area")
+_RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
+               "area": "ResizeArea"}
 INTERPOLATIONS = ("bilinear", "nearest")
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
@@ -161,11 +163,12 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
         >>> ef.image.resize(x, [1, 2], method="nearest")[0, 0, :, 0]
         ef.Tensor([1. 3.], shape=(2,), dtype=float32)
     """
-    images = _image(images, "ResizeBilinear" if method == "bilinear" else "Resize")
     if method not in RESIZE_METHODS:
         raise errors.InvalidArgumentError(
             f"method must be one of {RESIZE_METHODS}, got {method!r}", "Resize")
-    height, width = _check_size(size, "Resize")
+    op_name = "ScaleAndTranslate" if antialias and method == "bilinear" else _RESIZE_OPS[method]
+    images = _image(images, op_name)
+    height, width = _check_size(size, op_name)
     batched = images.ndim == 4
     if not batched:
         images = _array.expand_dims(images, 0)
@@ -177,7 +180,7 @@ def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antiali
         width = int(np.round(factor * np.float32(in_width)))
     if in_height == 0 or in_width == 0:
         raise errors.InvalidArgumentError(
-            f"cannot resize an empty image of shape {images.shape}", "Resize")
+            f"cannot resize an empty image of shape {images.shape}", op_name)
     if method != "nearest" and images.dtype != _float_dtype(images.dtype):
         images = _math.cast(images, _float_dtype(images.dtype))
     images = _resize_axis(images, 1, height, method, antialias)

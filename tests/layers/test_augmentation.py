@@ -167,7 +167,7 @@ def test_training_gradients(layer):
 
 @pytest.mark.parametrize("make, error, match", [
     (lambda: ef.layers.RandomFlip("diagonal"), ValueError, r"mode.*'diagonal'"),
-    (lambda: ef.layers.RandomCrop(0, 2), ValueError, r"height.*positive int.*height=0"),
+    (lambda: ef.layers.RandomCrop(0, 2), ValueError, r"`height` of RandomCrop.*height=0"),
     (lambda: ef.layers.RandomRotation(1.5), ValueError, r"factor.*\[-1.0, 1\].*1.5"),
     (lambda: ef.layers.RandomRotation((0.1, 0.2, 0.3)), ValueError, r"pair.*\(0.1, 0.2, 0.3\)"),
     (lambda: ef.layers.RandomZoom(-1.0), ValueError, r"height_factor.*\(-1.0, 1\]"),

@@ -312,3 +312,18 @@ def test_random_ops_draw_anew_inside_a_traced_function():
 def test_errors(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         call()
+
+
+def test_the_namespace():
+    assert ef.image.__all__ == sorted(
+        "adjust_brightness adjust_contrast central_crop convert_image_dtype flip_left_right "
+        "flip_up_down projective_transform random_crop random_flip_left_right "
+        "random_flip_up_down resize rot90".split())
+    assert "image" in ef.__all__ and ef.image.resize is ef.ops.image.resize
+
+
+def test_errors_name_the_resize_kernel():
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"\[Op:ResizeArea\]"):
+        ef.image.resize(ef.ones([2, 2]), [1, 1], method="area")
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"\[Op:ScaleAndTranslate\]"):
+        ef.image.resize(ef.ones([2, 2, 1]), [0, 1], antialias=True)
