@@ -28,7 +28,17 @@ from eagerflow.ops import unary as unary_ops
 
 class ImageLayer(Layer):
     """Base of the image layers: checks the rank, moves channels last, and hands a
-    channels-last batch to the subclass's ``transform(images, training)``."""
+    channels-last batch to the subclass's ``transform(images, training)``.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.layers.image_preprocessing import ImageLayer
+        >>> class Invert(ImageLayer):
+        ...     def transform(self, images, training):
+        ...         return 1.0 - images
+        >>> Invert(data_format="channels_first")(ef.zeros([3, 2, 2]))[:, 0, 0]
+        ef.Tensor([1. 1. 1.], shape=(3,), dtype=float32)
+    """
 
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
@@ -71,7 +81,13 @@ class ImageLayer(Layer):
 
 
 class SizedImageLayer(ImageLayer):
-    """An image layer whose output has a fixed `height` and `width` (its config too)."""
+    """An image layer whose output has a fixed `height` and `width` (its config too).
+
+    Example:
+        >>> import eagerflow as ef
+        >>> ef.layers.CenterCrop(2, 3).compute_output_shape((None, 8, 8, 1))
+        (None, 2, 3, 1)
+    """
 
     def __init__(self, height, width, data_format=None, **kwargs):
         super().__init__(data_format=data_format, **kwargs)
@@ -90,7 +106,14 @@ class SizedImageLayer(ImageLayer):
 
 
 def crop_to_aspect_ratio(images, height: int, width: int):
-    """The largest centred window of `images` (NHWC) with the aspect ratio height:width."""
+    """The largest centred window of `images` (NHWC) with the aspect ratio height:width.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.layers import image_preprocessing
+        >>> image_preprocessing.crop_to_aspect_ratio(ef.ones([1, 4, 8, 3]), 1, 1).shape
+        (1, 4, 4, 3)
+    """
     in_height, in_width = images.shape[1], images.shape[2]
     crop_height = max(min(in_height, int(in_width * height / width)), 1)
     crop_width = max(min(in_width, int(in_height * width / height)), 1)
@@ -101,7 +124,14 @@ def crop_to_aspect_ratio(images, height: int, width: int):
 
 
 def smart_resize(images, height: int, width: int, interpolation="bilinear", antialias=False):
-    """Crops `images` (NHWC) to the target aspect ratio, then resizes to height x width."""
+    """Crops `images` (NHWC) to the target aspect ratio, then resizes to height x width.
+
+    Example:
+        >>> import eagerflow as ef
+        >>> from eagerflow.layers import image_preprocessing
+        >>> image_preprocessing.smart_resize(ef.ones([1, 4, 8, 3]), 2, 2).shape
+        (1, 2, 2, 3)
+    """
     images = crop_to_aspect_ratio(images, height, width)
     return image_ops.resize(images, [height, width], method=interpolation, antialias=antialias)
 
