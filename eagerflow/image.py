@@ -1,10 +1,10 @@
-"""Image ops (`ef.image`): resizing, flips, rotations, crops, brightness, contrast and dtype
-conversion, with TensorFlow's names and conventions (see `eagerflow.ops.image`).
+"""Image ops (`ef.image`): resizing, flips, crops, rotations, colour adjustments and dtype
+conversion on NHWC images, with TensorFlow's signatures and sampling rules.
 
 Examples:
     >>> import eagerflow as ef
-    >>> ef.image.resize(ef.ones([1, 8, 8, 3]), [4, 4], method="area").shape
-    (1, 4, 4, 3)
+    >>> ef.image.resize(ef.ones([4, 4, 3]), [2, 2]).shape
+    (2, 2, 3)
 """
 
 from eagerflow.ops.image import (
@@ -14,6 +14,7 @@ from eagerflow.ops.image import (
     convert_image_dtype,
     flip_left_right,
     flip_up_down,
+    projective_transform,
     random_crop,
     random_flip_left_right,
     random_flip_up_down,
@@ -25,6 +26,6 @@ from eagerflow.ops.image import (
 # names exactly the public names imported above.
 __all__ = [
     "adjust_brightness", "adjust_contrast", "central_crop", "convert_image_dtype",
-    "flip_left_right", "flip_up_down", "random_crop", "random_flip_left_right",
-    "random_flip_up_down", "resize", "rot90",
+    "flip_left_right", "flip_up_down", "projective_transform", "random_crop",
+    "random_flip_left_right", "random_flip_up_down", "resize", "rot90",
 ]

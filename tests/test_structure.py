@@ -135,7 +135,7 @@ def test_no_two_modules_share_a_misleading_name():
         "regression.py": ["losses", "metrics"], "probabilistic.py": ["losses", "metrics"],
         "digits.py": ["datasets", "examples"],
         "math.py": [".", "ops"], "linalg.py": [".", "ops"], "nn.py": [".", "ops"],
-        "image.py": [".", "ops"],  # the ef.image namespace and the ops it re-exports
+        "image.py": [".", "ops"],
     }
     shared = {name: sorted(dirs) for name, dirs in names.items() if len(dirs) > 1}
     unexpected = {name: dirs for name, dirs in shared.items() if allowed.get(name) != dirs}
@@ -171,9 +171,9 @@ def test_doctests_print_no_machine_dependent_float_digits():
 
 # Modules that are themselves public namespaces (ef.math, ef.random, ef.activations, ...).
 _NAMESPACE_MODULES = {
-    "math.py", "nn.py", "linalg.py", "config.py", "train.py", "testing.py", "image.py",
-    "core/errors.py",
-    "core/debugging.py", "ops/random.py", "layers/activations.py", "layers/initializers.py",
+    "math.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "testing.py",
+    "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
+    "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",
     "datasets/digits.py", "datasets/mnist.py", "datasets/fashion_mnist.py",
     "datasets/cifar10.py",

@@ -10,6 +10,13 @@ Examples:
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from eagerflow.layers.attention import AdditiveAttention, Attention
+from eagerflow.layers.augmentation import (
+    RandomCrop,
+    RandomFlip,
+    RandomRotation,
+    RandomTranslation,
+    RandomZoom,
+)
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
@@ -22,14 +29,7 @@ from eagerflow.layers.dropout import (
     SpatialDropout2D,
 )
 from eagerflow.layers.embedding import Embedding
-from eagerflow.layers.feature_normalization import Normalization
-from eagerflow.layers.image_preprocessing import (
-    CenterCrop,
-    RandomCrop,
-    RandomFlip,
-    Rescaling,
-    Resizing,
-)
+from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.merging import (
     Add,
@@ -66,6 +66,7 @@ from eagerflow.layers.pooling import (
     MaxPooling1D,
     MaxPooling2D,
 )
+from eagerflow.layers.preprocessing import Normalization, Rescaling
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
@@ -94,7 +95,9 @@ __all__ = [
     "UnitNormalization", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "Cropping1D",
     "Cropping2D", "UpSampling1D", "UpSampling2D", "ZeroPadding1D", "ZeroPadding2D",
     "Masking", "SpatialDropout1D", "SpatialDropout2D", "MaxPooling1D", "AveragePooling1D",
-    "Dot", "dot", "TimeDistributed", "GroupNormalization", "Attention", "AdditiveAttention",
-    "MultiHeadAttention", "DepthwiseConv2D", "SeparableConv2D", "Rescaling", "Resizing",
-    "CenterCrop", "RandomFlip", "RandomCrop", "Normalization", "Conv3D",
+    "Dot", "dot", "TimeDistributed", "GroupNormalization", "Rescaling", "Normalization",
+    "Resizing", "CenterCrop", "RandomFlip", "RandomCrop", "RandomRotation", "RandomZoom",
+    "RandomTranslation",
+    "Attention", "AdditiveAttention", "MultiHeadAttention", "DepthwiseConv2D",
+    "SeparableConv2D", "Conv3D",
 ]

@@ -1,143 +1,218 @@
-"""Image ops (`ef.image`), TensorFlow's names and conventions: images are ``(height, width,
-channels)`` or batches ``(batch, height, width, channels)``.
+"""Image ops (`ef.image`) on NHWC images: one ``[height, width, channels]`` image or a
+``[batch, height, width, channels]`` batch.
 
-`resize` applies one interpolation matrix per spatial axis (bilinear and nearest with
-TensorFlow 2's half-pixel centers, area as box-filter coverage), so it is differentiable
-with respect to the image for every method, like TensorFlow's; flips, `rot90` and crops are
-slices and transposes; brightness and contrast are arithmetic. Each is checked against
-TensorFlow 2.21's output in the tests.
+Resizing is separable: each method (bilinear, nearest, area, antialiased bilinear) is a
+fixed ``(out, in)`` weight matrix per spatial axis, built once per size pair with
+TensorFlow's half-pixel sampling positions and applied with `einsum` (nearest with
+`gather`), so resizing is differentiable for free. Flips, crops, rotations and colour
+adjustments are slices and arithmetic on ef ops. Random variants draw with ef random ops,
+so a traced function draws anew on every call. `projective_transform` (the rotations,
+zooms and shifts of the augmentation layers) is a primitive with the semantics of
+TensorFlow's ``ImageProjectiveTransformV3``.
+
+Where TensorFlow returns float32 for a float64 image (resize, brightness, contrast),
+eagerflow keeps float64, so that float64 gradient checks and float64 pipelines keep their
+precision; every other input dtype behaves as in TensorFlow.
 
 Examples:
     >>> import eagerflow as ef
-    >>> image = ef.ones([4, 6, 3])
-    >>> ef.image.resize(image, [2, 3]).shape, ef.image.flip_left_right(image).shape
-    ((2, 3, 3), (4, 6, 3))
+    >>> image = ef.reshape(ef.range(4.0), [2, 2, 1])
+    >>> ef.image.resize(image, [1, 1])[..., 0]
+    ef.Tensor([[1.5]], shape=(1, 1), dtype=float32)
+    >>> ef.image.flip_left_right(image)[..., 0]
+    ef.Tensor(
+    [[1. 0.]
+     [3. 2.]], shape=(2, 2), dtype=float32)
 """
 
 from __future__ import annotations
 
-import math
+import functools
 
 import numpy as np
 
 from eagerflow.core import dtypes, errors
-from eagerflow.core.dispatch import convert_input
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import creation
-from eagerflow.ops import einsum as einsum_ops
-from eagerflow.ops import logic as logic_ops
-from eagerflow.ops import math as math_ops
-from eagerflow.ops import random as random_ops
-from eagerflow.ops import reduce as reduce_ops
+from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.ops import array as _array
+from eagerflow.ops import einsum as _einsum
+from eagerflow.ops import indexing as _indexing
+from eagerflow.ops import logic as _logic
+from eagerflow.ops import math as _math
+from eagerflow.ops import random as _random
+from eagerflow.ops import reduce as _reduce
+
+RESIZE_METHODS = ("bilinear", "nearest", "area")
+_RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
+               "area": "ResizeArea"}
+INTERPOLATIONS = ("bilinear", "nearest")
+FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
 
-def _image(image, op_name: str):
-    """`image` as a tensor of rank 3 or 4, and whether it is a batch."""
+def _image(image, op_name: str, ranks=(3, 4)):
+    """`image` as a tensor of an accepted rank, or an error naming the op and the shape."""
     image = convert_input(image)
-    if image.ndim not in (3, 4):
+    if image.ndim not in ranks:
+        wanted = " or ".join(f"{r}-D" for r in ranks)
         raise errors.InvalidArgumentError(
-            f"image must be 3-D (height, width, channels) or 4-D (batch, height, width, "
-            f"channels); got shape {image.shape}", op_name)
-    return image, image.ndim == 4
+            f"images must be {wanted} ([height, width, channels] or [batch, height, width, "
+            f"channels]), got shape {image.shape}", op_name)
+    return image
 
 
-# -- resizing ---------------------------------------------------------------------------
-def _bilinear(in_size: int, out_size: int) -> np.ndarray:
-    scale = in_size / out_size
-    matrix = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        position = (i + 0.5) * scale - 0.5
-        below = math.floor(position)
-        lerp = position - below
-        lower, upper = max(below, 0), min(math.ceil(position), in_size - 1)
-        matrix[i, lower] += 1.0 - lerp
-        matrix[i, upper] += lerp
-    return matrix
+def _float_dtype(dtype) -> np.dtype:
+    """The dtype an image is resized and adjusted in: float64 stays, the rest is float32."""
+    return dtypes.float64 if dtype == dtypes.float64 else dtypes.float32
 
 
-def _nearest(in_size: int, out_size: int) -> np.ndarray:
-    scale = in_size / out_size
-    matrix = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        matrix[i, min(int(math.floor((i + 0.5) * scale)), in_size - 1)] = 1.0
-    return matrix
+# -- resize -------------------------------------------------------------------------------
+def _check_size(size, op_name: str) -> tuple:
+    try:
+        values = np.asarray(convert_input(size)._value)
+    except (TypeError, ValueError):
+        values = np.asarray([])
+    if values.shape != (2,) or values.dtype.kind not in "iu" or (values <= 0).any():
+        raise errors.InvalidArgumentError(
+            f"size must be a 1-D int32 Tensor of 2 positive elements: new_height, new_width; "
+            f"got {size!r}", op_name)
+    return int(values[0]), int(values[1])
 
 
-def _area(in_size: int, out_size: int) -> np.ndarray:
-    scale = in_size / out_size
-    matrix = np.zeros((out_size, in_size))
-    for i in range(out_size):
-        start, end = i * scale, (i + 1) * scale
-        for j in range(int(math.floor(start)), min(int(math.ceil(end)), in_size)):
-            matrix[i, j] = (min(end, j + 1) - max(start, j)) / scale
-    return matrix
+@functools.lru_cache(maxsize=256)
+def _resize_weights(in_size: int, out_size: int, method: str, antialias: bool) -> np.ndarray:
+    """The ``(out_size, in_size)`` float64 matrix of one axis of a resize (read-only)."""
+    weights = np.zeros((out_size, in_size))
+    rows = np.arange(out_size)
+    # Nearest picks pixels with TensorFlow's float32 arithmetic, so that ties at pixel
+    # edges fall the same way; the weighted methods use exact float64 positions (float32
+    # ones would put ~1e-7 relative error into float64 images).
+    wide = method != "nearest"
+    scale = in_size / out_size if wide else np.float32(in_size) / np.float32(out_size)
+    centers = rows + 0.5 if wide else rows.astype(np.float32) + np.float32(0.5)
+    if method == "nearest":
+        # Half-pixel centres, rounded down and clamped.
+        source = np.minimum(np.floor(centers * scale).astype(np.int64), in_size - 1)
+        weights[rows, np.maximum(source, 0)] = 1.0
+    elif method == "area":
+        # Each output pixel averages the input span [i * scale, (i + 1) * scale).
+        start, stop = rows * scale, (rows + 1) * scale
+        for i in range(out_size):
+            for j in range(int(np.floor(start[i])), int(np.ceil(stop[i]))):
+                overlap = min(j + 1, stop[i]) - max(j, start[i])
+                weights[i, min(j, in_size - 1)] += overlap / scale
+    elif antialias and out_size < in_size:
+        # A triangle kernel stretched by the downscaling factor, renormalised over the
+        # input pixels it covers (TensorFlow's ScaleAndTranslate with antialias).
+        sample = centers * scale
+        for i in range(out_size):
+            first = int(np.clip(np.ceil(sample[i] - scale - 0.5), 0, in_size - 1))
+            last = int(np.clip(np.floor(sample[i] + scale - 0.5), 0, in_size - 1))
+            span = np.arange(first, last + 1)
+            taps = np.maximum(0.0, 1.0 - np.abs((span + 0.5 - sample[i]) / scale))
+            if taps.sum() > 0:
+                weights[i, span] = taps / taps.sum()
+    else:
+        # Bilinear with half-pixel centres: linear between the two nearest pixel centres.
+        source = centers * scale - 0.5
+        lower = np.floor(source)
+        lerp = source - lower
+        low = np.maximum(lower.astype(np.int64), 0)
+        high = np.minimum(np.ceil(source).astype(np.int64), in_size - 1)
+        np.add.at(weights, (rows, low), 1.0 - lerp)
+        np.add.at(weights, (rows, high), lerp)
+    weights.setflags(write=False)
+    return weights
 
 
-_METHODS = {"bilinear": _bilinear, "nearest": _nearest, "area": _area}
+def _resize_axis(images, axis: int, out_size: int, method: str, antialias: bool):
+    in_size = images.shape[axis]
+    if in_size == out_size and not (antialias and method == "bilinear"):
+        return images  # every method maps each pixel to itself
+    if method == "nearest":
+        rows = np.argmax(_resize_weights(in_size, out_size, method, False), axis=1)
+        return _indexing.gather(images, rows.astype(np.int32), axis=axis)
+    matrix = _resize_weights(in_size, out_size, method, antialias).astype(images.dtype)
+    equation = "oh,nhwc->nowc" if axis == 1 else "ow,nhwc->nhoc"
+    return _einsum.einsum(equation, matrix, images)
 
 
 def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
            name=None):
-    """Resizes images to `size` = ``(height, width)``.
+    """Resizes images to `size` with half-pixel centres, as ``tf.image.resize``.
 
     Args:
-        images: ``(height, width, channels)`` or ``(batch, height, width, channels)``.
-        size: the new ``(height, width)``, positive ints.
-        method: ``"bilinear"`` (TensorFlow 2's half-pixel centers), ``"nearest"`` or
-            ``"area"`` (each output pixel the mean of the input area it covers).
-        preserve_aspect_ratio: fit inside `size` keeping the aspect ratio.
-        antialias: must be False (eagerflow has no antialiasing kernels); downsampling
-            with ``"area"`` averages instead.
-        name: ignored.
+        images: ``[height, width, channels]`` or ``[batch, height, width, channels]``.
+        size: ``[new_height, new_width]``, positive ints.
+        method: ``"bilinear"``, ``"nearest"`` or ``"area"``.
+        preserve_aspect_ratio: scale both sides by the same factor, the largest that fits
+            inside `size`.
+        antialias: with ``"bilinear"``, filter with a triangle kernel widened by the
+            downscaling factor (no effect when upscaling, or with the other methods).
 
     Returns:
-        The resized images, float32 (float64 input stays float64), differentiable with
-        respect to the images.
+        The resized images: `images`' dtype for ``"nearest"``, float64 for float64 images,
+        float32 otherwise. Differentiable with respect to `images`.
 
     Raises:
-        InvalidArgumentError: for a bad rank, size or method, or antialias=True.
+        InvalidArgumentError: for a rank other than 3 or 4, a bad `size` or `method`.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.resize([[[0.0], [1.0]]], [1, 4])[0, :, 0].numpy()
-        array([0.  , 0.25, 0.75, 1.  ], dtype=float32)
+        >>> x = ef.reshape(ef.range(4.0), [1, 1, 4, 1])
+        >>> ef.image.resize(x, [1, 2])[0, 0, :, 0]
+        ef.Tensor([0.5 2.5], shape=(2,), dtype=float32)
+        >>> ef.image.resize(x, [1, 2], method="nearest")[0, 0, :, 0]
+        ef.Tensor([1. 3.], shape=(2,), dtype=float32)
     """
-    images, _ = _image(images, "ResizeImages")
-    if method not in _METHODS:
+    if method not in RESIZE_METHODS:
         raise errors.InvalidArgumentError(
-            f"method must be one of {sorted(_METHODS)}, got {method!r}", "ResizeImages")
-    if antialias:
-        raise errors.InvalidArgumentError(
-            "antialias=True is not supported; use method='area' to average when "
-            "downsampling", "ResizeImages")
-    size = tuple(size.numpy().tolist() if hasattr(size, "numpy") else size)
-    if len(size) != 2 or any(isinstance(s, bool) or not isinstance(s, (int, np.integer))
-                             or s <= 0 for s in size):
-        raise errors.InvalidArgumentError(
-            f"size must be two positive ints (height, width), got {size!r}", "ResizeImages")
-    height, width = images.shape[-3], images.shape[-2]
-    out_h, out_w = int(size[0]), int(size[1])
+            f"method must be one of {RESIZE_METHODS}, got {method!r}", "Resize")
+    op_name = "ScaleAndTranslate" if antialias and method == "bilinear" else _RESIZE_OPS[method]
+    images = _image(images, op_name)
+    height, width = _check_size(size, op_name)
+    batched = images.ndim == 4
+    if not batched:
+        images = _array.expand_dims(images, 0)
+    in_height, in_width = images.shape[1], images.shape[2]
     if preserve_aspect_ratio:
-        factor = min(out_h / height, out_w / width)
-        out_h, out_w = max(int(round(height * factor)), 1), max(int(round(width * factor)), 1)
-    if images.dtype.kind != "f":
-        images = math_ops.cast(images, "float32")
-    rows = creation.constant(_METHODS[method](height, out_h), images.dtype)
-    cols = creation.constant(_METHODS[method](width, out_w), images.dtype)
-    return einsum_ops.einsum("hH,...HWc,wW->...hwc", rows, images, cols)
+        factor = min(np.float32(height) / np.float32(in_height),
+                     np.float32(width) / np.float32(in_width))
+        height = int(np.round(factor * np.float32(in_height)))
+        width = int(np.round(factor * np.float32(in_width)))
+    if in_height == 0 or in_width == 0:
+        raise errors.InvalidArgumentError(
+            f"cannot resize an empty image of shape {images.shape}", op_name)
+    if method != "nearest" and images.dtype != _float_dtype(images.dtype):
+        images = _math.cast(images, _float_dtype(images.dtype))
+    images = _resize_axis(images, 1, height, method, antialias)
+    images = _resize_axis(images, 2, width, method, antialias)
+    return images if batched else _array.squeeze(images, 0)
 
 
-# -- flips, rotations, crops -------------------------------------------------------------
+# -- flips, rotations, crops --------------------------------------------------------------
+_REVERSED = slice(None, None, -1)
+
+
+def _flip(image, axis_from_end: int, op_name: str):
+    image = _image(image, op_name)
+    key = (Ellipsis, _REVERSED) + (slice(None),) * (axis_from_end - 1)
+    return _array.getitem(image, key)
+
+
 def flip_left_right(image, name=None):
     """Mirrors images horizontally (reverses the width axis).
 
+    Args:
+        image: a 3-D image or a 4-D batch (NHWC).
+
+    Raises:
+        InvalidArgumentError: for a rank other than 3 or 4.
+
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.flip_left_right([[[1], [2], [3]]])[0, :, 0].numpy()
-        array([3, 2, 1], dtype=int32)
+        >>> ef.image.flip_left_right(ef.reshape(ef.range(3), [1, 3, 1]))[0, :, 0]
+        ef.Tensor([2 1 0], shape=(3,), dtype=int32)
     """
-    image, _ = _image(image, "ReverseV2")
-    return image[..., ::-1, :]
+    return _flip(image, 2, "FlipLeftRight")
 
 
 def flip_up_down(image, name=None):
@@ -145,195 +220,420 @@ def flip_up_down(image, name=None):
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.flip_up_down([[[1]], [[2]]])[:, 0, 0].numpy()
-        array([2, 1], dtype=int32)
+        >>> ef.image.flip_up_down(ef.reshape(ef.range(3), [3, 1, 1]))[:, 0, 0]
+        ef.Tensor([2 1 0], shape=(3,), dtype=int32)
     """
-    image, _ = _image(image, "ReverseV2")
-    return image[..., ::-1, :, :]
+    return _flip(image, 3, "FlipUpDown")
 
 
-def _random_flip(image, seed, flip, op_name):
-    image, batched = _image(image, op_name)
-    count = image.shape[0] if batched else 1
-    if batched and count is None:
-        raise errors.InvalidArgumentError("the batch size must be known", op_name)
-    coins = random_ops.uniform([count], seed=seed)
-    flipped = flip(image)
-    chosen = logic_ops.less(coins, 0.5)
-    if batched:
-        chosen = array_ops.reshape(chosen, [count, 1, 1, 1])
-    else:
-        chosen = array_ops.reshape(chosen, [1, 1, 1])
-    return math_ops.where(chosen, flipped, image)
+def _random_flip(image, seed, axis_from_end: int, op_name: str):
+    image = _image(image, op_name)
+    flipped = _flip(image, axis_from_end, op_name)
+    count = image.shape[0] if image.ndim == 4 else 1
+    draws = _random.generator_for(seed).uniform([count])
+    mask = _logic.less(draws, 0.5)  # one coin per image
+    mask = _array.reshape(mask, [count, 1, 1, 1] if image.ndim == 4 else [1, 1, 1])
+    return _math.where(mask, flipped, image)
 
 
 def random_flip_left_right(image, seed=None):
-    """Mirrors each image horizontally with probability 1/2 (independently per image).
+    """Mirrors each image horizontally with probability 1/2 (one coin per image).
+
+    Args:
+        image: a 3-D image or a 4-D batch (NHWC).
+        seed: op seed (see `ef.random.set_seed`).
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.random_flip_left_right(ef.ones([2, 4, 4, 3]), seed=1).shape
-        (2, 4, 4, 3)
+        >>> x = ef.reshape(ef.range(2), [1, 2, 1])
+        >>> sorted(set(tuple(ef.image.random_flip_left_right(x)[0, :, 0].numpy().tolist())
+        ...            for _ in range(20)))
+        [(0, 1), (1, 0)]
     """
-    return _random_flip(image, seed, flip_left_right, "RandomFlipLeftRight")
+    return _random_flip(image, seed, 2, "RandomFlipLeftRight")
 
 
 def random_flip_up_down(image, seed=None):
-    """Mirrors each image vertically with probability 1/2 (independently per image).
+    """Mirrors each image vertically with probability 1/2 (one coin per image).
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.random_flip_up_down(ef.ones([4, 4, 3]), seed=1).shape
-        (4, 4, 3)
+        >>> ef.image.random_flip_up_down(ef.ones([2, 3, 3, 1]), seed=1).shape
+        (2, 3, 3, 1)
     """
-    return _random_flip(image, seed, flip_up_down, "RandomFlipUpDown")
+    return _random_flip(image, seed, 3, "RandomFlipUpDown")
 
 
 def rot90(image, k=1, name=None):
-    """Rotates images counterclockwise by ``k * 90`` degrees.
+    """Rotates images counter-clockwise by `k` quarter turns.
+
+    Args:
+        image: a 3-D image or a 4-D batch (NHWC).
+        k: number of quarter turns (a Python int; negative turns clockwise).
+
+    Raises:
+        InvalidArgumentError: for a rank other than 3 or 4, or a `k` that is not an int.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.rot90([[[1], [2]], [[3], [4]]])[..., 0].numpy()
-        array([[2, 4],
-               [1, 3]], dtype=int32)
+        >>> x = ef.reshape(ef.range(4), [2, 2, 1])
+        >>> ef.image.rot90(x)[..., 0]
+        ef.Tensor(
+        [[1 3]
+         [0 2]], shape=(2, 2), dtype=int32)
     """
-    image, batched = _image(image, "Rot90")
+    image = _image(image, "Rot90")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise errors.InvalidArgumentError(f"k must be an int, got {k!r}", "Rot90")
-    k = int(k) % 4
-    height, width = (1, 2) if batched else (0, 1)
-    perm = list(range(image.ndim))
-    perm[height], perm[width] = width, height
-    for _ in range(k):  # one counterclockwise turn: transpose, then flip vertically
-        image = flip_up_down(array_ops.transpose(image, perm))
+        raise errors.InvalidArgumentError(
+            f"k must be a Python int (the number of quarter turns), got {k!r}", "Rot90")
+    turns = int(k) % 4
+    swap = [1, 0, 2] if image.ndim == 3 else [0, 2, 1, 3]
+    if turns == 1:
+        return _array.transpose(_flip(image, 2, "Rot90"), swap)
+    if turns == 2:
+        return _flip(_flip(image, 2, "Rot90"), 3, "Rot90")
+    if turns == 3:
+        return _flip(_array.transpose(image, swap), 2, "Rot90")
     return image
 
 
 def central_crop(image, central_fraction):
-    """Keeps the central `central_fraction` of each image's height and width (TensorFlow's
-    rounding: the border cut on each side is ``int((size - size * fraction) / 2)``).
+    """Keeps the central `central_fraction` of each spatial side (TensorFlow's rounding).
+
+    Args:
+        image: a 3-D image or a 4-D batch (NHWC).
+        central_fraction: a float in ``(0, 1]``.
 
     Raises:
-        InvalidArgumentError: unless ``0 < central_fraction <= 1``.
+        InvalidArgumentError: for a rank other than 3 or 4 or a fraction outside ``(0, 1]``.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.central_crop(ef.ones([10, 8, 3]), 0.5).shape
+        >>> ef.image.central_crop(ef.ones([10, 6, 3]), 0.5).shape
         (6, 4, 3)
     """
-    image, _ = _image(image, "CentralCrop")
+    image = _image(image, "CentralCrop")
     fraction = float(central_fraction)
     if not 0.0 < fraction <= 1.0:
         raise errors.InvalidArgumentError(
-            f"central_fraction must be within (0, 1], got {central_fraction!r}",
-            "CentralCrop")
+            f"central_fraction must be within (0, 1], got {central_fraction!r}", "CentralCrop")
     if fraction == 1.0:
         return image
     height, width = image.shape[-3], image.shape[-2]
-    top, left = int((height - height * fraction) / 2), int((width - width * fraction) / 2)
-    return image[..., top:height - top, left:width - left, :]
+    top = int((height - height * fraction) / 2)
+    left = int((width - width * fraction) / 2)
+    key = (Ellipsis, slice(top, height - top), slice(left, width - left), slice(None))
+    return _array.getitem(image, key)
 
 
 def random_crop(value, size, seed=None, name=None):
-    """A random ``size``-shaped slice of `value` (TensorFlow's: the offset is uniform over
-    every position where the slice fits).
+    """Crops a random `size` block out of `value` (any rank), one offset for all of it.
+
+    The offset is drawn with ef random ops, so a traced function crops somewhere new on
+    every call.
+
+    Args:
+        value: the tensor to crop.
+        size: the block's shape, one int per axis of `value`, each at most that axis's size.
+        seed: op seed.
 
     Raises:
-        InvalidArgumentError: if `size` has another rank or does not fit in `value`.
+        InvalidArgumentError: when `size` has the wrong length or exceeds `value`'s shape.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.random_crop(ef.ones([10, 8, 3]), [4, 4, 3], seed=0).shape
-        (4, 4, 3)
+        >>> ef.image.random_crop(ef.ones([5, 5, 3]), [3, 2, 3], seed=1).shape
+        (3, 2, 3)
     """
     value = convert_input(value)
-    size = [int(s) for s in (size.numpy() if hasattr(size, "numpy") else size)]
-    if len(size) != value.ndim or any(s > n or s < 0 for s, n in zip(size, value.shape,
-                                                                    strict=True)):
+    sizes = np.asarray(convert_input(size)._value)
+    if sizes.shape != (value.ndim,) or sizes.dtype.kind not in "iu" or (sizes < 0).any() or (
+            sizes > np.asarray(value.shape, dtype=np.int64)).any():
         raise errors.InvalidArgumentError(
-            f"size {size} must have the rank of the value and fit in its shape "
-            f"{value.shape}", "RandomCrop")
-    limits = [n - s + 1 for s, n in zip(size, value.shape, strict=True)]
-    offsets = random_ops.uniform([len(size)], 0, 2 ** 31 - 1, dtype=dtypes.int64, seed=seed)
-    offsets = math_ops.mod(offsets, creation.constant(limits, dtypes.int64))
-    # Slices with tensor bounds: inside ef.function the offsets are drawn on every call.
-    key = tuple(slice(offsets[i], offsets[i] + s) for i, s in enumerate(size))
-    return value[key]
+            f"Need value.shape >= size with one non-negative size per axis, got value.shape "
+            f"{value.shape} and size {sizes.tolist()}", "RandomCrop")
+    limits = np.asarray(value.shape, np.int64) - sizes + 1
+    draws = _random.generator_for(seed).uniform([value.ndim], 0, 2**31 - 1, dtype=dtypes.int32)
+    offsets = _math.mod(draws, limits.astype(np.int32))
+    for axis, (extent, limit) in enumerate(zip(sizes.tolist(), limits.tolist(), strict=True)):
+        if limit > 1:
+            positions = _math.add(offsets[axis], np.arange(extent, dtype=np.int32))
+            value = _indexing.gather(value, positions, axis=axis)
+    return value
 
 
-# -- colour ------------------------------------------------------------------------------
+# -- colour -------------------------------------------------------------------------------
+def _to_float(image, op_name: str, min_rank: int = 0):
+    image = convert_input(image)
+    if image.ndim < min_rank:
+        raise errors.InvalidArgumentError(
+            f"images must be at least {min_rank}-D (..., height, width, channels), got shape "
+            f"{image.shape}", op_name)
+    if image.dtype.kind == "f":
+        return image, image.dtype
+    return convert_image_dtype(image, dtypes.float32), image.dtype
+
+
 def adjust_brightness(image, delta):
-    """Adds `delta` to every pixel (of a float image; integer images are converted to float
-    in [0, 1] first and back after, as TensorFlow does).
+    """Adds `delta` to every pixel; integer images go through float32 and saturate back.
+
+    Args:
+        image: an image tensor (any shape).
+        delta: the amount to add (on the ``[0, 1)`` scale for integer images).
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.adjust_brightness([[[0.25]]], 0.5).numpy().ravel()
-        array([0.75], dtype=float32)
+        >>> ef.image.adjust_brightness(ef.zeros([1, 1, 2]), 0.25)[0, 0]
+        ef.Tensor([0.25 0.25], shape=(2,), dtype=float32)
     """
-    image, _ = _image(image, "AdjustBrightness")
-    if image.dtype.kind == "f":
-        return math_ops.add(image, delta)
-    as_float = convert_image_dtype(image, "float32")
-    return convert_image_dtype(math_ops.add(as_float, delta), image.dtype, saturate=True)
+    flt, dtype = _to_float(image, "AdjustBrightness")
+    adjusted = _math.add(flt, _math.cast(delta, flt.dtype))
+    return adjusted if dtype == flt.dtype else convert_image_dtype(adjusted, dtype, True)
 
 
 def adjust_contrast(images, contrast_factor):
-    """Moves each channel of each image away from (or toward) its mean:
-    ``(x - mean) * contrast_factor + mean``, the mean over height and width.
+    """Scales each channel's deviation from its mean over height and width.
+
+    ``(x - mean) * contrast_factor + mean`` per image and channel; integer images go
+    through float32 and saturate back.
+
+    Args:
+        images: images of rank >= 3; the last three axes are height, width, channels.
+        contrast_factor: the multiplier of the deviations.
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.image.adjust_contrast([[[0.0], [1.0]]], 2.0).numpy().ravel()
-        array([-0.5,  1.5], dtype=float32)
+        >>> ef.image.adjust_contrast(ef.reshape([0.0, 2.0], [1, 2, 1]), 2.0)[0, :, 0]
+        ef.Tensor([-1.  3.], shape=(2,), dtype=float32)
     """
-    images, _ = _image(images, "AdjustContrastv2")
-    if images.dtype.kind != "f":
-        as_float = convert_image_dtype(images, "float32")
-        return convert_image_dtype(adjust_contrast(as_float, contrast_factor), images.dtype,
-                                   saturate=True)
-    mean = reduce_ops.reduce_mean(images, axis=[-3, -2], keepdims=True)
-    return math_ops.add(math_ops.multiply(math_ops.subtract(images, mean), contrast_factor),
-                        mean)
+    flt, dtype = _to_float(images, "AdjustContrastv2", min_rank=3)
+    mean = _reduce.reduce_mean(flt, axis=[-3, -2], keepdims=True)
+    factor = _math.cast(contrast_factor, flt.dtype)
+    adjusted = _math.add(_math.multiply(_math.subtract(flt, mean), factor), mean)
+    return adjusted if dtype == flt.dtype else convert_image_dtype(adjusted, dtype, True)
+
+
+def saturate_cast(value, dtype):
+    """Clamps to `dtype`'s range (as representable in `value`'s dtype), then casts.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import image
+        >>> image.saturate_cast(ef.constant([-3.0, 300.0]), ef.uint8)
+        ef.Tensor([  0 255], shape=(2,), dtype=uint8)
+    """
+    value, dtype = convert_input(value), dtypes.as_dtype(dtype)
+    limits = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
+    source = np.iinfo(value.dtype) if value.dtype.kind in "iu" else np.finfo(value.dtype)
+    low, high = max(limits.min, source.min), min(limits.max, source.max)
+    if value.dtype.kind == "f":
+        low, high = np.asarray(low, value.dtype), np.asarray(high, value.dtype)
+        if dtype.kind in "iu" and float(high) > int(limits.max):  # 2**31 - 1 rounds up in f32
+            high = np.nextafter(high, np.asarray(0, value.dtype))
+    value = _math.clip_by_value(value, low, high) if (
+        low > source.min or high < source.max) else value
+    return _math.cast(value, dtype)
 
 
 def convert_image_dtype(image, dtype, saturate=False, name=None):
-    """Converts between image dtypes with TensorFlow's scaling: integers span
-    ``[0, max]`` of their type, floats ``[0, 1]``.
+    """Converts between image dtypes, rescaling values as ``tf.image.convert_image_dtype``.
+
+    Floats hold values in ``[0, 1]``; integers in ``[0, dtype max]``. Integer to float
+    multiplies by ``1 / max``; float to integer multiplies by ``max + 0.5`` and truncates;
+    integer to integer shifts by the ratio of the two ranges; float to float only casts.
 
     Args:
-        image: an image (any rank).
-        dtype: the target dtype.
-        saturate: clip to the target range before converting a float to an integer type
-            (without it, out-of-range values wrap, as in TensorFlow).
+        image: an image tensor (any shape).
+        dtype: the target dtype (float16/32/64, (u)int8/16/32/64).
+        saturate: clamp to the target range before casting, so out-of-range values do not
+            wrap around.
+
+    Raises:
+        InvalidArgumentError: for a bool or other non-numeric dtype.
 
     Examples:
-        >>> import eagerflow as ef, numpy as np
-        >>> ef.image.convert_image_dtype(np.array([0, 255], np.uint8), ef.float32).numpy()
-        array([0., 1.], dtype=float32)
-        >>> ef.image.convert_image_dtype([0.0, 0.5, 1.0], "uint8").numpy()
-        array([  0, 127, 255], dtype=uint8)
+        >>> import eagerflow as ef
+        >>> ef.image.convert_image_dtype(ef.constant([0, 255], ef.uint8), ef.float32)
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+        >>> ef.image.convert_image_dtype([0.5, 1.2], ef.uint8, saturate=True)
+        ef.Tensor([127 255], shape=(2,), dtype=uint8)
     """
     image = convert_input(image)
     target = dtypes.as_dtype(dtype)
-    source = image.dtype
-    if target == source:
+    for candidate in (image.dtype, target):
+        if candidate.kind not in "iuf":
+            raise errors.InvalidArgumentError(
+                f"convert_image_dtype converts between integer and float image dtypes, got "
+                f"{image.dtype.name} -> {target.name}", "ConvertImageDtype")
+    if image.dtype == target:
         return image
-    if source.kind in "iu" and target.kind in "iu":
-        source_max, target_max = np.iinfo(source).max, np.iinfo(target).max
-        if source_max > target_max:
-            scale = (source_max + 1) // (target_max + 1)
-            return math_ops.cast(math_ops.floordiv(image, scale), target)
-        scale = (target_max + 1) // (source_max + 1)
-        return math_ops.multiply(math_ops.cast(image, target), scale)
-    if source.kind == "f" and target.kind == "f":
-        return math_ops.cast(image, target)
-    if source.kind in "iu":  # integer -> float
-        return math_ops.divide(math_ops.cast(image, target), float(np.iinfo(source).max))
-    # float -> integer: scale by max + 0.5, as TensorFlow does, then truncate.
-    info = np.iinfo(target)
-    scaled = math_ops.multiply(image, float(info.max) + 0.5)
-    if saturate:
-        scaled = math_ops.minimum(math_ops.maximum(scaled, float(info.min)), float(info.max))
-    return math_ops.cast(scaled, target)
+    if image.dtype.kind in "iu" and target.kind in "iu":
+        in_max, out_max = int(np.iinfo(image.dtype).max), int(np.iinfo(target).max)
+        if in_max > out_max:
+            # Divide first: the input's maximum lands between out_max and out_max + 1.
+            scaled = _math.floordiv(image, (in_max + 1) // (out_max + 1))
+            return saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
+        cast = saturate_cast(image, target) if saturate else _math.cast(image, target)
+        return _math.multiply(cast, (out_max + 1) // (in_max + 1))
+    if image.dtype.kind == "f" and target.kind == "f":
+        return _math.cast(image, target)
+    if image.dtype.kind in "iu":
+        return _math.multiply(_math.cast(image, target), 1.0 / int(np.iinfo(image.dtype).max))
+    scaled = _math.multiply(image, float(np.iinfo(target).max) + 0.5)
+    return saturate_cast(scaled, target) if saturate else _math.cast(scaled, target)
+
+
+# -- projective transforms ----------------------------------------------------------------
+def _map_coordinates(coords: np.ndarray, length: int, fill_mode: str) -> np.ndarray:
+    """Folds out-of-image sampling positions back in, as TensorFlow's fill modes do."""
+    if fill_mode == "constant":
+        return coords
+    if length <= 1:
+        return np.zeros_like(coords)
+    top = np.float32(length - 1)
+    if fill_mode == "reflect":  # d c b a | a b c d | d c b a
+        period = np.float32(2 * length)
+        below = np.trunc(-coords / period) * period + coords
+        below = np.where(below < -length, below + period, -below - np.float32(1))
+        above = coords - np.trunc(coords / period) * period
+        above = np.where(above >= length, period - above - np.float32(1), above)
+        coords = np.where(coords < 0, below, np.where(coords > top, above, coords))
+    elif fill_mode == "wrap":  # a b c d | a b c d | a b c d
+        below = coords + np.float32(length) * (np.trunc(-coords / top) + np.float32(1))
+        above = coords - np.float32(length) * np.trunc(coords / top)
+        coords = np.where(coords < 0, below, np.where(coords > top, above, coords))
+    return np.clip(coords, np.float32(0), top)
+
+
+def _taps(transforms, image_shape, output_shape, interpolation, fill_mode):
+    """The input pixels each output pixel reads: ``[(flat index, weight, inside), ...]``
+    (arrays of shape ``[batch, out_height, out_width]``) and the degenerate-pixel mask."""
+    batch, height, width = image_shape[0], image_shape[1], image_shape[2]
+    out_height, out_width = output_shape
+    transforms = np.broadcast_to(transforms.astype(np.float32), (batch, 8))
+    a0, a1, a2, b0, b1, b2, c0, c1 = (transforms[:, i, None, None] for i in range(8))
+    ys, xs = np.meshgrid(np.arange(out_height, dtype=np.float32),
+                         np.arange(out_width, dtype=np.float32), indexing="ij")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        projection = c0 * xs + c1 * ys + np.float32(1)
+        degenerate = projection == 0
+        safe = np.where(degenerate, np.float32(1), projection)
+        x = _map_coordinates((a0 * xs + a1 * ys + a2) / safe, width, fill_mode)
+        y = _map_coordinates((b0 * xs + b1 * ys + b2) / safe, height, fill_mode)
+    if interpolation == "nearest":
+        # std::round: halves away from zero.
+        corners = [(np.sign(y) * np.floor(np.abs(y) + 0.5),
+                    np.sign(x) * np.floor(np.abs(x) + 0.5), np.ones_like(x))]
+    else:
+        y0, x0 = np.floor(y), np.floor(x)
+        # The four distances in float32 as TensorFlow has them; their products in float64,
+        # so float64 images lose nothing more.
+        up, left = (y0 + 1 - y).astype(np.float64), (x0 + 1 - x).astype(np.float64)
+        down, right = (y - y0).astype(np.float64), (x - x0).astype(np.float64)
+        corners = [(y0, x0, up * left), (y0, x0 + 1, up * right),
+                   (y0 + 1, x0, down * left), (y0 + 1, x0 + 1, down * right)]
+    taps = []
+    for row, col, weight in corners:
+        inside = (row >= 0) & (row < height) & (col >= 0) & (col < width) & ~degenerate
+        index = (np.clip(row, 0, height - 1).astype(np.int64) * width
+                 + np.clip(col, 0, width - 1).astype(np.int64))
+        taps.append((index, weight, inside))
+    return taps, degenerate
+
+
+@primitive("ImageProjectiveTransformV3", fresh=True)
+def _transform(images, transforms, output_shape, interpolation, fill_mode, fill_value):
+    batch, height, width, channels = images.shape
+    taps, degenerate = _taps(transforms, images.shape, output_shape, interpolation, fill_mode)
+    flat = images.reshape(batch, height * width, channels)
+    out = np.zeros((batch, *output_shape, channels), np.result_type(images.dtype, np.float32))
+    for index, weight, inside in taps:
+        values = np.take_along_axis(flat, index.reshape(batch, -1, 1), axis=1)
+        values = np.where(inside.reshape(batch, -1, 1), values, images.dtype.type(fill_value))
+        out += weight[..., None] * values.reshape(out.shape)
+    out[degenerate] = fill_value
+    return out.astype(images.dtype, copy=False)
+
+
+@_transform.gradient
+def _transform_grad(dy, out, images, transforms, output_shape, interpolation, fill_mode,
+                    fill_value):
+    # The output is linear in the image (plus a constant fill): the gradient is the
+    # transpose of the sampling, a scatter-add of dy onto the pixels each output read.
+    dx = execute(_transform_grad_op, (dy, transforms),
+                 {"image_shape": images.shape, "interpolation": interpolation,
+                  "fill_mode": fill_mode})
+    return dx, None
+
+
+@primitive("ImageProjectiveTransformV3Grad", fresh=True)
+def _transform_grad_op(dy, transforms, image_shape, interpolation, fill_mode):
+    batch, height, width, channels = image_shape
+    taps, _ = _taps(transforms, image_shape, dy.shape[1:3], interpolation, fill_mode)
+    offsets = (np.arange(batch) * height * width)[:, None, None]
+    grad = np.zeros((batch * height * width, channels))
+    flat_dy = dy.reshape(-1, channels).astype(np.float64)
+    for index, weight, inside in taps:
+        keep = inside.reshape(-1)
+        where = (index + offsets).reshape(-1)[keep]
+        scaled = flat_dy[keep] * weight.reshape(-1)[keep, None]
+        for channel in range(channels):
+            grad[:, channel] += np.bincount(where, scaled[:, channel], batch * height * width)
+    return grad.reshape(image_shape).astype(dy.dtype)
+
+
+@_transform_grad_op.gradient
+def _transform_grad_op_grad(ddx, out, dy, transforms, image_shape, interpolation, fill_mode):
+    return execute(_transform, (ddx, transforms),
+                   {"output_shape": tuple(dy.shape[1:3]), "interpolation": interpolation,
+                    "fill_mode": fill_mode, "fill_value": 0.0}), None
+
+
+def projective_transform(images, transforms, output_shape=None, interpolation="bilinear",
+                         fill_mode="constant", fill_value=0.0):
+    """Samples each image at projectively transformed positions (``ImageProjectiveTransformV3``).
+
+    Output pixel ``(x, y)`` reads input position ``((a0 x + a1 y + a2) / k,
+    (b0 x + b1 y + b2) / k)`` with ``k = c0 x + c1 y + 1`` from its row
+    ``[a0, a1, a2, b0, b1, b2, c0, c1]`` of `transforms`. Positions outside the image are
+    folded back in by `fill_mode` (``"reflect"``, ``"wrap"``, ``"nearest"``) or read as
+    `fill_value` (``"constant"``). Differentiable with respect to `images`.
+
+    Args:
+        images: ``[batch, height, width, channels]`` floats.
+        transforms: ``[batch, 8]`` or ``[1, 8]`` (float32; may be a traced tensor).
+        output_shape: ``(height, width)`` of the result (default: the input's).
+        interpolation: ``"bilinear"`` or ``"nearest"``.
+
+    Raises:
+        InvalidArgumentError: for bad shapes, dtypes or modes.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> x = ef.reshape(ef.range(3.0), [1, 1, 3, 1])
+        >>> shift = [[1.0, 0.0, -1.0, 0.0, 1.0, 0.0, 0.0, 0.0]]  # read one pixel left
+        >>> ef.image.projective_transform(x, shift)[0, 0, :, 0]
+        ef.Tensor([0. 0. 1.], shape=(3,), dtype=float32)
+    """
+    images = _image(images, "ImageProjectiveTransformV3", ranks=(4,))
+    transforms = _math.cast(transforms, dtypes.float32)
+    if images.dtype.kind != "f":
+        raise errors.InvalidArgumentError(
+            f"images must be floating point, got {images.dtype.name}",
+            "ImageProjectiveTransformV3")
+    if transforms.ndim != 2 or transforms.shape[1] != 8 or transforms.shape[0] not in (
+            1, images.shape[0]):
+        raise errors.InvalidArgumentError(
+            f"transforms must be [batch, 8] or [1, 8] for images of shape {images.shape}, got "
+            f"shape {transforms.shape}", "ImageProjectiveTransformV3")
+    if interpolation not in INTERPOLATIONS or fill_mode not in FILL_MODES:
+        raise errors.InvalidArgumentError(
+            f"interpolation must be one of {INTERPOLATIONS} and fill_mode one of {FILL_MODES}, "
+            f"got interpolation={interpolation!r}, fill_mode={fill_mode!r}",
+            "ImageProjectiveTransformV3")
+    output_shape = tuple(images.shape[1:3]) if output_shape is None else (
+        _check_size(output_shape, "ImageProjectiveTransformV3"))
+    return execute(_transform, (images, transforms),
+                   {"output_shape": output_shape, "interpolation": interpolation,
+                    "fill_mode": fill_mode, "fill_value": float(fill_value)})
+
