@@ -82,6 +82,14 @@ from eagerflow.layers.spatial import (
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
 from eagerflow.layers.time_distributed import TimeDistributed
 
+# Keras's other names for the same classes.
+MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
+AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
+GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
+GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
+Convolution2DTranspose, SeparableConvolution2D = Conv2DTranspose, SeparableConv2D
+
 __all__ = [
     "GRU", "LSTM", "RNN", "Activation", "Add", "AveragePooling2D", "BatchNormalization",
     "Bidirectional", "Concatenate", "Conv1D", "Conv2D", "Conv2DTranspose", "Dense", "Dropout",
@@ -100,4 +108,7 @@ __all__ = [
     "RandomTranslation",
     "Attention", "AdditiveAttention", "MultiHeadAttention", "DepthwiseConv2D",
     "SeparableConv2D", "Conv3D",
+    "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+    "GlobalMaxPool1D", "GlobalMaxPool2D", "Convolution1D", "Convolution2D", "Convolution3D",
+    "Convolution2DTranspose", "SeparableConvolution2D",
 ]

@@ -34,7 +34,16 @@ from eagerflow.metrics.confusion import (
 from eagerflow.metrics.f_score import F1Score, FBetaScore
 from eagerflow.metrics.iou import MeanIoU
 from eagerflow.metrics.metric import Metric, deserialize, get, serialize
-from eagerflow.metrics.probabilistic import KLDivergence, Poisson
+from eagerflow.metrics.probabilistic import (
+    BinaryCrossentropy,
+    CategoricalCrossentropy,
+    CategoricalHinge,
+    Hinge,
+    KLDivergence,
+    Poisson,
+    SparseCategoricalCrossentropy,
+    SquaredHinge,
+)
 from eagerflow.metrics.r2_score import R2Score
 from eagerflow.metrics.reduction import Mean, MeanMetricWrapper, Sum
 from eagerflow.metrics.regression import (
@@ -54,6 +63,8 @@ from eagerflow.metrics.sensitivity import (
 )
 
 __all__ = [
+    "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "Hinge",
+    "SparseCategoricalCrossentropy", "SquaredHinge",
     "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "CosineSimilarity",
     "F1Score", "FBetaScore", "FalseNegatives", "FalsePositives", "KLDivergence",
     "LogCoshError", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU",

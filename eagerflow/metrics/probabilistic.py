@@ -1,7 +1,9 @@
-"""Probabilistic metrics: running means of `KLDivergence` and `Poisson` deviance.
+"""Probabilistic metrics: running means of `KLDivergence`, `Poisson` deviance, the three
+crossentropies and the three hinge losses.
 
-Each is the weighted mean over samples of the `ef.losses` function of the same name,
-with the shapes checked first so that errors name the metric.
+Each is the weighted mean over samples of the `ef.losses` function of the same name
+(Keras 3's metric classes of these names), with the shapes checked first so that errors
+name the metric.
 
 Examples:
     >>> import eagerflow as ef
@@ -56,5 +58,100 @@ class Poisson(reduction.MeanMetricWrapper):
         super().__init__(_poisson, name=name, dtype=dtype)
 
 
+class BinaryCrossentropy(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.binary_crossentropy` (the metric form of the
+    loss, so it can be watched during `fit`).
+
+    Args:
+        name, dtype: see `Metric`.
+        from_logits, label_smoothing: as in the loss.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.metrics.BinaryCrossentropy()([[1.0], [0.0]], [[0.9], [0.2]])), 4)
+        0.1643
+    """
+
+    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0.0):
+        super().__init__(losses.binary_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing)
+
+
+class CategoricalCrossentropy(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.categorical_crossentropy` (one-hot labels).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.CategoricalCrossentropy()
+        >>> round(float(m([[0.0, 1.0]], [[0.5, 0.5]])), 4)
+        0.6931
+    """
+
+    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False,
+                 label_smoothing=0.0, axis=-1):
+        super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class SparseCategoricalCrossentropy(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.sparse_categorical_crossentropy` (integer
+    labels).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> m = ef.metrics.SparseCategoricalCrossentropy()
+        >>> round(float(m([1], [[0.5, 0.5]])), 4)
+        0.6931
+    """
+
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
+                 axis=-1):
+        super().__init__(losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
+                         from_logits=from_logits, axis=axis)
+
+
+class Hinge(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.hinge` (labels in {-1, 1} or {0, 1}).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.Hinge()([[1.0]], [[0.25]]))
+        0.75
+    """
+
+    def __init__(self, name="hinge", dtype=None):
+        super().__init__(losses.hinge, name=name, dtype=dtype)
+
+
+class SquaredHinge(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.squared_hinge`.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.SquaredHinge()([[1.0]], [[0.5]]))
+        0.25
+    """
+
+    def __init__(self, name="squared_hinge", dtype=None):
+        super().__init__(losses.squared_hinge, name=name, dtype=dtype)
+
+
+class CategoricalHinge(reduction.MeanMetricWrapper):
+    """The mean over samples of `ef.losses.categorical_hinge` (one-hot labels).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(ef.metrics.CategoricalHinge()([[0.0, 1.0]], [[0.5, 0.5]]))
+        1.0
+    """
+
+    def __init__(self, name="categorical_hinge", dtype=None):
+        super().__init__(losses.categorical_hinge, name=name, dtype=dtype)
+
+
+for _metric in (BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,
+                Hinge, SquaredHinge, CategoricalHinge):
+    registry.register("metric", _metric)
 registry.register("metric", KLDivergence, "kl_divergence")
 registry.register("metric", Poisson, "poisson")
