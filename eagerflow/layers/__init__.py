@@ -19,6 +19,7 @@ from eagerflow.layers.augmentation import (
 )
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
+from eagerflow.layers.category_encoding import CategoryEncoding
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
 from eagerflow.layers.dropout import (
@@ -111,4 +112,5 @@ __all__ = [
     "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalMaxPool1D", "GlobalMaxPool2D", "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
+    "CategoryEncoding",
 ]
