@@ -27,7 +27,7 @@ from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import special
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import scratch
+from eagerflow.ops.kernels import extrema, scratch
 
 # SELU's constants (Klambauer et al., 2017): the fixed point of mean 0, variance 1.
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -40,9 +40,9 @@ _GELU_K = 0.044715
 
 @primitive("Relu6")
 def _relu6(x):
-    out = np.maximum(x, 0, out=scratch.empty(x.shape, x.dtype)) if x.dtype.kind in "fiu" \
+    out = extrema.maximum(x, 0, out=scratch.empty(x.shape, x.dtype)) if x.dtype.kind in "fiu" \
         else np.maximum(x, 0)
-    return np.minimum(out, 6, out=out)
+    return extrema.minimum(out, 6, out=out)
 
 
 @_relu6.gradient
@@ -103,7 +103,7 @@ def _expm1_of_negative_part(x):
 
     expm1 never sees a positive argument (expm1(1000) would overflow with a warning).
     """
-    out = np.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))
+    out = extrema.minimum(x, 0, out=scratch.empty(x.shape, x.dtype))
     return np.expm1(out, out=out)
 
 

@@ -27,7 +27,7 @@ from eagerflow.ops import math as _math
 from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import scratch
+from eagerflow.ops.kernels import extrema, scratch
 
 
 @primitive("Relu", elementwise=True, ufunc=(np.maximum, 0))
@@ -35,7 +35,7 @@ def _relu(x):
     if x.dtype.kind != "f":
         return np.maximum(x, 0)
     # Pooled output memory: a fresh 6 MB array costs ~2.5 ms of page faults (scratch.py).
-    return np.maximum(x, 0, out=scratch.empty(x.shape, x.dtype))
+    return extrema.maximum(x, 0, out=scratch.empty(x.shape, x.dtype))
 
 
 @_relu.gradient

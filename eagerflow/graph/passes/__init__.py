@@ -16,7 +16,10 @@ runs them in this order, each feeding the next:
    side (the same values, a quarter of the work behind a 2x2 pool).
 6. `dead_code`: ops whose results nobody uses disappear; ops with effects (variable
    writes, prints, Python calls, random draws) always stay, in order.
-7. `buffer_reuse`: an elementwise op writes its result into the buffer of an input that
+7. `pool_first`: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes ``Relu(BiasAdd(MaxPool(c), b))``
+   (bitwise the same values, with the add and the clamp on the pooled tensor), and the
+   bias gradient is summed on the pooled side; `dead_code` runs again after it.
+8. `buffer_reuse`: an elementwise op writes its result into the buffer of an input that
    is dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once.
 
 The passes read what they need to know about an op from its declaration (`Op` flags in

@@ -19,6 +19,7 @@ from eagerflow.graph.passes import (
     common_subexpressions,
     constant_folding,
     dead_code,
+    pool_first,
     pooled_mask,
 )
 from eagerflow.graph.passes import program as program_lib
@@ -49,5 +50,7 @@ def optimize(nodes, outputs) -> program_lib.Program:
     program = common_subexpressions.eliminate_common_subexpressions(program)
     program = constant_folding.fold_constants(program)
     program = pooled_mask.mask_pooled_gradients(program)
+    program = dead_code.eliminate_dead_code(program)
+    program = pool_first.pool_first(program)
     program = dead_code.eliminate_dead_code(program)
     return buffer_reuse.plan_buffer_reuse(program)

@@ -1,0 +1,146 @@
+"""Max pool first: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes ``Relu(BiasAdd(MaxPool(c), b))``.
+
+A per-channel add and relu are non-decreasing, and rounding is monotone, so the window
+maximum passes through them: both forms give bitwise the same pooled values, and the
+second adds and clamps only the pooled tensor (a quarter of the cells behind a 2x2 pool).
+The gradient follows:
+
+* the pool's gradient routes to the winners of ``c`` instead of those of the (no longer
+  computed) full relu output. Where the pooled value is positive these are the same
+  cells (relu is strictly increasing there), except when the bias add rounds two
+  different conv outputs of one window to the same value: the rounded form picks the
+  first of them, this one the true maximum of ``c``. Where the pooled value is 0 relu's
+  mask zeroes the routed value either way, so the rewrite is made only when that mask
+  has already moved to the pooled side (see `pooled_mask`, which runs before);
+* the bias gradient, a sum of the routed gradient, is the sum of the pooled gradient:
+  routing moves each value to one cell without changing it (summed in another order, so
+  equal to float rounding).
+
+The rewrite is made only when the full-size intermediate feeds nothing else.
+"""
+
+from __future__ import annotations
+
+from eagerflow.graph import graph
+from eagerflow.graph.passes import program as program_lib
+
+_is_symbolic = graph.is_symbolic
+_POOL_ATTRS = ("ksize", "strides", "pads")
+
+
+def pool_first(program: program_lib.Program) -> program_lib.Program:
+    """Rewrites every ``p = MaxPool(Relu(BiasAdd(c, bias)))`` whose full-size tensors have no
+    other reader (but its own gradient) as ``p = Relu(BiasAdd(MaxPool(c), bias))``, the
+    gradient ``MaxPoolGrad(r, p, dp * (p > 0))`` as ``MaxPoolGrad(c, MaxPool(c), ...)``, and
+    the bias gradient behind it as the sum of the pooled gradient.
+
+    Args:
+        program: a program in which `pooled_mask` and `dead_code` have run.
+
+    Returns:
+        The rewritten program; the full-size nodes it no longer reads are left for
+        `dead_code`.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph.passes import pipeline
+        >>> def f(c, b):
+        ...     return ef.nn.max_pool2d(ef.nn.relu(ef.nn.bias_add(c, b)), 2, 2, "VALID")
+        >>> cf = ef.function(f).get_concrete_function(ef.TensorSpec([1, 4, 4, 2]),
+        ...                                            ef.TensorSpec([2]))
+        >>> p = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> [(n.type, n.outputs[0].shape) for n in p.nodes if n.type != "Placeholder"]
+        [('MaxPool', (1, 2, 2, 2)), ('BiasAdd', (1, 2, 2, 2)), ('Relu', (1, 2, 2, 2))]
+    """
+    producer: dict = {}
+    readers: dict = {}
+    for node in program.nodes:
+        for t in node.tensor_inputs():
+            readers.setdefault(id(t), []).append(node)
+        for out in node.outputs:
+            producer[id(out)] = node
+    outputs = {id(t) for t in program.outputs if _is_symbolic(t)}
+    replaced: dict = {}  # id(old node) -> the nodes in its place (empty: dropped)
+    for pool in program.nodes:
+        if pool.op.name == "MaxPool":
+            rewrite = _rewrite(pool, producer, readers, outputs)
+            if rewrite is not None:
+                replaced.update(rewrite)
+    if not replaced:
+        return program
+    nodes = []
+    for node in program.nodes:
+        nodes.extend(replaced.get(id(node), [node]))
+    return program_lib.Program(nodes, program.outputs, program.inplace)
+
+
+def _only_readers(tensor, allowed, readers, outputs) -> bool:
+    return id(tensor) not in outputs and all(
+        any(node is a for a in allowed) for node in readers.get(id(tensor), ()))
+
+
+def _rewrite(pool, producer, readers, outputs):
+    """``{id(old node): [new nodes]}`` for one pool (see `pool_first`), or None."""
+    r = pool.inputs[0] if len(pool.inputs) == 1 else None
+    relu = producer.get(id(r)) if _is_symbolic(r) else None
+    if relu is None or relu.op.name != "Relu" or len(relu.inputs) != 1:
+        return None
+    b = relu.inputs[0]
+    bias_add = producer.get(id(b)) if _is_symbolic(b) else None
+    if bias_add is None or bias_add.op.name != "BiasAdd" or len(bias_add.inputs) != 2:
+        return None
+    c, bias = bias_add.inputs
+    if not (_is_symbolic(c) and _is_symbolic(bias)) or c.dtype.kind != "f" \
+            or None in tuple(c.shape) or len(c.shape) != 4 \
+            or bias_add.attrs.get("channel_axis") != 3 or set(bias_add.attrs) != {"channel_axis"} \
+            or c.dtype != b.dtype or b.dtype != r.dtype:
+        return None
+    p = pool.outputs[0]
+    grads = [n for n in readers.get(id(r), ()) if n is not pool]
+    if not all(_masked_pool_grad(n, pool, producer) for n in grads):
+        return None
+    if not (_only_readers(b, [relu], readers, outputs)
+            and _only_readers(r, [pool, *grads], readers, outputs)):
+        return None
+    g = pool.graph
+    pooled = graph.Node(pool.op, [c], pool.attrs, f"{pool.name}/first", g)
+    pooled.outputs = [graph.SymbolicTensor(p.shape, c.dtype, g, pooled, 0)]
+    shifted = graph.Node(bias_add.op, [pooled.outputs[0], bias], bias_add.attrs,
+                         f"{bias_add.name}/pooled", g)
+    shifted.outputs = [graph.SymbolicTensor(p.shape, b.dtype, g, shifted, 0)]
+    clamped = graph.Node(relu.op, [shifted.outputs[0]], relu.attrs, f"{relu.name}/pooled", g)
+    clamped.outputs = pool.outputs  # every reader of p reads the new relu
+    replaced = {id(pool): [pooled, shifted, clamped]}
+    for grad in grads:
+        routed = graph.Node(grad.op, [c, pooled.outputs[0], grad.inputs[2]], grad.attrs,
+                            grad.name, g)
+        routed.outputs = grad.outputs
+        replaced[id(grad)] = [routed]
+        for reader in readers.get(id(grad.outputs[0]), ()):
+            if reader.op.name == "BiasAddGrad" and reader.attrs.get("channel_axis") == 3 \
+                    and len(reader.inputs) == 1:
+                summed = graph.Node(reader.op, [grad.inputs[2]], reader.attrs, reader.name, g)
+                summed.outputs = reader.outputs
+                replaced[id(reader)] = [summed]
+    return replaced
+
+
+def _masked_pool_grad(node, pool, producer) -> bool:
+    """Whether `node` is ``MaxPoolGrad(r, p, dp * (p > 0))`` for `pool` (``p = MaxPool(r)``)."""
+    if node.op.name != "MaxPoolGrad" or len(node.inputs) != 3:
+        return False
+    r, p, dy = node.inputs
+    if p is not pool.outputs[0] or r is not pool.inputs[0] \
+            or any(node.attrs.get(k) != pool.attrs.get(k) for k in _POOL_ATTRS) \
+            or not _is_symbolic(dy):
+        return False
+    mul = producer.get(id(dy))
+    if mul is None or mul.op.name != "Mul" or len(mul.inputs) != 2:
+        return False
+    for mask in mul.inputs:
+        greater = producer.get(id(mask)) if _is_symbolic(mask) else None
+        if greater is not None and greater.op.name == "Greater" and len(greater.inputs) == 2 \
+                and greater.inputs[0] is p and not _is_symbolic(greater.inputs[1]) \
+                and type(greater.inputs[1]) in (int, float) and greater.inputs[1] == 0:
+            return True
+    return False
