@@ -31,8 +31,14 @@ from eagerflow.metrics.confusion import (
     TrueNegatives,
     TruePositives,
 )
+from eagerflow.metrics.correlation import (
+    ConcordanceCorrelation,
+    PearsonCorrelation,
+    concordance_correlation,
+    pearson_correlation,
+)
 from eagerflow.metrics.f_score import F1Score, FBetaScore
-from eagerflow.metrics.iou import MeanIoU
+from eagerflow.metrics.iou import BinaryIoU, IoU, MeanIoU, OneHotIoU, OneHotMeanIoU
 from eagerflow.metrics.metric import Metric, deserialize, get, serialize
 from eagerflow.metrics.probabilistic import (
     BinaryCrossentropy,
@@ -65,6 +71,9 @@ from eagerflow.metrics.sensitivity import (
 __all__ = [
     "BinaryCrossentropy", "CategoricalCrossentropy", "CategoricalHinge", "Hinge",
     "SparseCategoricalCrossentropy", "SquaredHinge",
+    "BinaryIoU", "IoU", "OneHotIoU", "OneHotMeanIoU",
+    "ConcordanceCorrelation", "PearsonCorrelation", "concordance_correlation",
+    "pearson_correlation",
     "AUC", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "CosineSimilarity",
     "F1Score", "FBetaScore", "FalseNegatives", "FalsePositives", "KLDivergence",
     "LogCoshError", "Mean", "MeanAbsoluteError", "MeanAbsolutePercentageError", "MeanIoU",
