@@ -24,6 +24,14 @@ from eagerflow.losses.loss import (
     reduce_weighted_values,
     serialize,
 )
+from eagerflow.losses.overlap import (
+    CategoricalGeneralizedCrossEntropy,
+    Dice,
+    Tversky,
+    categorical_generalized_cross_entropy,
+    dice,
+    tversky,
+)
 from eagerflow.losses.probabilistic import (
     BinaryFocalCrossentropy,
     CategoricalFocalCrossentropy,
@@ -69,4 +77,6 @@ __all__ = [
     "squared_hinge", "CosineSimilarity", "LogCosh", "MeanAbsolutePercentageError",
     "MeanSquaredLogarithmicError", "cosine_similarity", "log_cosh",
     "mean_absolute_percentage_error", "mean_squared_logarithmic_error",
+    "CategoricalGeneralizedCrossEntropy", "Dice", "Tversky",
+    "categorical_generalized_cross_entropy", "dice", "tversky",
 ]
