@@ -21,6 +21,7 @@ from eagerflow.optim.adamw import AdamW
 from eagerflow.optim.ftrl import Ftrl
 from eagerflow.optim.global_step import get_global_step, get_or_create_global_step
 from eagerflow.optim.hyperparameters import Hyperparameter
+from eagerflow.optim.lamb import Lamb
 from eagerflow.optim.lion import Lion
 from eagerflow.optim.nadam import Nadam
 from eagerflow.optim.optimizer import Optimizer, deserialize, get, serialize
@@ -29,6 +30,6 @@ from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [
     "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "Ftrl",
-    "GradientDescent", "Hyperparameter", "Lion", "Nadam", "Optimizer", "RMSprop", "deserialize",
-    "get", "get_global_step", "get_or_create_global_step", "schedules", "serialize",
+    "GradientDescent", "Hyperparameter", "Lamb", "Lion", "Nadam", "Optimizer", "RMSprop",
+    "deserialize", "get", "get_global_step", "get_or_create_global_step", "schedules", "serialize",
 ]

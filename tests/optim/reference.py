@@ -213,3 +213,17 @@ def run_with_options(rule, weights, grads, dtype=np.float32, lr=0.001, weight_de
             if ema_overwrite_frequency and (iteration + 1) % ema_overwrite_frequency == 0:
                 w = average.copy()
     return w, state, {"average": average, "gradient_accumulator": accumulator}
+
+
+def lamb(w, g, state, iteration, lr=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    c = w.dtype.type
+    t = c(iteration + 1)
+    lr, beta_1, beta_2 = c(lr), c(beta_1), c(beta_2)
+    m = state.setdefault("momentum", np.zeros_like(w))
+    v = state.setdefault("velocity", np.zeros_like(w))
+    m[...] = m + (g - m) * (c(1) - beta_1)
+    v[...] = v + (np.square(g) - v) * (c(1) - beta_2)
+    update = (m / (c(1) - beta_1 ** t)) / (np.sqrt(v / (c(1) - beta_2 ** t)) + c(epsilon))
+    w_norm, r_norm = np.sqrt(np.sum(w * w)), np.sqrt(np.sum(update * update))
+    trust = w_norm / r_norm if w_norm > 0 and r_norm > 0 else c(1)
+    return w - trust * lr * update

@@ -15,8 +15,9 @@ OPTIMIZERS = [
     lambda: ef.optim.Lion(0.01),
     lambda: ef.optim.Adafactor(0.1),
     lambda: ef.optim.Ftrl(0.1, initial_accumulator_value=0.5),
+    lambda: ef.optim.Lamb(0.01),
 ]
-IDS = ["nadam", "adamax", "adadelta", "lion", "adafactor", "ftrl"]
+IDS = ["nadam", "adamax", "adadelta", "lion", "adafactor", "ftrl", "lamb"]
 
 
 def _variables():

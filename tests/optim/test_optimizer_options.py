@@ -20,6 +20,7 @@ RULES = {
     "lion": (ef.optim.Lion, reference.lion, {"beta_1": 0.5, "beta_2": 0.875}, np.float64),
     "adafactor": (ef.optim.Adafactor, reference.adafactor, {}, np.float64),
     "ftrl": (ef.optim.Ftrl, reference.ftrl, {"beta": 0.25}, np.float64),
+    "lamb": (ef.optim.Lamb, reference.lamb, {"beta_1": 0.75, "beta_2": 0.875}, np.float64),
 }
 OPTIONS = {
     "accumulate": {"gradient_accumulation_steps": 3},
