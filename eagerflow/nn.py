@@ -31,18 +31,19 @@ from eagerflow.ops.pooling import (
     max_pool1d,
     max_pool2d,
 )
+from eagerflow.ops.pooling3d import avg_pool3d, global_avg_pool3d, global_max_pool3d, max_pool3d
 from eagerflow.ops.special import log_sigmoid, softplus
 from eagerflow.ops.unary import sigmoid, tanh
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add", "conv1d", "conv2d",
-    "conv2d_transpose", "conv3d", "depthwise_conv2d", "dropout", "elu", "embedding_lookup",
-    "gelu",
-    "global_avg_pool2d", "global_max_pool2d", "l2_loss", "l2_normalize", "leaky_relu",
-    "log_sigmoid", "log_softmax", "max_pool1d", "max_pool2d", "moments", "relu", "relu6",
-    "selu", "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
+    "avg_pool1d", "avg_pool2d", "avg_pool3d", "batch_normalization", "bias_add", "conv1d",
+    "conv2d", "conv2d_transpose", "conv3d", "depthwise_conv2d", "dropout", "elu",
+    "embedding_lookup", "gelu", "global_avg_pool2d", "global_avg_pool3d", "global_max_pool2d",
+    "global_max_pool3d", "l2_loss", "l2_normalize", "leaky_relu", "log_sigmoid", "log_softmax",
+    "max_pool1d", "max_pool2d", "max_pool3d", "moments", "relu", "relu6", "selu", "sigmoid",
+    "sigmoid_cross_entropy_with_logits", "silu", "softmax",
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
 ]

@@ -28,6 +28,7 @@ from eagerflow.layers.dropout import (
     GaussianNoise,
     SpatialDropout1D,
     SpatialDropout2D,
+    SpatialDropout3D,
 )
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
@@ -60,12 +61,16 @@ from eagerflow.layers.normalization import (
 from eagerflow.layers.pooling import (
     AveragePooling1D,
     AveragePooling2D,
+    AveragePooling3D,
     GlobalAveragePooling1D,
     GlobalAveragePooling2D,
+    GlobalAveragePooling3D,
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
+    GlobalMaxPooling3D,
     MaxPooling1D,
     MaxPooling2D,
+    MaxPooling3D,
 )
 from eagerflow.layers.preprocessing import Normalization, Rescaling
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
@@ -75,10 +80,13 @@ from eagerflow.layers.separable import DepthwiseConv2D, SeparableConv2D
 from eagerflow.layers.spatial import (
     Cropping1D,
     Cropping2D,
+    Cropping3D,
     UpSampling1D,
     UpSampling2D,
+    UpSampling3D,
     ZeroPadding1D,
     ZeroPadding2D,
+    ZeroPadding3D,
 )
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
 from eagerflow.layers.time_distributed import TimeDistributed
@@ -88,6 +96,8 @@ MaxPool1D, MaxPool2D = MaxPooling1D, MaxPooling2D
 AvgPool1D, AvgPool2D = AveragePooling1D, AveragePooling2D
 GlobalAvgPool1D, GlobalAvgPool2D = GlobalAveragePooling1D, GlobalAveragePooling2D
 GlobalMaxPool1D, GlobalMaxPool2D = GlobalMaxPooling1D, GlobalMaxPooling2D
+MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
+GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose, SeparableConvolution2D = Conv2DTranspose, SeparableConv2D
 
@@ -110,7 +120,10 @@ __all__ = [
     "Attention", "AdditiveAttention", "MultiHeadAttention", "DepthwiseConv2D",
     "SeparableConv2D", "Conv3D",
     "MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
-    "GlobalMaxPool1D", "GlobalMaxPool2D", "Convolution1D", "Convolution2D", "Convolution3D",
+    "GlobalMaxPool1D", "GlobalMaxPool2D", "MaxPool3D", "AvgPool3D", "GlobalAvgPool3D",
+    "GlobalMaxPool3D", "MaxPooling3D", "AveragePooling3D", "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D", "Cropping3D", "UpSampling3D", "ZeroPadding3D", "SpatialDropout3D",
+    "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
     "CategoryEncoding",
 ]

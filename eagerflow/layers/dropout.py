@@ -178,7 +178,7 @@ class SpatialDropout1D(Dropout):
     def get_config(self) -> dict:
         config = super().get_config()
         config.pop("noise_shape", None)
-        if self._rank == 2:
+        if self._rank >= 2:
             config["data_format"] = self.data_format
         return config
 
@@ -193,6 +193,22 @@ class SpatialDropout2D(SpatialDropout1D):
     """
 
     _rank = 2
+
+    def __init__(self, rate, data_format=None, seed=None, **kwargs):
+        super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
+
+
+class SpatialDropout3D(SpatialDropout1D):
+    """Dropout of whole feature volumes of ``(batch, depth, height, width, channels)``
+    inputs (``data_format`` as in `Conv3D`; training only).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.SpatialDropout3D(0.5)(ef.ones([1, 2, 2, 2, 3])).shape
+        (1, 2, 2, 2, 3)
+    """
+
+    _rank = 3
 
     def __init__(self, rate, data_format=None, seed=None, **kwargs):
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)

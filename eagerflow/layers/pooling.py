@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPooling2D, AveragePooling2D and their global versions.
+"""Pooling layers: MaxPooling1D/2D/3D, AveragePooling1D/2D/3D and their global versions.
 
 Examples:
     >>> import eagerflow as ef
@@ -17,27 +17,32 @@ from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import pooling as pool_ops
+from eagerflow.ops import pooling3d as pool3d_ops
 from eagerflow.ops import reduce as reduce_ops
+
+_FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}  # channels last, channels first
 
 
 class _Pooling2D(Layer):
     _op = None
+    _rank = 2
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
                  **kwargs):
         super().__init__(**kwargs)
-        name = type(self).__name__
-        self.pool_size = normalize_tuple(pool_size, 2, "pool_size", name)
+        name, rank = type(self).__name__, self._rank
+        self.pool_size = normalize_tuple(pool_size, rank, "pool_size", name)
         self.strides = self.pool_size if strides is None else normalize_tuple(
-            strides, 2, "strides", name)
+            strides, rank, "strides", name)
         self.padding = _padding(padding, name, {"valid", "same"})
         self.data_format = check_data_format(data_format, name)
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=rank + 2)
 
     def call(self, inputs):
+        last, first = _FORMATS[self._rank]
         return type(self)._op(
             inputs, list(self.pool_size), list(self.strides), self.padding.upper(),
-            data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
+            data_format=last if self.data_format == "channels_last" else first)
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -85,17 +90,19 @@ class AveragePooling2D(_Pooling2D):
 
 class _GlobalPooling2D(Layer):
     _op = None
+    _rank = 2
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, type(self).__name__)
         self.keepdims = bool(keepdims)
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=self._rank + 2)
 
     def call(self, inputs):
+        last, first = _FORMATS[self._rank]
         return type(self)._op(
             inputs, keepdims=self.keepdims,
-            data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
+            data_format=last if self.data_format == "channels_last" else first)
 
     def get_config(self) -> dict:
         config = super().get_config()
@@ -254,3 +261,80 @@ class AveragePooling1D(_Pooling1D):
     """
 
     _op = staticmethod(pool_ops.avg_pool2d)
+
+
+class MaxPooling3D(_Pooling2D):
+    """Maximum over `pool_size` boxes of volumes ``(batch, depth, height, width,
+    channels)``, moved by `strides` (default: the pool size).
+
+    Args:
+        pool_size: int or 3 ints (default 2x2x2).
+        strides: int or 3 ints, or None for the pool size.
+        padding: ``"valid"`` or ``"same"``.
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+
+    Raises:
+        ValueError: for invalid sizes or padding, or inputs that are not 5-D.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.MaxPooling3D()(ef.ones([1, 4, 4, 4, 2])).shape
+        (1, 2, 2, 2, 2)
+    """
+
+    _op = staticmethod(pool3d_ops.max_pool3d)
+    _rank = 3
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
+                 **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling3D(_Pooling2D):
+    """Mean over `pool_size` boxes of volumes (with ``"same"`` padding, of the valid cells
+    only). `pool_size` is required, as in Keras; other arguments as MaxPooling3D.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> x = ef.reshape(ef.range(8.0), [1, 2, 2, 2, 1])
+        >>> float(ef.layers.AveragePooling3D(2)(x)[0, 0, 0, 0, 0])
+        3.5
+    """
+
+    _op = staticmethod(pool3d_ops.avg_pool3d)
+    _rank = 3
+
+    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class GlobalAveragePooling3D(_GlobalPooling2D):
+    """Mean over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
+
+    Args:
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+        keepdims: keep the spatial axes with size 1.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.GlobalAveragePooling3D()(ef.ones([2, 3, 3, 3, 4])).shape
+        (2, 4)
+    """
+
+    _op = staticmethod(pool3d_ops.global_avg_pool3d)
+    _rank = 3
+
+
+class GlobalMaxPooling3D(_GlobalPooling2D):
+    """Maximum over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
+
+    Arguments as GlobalAveragePooling3D.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.GlobalMaxPooling3D(keepdims=True)(ef.ones([2, 3, 3, 3, 4])).shape
+        (2, 1, 1, 1, 4)
+    """
+
+    _op = staticmethod(pool3d_ops.global_max_pool3d)
+    _rank = 3

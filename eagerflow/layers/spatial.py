@@ -1,5 +1,5 @@
-"""Spatial shape layers: ZeroPadding1D/2D, Cropping1D/2D, UpSampling1D/2D (Keras 3's
-arguments; 2-D layers take ``data_format``).
+"""Spatial shape layers: ZeroPadding1D/2D/3D, Cropping1D/2D/3D, UpSampling1D/2D/3D
+(Keras 3's arguments; 2-D and 3-D layers take ``data_format``).
 
 Examples:
     >>> import eagerflow as ef
@@ -70,7 +70,7 @@ class _Spatial(Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        if self.rank == 2:
+        if self.rank >= 2:
             config["data_format"] = self.data_format
         return config
 
@@ -214,4 +214,52 @@ class UpSampling2D(UpSampling1D):
     rank = 2
 
     def __init__(self, size=(2, 2), **kwargs):
+        super().__init__(size=size, **kwargs)
+
+
+class ZeroPadding3D(ZeroPadding1D):
+    """Pads depth, height and width of volumes with zeros: an int, 3 ints, or 3
+    ``(before, after)`` pairs.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.ZeroPadding3D()(ef.ones([1, 2, 2, 2, 3])).shape
+        (1, 4, 4, 4, 3)
+    """
+
+    rank = 3
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), **kwargs):
+        super().__init__(padding=padding, **kwargs)
+
+
+class Cropping3D(Cropping1D):
+    """Crops depth, height and width of volumes: an int, 3 ints, or 3 ``(start, end)``
+    pairs.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.Cropping3D()(ef.ones([1, 4, 5, 6, 2])).shape
+        (1, 2, 3, 4, 2)
+    """
+
+    rank = 3
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), **kwargs):
+        super().__init__(cropping=cropping, **kwargs)
+
+
+class UpSampling3D(UpSampling1D):
+    """Repeats each cell of a volume along depth, height and width: ``size`` an int or
+    3 ints.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.UpSampling3D((1, 2, 3))(ef.ones([1, 2, 2, 2, 1])).shape
+        (1, 2, 4, 6, 1)
+    """
+
+    rank = 3
+
+    def __init__(self, size=(2, 2, 2), **kwargs):
         super().__init__(size=size, **kwargs)
