@@ -23,6 +23,8 @@ from eagerflow.layers.category_encoding import CategoryEncoding
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
 from eagerflow.layers.dropout import (
+    ActivityRegularization,
+    AlphaDropout,
     Dropout,
     GaussianDropout,
     GaussianNoise,
@@ -56,6 +58,7 @@ from eagerflow.layers.normalization import (
     BatchNormalization,
     GroupNormalization,
     LayerNormalization,
+    RMSNormalization,
     UnitNormalization,
 )
 from eagerflow.layers.pooling import (
@@ -125,5 +128,5 @@ __all__ = [
     "GlobalMaxPooling3D", "Cropping3D", "UpSampling3D", "ZeroPadding3D", "SpatialDropout3D",
     "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
-    "CategoryEncoding",
+    "CategoryEncoding", "RMSNormalization", "ActivityRegularization", "AlphaDropout",
 ]

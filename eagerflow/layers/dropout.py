@@ -1,4 +1,5 @@
-"""Dropout: randomly zeroes inputs during training only.
+"""Regularization layers: Dropout and its spatial, Gaussian and alpha forms (random, in
+training only), and ActivityRegularization.
 
 Examples:
     >>> import eagerflow as ef
@@ -11,8 +12,10 @@ Examples:
 
 from __future__ import annotations
 
+from eagerflow.layers import regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
 from eagerflow.ops import random as random_ops
@@ -212,3 +215,94 @@ class SpatialDropout3D(SpatialDropout1D):
 
     def __init__(self, rate, data_format=None, seed=None, **kwargs):
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+class AlphaDropout(Layer):
+    """Dropout that keeps the mean and variance of self-normalizing (SELU) activations: in
+    training, each dropped input is set to SELU's negative saturation value
+    ``-alpha * scale`` instead of 0, and the result is transformed affinely (``a * x + b``)
+    back to the inputs' mean and variance, as Keras 3; the identity at inference.
+
+    Args:
+        rate: drop probability in ``[0, 1)``.
+        noise_shape: shape of the keep/drop mask, broadcast to the input; None entries take
+            the input's size.
+        seed: optional seed of the mask stream.
+
+    Raises:
+        ValueError: for a rate outside ``[0, 1)``.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.AlphaDropout(0.2)(ef.ones([2]))
+        ef.Tensor([1. 1.], shape=(2,), dtype=float32)
+    """
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        self.rate = _rate(rate, "rate", "AlphaDropout", upper=1.0)
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+        self.supports_masking = True
+
+    def call(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        shape = array_ops.shape(inputs) if self.noise_shape is None else [
+            inputs.shape[i] if size is None else size for i, size in enumerate(self.noise_shape)]
+        uniform = random_ops.uniform(shape, dtype=inputs.dtype, seed=self.seed)
+        kept = math_ops.cast(logic_ops.greater_equal(uniform, self.rate), inputs.dtype)
+        saturated = -_SELU_ALPHA * _SELU_SCALE
+        a = ((1 - self.rate) * (1 + self.rate * saturated ** 2)) ** -0.5
+        b = -a * saturated * self.rate
+        dropped = math_ops.add(math_ops.multiply(inputs, kept),
+                               math_ops.multiply(math_ops.subtract(1.0, kept), saturated))
+        return math_ops.add(math_ops.multiply(dropped, a), b)
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "rate": self.rate, "seed": self.seed,
+                "noise_shape": None if self.noise_shape is None else list(self.noise_shape)}
+
+
+class ActivityRegularization(Layer):
+    """The identity, adding ``l1 * sum(|x|) + l2 * sum(x**2)`` of its input to the model's
+    losses (an activity regularizer as a layer, as Keras).
+
+    Args:
+        l1, l2: the penalty factors (>= 0).
+
+    Raises:
+        ValueError: for a negative factor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.ActivityRegularization(l1=0.5)
+        >>> _ = layer(ef.constant([[1.0, -3.0]]))
+        >>> [float(loss) for loss in layer.losses]
+        [2.0]
+    """
+
+    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+        l1 = _rate(l1, "l1", "ActivityRegularization")
+        l2 = _rate(l2, "l2", "ActivityRegularization")
+        super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
+        self.l1, self.l2 = l1, l2
+        self.supports_masking = True
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("activity_regularizer", None)
+        return {**config, "l1": self.l1, "l2": self.l2}

@@ -1,4 +1,5 @@
-"""Normalization layers: BatchNormalization and LayerNormalization.
+"""Normalization layers: BatchNormalization, LayerNormalization, RMSNormalization,
+UnitNormalization and GroupNormalization.
 
 Examples:
     >>> import eagerflow as ef
@@ -271,6 +272,58 @@ class LayerNormalization(_Normalization):
         config.update(self._params_config())
         config["rms_scaling"] = self.rms_scaling
         return config
+
+
+class RMSNormalization(Layer):
+    """Scales each example by the inverse root mean square over `axis`, times a learned
+    `scale`: ``x * rsqrt(mean(x**2, axis) + epsilon) * scale`` (Keras 3's layer; no
+    centering).
+
+    Args:
+        axis: axis or axes to normalize over (default -1); `scale` has one entry per
+            element of these axes.
+        epsilon: added to the mean square.
+
+    Raises:
+        ValueError: for an invalid axis or an unknown feature size.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.RMSNormalization(epsilon=0.0)(ef.constant([[3.0, 4.0]])).numpy().round(4)
+        array([[0.8485, 1.1314]], dtype=float32)
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else [int(a) for a in axis]
+        self.epsilon = float(epsilon)
+        self.supports_masking = True
+
+    def build(self, input_shape):
+        rank = len(input_shape)
+        self._axes = _axes(self.axis, rank, "RMSNormalization")
+        if any(input_shape[a] is None for a in self._axes):
+            raise ValueError(
+                f"The normalized axes {self._axes} of the input to RMSNormalization "
+                f"'{self.name}' must have known sizes. Input shape: {tuple(input_shape)}")
+        shape = tuple(input_shape[a] for a in self._axes)
+        self._param_shape = tuple(input_shape[i] if i in self._axes else 1
+                                  for i in range(rank))
+        self.scale = self.add_weight("scale", shape, initializer="ones")
+        self.input_spec = InputSpec(ndim=rank, axes={a: input_shape[a] for a in self._axes})
+
+    def call(self, inputs):
+        mean_square = reduce_ops.reduce_mean(unary_ops.square(inputs), self._axes,
+                                             keepdims=True)
+        outputs = math_ops.multiply(inputs, unary_ops.rsqrt(math_ops.add(mean_square,
+                                                                         self.epsilon)))
+        return math_ops.multiply(outputs, _broadcast(self.scale, self._param_shape))
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}
 
 
 class UnitNormalization(Layer):
