@@ -20,7 +20,13 @@ from eagerflow.layers.augmentation import (
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.category_encoding import CategoryEncoding
-from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
+from eagerflow.layers.convolutional import (
+    Conv1D,
+    Conv1DTranspose,
+    Conv2D,
+    Conv2DTranspose,
+    Conv3D,
+)
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
 from eagerflow.layers.dropout import (
     ActivityRegularization,
@@ -79,7 +85,12 @@ from eagerflow.layers.preprocessing import Normalization, Rescaling
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
-from eagerflow.layers.separable import DepthwiseConv2D, SeparableConv2D
+from eagerflow.layers.separable import (
+    DepthwiseConv1D,
+    DepthwiseConv2D,
+    SeparableConv1D,
+    SeparableConv2D,
+)
 from eagerflow.layers.spatial import (
     Cropping1D,
     Cropping2D,
@@ -103,6 +114,7 @@ MaxPool3D, AvgPool3D = MaxPooling3D, AveragePooling3D
 GlobalAvgPool3D, GlobalMaxPool3D = GlobalAveragePooling3D, GlobalMaxPooling3D
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 Convolution2DTranspose, SeparableConvolution2D = Conv2DTranspose, SeparableConv2D
+Convolution1DTranspose, SeparableConvolution1D = Conv1DTranspose, SeparableConv1D
 
 __all__ = [
     "GRU", "LSTM", "RNN", "Activation", "Add", "AveragePooling2D", "BatchNormalization",
@@ -129,4 +141,6 @@ __all__ = [
     "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
     "CategoryEncoding", "RMSNormalization", "ActivityRegularization", "AlphaDropout",
+    "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
+    "SeparableConvolution1D",
 ]

@@ -18,6 +18,7 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import array as array_ops
 from eagerflow.ops import conv as conv_ops
 from eagerflow.ops import nn as nn_ops
 
@@ -252,17 +253,18 @@ class Conv2DTranspose(_Conv):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate, **kwargs)
         if self.groups != 1:
-            raise ValueError(f"Conv2DTranspose does not support groups. Received: "
+            raise ValueError(f"{type(self).__name__} does not support groups. Received: "
                              f"groups={self.groups}")
         self.output_padding = None
         if output_padding is not None:
-            self.output_padding = tuple(
-                (output_padding,) * 2 if isinstance(output_padding, int) else output_padding)
-            if len(self.output_padding) != 2 or any(
+            name = type(self).__name__
+            self.output_padding = tuple((output_padding,) * self._rank
+                                        if isinstance(output_padding, int) else output_padding)
+            if len(self.output_padding) != self._rank or any(
                     not 0 <= p < s for p, s in zip(self.output_padding, self.strides,
                                                    strict=True)):
                 raise ValueError(
-                    "Conv2DTranspose `output_padding` must be non-negative and smaller than "
+                    f"{name} `output_padding` must be non-negative and smaller than "
                     f"the strides {self.strides}. Received: output_padding={output_padding!r}")
 
     def _kernel_shape(self, channels: int) -> tuple:
@@ -270,17 +272,25 @@ class Conv2DTranspose(_Conv):
 
     def call(self, inputs):
         channels_last = self.data_format == "channels_last"
+        kernel, strides, dilations = self.kernel, self.strides, self.dilation_rate
+        kernel_size, paddings = self.kernel_size, self.output_padding or (None,) * self._rank
+        if self._rank == 1:  # a height-1 image
+            inputs = array_ops.expand_dims(inputs, 1 if channels_last else 2)
+            kernel = array_ops.expand_dims(kernel, 0)
+            kernel_size, strides, dilations = ((1, *v) for v in (kernel_size, strides,
+                                                                  dilations))
+            paddings = (0, *paddings) if self.output_padding else (None, None)
         spatial = inputs.shape[1:3] if channels_last else inputs.shape[2:4]
-        paddings = self.output_padding or (None, None)
         height, width = (deconv_output_length(size, k, self.padding, p, s, d) for size, k, p, s, d
-                         in zip(spatial, self.kernel_size, paddings, self.strides,
-                                self.dilation_rate, strict=True))
+                         in zip(spatial, kernel_size, paddings, strides, dilations, strict=True))
         batch = inputs.shape[0]
         shape = ((batch, height, width, self.filters) if channels_last
                  else (batch, self.filters, height, width))
         outputs = conv_ops.conv2d_transpose(
-            inputs, self.kernel, shape, strides=list(self.strides), padding=self.padding.upper(),
-            data_format="NHWC" if channels_last else "NCHW", dilations=list(self.dilation_rate))
+            inputs, kernel, shape, strides=list(strides), padding=self.padding.upper(),
+            data_format="NHWC" if channels_last else "NCHW", dilations=list(dilations))
+        if self._rank == 1:
+            outputs = array_ops.squeeze(outputs, 1 if channels_last else 2)
         return self._finish(outputs)
 
     def get_config(self) -> dict:
@@ -289,3 +299,18 @@ class Conv2DTranspose(_Conv):
         config["output_padding"] = None if self.output_padding is None else list(
             self.output_padding)
         return config
+
+
+class Conv1DTranspose(Conv2DTranspose):
+    """Transposed 1-D convolution: upsamples sequences by `strides` (Keras 3's layer).
+
+    The kernel has shape ``(k, filters, in_channels)``; arguments as `Conv2DTranspose`
+    with single ints.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.Conv1DTranspose(4, 3, strides=2)(ef.ones([1, 8, 3])).shape
+        (1, 17, 4)
+    """
+
+    _rank = 1

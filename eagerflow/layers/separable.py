@@ -1,11 +1,15 @@
-"""Depthwise and depthwise-separable 2-D convolutions: `DepthwiseConv2D`, `SeparableConv2D`.
+"""Depthwise and depthwise-separable convolutions: `DepthwiseConv1D`, `DepthwiseConv2D`,
+`SeparableConv1D` and `SeparableConv2D` (the 1-D layers run the 2-D ops on height-1
+images).
 
 A depthwise convolution filters each input channel on its own with `depth_multiplier`
 filters (output channel ``k * depth_multiplier + m`` is input channel k with filter m); a
 separable convolution follows it with a 1x1 ("pointwise") convolution that mixes the
 channels into `filters` outputs. Weights as in Keras 3: ``depthwise_kernel`` of shape
 ``(kh, kw, in_channels, depth_multiplier)``, ``pointwise_kernel`` of shape
-``(1, 1, in_channels * depth_multiplier, filters)``, and a bias per output channel.
+``(1, 1, in_channels * depth_multiplier, filters)``, and a bias per output channel (for
+the 1-D layers, ``(k, in_channels, depth_multiplier)`` and ``(1, in_channels *
+depth_multiplier, filters)``).
 
 Examples:
     >>> import eagerflow as ef
@@ -23,12 +27,15 @@ from eagerflow.layers.convolutional import _padding, conv_output_length, normali
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
+from eagerflow.ops import array as array_ops
 from eagerflow.ops import conv as conv_ops
 from eagerflow.ops import nn as nn_ops
 
 
 class _Depthwise(Layer):
-    """The depthwise part shared by both layers."""
+    """The depthwise part shared by the layers."""
+
+    _rank = 2
 
     def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1,
                  data_format=None, dilation_rate=1, activation=None, use_bias=True,
@@ -36,13 +43,13 @@ class _Depthwise(Layer):
                  depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  depthwise_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        name = type(self).__name__
-        self.kernel_size = normalize_tuple(kernel_size, 2, "kernel_size", name)
-        self.strides = normalize_tuple(strides, 2, "strides", name)
+        name, rank = type(self).__name__, self._rank
+        self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
+        self.strides = normalize_tuple(strides, rank, "strides", name)
         self.padding = _padding(padding, name, {"valid", "same"})
         self.depth_multiplier = positive_int(depth_multiplier, "depth_multiplier", name)
         self.data_format = check_data_format(data_format, name)
-        self.dilation_rate = normalize_tuple(dilation_rate, 2, "dilation_rate", name)
+        self.dilation_rate = normalize_tuple(dilation_rate, rank, "dilation_rate", name)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
             raise ValueError(
                 f"`strides > 1` is not supported in conjunction with `dilation_rate > 1` in "
@@ -56,7 +63,7 @@ class _Depthwise(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.depthwise_constraint = constraints.get(depthwise_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        self.input_spec = InputSpec(ndim=4)
+        self.input_spec = InputSpec(ndim=rank + 2)
         self._channel_axis = -1 if self.data_format == "channels_last" else 1
 
     def _channels(self, input_shape) -> int:
@@ -65,7 +72,7 @@ class _Depthwise(Layer):
             raise ValueError(
                 f"The channel dimension of the inputs to {type(self).__name__} should be "
                 f"defined. Found None. Full input shape received: {tuple(input_shape)}")
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis: channels})
+        self.input_spec = InputSpec(ndim=self._rank + 2, axes={self._channel_axis: channels})
         return channels
 
     def _add_depthwise(self, channels: int) -> None:
@@ -81,13 +88,28 @@ class _Depthwise(Layer):
                                         regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint)
 
-    def _depthwise(self, inputs):
+    def _as_image(self, inputs):
+        """A 1-D layer's input as a height-1 image (2-D inputs as they are)."""
+        if self._rank == 2:
+            return inputs
+        return array_ops.expand_dims(inputs, 1 if self.data_format == "channels_last" else 2)
+
+    def _from_image(self, outputs):
+        if self._rank == 2:
+            return outputs
+        return array_ops.squeeze(outputs, 1 if self.data_format == "channels_last" else 2)
+
+    def _depthwise(self, image):
+        kernel, strides, dilations = self.depthwise_kernel, self.strides, self.dilation_rate
+        if self._rank == 1:
+            kernel = array_ops.expand_dims(kernel, 0)
+            strides, dilations = (1, *strides), (1, *dilations)
         return conv_ops.depthwise_conv2d(
-            inputs, self.depthwise_kernel, strides=[1, *self.strides, 1]
-            if self.data_format == "channels_last" else [1, 1, *self.strides],
+            image, kernel, strides=[1, *strides, 1]
+            if self.data_format == "channels_last" else [1, 1, *strides],
             padding=self.padding.upper(),
             data_format="NHWC" if self.data_format == "channels_last" else "NCHW",
-            dilations=list(self.dilation_rate))
+            dilations=list(dilations))
 
     def _finish(self, outputs):
         if self.bias is not None:
@@ -97,7 +119,9 @@ class _Depthwise(Layer):
 
     def _output_shape(self, input_shape, channels_out):
         input_shape = tuple(input_shape)
-        spatial = input_shape[1:3] if self.data_format == "channels_last" else input_shape[2:4]
+        rank = self._rank
+        spatial = input_shape[1:1 + rank] if self.data_format == "channels_last" else \
+            input_shape[2:2 + rank]
         sizes = tuple(conv_output_length(n, k, self.padding, s, d) for n, k, s, d in zip(
             spatial, self.kernel_size, self.strides, self.dilation_rate, strict=True))
         if self.data_format == "channels_last":
@@ -155,7 +179,7 @@ class DepthwiseConv2D(_Depthwise):
         self._add_bias(channels * self.depth_multiplier)
 
     def call(self, inputs):
-        return self._finish(self._depthwise(inputs))
+        return self._finish(self._from_image(self._depthwise(self._as_image(inputs))))
 
     def compute_output_shape(self, input_shape):
         channels = input_shape[self._channel_axis]
@@ -205,7 +229,7 @@ class SeparableConv2D(_Depthwise):
                          activity_regularizer=activity_regularizer,
                          depthwise_constraint=depthwise_constraint,
                          bias_constraint=bias_constraint, **kwargs)
-        self.filters = positive_int(filters, "filters", "SeparableConv2D")
+        self.filters = positive_int(filters, "filters", type(self).__name__)
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)
@@ -214,16 +238,20 @@ class SeparableConv2D(_Depthwise):
         channels = self._channels(input_shape)
         self._add_depthwise(channels)
         self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel", (1, 1, channels * self.depth_multiplier, self.filters),
+            "pointwise_kernel",
+            (*(1,) * self._rank, channels * self.depth_multiplier, self.filters),
             initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
             constraint=self.pointwise_constraint)
         self._add_bias(self.filters)
 
     def call(self, inputs):
+        pointwise = self.pointwise_kernel
+        if self._rank == 1:
+            pointwise = array_ops.expand_dims(pointwise, 0)
         outputs = conv_ops.conv2d(
-            self._depthwise(inputs), self.pointwise_kernel, strides=1, padding="VALID",
+            self._depthwise(self._as_image(inputs)), pointwise, strides=1, padding="VALID",
             data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
-        return self._finish(outputs)
+        return self._finish(self._from_image(outputs))
 
     def compute_output_shape(self, input_shape):
         return self._output_shape(input_shape, self.filters)
@@ -235,3 +263,33 @@ class SeparableConv2D(_Depthwise):
             "pointwise_regularizer": regularizers.serialize(self.pointwise_regularizer),
             "pointwise_constraint": constraints.serialize(self.pointwise_constraint),
         }
+
+
+class DepthwiseConv1D(DepthwiseConv2D):
+    """Depthwise 1-D convolution over sequences ``(batch, steps, channels)``: each channel
+    filtered by its own `depth_multiplier` kernels (Keras 3's layer; arguments as
+    `DepthwiseConv2D` with single ints).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.DepthwiseConv1D(3, depth_multiplier=2)
+        >>> layer(ef.ones([1, 8, 3])).shape, layer.depthwise_kernel.shape
+        ((1, 6, 6), (3, 3, 2))
+    """
+
+    _rank = 1
+
+
+class SeparableConv1D(SeparableConv2D):
+    """Depthwise-separable 1-D convolution over sequences: a `DepthwiseConv1D`, then a
+    pointwise convolution into `filters` channels (Keras 3's layer; arguments as
+    `SeparableConv2D` with single ints).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> layer = ef.layers.SeparableConv1D(5, 3, padding="same", depth_multiplier=2)
+        >>> layer(ef.ones([1, 8, 3])).shape, layer.pointwise_kernel.shape
+        ((1, 8, 5), (1, 6, 5))
+    """
+
+    _rank = 1
