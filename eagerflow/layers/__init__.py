@@ -33,6 +33,7 @@ from eagerflow.layers.dropout import (
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.lookup import IntegerLookup, StringLookup
 from eagerflow.layers.merging import (
     Add,
     Average,
@@ -89,6 +90,7 @@ from eagerflow.layers.spatial import (
     ZeroPadding3D,
 )
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
+from eagerflow.layers.text_vectorization import TextVectorization
 from eagerflow.layers.time_distributed import TimeDistributed
 
 # Keras's other names for the same classes.
@@ -125,5 +127,6 @@ __all__ = [
     "GlobalMaxPooling3D", "Cropping3D", "UpSampling3D", "ZeroPadding3D", "SpatialDropout3D",
     "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
-    "CategoryEncoding",
+    "CategoryEncoding", "StringLookup", "IntegerLookup",
+    "TextVectorization",
 ]
