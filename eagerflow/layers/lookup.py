@@ -99,7 +99,7 @@ def encode(ids: np.ndarray, output_mode: str, depth: int, idf=None) -> np.ndarra
         rows = np.nonzero(flat >= 0)[0]
         out[rows, flat[rows]] = 1.0
         return out.reshape((*ids.shape, depth))
-    rows2d = ids.reshape(-1, ids.shape[-1])
+    rows2d = ids.reshape(int(np.prod(ids.shape[:-1])), ids.shape[-1])
     out = np.zeros((rows2d.shape[0], depth), np.float32)
     row_index = np.broadcast_to(np.arange(rows2d.shape[0])[:, None], rows2d.shape)
     valid = rows2d >= 0
@@ -521,6 +521,8 @@ class IndexLookup(Layer):
                 "has_input_vocabulary": self._has_input_vocabulary}
 
     def _as_tokens(self, values) -> list:
+        if not len(values):
+            return []
         return self._tokens_of(np.asarray(values)).tolist()
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.graph import python_ops
-from eagerflow.layers import lookup
+from eagerflow.layers import call_context, lookup
 from eagerflow.layers.base import Layer
 from eagerflow.saving import registry
 
@@ -341,6 +341,11 @@ class TextVectorization(Layer):
         longest = max((len(d) for d in documents), default=0)
         length = self._output_sequence_length if self._output_mode == "int" and (
             self._output_sequence_length is not None) else longest
+        if call_context.state.probing and length == longest and self._output_mode == "int":
+            # The functional API finds shapes by running on dummy strings (two batch
+            # sizes); the row length depends on the data, so let it differ between the
+            # probes and be recorded as unknown (None), as Keras's symbolic shape says.
+            length = 30 + len(documents)
         # Padding is id 0 (the mask) in "int" mode and counts nowhere in the other modes.
         pad = 0 if self._output_mode == "int" else -1
         grid = np.full((len(documents), length), pad, np.int64)
