@@ -22,6 +22,7 @@ from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.category_encoding import CategoryEncoding
 from eagerflow.layers.convolutional import Conv1D, Conv2D, Conv2DTranspose, Conv3D
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
+from eagerflow.layers.discretization import Discretization
 from eagerflow.layers.dropout import (
     Dropout,
     GaussianDropout,
@@ -31,6 +32,7 @@ from eagerflow.layers.dropout import (
     SpatialDropout3D,
 )
 from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.hashing import Hashing
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.lookup import IntegerLookup, StringLookup
@@ -128,5 +130,5 @@ __all__ = [
     "Convolution1D", "Convolution2D", "Convolution3D",
     "Convolution2DTranspose", "SeparableConvolution2D",
     "CategoryEncoding", "StringLookup", "IntegerLookup",
-    "TextVectorization",
+    "TextVectorization", "Hashing", "Discretization",
 ]

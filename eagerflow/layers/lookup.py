@@ -13,9 +13,10 @@ traced `fit` step) it runs as an ``ef.py_function`` node, so the graph calls it 
 values of every batch.
 
 With several OOV buckets, an unknown string goes to bucket ``Fingerprint64(s) %
-num_oov_indices`` (FarmHash, exactly as TensorFlow's ``to_hash_bucket_fast``), an unknown
-integer to ``value % num_oov_indices`` (``oov_method="floormod"``) or to the string hash
-of its decimal form (``oov_method="farmhash"``).
+num_oov_indices`` (FarmHash, exactly as TensorFlow's ``to_hash_bucket_fast``; with a
+`salt`, SipHash-2-4 keyed by it, as ``to_hash_bucket_strong``), an unknown integer to
+``value % num_oov_indices`` (``oov_method="floormod"``) or to the string hash of its
+decimal form (``oov_method="farmhash"``).
 
 Examples:
     >>> import eagerflow as ef
@@ -36,7 +37,7 @@ from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input
 from eagerflow.graph import python_ops
 from eagerflow.layers.base import Layer
-from eagerflow.utils import farmhash
+from eagerflow.utils import farmhash, siphash
 
 _OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 _DROPPED = -1  # the index of a mask token in the counting modes: not counted
@@ -82,6 +83,27 @@ def batches_of(data, steps, what: str):
         if isinstance(batch, tuple):  # (x, y) elements: the features
             batch = batch[0]
         yield as_numpy(batch)
+
+
+def salt_pair(salt, what: str):
+    """Keras's `salt`: None, an int (used for both key halves) or two ints."""
+    if salt is None:
+        return None
+    if isinstance(salt, (int, np.integer)) and not isinstance(salt, bool):
+        return [int(salt), int(salt)]
+    if isinstance(salt, (tuple, list)) and len(salt) == 2 and all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in salt):
+        return [int(s) for s in salt]
+    raise ValueError(f"{what}: `salt` must be an int or a tuple of 2 ints. Received: "
+                     f"salt={salt!r}")
+
+
+def string_buckets(values, num_buckets: int, salt, encoding: str = "utf-8") -> np.ndarray:
+    """The hash bucket of each string, as TensorFlow computes it: FarmHash's
+    Fingerprint64 without a salt, SipHash-2-4 keyed by the salt with one."""
+    if salt is None:
+        return farmhash.hash_bucket(values, num_buckets, encoding)
+    return siphash.hash_bucket(values, num_buckets, salt, encoding)
 
 
 def encode(ids: np.ndarray, output_mode: str, depth: int, idf=None) -> np.ndarray:
@@ -149,10 +171,10 @@ class IndexLookup(Layer):
         if oov_method not in ("floormod", "farmhash"):
             raise ValueError(f"{what}: `oov_method` must be 'floormod' or 'farmhash'. "
                              f"Received: oov_method={oov_method!r}")
-        if salt is not None:
-            raise ValueError(
-                f"{what}: `salt` (SipHash buckets for OOV tokens) is not supported; leave "
-                f"salt=None for FarmHash buckets. Received: salt={salt!r}")
+        salt = salt_pair(salt, what)
+        if salt is not None and vocabulary_dtype != "string" and oov_method != "farmhash":
+            raise ValueError(f"{what}: `salt` can only be used when oov_method='farmhash'. "
+                             f"Received: oov_method={oov_method!r}")
         output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
         if output_mode not in _OUTPUT_MODES:
             raise ValueError(f"{what}: `output_mode` must be one of {_OUTPUT_MODES}. "
@@ -179,7 +201,7 @@ class IndexLookup(Layer):
         self.sparse = False
         self.pad_to_max_tokens = bool(pad_to_max_tokens)
         self.oov_method = oov_method
-        self.salt = None
+        self.salt = salt
         self._has_input_vocabulary = (vocabulary is not None if has_input_vocabulary is None
                                       else bool(has_input_vocabulary))
         self._tokens: list = []
@@ -475,8 +497,8 @@ class IndexLookup(Layer):
     def _oov_buckets(self, keys: list) -> np.ndarray:
         if self.num_oov_indices == 1:
             return np.zeros(len(keys), np.int64)
-        return farmhash.hash_bucket(np.array(keys, dtype=object), self.num_oov_indices,
-                                    getattr(self, "encoding", "utf-8"))
+        return string_buckets(np.array(keys, dtype=object), self.num_oov_indices, self.salt,
+                              getattr(self, "encoding", "utf-8"))
 
     def _inverted_dtype(self):
         return dtypes.int64
@@ -516,7 +538,7 @@ class IndexLookup(Layer):
                 "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token,
                 "mask_token": self.mask_token, "output_mode": self.output_mode,
                 "sparse": self.sparse, "pad_to_max_tokens": self.pad_to_max_tokens,
-                "vocabulary": vocabulary, "idf_weights": idf, "salt": None,
+                "vocabulary": vocabulary, "idf_weights": idf, "salt": self.salt,
                 "vocabulary_size": self._frozen_vocab_size,
                 "has_input_vocabulary": self._has_input_vocabulary}
 
@@ -550,9 +572,10 @@ class StringLookup(IndexLookup):
         pad_to_max_tokens: make the vectors `max_tokens` long.
         sparse: must be False (eagerflow has no sparse tensors).
         encoding: the text encoding of bytes inputs and vocabulary files.
+        salt: an int or two ints: hash OOV strings with SipHash-2-4 keyed by it instead.
 
     Raises:
-        ValueError: for invalid arguments (see Keras), ``sparse=True`` or a `salt`.
+        ValueError: for invalid arguments (see Keras) or ``sparse=True``.
 
     Examples:
         >>> import eagerflow as ef
@@ -615,10 +638,10 @@ class IntegerLookup(IndexLookup):
         vocabulary_dtype: must be ``"int64"`` (as in Keras).
         idf_weights, invert, output_mode, sparse, pad_to_max_tokens: as in `StringLookup`.
         oov_method: ``"floormod"`` or ``"farmhash"``.
+        salt: with ``"farmhash"``, an int or two ints keying SipHash-2-4 instead.
 
     Raises:
-        ValueError: for invalid arguments, ``sparse=True``, a `salt`, or non-integer
-            inputs.
+        ValueError: for invalid arguments, ``sparse=True`` or non-integer inputs.
 
     Examples:
         >>> import eagerflow as ef
@@ -668,8 +691,8 @@ class IntegerLookup(IndexLookup):
             return np.zeros(len(keys), np.int64)
         if self.oov_method == "floormod":
             return np.mod(np.array(keys, np.int64), self.num_oov_indices)
-        return farmhash.hash_bucket(np.array([str(k) for k in keys], dtype=object),
-                                    self.num_oov_indices)
+        return string_buckets(np.array([str(k) for k in keys], dtype=object),
+                              self.num_oov_indices, self.salt)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "vocabulary_dtype": self.vocabulary_dtype,

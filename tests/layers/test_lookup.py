@@ -137,6 +137,17 @@ def test_several_oov_buckets_hash_as_keras():
     np.testing.assert_array_equal(values(masked, words), [2, 1, 2, 1, 2, 3, 1, 1, 3, 0])
 
 
+def test_salted_oov_buckets_use_siphash_as_keras():
+    salted = L.StringLookup(vocabulary=["a"], num_oov_indices=4, salt=5)
+    np.testing.assert_array_equal(values(salted, ["q", "rr", "sss", "tttt", "a"]),
+                                  [0, 2, 2, 2, 4])
+    assert salted.get_config()["salt"] == [5, 5]
+    ints = L.IntegerLookup(vocabulary=[1], num_oov_indices=4, salt=5, oov_method="farmhash")
+    np.testing.assert_array_equal(values(ints, [7, 8, 9, 10, 1]), [3, 1, 0, 2, 4])
+    with pytest.raises(ValueError, match=r"salt` can only be used when oov_method='farmhash'"):
+        L.IntegerLookup(salt=5)
+
+
 def test_integer_lookup_matches_keras():
     vocab = [12, 36, 1138, 42]
     x = np.array([[12, 1138, 42], [42, 1000, 36]])
@@ -247,7 +258,7 @@ def test_saved_model_file_keeps_the_vocabulary(tmp_path):
     ({"output_mode": "bag"}, r"output_mode.*one of.*'bag'"),
     ({"invert": True, "output_mode": "count"}, r"must be 'int' when `invert`"),
     ({"sparse": True}, r"sparse=True is not supported"),
-    ({"salt": 3}, r"salt.*not supported.*salt=3"),
+    ({"salt": "x"}, r"salt` must be an int or a tuple of 2 ints.*'x'"),
     ({"idf_weights": [1.0], "vocabulary": ["a"]}, r"idf_weights.*only be set.*tf_idf"),
     ({"output_mode": "tf_idf", "vocabulary": ["a"]}, r"idf_weights` argument must also"),
     ({"vocabulary": ["a", "a"]}, r"repeated terms \['a'\]"),
