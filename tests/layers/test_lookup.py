@@ -114,6 +114,27 @@ def test_adapt_tf_idf_on_arrays_datasets_and_iterables_matches_keras():
                                [[0.84191, 0.69315, 0.69315, 0, 0.91629, 0, 0]], atol=1e-5)
 
 
+def test_padded_tf_idf_bytes_inputs_and_small_max_tokens_match_keras():
+    padded = L.StringLookup(output_mode="tf_idf", max_tokens=10, pad_to_max_tokens=True)
+    padded.adapt(DATA)
+    expected = [[0.80472, 1.38629, 0.91629, 0, 0, 0, 0, 0, 0, 0]]
+    np.testing.assert_allclose(values(padded, [["y", "c", "q", "c"]]), expected, atol=1e-5)
+    masked = L.StringLookup(output_mode="tf_idf", mask_token="", max_tokens=10,
+                            pad_to_max_tokens=True)
+    masked.adapt(DATA)
+    np.testing.assert_allclose(values(masked, [["y", "c", "", "c"]]),
+                               [[0, 1.38629, 0.91629, 0, 0, 0, 0, 0, 0, 0]], atol=1e-5)
+    encoded = np.array(["é".encode(), b"b", b"q"], dtype=object)
+    np.testing.assert_array_equal(values(L.StringLookup(vocabulary=["é", "b"]), encoded),
+                                  [1, 2, 0])
+    tiny = L.StringLookup(max_tokens=3, num_oov_indices=2)
+    tiny.adapt(DATA)
+    assert tiny.get_vocabulary() == ["[UNK]", "[UNK]", "c"]
+    one_hot = L.IntegerLookup(vocabulary=np.array([5, 9]), output_mode="one_hot")
+    np.testing.assert_array_equal(values(one_hot, [[5], [9], [7]]),
+                                  [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+
+
 def test_adapt_steps_and_readapting():
     layer = L.StringLookup()
     layer.adapt(ef.data.Dataset.from_tensor_slices(DATA).batch(1), steps=1)

@@ -54,6 +54,20 @@ def test_vector_modes_match_keras(mode, expected):
     assert layer.compute_output_shape((None,)) == (None, 10)
 
 
+def test_limited_and_padded_vocabularies_match_keras():
+    docs = np.array(["a b b c", "c d e", "e e f"])
+    tfidf = TV(output_mode="tf_idf", max_tokens=6, pad_to_max_tokens=True)
+    tfidf.adapt(docs)
+    assert tfidf.get_vocabulary() == ["[UNK]", "e", "c", "b", "f", "d"]
+    np.testing.assert_allclose(values(tfidf, ["b e z", ""]),
+                               [[0.82703, 0.69315, 0, 0.91629, 0, 0], [0, 0, 0, 0, 0, 0]],
+                               atol=1e-5)
+    count = TV(max_tokens=4, output_mode="count")
+    count.adapt(docs)
+    assert count.get_vocabulary() == ["[UNK]", "e", "c", "b"]
+    np.testing.assert_array_equal(values(count, ["b e z e"]), [[1, 2, 0, 1]])
+
+
 def test_padding_to_max_tokens_and_ngrams_match_keras():
     padded = adapted(output_mode="multi_hot", max_tokens=12, pad_to_max_tokens=True)
     np.testing.assert_array_equal(values(padded, ["the cat"]),
