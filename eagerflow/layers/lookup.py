@@ -36,6 +36,7 @@ import numpy as np
 from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input
 from eagerflow.graph import python_ops
+from eagerflow.layers import call_context
 from eagerflow.layers.base import Layer
 from eagerflow.utils import farmhash, siphash
 
@@ -484,14 +485,19 @@ class IndexLookup(Layer):
             special |= is_mask
         oov = (found == -1) & ~special
         if oov.any():
-            if self.num_oov_indices == 0:
+            if self.num_oov_indices == 0 and call_context.state.probing:
+                # The functional API's shape probe runs on dummy values (empty strings,
+                # zeros) that need not be in the vocabulary.
+                found[oov] = 0
+            elif self.num_oov_indices == 0:
                 missing = [keys[i] for i in np.nonzero(oov)[0][:10]]
                 raise errors.InvalidArgumentError(
                     f"{type(self).__name__} '{self.name}': with num_oov_indices=0 all inputs "
                     f"must be in the vocabulary; found out-of-vocabulary values {missing}. "
                     "Consider setting num_oov_indices=1.", type(self).__name__)
-            found[oov] = self._oov_start_index() + self._oov_buckets(
-                [keys[i] for i in np.nonzero(oov)[0]])
+            else:
+                found[oov] = self._oov_start_index() + self._oov_buckets(
+                    [keys[i] for i in np.nonzero(oov)[0]])
         return found[inverse.reshape(-1)].reshape(tokens.shape)
 
     def _oov_buckets(self, keys: list) -> np.ndarray:

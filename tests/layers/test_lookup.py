@@ -255,6 +255,8 @@ def test_traced_functions_datasets_and_models():
     inputs = ef.Input(shape=(3,), dtype="string")
     encoded = L.StringLookup(vocabulary=VOCAB, output_mode="multi_hot")(inputs)
     assert encoded.shape == (None, 5)
+    strict = L.StringLookup(vocabulary=VOCAB, num_oov_indices=0)(inputs)  # probes pass
+    assert strict.shape == (None, 3)
     model = ef.Model(inputs, L.Dense(1)(encoded))
     model.compile(optimizer="sgd", loss="mse")
     history = model.fit(X, np.ones((2, 1)), batch_size=2, epochs=1, verbose=0)
