@@ -119,6 +119,7 @@ class TextVectorization(Layer):
         vocabulary_size = kwargs.pop("vocabulary_size", None)
         kwargs.setdefault("autocast", False)
         super().__init__(name=name, **kwargs)
+        standardize, split = _deserialize_callable(standardize), _deserialize_callable(split)
         if not (standardize is None or callable(standardize) or standardize in _STANDARDIZE):
             raise ValueError(f"TextVectorization: `standardize` must be one of {_STANDARDIZE}, "
                              f"None or a callable. Received: standardize={standardize!r}")
@@ -154,8 +155,8 @@ class TextVectorization(Layer):
                 "TextVectorization: ragged=True is not supported (eagerflow has no ragged "
                 "tensors); leave ragged=False to get rows padded with 0, or set "
                 "output_sequence_length for a fixed length.")
-        self._standardize = _deserialize_callable(standardize)
-        self._split = _deserialize_callable(split)
+        self._standardize = standardize
+        self._split = split
         self._ngrams_arg = ngrams
         self._ngrams = tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) else ngrams
         self._output_mode = output_mode

@@ -156,6 +156,21 @@ def test_config_round_trip():
     assert TV.from_config({**given, "ngrams": [1]}).get_config()["ngrams"] == (1,)
 
 
+def test_registered_callables_survive_a_saved_model(tmp_path):
+    @ef.saving.register_serializable(name="test_text_upper")
+    def upper(text):
+        return np.char.upper(text)
+
+    layer = TV(standardize=upper, output_mode="count", vocabulary=["A"])
+    assert layer.get_config()["standardize"] == {"class_name": "test_text_upper",
+                                                 "config": None}
+    inputs = ef.Input(shape=(1,), dtype="string")
+    model = ef.Model(inputs, layer(inputs))
+    restored = ef.models.load_model(model.save(str(tmp_path / "upper.h5")))
+    np.testing.assert_array_equal(restored.predict(np.array([["a b a"]]), verbose=0),
+                                  [[1, 2]])
+
+
 def test_in_a_dataset_pipeline_and_in_traced_models(tmp_path):
     layer = adapted(output_sequence_length=4)
     ds = ef.data.Dataset.from_tensor_slices((TEXTS, np.ones(3))).batch(3).map(
