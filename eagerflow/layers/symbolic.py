@@ -339,7 +339,8 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
         shape: shape of one example, without the batch axis (None entries: variable
             sizes, e.g. sequence length).
         batch_size: optional fixed batch size.
-        dtype: input dtype (default float32; use ``"int32"`` for token ids).
+        dtype: input dtype (default float32; ``"int32"`` for token ids, ``"string"`` for
+            text: arrays of str or bytes).
         sparse: must be falsy.
         batch_shape: full shape including the batch axis, instead of shape/batch_size.
         name: name of the input (keys of dict inputs).
