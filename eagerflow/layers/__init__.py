@@ -28,6 +28,7 @@ from eagerflow.layers.convolutional import (
     Conv3D,
 )
 from eagerflow.layers.core import Activation, Dense, Lambda, Masking
+from eagerflow.layers.discretization import Discretization
 from eagerflow.layers.dropout import (
     ActivityRegularization,
     AlphaDropout,
@@ -39,8 +40,10 @@ from eagerflow.layers.dropout import (
     SpatialDropout3D,
 )
 from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.hashing import Hashing
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
+from eagerflow.layers.lookup import IntegerLookup, StringLookup
 from eagerflow.layers.merging import (
     Add,
     Average,
@@ -103,6 +106,7 @@ from eagerflow.layers.spatial import (
     ZeroPadding3D,
 )
 from eagerflow.layers.symbolic import Input, InputLayer, SymbolicTensor
+from eagerflow.layers.text_vectorization import TextVectorization
 from eagerflow.layers.time_distributed import TimeDistributed
 
 # Keras's other names for the same classes.
@@ -142,5 +146,6 @@ __all__ = [
     "Convolution2DTranspose", "SeparableConvolution2D",
     "CategoryEncoding", "RMSNormalization", "ActivityRegularization", "AlphaDropout",
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
-    "SeparableConvolution1D",
+    "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
+    "Hashing", "Discretization",
 ]

@@ -154,8 +154,10 @@ def _probe_shape(shape, which: int) -> tuple:
 
 def _dummy(symbolic: SymbolicTensor, which: int):
     shape = _probe_shape(symbolic.shape, which)
-    # Ones keep divisions and logs finite; integer inputs (token ids) get valid index 0.
-    fill = 1 if symbolic.dtype.kind == "f" else 0
+    # Ones keep divisions and logs finite; integer inputs (token ids) get valid index 0;
+    # text inputs get empty strings.
+    kind = symbolic.dtype.kind
+    fill = 1 if kind == "f" else "" if kind in "USO" else 0
     value = tensor.new_tensor(np.full(shape, fill, symbolic.dtype))
     if symbolic._mask_shape is not None:
         mask = np.ones(_probe_shape(symbolic._mask_shape, which), bool)
@@ -298,6 +300,8 @@ class InputLayer(base.Layer):
                  name=None, input_tensor=None, **kwargs):
         shape = kwargs.pop("input_shape", shape)
         batch_shape = kwargs.pop("batch_input_shape", batch_shape)
+        if isinstance(dtype, str) and dtype == "string":  # Keras's name for text inputs
+            dtype = dtypes.string
         super().__init__(name=name, dtype=dtype, **kwargs)
         if sparse:
             raise ValueError("Sparse inputs are not supported by eagerflow; pass dense data.")
@@ -335,7 +339,8 @@ def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None
         shape: shape of one example, without the batch axis (None entries: variable
             sizes, e.g. sequence length).
         batch_size: optional fixed batch size.
-        dtype: input dtype (default float32; use ``"int32"`` for token ids).
+        dtype: input dtype (default float32; ``"int32"`` for token ids, ``"string"`` for
+            text: arrays of str or bytes).
         sparse: must be falsy.
         batch_shape: full shape including the batch axis, instead of shape/batch_size.
         name: name of the input (keys of dict inputs).

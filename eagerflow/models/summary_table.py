@@ -36,7 +36,8 @@ def _format_shape(shape) -> str:
     if isinstance(shape, dict):
         return "{" + ", ".join(f"{k}: {_format_shape(v)}" for k, v in shape.items()) + "}"
     if isinstance(shape, list) or (isinstance(shape, tuple) and shape and all(
-            isinstance(s, (tuple, list)) or s is None for s in shape)):
+            isinstance(s, (tuple, list)) or s is None for s in shape) and any(
+            isinstance(s, (tuple, list)) for s in shape)):  # (None, None) is one shape
         return "[" + ", ".join(_format_shape(s) for s in shape) + "]"
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ")"
 
