@@ -39,6 +39,7 @@ from eagerflow.layers.dropout import (
     SpatialDropout2D,
     SpatialDropout3D,
 )
+from eagerflow.layers.einsum_dense import EinsumDense
 from eagerflow.layers.embedding import Embedding
 from eagerflow.layers.hashing import Hashing
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
@@ -147,5 +148,5 @@ __all__ = [
     "CategoryEncoding", "RMSNormalization", "ActivityRegularization", "AlphaDropout",
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
     "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
-    "Hashing", "Discretization",
+    "Hashing", "Discretization", "EinsumDense",
 ]

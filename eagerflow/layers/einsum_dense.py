@@ -1,0 +1,184 @@
+"""`EinsumDense`: a dense layer whose product with the kernel is an einsum equation.
+
+The equation ``"<input>,<kernel>-><output>"`` names every axis with a letter; the kernel's
+shape follows from it (a kernel letter takes its size from the input, or else from the
+output), so one layer can project to several axes at once, as attention heads do
+(``"abc,cde->abde"``: ``(batch, steps, features)`` to ``(batch, steps, heads, size)``). An
+ellipsis stands for leading axes (``"...b,bc->...c"``) or trailing ones
+(``"ab...,bc->ac..."``) that pass through.
+
+Examples:
+    >>> import eagerflow as ef
+    >>> layer = ef.layers.EinsumDense("abc,cde->abde", output_shape=(None, 4, 8),
+    ...                               bias_axes="de")
+    >>> layer(ef.ones([2, 5, 16])).shape, layer.kernel.shape, layer.bias.shape
+    ((2, 5, 4, 8), (16, 4, 8), (4, 8))
+"""
+
+from __future__ import annotations
+
+import re
+
+from eagerflow.layers import activations, constraints, core, initializers, regularizers
+from eagerflow.layers.base import Layer
+from eagerflow.ops import einsum as einsum_ops
+from eagerflow.ops import math as math_ops
+
+_FORMS = (
+    (re.compile(r"^([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)$"), None),
+    (re.compile(r"^\.\.\.([a-zA-Z]+),([a-zA-Z]+)->\.\.\.([a-zA-Z]+)$"), "left"),
+    (re.compile(r"^([a-zA-Z]+)\.\.\.,([a-zA-Z]+)->([a-zA-Z]+)\.\.\.$"), "right"),
+)
+
+
+def _parse(equation: str) -> tuple:
+    """``(input_spec, kernel_spec, output_spec, elided side)`` of an equation."""
+    compact = equation.replace(" ", "") if isinstance(equation, str) else None
+    for pattern, side in _FORMS:
+        match = pattern.match(compact or "")
+        if match:
+            inputs, kernel, output = match.groups()
+            for letter in kernel:
+                if letter not in inputs and letter not in output:
+                    raise ValueError(
+                        f"EinsumDense: kernel axis '{letter}' of {equation!r} appears neither "
+                        f"in the input spec '{inputs}' nor in the output spec '{output}': the "
+                        "kernel must be fully specified.")
+            for letter in output:
+                if letter not in inputs and letter not in kernel:
+                    raise ValueError(
+                        f"EinsumDense: output axis '{letter}' of {equation!r} appears neither "
+                        f"in the input spec '{inputs}' nor in the kernel spec '{kernel}'.")
+            return inputs, kernel, output, side
+    raise ValueError(
+        f"EinsumDense: invalid equation {equation!r}. Equations must be of the form "
+        "'X,Y->Z', '...X,Y->...Z' or 'X...,Y->Z...' (letters only).")
+
+
+class EinsumDense(Layer):
+    """A dense layer computing ``einsum(equation, inputs, kernel) + bias`` (Keras 3's layer).
+
+    Args:
+        equation: ``"<input>,<kernel>-><output>"``, letters naming axes, with an optional
+            ellipsis before (or after) the input and output specs.
+        output_shape: the output's shape without the batch axis and the elided axes; an
+            int for one axis. ``None`` entries take the size of the same letter in the
+            input.
+        activation: applied to the result (default: none).
+        bias_axes: letters of the output that get a bias (None: no bias); the bias spans
+            the output from the first of them to the end, with size 1 on the others.
+        kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+        activity_regularizer, kernel_constraint, bias_constraint: as in `Dense`.
+
+    Raises:
+        ValueError: for an invalid equation, bias axes not in the output, an
+            `output_shape` of the wrong length or contradicting the input, or a kernel axis
+            whose size is unknown.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.EinsumDense("...b,bc->...c", output_shape=3)(ef.ones([2, 4, 5])).shape
+        (2, 4, 3)
+    """
+
+    def __init__(self, equation, output_shape, activation=None, bias_axes=None,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self._specs = _parse(equation)
+        self.equation = equation
+        self.partial_output_shape = ((output_shape,) if isinstance(output_shape, int)
+                                     else tuple(output_shape))
+        if bias_axes is not None:
+            missing = [letter for letter in bias_axes if letter not in self._specs[2]]
+            if missing:
+                raise ValueError(
+                    f"EinsumDense: bias axes {missing} are not in the output spec "
+                    f"'{self._specs[2]}' of {equation!r}.")
+        self.bias_axes = bias_axes
+        core.init_kernel_bias(self, activation, bias_axes is not None, kernel_initializer,
+                              bias_initializer, kernel_regularizer, bias_regularizer,
+                              kernel_constraint, bias_constraint)
+
+    def _sizes(self, input_shape) -> tuple:
+        """``(size of every letter, elided input axes, full output shape)``."""
+        inputs, kernel, output, side = self._specs
+        input_shape = tuple(input_shape)
+        elided = len(input_shape) - len(inputs)
+        if elided < 0 or (side is None and elided) or (side and elided < 1):
+            raise ValueError(
+                f"EinsumDense {self.equation!r} expects inputs of rank "
+                f"{len(inputs) + (1 if side else 0)}{' or more' if side else ''}. Received "
+                f"input shape {input_shape}")
+        in_axes = input_shape[elided:] if side == "left" else input_shape[:len(inputs)]
+        sizes = dict(zip(inputs, in_axes, strict=True))
+        # The output letters that `output_shape` describes: all but the batch axis,
+        # which is the first letter unless an ellipsis in front holds it.
+        described = output if side == "left" else output[1:]
+        given = list(self.partial_output_shape)
+        if len(given) not in (len(described), len(described) + (elided if side == "right"
+                                                                 else 0)):
+            raise ValueError(
+                f"EinsumDense {self.equation!r}: output_shape must give {len(described)} "
+                f"sizes (the output without the batch axis and the elided axes: "
+                f"'{described}'). Received: output_shape={self.partial_output_shape}")
+        for letter, size in zip(described, given, strict=False):
+            known = sizes.get(letter)
+            if size is not None and known is not None and size != known:
+                raise ValueError(
+                    f"EinsumDense {self.equation!r}: input and output shape do not match at "
+                    f"the shared axis '{letter}': {known} in the input, {size} in "
+                    "output_shape.")
+            sizes.setdefault(letter, size)
+        if side != "left":
+            sizes.setdefault(output[0], input_shape[0])
+        for letter in kernel:
+            if sizes.get(letter) is None:
+                raise ValueError(
+                    f"EinsumDense {self.equation!r}: the size of kernel axis '{letter}' is "
+                    f"unknown (None in output_shape={self.partial_output_shape} and not in "
+                    f"the input shape {input_shape}); the kernel must be fully specified.")
+        body = tuple(sizes[letter] for letter in output)
+        if side == "left":
+            out_shape = input_shape[:elided] + body
+        elif side == "right":
+            out_shape = body + input_shape[len(inputs):]
+        else:
+            out_shape = body
+        return sizes, elided, out_shape
+
+    def build(self, input_shape):
+        sizes, elided, _ = self._sizes(input_shape)
+        _, kernel, output, side = self._specs
+        bias_shape = None
+        if self.bias_axes is not None:
+            first = min(output.index(letter) for letter in self.bias_axes)
+            bias_shape = tuple(sizes[letter] if letter in self.bias_axes else 1
+                               for letter in output[first:])
+            if side == "right":
+                bias_shape += (1,) * elided
+        core.add_kernel_and_bias(self, tuple(sizes[letter] for letter in kernel), bias_shape)
+
+    def call(self, inputs):
+        outputs = einsum_ops.einsum(self.equation, inputs, self.kernel)
+        if self.bias is not None:
+            outputs = math_ops.add(outputs, self.bias)
+        return core.activate(self, outputs)
+
+    def compute_output_shape(self, input_shape):
+        return self._sizes(input_shape)[2]
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(output_shape=list(self.partial_output_shape), equation=self.equation,
+                      activation=activations.serialize(self.activation),
+                      bias_axes=self.bias_axes,
+                      kernel_initializer=initializers.serialize(self.kernel_initializer),
+                      bias_initializer=initializers.serialize(self.bias_initializer),
+                      kernel_regularizer=regularizers.serialize(self.kernel_regularizer),
+                      bias_regularizer=regularizers.serialize(self.bias_regularizer),
+                      activity_regularizer=regularizers.serialize(self.activity_regularizer),
+                      kernel_constraint=constraints.serialize(self.kernel_constraint),
+                      bias_constraint=constraints.serialize(self.bias_constraint))
+        return config
