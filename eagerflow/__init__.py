@@ -172,8 +172,9 @@ _LAZY: dict[str, str] = {
 }
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
-# packages `core` and `ops` are bound here by importing them, but are not API namespaces.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops"})
+# packages `core`, `ops` and `graph` (`ef.config` loads `graph.options`) are bound here by
+# importing them, but are not API namespaces.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops", "graph"})
                  | set(_LAZY))
 
 

@@ -1,4 +1,5 @@
-"""Runtime configuration (`ef.config`): devices, and glibc malloc thresholds (opt-in).
+"""Runtime configuration (`ef.config`): devices, glibc malloc thresholds (opt-in), and
+graph optimizer options (`ef.config.optimizer`, e.g. elementwise fusion).
 
 Examples:
     >>> import eagerflow as ef
@@ -7,11 +8,12 @@ Examples:
 """
 
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
+from eagerflow.graph import options as optimizer
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
     "PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings",
-    "pin_malloc_thresholds",
+    "optimizer", "pin_malloc_thresholds",
 ]
