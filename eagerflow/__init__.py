@@ -172,9 +172,8 @@ _LAZY: dict[str, str] = {
 }
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
-# packages `core`, `ops` and `graph` (`ef.config` loads `graph.options`) are bound here by
-# importing them, but are not API namespaces.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops", "graph"})
+# packages `core` and `ops` are bound here by importing them, but are not API namespaces.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops"})
                  | set(_LAZY))
 
 

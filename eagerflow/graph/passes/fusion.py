@@ -52,7 +52,8 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import dispatch, errors
-from eagerflow.graph import graph, options
+from eagerflow.core import graph_options as options
+from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
 try:

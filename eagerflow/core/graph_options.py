@@ -17,8 +17,9 @@ Examples:
 
 from __future__ import annotations
 
-# Read by `passes.fusion` when a plan is compiled. This module imports nothing, so that
-# `import eagerflow` (which loads `ef.config`) does not load the graph compiler or numexpr.
+# Read by `graph/passes/fusion.py` when a plan is compiled. Kept in the core, next to the
+# device list `ef.config` also shows, so that `import eagerflow` loads neither the graph
+# compiler nor numexpr.
 _settings = {"elementwise_fusion": True}
 
 
