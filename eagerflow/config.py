@@ -7,8 +7,8 @@ Examples:
     ['CPU']
 """
 
-from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.core import graph_options as optimizer
+from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it

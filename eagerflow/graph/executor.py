@@ -296,7 +296,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         elif any(isinstance(v, trace.GeneratorRef) for v in node.attrs.values()):
             env[f"a{k}"] = node.attrs  # random generators are looked up on every run
             call_args.append(f"**_generators(a{k})")
-        elif node.attrs:
+        elif node.attrs or save:
             # a forward whose result a later gradient op takes keeps it (see ops/saved.py)
             env[f"a{k}"] = {**node.attrs, "save_for_gradient": True} if save else node.attrs
             call_args.append(f"**a{k}")
