@@ -304,3 +304,11 @@ def test_compile_jit_compile_controls_fusion_of_the_traced_steps():
     assert (fused_programs("auto")[0] > 0) == fusion.AVAILABLE  # Adam's small chains
     with pytest.raises(ValueError, match=r"jit_compile must be 'auto', True or False"):
         model.compile(loss="mse", jit_compile="xla")
+
+
+def test_compile_jit_compile_true_needs_numexpr(monkeypatch):
+    from eagerflow.graph.passes import fusion
+
+    monkeypatch.setattr(fusion, "AVAILABLE", False)
+    with pytest.raises(ef.errors.UnimplementedError, match=r"pip install 'eagerflow\[fast\]'"):
+        mlp().compile(loss="mse", jit_compile=True)

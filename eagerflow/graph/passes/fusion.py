@@ -136,15 +136,16 @@ def wanted(jit_compile) -> bool:
 
 
 def require() -> None:
-    """Raises the error `ef.function(jit_compile=True)` gives when fusion cannot run."""
+    """Raises the error ``jit_compile=True`` (`ef.function`, `Model.compile`) gives when
+    fusion cannot run."""
     if AVAILABLE:
         return
     reason = ("numexpr is not installed" if _vm is None else
               "the installed numexpr lacks the virtual-machine opcodes it needs")
     raise errors.UnimplementedError(
-        f"ef.function(jit_compile=True) compiles elementwise chains with numexpr, but "
-        f"{reason}. Install it with `pip install 'eagerflow[fast]'` (numexpr>=2.10), or "
-        f"pass jit_compile=None to fuse only when it is available."
+        f"jit_compile=True compiles elementwise chains with numexpr, but {reason}. "
+        f"Install it with `pip install 'eagerflow[fast]'` (numexpr>=2.10), or leave "
+        f"jit_compile at its default to fuse only when numexpr is available."
     )
 
 
@@ -252,7 +253,6 @@ def _external_uses(program, fusable, root) -> set:
 def _fuse_region(members, external):
     """``{id(member): replacement node or None}`` for a region, or None when fusing it
     would not pay (or does not fit numexpr's limits)."""
-    inside = {id(m) for m in members}
     producer = {id(m.outputs[0]): m for m in members}
     outputs = [m for m in members if id(m) in external]
     materialised: set = set()
@@ -274,7 +274,7 @@ def _fuse_region(members, external):
         if compiled is None:
             return None
         programs.append(compiled)
-    replaced = {id(m): None for m in members if id(m) in inside}
+    replaced = {id(m): None for m in members}
     for out, (kernel, inputs) in zip(outputs, programs, strict=True):
         op = dispatch.Op("FusedElementwise", kernel, differentiable=False, fresh=True)
         node = graph.Node(op, inputs, {}, f"{out.name}/fused", out.graph)
