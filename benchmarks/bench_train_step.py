@@ -9,7 +9,10 @@ Workload: a 784-256-256-10 MLP on synthetic (16384, 784) float32 data, batch 128
   scratch", written with ef names: ``@ef.function`` around tape, ``optimizer.apply``;
 * ``torch``: the same loop in PyTorch (when importable), default threads;
 * ``numpy``: the same network and Adam written by hand in NumPy (the floor without a
-  framework).
+  framework);
+* ``ef fit plan``: ``ef fit`` with elementwise fusion off
+  (``ef.config.optimizer.set_experimental_options({"elementwise_fusion": False})``), to
+  show what fusion (numexpr installed, the default) changes in a real step.
 
 For the eagerflow rows the script also reports the share of the step spent outside the
 compiled plan (in Python around it: argument handling, the fit loop, callbacks, and any
@@ -68,17 +71,18 @@ def _timed_plans():
     return spent
 
 
-def _ef_model():
+def _ef_model(fusion=True):
     import eagerflow as ef
 
+    ef.config.optimizer.set_experimental_options({"elementwise_fusion": fusion})
     ef.config.pin_malloc_thresholds()  # opt in: steps reuse their pages (see the docs)
     ef.random.set_seed(0)
     return ef, ef.Sequential([ef.layers.Dense(256, activation="relu", input_shape=(784,)),
                               ef.layers.Dense(256, activation="relu"), ef.layers.Dense(10)])
 
 
-def run_ef_fit(x, y):
-    ef, model = _ef_model()
+def run_ef_fit(x, y, fusion=True):
+    ef, model = _ef_model(fusion)
     model.compile(optimizer=ef.optim.Adam(LR),
                   loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True))
     spent = _timed_plans()
@@ -190,7 +194,7 @@ def run_numpy(x, y):
 
 
 RUNNERS = {"ef fit": run_ef_fit, "ef function": run_ef_function, "torch": run_torch,
-           "numpy": run_numpy}
+           "numpy": run_numpy, "ef fit plan": lambda x, y: run_ef_fit(x, y, fusion=False)}
 
 
 def _available(name) -> bool:

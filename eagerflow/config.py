@@ -1,4 +1,5 @@
-"""Runtime configuration (`ef.config`): devices, and glibc malloc thresholds (opt-in).
+"""Runtime configuration (`ef.config`): devices, glibc malloc thresholds (opt-in), and
+graph optimizer options (`ef.config.optimizer`, e.g. elementwise fusion).
 
 Examples:
     >>> import eagerflow as ef
@@ -6,6 +7,7 @@ Examples:
     ['CPU']
 """
 
+from eagerflow.core import graph_options as optimizer
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 
@@ -13,5 +15,5 @@ from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 # names exactly the public names imported above.
 __all__ = [
     "PhysicalDevice", "list_logical_devices", "list_physical_devices", "malloc_settings",
-    "pin_malloc_thresholds",
+    "optimizer", "pin_malloc_thresholds",
 ]

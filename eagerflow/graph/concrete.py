@@ -33,7 +33,7 @@ import numpy as np
 from eagerflow.core import context, dispatch, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
-from eagerflow.graph.passes import pipeline
+from eagerflow.graph.passes import fusion, pipeline
 
 _Tensor = tensor.Tensor
 _ndarray = np.ndarray
@@ -202,7 +202,9 @@ class ConcreteFunction:
         plan = self._plans.get(key)
         if plan is None:
             outputs = list(self.graph.outputs) + list(extra)
-            program = pipeline.optimize(self.graph.nodes, outputs)
+            # check_numerics names the op of each bad value: fused programs would hide it
+            fuse = not check and fusion.wanted(self.graph.jit_compile)
+            program = pipeline.optimize(self.graph.nodes, outputs, fuse)
             plan = executor.compile_program(program, self.graph.inputs, self.name, check)
             self._plans[key] = plan
             if not extra and not check:
@@ -340,6 +342,7 @@ class _Backward:
         fgraph = self.forward.graph
         targets = self._targets()
         bgraph = graph.Graph(f"{self.forward.name}_grad")
+        bgraph.jit_compile = fgraph.jit_compile
         tracer = trace.Tracer(bgraph, executing=False, external=True)
         keys = fgraph.input_keys + [("variable", v) for v in self.forward._read_variables]
         with trace.active(tracer, private=True) as recorder:

@@ -41,7 +41,7 @@ import numpy as np
 from eagerflow.core import context, dispatch, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
-from eagerflow.graph.passes import pipeline
+from eagerflow.graph.passes import fusion, pipeline
 
 _is_symbolic = graph.is_symbolic
 
@@ -73,7 +73,8 @@ class Branch:
     def plan(self):
         """The compiled plan (built on first use)."""
         if self._plan is None:
-            program = pipeline.optimize(self.graph.nodes, self.graph.outputs)
+            program = pipeline.optimize(self.graph.nodes, self.graph.outputs,
+                                        fusion.wanted(self.graph.jit_compile))
             self._plan = executor.compile_program(program, self.inputs, self.graph.name)
         return self._plan
 
@@ -82,6 +83,8 @@ def _trace_subgraph(fn, specs, name, executing, recompute=False, no_hoist=(), ov
     """Traces `fn(*placeholders)` into a new graph under the current tracer."""
     parent = context.thread.tracer
     sub = graph.Graph(name)
+    if parent is not None:
+        sub.jit_compile = parent.graph.jit_compile
     tracer = trace.Tracer(sub, executing=executing, parent=parent, recompute=recompute,
                             no_hoist=no_hoist)
     tracer.read_overrides.update(overrides or {})

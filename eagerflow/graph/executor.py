@@ -14,9 +14,10 @@ passed in through the function's globals, never written into the source. An exce
 is mapped back to the op that raised it (from the line number) and reported like an
 eager error, ``... [Op:Name]``.
 
-Examples:
+Examples (``jit_compile=False``: with numexpr installed, this chain would otherwise be
+one fused program, see `passes.fusion`):
     >>> import eagerflow as ef
-    >>> @ef.function
+    >>> @ef.function(jit_compile=False)
     ... def f(x, y):
     ...     return ef.tanh(x * y + 0.5) - y
     >>> print(f.get_concrete_function(ef.constant([1.0]), ef.constant([2.0])).plan_source())
@@ -295,7 +296,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         elif any(isinstance(v, trace.GeneratorRef) for v in node.attrs.values()):
             env[f"a{k}"] = node.attrs  # random generators are looked up on every run
             call_args.append(f"**_generators(a{k})")
-        elif node.attrs:
+        elif node.attrs or save:
             # a forward whose result a later gradient op takes keeps it (see ops/saved.py)
             env[f"a{k}"] = {**node.attrs, "save_for_gradient": True} if save else node.attrs
             call_args.append(f"**a{k}")
@@ -330,5 +331,5 @@ _ALWAYS_ARRAY = {
     "Reshape", "Transpose", "BroadcastTo", "Cast", "SelectV2", "Sigmoid", "ConcatV2",
     "Pack", "Tile", "Gather", "GatherGrad", "StridedSlice", "StridedSliceGrad", "OneHot",
     "ZerosLike", "OnesLike", "Fill", "Identity", "StopGradient", "Rsqrt", "Round",
-    "SquaredDifference", "LogSumExp", "Cumsum", "Cumprod", "ArgMax", "ArgMin",
+    "SquaredDifference", "LogSumExp", "FusedElementwise", "Cumsum", "Cumprod", "ArgMax", "ArgMin",
 }

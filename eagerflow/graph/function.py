@@ -53,6 +53,7 @@ import weakref
 
 from eagerflow.core import context, errors, nest, spec, tensor
 from eagerflow.graph import autograph, concrete, graph, signatures, trace
+from eagerflow.graph.passes import fusion
 
 _Tensor = tensor.Tensor
 _flags = context.flags
@@ -98,7 +99,7 @@ class Function:
     """
 
     def __init__(self, python_function, input_signature=None, reduce_retracing=False,
-                 name=None, autograph=True):  # noqa: D107
+                 name=None, autograph=True, jit_compile=None):  # noqa: D107
         if not callable(python_function):
             raise TypeError(
                 f"ef.function needs a callable, got {type(python_function).__name__}: "
@@ -110,6 +111,12 @@ class Function:
         self._input_signature = signatures.check_signature(input_signature, self._name)
         self._reduce_retracing = bool(reduce_retracing)
         self._autograph = bool(autograph)
+        if jit_compile not in (None, True, False):
+            raise TypeError(f"ef.function: `jit_compile` must be None, True or False. "
+                            f"Received: jit_compile={jit_compile!r}")
+        if jit_compile:
+            fusion.require()
+        self._jit_compile = jit_compile
         self._converted = None
         self._cache: dict = {}
         self._fast: dict = {}  # flat (shape, dtype, ...) of all-tensor calls -> function
@@ -172,7 +179,7 @@ class Function:
     def _bind_to(self, instance):
         return Function(types.MethodType(self._python_function, instance),
                         self._input_signature, self._reduce_retracing, self._name,
-                        self._autograph)
+                        self._autograph, self._jit_compile)
 
     # -- calls -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -297,6 +304,7 @@ class Function:
     def _trace(self, args, kwargs, key, tensors, executing):
         specs = self._specs_for(key, tensors)
         graph_ = graph.Graph(self._name)
+        graph_.jit_compile = self._jit_compile
         tracer = trace.Tracer(graph_, executing=executing)
         values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
         with trace.active(tracer, private=True) as recorder:
@@ -405,7 +413,11 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
         autograph: convert Python ``if``/``while``/``for`` (and ``break``, ``continue``,
             early ``return``) whose condition is a tensor into `ef.cond` / `ef.while_loop`
             (see `eagerflow.graph.autograph`); False traces the function as written.
-        jit_compile: accepted for compatibility; ignored.
+        jit_compile: elementwise fusion (see `eagerflow.graph.passes.fusion`): None
+            (default) fuses when numexpr is installed (``pip install 'eagerflow[fast]'``)
+            and `ef.config.optimizer` allows it; False never fuses; True always does and
+            raises `UnimplementedError` here when numexpr is missing. Fusion changes speed
+            only: values agree with the unfused plan to float rounding.
         experimental_relax_shapes: old name of `reduce_retracing`.
         name: a name for the graph.
 
@@ -422,11 +434,10 @@ def function(func=None, input_signature=None, reduce_retracing=False, autograph=
         >>> norm.experimental_get_tracing_count()
         1
     """
-    del jit_compile
     relax = bool(reduce_retracing or experimental_relax_shapes)
 
     def decorate(f):
-        return Function(f, input_signature, relax, name, autograph)
+        return Function(f, input_signature, relax, name, autograph, jit_compile)
 
     return decorate if func is None else decorate(func)
 

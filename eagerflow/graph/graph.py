@@ -399,6 +399,8 @@ class Graph:
         self.var_reads: dict[int, tuple] = {}  # id(variable) -> (variable, its reads)
         self.input_keys: list = []  # what each input stands for in `records`
         self._counts: dict[str, int] = {}
+        # `ef.function(jit_compile=...)`: None follows `ef.config.optimizer` (fusion.wanted)
+        self.jit_compile = None
 
     @property
     def operations(self) -> list:

@@ -61,7 +61,7 @@ class TracedStep:
         traced = self._functions.get(key)
         if traced is None:
             traced = self._functions[key] = function_module.function(
-                self._step, name=f"{self._kind}_step")
+                self._step, name=f"{self._kind}_step", jit_compile=self.model._jit_compile)
         try:
             logs = traced(data)
         except graph.OperatorNotAllowedInGraphError as e:

@@ -32,6 +32,7 @@ from eagerflow import metrics as metrics_lib
 from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
+from eagerflow.graph.passes import fusion
 from eagerflow.models import compile_utils, data_adapter, fit_loops, step_function
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
@@ -81,6 +82,7 @@ class Trainer:
     _output_loss_trackers = ()
     _initial_epoch = None
     _steps_per_execution = 1
+    _jit_compile = None  # `ef.function`'s argument for the traced steps
     _run_eagerly = False
     _train_function = _test_function = _predict_function = None
     # Set by the fit/evaluate loops (see `_loop_cache`): walking the model's attributes for
@@ -91,7 +93,8 @@ class Trainer:
 
     # -- compile ---------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
-                weighted_metrics=None, run_eagerly=False, steps_per_execution=1):
+                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
+                jit_compile="auto"):
         """Configures the model for training.
 
         Args:
@@ -107,6 +110,10 @@ class Trainer:
             run_eagerly: run every step eagerly. With False (default) the default train
                 step runs through `ef.function` when available, with identical results.
             steps_per_execution: batches between calls of the batch-level callbacks.
+            jit_compile: elementwise fusion in the traced steps, as `ef.function`'s
+                argument: ``"auto"`` (default) fuses when numexpr is installed and
+                `ef.config.optimizer` allows it, False never, True always (an error here
+                when numexpr is missing).
 
         Raises:
             ValueError: for unknown names, or arguments that do not fit the outputs.
@@ -121,6 +128,11 @@ class Trainer:
                 or steps_per_execution <= 0:
             raise ValueError(f"compile: steps_per_execution must be a positive int. Received: "
                              f"{steps_per_execution!r}")
+        if jit_compile not in ("auto", True, False):
+            raise ValueError(f"compile: jit_compile must be 'auto', True or False. Received: "
+                             f"jit_compile={jit_compile!r}")
+        if jit_compile is True:
+            fusion.require()
         resolved = optim.get(optimizer)
         output_names = self._static_output_names()
         self.compiled_loss = None if loss is None else compile_utils.CompiledLoss(
@@ -140,10 +152,12 @@ class Trainer:
         self._output_loss_trackers = None  # one per output, made with the loss mapping
         self._run_eagerly = bool(run_eagerly)
         self._steps_per_execution = steps_per_execution
+        self._jit_compile = None if jit_compile == "auto" else jit_compile
         self._compile_arguments = {
             "optimizer": resolved, "loss": loss, "metrics": metrics,
             "weighted_metrics": weighted_metrics, "loss_weights": loss_weights,
             "run_eagerly": bool(run_eagerly), "steps_per_execution": steps_per_execution,
+            "jit_compile": jit_compile,
         }
         self._train_function = self._test_function = self._predict_function = None
 

@@ -8,7 +8,11 @@ Each is one fused primitive computed in log-sum-exp form, so logits of any magni
   distributions; TensorFlow uses that form even when labels do not sum to 1, we use the
   exact derivative), ``d/dp = -log_softmax(z)``;
 * sparse softmax: ``loss = logsumexp(z) - z[label]``; ``d/dz = softmax(z) - one_hot``;
-  labels outside ``[0, classes)`` are an `InvalidArgumentError` naming them;
+  labels outside ``[0, classes)`` are an `InvalidArgumentError` naming them. Forward and
+  gradient share one softmax: while a tape records (or a traced step takes the
+  gradient), the forward keeps the softmax it computed anyway (`ops/kernels/saved.py`),
+  and the gradient kernel subtracts 1 at each label in place: no second softmax, no
+  one-hot matrix;
 * sigmoid: ``loss = max(z, 0) - z * p + log1p(exp(-|z|))``; ``d/dz = sigmoid(z) - p``,
   ``d/dp = -z``.
 
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
@@ -34,6 +38,9 @@ from eagerflow.ops import math as _math
 from eagerflow.ops import nn as _nn
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
+from eagerflow.ops.kernels import saved
+
+_flags = context.flags
 
 
 def _neg_log_softmax_last(z):
@@ -149,18 +156,70 @@ def _check_labels(labels, classes):
         )
 
 
-@primitive("SparseSoftmaxCrossEntropyWithLogits")
-def _sparse_softmax_xent(labels, logits):
+def _sparse_softmax(labels, logits, want_softmax):
+    """``(loss, softmax or None)`` from one pass of exponentials.
+
+    ``loss = log(sum(e)) - shifted[label]`` with ``e = exp(shifted)`` and the row maximum
+    subtracted first: the label's logit is picked before the exponentials overwrite the
+    shifted logits in place, and the most likely class gets exactly ``+0.0``.
+    """
+    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
+    loss = np.empty(labels.shape, logits.dtype)  # 0-d stays an array (for `saved`)
+    np.copyto(loss, np.take_along_axis(shifted, labels[..., None].astype(np.intp), -1)[..., 0])
+    exps = np.exp(shifted, out=shifted)
+    total = np.add.reduce(exps, axis=-1, keepdims=True)
+    np.subtract(np.log(total[..., 0]), loss, out=loss)
+    return loss, (np.divide(exps, total, out=exps) if want_softmax else None)
+
+
+@primitive("SparseSoftmaxCrossEntropyWithLogits", fresh=True)
+def _sparse_softmax_xent(labels, logits, save_for_gradient=False):
     _check_labels(labels, logits.shape[-1])
-    neg_log_probs = _neg_log_softmax_last(logits)
-    return np.take_along_axis(neg_log_probs, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    keep = bool(_flags.tapes or save_for_gradient)  # the gradient will want the softmax
+    loss, softmax = _sparse_softmax(labels, logits, keep)
+    if keep:
+        saved.remember(loss, ("sparse-xent-softmax", logits.shape), softmax)
+    return loss
 
 
 @_sparse_softmax_xent.gradient
 def _sparse_softmax_xent_grad(dy, loss, labels, logits):
-    target = _indexing.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
-    return None, _math.multiply(_array.expand_dims(dy, -1),
-                                _math.subtract(_nn.softmax(logits), target))
+    return None, execute(_sparse_softmax_xent_backprop, (dy, loss, labels, logits))
+
+
+@primitive("SparseSoftmaxCrossEntropyWithLogitsGrad", fresh=True)
+def _sparse_softmax_xent_backprop(dy, loss, labels, logits):
+    """``dy[..., None] * (softmax(logits) - one_hot(labels))`` without the one-hot matrix,
+    from the softmax the forward pass saved for `loss` (recomputed when it is gone)."""
+    softmax = saved.take(loss, ("sparse-xent-softmax", logits.shape))
+    if softmax is None:
+        softmax = _sparse_softmax(labels, logits, True)[1]
+    rows = softmax.reshape(-1, logits.shape[-1])  # a view: the softmax is ours to overwrite
+    rows[np.arange(rows.shape[0]), labels.reshape(-1)] -= 1
+    return np.multiply(softmax, np.expand_dims(dy, -1), out=softmax)
+
+
+saved.pair("SparseSoftmaxCrossEntropyWithLogitsGrad", "SparseSoftmaxCrossEntropyWithLogits",
+           lambda node: node.inputs[1], lambda node: node.outputs[0],
+           lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
+           and None not in producer.inputs[1].shape)
+
+
+@_sparse_softmax_xent_backprop.gradient
+def _sparse_softmax_xent_backprop_grad(dg, g, dy, loss, labels, logits, needs):
+    # g = dy * (s - onehot) with s = softmax(z): d/d(dy) = sum(dg * (s - onehot)) over
+    # classes; d/dz = s * (u - sum(u * s)) with u = dg * dy (softmax's VJP). In ops, so
+    # higher orders work too.
+    softmax = _nn.softmax(logits)
+    d_dy = d_logits = None
+    if needs[0]:
+        target = _indexing.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
+        d_dy = _reduce.reduce_sum(_math.multiply(dg, _math.subtract(softmax, target)), -1)
+    if needs[3]:
+        u = _math.multiply(dg, _array.expand_dims(dy, -1))
+        inner = _reduce.reduce_sum(_math.multiply(u, softmax), -1, keepdims=True)
+        d_logits = _math.multiply(softmax, _math.subtract(u, inner))
+    return d_dy, None, None, d_logits
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):

@@ -112,6 +112,7 @@ def to_config(arguments: dict) -> dict:
         "loss_weights": serialize_spec(arguments["loss_weights"]),
         "run_eagerly": arguments["run_eagerly"],
         "steps_per_execution": arguments["steps_per_execution"],
+        "jit_compile": arguments.get("jit_compile", "auto"),
     }
 
 
@@ -136,4 +137,5 @@ def from_config(config: dict, custom_objects=None) -> dict:
         "loss_weights": config.get("loss_weights"),
         "run_eagerly": config.get("run_eagerly", False),
         "steps_per_execution": config.get("steps_per_execution", 1),
+        "jit_compile": config.get("jit_compile", "auto"),
     }

@@ -281,3 +281,34 @@ def test_same_seed_same_training():
     assert first == second
     for a, b in zip(weights_1, weights_2, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def test_compile_jit_compile_controls_fusion_of_the_traced_steps():
+    from eagerflow.graph.passes import fusion
+
+    x = np.random.default_rng(0).random((16, 3)).astype(np.float32)
+    y = np.random.default_rng(1).integers(0, 2, 16)
+
+    def fused_programs(jit_compile):
+        model = ef.Sequential([ef.Input((3,)), ef.layers.Dense(2)])
+        model.compile(optimizer=ef.optim.Adam(0.01), jit_compile=jit_compile,
+                      loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True))
+        model.fit(x, y, batch_size=8, verbose=0)
+        steps = model._make_train_function()._functions.values()
+        return sum(node.type == "FusedElementwise" for step in set(steps)
+                   for cf in step._cache.values()
+                   for node in cf.optimized_graph.nodes), model
+
+    count, model = fused_programs(False)
+    assert count == 0 and model.get_compile_config()["jit_compile"] is False
+    assert (fused_programs("auto")[0] > 0) == fusion.AVAILABLE  # Adam's small chains
+    with pytest.raises(ValueError, match=r"jit_compile must be 'auto', True or False"):
+        model.compile(loss="mse", jit_compile="xla")
+
+
+def test_compile_jit_compile_true_needs_numexpr(monkeypatch):
+    from eagerflow.graph.passes import fusion
+
+    monkeypatch.setattr(fusion, "AVAILABLE", False)
+    with pytest.raises(ef.errors.UnimplementedError, match=r"pip install 'eagerflow\[fast\]'"):
+        mlp().compile(loss="mse", jit_compile=True)

@@ -39,8 +39,11 @@ def test_saved_model_continues_training_identically(tmp_path):
     ef.random.set_seed(9)
     history = restored.fit(x, y, epochs=1, batch_size=8, verbose=0)
     assert list(history.history) == ["loss", "accuracy", "ce"]
+    # The restored model's first step is its traced run (NumPy kernels); the original's
+    # runs the compiled plan, where elementwise fusion (numexpr, when installed) may round
+    # exp/pow/tanh differently in the last bit. Restored state shows as far larger errors.
     for actual, expected in zip(weights_of(restored), weights_of(model), strict=True):
-        np.testing.assert_array_equal(actual, expected)
+        np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-7)
 
 
 def test_compile_config_is_json_and_round_trips():

@@ -123,3 +123,85 @@ def test_integer_one_hot_labels_are_cast():
 def test_errors(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         call()
+
+
+# -- the fused sparse softmax cross-entropy kernel ------------------------------------------
+def _sparse_reference(labels, logits, dy):
+    shifted = logits - logits.max(-1, keepdims=True)
+    softmax = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)
+    onehot = np.eye(logits.shape[-1])[labels]
+    return -np.log((softmax * onehot).sum(-1)), dy[..., None] * (softmax - onehot)
+
+
+@pytest.fixture
+def softmax_passes(monkeypatch):
+    """Counts the softmax computations of the sparse cross-entropy kernels."""
+    from eagerflow.ops import cross_entropy
+
+    calls = []
+    original = cross_entropy._sparse_softmax
+
+    def counting(labels, logits, want_softmax):
+        calls.append(want_softmax)
+        return original(labels, logits, want_softmax)
+
+    monkeypatch.setattr(cross_entropy, "_sparse_softmax", counting)
+    return calls
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_sparse_kernel_computes_one_softmax_per_step(softmax_passes, traced):
+    rng = np.random.default_rng(0)
+    logits = ef.constant(rng.normal(size=(4, 3, 6)).astype(np.float32))
+    labels = ef.constant(rng.integers(0, 6, size=(4, 3)))
+    weights = ef.constant(rng.uniform(size=(4, 3)).astype(np.float32))
+
+    def step(labels, logits):
+        with ef.GradientTape() as tape:
+            tape.watch(logits)
+            loss = ef.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+            total = ef.reduce_sum(loss * weights)
+        return loss, tape.gradient(total, logits)
+
+    fn = ef.function(step) if traced else step
+    if traced:
+        fn(labels, logits)  # the traced run
+        types = [n.type for n in fn.get_concrete_function(labels, logits).optimized_graph.nodes]
+        assert "OneHot" not in types and "Softmax" not in types
+        softmax_passes.clear()
+    loss, grad = fn(labels, logits)
+    assert softmax_passes == [True]  # the forward's; the gradient took it
+    want_loss, want_grad = _sparse_reference(labels.numpy(), logits.numpy().astype(np.float64),
+                                             weights.numpy())
+    np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-5)
+    np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-5, atol=1e-7)
+
+
+def test_sparse_kernel_without_a_tape_keeps_nothing_and_recomputes_when_needed(softmax_passes):
+    from eagerflow.core import dispatch
+
+    logits = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+    labels = np.array([2, 0])
+    loss = ef.nn.sparse_softmax_cross_entropy_with_logits(labels, logits)
+    assert softmax_passes == [False]  # no tape: the loss only
+    dy = np.array([1.0, 0.5])
+    grad = dispatch.execute(dispatch.OPS["SparseSoftmaxCrossEntropyWithLogitsGrad"],
+                            (ef.constant(dy), loss, ef.constant(labels), ef.constant(logits)))
+    assert softmax_passes == [False, True]  # nothing saved: recomputed
+    np.testing.assert_allclose(grad.numpy(), _sparse_reference(labels, logits, dy)[1])
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_sparse_categorical_crossentropy_from_logits_gradients(traced):
+    rng = np.random.default_rng(1)
+    labels = ef.constant(rng.integers(0, 4, size=(3,)))
+
+    def loss_fn(logits):
+        return ef.losses.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+    fn = ef.function(loss_fn) if traced else loss_fn
+    ef.testing.check_gradients(fn, rng.normal(size=(3, 4)), order=2)
+    # and the direct op, with a scalar label (0-d loss)
+    ef.testing.check_gradients(
+        lambda z: ef.nn.sparse_softmax_cross_entropy_with_logits(ef.constant(2), z),
+        rng.normal(size=(5,)), order=2)

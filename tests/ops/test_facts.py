@@ -15,6 +15,8 @@ _CASES = all_cases()  # importing the test modules registers every op family the
 _DIRECT_CALLS = [
     ("Shape", (np.zeros((2, 3), np.float32),), {"out_type": np.dtype(np.int32)}),
     ("Size", (np.zeros((2, 3), np.float32),), {"out_type": np.dtype(np.int64)}),
+    ("OneHot", (np.array([0, 2]),), {"depth": 3, "on_value": 1.0, "off_value": 0.0,
+                                      "axis": -1, "dtype": np.dtype(np.float32)}),
 ]
 
 

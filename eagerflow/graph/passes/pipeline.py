@@ -19,18 +19,21 @@ from eagerflow.graph.passes import (
     common_subexpressions,
     constant_folding,
     dead_code,
+    fusion,
     pool_first,
     pooled_mask,
 )
 from eagerflow.graph.passes import program as program_lib
 
 
-def optimize(nodes, outputs) -> program_lib.Program:
+def optimize(nodes, outputs, fuse: bool = False) -> program_lib.Program:
     """Runs every pass (see `eagerflow.graph.passes` for the order and why) on a program.
 
     Args:
         nodes: the nodes of a traced graph, in execution order.
         outputs: the tensors the program returns.
+        fuse: run elementwise fusion (`fusion.fuse_elementwise`); callers decide with
+            `fusion.wanted`.
 
     Returns:
         The optimised `Program`, with its buffer-reuse plan.
@@ -53,4 +56,6 @@ def optimize(nodes, outputs) -> program_lib.Program:
     program = dead_code.eliminate_dead_code(program)
     program = pool_first.pool_first(program)
     program = dead_code.eliminate_dead_code(program)
+    if fuse:
+        program = fusion.fuse_elementwise(program)
     return buffer_reuse.plan_buffer_reuse(program)

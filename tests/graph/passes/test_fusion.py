@@ -1,0 +1,369 @@
+"""Elementwise fusion (eagerflow/graph/passes/fusion.py) and its switches."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import eagerflow as ef
+from eagerflow.graph import executor
+from eagerflow.graph.passes import fusion, pipeline
+from eagerflow.testing import check_gradients
+
+needs_numexpr = pytest.mark.skipif(not fusion.AVAILABLE, reason="numexpr is not installed")
+FUSED = "FusedElementwise"
+
+
+def chain(x, y):
+    """The benchmark's body, shortened: shared values, two outputs, Python constants."""
+    for _ in range(4):
+        z = x * y
+        z = z * 0.5 + 0.25
+        x = ef.tanh(z) - x * 0.1
+        y = ef.cos(y) + x
+    return x, y
+
+
+def optimized_types(fn, *args):
+    return [n.type for n in fn.get_concrete_function(*args).optimized_graph.nodes]
+
+
+@pytest.fixture
+def always_fuse(monkeypatch):
+    """Fuse every region, whatever the cost model says (tests the code generator)."""
+    monkeypatch.setattr(fusion, "_GAIN", float("inf"))
+
+
+def _pair(dtype=np.float32, shape=(6,), seed=0):
+    rng = np.random.default_rng(seed)
+    return [ef.constant(rng.uniform(-1, 1, shape).astype(dtype)) for _ in range(2)]
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chain_runs_as_programs_with_eager_values_and_dtype(dtype):
+    x, y = _pair(dtype)
+    fused = ef.function(chain)
+    types = optimized_types(fused, x, y)
+    assert types == ["Placeholder", "Placeholder", FUSED, FUSED]  # one program per output
+    fused(x, y)  # the first call is the traced (eager) run; the second runs the plan
+    plain_x, plain_y = ef.function(chain, jit_compile=False)(x, y)
+    eager_x, eager_y = chain(x, y)
+    out_x, out_y = fused(x, y)
+    assert out_x.dtype == out_y.dtype == dtype  # float32 constants, no upcast
+    for out, plain, eager in ((out_x, plain_x, eager_x), (out_y, plain_y, eager_y)):
+        np.testing.assert_allclose(out.numpy(), eager.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(out.numpy(), plain.numpy(), rtol=1e-5, atol=1e-6)
+
+
+OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (ef.abs(b) + 0.5), "pow": lambda a, b: ef.pow(ef.abs(a) + 0.1, b),
+    "neg": lambda a, b: -a + b, "sqrt": lambda a, b: ef.sqrt(ef.abs(a)) * b,
+    "maximum": ef.maximum, "minimum": ef.minimum, "abs": lambda a, b: ef.abs(a) - b,
+    "exp": lambda a, b: ef.exp(a) * b, "expm1": lambda a, b: ef.math.expm1(a) * b,
+    "log": lambda a, b: ef.log(ef.abs(a) + 0.1) * b,
+    "log1p": lambda a, b: ef.log1p(ef.abs(a)) * b, "sin": lambda a, b: ef.sin(a) * b,
+    "cos": lambda a, b: ef.cos(a) * b, "tan": lambda a, b: ef.tan(a) * b,
+    "tanh": lambda a, b: ef.tanh(a) * b, "floor": lambda a, b: ef.floor(a * 3.0) * b,
+    "ceil": lambda a, b: ef.math.ceil(a * 3.0) * b, "sign": lambda a, b: ef.sign(a) * b,
+    "square": lambda a, b: ef.square(a) - b, "reciprocal": lambda a, b: ef.math.reciprocal(
+        ef.abs(a) + 0.5) * b, "relu": lambda a, b: ef.nn.relu(a) * b,
+    "sigmoid": lambda a, b: ef.sigmoid(a * 40.0) * b,
+    "squared_difference": lambda a, b: ef.math.squared_difference(a, b) * 2.0,
+}
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_fusable_op_matches_numpy(always_fuse, name, dtype):
+    def body(a, b):
+        return OPS[name](a, b) * 1.5  # at least two ops: one op alone is never fused
+
+    x, y = _pair(dtype, (3, 4), seed=1)
+    y = ef.constant(y.numpy()[:1])  # broadcast (1, 4) against (3, 4)
+    fused = ef.function(body)
+    assert FUSED in optimized_types(fused, x, y)
+    fused(x, y)
+    out = fused(x, y)
+    assert out.dtype == dtype and out.shape == (3, 4)
+    np.testing.assert_allclose(out.numpy(), body(x, y).numpy(), rtol=2e-6, atol=1e-6)
+
+
+def test_every_fusable_op_has_a_test_and_a_cost():
+    assert set(fusion._COSTS) == {name or kind for kind, name in fusion._EMIT.values()}
+    assert {"abs" if key == "absolute" else key for key in fusion._COSTS} == set(OPS)
+
+
+@needs_numexpr
+def test_nan_and_inf_behave_as_in_numpy(always_fuse):
+    values = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -2.0, 3.0], np.float32)
+
+    def body(x):
+        return ef.maximum(x, 0.0) + ef.minimum(x, 1.0) * ef.sign(x) - ef.log(x) * ef.sqrt(x)
+
+    fused = ef.function(body)
+    x = ef.constant(values)
+    assert FUSED in optimized_types(fused, x)
+    fused(x)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(fused(x).numpy(), body(x).numpy())
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.float16, np.int32])
+def test_float16_and_integer_chains_stay_numpy(always_fuse, dtype):
+    x = ef.constant(np.arange(6).astype(dtype))
+    fused = ef.function(lambda x: ((x * 3 + 1) * (x + 2) - x) // 2 if dtype == np.int32
+                        else (x * 3.0 + 1.0) * (x + 2.0) - x)
+    assert FUSED not in optimized_types(fused, x)
+
+
+@needs_numexpr
+def test_comparisons_where_and_mixed_dtypes_are_region_boundaries(always_fuse):
+    def body(x, n):
+        a = x * 2.0 + 1.0
+        mask = a > 0.0  # a comparison is never fused
+        b = ef.where(mask, a, -a) * 3.0 + 1.0
+        return b + ef.cast(n, ef.float32) * 2.0
+
+    x = ef.constant(np.linspace(-2, 2, 5).astype(np.float32))
+    n = ef.constant(np.arange(5, dtype=np.int32))
+    fused = ef.function(body)
+    nodes = fused.get_concrete_function(x, n).optimized_graph.nodes
+    assert {"Greater", "SelectV2", "Cast"} <= {node.type for node in nodes}
+    fused(x, n)
+    np.testing.assert_allclose(fused(x, n).numpy(), body(x, n).numpy(), rtol=1e-6)
+
+
+@needs_numexpr
+def test_no_region_spans_a_variable_write():
+    v = ef.Variable(np.ones(4, np.float32))
+
+    def step(x):
+        before = v.read_value() * 2.0 + x  # must use v before the write
+        before = ef.tanh(before) * 3.0 - 1.0
+        v.assign_add(x * 10.0)
+        after = ef.tanh(before * 0.5 + x) - before * 0.1  # uses `before` after the write
+        return after * 2.0 + v.read_value()
+
+    x = ef.constant(np.linspace(0, 1, 4).astype(np.float32))
+    fn = ef.function(step)
+    program = fn.get_concrete_function(x).optimized_graph
+    types = [n.type for n in program.nodes]
+    write = types.index("AssignAddVariableOp")
+    assert FUSED in types[:write] and FUSED in types[write:]
+    v.assign(np.ones(4, np.float32))
+    expected = step(x).numpy()  # eager, from v = 1
+    v.assign(np.ones(4, np.float32))
+    fn(x)  # traced run
+    v.assign(np.ones(4, np.float32))
+    np.testing.assert_allclose(fn(x).numpy(), expected, rtol=1e-5)
+
+
+@needs_numexpr
+def test_views_in_and_out_of_regions_and_inputs_untouched(always_fuse):
+    def body(x):
+        flat = ef.reshape(x, [6])
+        y = ef.tanh(flat * 2.0 + 1.0) - flat  # region reads a view of the input
+        view = ef.reshape(y, [2, 3])
+        z = view * 3.0 + x  # and the next one a view of the first's result
+        return z, y[1:4] * 2.0 + 1.0
+
+    x_value = np.arange(6, dtype=np.float32).reshape(2, 3) / 10
+    x = ef.constant(x_value.copy())
+    fn = ef.function(body)
+    fn(x)
+    out = fn(x)
+    for got, want in zip(out, body(x), strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(x.numpy(), x_value)
+
+
+@needs_numexpr
+def test_buffer_reuse_writes_into_fused_results_but_never_into_their_inputs():
+    # The fused program's output is fresh: a later elementwise op that is not fused
+    # (floormod) may write into it; the program itself never writes into its inputs.
+    spec = ef.TensorSpec([4], ef.float32)
+    program = _program(lambda x, b: ef.exp((x * b + 1.0) * b - 1.0) % 3.0,
+                       spec, spec)
+    types = [n.type for n in program.nodes]
+    assert types == ["Placeholder", "Placeholder", FUSED, "FloorMod"]
+    fused, floormod = program.nodes[2], program.nodes[3]
+    assert program.inplace.get(id(floormod)) == 0 and id(fused) not in program.inplace
+    x = np.array([0.1, 0.2, 0.3, 0.4], np.float32)
+    b = np.array([1.0, -1.0, 2.0, 0.5], np.float32)
+    before = x.copy(), b.copy()
+    plan = executor.compile_program(program, [n.outputs[0] for n in program.nodes[:2]])
+    out, = plan(x, b)
+    np.testing.assert_allclose(out, np.mod(np.exp((x * b + 1) * b - 1), 3), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(x, before[0])
+    np.testing.assert_array_equal(b, before[1])
+
+
+def test_fusion_is_unavailable_without_numexpr(monkeypatch):
+    monkeypatch.setattr(fusion, "_vm", None)  # as if `import numexpr` had failed
+    assert not fusion._compatible()
+
+
+def _program(fn, *specs):
+    cf = ef.function(fn).get_concrete_function(*specs)
+    return pipeline.optimize(cf.graph.nodes, cf.graph.outputs, fuse=True)
+
+
+@needs_numexpr
+def test_cost_model_skips_big_tensors_and_short_chains():
+    big = ef.TensorSpec([100_000], ef.float32)
+    assert FUSED not in [n.type for n in _program(lambda x: ef.tanh(x * 2.0) + x, big).nodes]
+    small = ef.TensorSpec([8], ef.float32)
+    assert FUSED not in [n.type for n in _program(lambda x: x * 2.0 + 1.0, small).nodes]
+    assert FUSED in [n.type for n in _program(
+        lambda x: ef.tanh(x * 2.0 + 1.0) * x - 0.5, small).nodes]
+    unknown = ef.TensorSpec([None], ef.float32)  # size unknown: NumPy
+    assert FUSED not in [n.type for n in _program(
+        lambda x: ef.tanh(x * 2.0 + 1.0) * x - 0.5, unknown).nodes]
+
+
+@needs_numexpr
+def test_gradients_through_fused_regions_match_the_plain_plan():
+    def loss_and_grads(x, y):
+        with ef.GradientTape() as tape:
+            tape.watch([x, y])
+            out_x, out_y = chain(x, y)
+            loss = ef.reduce_sum(out_x * out_y)
+        return loss, tape.gradient(loss, [x, y])
+
+    x, y = _pair(np.float32, (5,), seed=2)
+    fused = ef.function(loss_and_grads)
+    types = optimized_types(fused, x, y)
+    assert types.count(FUSED) >= 2  # the backward chains are fused too
+    fused(x, y)
+    got = fused(x, y)
+    want = ef.function(loss_and_grads, jit_compile=False)(x, y)
+    np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-5)
+    for g, w in zip(got[1], want[1], strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-6)
+
+
+@needs_numexpr
+def test_gradients_of_a_fused_function_pass_the_checker():
+    # float64: the function's plan and its gradient graph's plan are fused programs.
+    fused = ef.function(lambda x, y: chain(x, y)[0] * chain(x, y)[1])
+    x, y = _pair(np.float64, (4,), seed=3)
+    assert FUSED in optimized_types(fused, x, y)
+    check_gradients(fused, x, y, order=2)
+
+
+@st.composite
+def random_programs(draw):
+    """A random DAG of fusable ops over two inputs, with shared values and 1-3 outputs."""
+    unary = ["tanh", "sin", "cos", "sigmoid", "neg", "abs", "relu"]
+    binary = ["add", "sub", "mul", "maximum", "minimum"]
+    steps = []
+    for _ in range(draw(st.integers(2, 14))):
+        if draw(st.booleans()):
+            steps.append((draw(st.sampled_from(unary)), draw(st.integers(0, 99)), None))
+        else:
+            other = draw(st.one_of(st.integers(0, 99), st.floats(-2, 2, width=32)))
+            steps.append((draw(st.sampled_from(binary)), draw(st.integers(0, 99)), other))
+    outputs = draw(st.lists(st.integers(0, 99), min_size=1, max_size=3))
+    return steps, outputs
+
+
+_UNARY = {"tanh": ef.tanh, "sin": ef.sin, "cos": ef.cos, "sigmoid": ef.sigmoid,
+          "neg": ef.negative, "abs": ef.abs, "relu": ef.nn.relu}
+_BINARY = {"add": ef.add, "sub": ef.subtract, "mul": ef.multiply, "maximum": ef.maximum,
+           "minimum": ef.minimum}
+
+
+def _build(spec):
+    steps, outputs = spec
+
+    def body(x, y):
+        values = [x, y]
+        for name, a, b in steps:
+            first = values[a % len(values)]
+            if b is None:
+                values.append(_UNARY[name](first))
+            else:
+                second = values[b % len(values)] if isinstance(b, int) else float(b)
+                values.append(_BINARY[name](first, second))
+        return tuple(values[2 + i % (len(values) - 2)] for i in outputs)
+
+    return body
+
+
+@needs_numexpr
+@settings(max_examples=25, deadline=None)
+@given(spec=random_programs(), dtype=st.sampled_from([np.float32, np.float64]),
+       shapes=st.sampled_from([((5,), (5,)), ((2, 3), (3,)), ((), (4,)), ((1, 3), (2, 1))]))
+def test_random_fused_programs_equal_the_plain_plan(spec, dtype, shapes):
+    body = _build(spec)
+    rng = np.random.default_rng(len(spec[0]))
+    x, y = (ef.constant(rng.uniform(-2, 2, s).astype(dtype)) for s in shapes)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fusion, "_GAIN", float("inf"))
+        fused = ef.function(body)
+        fused(x, y)
+        got = fused(x, y)
+    plain = ef.function(body, jit_compile=False)
+    plain(x, y)
+    want = plain(x, y)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+# -- switches and the path without numexpr -------------------------------------------------
+def test_without_numexpr_the_plan_is_unchanged(monkeypatch):
+    monkeypatch.setattr(fusion, "AVAILABLE", False)
+    x, y = _pair()
+    fn = ef.function(chain)
+    assert FUSED not in optimized_types(fn, x, y)
+    assert optimized_types(fn, x, y) == optimized_types(ef.function(chain, jit_compile=False),
+                                                        x, y)
+    fn(x, y)
+    np.testing.assert_allclose(fn(x, y)[0].numpy(), chain(x, y)[0].numpy(), rtol=1e-6)
+    with pytest.raises(ef.errors.UnimplementedError,
+                       match=r"jit_compile=True compiles .* numexpr is not installed|lacks"):
+        ef.function(chain, jit_compile=True)
+
+
+def test_jit_compile_false_and_the_global_option_turn_fusion_off(monkeypatch):
+    x, y = _pair()
+    assert FUSED not in optimized_types(ef.function(chain, jit_compile=False), x, y)
+    ef.config.optimizer.set_experimental_options({"elementwise_fusion": False})
+    try:
+        assert ef.config.optimizer.get_experimental_options() == {"elementwise_fusion": False}
+        assert FUSED not in optimized_types(ef.function(chain), x, y)
+        if fusion.AVAILABLE:  # an explicit jit_compile=True still fuses
+            assert FUSED in optimized_types(ef.function(chain, jit_compile=True), x, y)
+    finally:
+        ef.config.optimizer.set_experimental_options({"elementwise_fusion": True})
+    assert (FUSED in optimized_types(ef.function(chain), x, y)) == fusion.AVAILABLE
+
+
+def test_bad_switch_values_are_refused():
+    with pytest.raises(TypeError, match=r"jit_compile` must be None, True or False"):
+        ef.function(chain, jit_compile="yes")
+    with pytest.raises(ValueError, match=r"unknown option 'fusion'"):
+        ef.config.optimizer.set_experimental_options({"fusion": True})
+    with pytest.raises(ValueError, match=r"'elementwise_fusion' must be a bool"):
+        ef.config.optimizer.set_experimental_options({"elementwise_fusion": 1})
+    with pytest.raises(ValueError, match=r"`options` must be a dict"):
+        ef.config.optimizer.set_experimental_options(["elementwise_fusion"])
+
+
+@needs_numexpr
+def test_check_numerics_plans_are_not_fused_and_name_the_op():
+    fn = ef.function(lambda x: ef.log(x * 2.0 - 1.0) * 3.0 + 1.0)
+    fn(ef.constant(np.ones(4, np.float32)))  # traced; the next calls run plans
+    assert FUSED in optimized_types(fn, ef.constant(np.ones(4, np.float32)))
+    ef.debugging.enable_check_numerics()
+    try:
+        with np.errstate(all="ignore"), \
+                pytest.raises(ef.errors.InvalidArgumentError, match=r"Log"):
+            fn(ef.constant(np.zeros(4, np.float32)))
+    finally:
+        ef.debugging.disable_check_numerics()
