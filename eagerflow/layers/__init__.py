@@ -20,6 +20,7 @@ from eagerflow.layers.augmentation import (
 from eagerflow.layers.base import Layer, deserialize, serialize
 from eagerflow.layers.bidirectional import Bidirectional
 from eagerflow.layers.category_encoding import CategoryEncoding
+from eagerflow.layers.color_augmentation import RandomBrightness, RandomContrast, RandomGrayscale
 from eagerflow.layers.convolutional import (
     Conv1D,
     Conv1DTranspose,
@@ -148,5 +149,6 @@ __all__ = [
     "CategoryEncoding", "RMSNormalization", "ActivityRegularization", "AlphaDropout",
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
     "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
-    "Hashing", "Discretization", "EinsumDense",
+    "Hashing", "Discretization", "EinsumDense", "RandomBrightness", "RandomContrast",
+    "RandomGrayscale",
 ]
