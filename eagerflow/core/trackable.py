@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import weakref
 
-from eagerflow.core import context
+from eagerflow.core import context, distribution
 
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
@@ -103,6 +103,12 @@ class Trackable:
         ['count']
     """
 
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        if context.thread.__dict__.get("strategies"):  # made under `strategy.scope()`
+            distribution.object_created(obj)
+        return obj
+
     def _trackable_children(self) -> dict:
         """Named dependencies, in a deterministic order (default: attributes in order)."""
         return {name: value for name, value in vars(self).items()
@@ -117,6 +123,8 @@ class Trackable:
         """
         own = self.__dict__.get("_deferred_restore")
         if own is None and not _restore_listeners:
+            if distribution._owners:
+                distribution.announce(self, variable)
             return
         # A restore is a real, one-time write even when the variable is created while a
         # function is traced (it must not become an assignment the graph repeats).
@@ -125,6 +133,8 @@ class Trackable:
                 own.variable_created(self, name, variable)
             for listener in list(_restore_listeners):
                 listener.variable_created(self, name, variable)
+        if distribution._owners:  # after the restore: a strategy shares the restored value
+            distribution.announce(self, variable)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
@@ -133,13 +143,14 @@ class Trackable:
         ``(variable, slot_name, slot)``.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is None and not _restore_listeners:
-            return
-        with context.eager_scope():
-            if own is not None:
-                own.slot_created(self, variable, slot_name, slot)
-            for listener in list(_restore_listeners):
-                listener.slot_created(self, variable, slot_name, slot)
+        if own is not None or _restore_listeners:
+            with context.eager_scope():
+                if own is not None:
+                    own.slot_created(self, variable, slot_name, slot)
+                for listener in list(_restore_listeners):
+                    listener.slot_created(self, variable, slot_name, slot)
+        if distribution._owners:
+            distribution.announce(self, slot, parent=variable)
 
 
 class Module(Trackable):
