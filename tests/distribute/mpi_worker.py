@@ -106,6 +106,7 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     comm.Barrier()
     written = sorted(os.listdir(directory))
     assert written == ["rank0.csv", "rank0.weights.h5", "rank0_direct.weights.h5"], written
+    comm.Barrier()  # (rank 0 lists the folder before anyone writes more)
     _ok("chief_writes", rank)
 
     # 6. A hand-written loop: DistributedOptimizer inside ef.function, one fused
@@ -159,7 +160,27 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     assert mine == [[4 * i + 2 * rank, 4 * i + 2 * rank + 1] for i in range(3)], mine
     _ok("sharding", rank)
 
-    # 9. fit on strategy.distribute_dataset; a rank running out of data early raises.
+    # 9. BackupAndRestore (run by the chief) resumes every rank from the same state.
+    class Interrupt(ef.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise KeyboardInterrupt("stop after epoch 2")
+
+    backup = os.path.join(directory, "backup")
+    try:
+        model.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                  callbacks=[ef.callbacks.BackupAndRestore(backup), Interrupt()])
+    except KeyboardInterrupt:
+        pass
+    if rank == 1:
+        model.set_weights([w * 0 for w in model.get_weights()])  # must not matter
+    resumed = model.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                        callbacks=[ef.callbacks.BackupAndRestore(backup)])
+    assert resumed.epoch == [2, 3], resumed.epoch
+    assert _same_everywhere(comm, model.get_weights())
+    _ok("backup_and_restore", rank)
+
+    # 10. fit on strategy.distribute_dataset; a rank running out of data early raises.
     ds = ef.data.Dataset.from_tensor_slices((x, y)).batch(64)
     model.fit(strategy.distribute_dataset(ds), epochs=1, verbose=0)
     assert _same_everywhere(comm, model.get_weights())
