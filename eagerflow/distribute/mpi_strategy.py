@@ -68,7 +68,6 @@ def _install_abort_hook(comm) -> None:
     if _abort_hook_installed:
         return
     _abort_hook_installed = True
-    previous = sys.excepthook
     rank, size = comm.Get_rank(), comm.Get_size()
 
     def abort_on_error(kind, value, trace):
@@ -79,8 +78,6 @@ def _install_abort_hook(comm) -> None:
             sys.stderr.flush()
             sys.stdout.flush()
         finally:
-            if kind is KeyboardInterrupt and size == 1:
-                previous(kind, value, trace)
             comm.Abort(1)
 
     sys.excepthook = abort_on_error
@@ -148,13 +145,15 @@ class MPIStrategy:
     def reduce(self, reduce_op, value, axis=None):
         """The sum or mean of `value` over the ranks, returned on every rank.
 
-        Works eagerly and inside `ef.function`. An integer mean rounds down.
+        Works eagerly and inside `ef.function`. An integer mean rounds down; the mean of
+        an axis with no rows on any rank is NaN.
 
         Args:
             reduce_op: ``"sum"`` or ``"mean"`` (any case).
-            value: a tensor, array or number (same shape and dtype on every rank).
-            axis: also reduce this axis of each rank's value first (as TensorFlow's
-                ``strategy.reduce(..., axis=0)`` does over the batch axis).
+            value: a tensor, array or number (same dtype, and same shape but along `axis`,
+                on every rank).
+            axis: also reduce this axis (as TensorFlow's ``strategy.reduce(..., axis=0)``
+                does over the batch axis): the mean is then over all ranks' rows.
 
         Returns:
             A Tensor.
@@ -173,24 +172,25 @@ class MPIStrategy:
             raise ValueError(f"MPIStrategy.reduce: reduce_op must be 'sum' or 'mean'. "
                              f"Received: reduce_op={reduce_op!r}")
         from eagerflow import math
+        from eagerflow.ops import array as array_ops
 
         if not isinstance(value, tensor.Tensor):
             value = creation.convert_to_tensor(value)
-        count = 1
-        if axis is not None:
-            count = value.shape[axis] if value.shape[axis] is not None else 1
-            value = math.reduce_sum(value, axis=axis)
+        parts = [value]
+        if axis is not None:  # the global mean divides by every rank's rows
+            parts = [math.reduce_sum(value, axis=axis),
+                     math.cast(array_ops.shape(value)[axis], value.dtype)]
         if self._comm is not None:
-            value = python_ops.py_function(self._sum_of_replicas, [value], value.dtype)
-            count *= self.num_replicas_in_sync
-        if op == "mean" and axis is not None and count == 0:
-            raise ValueError("MPIStrategy.reduce: the mean of an empty axis is undefined")
-        if op == "mean" and count != 1:
-            value = math.floordiv(value, count) if value.dtype.kind in "iu" else value / count
-        return value
+            parts = python_ops.py_function(self._sum_of_replicas, parts,
+                                           [part.dtype for part in parts])
+        if op == "sum":
+            return parts[0]
+        count = parts[1] if axis is not None else self.num_replicas_in_sync
+        return math.floordiv(parts[0], count) if value.dtype.kind in "iu" \
+            else parts[0] / count
 
-    def _sum_of_replicas(self, value):
-        return self._allreduce([np.asarray(value)], "sum")[0]
+    def _sum_of_replicas(self, *parts):
+        return self._allreduce([np.asarray(part) for part in parts], "sum")
 
     def distribute_dataset(self, dataset):
         """Each rank's part of every global batch of `dataset` (batched with the global

@@ -148,6 +148,10 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     assert float(strategy.reduce("mean", ef.constant(float(rank + 1)))) == 1.5
     total = strategy.reduce("sum", ef.constant([rank, 10 * rank]), axis=None)
     assert total.numpy().tolist() == [1, 10]
+    rows = ef.constant([1.0] * (1 + 2 * rank))  # 1 row on rank 0, 3 on rank 1
+    assert float(strategy.reduce("mean", rows * (rank + 1), axis=0)) == 7.0 / 4
+    traced = ef.function(lambda v: strategy.reduce("mean", v, axis=0))
+    assert float(traced(rows * (rank + 1))) == 7.0 / 4
     _ok("reduce", rank)
 
     # 8. Sharding: every element exactly once over the ranks, each epoch.

@@ -36,12 +36,11 @@ def test_reduce_sum_and_mean_eagerly_and_traced():
     assert float(traced(ef.constant([1.0, 2.0]))) == 1.5
 
 
-def test_reduce_refuses_other_operations_and_empty_means():
+def test_reduce_refuses_other_operations():
     strategy = ef.distribute.MPIStrategy()
     with pytest.raises(ValueError, match="reduce_op must be 'sum' or 'mean'.*'max'"):
         strategy.reduce("max", 1.0)
-    with pytest.raises(ValueError, match="mean of an empty axis"):
-        strategy.reduce("mean", ef.zeros([0]), axis=0)
+    assert np.isnan(float(strategy.reduce("mean", ef.zeros([0]), axis=0)))
 
 
 def test_launched_by_mpiexec_without_mpi4py_is_an_error(monkeypatch):
