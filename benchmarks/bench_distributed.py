@@ -9,8 +9,10 @@ samples/s(1 process))``. Each case runs in fresh processes (launched by this scr
 untimed one (the trace); the cases alternate over the rounds (the machine is shared) and
 the medians are reported. Also reported, from the 2-rank runs: the allreduce time per
 step and per MB (MPIStrategy's own counters; the time includes waiting for the slower
-rank), the share of a step spent in the allreduce, and a bare ``MPI_Allreduce`` of 1 MB
-timed alone (the transport's own cost, without training around it).
+rank), the share of a step spent in the allreduce, a bare ``MPI_Allreduce`` of 1 MB
+timed alone (the transport's own cost, without training around it), and a control: two
+independent processes at batch 64 each, run at once without MPI, which shows how much
+of two cores the machine gives two processes at that moment (the ceiling for 2 ranks).
 
 Usage::
 
@@ -74,17 +76,33 @@ def worker(steps: int, batch: int) -> None:
         print(json.dumps(result), flush=True)
 
 
-def _run(command: list, steps: int, batch: int = GLOBAL_BATCH) -> dict:
+def _start(command: list, steps: int, batch: int) -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PMI_", "PMIX_", "OMPI_", "HYDRA_"))}
     env.update(ONE_THREAD)
     env["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parents[1])
-    out = subprocess.run([*command, sys.executable, __file__, "--worker", "--steps",
-                          str(steps), "--batch", str(batch)], capture_output=True, text=True, env=env, timeout=600,
-                         check=False)
-    if out.returncode:
-        raise RuntimeError(f"{command or 'python'} failed:\n{out.stdout}\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return subprocess.Popen([*command, sys.executable, __file__, "--worker", "--steps",
+                             str(steps), "--batch", str(batch)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+
+
+def _result(process: subprocess.Popen) -> dict:
+    stdout, stderr = process.communicate(timeout=600)
+    if process.returncode:
+        raise RuntimeError(f"{process.args} failed:\n{stdout}\n{stderr}")
+    return json.loads(stdout.strip().splitlines()[-1])
+
+
+def _run(command: list, steps: int, batch: int = GLOBAL_BATCH) -> dict:
+    return _result(_start(command, steps, batch))
+
+
+def _pair(steps: int) -> dict:
+    """Two independent processes at batch 64 each, at once, without MPI: what the machine
+    gives two single-threaded processes (the ceiling for 2 ranks on a shared machine)."""
+    first, second = (_start([], steps, GLOBAL_BATCH // 2) for _ in range(2))
+    slower = max(_result(first)["step_seconds"], _result(second)["step_seconds"])
+    return {"samples_per_second": GLOBAL_BATCH / slower, "step_seconds": slower}
 
 
 def main() -> None:
@@ -102,12 +120,13 @@ def main() -> None:
     if mpiexec is None:
         sys.exit("bench_distributed: no mpiexec; install the `mpi` extra "
                  "(pip install -e '.[mpi]')")
-    runs = {"1 process": [], "2 ranks": [], "one rank's share": []}
+    runs = {"1 process": [], "2 ranks": [], "one rank's share": [], "2 processes": []}
     for _ in range(args.rounds):  # interleaved: the cases see the same load
         runs["1 process"].append(_run([], args.steps))
         runs["2 ranks"].append(_run([mpiexec, "-n", "2"], args.steps))
         # One process at batch 64: the compute of one rank's share, for the cost model.
         runs["one rank's share"].append(_run([], args.steps, GLOBAL_BATCH // 2))
+        runs["2 processes"].append(_pair(args.steps))
 
     def median(case, key):
         return statistics.median(r[key] for r in runs[case])
@@ -119,7 +138,13 @@ def main() -> None:
     print(f"{'samples/s':>26}{one:>12.0f}{two:>12.0f}")
     print(f"{'step time (ms)':>26}{median('1 process', 'step_seconds') * 1e3:>12.2f}"
           f"{median('2 ranks', 'step_seconds') * 1e3:>12.2f}")
-    print(f"scaling efficiency: {two / (2 * one):.1%} (speed-up {two / one:.2f}x on 2 ranks)")
+    ratios = [b["samples_per_second"] / (2 * a["samples_per_second"])
+              for a, b in zip(runs["1 process"], runs["2 ranks"], strict=True)]
+    best = max(r["samples_per_second"] for r in runs["2 ranks"]) / (
+        2 * max(r["samples_per_second"] for r in runs["1 process"]))
+    print(f"scaling efficiency: {statistics.median(ratios):.1%} (median of the rounds' "
+          f"ratios; {min(ratios):.0%}..{max(ratios):.0%}; fastest run vs fastest run "
+          f"{best:.1%}); speed-up {two / one:.2f}x on 2 ranks")
     per_step = [r["allreduce_seconds"] / max(r["gradient_steps"], 1) for r in runs["2 ranks"]]
     megabytes = [r["allreduce_bytes"] / max(r["allreduce_calls"], 1) / 1e6
                  for r in runs["2 ranks"]]
@@ -128,13 +153,20 @@ def main() -> None:
              for r in runs["2 ranks"]]
     step_allreduce = statistics.median(per_step)
     size = statistics.median(megabytes)
+    pairs = [b["samples_per_second"] / p["samples_per_second"]
+             for b, p in zip(runs["2 ranks"], runs["2 processes"], strict=True)]
+    print(f"machine ceiling: 2 independent processes at batch 64 (no MPI) reach "
+          f"{median('2 processes', 'samples_per_second'):.0f} samples/s together, "
+          f"{median('2 processes', 'samples_per_second') / (2 * one):.0%} of twice 1 process; "
+          f"2 ranks reach {statistics.median(pairs):.0%} of that ceiling")
     print(f"allreduce per step: {statistics.median(calls):.2f} calls, {size:.2f} MB, "
           f"{step_allreduce * 1e3:.2f} ms ({step_allreduce / size * 1e3:.2f} ms/MB, "
           "waiting for the slower rank included)")
     print(f"share of a step in the allreduce: {statistics.median(share):.1%}")
     print("bare MPI_Allreduce of 1 MB alone: "
           f"{median('2 ranks', 'bare_allreduce_seconds_per_mb') * 1e3:.3f} ms/MB")
-    cost_model(median("one rank's share", "step_seconds"), PARAMETER_BYTES)
+    # The least disturbed run estimates the compute best on a shared machine.
+    cost_model(min(r["step_seconds"] for r in runs["one rank's share"]), PARAMETER_BYTES)
 
 
 PARAMETER_BYTES = 269_322 * 4
@@ -148,7 +180,7 @@ def cost_model(compute: float, size: int, per_rank: int = GLOBAL_BATCH // 2) -> 
     ``2 (N-1)/N * bytes / bandwidth + 2 (N-1) * latency``, not overlapped with compute,
     at 80% of the link's bandwidth."""
     print(f"\nring-allreduce cost model: {size / 1e6:.2f} MB per step, compute "
-          f"{compute * 1e3:.2f} ms per step for {per_rank} rows per rank (measured)")
+          f"{compute * 1e3:.2f} ms per step for {per_rank} rows per rank (fastest run)")
     print(f"{'network':>26}{'ranks':>7}{'allreduce ms':>14}{'step ms':>9}"
           f"{'samples/s':>11}{'efficiency':>12}")
     for name, (bits, latency) in NETWORKS.items():
