@@ -99,7 +99,7 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
 
     # 5. Only rank 0 writes files (paths differ per rank so we can tell who wrote).
     tag = os.path.join(directory, f"rank{rank}")
-    model.fit(x, y, batch_size=64, epochs=1, verbose=0, callbacks=[
+    model.fit(x, y, batch_size=64, epochs=1, verbose=2, callbacks=[  # (progress: rank 0)
         ef.callbacks.ModelCheckpoint(tag + ".weights.h5", save_weights_only=True),
         ef.callbacks.CSVLogger(tag + ".csv")])
     model.save_weights(tag + "_direct.weights.h5")

@@ -51,6 +51,7 @@ def test_two_ranks_train_like_one_process(tmp_path):
     missing = [f"{check} rank={rank}" for check in CHECKS for rank in (0, 1)
                if f"OK {check} rank={rank}" not in result.stdout]
     assert not missing, output
+    assert output.count("Epoch 1/1") == 1, output  # one fit with verbose=2: chief only
 
 
 def test_a_raising_rank_aborts_the_job_with_its_traceback(tmp_path):
