@@ -77,6 +77,10 @@ def _install_abort_hook(comm) -> None:
                              f"job.\n{text}")
             sys.stderr.flush()
             sys.stdout.flush()
+            # The launcher forwards our output through pipes, and the abort kills this
+            # process and its I/O proxy: give the traceback a moment to get through (once,
+            # on a loaded machine, it was lost without this).
+            time.sleep(0.5)
         finally:
             comm.Abort(1)
 

@@ -58,6 +58,7 @@ def test_a_raising_rank_aborts_the_job_with_its_traceback(tmp_path):
     result, seconds = _launch("fault", tmp_path, timeout=60)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
-    assert "boom on rank 1" in output and "rank 1 of 2 failed" in output, output
+    assert "boom on rank 1" in output and "rank 1 of 2 failed" in output, (
+        result.returncode, output)
     assert "training finished" not in output
     assert seconds < 30, seconds  # no rank waited forever in its allreduce
