@@ -5,7 +5,8 @@ strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
   same global batches (array shuffles are drawn on rank 0 and broadcast; the first batch
   of each epoch is compared across ranks) and keeps its rows ``[r * b, (r + 1) * b)``
   with ``b = B / N``. Training needs B divisible by N (else a clear error); evaluation and
-  prediction split any batch.
+  prediction split any batch. A Dataset with a `shard` stage, or one from
+  `strategy.distribute_dataset`, already holds this rank's batches: used as it is.
 * Gradients: the model's optimizer averages them over the ranks (one fused allreduce per
   step, see `ef.distribute.DistributedOptimizer`); the variables are broadcast from rank 0
   when training starts (after `BackupAndRestore` may have restored them on the chief).
@@ -104,13 +105,14 @@ class ReplicaData:
         self._data, self._strategy = data, strategy
         self._function, self._training = function, training
         source = getattr(data, "source", None)
-        # A dataset from strategy.distribute_dataset already holds this rank's rows.
+        # A dataset from strategy.distribute_dataset already holds this rank's rows (and
+        # checks the end of its data itself); so does one the user sharded per rank.
         self._presplit = getattr(source, "_replica_strategy", None) is not None
+        self._sharded = not self._presplit and _is_sharded(source)
         self.steps = data.steps
         size = strategy.num_replicas_in_sync
         batch = getattr(data, "batch_size", None)
-        if training and batch is not None and getattr(data, "num_samples", None) and \
-                not self._presplit:
+        if training and batch is not None and getattr(data, "num_samples", None):
             last = data.num_samples % batch
             for rows in (batch, last):
                 if rows:
@@ -125,8 +127,9 @@ class ReplicaData:
     def epoch(self):
         strategy = self._strategy
         first = True
+        split = not (self._presplit or self._sharded)
         for batch in self._data.epoch():
-            if first and not self._presplit:
+            if first and split:
                 codes = strategy._allgather_object(_fingerprint(batch))
                 if len(set(codes)) != 1:
                     raise ValueError(
@@ -136,12 +139,25 @@ class ReplicaData:
                         "ef.random.set_seed with one seed on every rank), or use "
                         "strategy.distribute_dataset / Dataset.shard.")
             first = False
-            if not self._presplit:
+            if split:
                 batch = local_rows(batch, strategy.rank, strategy.num_replicas_in_sync,
                                    self._function, exact=self._training)
             yield batch
         if self._training and not self._presplit:
             strategy._end_of_data()  # a rank out of data early: every rank raises
+
+
+def _is_sharded(dataset) -> bool:
+    """Whether a Dataset pipeline has a `shard` stage (its batches are this rank's own)."""
+    from eagerflow.data import transforms
+
+    pending = [dataset] if dataset is not None else []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, transforms.ShardDataset):
+            return True
+        pending.extend(getattr(node, "_inputs", ()))
+    return False
 
 
 def prepare_training(model, strategy) -> None:

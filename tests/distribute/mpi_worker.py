@@ -70,12 +70,14 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
                       loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True),
                       metrics=["accuracy"])
     reference.set_weights(model.get_weights())
-    history = model.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False)
-    expected = reference.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False)
+    history = model.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
+                        validation_data=(x[:75], y[:75]))
+    expected = reference.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
+                             validation_data=(x[:75], y[:75]))
     for got, want in zip(model.get_weights(), reference.get_weights(), strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
     assert _same_everywhere(comm, model.get_weights())
-    for key in ("loss", "accuracy"):  # global metrics in the History
+    for key in ("loss", "accuracy", "val_loss", "val_accuracy"):  # global, in History
         np.testing.assert_allclose(history.history[key], expected.history[key], rtol=1e-5)
     _ok("equals_one_process", rank)
 
@@ -187,6 +189,9 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     # 10. fit on strategy.distribute_dataset; a rank running out of data early raises.
     ds = ef.data.Dataset.from_tensor_slices((x, y)).batch(64)
     model.fit(strategy.distribute_dataset(ds), epochs=1, verbose=0)
+    assert _same_everywhere(comm, model.get_weights())
+    mine = ef.data.Dataset.from_tensor_slices((x, y)).shard(size, rank).batch(32)
+    model.fit(mine, epochs=1, verbose=0)  # sharded by the user: each rank's own batches
     assert _same_everywhere(comm, model.get_weights())
     short = ds.take(4 if rank == 0 else 3)
     try:
