@@ -200,6 +200,12 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
         assert "ran out of data" in str(e), e
     else:
         raise AssertionError("uneven data did not raise")
+    try:  # the same with a dataset sharded by the user
+        model.fit(mine.take(4 if rank == 0 else 3), epochs=1, verbose=0)
+    except ef.errors.OutOfRangeError as e:
+        assert "ran out of data" in str(e), e
+    else:
+        raise AssertionError("uneven shards did not raise")
     _ok("out_of_data_error", rank)
 
 
