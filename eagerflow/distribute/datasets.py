@@ -10,6 +10,7 @@ Examples:
 
 from __future__ import annotations
 
+import threading
 from contextlib import closing
 
 from eagerflow.core.spec import TensorSpec
@@ -43,8 +44,11 @@ class ReplicaDataset(dataset.Dataset):
                                              strategy.num_replicas_in_sync,
                                              "distribute_dataset")
         # Reached only when the data ended (not when the reader stopped early): a rank
-        # whose data ended while another still trains must fail, not hang.
-        strategy._end_of_data()
+        # whose data ended while another still trains must fail, not hang. Only from the
+        # main thread: a collective from a prefetching thread could interleave with the
+        # main thread's gradient allreduce.
+        if threading.current_thread() is threading.main_thread():
+            strategy._end_of_data()
 
     def _compute_spec(self):
         return structure.map_leaves(_unknown_batch, self._inputs[0].element_spec)

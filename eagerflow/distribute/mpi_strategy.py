@@ -202,7 +202,8 @@ class MPIStrategy:
 
         Every element is seen once per epoch by exactly one rank, and the ranks together
         see the batches one process would see. A rank whose dataset ends while another
-        still has batches raises (no rank waits forever).
+        still has batches raises (no rank waits forever), when the dataset is read from
+        the main thread: apply ``prefetch`` before this, not after.
 
         Args:
             dataset: an `ef.data.Dataset` of global batches (the same on every rank: give

@@ -105,8 +105,8 @@ class ReplicaData:
         self._data, self._strategy = data, strategy
         self._function, self._training = function, training
         source = getattr(data, "source", None)
-        # A dataset from strategy.distribute_dataset already holds this rank's rows (and
-        # checks the end of its data itself); so does one the user sharded per rank.
+        # A dataset from strategy.distribute_dataset already holds this rank's rows; so
+        # does one the user sharded per rank.
         self._presplit = getattr(source, "_replica_strategy", None) is not None
         self._sharded = not self._presplit and _is_sharded(source)
         self.steps = data.steps
@@ -143,7 +143,7 @@ class ReplicaData:
                 batch = local_rows(batch, strategy.rank, strategy.num_replicas_in_sync,
                                    self._function, exact=self._training)
             yield batch
-        if self._training and not self._presplit:
+        if self._training:
             strategy._end_of_data()  # a rank out of data early: every rank raises
 
 
