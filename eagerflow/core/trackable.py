@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import weakref
 
-from eagerflow.core import context, distribution
+from eagerflow.core import context
 
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
@@ -105,8 +105,8 @@ class Trackable:
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
-        if context.thread.__dict__.get("strategies"):  # made under `strategy.scope()`
-            distribution.object_created(obj)
+        if context.creation_observer is not None:  # ef.distribute is in use
+            context.creation_observer.object_created(obj)
         return obj
 
     def _trackable_children(self) -> dict:
@@ -122,19 +122,16 @@ class Trackable:
         here, before the variable is first used.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is None and not _restore_listeners:
-            if distribution._owners:
-                distribution.announce(self, variable)
-            return
-        # A restore is a real, one-time write even when the variable is created while a
-        # function is traced (it must not become an assignment the graph repeats).
-        with context.eager_scope():
-            if own is not None:
-                own.variable_created(self, name, variable)
-            for listener in list(_restore_listeners):
-                listener.variable_created(self, name, variable)
-        if distribution._owners:  # after the restore: a strategy shares the restored value
-            distribution.announce(self, variable)
+        if own is not None or _restore_listeners:
+            # A restore is a real, one-time write even when the variable is created while a
+            # function is traced (it must not become an assignment the graph repeats).
+            with context.eager_scope():
+                if own is not None:
+                    own.variable_created(self, name, variable)
+                for listener in list(_restore_listeners):
+                    listener.variable_created(self, name, variable)
+        if context.creation_observer is not None:  # after the restore: shares its value
+            context.creation_observer.announce(self, variable)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
@@ -149,8 +146,8 @@ class Trackable:
                     own.slot_created(self, variable, slot_name, slot)
                 for listener in list(_restore_listeners):
                     listener.slot_created(self, variable, slot_name, slot)
-        if distribution._owners:
-            distribution.announce(self, slot, parent=variable)
+        if context.creation_observer is not None:
+            context.creation_observer.announce(self, slot, parent=variable)
 
 
 class Module(Trackable):

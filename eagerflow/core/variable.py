@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from eagerflow.core import context, distribution, dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, tensor
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
@@ -81,8 +81,8 @@ class Variable:
                                                       else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
-        if context.thread.__dict__.get("strategies"):  # under `strategy.scope()`
-            distribution.object_created(self, variable=True)
+        if context.creation_observer is not None:  # ef.distribute is in use
+            context.creation_observer.object_created(self, variable=True)
 
     # -- reading ---------------------------------------------------------------------
     def _read(self):

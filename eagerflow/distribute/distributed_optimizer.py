@@ -11,7 +11,7 @@ Examples:
 
 from __future__ import annotations
 
-from eagerflow.core import distribution
+from eagerflow.models import distribution
 from eagerflow.optim import optimizer as optimizer_lib
 
 

@@ -6,7 +6,7 @@ are written) and, once, the initial values of the variables. The same script run
 when it was not started by ``mpiexec``: the strategy then has one replica and no
 collective runs.
 
-The protocol the rest of eagerflow uses (through `eagerflow.core.distribution`, since the
+The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`, since the
 layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
 ``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
 ``_allreduce(arrays, op)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
@@ -28,9 +28,10 @@ import traceback
 
 import numpy as np
 
-from eagerflow.core import distribution, errors, tensor
+from eagerflow.core import errors, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import python_ops
+from eagerflow.models import distribution
 from eagerflow.ops import creation
 
 # Set by the launchers of MPICH (Hydra), Open MPI and PMIx-based ones (Slurm's srun).

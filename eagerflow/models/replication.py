@@ -18,7 +18,7 @@ strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
   `model.save` / `save_weights` write on the chief only.
 * `predict` returns every row, in order, on every rank.
 
-The strategy is reached through `eagerflow.core.distribution` (this package cannot import
+The strategy is reached through `eagerflow.models.distribution` (this package cannot import
 `ef.distribute`); its protocol is described in `eagerflow/distribute/mpi_strategy.py`.
 
 Examples:
@@ -34,7 +34,8 @@ import zlib
 
 import numpy as np
 
-from eagerflow.core import distribution, nest
+from eagerflow.core import nest
+from eagerflow.models import distribution
 
 
 def strategy_of(model):

@@ -1,16 +1,18 @@
-"""Which distribution strategy an object belongs to, for code below `ef.distribute`.
+"""Which `ef.distribute` strategy an object belongs to: the registry behind its scopes.
 
-Layers, optimizers and `fit` cannot import `ef.distribute` (it sits above them), so they
-reach the strategy here. While ``scope(strategy)`` is open (``strategy.scope()``), every
-Trackable constructed is recorded as owned by it (`of(obj)`), and every Variable
-constructed is handed to ``strategy._variable_created(variable)``. Later creations by an
-owned object (a layer built on its first call, an optimizer slot) come through
-`Trackable._track_new_variable` / `_track_new_slot` to `announce`, after any deferred
-restore filled them. The strategy's protocol is in `eagerflow/distribute/mpi_strategy.py`.
+`fit` (here in models) and `ef.distribute` (above it) both read it. The first
+``scope(strategy)`` installs this module as `context.creation_observer`, the hook that
+`Variable.__init__`, `Trackable.__new__` and `Trackable._track_new_variable` /
+`_track_new_slot` call. While a scope is open, every Trackable made (layer, model,
+optimizer, metric) is recorded as owned by the strategy (`of(obj)`), and every Variable made
+is handed to ``strategy._variable_created(variable)``. Later creations by an owned object
+(a layer built on its first call after the block, an optimizer slot) reach the owner's
+strategy through `announce`, after any deferred checkpoint restore filled them. The
+strategy's protocol is described in `eagerflow/distribute/mpi_strategy.py`.
 
 Examples:
     >>> import eagerflow as ef
-    >>> from eagerflow.core import distribution
+    >>> from eagerflow.models import distribution
     >>> class Recorder:
     ...     seen = []
     ...     def _variable_created(self, variable):
@@ -27,6 +29,7 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+import sys
 import weakref
 
 from eagerflow.core import context
@@ -37,6 +40,7 @@ _owners: dict[int, object] = {}  # id(object made under a scope) -> its strategy
 @contextlib.contextmanager
 def scope(strategy):
     """Makes `strategy` current in this thread for the block (see the module docstring)."""
+    context.creation_observer = sys.modules[__name__]  # from now on, creations come here
     stack = context.thread.__dict__.setdefault("strategies", [])
     stack.append(strategy)
     try:

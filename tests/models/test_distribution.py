@@ -1,9 +1,9 @@
-"""core/distribution.py: which strategy sees which variable creation, and when."""
+"""models/distribution.py: which strategy sees which variable creation, and when."""
 
 import numpy as np
 
 import eagerflow as ef
-from eagerflow.core import distribution
+from eagerflow.models import distribution
 
 
 class Recorder:
