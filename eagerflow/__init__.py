@@ -169,6 +169,7 @@ _LAZY: dict[str, str] = {
     "Checkpoint": "eagerflow.saving:Checkpoint",
     "CheckpointManager": "eagerflow.saving:CheckpointManager",
     "utils": "eagerflow.utils",
+    "distribute": "eagerflow.distribute",
 }
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the

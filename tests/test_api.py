@@ -17,12 +17,13 @@ stop_gradient function py_function cond while_loop print device executing_eagerl
 config float16 float32 float64 int32 int64 bool cast
 math nn linalg random errors debugging testing layers models optim losses metrics datasets
 data callbacks initializers regularizers constraints activations train summary saved_model
-utils optimizers Module Model Sequential Checkpoint CheckpointManager UnconnectedGradients
+utils distribute optimizers Module Model Sequential Checkpoint CheckpointManager
+UnconnectedGradients
 """.split()
-# Names DESIGN.md already lists whose issue has not landed: ef.distribute (the MPI issue).
+# Names DESIGN.md already lists whose issue has not landed.
 # Remove a name when it lands: test_planned_names_are_not_half_there fails as soon as one
 # appears.
-PLANNED = {"distribute"}
+PLANNED: set = set()
 _DESIGN = pathlib.Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
 
 
@@ -77,6 +78,7 @@ NAMESPACED = {
               "GlobalMaxPooling2D BatchNormalization LayerNormalization SimpleRNN LSTM GRU "
               "Bidirectional Lambda Add Concatenate Multiply Input",
     "models": "Model Sequential load_model",
+    "distribute": "MPIStrategy DistributedOptimizer",
     "regularizers": "L1 L2 L1L2",
     "activations": "get",
     "callbacks": "Callback History EarlyStopping ModelCheckpoint LearningRateScheduler "

@@ -56,6 +56,8 @@ class BackupAndRestore(base.Callback):
         >>> callback = ef.callbacks.BackupAndRestore("/tmp/backup")
     """
 
+    _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
+
     def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
         super().__init__()
         if not backup_dir:

@@ -56,6 +56,8 @@ class CSVLogger(base.Callback):
         >>> logger = ef.callbacks.CSVLogger("training.csv", append=True)
     """
 
+    _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
+
     def __init__(self, filename, separator=",", append=False):
         super().__init__()
         if not isinstance(separator, str) or len(separator) != 1:

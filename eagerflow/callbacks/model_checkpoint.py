@@ -56,6 +56,8 @@ class ModelCheckpoint(base.Callback):
         ...                                         save_weights_only=True)
     """
 
+    _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
+
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
                  save_weights_only=False, mode="auto", save_freq="epoch",
                  initial_value_threshold=None):

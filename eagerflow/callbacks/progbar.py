@@ -121,6 +121,8 @@ class ProgbarLogger(base.Callback):
         True
     """
 
+    _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
+
     def __init__(self, file=None):
         super().__init__()
         self.file = file

@@ -67,6 +67,8 @@ class TensorBoard(base.Callback):
         >>> callback = ef.callbacks.TensorBoard("logs", update_freq=100)
     """
 
+    _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
+
     def __init__(self, log_dir="logs", histogram_freq=0, write_graph=False,
                  write_images=False, write_steps_per_second=False, update_freq="epoch",
                  profile_batch=0, embeddings_freq=0, embeddings_metadata=None):

@@ -103,6 +103,12 @@ class Trackable:
         ['count']
     """
 
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        if context.creation_observer is not None:  # ef.distribute is in use
+            context.creation_observer.object_created(obj)
+        return obj
+
     def _trackable_children(self) -> dict:
         """Named dependencies, in a deterministic order (default: attributes in order)."""
         return {name: value for name, value in vars(self).items()
@@ -116,15 +122,16 @@ class Trackable:
         here, before the variable is first used.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is None and not _restore_listeners:
-            return
-        # A restore is a real, one-time write even when the variable is created while a
-        # function is traced (it must not become an assignment the graph repeats).
-        with context.eager_scope():
-            if own is not None:
-                own.variable_created(self, name, variable)
-            for listener in list(_restore_listeners):
-                listener.variable_created(self, name, variable)
+        if own is not None or _restore_listeners:
+            # A restore is a real, one-time write even when the variable is created while a
+            # function is traced (it must not become an assignment the graph repeats).
+            with context.eager_scope():
+                if own is not None:
+                    own.variable_created(self, name, variable)
+                for listener in list(_restore_listeners):
+                    listener.variable_created(self, name, variable)
+        if context.creation_observer is not None:  # after the restore: shares its value
+            context.creation_observer.announce(self, variable)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
@@ -133,13 +140,14 @@ class Trackable:
         ``(variable, slot_name, slot)``.
         """
         own = self.__dict__.get("_deferred_restore")
-        if own is None and not _restore_listeners:
-            return
-        with context.eager_scope():
-            if own is not None:
-                own.slot_created(self, variable, slot_name, slot)
-            for listener in list(_restore_listeners):
-                listener.slot_created(self, variable, slot_name, slot)
+        if own is not None or _restore_listeners:
+            with context.eager_scope():
+                if own is not None:
+                    own.slot_created(self, variable, slot_name, slot)
+                for listener in list(_restore_listeners):
+                    listener.slot_created(self, variable, slot_name, slot)
+        if context.creation_observer is not None:
+            context.creation_observer.announce(self, slot, parent=variable)
 
 
 class Module(Trackable):

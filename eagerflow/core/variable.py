@@ -81,6 +81,8 @@ class Variable:
                                                       else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
+        if context.creation_observer is not None:  # ef.distribute is in use
+            context.creation_observer.object_created(self, variable=True)
 
     # -- reading ---------------------------------------------------------------------
     def _read(self):

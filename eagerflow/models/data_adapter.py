@@ -341,7 +341,7 @@ class _ArrayData:
         count, size = self.num_samples, self.batch_size
         order = None
         if self.shuffle:
-            order = random_lib.get_global_generator()._rng.permutation(count)
+            order = self._draw_order(count)
         for start in range(0, count, size):
             index = slice(start, start + size) if order is None else order[start:start + size]
             y = _take(self.y, index)
@@ -350,6 +350,10 @@ class _ArrayData:
                 weights = _combine_class_weight(y, weights, self.class_weight,
                                                 self.output_names)
             yield pack_x_y_sample_weight(_take(self.x, index), y, weights)
+
+    def _draw_order(self, count: int) -> np.ndarray:
+        """This epoch's order (replaced under a strategy: drawn on rank 0 only)."""
+        return random_lib.get_global_generator()._rng.permutation(count)
 
     def _endless(self):
         while True:

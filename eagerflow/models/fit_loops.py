@@ -22,7 +22,7 @@ import numpy as np
 from eagerflow import callbacks as callbacks_lib
 from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
-from eagerflow.models import data_adapter
+from eagerflow.models import data_adapter, replication
 
 
 def pythonify_logs(logs) -> dict:
@@ -70,10 +70,14 @@ def check_verbose(verbose, function: str) -> int:
     return int(verbose)
 
 
-def _callback_list(callbacks, model, verbose, epochs, steps, **extra):
+def _callback_list(callbacks, model, verbose, epochs, steps, strategy=None, **extra):
     if isinstance(callbacks, callbacks_lib.CallbackList):
         return callbacks
-    return callbacks_lib.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0,
+    progbar = verbose != 0
+    if strategy is not None:  # a non-chief rank skips the progress bar and file writers
+        callbacks = replication.chief_callbacks(callbacks, strategy)
+        progbar = progbar and strategy.is_chief
+    return callbacks_lib.CallbackList(callbacks, add_history=True, add_progbar=progbar,
                                       model=model, verbose=verbose, epochs=epochs,
                                       steps=steps, **extra)
 
@@ -144,11 +148,17 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         [0, 1]
     """
     validation_freq = _check_validation_freq(validation_freq)
-    callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps,
+    strategy = replication.strategy_of(model)
+    if strategy is not None:  # one replica of several (see models/replication.py)
+        data = replication.ReplicaData(data, strategy, "fit", training=True)
+        replication.prepare_training(model, strategy)
+    callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps, strategy,
                                do_validation=validation is not None)
     train_function = model._make_train_function()
     execution = model._steps_per_execution
     wants_batch_logs = callbacks.wants_batch_logs("train")
+    if strategy is not None:
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
     model.stop_training = False
     model._initial_epoch = None
     with _hinting(data):
@@ -157,6 +167,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     # BackupAndRestore (Keras's protocol) may move the start forward in on_train_begin.
     start = model._initial_epoch if model._initial_epoch is not None else initial_epoch
     model._initial_epoch = None
+    if strategy is not None:
+        start = replication.sync_start(model, strategy, start)
     if start and hasattr(data, "source") and data.is_dataset and data._stream is None:
         _set_dataset_epoch(data.source, start)
     epoch_logs = {}
@@ -176,7 +188,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
                     logs = train_function(batch)
                 seen = step + 1
                 if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
-                    batch_logs = pythonify_logs(logs)
+                    batch_logs = pythonify_logs(logs) if strategy is None else \
+                        replication.global_logs(model, logs, pythonify_logs)
                     _warn_nan(batch_logs, epoch, step, callbacks)
                     callbacks.on_train_batch_end(step, batch_logs)
                 if model.stop_training:
@@ -189,7 +202,10 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             # callbacks share this params dict.)
             data.steps = seen
             callbacks.params["steps"] = seen
-        epoch_logs = pythonify_logs(model._epoch_logs(logs))
+        if strategy is None:
+            epoch_logs = pythonify_logs(model._epoch_logs(logs))
+        else:
+            epoch_logs = replication.global_logs(model, logs, pythonify_logs)
         if not wants_batch_logs:
             _warn_nan(epoch_logs, epoch, seen - 1, callbacks)
         if validation is not None and _should_validate(epoch, validation_freq):
@@ -242,21 +258,36 @@ def evaluate_loop(model, data, verbose, callbacks):
         >>> fit_loops.evaluate_loop(model, data, 0, None)
         {'loss': 1.0}
     """
-    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
+    strategy = replication.strategy_of(model)
+    if strategy is not None:
+        data = replication.ReplicaData(data, strategy, "evaluate", training=False)
+    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps, strategy)
     test_function = model._make_test_function()
     wants_batch_logs = callbacks.wants_batch_logs("test")
+    if strategy is not None:
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = None
+    seen = 0
     with model._loop_cache():
         for step, batch in enumerate(data.epoch()):
             callbacks.on_test_batch_begin(step)
-            logs = test_function(batch)
+            if strategy is None or _rows(batch):  # a rank may get no row of a last batch
+                logs = test_function(batch)
             if wants_batch_logs:
-                callbacks.on_test_batch_end(step, pythonify_logs(logs))
+                callbacks.on_test_batch_end(step, pythonify_logs(logs) if strategy is None
+                                            else replication.global_logs(model, logs,
+                                                                         pythonify_logs))
+            seen = step + 1
+        if strategy is not None and logs is None and seen:  # no row here: still reduce
+            logs = model.get_metrics_result()
     if logs is None:
         raise ValueError("evaluate: no batches to evaluate: the data is empty")
-    logs = pythonify_logs(model._epoch_logs(logs))
+    if strategy is None:
+        logs = pythonify_logs(model._epoch_logs(logs))
+    else:
+        logs = replication.global_logs(model, logs, pythonify_logs)
     callbacks.on_test_end(logs)
     return logs
 
@@ -283,19 +314,35 @@ def predict_loop(model, data, verbose, callbacks):
         >>> fit_loops.predict_loop(model, data, 0, None).shape
         (5, 1)
     """
-    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps)
+    strategy = replication.strategy_of(model)
+    if strategy is not None:
+        data = replication.ReplicaData(data, strategy, "predict", training=False)
+    callbacks = _callback_list(callbacks, model, verbose, 1, data.steps, strategy)
     predict_function = model._make_predict_function()
     callbacks.on_predict_begin()
     outputs = []
     for step, batch in enumerate(data.epoch()):
         callbacks.on_predict_batch_begin(step)
+        if strategy is not None and not _rows(batch):  # no row of a small last batch
+            outputs.append(None)
+            continue
         output = predict_function(batch)
         outputs.append(nest.map_structure(np.asarray, output))
         callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
     if not outputs:
         raise ValueError("predict: no batches to predict: the data is empty")
     callbacks.on_predict_end()
+    if strategy is not None:  # every rank returns every row, in order
+        return replication.gather_predictions(strategy, outputs, _concatenate)
     return _concatenate(outputs)
+
+
+def _rows(batch) -> int:
+    """The batch size of a batch (0 for a rank's empty share of a small last batch)."""
+    for leaf in nest.flatten(batch):
+        if leaf is not None and np.ndim(leaf) > 0:
+            return int(np.shape(leaf)[0])
+    return 1
 
 
 def adapt_validation(validation_data, validation_batch_size, validation_steps,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 
+from eagerflow.core import trackable
 from eagerflow.layers import base, symbolic, tracking
 from eagerflow.models import trainer
 from eagerflow.saving import registry
@@ -70,13 +71,13 @@ class Model(trainer.Trainer, base.Layer):
             from eagerflow.models import functional
 
             if cls is Model:
-                return object.__new__(functional.Functional)
+                return trackable.Trackable.__new__(functional.Functional)
             if not issubclass(cls, functional.Functional) and "call" not in vars(cls):
                 # ``CustomModel(inputs, outputs)`` for a subclass that only overrides
                 # train_step & co (Keras's "customizing fit" pattern): a functional model
                 # whose class is the subclass with Functional's graph behind it.
-                return object.__new__(_functional_variant(cls))
-        return object.__new__(cls)
+                return trackable.Trackable.__new__(_functional_variant(cls))
+        return trackable.Trackable.__new__(cls)
 
     def __init__(self, *args, **kwargs):
         if args or "inputs" in kwargs or "outputs" in kwargs:

@@ -33,7 +33,7 @@ from eagerflow import optim
 from eagerflow.core import nest
 from eagerflow.core import tape as tape_module
 from eagerflow.graph.passes import fusion
-from eagerflow.models import compile_utils, data_adapter, fit_loops, step_function
+from eagerflow.models import compile_utils, data_adapter, fit_loops, replication, step_function
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
@@ -745,6 +745,8 @@ class Trainer:
         """
         from eagerflow import saving
 
+        if not replication.is_writer(self):  # under ef.distribute, rank 0 writes the file
+            return os.fspath(filepath)
         _check_overwrite(filepath, overwrite, "save_weights")
         return saving.save_weights(self, filepath)
 
@@ -797,5 +799,7 @@ class Trainer:
         """
         from eagerflow import saving
 
+        if not replication.is_writer(self):  # under ef.distribute, rank 0 writes the file
+            return os.fspath(filepath)
         _check_overwrite(filepath, overwrite, "save")
         return saving.save_model(self, filepath, include_optimizer=include_optimizer)

@@ -593,6 +593,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return self.iterations
 
     def _apply(self, grads, variables) -> None:
+        reducer = self.__dict__.get("_gradient_reducer")
+        if reducer is not None:  # set by ef.distribute: the replicas' mean, before clipping
+            grads = reducer(grads)
         steps = self.gradient_accumulation_steps
         if steps is None:
             self._update(grads, variables)

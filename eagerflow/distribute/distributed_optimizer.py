@@ -1,0 +1,63 @@
+"""`DistributedOptimizer`: gradients averaged over the ranks before every update.
+
+Examples:
+    >>> import eagerflow as ef
+    >>> opt = ef.distribute.DistributedOptimizer(ef.optim.SGD(0.1))
+    >>> w = ef.Variable([1.0])
+    >>> _ = opt.apply_gradients([(ef.constant([1.0]), w)])   # one rank: the mean is itself
+    >>> w.numpy()
+    array([0.9], dtype=float32)
+"""
+
+from __future__ import annotations
+
+from eagerflow.models import distribution
+from eagerflow.optim import optimizer as optimizer_lib
+
+
+def DistributedOptimizer(optimizer, strategy=None):  # noqa: N802 - Horovod's name
+    """Makes `optimizer` average its gradients over the ranks in every update.
+
+    For hand-written training loops: ``apply_gradients`` (and so ``minimize``) first
+    replaces each gradient by its mean over the ranks, with one fused allreduce per step
+    (all gradients packed into one contiguous buffer per dtype), eagerly or inside
+    `ef.function` (where the allreduce is a graph op run on every call). The update
+    (clipping, weight decay, the rule) then runs on identical gradients on every rank, so
+    replicas that start equal stay bitwise identical. `fit` does this by itself.
+
+    The optimizer is changed in place and returned (its slots, checkpoints and config are
+    those of the optimizer). Every rank must call it at the same steps with the same
+    variables. Its slots, created later, start from rank 0's values.
+
+    Args:
+        optimizer: an `ef.optim.Optimizer`.
+        strategy: the `MPIStrategy` (default: the one the optimizer was made under, the
+            current one, or a new `MPIStrategy()`).
+
+    Returns:
+        `optimizer`.
+
+    Raises:
+        TypeError: if `optimizer` is not an `ef.optim.Optimizer`.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> w = ef.Variable(2.0)
+        >>> opt = ef.distribute.DistributedOptimizer(ef.optim.SGD(0.5))
+        >>> _ = opt.minimize(lambda: w * w, [w])
+        >>> float(w)
+        0.0
+    """
+    if not isinstance(optimizer, optimizer_lib.Optimizer):
+        raise TypeError("DistributedOptimizer: expected an ef.optim.Optimizer. Received: "
+                        f"{type(optimizer).__name__} {optimizer!r}")
+    if strategy is None:
+        strategy = distribution.of(optimizer) or distribution.current()
+    if strategy is None:
+        from eagerflow.distribute import mpi_strategy
+
+        strategy = mpi_strategy.MPIStrategy()
+    with distribution.scope(strategy):  # its slots, made later, start equal everywhere
+        distribution.object_created(optimizer)
+    optimizer.__dict__["_gradient_reducer"] = strategy._reduce_gradients
+    return optimizer

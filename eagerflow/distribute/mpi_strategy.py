@@ -1,0 +1,359 @@
+"""`MPIStrategy`: data-parallel training on the processes of an MPI job.
+
+Every process (rank) runs the same script on its own slice of each global batch; the
+ranks exchange only gradients (one fused allreduce per step), metric states (when logs
+are written) and, once, the initial values of the variables. The same script runs alone
+when it was not started by ``mpiexec``: the strategy then has one replica and no
+collective runs.
+
+The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`, since the
+layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
+``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
+``_allreduce(arrays, op)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
+``_reduce_gradients(grads)`` and ``_end_of_data()``.
+
+Examples:
+    >>> import eagerflow as ef
+    >>> strategy = ef.distribute.MPIStrategy()     # run alone here: one replica
+    >>> strategy.num_replicas_in_sync, strategy.rank, strategy.is_chief
+    (1, 0, True)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+from eagerflow.core import errors, tensor
+from eagerflow.core import variable as variable_lib
+from eagerflow.graph import python_ops
+from eagerflow.models import distribution
+from eagerflow.ops import creation
+
+# Set by the launchers of MPICH (Hydra), Open MPI and PMIx-based ones (Slurm's srun).
+_SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
+_LAUNCH_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
+_abort_hook_installed = False
+
+
+def _launched_by_mpi() -> bool:
+    return any(name in os.environ for name in _LAUNCH_VARIABLES)
+
+
+def _world_communicator():
+    """COMM_WORLD when this process was started by an MPI launcher, else None."""
+    if not _launched_by_mpi():
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        sizes = [int(os.environ[n]) for n in _SIZE_VARIABLES
+                 if os.environ.get(n, "").isdigit()]
+        if sizes and max(sizes) == 1:
+            return None  # `mpiexec -n 1`: one process either way
+        raise ImportError(
+            "MPIStrategy: this process was started by an MPI launcher (mpiexec), but mpi4py "
+            "is not installed, so the ranks cannot talk to each other. Install the `mpi` "
+            "extra: pip install 'eagerflow[mpi]'") from None
+    return MPI.COMM_WORLD
+
+
+def _install_abort_hook(comm) -> None:
+    """An uncaught exception on any rank prints its traceback and aborts the whole job,
+    instead of leaving the other ranks waiting forever in their next collective."""
+    global _abort_hook_installed
+    if _abort_hook_installed:
+        return
+    _abort_hook_installed = True
+    rank, size = comm.Get_rank(), comm.Get_size()
+
+    def abort_on_error(kind, value, trace):
+        try:
+            text = "".join(traceback.format_exception(kind, value, trace))
+            sys.stderr.write(f"eagerflow: rank {rank} of {size} failed; aborting the MPI "
+                             f"job.\n{text}")
+            sys.stderr.flush()
+            sys.stdout.flush()
+            # The launcher forwards our output through pipes, and the abort kills this
+            # process and its I/O proxy: give the traceback a moment to get through (once,
+            # on a loaded machine, it was lost without this).
+            time.sleep(0.5)
+        finally:
+            comm.Abort(1)
+
+    sys.excepthook = abort_on_error
+
+
+class MPIStrategy:
+    """Synchronous data-parallel training over the ranks of an MPI job.
+
+    Launch the script with ``mpiexec -n N python train.py`` (one process per core or
+    host); without a launcher it runs as a single replica. Under ``with
+    strategy.scope():`` create the model and the optimizer: each variable they create,
+    then or later (weights built by the first call, optimizer slots), starts from rank 0's
+    value on every rank. `fit` then treats `batch_size` as the global batch: each rank
+    trains on its ``batch_size / N`` rows of every global batch and the gradients are
+    averaged across ranks, so N ranks give the weights one process would get at the same
+    global batch; logs are global and only the chief (rank 0) prints or writes files.
+
+    An uncaught exception on any rank prints that rank's traceback and aborts the job
+    (``MPI_Abort``), so no rank waits forever.
+
+    Args:
+        communicator: an mpi4py communicator (default: ``MPI.COMM_WORLD`` when launched by
+            MPI, else none: one replica).
+
+    Raises:
+        ImportError: if launched by ``mpiexec -n N`` with N > 1 but mpi4py is missing.
+
+    Examples:
+        >>> import eagerflow as ef, numpy as np
+        >>> strategy = ef.distribute.MPIStrategy()
+        >>> with strategy.scope():
+        ...     model = ef.Sequential([ef.layers.Dense(1)])
+        ...     model.compile(optimizer="sgd", loss="mse")
+        >>> history = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, verbose=0)
+        >>> float(strategy.reduce("sum", ef.constant(2.0)))
+        2.0
+    """
+
+    def __init__(self, communicator=None):
+        self._comm = _world_communicator() if communicator is None else communicator
+        if self._comm is not None and self._comm.Get_size() == 1:
+            self._comm = None
+        self.num_replicas_in_sync = 1 if self._comm is None else self._comm.Get_size()
+        self.rank = 0 if self._comm is None else self._comm.Get_rank()
+        self._first_bucket = None  # (size, dtype) of the last step's first gradient bucket
+        self.reset_communication_stats()
+        if self._comm is not None:
+            _install_abort_hook(self._comm)
+
+    @property
+    def is_chief(self) -> bool:
+        """Whether this is rank 0, which prints progress and writes files."""
+        return self.rank == 0
+
+    def scope(self):
+        """A context manager: objects made inside belong to this strategy (their variables
+        start equal on every rank, also those created after the block)."""
+        return distribution.scope(self)
+
+    def __repr__(self) -> str:
+        return (f"<MPIStrategy rank={self.rank} "
+                f"num_replicas_in_sync={self.num_replicas_in_sync}>")
+
+    # -- the public collectives --------------------------------------------------------
+    def reduce(self, reduce_op, value, axis=None):
+        """The sum or mean of `value` over the ranks, returned on every rank.
+
+        Works eagerly and inside `ef.function`. An integer mean rounds down; the mean of
+        an axis with no rows on any rank is NaN.
+
+        Args:
+            reduce_op: ``"sum"`` or ``"mean"`` (any case).
+            value: a tensor, array or number (same dtype, and same shape but along `axis`,
+                on every rank).
+            axis: also reduce this axis (as TensorFlow's ``strategy.reduce(..., axis=0)``
+                does over the batch axis): the mean is then over all ranks' rows.
+
+        Returns:
+            A Tensor.
+
+        Raises:
+            ValueError: for another `reduce_op`.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> strategy = ef.distribute.MPIStrategy()
+            >>> strategy.reduce("mean", ef.constant([1.0, 3.0]), axis=0)
+            ef.Tensor(2.0, shape=(), dtype=float32)
+        """
+        op = str(getattr(reduce_op, "value", reduce_op)).lower()
+        if op not in ("sum", "mean"):
+            raise ValueError(f"MPIStrategy.reduce: reduce_op must be 'sum' or 'mean'. "
+                             f"Received: reduce_op={reduce_op!r}")
+        from eagerflow import math
+        from eagerflow.ops import array as array_ops
+
+        if not isinstance(value, tensor.Tensor):
+            value = creation.convert_to_tensor(value)
+        parts = [value]
+        if axis is not None:  # the global mean divides by every rank's rows
+            parts = [math.reduce_sum(value, axis=axis),
+                     math.cast(array_ops.shape(value)[axis], value.dtype)]
+        if self._comm is not None:
+            parts = python_ops.py_function(self._sum_of_replicas, parts,
+                                           [part.dtype for part in parts])
+        if op == "sum":
+            return parts[0]
+        count = parts[1] if axis is not None else self.num_replicas_in_sync
+        return math.floordiv(parts[0], count) if value.dtype.kind in "iu" \
+            else parts[0] / count
+
+    def _sum_of_replicas(self, *parts):
+        return self._allreduce([np.asarray(part) for part in parts], "sum")
+
+    def distribute_dataset(self, dataset):
+        """Each rank's part of every global batch of `dataset` (batched with the global
+        batch size): rank r gets rows ``[r * b, (r + 1) * b)`` of each batch, b = B / N.
+
+        Every element is seen once per epoch by exactly one rank, and the ranks together
+        see the batches one process would see. A rank whose dataset ends while another
+        still has batches raises (no rank waits forever), when the dataset is read from
+        the main thread: apply ``prefetch`` before this, not after.
+
+        Args:
+            dataset: an `ef.data.Dataset` of global batches (the same on every rank: give
+                its shuffle a seed).
+
+        Returns:
+            An `ef.data.Dataset` of this rank's rows; `fit` accepts it as it is.
+
+        Raises:
+            TypeError: if `dataset` is not an `ef.data.Dataset`.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> strategy = ef.distribute.MPIStrategy()
+            >>> batches = strategy.distribute_dataset(ef.data.Dataset.range(6).batch(4))
+            >>> [b.numpy().tolist() for b in batches]
+            [[0, 1, 2, 3], [4, 5]]
+        """
+        from eagerflow.distribute import datasets
+
+        return datasets.ReplicaDataset(dataset, self)
+
+    def reset_communication_stats(self) -> None:
+        """Zeroes the counters `communication_stats` reports."""
+        self._stats = {"allreduce_calls": 0, "allreduce_seconds": 0.0, "allreduce_bytes": 0,
+                       "gradient_steps": 0}
+
+    def communication_stats(self) -> dict:
+        """Allreduce calls, seconds spent in them, bytes reduced and gradient steps so far.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> ef.distribute.MPIStrategy().communication_stats()["allreduce_calls"]
+            0
+        """
+        return dict(self._stats)
+
+    # -- the protocol (see the module docstring) -------------------------------------------
+    def _variable_created(self, variable) -> None:
+        if self._comm is None:
+            return
+        array = np.array(variable.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
+        self._comm.Bcast(array.reshape(-1).view(np.uint8), root=0)
+        if self.rank != 0:
+            variable_lib.adopt(variable, array)
+
+    def _allreduce(self, arrays, op="sum") -> list:
+        """Elementwise sum/max/min of each array over the ranks: one call per dtype."""
+        if self._comm is None:
+            return [np.array(a) for a in arrays]
+        from mpi4py import MPI
+
+        mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
+        return self._packed(arrays, mpi_op, flag=None)
+
+    def _packed(self, arrays, mpi_op, flag):
+        """Packs `arrays` into one contiguous buffer per dtype and reduces each in place.
+        With `flag`, the first buffer carries one more element (the step's "I had data"
+        flag, see `_end_of_data`); returns the arrays (and the reduced flag)."""
+        from mpi4py import MPI
+
+        groups: dict = {}
+        for index, array in enumerate(arrays):
+            # MPI has no portable float16: reduce those in float32.
+            dtype = np.dtype(np.float32) if array.dtype == np.float16 else array.dtype
+            groups.setdefault(dtype, []).append(index)
+        results: list = [None] * len(arrays)
+        reduced_flag = None
+        for dtype, indices in groups.items():
+            total = sum(arrays[i].size for i in indices)
+            extra = 1 if flag is not None and reduced_flag is None else 0
+            buffer = np.empty(total + extra, dtype)
+            offset = 0
+            for i in indices:
+                buffer[offset:offset + arrays[i].size] = arrays[i].reshape(-1)
+                offset += arrays[i].size
+            if extra:
+                buffer[-1] = flag
+                self._first_bucket = (buffer.size, dtype)
+            start = time.perf_counter()
+            self._comm.Allreduce(MPI.IN_PLACE, buffer, op=mpi_op)
+            self._stats["allreduce_seconds"] += time.perf_counter() - start
+            self._stats["allreduce_calls"] += 1
+            self._stats["allreduce_bytes"] += buffer.nbytes
+            if extra:
+                reduced_flag = float(buffer[-1])
+                self._check_flag(reduced_flag, flag)
+            offset = 0
+            for i in indices:
+                size = arrays[i].size
+                part = buffer[offset:offset + size].reshape(arrays[i].shape)
+                results[i] = part.astype(arrays[i].dtype) if part.dtype != arrays[i].dtype \
+                    else part
+                offset += size
+        return results
+
+    def _check_flag(self, reduced: float, own: float) -> None:
+        size = self.num_replicas_in_sync
+        if reduced in (0.0, float(size)):
+            return
+        running = int(round(reduced))
+        if own:
+            raise errors.OutOfRangeError(
+                f"MPIStrategy: {size - running} of the {size} ranks ran out of data while "
+                f"this rank (rank {self.rank}) had another batch: every rank must get the "
+                "same number of batches. Feed every rank the same global batches (fit "
+                "slices them; or use strategy.distribute_dataset(ds)), or shard a dataset "
+                "whose size is a multiple of num_shards * batch size.")
+        raise errors.OutOfRangeError(
+            f"MPIStrategy: rank {self.rank} ran out of data while {running} of the {size} "
+            "ranks still had a batch: every rank must get the same number of batches. Feed "
+            "every rank the same global batches (fit slices them; or use "
+            "strategy.distribute_dataset(ds)), or shard a dataset whose size is a multiple "
+            "of num_shards * batch size.")
+
+    def _reduce_gradients(self, grads) -> list:
+        """The mean over the ranks of each gradient, with one fused allreduce (a graph op
+        inside `ef.function`). Used by `DistributedOptimizer`."""
+        if self._comm is None or not grads:
+            return list(grads)
+        outputs = python_ops.py_function(self._mean_of_replicas, list(grads),
+                                         [g.dtype for g in grads])
+        return list(outputs)
+
+    def _mean_of_replicas(self, *grads):
+        arrays = [np.asarray(g) for g in grads]
+        from mpi4py import MPI
+
+        summed = self._packed(arrays, MPI.SUM, flag=1)
+        self._stats["gradient_steps"] += 1
+        scale = self.num_replicas_in_sync
+        return [np.divide(part, scale, out=part) for part in summed]  # fresh buffers
+
+    def _end_of_data(self) -> None:
+        """Called by a rank whose data ended: matches the other ranks' next gradient
+        allreduce with a "no data" flag, so that a rank running out early makes every
+        rank raise instead of hanging. Nothing to match before the first step."""
+        if self._comm is None or self._first_bucket is None:
+            return
+        from mpi4py import MPI
+
+        size, dtype = self._first_bucket
+        buffer = np.zeros(size, dtype)
+        self._comm.Allreduce(MPI.IN_PLACE, buffer, op=MPI.SUM)
+        self._check_flag(float(buffer[-1]), 0.0)
+
+    def _broadcast_object(self, obj):
+        return obj if self._comm is None else self._comm.bcast(obj, root=0)
+
+    def _allgather_object(self, obj) -> list:
+        return [obj] if self._comm is None else self._comm.allgather(obj)
+

@@ -1,0 +1,234 @@
+"""Run by tests/distribute/test_mpi.py as ``mpiexec -n 2 python mpi_worker.py <case> <dir>``.
+
+Each check asserts on every rank and prints ``OK <check> rank=<r>``; a failing assert
+aborts the job (MPIStrategy's abort hook), so the test sees a non-zero exit and the
+traceback. Nothing runs on import (pytest collects this file's doctests).
+"""
+
+import os
+import sys
+import zlib
+
+
+def _digest(arrays) -> int:
+    import numpy as np
+
+    code = 0
+    for array in arrays:
+        code = zlib.crc32(np.ascontiguousarray(array).tobytes(), code)
+    return code
+
+
+def _same_everywhere(comm, arrays) -> bool:
+    return len(set(comm.allgather(_digest(arrays)))) == 1
+
+
+def _ok(name, rank):
+    print(f"OK {name} rank={rank}", flush=True)
+
+
+def _mlp(ef, input_shape=None):
+    kwargs = {} if input_shape is None else {"input_shape": input_shape}
+    return ef.Sequential([ef.layers.Dense(16, activation="relu", **kwargs),
+                          ef.layers.Dense(3)])
+
+
+def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch costs ~1 s)
+    import numpy as np
+    from mpi4py import MPI
+
+    import eagerflow as ef
+
+    comm = MPI.COMM_WORLD
+    strategy = ef.distribute.MPIStrategy()
+    rank, size = strategy.rank, strategy.num_replicas_in_sync
+    assert size == comm.Get_size() == 2 and strategy.is_chief == (rank == 0)
+    ef.random.set_seed(100 + rank)  # different seeds per rank must not matter
+    data_rng = np.random.default_rng(0)  # the same data on every rank
+    x = data_rng.normal(size=(256, 8)).astype(np.float32)
+    y = data_rng.integers(0, 3, size=256)
+
+    # 1. A model made in the scope, built lazily by fit after the block; Adam's slots
+    #    made on the first step. Shuffled: one order, drawn on rank 0.
+    with strategy.scope():
+        lazy = _mlp(ef)
+        lazy.compile(optimizer="adam", loss=ef.losses.SparseCategoricalCrossentropy(
+            from_logits=True), metrics=["accuracy"])
+    lazy.fit(x, y, batch_size=64, epochs=2, verbose=0, shuffle=True)
+    assert _same_everywhere(comm, lazy.get_weights())
+    assert _same_everywhere(comm, [v.numpy() for v in lazy.optimizer.variables])
+    _ok("replicas_identical_after_fit", rank)
+
+    # 2. Two ranks at global batch 64 equal one process at batch 64.
+    with strategy.scope():
+        model = _mlp(ef, input_shape=(8,))
+        model.compile(optimizer=ef.optim.SGD(0.1, momentum=0.9),
+                      loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+    reference = _mlp(ef, input_shape=(8,))  # outside the scope: trains alone
+    reference.compile(optimizer=ef.optim.SGD(0.1, momentum=0.9),
+                      loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"])
+    reference.set_weights(model.get_weights())
+    history = model.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
+                        validation_data=(x[:75], y[:75]))
+    expected = reference.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
+                             validation_data=(x[:75], y[:75]))
+    for got, want in zip(model.get_weights(), reference.get_weights(), strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    assert _same_everywhere(comm, model.get_weights())
+    for key in ("loss", "accuracy", "val_loss", "val_accuracy"):  # global, in History
+        np.testing.assert_allclose(history.history[key], expected.history[key], rtol=1e-5)
+    _ok("equals_one_process", rank)
+
+    # 3. evaluate: global values on every rank; predict: every row, in order, everywhere.
+    got = model.evaluate(x[:101], y[:101], batch_size=50, verbose=0)
+    want = reference.evaluate(x[:101], y[:101], batch_size=50, verbose=0)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    predictions = model.predict(x[:101], batch_size=50, verbose=0)
+    np.testing.assert_allclose(predictions, reference.predict(x[:101], verbose=0),
+                               rtol=1e-5, atol=1e-6)
+    _ok("evaluate_predict", rank)
+
+    # 4. A global batch that does not split evenly.
+    try:
+        model.fit(x, y, batch_size=63, verbose=0)
+    except ValueError as e:
+        assert "cannot be split evenly over 2 ranks" in str(e), e
+    else:
+        raise AssertionError("batch 63 on 2 ranks did not raise")
+    _ok("uneven_batch_error", rank)
+
+    # 5. Only rank 0 writes files (paths differ per rank so we can tell who wrote).
+    tag = os.path.join(directory, f"rank{rank}")
+    model.fit(x, y, batch_size=64, epochs=1, verbose=2, callbacks=[  # (progress: rank 0)
+        ef.callbacks.ModelCheckpoint(tag + ".weights.h5", save_weights_only=True),
+        ef.callbacks.CSVLogger(tag + ".csv")])
+    model.save_weights(tag + "_direct.weights.h5")
+    comm.Barrier()
+    written = sorted(os.listdir(directory))
+    assert written == ["rank0.csv", "rank0.weights.h5", "rank0_direct.weights.h5"], written
+    comm.Barrier()  # (rank 0 lists the folder before anyone writes more)
+    _ok("chief_writes", rank)
+
+    # 6. A hand-written loop: DistributedOptimizer inside ef.function, one fused
+    #    allreduce per step; equal to one process on the whole batch.
+    with strategy.scope():
+        net = _mlp(ef, input_shape=(8,))
+    alone = _mlp(ef, input_shape=(8,))
+    alone.set_weights(net.get_weights())
+    optimizer = ef.distribute.DistributedOptimizer(ef.optim.Adam(0.01), strategy)
+    single = ef.optim.Adam(0.01)
+    loss_fn = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @ef.function
+    def step(xb, yb):
+        with ef.GradientTape() as tape:
+            loss = loss_fn(yb, net(xb, training=True))
+        grads = tape.gradient(loss, net.trainable_variables)
+        optimizer.apply_gradients(zip(grads, net.trainable_variables, strict=True))
+        return strategy.reduce("mean", loss)
+
+    before = strategy.communication_stats()["allreduce_calls"]
+    for start in range(0, 256, 64):
+        local = slice(start + 32 * rank, start + 32 * (rank + 1))
+        mean_loss = step(ef.constant(x[local]), ef.constant(y[local]))
+        with ef.GradientTape() as tape:
+            whole = loss_fn(y[start:start + 64], alone(x[start:start + 64]))
+        single.apply_gradients(zip(tape.gradient(whole, alone.trainable_variables),
+                                   alone.trainable_variables, strict=True))
+        np.testing.assert_allclose(float(mean_loss), float(whole), rtol=1e-5)
+    calls = strategy.communication_stats()["allreduce_calls"] - before
+    assert calls == 4 * 2, calls  # per step: one gradient allreduce + the loss reduce
+    assert _same_everywhere(comm, net.get_weights())
+    for got, want in zip(net.get_weights(), alone.get_weights(), strict=True):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+    _ok("custom_loop", rank)
+
+    # 7. strategy.reduce, eagerly.
+    assert float(strategy.reduce("sum", ef.constant(float(rank + 1)))) == 3.0
+    assert float(strategy.reduce("mean", ef.constant(float(rank + 1)))) == 1.5
+    total = strategy.reduce("sum", ef.constant([rank, 10 * rank]), axis=None)
+    assert total.numpy().tolist() == [1, 10]
+    rows = ef.constant([1.0] * (1 + 2 * rank))  # 1 row on rank 0, 3 on rank 1
+    assert float(strategy.reduce("mean", rows * (rank + 1), axis=0)) == 7.0 / 4
+    traced = ef.function(lambda v: strategy.reduce("mean", v, axis=0))
+    assert float(traced(rows * (rank + 1))) == 7.0 / 4
+    _ok("reduce", rank)
+
+    # 8. Sharding: every element exactly once over the ranks, each epoch.
+    shards = comm.allgather([int(v) for v in ef.data.Dataset.range(11).shard(size, rank)])
+    assert sorted(shards[0] + shards[1]) == list(range(11))
+    parts = strategy.distribute_dataset(ef.data.Dataset.range(12).batch(4))
+    mine = [b.numpy().tolist() for b in parts]
+    everyone = comm.allgather(mine)
+    assert sorted(v for r in everyone for b in r for v in b) == list(range(12))
+    assert mine == [[4 * i + 2 * rank, 4 * i + 2 * rank + 1] for i in range(3)], mine
+    _ok("sharding", rank)
+
+    # 9. BackupAndRestore (run by the chief) resumes every rank from the same state.
+    class Interrupt(ef.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise KeyboardInterrupt("stop after epoch 2")
+
+    backup = os.path.join(directory, "backup")
+    try:
+        model.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                  callbacks=[ef.callbacks.BackupAndRestore(backup), Interrupt()])
+    except KeyboardInterrupt:
+        pass
+    if rank == 1:
+        model.set_weights([w * 0 for w in model.get_weights()])  # must not matter
+    resumed = model.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                        callbacks=[ef.callbacks.BackupAndRestore(backup)])
+    assert resumed.epoch == [2, 3], resumed.epoch
+    assert _same_everywhere(comm, model.get_weights())
+    _ok("backup_and_restore", rank)
+
+    # 10. fit on strategy.distribute_dataset; a rank running out of data early raises.
+    ds = ef.data.Dataset.from_tensor_slices((x, y)).batch(64)
+    model.fit(strategy.distribute_dataset(ds), epochs=1, verbose=0)
+    assert _same_everywhere(comm, model.get_weights())
+    mine = ef.data.Dataset.from_tensor_slices((x, y)).shard(size, rank).batch(32)
+    model.fit(mine, epochs=1, verbose=0)  # sharded by the user: each rank's own batches
+    assert _same_everywhere(comm, model.get_weights())
+    short = ds.take(4 if rank == 0 else 3)
+    try:
+        model.fit(strategy.distribute_dataset(short), epochs=1, verbose=0)
+    except ef.errors.OutOfRangeError as e:
+        assert "ran out of data" in str(e), e
+    else:
+        raise AssertionError("uneven data did not raise")
+    try:  # the same with a dataset sharded by the user
+        model.fit(mine.take(4 if rank == 0 else 3), epochs=1, verbose=0)
+    except ef.errors.OutOfRangeError as e:
+        assert "ran out of data" in str(e), e
+    else:
+        raise AssertionError("uneven shards did not raise")
+    _ok("out_of_data_error", rank)
+
+
+def fault(directory):
+    import numpy as np
+
+    import eagerflow as ef
+
+    del directory
+    strategy = ef.distribute.MPIStrategy()
+    with strategy.scope():
+        model = ef.Sequential([ef.layers.Dense(2, input_shape=(4,))])
+        model.compile(optimizer="sgd", loss="mse")
+
+    class Boom(ef.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if strategy.rank == 1 and batch == 2:
+                raise RuntimeError("boom on rank 1")
+
+    model.fit(np.ones((512, 4)), np.ones((512, 2)), batch_size=8, epochs=50, verbose=0,
+              callbacks=[Boom()])
+    print("fault: training finished, which it should not have", flush=True)
+
+
+if __name__ == "__main__":
+    {"main": main, "fault": fault}[sys.argv[1]](sys.argv[2])

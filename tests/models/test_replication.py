@@ -1,0 +1,50 @@
+"""models/replication.py pieces that need no MPI job (the job is tests/distribute)."""
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+from eagerflow.models import data_adapter, replication
+
+
+def test_local_rows_split_a_global_batch():
+    batch = (ef.constant(np.arange(6.0)), np.arange(6), None)
+    x, y, w = replication.local_rows(batch, 1, 2, "fit")
+    assert x.numpy().tolist() == [3.0, 4.0, 5.0] and y.tolist() == [3, 4, 5] and w is None
+    assert replication.local_rows(np.arange(5), 1, 2, "evaluate", exact=False).tolist() \
+        == [2, 3, 4]
+
+
+def test_local_rows_refuse_uneven_or_mismatched_batches():
+    with pytest.raises(ValueError, match="fit: a global batch of 5 rows cannot be split "
+                                         "evenly over 2 ranks"):
+        replication.local_rows(np.arange(5), 0, 2, "fit")
+    with pytest.raises(ValueError, match=r"one batch size.*\[3, 4\]"):
+        replication.local_rows((np.arange(4), np.arange(3)), 0, 2, "fit")
+
+
+class _Disagreeing:
+    """A two-rank stand-in whose other rank read a different first batch."""
+
+    num_replicas_in_sync, rank, is_chief = 2, 0, True
+
+    def _allgather_object(self, obj):
+        return [obj, obj + 1]
+
+    def _broadcast_object(self, obj):
+        return obj
+
+
+def test_ranks_reading_different_batches_is_an_error():
+    data = data_adapter.adapt(np.ones((4, 2)), np.ones(4), batch_size=4, shuffle=True)
+    replica = replication.ReplicaData(data, _Disagreeing(), "fit", training=True)
+    with pytest.raises(ValueError, match="the ranks read different global batches"):
+        next(iter(replica.epoch()))
+
+
+def test_fit_refuses_a_batch_size_the_ranks_cannot_share():
+    data = data_adapter.adapt(np.ones((10, 2)), np.ones(10), batch_size=4)
+    with pytest.raises(ValueError, match="global batch of 2 rows cannot be split evenly "
+                                         "over 4 ranks"):
+        replication.ReplicaData(data, type("Four", (_Disagreeing,),
+                                           {"num_replicas_in_sync": 4})(), "fit", True)
