@@ -89,7 +89,7 @@ from eagerflow.layers.pooling import (
 from eagerflow.layers.preprocessing import Normalization, Rescaling
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
-from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell
+from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
 from eagerflow.layers.separable import (
     DepthwiseConv1D,
     DepthwiseConv2D,
@@ -150,5 +150,5 @@ __all__ = [
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
     "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
     "Hashing", "Discretization", "EinsumDense", "RandomBrightness", "RandomContrast",
-    "RandomGrayscale",
+    "RandomGrayscale", "StackedRNNCells",
 ]

@@ -35,7 +35,8 @@ class RNN(Layer):
 
     Args:
         cell: a cell layer with ``call(inputs, states)`` returning ``(output,
-            new_states)`` and a `state_size` (an int or a list of ints).
+            new_states)`` and a `state_size` (an int or a list of ints), or a list of
+            cells (run as `StackedRNNCells`).
         return_sequences: return the output of every step ``(batch, time, units)``
             instead of the last one.
         return_state: also return the final states (a list after the output).
@@ -63,6 +64,8 @@ class RNN(Layer):
         super().__init__(**kwargs)
         if isinstance(cell, dict):
             cell = registry.deserialize(cell, kind="layer")
+        if isinstance(cell, (list, tuple)):
+            cell = rnn_cells.StackedRNNCells(cell)
         if not hasattr(cell, "state_size") or not callable(cell):
             raise ValueError(
                 "The `cell` of an RNN must be a layer with a `state_size` attribute and "

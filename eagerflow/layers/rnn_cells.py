@@ -30,6 +30,7 @@ from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
+from eagerflow.saving import registry
 
 
 def _rate(value, name: str, layer: str) -> float:
@@ -321,6 +322,77 @@ class GRUCell(_Cell):
         config = super().get_config()
         config["reset_after"] = self.reset_after
         return config
+
+
+class StackedRNNCells(Layer):
+    """Several cells run as one: each step feeds the output of a cell to the next (Keras 3's
+    layer; ``RNN([cell, cell, ...])`` builds one).
+
+    The state is every cell's states in order, flat (an LSTM cell contributes two), so
+    ``RNN(..., return_state=True)`` returns them as one flat list after the output
+    (Keras nests them per cell).
+
+    Args:
+        cells: the cells, first to last (layers with ``call(inputs, states)`` and a
+            `state_size`).
+
+    Raises:
+        ValueError: for an empty list or an object that is not a cell.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> cells = [ef.layers.SimpleRNNCell(3), ef.layers.LSTMCell(4)]
+        >>> layer = ef.layers.RNN(cells, return_state=True)
+        >>> [tuple(t.shape) for t in layer(ef.ones([2, 5, 6]))]
+        [(2, 4), (2, 3), (2, 4), (2, 4)]
+    """
+
+    def __init__(self, cells, **kwargs):
+        cells = [registry.deserialize(c, kind="layer") if isinstance(c, dict) else c
+                 for c in cells]
+        if not cells:
+            raise ValueError("StackedRNNCells needs at least one cell.")
+        for cell in cells:
+            if not hasattr(cell, "state_size") or not callable(cell):
+                raise ValueError(
+                    "Every cell of StackedRNNCells must be a layer with a `state_size` "
+                    f"attribute and call(inputs, states). Received: {cell!r}")
+        # A container: it computes in its cells' dtype (float64 cells stay float64).
+        kwargs.setdefault("dtype", getattr(cells[0], "dtype", None))
+        super().__init__(**kwargs)
+        self.cells = cells
+
+    @property
+    def state_size(self) -> list:
+        return [size for cell in self.cells for size in flat_state_sizes(cell)]
+
+    @property
+    def output_size(self) -> int:
+        last = self.cells[-1]
+        return int(getattr(last, "output_size", flat_state_sizes(last)[0]))
+
+    def build(self, input_shape):
+        shape = tuple(input_shape)
+        for cell in self.cells:
+            if not cell.built:
+                cell._build_from_shape(shape)
+            size = getattr(cell, "output_size", flat_state_sizes(cell)[0])
+            shape = (*shape[:-1], int(size))
+
+    def call(self, inputs, states, training=None):
+        flat = list(states) if isinstance(states, (list, tuple)) else [states]
+        new_states, start = [], 0
+        for cell in self.cells:
+            count = len(flat_state_sizes(cell))
+            own = flat[start:start + count]
+            start += count
+            inputs, updated = cell(inputs, own if count > 1 else own[0], training=training)
+            new_states.extend(nest.flatten(updated))
+        return inputs, new_states
+
+    def get_config(self) -> dict:
+        return {**super().get_config(),
+                "cells": [registry.serialize(cell, "layer") for cell in self.cells]}
 
 
 def flat_state_sizes(cell) -> list:
