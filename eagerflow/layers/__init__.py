@@ -42,6 +42,7 @@ from eagerflow.layers.dropout import (
 )
 from eagerflow.layers.einsum_dense import EinsumDense
 from eagerflow.layers.embedding import Embedding
+from eagerflow.layers.grouped_query_attention import GroupQueryAttention
 from eagerflow.layers.hashing import Hashing
 from eagerflow.layers.image_preprocessing import CenterCrop, Resizing
 from eagerflow.layers.input_spec import InputSpec
@@ -150,5 +151,5 @@ __all__ = [
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
     "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
     "Hashing", "Discretization", "EinsumDense", "RandomBrightness", "RandomContrast",
-    "RandomGrayscale", "StackedRNNCells",
+    "RandomGrayscale", "StackedRNNCells", "GroupQueryAttention",
 ]

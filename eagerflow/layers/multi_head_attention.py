@@ -202,7 +202,7 @@ class MultiHeadAttention(Layer):
             if len(shape) != 3 or (shape[1:] != (query.shape[1], value.shape[1])
                                    and None not in query.shape[1:2] + value.shape[1:2]):
                 raise ValueError(
-                    "MultiHeadAttention: attention_mask must have shape (batch, Tq, Tv) = "
+                    f"{type(self).__name__}: attention_mask must have shape (batch, Tq, Tv) = "
                     f"(batch, {query.shape[1]}, {value.shape[1]}). Received: "
                     f"attention_mask.shape={shape}")
             parts.append(attention_mask)
