@@ -88,6 +88,7 @@ from eagerflow.layers.pooling import (
     MaxPooling3D,
 )
 from eagerflow.layers.preprocessing import Normalization, Rescaling
+from eagerflow.layers.preprocessing_pipeline import Pipeline
 from eagerflow.layers.reshaping import Flatten, Identity, Permute, RepeatVector, Reshape
 from eagerflow.layers.rnn import GRU, LSTM, RNN, SimpleRNN
 from eagerflow.layers.rnn_cells import GRUCell, LSTMCell, SimpleRNNCell, StackedRNNCells
@@ -151,5 +152,5 @@ __all__ = [
     "Conv1DTranspose", "Convolution1DTranspose", "DepthwiseConv1D", "SeparableConv1D",
     "SeparableConvolution1D", "StringLookup", "IntegerLookup", "TextVectorization",
     "Hashing", "Discretization", "EinsumDense", "RandomBrightness", "RandomContrast",
-    "RandomGrayscale", "StackedRNNCells", "GroupQueryAttention",
+    "RandomGrayscale", "StackedRNNCells", "GroupQueryAttention", "Pipeline",
 ]
