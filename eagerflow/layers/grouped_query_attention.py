@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import math
 
-from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.attention import combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
-from eagerflow.layers.multi_head_attention import MultiHeadAttention, _Projection
+from eagerflow.layers.multi_head_attention import (
+    MultiHeadAttention,
+    _Projection,
+    projection_config,
+    set_projection_options,
+)
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import einsum as einsum_ops
@@ -105,22 +109,12 @@ class GroupQueryAttention(Layer):
             raise ValueError(
                 f"{name}: flash_attention=True is not available (eagerflow has no fused "
                 "attention kernel); leave it None or False for the standard computation.")
-        self.use_bias = bool(use_bias)
         self.use_gate = bool(use_gate)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        options = set_projection_options(self, use_bias, kernel_initializer, bias_initializer,
+                                         kernel_regularizer, bias_regularizer,
+                                         kernel_constraint, bias_constraint)
         self.seed = seed
         self.supports_masking = True
-        options = {"use_bias": self.use_bias, "kernel_initializer": self.kernel_initializer,
-                   "bias_initializer": self.bias_initializer,
-                   "kernel_regularizer": self.kernel_regularizer,
-                   "bias_regularizer": self.bias_regularizer,
-                   "kernel_constraint": self.kernel_constraint,
-                   "bias_constraint": self.bias_constraint}
         dtype, d = self.dtype, self.head_dim
         query_heads, kv_heads = self.num_query_heads, self.num_key_value_heads
         self.query_dense = _Projection("abc,cde->abde", (query_heads, d), (query_heads, d),
@@ -189,15 +183,7 @@ class GroupQueryAttention(Layer):
         return {
             **super().get_config(),
             "head_dim": self.head_dim, "num_query_heads": self.num_query_heads,
-            "num_key_value_heads": self.num_key_value_heads, "use_bias": self.use_bias,
-            "use_gate": self.use_gate, "sliding_window": self.sliding_window,
-            "dropout": self.dropout,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-            "seed": self.seed,
+            "num_key_value_heads": self.num_key_value_heads, "use_gate": self.use_gate,
+            "sliding_window": self.sliding_window, "dropout": self.dropout,
+            **projection_config(self),
         }

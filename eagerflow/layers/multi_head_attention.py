@@ -38,6 +38,41 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
 
 
+def set_projection_options(layer, use_bias, kernel_initializer, bias_initializer,
+                           kernel_regularizer, bias_regularizer, kernel_constraint,
+                           bias_constraint) -> dict:
+    """Sets the projection arguments shared by the attention layers on `layer` (Keras's
+    attribute names) and returns them as the options of its `_Projection`s."""
+    layer.use_bias = bool(use_bias)
+    layer.kernel_initializer = initializers.get(kernel_initializer)
+    layer.bias_initializer = initializers.get(bias_initializer)
+    layer.kernel_regularizer = regularizers.get(kernel_regularizer)
+    layer.bias_regularizer = regularizers.get(bias_regularizer)
+    layer.kernel_constraint = constraints.get(kernel_constraint)
+    layer.bias_constraint = constraints.get(bias_constraint)
+    return {"use_bias": layer.use_bias, "kernel_initializer": layer.kernel_initializer,
+            "bias_initializer": layer.bias_initializer,
+            "kernel_regularizer": layer.kernel_regularizer,
+            "bias_regularizer": layer.bias_regularizer,
+            "kernel_constraint": layer.kernel_constraint,
+            "bias_constraint": layer.bias_constraint}
+
+
+def projection_config(layer) -> dict:
+    """The config entries of `set_projection_options`, the activity regularizer and seed."""
+    return {
+        "use_bias": layer.use_bias,
+        "kernel_initializer": initializers.serialize(layer.kernel_initializer),
+        "bias_initializer": initializers.serialize(layer.bias_initializer),
+        "kernel_regularizer": regularizers.serialize(layer.kernel_regularizer),
+        "bias_regularizer": regularizers.serialize(layer.bias_regularizer),
+        "activity_regularizer": regularizers.serialize(layer.activity_regularizer),
+        "kernel_constraint": constraints.serialize(layer.kernel_constraint),
+        "bias_constraint": constraints.serialize(layer.bias_constraint),
+        "seed": layer.seed,
+    }
+
+
 class _Projection(Layer):
     """One of the four dense projections (a kernel and, with `use_bias`, a bias), named
     like Keras's (``query``, ``key``, ``value``, ``attention_output``). The kernel's shape
@@ -130,7 +165,6 @@ class MultiHeadAttention(Layer):
             raise ValueError("MultiHeadAttention: dropout must be a float in [0, 1). "
                              f"Received: dropout={dropout!r}")
         self.dropout = float(dropout)
-        self.use_bias = bool(use_bias)
         if output_shape is not None:
             sizes = (output_shape,) if isinstance(output_shape, int) else tuple(output_shape)
             if len(sizes) != 1:
@@ -145,20 +179,11 @@ class MultiHeadAttention(Layer):
                 "is supported (attention_axes=None). Received: "
                 f"attention_axes={attention_axes!r}")
         self.attention_axes = attention_axes
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        options = set_projection_options(self, use_bias, kernel_initializer, bias_initializer,
+                                         kernel_regularizer, bias_regularizer,
+                                         kernel_constraint, bias_constraint)
         self.seed = seed
         self.supports_masking = True
-        options = {"use_bias": self.use_bias, "kernel_initializer": self.kernel_initializer,
-                   "bias_initializer": self.bias_initializer,
-                   "kernel_regularizer": self.kernel_regularizer,
-                   "bias_regularizer": self.bias_regularizer,
-                   "kernel_constraint": self.kernel_constraint,
-                   "bias_constraint": self.bias_constraint}
         heads = self.num_heads
         # Each projection learns its input size on its first call (the query's size is
         # known in `build`, the value's and key's in `call`), in Keras's weight order.
@@ -241,14 +266,7 @@ class MultiHeadAttention(Layer):
         return {
             **super().get_config(),
             "num_heads": self.num_heads, "key_dim": self.key_dim,
-            "value_dim": self.value_dim, "dropout": self.dropout, "use_bias": self.use_bias,
+            "value_dim": self.value_dim, "dropout": self.dropout,
             "output_shape": self._output_size, "attention_axes": self.attention_axes,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
-            "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-            "seed": self.seed,
+            **projection_config(self),
         }
