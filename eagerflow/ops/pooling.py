@@ -400,18 +400,25 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "AvgPool")
 
 
-def _global(reduce, input, keepdims, data_format, op_name):  # noqa: A002
+def global_pool(reduce, input, keepdims, data_format, op_name,  # noqa: A002
+                formats=("NHWC", "NCHW")):
+    """`reduce` over the spatial axes of a channels-last or channels-first tensor whose
+    layouts are `formats` (e.g. ``("NDHWC", "NCDHW")`` for volumes)."""
     x = convert_input(input)
-    if x.ndim != 4:
+    rank = len(formats[0])
+    if x.ndim != rank:
+        layout = ", ".join({"N": "batch", "C": "channels", "D": "depth", "H": "height",
+                            "W": "width"}[axis] for axis in formats[0])
         raise errors.InvalidArgumentError(
-            f"input must be 4-D (batch, height, width, channels), got shape {x.shape}", op_name
+            f"input must be {rank}-D ({layout}), got shape {x.shape}", op_name
         )
-    if data_format not in ("NHWC", "NCHW"):
+    if data_format not in formats:
         raise errors.InvalidArgumentError(
-            f"data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}",
-            op_name,
+            f"data_format must be '{formats[0]}' or '{formats[1]}'. Received: "
+            f"data_format={data_format!r}", op_name,
         )
-    return reduce(x, [1, 2] if data_format == "NHWC" else [2, 3], keepdims=keepdims)
+    spatial = list(range(1, rank - 1)) if data_format == formats[0] else list(range(2, rank))
+    return reduce(x, spatial, keepdims=keepdims)
 
 
 def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
@@ -433,7 +440,7 @@ def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
         >>> ef.nn.global_avg_pool2d(ef.ones([2, 5, 5, 3])).shape
         (2, 3)
     """
-    return _global(_reduce.reduce_mean, input, keepdims, data_format, "GlobalAvgPool")
+    return global_pool(_reduce.reduce_mean, input, keepdims, data_format, "GlobalAvgPool")
 
 
 def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
@@ -456,4 +463,4 @@ def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
         >>> ef.nn.global_max_pool2d(ef.ones([2, 5, 5, 3]), keepdims=True).shape
         (2, 1, 1, 3)
     """
-    return _global(_reduce.reduce_max, input, keepdims, data_format, "GlobalMaxPool")
+    return global_pool(_reduce.reduce_max, input, keepdims, data_format, "GlobalMaxPool")

@@ -27,6 +27,8 @@ from eagerflow.ops import pooling as _pooling
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import windows
 
+_FORMATS = ("NDHWC", "NCDHW")
+
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, op_name):  # noqa: A002
     if data_format not in (None, "NDHWC", "NCDHW"):
@@ -116,19 +118,6 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
                    "AvgPool3D")
 
 
-def _global3d(reduce, input, keepdims, data_format, op_name):  # noqa: A002
-    x = convert_input(input)
-    if x.ndim != 5:
-        raise errors.InvalidArgumentError(
-            f"input must be 5-D (batch, depth, height, width, channels), got shape {x.shape}",
-            op_name)
-    if data_format not in ("NDHWC", "NCDHW"):
-        raise errors.InvalidArgumentError(
-            f"data_format must be 'NDHWC' or 'NCDHW'. Received: data_format={data_format!r}",
-            op_name)
-    return reduce(x, [1, 2, 3] if data_format == "NDHWC" else [2, 3, 4], keepdims=keepdims)
-
-
 def global_avg_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  # noqa: A002
     """Mean over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
 
@@ -145,7 +134,8 @@ def global_avg_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  #
         >>> ef.nn.global_avg_pool3d(ef.ones([2, 3, 3, 3, 4])).shape
         (2, 4)
     """
-    return _global3d(_reduce.reduce_mean, input, keepdims, data_format, "GlobalAvgPool3D")
+    return _pooling.global_pool(_reduce.reduce_mean, input, keepdims, data_format,
+                               "GlobalAvgPool3D", _FORMATS)
 
 
 def global_max_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  # noqa: A002
@@ -164,4 +154,5 @@ def global_max_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  #
         >>> ef.nn.global_max_pool3d(ef.ones([2, 3, 3, 3, 4]), keepdims=True).shape
         (2, 1, 1, 1, 4)
     """
-    return _global3d(_reduce.reduce_max, input, keepdims, data_format, "GlobalMaxPool3D")
+    return _pooling.global_pool(_reduce.reduce_max, input, keepdims, data_format,
+                               "GlobalMaxPool3D", _FORMATS)
