@@ -22,10 +22,14 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import nest, tensor
 from eagerflow.core.tape import GradientTape
+from eagerflow.core.typing import TensorLike
 
 __all__ = ["assert_allclose", "check_gradients", "numeric_gradient"]
 
@@ -46,7 +50,8 @@ def _weighted_sum(outputs, weights) -> float:
     return float(sum(np.vdot(w, o._value) for o, w in zip(outputs, weights, strict=True)))
 
 
-def numeric_gradient(f, args, index, weights, eps=1e-6) -> np.ndarray:
+def numeric_gradient(f: Callable[..., Any], args: Any, index: Any, weights: TensorLike,
+                     eps: float = 1e-6) -> np.ndarray:
     """Central-difference gradient of ``sum(weights * f(*args))`` w.r.t. ``args[index]``."""
     base = args[index]._value
     grad = np.zeros_like(base, dtype=np.float64)
@@ -120,7 +125,8 @@ def _fmt(value) -> str:
     return f"{float(value):.6g}"
 
 
-def check_gradients(f, *args, order=2, eps=1e-6, rtol=1e-4, atol=1e-5, seed=0):
+def check_gradients(f: Callable[..., Any], *args: Any, order: int = 2, eps: float = 1e-6,
+                    rtol: float = 1e-4, atol: float = 1e-5, seed: int | None = 0) -> None:
     """Checks the gradients of `f` at `args` against finite differences, up to `order`.
 
     Args:
@@ -160,7 +166,8 @@ def _gradient_function(f, weights, indices):
     return grad_f
 
 
-def assert_allclose(actual, expected, rtol=1e-6, atol=0.0, err_msg=""):
+def assert_allclose(actual: Any, expected: Any, rtol: float = 1e-6, atol: float = 0.0,
+                    err_msg: str = "") -> None:
     """`numpy.testing.assert_allclose` that accepts tensors and variables."""
     np.testing.assert_allclose(np.asarray(actual), np.asarray(expected), rtol=rtol, atol=atol,
                                err_msg=err_msg)

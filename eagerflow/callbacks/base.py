@@ -25,6 +25,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 BATCH_HOOKS = (
     "on_train_batch_begin", "on_train_batch_end",
     "on_test_batch_begin", "on_test_batch_end",
@@ -48,7 +50,7 @@ class Callback:
         epoch 0: loss 0.50
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.params = {}
         self._model = None
 
@@ -56,65 +58,65 @@ class Callback:
         """Receives the run's parameters (``verbose``, ``epochs``, ``steps``)."""
         self.params = params
 
-    def set_model(self, model) -> None:
+    def set_model(self, model: Any) -> None:
         """Receives the model this callback serves."""
         self._model = model
 
     @property
-    def model(self):
+    def model(self) -> Any:
         """The model being trained, evaluated or run."""
         return self._model
 
     # Keras kept `on_batch_*` as the older names of the train-batch hooks: overriding either
     # works, because the train-batch hooks call them by default.
-    def on_batch_begin(self, batch, logs=None):
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of a training batch (alias of `on_train_batch_begin`)."""
 
-    def on_batch_end(self, batch, logs=None):
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of a training batch (alias of `on_train_batch_end`)."""
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of epoch `epoch` (counted from 0)."""
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of an epoch with its training and validation logs."""
 
-    def on_train_batch_begin(self, batch, logs=None):
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of training batch `batch` (counted from 0 in each epoch)."""
         self.on_batch_begin(batch, logs=logs)
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of a training batch with the running epoch means."""
         self.on_batch_end(batch, logs=logs)
 
-    def on_test_batch_begin(self, batch, logs=None):
+    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of an evaluation batch (in `evaluate` and validation)."""
 
-    def on_test_batch_end(self, batch, logs=None):
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of an evaluation batch with the running means."""
 
-    def on_predict_batch_begin(self, batch, logs=None):
+    def on_predict_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of a `predict` batch."""
 
-    def on_predict_batch_end(self, batch, logs=None):
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of a `predict` batch (``logs["outputs"]`` holds its output)."""
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         """Called once at the start of `fit`."""
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         """Called once at the end of `fit` (also when it stops early)."""
 
-    def on_test_begin(self, logs=None):
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of `evaluate` and of each validation pass."""
 
-    def on_test_end(self, logs=None):
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of `evaluate` and of each validation pass."""
 
-    def on_predict_begin(self, logs=None):
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None:
         """Called at the start of `predict`."""
 
-    def on_predict_end(self, logs=None):
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
         """Called at the end of `predict`."""
 
 

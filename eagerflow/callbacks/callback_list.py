@@ -3,6 +3,9 @@ callbacks, adding the `History` and the progress bar they need."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from eagerflow.callbacks import base, history, progbar
 
 
@@ -33,8 +36,8 @@ class CallbackList(base.Callback):
         {'loss': [0.25]}
     """
 
-    def __init__(self, callbacks=None, add_history=False, add_progbar=False, model=None,
-                 **params):
+    def __init__(self, callbacks: Any = None, add_history: bool = False, add_progbar: bool = False,
+                 model: Any = None, **params: Any) -> None:
         super().__init__()
         self.callbacks = []
         if isinstance(callbacks, base.Callback):  # one callback given without a list
@@ -54,7 +57,7 @@ class CallbackList(base.Callback):
         if params:
             self.set_params(params)
 
-    def append(self, callback) -> None:
+    def append(self, callback: Callable[..., Any]) -> None:
         """Adds a callback at the end of the list."""
         if not isinstance(callback, base.Callback):
             raise TypeError(
@@ -78,7 +81,7 @@ class CallbackList(base.Callback):
         for callback in self.callbacks:
             callback.set_params(params)
 
-    def set_model(self, model) -> None:
+    def set_model(self, model: Any) -> None:
         super().set_model(model)
         for callback in self.callbacks:
             callback.set_model(model)
@@ -92,52 +95,52 @@ class CallbackList(base.Callback):
         for callback in self._batch_hooks[hook]:
             getattr(callback, hook)(batch, logs)
 
-    def on_batch_begin(self, batch, logs=None):
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_train_batch_begin", batch, logs)
 
-    def on_batch_end(self, batch, logs=None):
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_train_batch_end", batch, logs)
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._call("on_epoch_begin", epoch, logs if logs is not None else {})
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._call("on_epoch_end", epoch, logs if logs is not None else {})
 
-    def on_train_batch_begin(self, batch, logs=None):
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_train_batch_begin", batch, logs)
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_train_batch_end", batch, logs)
 
-    def on_test_batch_begin(self, batch, logs=None):
+    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_test_batch_begin", batch, logs)
 
-    def on_test_batch_end(self, batch, logs=None):
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_test_batch_end", batch, logs)
 
-    def on_predict_batch_begin(self, batch, logs=None):
+    def on_predict_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_predict_batch_begin", batch, logs)
 
-    def on_predict_batch_end(self, batch, logs=None):
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._call_batch("on_predict_batch_end", batch, logs)
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_train_begin", logs if logs is not None else {})
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_train_end", logs if logs is not None else {})
 
-    def on_test_begin(self, logs=None):
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_test_begin", logs if logs is not None else {})
 
-    def on_test_end(self, logs=None):
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_test_end", logs if logs is not None else {})
 
-    def on_predict_begin(self, logs=None):
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_predict_begin", logs if logs is not None else {})
 
-    def on_predict_end(self, logs=None):
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
         self._call("on_predict_end", logs if logs is not None else {})
 
     def __iter__(self):

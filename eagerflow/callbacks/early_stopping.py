@@ -20,6 +20,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.callbacks import base
@@ -84,8 +86,9 @@ class EarlyStopping(base.Callback):
         >>> callback = ef.callbacks.EarlyStopping(monitor="val_loss", patience=3)
     """
 
-    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto",
-                 baseline=None, restore_best_weights=False, start_from_epoch=0):
+    def __init__(self, monitor: str = "val_loss", min_delta: int = 0, patience: int = 0,
+                 verbose: int | str = 0, mode: str = "auto", baseline: Any = None,
+                 restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
         super().__init__()
         for name, value in (("patience", patience), ("start_from_epoch", start_from_epoch)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
@@ -114,13 +117,13 @@ class EarlyStopping(base.Callback):
         self.best_epoch = 0
         self.best_weights = None
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._reset()
         self._direction = monitoring.resolve_mode(self.monitor, self.mode, "EarlyStopping",
                                                   self.model)
         self.best = np.inf if self._direction == "min" else -np.inf
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         current = monitoring.get_value(logs, self.monitor, "EarlyStopping", self.params)
         if current is None or epoch < self.start_from_epoch:
             return
@@ -141,7 +144,7 @@ class EarlyStopping(base.Callback):
             self.stopped_epoch = epoch
             self.model.stop_training = True
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if self.stopped_epoch > 0 and self.verbose > 0:
             monitoring.print_msg(f"Epoch {self.stopped_epoch + 1}: early stopping")
         if self.restore_best_weights and self.best_weights is not None:
@@ -152,6 +155,6 @@ class EarlyStopping(base.Callback):
                 )
             restore_weights(self.model, self.best_weights)
 
-    def get_monitor_value(self, logs):
+    def get_monitor_value(self, logs: dict[str, Any] | None) -> Any:
         """The monitored value in `logs` (raises if it is missing)."""
         return monitoring.get_value(logs, self.monitor, "EarlyStopping", self.params)

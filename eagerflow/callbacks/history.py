@@ -12,6 +12,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.callbacks import base
 
 
@@ -35,15 +37,15 @@ class History(base.Callback):
         {'loss': [1.0]}
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.history = {}
         self.epoch = []
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.epoch = []
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = logs or {}
         self.epoch.append(epoch)
         for key, value in logs.items():

@@ -12,6 +12,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.callbacks import base
 
 _EPOCH_OR_BATCH_HOOKS = (
@@ -48,9 +50,10 @@ class LambdaCallback(base.Callback):
         done
     """
 
-    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None,
-                 on_train_end=None, on_train_batch_begin=None, on_train_batch_end=None,
-                 **kwargs):
+    def __init__(self, on_epoch_begin: Any = None, on_epoch_end: Any = None,
+                 on_train_begin: Any = None, on_train_end: Any = None,
+                 on_train_batch_begin: Any = None, on_train_batch_end: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__()
         hooks = dict(on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
                      on_train_begin=on_train_begin, on_train_end=on_train_end,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +117,7 @@ class LearningRateScheduler(base.Callback):
         >>> callback = ef.callbacks.LearningRateScheduler(schedule)
     """
 
-    def __init__(self, schedule, verbose=0):
+    def __init__(self, schedule: Any, verbose: int | str = 0) -> None:
         super().__init__()
         if not callable(schedule):
             raise TypeError(
@@ -126,7 +127,7 @@ class LearningRateScheduler(base.Callback):
         self.verbose = verbose
         self._takes_lr = _positional_arity(schedule) >= 2
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         current = get_learning_rate(self.model, "LearningRateScheduler")
         new = self.schedule(epoch, current) if self._takes_lr else self.schedule(epoch)
         try:
@@ -146,7 +147,7 @@ class LearningRateScheduler(base.Callback):
                 f"Epoch {epoch + 1}: LearningRateScheduler setting learning rate to {new}."
             )
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if logs is not None:
             logs["learning_rate"] = get_learning_rate(self.model, "LearningRateScheduler")
 
@@ -175,8 +176,9 @@ class ReduceLROnPlateau(base.Callback):
         ...                                           patience=5, min_lr=0.001)
     """
 
-    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto",
-                 min_delta=1e-4, cooldown=0, min_lr=0.0):
+    def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
+                 verbose: int | str = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 cooldown: int = 0, min_lr: float = 0.0) -> None:
         super().__init__()
         if not 0.0 < factor < 1.0:
             raise ValueError(
@@ -205,13 +207,13 @@ class ReduceLROnPlateau(base.Callback):
         self.best = None
         self._direction = None
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._reset()
         self._direction = monitoring.resolve_mode(self.monitor, self.mode,
                                                   "ReduceLROnPlateau", self.model)
         self.best = np.inf if self._direction == "min" else -np.inf
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = logs if logs is not None else {}
         current = monitoring.get_value(logs, self.monitor, "ReduceLROnPlateau", self.params)
         rate = get_learning_rate(self.model, "ReduceLROnPlateau")

@@ -15,6 +15,7 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from eagerflow.callbacks import base
 from eagerflow.callbacks import monitor as monitoring
@@ -31,7 +32,7 @@ class TerminateOnNaN(base.Callback):
         >>> callback = ef.callbacks.TerminateOnNaN()
     """
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(float(loss)):
             monitoring.print_msg(f"Batch {batch}: invalid loss {float(loss)}, "

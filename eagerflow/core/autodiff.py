@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
+from eagerflow.core.typing import TensorLike
 
 
 def _as_argument(value):
@@ -56,7 +59,8 @@ def _param_indices(f, params, count: int) -> list[int]:
     return indices
 
 
-def value_and_gradients_function(f, params=None, unconnected_gradients="none"):
+def value_and_gradients_function(f: Callable[..., Any], params: TensorLike | None = None,
+                                 unconnected_gradients: str = "none") -> Any:
     """Wraps `f` to return ``(f(*args), [gradient per argument])``.
 
     Args:
@@ -91,7 +95,8 @@ def value_and_gradients_function(f, params=None, unconnected_gradients="none"):
     return decorated
 
 
-def gradients_function(f, params=None, unconnected_gradients="none"):
+def gradients_function(f: Callable[..., Any], params: TensorLike | None = None,
+                       unconnected_gradients: str = "none") -> Any:
     """Wraps `f` to return the list of its gradients, one per argument (or per `params`);
     ``unconnected_gradients="zero"`` gives zeros, not None, for arguments `f` ignores.
 
@@ -116,7 +121,7 @@ def gradients_function(f, params=None, unconnected_gradients="none"):
     return decorated
 
 
-def implicit_value_and_gradients(f):
+def implicit_value_and_gradients(f: Callable[..., Any]) -> Any:
     """Wraps `f` to return ``(value, [(gradient, variable), ...])`` for the trainable
     variables `f` reads.
 
@@ -147,7 +152,7 @@ def implicit_value_and_gradients(f):
     return decorated
 
 
-def implicit_gradients(f):
+def implicit_gradients(f: Callable[..., Any]) -> Any:
     """Wraps `f` to return ``[(gradient, variable), ...]`` for the variables it reads.
 
     Examples:
@@ -165,7 +170,7 @@ def implicit_gradients(f):
     return decorated
 
 
-def custom_gradient(f=None):
+def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorates `f(*x)` returning ``(y, grad_fn)`` so gradients use `grad_fn`.
 
     ``grad_fn(*dy)`` returns one gradient per tensor input of `f` (a single value for one

@@ -13,10 +13,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 
 __all__ = ["check_numerics", "disable_check_numerics", "enable_check_numerics"]
 
@@ -35,7 +38,7 @@ def _check_numerics_grad(dy, out, x, message):
                               f"gradient. {message}")
 
 
-def check_numerics(tensor, message, name=None):
+def check_numerics(tensor: TensorLike, message: Any, name: str | None = None) -> Tensor:
     """Returns `tensor` unchanged, or raises if it holds a NaN or an infinity.
 
     Raises:
@@ -49,7 +52,7 @@ def check_numerics(tensor, message, name=None):
     return execute(_check_numerics, (tensor,), {"message": str(message)})
 
 
-def enable_check_numerics(stack_height_limit=30, path_length_limit=50) -> None:
+def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
     """Checks the output of every op from now on; the first NaN/Inf raises, naming the op."""
     context.flags.check_numerics = True
     context.update_flags()

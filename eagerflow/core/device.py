@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from eagerflow.core import context, errors
 
@@ -46,7 +47,7 @@ def no_gpu(what: str):
 
 
 @contextlib.contextmanager
-def device(device_name):
+def device(device_name: Any) -> Iterator[Any]:
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:
@@ -78,14 +79,14 @@ def device(device_name):
         context.thread.devices.pop()
 
 
-def list_physical_devices(device_type=None) -> list:
+def list_physical_devices(device_type: Any = None) -> list:
     """Lists the physical devices of `device_type` (``"CPU"``, ``"GPU"`` or None for all)."""
     if device_type is None or str(device_type).upper() == "CPU":
         return [_CPU]
     return []
 
 
-def list_logical_devices(device_type=None) -> list:
+def list_logical_devices(device_type: Any = None) -> list:
     """Lists the logical devices of `device_type`; one CPU here."""
     if device_type is None or str(device_type).upper() == "CPU":
         return [PhysicalDevice("/device:CPU:0", "CPU")]

@@ -355,7 +355,8 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
             weak = partner is not None and op is not None and op.promotes
             return tuple([_convert_weak_list(x, partner, op)
                           if weak and isinstance(x, (list, tuple))
-                          else convert_input(x, op, True, copy_arrays) for x in inputs])
+                          else x if isinstance(x, _SCALARS)  # weak: NumPy keeps the dtype
+                          else convert_input(x, op, copy_arrays) for x in inputs])
     # Only Python scalars: they convert together, like one Python list would (any float
     # makes them all float32; ints alone give int32).
     dtype = dtypes.to_array(list(inputs)).dtype
@@ -382,14 +383,13 @@ def _exact(values, dtype) -> bool:
     return bool(np.all(np.isfinite(converted) | ~np.isfinite(values)))
 
 
-def convert_input(value, op=None, keep_scalars=False, copy=False, dtype=None):
-    """Converts one op input to a Tensor (or leaves a weak Python scalar alone)."""
+def convert_input(value: object, op: Op | None = None, copy: bool = False,
+                  dtype: np.dtype | None = None) -> tensor.Tensor:
+    """Converts one op input to a Tensor."""
     if isinstance(value, _Tensor):
         return value
     if type(value) is _Variable:  # reading it lets recording tapes watch it
         return value._read()
-    if keep_scalars and isinstance(value, _SCALARS):
-        return value
     if isinstance(value, _ndarray):
         if copy or value.flags.writeable:
             value = value.copy()

@@ -39,7 +39,7 @@ class OpError(Exception):
         op: the op name.
     """
 
-    def __init__(self, message: str, op: str | None = None):
+    def __init__(self, message: str, op: str | None = None) -> None:
         self.message = message
         self.op = op
         super().__init__(f"{message} [Op:{op}]" if op else message)

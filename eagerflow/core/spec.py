@@ -14,9 +14,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import dtypes
+from eagerflow.core.typing import DTypeLike, ShapeLike, TensorLike
 
 
 class TensorSpec:
@@ -30,7 +33,8 @@ class TensorSpec:
 
     __slots__ = ("dtype", "name", "shape")
 
-    def __init__(self, shape, dtype=dtypes.float32, name=None):
+    def __init__(self, shape: ShapeLike, dtype: DTypeLike = dtypes.float32,
+                 name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(
             None if d is None else int(d) for d in shape
         )
@@ -38,12 +42,12 @@ class TensorSpec:
         self.name = name
 
     @classmethod
-    def from_tensor(cls, tensor, name=None) -> TensorSpec:
+    def from_tensor(cls, tensor: TensorLike, name: str | None = None) -> TensorSpec:
         """The spec of an existing tensor, array or variable."""
         array = np.asarray(tensor) if not hasattr(tensor, "shape") else tensor
         return cls(array.shape, array.dtype, name)
 
-    def is_compatible_with(self, other) -> bool:
+    def is_compatible_with(self, other: Any) -> bool:
         """Whether `other` (a spec or a tensor-like value) fits this spec."""
         shape = other.shape
         dtype = dtypes.as_dtype(other.dtype)

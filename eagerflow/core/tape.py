@@ -40,11 +40,14 @@ from __future__ import annotations
 import contextlib
 import enum
 import weakref
+from collections.abc import Iterator
+from typing import Any
 from weakref import ref as _weakref
 
 import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor, variable
+from eagerflow.core.typing import Tensor, TensorLike
 
 _Tensor = tensor.Tensor
 _Variable = variable.Variable
@@ -110,7 +113,7 @@ class GradientTape:
         ef.Tensor([2. 4.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
         self._used = False
@@ -183,7 +186,7 @@ class GradientTape:
         return any(t is self for t in context.thread.tapes)
 
     @contextlib.contextmanager
-    def stop_recording(self):
+    def stop_recording(self) -> Iterator[Any]:
         """Temporarily stops recording ops on this tape (a context manager).
 
         Raises:
@@ -216,7 +219,7 @@ class GradientTape:
         self._clear()
         self._used = False
 
-    def watch(self, tensor) -> None:
+    def watch(self, tensor: TensorLike) -> None:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
@@ -271,7 +274,8 @@ class GradientTape:
             self._clear()
             self._watched_vars = watched  # still reported, as TensorFlow does
 
-    def gradient(self, target, sources, output_gradients=None, unconnected_gradients="none"):
+    def gradient(self, target: TensorLike, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: str = "none") -> Any:
         """Computes the gradient of `target` with respect to `sources`.
 
         Args:
@@ -380,7 +384,7 @@ class GradientTape:
             "round, a comparison or a cast to an integer dtype, or through stop_gradient)"
         )
 
-    def why_none(self, source) -> str | None:
+    def why_none(self, source: Any) -> str | None:
         """Why the last `gradient` call returned None for `source` (None if it did not).
 
         Examples:
@@ -395,8 +399,8 @@ class GradientTape:
         """
         return self._none_reasons.get(id(source))
 
-    def jacobian(self, target, sources, unconnected_gradients="none", parallel_iterations=None,
-                 experimental_use_pfor=True):
+    def jacobian(self, target: TensorLike, sources: Any, unconnected_gradients: str = "none",
+                 parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Computes the full Jacobian of `target` with respect to each source.
 
         Returns:
@@ -432,8 +436,8 @@ class GradientTape:
             results.append(_reshape(_run("Pack", tuple(row), axis=0), shape))
         return nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target, source, unconnected_gradients="none",
-                       parallel_iterations=None, experimental_use_pfor=True):
+    def batch_jacobian(self, target: TensorLike, source: Any, unconnected_gradients: str = "none",
+                       parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`.
 
         Args:
@@ -503,7 +507,7 @@ def _check_unconnected(value) -> bool:
     return text == "zero"
 
 
-def _target_tensor(value):
+def _target_tensor(value: object) -> Tensor:
     if isinstance(value, _Tensor):
         return value
     if _is_variable(value):

@@ -19,14 +19,21 @@ Examples:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from eagerflow.core import dtypes, errors, masks
 
 _DEVICE = "/device:CPU:0"
 
+if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
+    from eagerflow.core.operators import TensorOperators as _Operators
+else:
+    _Operators = object
 
-class Tensor:
+
+class Tensor(_Operators):
     """An immutable multi-dimensional value, the input and output of every op.
 
     Tensors come from ops (`ef.constant`, `ef.matmul`, ...); ``ef.Tensor(value, dtype)``
@@ -56,7 +63,7 @@ class Tensor:
     # returns a Tensor (and is recorded on tapes) instead of an ndarray.
     __array_priority__ = 100
 
-    def __init__(self, value, dtype=None):
+    def __init__(self, value: object, dtype: np.dtype | type | str | None = None) -> None:
         self._value = dtypes.to_array(value, dtype)
 
     # -- value access ---------------------------------------------------------------
@@ -96,7 +103,7 @@ class Tensor:
         """Returns this tensor: every tensor already lives on the CPU."""
         return self
 
-    def gpu(self, gpu_index: int = 0):
+    def gpu(self, gpu_index: int = 0) -> Tensor:
         """Raises NotFoundError: eagerflow has no GPU backend."""
         from eagerflow.core import device
 

@@ -28,6 +28,8 @@ Examples:
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
+from typing import Any
 
 from eagerflow.core import context
 
@@ -184,7 +186,7 @@ class Module(Trackable):
         (['first/w', 'second/w'], 2)
     """
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         if name is None:
             name = "".join("_" + c.lower() if c.isupper() else c
                            for c in type(self).__name__).lstrip("_")
@@ -200,7 +202,7 @@ class Module(Trackable):
         return self._module_name
 
     @property
-    def name_scope(self):
+    def name_scope(self) -> Any:
         """A context manager: Variables created inside are named ``"<name>/..."``."""
         return context.name_scope(self.name)
 
@@ -231,17 +233,17 @@ class Module(Trackable):
             visit(vars(self)[key])
 
     @property
-    def variables(self) -> tuple:
+    def variables(self) -> Sequence[Any]:
         """The Variables of this module and its submodules (each once)."""
         return tuple(v for v in self._walk() if _is_variable(v))
 
     @property
-    def trainable_variables(self) -> tuple:
+    def trainable_variables(self) -> Sequence[Any]:
         """The trainable ones of `variables`."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple:
+    def non_trainable_variables(self) -> Sequence[Any]:
         """The non-trainable ones of `variables`."""
         return tuple(v for v in self.variables if not v.trainable)
 
@@ -251,7 +253,7 @@ class Module(Trackable):
         return tuple(m for m in self._walk() if isinstance(m, Module))
 
     @classmethod
-    def with_name_scope(cls, method):
+    def with_name_scope(cls, method: Any) -> Any:
         """Decorates a method to run inside the module's `name_scope`.
 
         Examples:

@@ -19,16 +19,23 @@ Examples:
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor
+from eagerflow.core.typing import DTypeLike, ShapeLike, TensorLike
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
 
+if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
+    from eagerflow.core.operators import TensorOperators as _Operators
+else:
+    _Operators = object
 
-class Variable:
+
+class Variable(_Operators):
     """A mutable tensor-like value: model weights, optimizer slots, metric state, counters.
 
     Args:
@@ -55,8 +62,9 @@ class Variable:
 
     __array_priority__ = 100
 
-    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None,
-                 constraint=None, shape=None):
+    def __init__(self, initial_value: Any = None, trainable: bool = True, name: str | None = None,
+                 dtype: DTypeLike = None, constraint: Any = None,
+                 shape: ShapeLike | None = None) -> None:
         if initial_value is None:
             raise errors.InvalidArgumentError(
                 "Variable needs an initial_value (a value or a callable returning one)."
@@ -98,12 +106,12 @@ class Variable:
                 tape._variable_read(self, snapshot)
         return snapshot
 
-    def read_value(self):
+    def read_value(self) -> Any:
         """Returns the current value as a Tensor (a snapshot later writes do not change)."""
         return self._read()
 
     @property
-    def value(self):
+    def value(self) -> Any:
         """The current value as a Tensor (same as `read_value()`)."""
         return self._read()
 
@@ -148,7 +156,7 @@ class Variable:
         self._trainable = bool(value)
 
     @property
-    def constraint(self):
+    def constraint(self) -> Any:
         return self._constraint
 
     # -- writing ---------------------------------------------------------------------
@@ -207,15 +215,15 @@ class Variable:
         else:
             np.subtract(buffer, array, out=buffer, casting="same_kind")
 
-    def assign(self, value, read_value=True):
+    def assign(self, value: TensorLike, read_value: bool = True) -> Any:
         """Sets the variable to `value` (same shape); returns the variable."""
         return self._assign(value, "assign")
 
-    def assign_add(self, delta, read_value=True):
+    def assign_add(self, delta: Any, read_value: bool = True) -> Any:
         """Adds `delta` to the variable in place; returns the variable."""
         return self._assign(delta, "assign_add")
 
-    def assign_sub(self, delta, read_value=True):
+    def assign_sub(self, delta: Any, read_value: bool = True) -> Any:
         """Subtracts `delta` from the variable in place; returns the variable."""
         return self._assign(delta, "assign_sub")
 

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import abc
 import operator
+from collections.abc import Callable, Iterator
 from contextlib import closing
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core import tensor as tensor_lib
+from eagerflow.core.typing import DTypeLike, Tensor
 from eagerflow.data import iterator, structure
 
 AUTOTUNE = -1
@@ -99,7 +102,7 @@ class Dataset(abc.ABC):
         return iterator.Iterator(self)
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Any:
         """The structure of `ef.TensorSpec` describing one element.
 
         For datasets made by user functions (`map`, `flat_map`, `interleave`) it is read
@@ -114,7 +117,7 @@ class Dataset(abc.ABC):
             self._spec_cache = self._compute_spec()
         return self._spec_cache
 
-    def cardinality(self):
+    def cardinality(self) -> Tensor:
         """The number of elements as an int64 scalar tensor.
 
         Returns:
@@ -147,7 +150,7 @@ class Dataset(abc.ABC):
             spec = "<unknown>"
         return f"<{type(self).__name__} element_spec={spec}>"
 
-    def as_numpy_iterator(self):
+    def as_numpy_iterator(self) -> Iterator[Any]:
         """Iterates over the elements as NumPy values (read-only arrays, NumPy scalars).
 
         Examples:
@@ -159,7 +162,7 @@ class Dataset(abc.ABC):
             for element in elements:
                 yield structure.to_numpy(element)
 
-    def reduce(self, initial_state, reduce_func):
+    def reduce(self, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
         """Folds the dataset into one value: ``state = reduce_func(state, element)``.
 
         Args:
@@ -193,7 +196,7 @@ class Dataset(abc.ABC):
                     )
         return structure.to_tensors(state)
 
-    def apply(self, transformation_func) -> Dataset:
+    def apply(self, transformation_func: Callable[..., Any]) -> Dataset:
         """Returns ``transformation_func(self)``, for reusable chains of transformations.
 
         Examples:
@@ -212,7 +215,7 @@ class Dataset(abc.ABC):
 
     # -- sources ------------------------------------------------------------------------
     @staticmethod
-    def from_tensor_slices(tensors, name=None) -> Dataset:
+    def from_tensor_slices(tensors: Any, name: str | None = None) -> Dataset:
         """One element per row of `tensors` (sliced along their first dimension).
 
         Args:
@@ -232,7 +235,7 @@ class Dataset(abc.ABC):
         return sources.TensorSliceDataset(tensors)
 
     @staticmethod
-    def from_tensors(tensors, name=None) -> Dataset:
+    def from_tensors(tensors: Any, name: str | None = None) -> Dataset:
         """A dataset with the single element `tensors`.
 
         Examples:
@@ -244,8 +247,9 @@ class Dataset(abc.ABC):
         return sources.TensorDataset(tensors)
 
     @staticmethod
-    def from_generator(generator, output_types=None, output_shapes=None, args=None,
-                       output_signature=None, name=None) -> Dataset:
+    def from_generator(generator: Any, output_types: Any = None, output_shapes: Any = None,
+                       args: Any = None, output_signature: Any = None,
+                       name: str | None = None) -> Dataset:
         """Elements produced by calling ``generator(*args)`` on each iteration.
 
         Args:
@@ -278,7 +282,7 @@ class Dataset(abc.ABC):
         return sources.GeneratorDataset(generator, output_signature, args)
 
     @staticmethod
-    def range(*args, dtype=np.int64, name=None) -> Dataset:
+    def range(*args: Any, dtype: DTypeLike = np.int64, name: str | None = None) -> Dataset:
         """Integers like Python's ``range(start, stop, step)``, as int64 scalars.
 
         Examples:
@@ -290,7 +294,7 @@ class Dataset(abc.ABC):
         return sources.RangeDataset(args, dtype)
 
     @staticmethod
-    def zip(*datasets, name=None) -> Dataset:
+    def zip(*datasets: Any, name: str | None = None) -> Dataset:
         """Combines datasets element by element; stops at the shortest.
 
         Args:
@@ -309,7 +313,8 @@ class Dataset(abc.ABC):
         return sources.ZipDataset(datasets)
 
     # -- element-wise transformations ---------------------------------------------------
-    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
+    def map(self, map_func: Callable[..., Any], num_parallel_calls: Any = None,
+            deterministic: Any = None, name: str | None = None) -> Dataset:
         """Applies `map_func` to each element (a tuple element is unpacked into arguments).
 
         Args:
@@ -332,7 +337,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.MapDataset(self, map_func, num_parallel_calls, deterministic)
 
-    def filter(self, predicate, name=None) -> Dataset:
+    def filter(self, predicate: Callable[..., Any], name: str | None = None) -> Dataset:
         """Keeps the elements for which `predicate` returns True (a scalar bool).
 
         Examples:
@@ -343,7 +348,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.FilterDataset(self, predicate)
 
-    def enumerate(self, start=0, name=None) -> Dataset:
+    def enumerate(self, start: int = 0, name: str | None = None) -> Dataset:
         """Pairs each element with its index: ``(index, element)``, index an int64.
 
         Examples:
@@ -355,8 +360,8 @@ class Dataset(abc.ABC):
         return transforms.EnumerateDataset(self, start)
 
     # -- batching -------------------------------------------------------------------------
-    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
-              deterministic=None, name=None) -> Dataset:
+    def batch(self, batch_size: Any, drop_remainder: bool = False, num_parallel_calls: Any = None,
+              deterministic: Any = None, name: str | None = None) -> Dataset:
         """Stacks consecutive elements into batches along a new first dimension.
 
         Args:
@@ -377,8 +382,8 @@ class Dataset(abc.ABC):
         from eagerflow.data import batching
         return batching.BatchDataset(self, batch_size, drop_remainder)
 
-    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
-                     drop_remainder=False, name=None) -> Dataset:
+    def padded_batch(self, batch_size: Any, padded_shapes: Any = None, padding_values: Any = None,
+                     drop_remainder: bool = False, name: str | None = None) -> Dataset:
         """Batches elements of different shapes, padding each to a common shape.
 
         Args:
@@ -404,7 +409,7 @@ class Dataset(abc.ABC):
             self, batch_size, padded_shapes, padding_values, drop_remainder
         )
 
-    def unbatch(self, name=None) -> Dataset:
+    def unbatch(self, name: str | None = None) -> Dataset:
         """Splits each element along its first dimension into separate elements.
 
         Examples:
@@ -416,8 +421,8 @@ class Dataset(abc.ABC):
         return batching.UnbatchDataset(self)
 
     # -- order and length ----------------------------------------------------------------
-    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True,
-                name=None) -> Dataset:
+    def shuffle(self, buffer_size: Any, seed: int | None = None,
+                reshuffle_each_iteration: bool = True, name: str | None = None) -> Dataset:
         """Shuffles with a buffer: each output is a random pick among `buffer_size` elements.
 
         A buffer as large as the dataset gives a uniform shuffle; a buffer of 1 keeps the
@@ -438,7 +443,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import shuffling
         return shuffling.ShuffleDataset(self, buffer_size, seed, reshuffle_each_iteration)
 
-    def repeat(self, count=None, name=None) -> Dataset:
+    def repeat(self, count: Any = None, name: str | None = None) -> Dataset:
         """Repeats the dataset `count` times (None or -1: forever).
 
         Examples:
@@ -449,7 +454,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.RepeatDataset(self, count)
 
-    def take(self, count, name=None) -> Dataset:
+    def take(self, count: Any, name: str | None = None) -> Dataset:
         """The first `count` elements (-1: all).
 
         Examples:
@@ -460,7 +465,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.TakeDataset(self, count)
 
-    def skip(self, count, name=None) -> Dataset:
+    def skip(self, count: Any, name: str | None = None) -> Dataset:
         """All but the first `count` elements (-1: skip everything).
 
         Examples:
@@ -471,7 +476,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.SkipDataset(self, count)
 
-    def shard(self, num_shards, index, name=None) -> Dataset:
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> Dataset:
         """Every `num_shards`-th element starting at `index` (one worker's share).
 
         Examples:
@@ -482,7 +487,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import transforms
         return transforms.ShardDataset(self, num_shards, index)
 
-    def concatenate(self, dataset, name=None) -> Dataset:
+    def concatenate(self, dataset: Any, name: str | None = None) -> Dataset:
         """This dataset's elements followed by those of `dataset` (same structure/dtypes).
 
         Examples:
@@ -495,7 +500,7 @@ class Dataset(abc.ABC):
         return transforms.ConcatenateDataset(self, dataset)
 
     # -- datasets of datasets --------------------------------------------------------------
-    def flat_map(self, map_func, name=None) -> Dataset:
+    def flat_map(self, map_func: Callable[..., Any], name: str | None = None) -> Dataset:
         """Maps each element to a dataset and chains the results in order.
 
         Examples:
@@ -507,8 +512,9 @@ class Dataset(abc.ABC):
         from eagerflow.data import interleaving
         return interleaving.InterleaveDataset(self, map_func, 1, 1, None)
 
-    def interleave(self, map_func, cycle_length=None, block_length=None,
-                   num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
+    def interleave(self, map_func: Callable[..., Any], cycle_length: Any = None,
+                   block_length: Any = None, num_parallel_calls: Any = None,
+                   deterministic: Any = None, name: str | None = None) -> Dataset:
         """Maps elements to datasets and mixes them: `block_length` from each in turn.
 
         Args:
@@ -534,7 +540,7 @@ class Dataset(abc.ABC):
         )
 
     # -- performance ---------------------------------------------------------------------
-    def prefetch(self, buffer_size, name=None) -> Dataset:
+    def prefetch(self, buffer_size: Any, name: str | None = None) -> Dataset:
         """Prepares up to `buffer_size` elements ahead in a background thread.
 
         The thread stops when the loop ends, breaks, raises, or the iterator is closed or
@@ -550,7 +556,7 @@ class Dataset(abc.ABC):
         from eagerflow.data import parallel
         return parallel.PrefetchDataset(self, buffer_size)
 
-    def cache(self, filename="", name=None) -> Dataset:
+    def cache(self, filename: str = "", name: str | None = None) -> Dataset:
         """Keeps the elements after the first complete iteration; later ones replay them.
 
         Args:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import closing
+from typing import Any
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class Iterator(trackable.Trackable):
         (ef.Tensor(0, shape=(), dtype=int64), ef.Tensor(1, shape=(), dtype=int64))
     """
 
-    def __init__(self, dataset):
+    def __init__(self, dataset: Any) -> None:
         self._dataset = dataset
         self._shuffles, self._blocker = _pipeline_state(dataset)
         epochs = [stage.next_iteration for stage in self._shuffles]
@@ -136,7 +137,7 @@ class Iterator(trackable.Trackable):
         self._position.assign(self._count)
         return element
 
-    def get_next(self):
+    def get_next(self) -> Any:
         """Returns the next element, like `next(iterator)`.
 
         Raises:
@@ -158,7 +159,7 @@ class Iterator(trackable.Trackable):
             raise errors.OutOfRangeError("End of sequence", "IteratorGetNext") from None
 
     @property
-    def element_spec(self):
+    def element_spec(self) -> Any:
         """The `TensorSpec` structure of the elements (the dataset's `element_spec`)."""
         return self._dataset.element_spec
 

@@ -15,6 +15,7 @@ import gzip
 import io
 import os
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -90,8 +91,8 @@ class TextLineDataset(dataset.Dataset):
         ['1,2', '3,4']
     """
 
-    def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None):
+    def __init__(self, filenames: Any, compression_type: Any = None, buffer_size: Any = None,
+                 num_parallel_reads: Any = None, name: str | None = None) -> None:
         self._files = _filenames(filenames)
         compression = (compression_type or "").upper()
         if compression not in _COMPRESSIONS:

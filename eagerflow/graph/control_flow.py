@@ -36,6 +36,9 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor
@@ -136,7 +139,8 @@ def _hoisted_reads(union) -> dict:
 
 
 # -- cond ---------------------------------------------------------------------------------
-def cond(pred, true_fn=None, false_fn=None, name=None):
+def cond(pred: Any, true_fn: Callable[..., Any] | None = None,
+         false_fn: Callable[..., Any] | None = None, name: str | None = None) -> Any:
     """Returns ``true_fn()`` if `pred` is true, else ``false_fn()``; works inside graphs.
 
     Args:
@@ -287,7 +291,8 @@ def run_cond(attrs, values) -> tuple:
 
 
 # -- while_loop ---------------------------------------------------------------------------
-def while_loop(cond, body, loop_vars, maximum_iterations=None, name=None):
+def while_loop(cond: Any, body: Any, loop_vars: Any, maximum_iterations: Any = None,
+               name: str | None = None) -> Any:
     """Repeats ``loop_vars = body(*loop_vars)`` while ``cond(*loop_vars)`` is true.
 
     Args:

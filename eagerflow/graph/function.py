@@ -50,6 +50,8 @@ import inspect
 import threading
 import types
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 from eagerflow.core import context, errors, nest, spec, tensor
 from eagerflow.graph import autograph, concrete, graph, signatures, trace
@@ -60,7 +62,7 @@ _flags = context.flags
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
 
 
-def init_scope():
+def init_scope() -> Any:
     """A context manager that runs its block eagerly, even inside a traced function.
 
     Use it to create variables (and run their initializers) on the first call of a traced
@@ -396,8 +398,9 @@ def _fast_key(args):
     return tuple(key)
 
 
-def function(func=None, input_signature=None, reduce_retracing=False, autograph=True,
-             jit_compile=None, experimental_relax_shapes=None, name=None):
+def function(func: Callable[..., Any] | None = None, input_signature: Any = None,
+             reduce_retracing: bool = False, autograph: bool = True, jit_compile: Any = None,
+             experimental_relax_shapes: Any = None, name: str | None = None) -> Any:
     """Compiles a Python function into a graph the first time it is called.
 
     Use as ``@ef.function``, ``@ef.function(input_signature=[...])`` or

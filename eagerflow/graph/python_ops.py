@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import builtins
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -93,7 +95,8 @@ def run_print(attrs, values) -> tuple:
     return ()
 
 
-def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):  # noqa: A001
+def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str = " ",
+          end: str = "\n", name: str | None = None) -> None:  # noqa: A001
     """Prints tensors and Python values, on every call of a traced function.
 
     Args:
@@ -197,7 +200,9 @@ def run_py_function(attrs, values) -> tuple:
     return tuple(outs)
 
 
-def py_function(func, inp, Tout, name=None):  # noqa: N803 - TensorFlow's argument name
+def py_function(func: Callable[..., Any], inp: Any,
+                Tout: Any,
+                name: str | None = None) -> Any:  # noqa: N803 - TensorFlow's argument name
     """Wraps a Python function so it runs eagerly, on every call, inside traced graphs.
 
     Args:

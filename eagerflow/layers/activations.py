@@ -13,6 +13,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
@@ -25,7 +28,7 @@ __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "
            "sigmoid", "silu", "softmax", "softplus", "softsign", "swish", "tanh"]
 
 
-def linear(x):
+def linear(x: TensorLike) -> Any:
     """The identity: returns `x` unchanged (the default of Dense and Conv layers).
 
     Examples:
@@ -36,7 +39,7 @@ def linear(x):
     return x
 
 
-def relu(x):
+def relu(x: TensorLike) -> Tensor:
     """``max(x, 0)``.
 
     Examples:
@@ -47,7 +50,7 @@ def relu(x):
     return core_nn.relu(x)
 
 
-def sigmoid(x):
+def sigmoid(x: TensorLike) -> Tensor:
     """``1 / (1 + exp(-x))``.
 
     Examples:
@@ -58,7 +61,7 @@ def sigmoid(x):
     return unary_ops.sigmoid(x)
 
 
-def tanh(x):
+def tanh(x: TensorLike) -> Tensor:
     """Hyperbolic tangent.
 
     Examples:
@@ -69,7 +72,7 @@ def tanh(x):
     return unary_ops.tanh(x)
 
 
-def softmax(x, axis=-1):
+def softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
     """Softmax along `axis` (the last by default).
 
     Examples:
@@ -80,7 +83,7 @@ def softmax(x, axis=-1):
     return core_nn.softmax(x, axis)
 
 
-def log_softmax(x, axis=-1):
+def log_softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
     """Log of the softmax along `axis`.
 
     Examples:
@@ -91,7 +94,7 @@ def log_softmax(x, axis=-1):
     return core_nn.log_softmax(x, axis)
 
 
-def exponential(x):
+def exponential(x: TensorLike) -> Tensor:
     """``exp(x)``.
 
     Examples:
@@ -102,7 +105,7 @@ def exponential(x):
     return unary_ops.exp(x)
 
 
-def softsign(x):
+def softsign(x: TensorLike) -> Tensor:
     """``x / (1 + |x|)``.
 
     Examples:
@@ -113,7 +116,7 @@ def softsign(x):
     return nn_activations.softsign(x)
 
 
-def softplus(x):
+def softplus(x: TensorLike) -> Tensor:
     """``log(1 + exp(x))``, computed without overflow.
 
     Examples:
@@ -124,7 +127,7 @@ def softplus(x):
     return special.softplus(x)
 
 
-def elu(x):
+def elu(x: TensorLike) -> Tensor:
     """``x`` for positive inputs, ``exp(x) - 1`` otherwise.
 
     Examples:
@@ -135,7 +138,7 @@ def elu(x):
     return nn_activations.elu(x)
 
 
-def selu(x):
+def selu(x: TensorLike) -> Tensor:
     """Scaled ELU (self-normalizing networks; use with `lecun_normal`).
 
     Examples:
@@ -146,7 +149,7 @@ def selu(x):
     return nn_activations.selu(x)
 
 
-def gelu(x, approximate=False):
+def gelu(x: TensorLike, approximate: bool = False) -> Tensor:
     """Gaussian error linear unit ``x * Phi(x)``.
 
     Examples:
@@ -157,7 +160,7 @@ def gelu(x, approximate=False):
     return nn_activations.gelu(x, approximate=approximate)
 
 
-def silu(x):
+def silu(x: TensorLike) -> Tensor:
     """``x * sigmoid(x)`` (also called swish).
 
     Examples:
@@ -171,7 +174,7 @@ def silu(x):
 swish = silu
 
 
-def leaky_relu(x, negative_slope=0.2):
+def leaky_relu(x: TensorLike, negative_slope: float = 0.2) -> Tensor:
     """``x`` for positive inputs, ``negative_slope * x`` otherwise.
 
     Examples:
@@ -182,7 +185,7 @@ def leaky_relu(x, negative_slope=0.2):
     return nn_activations.leaky_relu(x, alpha=negative_slope)
 
 
-def relu6(x):
+def relu6(x: TensorLike) -> Tensor:
     """``min(max(x, 0), 6)``.
 
     Examples:
@@ -193,7 +196,7 @@ def relu6(x):
     return nn_activations.relu6(x)
 
 
-def hard_sigmoid(x):
+def hard_sigmoid(x: TensorLike) -> Tensor:
     """Piecewise-linear sigmoid: ``relu6(x + 3) / 6``.
 
     Examples:
@@ -204,7 +207,7 @@ def hard_sigmoid(x):
     return math_ops.divide(nn_activations.relu6(math_ops.add(x, 3.0)), 6.0)
 
 
-def log_sigmoid(x):
+def log_sigmoid(x: TensorLike) -> Tensor:
     """``log(sigmoid(x))``, stable for large negative inputs.
 
     Examples:
@@ -215,7 +218,7 @@ def log_sigmoid(x):
     return special.log_sigmoid(x)
 
 
-def mish(x):
+def mish(x: TensorLike) -> Tensor:
     """``x * tanh(softplus(x))``.
 
     Examples:
@@ -232,7 +235,7 @@ for _function in (linear, relu, sigmoid, tanh, softmax, log_softmax, exponential
 registry.register("activation", silu, "swish")
 
 
-def get(identifier):
+def get(identifier: Any) -> Any:
     """Returns the activation function for a name or callable (None means `linear`).
 
     Args:
@@ -259,7 +262,7 @@ def get(identifier):
     return registry.get("activation", identifier)
 
 
-def serialize(activation):
+def serialize(activation: Any) -> Any:
     """The registered name of an activation; a layer's config; other callables as is.
 
     Examples:
@@ -270,7 +273,7 @@ def serialize(activation):
     return registry.serialize(activation, "activation")
 
 
-def deserialize(name):
+def deserialize(name: str) -> Any:
     """Inverse of `serialize`.
 
     Examples:

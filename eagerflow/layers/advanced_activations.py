@@ -10,8 +10,11 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import logic as logic_ops
@@ -34,11 +37,11 @@ def _number(value, what: str, layer: str, minimum=None, allow_none=False):
 class _Elementwise(Layer):
     """An activation layer: the output has the input's shape; masks pass through."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
 
@@ -63,7 +66,8 @@ class ReLU(_Elementwise):
         ef.Tensor([-0.2  -0.05  3.    6.  ], shape=(4,), dtype=float32)
     """
 
-    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+    def __init__(self, max_value: Any = None, negative_slope: float = 0.0, threshold: float = 0.0,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.max_value = _number(max_value, "max_value", "ReLU", 0.0, allow_none=True)
         self.negative_slope = _number(negative_slope, "negative_slope", "ReLU", 0.0)
@@ -71,7 +75,7 @@ class ReLU(_Elementwise):
             raise ValueError("ReLU: `threshold` must be a number. Received: threshold=None")
         self.threshold = _number(threshold, "threshold", "ReLU")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         threshold = math_ops.cast(self.threshold, inputs.dtype)
         below = math_ops.multiply(math_ops.subtract(inputs, threshold), self.negative_slope)
         outputs = math_ops.where(logic_ops.greater_equal(inputs, threshold), inputs, below)
@@ -97,13 +101,13 @@ class LeakyReLU(_Elementwise):
         ef.Tensor([-1.  2.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, negative_slope=0.3, **kwargs):
+    def __init__(self, negative_slope: float = 0.3, **kwargs: Any) -> None:
         if "alpha" in kwargs:
             negative_slope = kwargs.pop("alpha")
         super().__init__(**kwargs)
         self.negative_slope = _number(negative_slope, "negative_slope", "LeakyReLU", 0.0)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         return math_ops.where(logic_ops.greater_equal(inputs, 0),
                               inputs, math_ops.multiply(inputs, self.negative_slope))
 
@@ -130,8 +134,8 @@ class PReLU(_Elementwise):
         (2,)
     """
 
-    def __init__(self, alpha_initializer="zeros", alpha_regularizer=None,
-                 alpha_constraint=None, shared_axes=None, **kwargs):
+    def __init__(self, alpha_initializer: str = "zeros", alpha_regularizer: Any = None,
+                 alpha_constraint: Any = None, shared_axes: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha_initializer = initializers.get(alpha_initializer)
         self.alpha_regularizer = regularizers.get(alpha_regularizer)
@@ -142,7 +146,7 @@ class PReLU(_Elementwise):
             axes = [shared_axes] if isinstance(shared_axes, int) else list(shared_axes)
             self.shared_axes = [int(a) for a in axes]
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         shape = list(input_shape[1:])
         for axis in self.shared_axes or ():
             if not 1 <= axis <= len(shape):
@@ -161,7 +165,7 @@ class PReLU(_Elementwise):
                                      constraint=self.alpha_constraint)
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         positive = nn_ops.relu(inputs)
         negative = math_ops.multiply(self.alpha, math_ops.minimum(inputs, 0))
         return math_ops.add(positive, negative)
@@ -183,11 +187,11 @@ class ELU(_Elementwise):
         ef.Tensor([0. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, alpha=1.0, **kwargs):
+    def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha = _number(alpha, "alpha", "ELU")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         negative = math_ops.multiply(unary_ops.expm1(math_ops.minimum(inputs, 0)), self.alpha)
         return math_ops.where(logic_ops.greater(inputs, 0), inputs, negative)
 
@@ -211,11 +215,11 @@ class Softmax(_Elementwise):
         ef.Tensor([[0.5 0.5 0. ]], shape=(1, 3), dtype=float32)
     """
 
-    def __init__(self, axis=-1, **kwargs):
+    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
 
-    def call(self, inputs, mask=None):
+    def call(self, inputs: Any, mask: Any = None) -> Tensor:
         if mask is not None:
             large = -3e4 if inputs.dtype == np.float16 else -1e9
             adder = math_ops.multiply(

@@ -28,6 +28,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.layers import masking
@@ -76,7 +78,7 @@ def combine_masks(*masks):
 
 
 class _BaseDenseAttention(Layer):
-    def __init__(self, dropout=0.0, seed=None, **kwargs):
+    def __init__(self, dropout: float = 0.0, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
                 or not 0 <= dropout < 1:
@@ -115,8 +117,8 @@ class _BaseDenseAttention(Layer):
         value_mask = mask[1] if len(mask) > 1 else None
         return query_mask, value_mask
 
-    def call(self, inputs, mask=None, training=False, return_attention_scores=False,
-             use_causal_mask=False):
+    def call(self, inputs: Any, mask: Any = None, training: bool | None = False,
+             return_attention_scores: bool = False, use_causal_mask: bool = False) -> Any:
         query, value, key = self._unpack(inputs)
         query_mask, value_mask = self._masks(inputs, mask)
         scores = self._scores(query, key)
@@ -135,11 +137,11 @@ class _BaseDenseAttention(Layer):
             return result, weights
         return result
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         query_mask = self._masks(inputs, mask)[0] if isinstance(inputs, (list, tuple)) else None
         return None if query_mask is None else math_ops.cast(query_mask, "bool")
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         query_shape, value_shape = input_shape[0], input_shape[1]
         return (*tuple(query_shape)[:-1], tuple(value_shape)[-1])
 
@@ -178,7 +180,8 @@ class Attention(_BaseDenseAttention):
         array([[[0.7311, 0.2689]]], dtype=float32)
     """
 
-    def __init__(self, use_scale=False, score_mode="dot", dropout=0.0, seed=None, **kwargs):
+    def __init__(self, use_scale: bool = False, score_mode: str = "dot", dropout: float = 0.0,
+                 seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(dropout=dropout, seed=seed, **kwargs)
         if score_mode not in ("dot", "concat"):
             raise ValueError("Attention: score_mode must be 'dot' or 'concat'. Received: "
@@ -186,7 +189,7 @@ class Attention(_BaseDenseAttention):
         self.use_scale = bool(use_scale)
         self.score_mode = score_mode
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         self.scale = None
         self.concat_score_weight = None
         if self.use_scale:
@@ -234,11 +237,12 @@ class AdditiveAttention(_BaseDenseAttention):
         ((1, 2, 3), (3,))
     """
 
-    def __init__(self, use_scale=True, dropout=0.0, seed=None, **kwargs):
+    def __init__(self, use_scale: bool = True, dropout: float = 0.0, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(dropout=dropout, seed=seed, **kwargs)
         self.use_scale = bool(use_scale)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         query_shape = input_shape[0]
         key_shape = input_shape[2] if len(input_shape) == 3 else input_shape[1]
         if query_shape[-1] != key_shape[-1]:

@@ -21,6 +21,7 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,8 @@ class RandomFlip(ImageLayer):
         'vertical'
     """
 
-    def __init__(self, mode=HORIZONTAL_AND_VERTICAL, seed=None, data_format=None, **kwargs):
+    def __init__(self, mode: str = HORIZONTAL_AND_VERTICAL, seed: int | None = None,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         if mode not in (HORIZONTAL, VERTICAL, HORIZONTAL_AND_VERTICAL):
             raise ValueError(
@@ -65,12 +67,12 @@ class RandomFlip(ImageLayer):
         self.seed = seed
 
 
-    def call(self, inputs, training=True):
+    def call(self, inputs: Any, training: bool | None = True) -> Any:
         # As Keras 3: a call outside a model augments; fit calls it in training mode,
         # evaluate and predict in inference mode (the identity, or RandomCrop's resize).
         return super().call(inputs, training=training)
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         if not training:
             return images
@@ -105,17 +107,18 @@ class RandomCrop(SizedImageLayer):
         (4, 2, 3, 1)
     """
 
-    def __init__(self, height, width, seed=None, data_format=None, **kwargs):
+    def __init__(self, height: Any, width: Any, seed: int | None = None,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(height, width, data_format=data_format, **kwargs)
         self.seed = seed
 
 
-    def call(self, inputs, training=True):
+    def call(self, inputs: Any, training: bool | None = True) -> Any:
         # As Keras 3: a call outside a model augments; fit calls it in training mode,
         # evaluate and predict in inference mode (the identity, or RandomCrop's resize).
         return super().call(inputs, training=training)
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         batch, in_height, in_width, channels = images.shape
         if training and in_height >= self.height and in_width >= self.width:
@@ -157,8 +160,9 @@ class _AffineLayer(ImageLayer):
     ``[batch, 8]`` output-to-input rows that the subclass's ``transforms(batch, height,
     width)`` draws."""
 
-    def __init__(self, fill_mode="reflect", interpolation="bilinear", seed=None,
-                 fill_value=0.0, data_format=None, **kwargs):
+    def __init__(self, fill_mode: str = "reflect", interpolation: str = "bilinear",
+                 seed: int | None = None, fill_value: float = 0.0, data_format: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         name = type(self).__name__
         if fill_mode not in image_ops.FILL_MODES:
@@ -174,16 +178,16 @@ class _AffineLayer(ImageLayer):
         self.fill_value = float(fill_value)
 
 
-    def call(self, inputs, training=True):
+    def call(self, inputs: Any, training: bool | None = True) -> Any:
         # As Keras 3: a call outside a model augments; fit calls it in training mode,
         # evaluate and predict in inference mode (the identity, or RandomCrop's resize).
         return super().call(inputs, training=training)
 
-    def uniform(self, count: int, low: float, high: float):
+    def uniform(self, count: int, low: float, high: float) -> Any:
         """``[count, 1]`` float32 draws from ``[low, high)`` on the layer's stream."""
         return random_ops.generator_for(self.seed).uniform([count, 1], low, high)
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         if not training:
             return images
@@ -228,12 +232,13 @@ class RandomRotation(_AffineLayer):
         (-0.1, 0.1)
     """
 
-    def __init__(self, factor, fill_mode="reflect", interpolation="bilinear", seed=None,
-                 fill_value=0.0, data_format=None, **kwargs):
+    def __init__(self, factor: Any, fill_mode: str = "reflect", interpolation: str = "bilinear",
+                 seed: int | None = None, fill_value: float = 0.0, data_format: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.factor = _factor_pair(factor, "factor", "RandomRotation", -1.0)
 
-    def transforms(self, batch, height, width):
+    def transforms(self, batch: int, height: Any, width: Any) -> Any:
         turns = self.uniform(batch, self.factor[0], self.factor[1])
         angle = math_ops.multiply(turns, 2.0 * math.pi)
         cos, sin = unary_ops.cos(angle), unary_ops.sin(angle)
@@ -266,9 +271,9 @@ class RandomZoom(_AffineLayer):
         (2, 4, 4, 1)
     """
 
-    def __init__(self, height_factor, width_factor=None, fill_mode="reflect",
-                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
-                 **kwargs):
+    def __init__(self, height_factor: Any, width_factor: Any = None, fill_mode: str = "reflect",
+                 interpolation: str = "bilinear", seed: int | None = None, fill_value: float = 0.0,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.height_factor = height_factor
         self.width_factor = width_factor
@@ -277,7 +282,7 @@ class RandomZoom(_AffineLayer):
         self._width_range = None if width_factor is None else _factor_pair(
             width_factor, "width_factor", "RandomZoom", -1.0, low_open=True)
 
-    def transforms(self, batch, height, width):
+    def transforms(self, batch: int, height: Any, width: Any) -> Any:
         low, high = self._height_range
         zoom_y = self.uniform(batch, 1.0 + low, 1.0 + high)
         if self._width_range is None:
@@ -311,9 +316,9 @@ class RandomTranslation(_AffineLayer):
         ef.Tensor([0. 0. 1. 2.], shape=(4,), dtype=float32)
     """
 
-    def __init__(self, height_factor, width_factor, fill_mode="reflect",
-                 interpolation="bilinear", seed=None, fill_value=0.0, data_format=None,
-                 **kwargs):
+    def __init__(self, height_factor: Any, width_factor: Any, fill_mode: str = "reflect",
+                 interpolation: str = "bilinear", seed: int | None = None, fill_value: float = 0.0,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.height_factor = height_factor
         self.width_factor = width_factor
@@ -321,7 +326,7 @@ class RandomTranslation(_AffineLayer):
                                           -1.0)
         self._width_range = _factor_pair(width_factor, "width_factor", "RandomTranslation", -1.0)
 
-    def transforms(self, batch, height, width):
+    def transforms(self, batch: int, height: Any, width: Any) -> Any:
         shift_y = math_ops.multiply(self.uniform(batch, *self._height_range), float(height))
         shift_x = math_ops.multiply(self.uniform(batch, *self._width_range), float(width))
         return _rows(1.0, 0.0, unary_ops.negative(shift_x), 0.0, 1.0,

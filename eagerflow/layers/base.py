@@ -36,12 +36,14 @@ Examples:
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import context, dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
+from eagerflow.core.typing import DTypeLike, ShapeLike
 from eagerflow.graph import autograph, function
 from eagerflow.layers import (
     call_context,
@@ -202,6 +204,32 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         "_build_input_shape", "_batch_input_shape", "_inbound_nodes", "_input_spec",
         "_activity_regularizer"})
     supports_masking = False
+    # The state above, set in one batch by `__init__` (declared here for type checkers), and
+    # what `_describe_call` records about each subclass's `call`.
+    _name: str
+    _dtype: np.dtype
+    _trainable: bool
+    _autocast: bool
+    built: bool
+    _called: bool
+    _own_weights: dict[str, Any]
+    _trainable_ids: set[int]
+    _weight_regularizers: dict[str, Any]
+    _frozen_vars: list[Any]
+    _call_losses: list[Any]
+    _loss_generation: int
+    _generation: int
+    _call_record: Any
+    _auto_config: Any
+    _build_input_shape: Any
+    _batch_input_shape: tuple[int | None, ...] | None
+    _inbound_nodes: list[Any]
+    _input_spec: Any
+    _activity_regularizer: Any
+    _call_accepts_training: bool
+    _call_training_default: Any
+    _call_accepts_mask: bool
+    _overrides_compute_mask: bool
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -209,9 +237,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             registry.register("layer", cls)  # user-defined layers too
         _describe_call(cls)
 
-    def __init__(self, trainable=True, name=None, dtype=None, *, input_shape=None,
-                 batch_input_shape=None, input_dim=None, batch_size=None,
-                 activity_regularizer=None, autocast=True, **kwargs):
+    def __init__(self, trainable: bool = True, name: str | None = None, dtype: DTypeLike = None, *,
+                 input_shape: Any = None, batch_input_shape: Any = None, input_dim: Any = None,
+                 batch_size: Any = None, activity_regularizer: Any = None, autocast: bool = True,
+                 **kwargs: Any) -> None:
         unknown = set(kwargs) - {"dynamic"}  # every layer is eager ("dynamic") anyway
         if unknown:
             raise TypeError(
@@ -307,25 +336,25 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         return self._dtype
 
     @property
-    def input_spec(self):
+    def input_spec(self) -> Any:
         """An `InputSpec` (or a list of them) checked on every call, or None."""
         return self._input_spec
 
     @input_spec.setter
-    def input_spec(self, value) -> None:
+    def input_spec(self, value: Any) -> None:
         self.__dict__["_input_spec"] = value
 
     @property
-    def activity_regularizer(self):
+    def activity_regularizer(self) -> Any:
         """Regularizer applied to the layer's outputs on every call (added to `losses`)."""
         return self._activity_regularizer
 
     @activity_regularizer.setter
-    def activity_regularizer(self, value) -> None:
+    def activity_regularizer(self, value: Any) -> None:
         self.__dict__["_activity_regularizer"] = regularizers.get(value)
 
     # -- building and calling --------------------------------------------------------------
-    def build(self, input_shape) -> None:
+    def build(self, input_shape: Any) -> None:
         """Creates the weights for inputs of `input_shape`; called once, before `call`.
 
         Override it to create weights with `add_weight`. The default creates nothing.
@@ -336,7 +365,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         self.build(input_shape)
         self.__dict__["built"] = True
 
-    def call(self, inputs, *args, **kwargs):
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         """The layer's computation; subclasses override it.
 
         Raises:
@@ -346,7 +375,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             f"Layer '{self._name}' ({type(self).__name__}) does not implement call(): "
             "subclasses of Layer must define `call(self, inputs, ...)`.")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # hot path: benchmarks/bench_layers.py measures this against raw ops.
         if args:
             inputs = args[0]
@@ -471,7 +500,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                     f"'{self._name}', e.g. `self.{creator._name} = {kind}(...)`, then call "
                     "that attribute in call().")
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """The mask of the outputs: the input mask for layers that support masking.
 
         Examples:
@@ -481,7 +510,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """
         return mask if self.supports_masking else None
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         """The output shape for `input_shape` (None entries are unknown sizes).
 
         Found by running the layer on small dummy inputs (building it if needed), so it
@@ -519,8 +548,9 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                         layer._frozen_vars.append(leaf)
 
     # -- weights ---------------------------------------------------------------------------
-    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
-                   trainable=True, constraint=None, **kwargs):
+    def add_weight(self, name: str | None = None, shape: ShapeLike | None = None,
+                   dtype: DTypeLike = None, initializer: Any = None, regularizer: Any = None,
+                   trainable: bool = True, constraint: Any = None, **kwargs: Any) -> Any:
         """Creates a weight variable owned by this layer, named ``<layer>/<name>``.
 
         Args:
@@ -607,7 +637,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         return nodes[0]
 
     @property
-    def input(self):
+    def input(self) -> Any:
         """The symbolic input of this layer's call in a functional graph (Keras's
         ``layer.input``).
 
@@ -626,7 +656,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         return self._only_node("input").args[0]
 
     @property
-    def output(self):
+    def output(self) -> Any:
         """The symbolic output of this layer's call in a functional graph (Keras's
         ``layer.output``; see `input`)."""
         return self._only_node("output").outputs
@@ -729,7 +759,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         self._require_built("get_weights")
         return [v.numpy() for v in self.variables]
 
-    def set_weights(self, weights) -> None:
+    def set_weights(self, weights: Any) -> None:
         """Assigns NumPy arrays (in `weights` order) to the weights.
 
         Raises:
@@ -760,7 +790,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             variable.assign(np.asarray(value, variable.dtype))
 
     # -- losses ----------------------------------------------------------------------------
-    def add_loss(self, loss) -> None:
+    def add_loss(self, loss: Any) -> None:
         """Adds a loss tensor (or list) computed in `call`; `losses` shows the latest call's.
 
         Examples:
@@ -818,7 +848,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         return config
 
     @classmethod
-    def from_config(cls, config: dict):
+    def from_config(cls, config: dict) -> Any:
         """Creates a layer from `get_config`'s output.
 
         Raises:
@@ -855,7 +885,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             return None
         return {"input_shape": self._build_input_shape}
 
-    def build_from_config(self, config) -> None:
+    def build_from_config(self, config: dict[str, Any]) -> None:
         """Builds the layer from `get_build_config`'s output."""
         if config and not self.built:
             self._build_from_shape(_as_shape_structure(config["input_shape"]))
@@ -898,7 +928,7 @@ def _symbolic():
     return symbolic
 
 
-def serialize(layer) -> dict:
+def serialize(layer: Any) -> dict:
     """A layer's ``{"class_name": ..., "config": ...}`` (see `eagerflow.saving.registry`).
 
     Examples:
@@ -910,7 +940,7 @@ def serialize(layer) -> dict:
     return registry.serialize(layer, "layer")
 
 
-def deserialize(config: dict, custom_objects=None):
+def deserialize(config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
     """Rebuilds a layer (or model) from `serialize`'s output.
 
     Every `Layer` subclass, user-defined ones too, is registered by class name when it is

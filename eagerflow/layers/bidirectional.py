@@ -11,6 +11,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.layers import rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.rnn import RNN
@@ -60,8 +62,8 @@ class Bidirectional(Layer):
         (2, 3)
     """
 
-    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None,
-                 **kwargs):
+    def __init__(self, layer: Any, merge_mode: str = "concat", weights: Any = None,
+                 backward_layer: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(layer, dict):
             layer = registry.deserialize(layer, kind="layer")
@@ -100,7 +102,8 @@ class Bidirectional(Layer):
             raise ValueError("Bidirectional(weights=...) is not supported; call "
                              "set_weights() after building the layer.")
 
-    def call(self, sequences, initial_state=None, mask=None, training=None):
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,
+             training: bool | None = None) -> Any:
         forward_state = backward_state = None
         if initial_state is not None:
             half = len(initial_state) // 2
@@ -130,7 +133,7 @@ class Bidirectional(Layer):
             return (output if isinstance(output, list) else [output]) + states
         return output
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None

@@ -8,6 +8,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
@@ -53,7 +55,8 @@ class CategoryEncoding(Layer):
                [0., 0., 0., 1.]], dtype=float32)
     """
 
-    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+    def __init__(self, num_tokens: Any = None, output_mode: str = "multi_hot",
+                 sparse: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.num_tokens = positive_int(num_tokens, "num_tokens", "CategoryEncoding")
         if output_mode not in _MODES:
@@ -65,7 +68,7 @@ class CategoryEncoding(Layer):
         self.output_mode = output_mode
         self.sparse = False
 
-    def call(self, inputs, count_weights=None):
+    def call(self, inputs: Any, count_weights: Any = None) -> Any:
         if inputs.dtype.kind not in "iu":
             if inputs.dtype.kind != "f":
                 raise ValueError(f"CategoryEncoding expects integer ids. Received dtype "
@@ -103,7 +106,7 @@ class CategoryEncoding(Layer):
                 f"CategoryEncoding: ids must be in [0, num_tokens={self.num_tokens}); "
                 f"received values from {values.min()} to {values.max()}", "CategoryEncoding")
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         input_shape = tuple(input_shape)
         if self.output_mode == "one_hot" and (len(input_shape) == 1 or input_shape[-1] == 1):
             return (input_shape[0], self.num_tokens)

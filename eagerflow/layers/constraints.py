@@ -12,6 +12,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import Tensor
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
@@ -36,7 +39,7 @@ class Constraint(registry.Configurable):
         ef.Tensor([1.], shape=(1,), dtype=float32)
     """
 
-    def __call__(self, w):
+    def __call__(self, w: Any) -> Any:
         return w
 
 
@@ -58,10 +61,10 @@ class MaxNorm(Constraint):
          [0.8]], shape=(2, 1), dtype=float32)
     """
 
-    def __init__(self, max_value=2, axis=0):
+    def __init__(self, max_value: int = 2, axis: int = 0) -> None:
         self.max_value, self.axis = max_value, axis
 
-    def __call__(self, w):
+    def __call__(self, w: Any) -> Tensor:
         norms = _norms(w, self.axis)
         desired = math_ops.clip_by_value(norms, 0.0, float(self.max_value))
         return math_ops.multiply(w, math_ops.divide(desired, math_ops.add(norms, _EPSILON)))
@@ -80,10 +83,11 @@ class MinMaxNorm(Constraint):
                [0.8]], dtype=float32)
     """
 
-    def __init__(self, min_value=0.0, max_value=1.0, rate=1.0, axis=0):
+    def __init__(self, min_value: float = 0.0, max_value: float = 1.0, rate: float = 1.0,
+                 axis: int = 0) -> None:
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
 
-    def __call__(self, w):
+    def __call__(self, w: Any) -> Tensor:
         norms = _norms(w, self.axis)
         clipped = math_ops.clip_by_value(norms, float(self.min_value), float(self.max_value))
         desired = math_ops.add(math_ops.multiply(float(self.rate), clipped),
@@ -104,7 +108,7 @@ class NonNeg(Constraint):
         ef.Tensor([0.  0.5], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, w):
+    def __call__(self, w: Any) -> Tensor:
         return math_ops.maximum(w, 0.0)
 
 
@@ -119,10 +123,10 @@ class UnitNorm(Constraint):
          [0.8]], shape=(2, 1), dtype=float32)
     """
 
-    def __init__(self, axis=0):
+    def __init__(self, axis: int = 0) -> None:
         self.axis = axis
 
-    def __call__(self, w):
+    def __call__(self, w: Any) -> Tensor:
         return math_ops.divide(w, math_ops.add(_norms(w, self.axis), _EPSILON))
 
     def get_config(self) -> dict:
@@ -145,7 +149,7 @@ for _class in (MaxNorm, MinMaxNorm, NonNeg, UnitNorm):
     registry.register("constraint", _class, snake_case(_class.__name__))
 
 
-def get(identifier):
+def get(identifier: Any) -> Any:
     """Returns a constraint from a name (``"max_norm"``, ``"non_neg"``, ...), config or callable.
 
     Raises:
@@ -159,7 +163,7 @@ def get(identifier):
     return registry.get("constraint", identifier)
 
 
-def serialize(constraint):
+def serialize(constraint: Any) -> Any:
     """The ``{"class_name", "config"}`` of a constraint.
 
     Examples:
@@ -170,7 +174,7 @@ def serialize(constraint):
     return registry.serialize(constraint, "constraint")
 
 
-def deserialize(config):
+def deserialize(config: dict[str, Any]) -> Any:
     """Inverse of `serialize`.
 
     Examples:

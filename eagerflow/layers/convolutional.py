@@ -13,6 +13,9 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from eagerflow.layers import core
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
@@ -63,11 +66,14 @@ class _Conv(Layer):
     _rank = 2
     _transpose = False
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, groups=1, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(self, filters: int, kernel_size: int | Sequence[int],
+                 strides: int | Sequence[int] = 1, padding: str = "valid",
+                 data_format: str | None = None, dilation_rate: int | Sequence[int] = 1,
+                 groups: int = 1, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name, rank = type(self).__name__, self._rank
         self.filters = positive_int(filters, "filters", name)
@@ -97,7 +103,7 @@ class _Conv(Layer):
     def _kernel_shape(self, channels: int) -> tuple:
         return (*self.kernel_size, channels // self.groups, self.filters)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         name = type(self).__name__
         channels = input_shape[self._channel_axis]
         if channels is None:
@@ -152,7 +158,7 @@ class Conv2D(_Conv):
 
     _rank = 2
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         outputs = conv_ops.conv2d(
             inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
             data_format="NHWC" if self.data_format == "channels_last" else "NCHW",
@@ -176,7 +182,7 @@ class Conv3D(_Conv):
 
     _rank = 3
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         outputs = conv_ops.conv3d(
             inputs, self.kernel, strides=list(self.strides), padding=self.padding.upper(),
             data_format="NDHWC" if self.data_format == "channels_last" else "NCDHW",
@@ -198,7 +204,7 @@ class Conv1D(_Conv):
 
     _rank = 1
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         padding = self.padding.upper()
         if self.padding == "causal":
             left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
@@ -248,8 +254,10 @@ class Conv2DTranspose(_Conv):
     _rank = 2
     _transpose = True
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None,
-                 data_format=None, dilation_rate=1, **kwargs):
+    def __init__(self, filters: int, kernel_size: int | Sequence[int],
+                 strides: int | Sequence[int] = 1, padding: str = "valid",
+                 output_padding: Any = None, data_format: str | None = None,
+                 dilation_rate: int | Sequence[int] = 1, **kwargs: Any) -> None:
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
                          data_format=data_format, dilation_rate=dilation_rate, **kwargs)
         if self.groups != 1:
@@ -270,7 +278,7 @@ class Conv2DTranspose(_Conv):
     def _kernel_shape(self, channels: int) -> tuple:
         return (*self.kernel_size, self.filters, channels)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         channels_last = self.data_format == "channels_last"
         kernel, strides, dilations = self.kernel, self.strides, self.dilation_rate
         kernel_size, paddings = self.kernel_size, self.output_padding or (None,) * self._rank

@@ -10,9 +10,12 @@ Examples:
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+from eagerflow.core.typing import Tensor
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
@@ -120,10 +123,11 @@ class Dense(Layer):
         ((2, 3), (5, 3))
     """
 
-    def __init__(self, units, activation=None, use_bias=True,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
+                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = positive_int(units, "units", "Dense")
         init_kernel_bias(self, activation, use_bias, kernel_initializer,
@@ -132,7 +136,7 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2)
         self.supports_masking = True
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError(
@@ -141,7 +145,7 @@ class Dense(Layer):
         add_kernel_and_bias(self, (input_dim, self.units), (self.units,))
         self.input_spec = InputSpec(min_ndim=2, axes={-1: input_dim})
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         if inputs.ndim == 2:
             outputs = linalg.matmul(inputs, self.kernel)
         else:
@@ -175,12 +179,12 @@ class Activation(Layer):
         ef.Tensor([0. 2.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, activation, **kwargs):
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
         self.supports_masking = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return self.activation(inputs)
 
     def get_config(self) -> dict:
@@ -217,7 +221,8 @@ class Lambda(Layer):
         `from_config`, but cannot be written as JSON (loading never runs code from files).
     """
 
-    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+    def __init__(self, function: Callable[..., Any], output_shape: Any = None, mask: Any = None,
+                 arguments: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if not callable(function):
             raise TypeError(f"Lambda needs a callable, got {function!r}")
@@ -233,7 +238,7 @@ class Lambda(Layer):
         self._fn_takes_training = "training" in parameters
         self.supports_masking = mask is not None
 
-    def call(self, inputs, mask=None, training=None):
+    def call(self, inputs: Any, mask: Any = None, training: bool | None = None) -> Any:
         kwargs = dict(self.arguments)
         if self._fn_takes_mask:
             kwargs["mask"] = mask
@@ -241,7 +246,7 @@ class Lambda(Layer):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if callable(self.mask):
             return self.mask(inputs, mask)
         return self.mask
@@ -269,20 +274,20 @@ class Masking(Layer):
         ef.Tensor([[ True False  True]], shape=(1, 3), dtype=bool)
     """
 
-    def __init__(self, mask_value=0.0, **kwargs):
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.mask_value = float(mask_value)
         self.supports_masking = True
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         return reduce_ops.reduce_any(logic_ops.not_equal(inputs, self.mask_value), axis=-1)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         keep = reduce_ops.reduce_any(logic_ops.not_equal(inputs, self.mask_value), axis=-1,
                                      keepdims=True)
         return math_ops.multiply(inputs, math_ops.cast(keep, inputs.dtype))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:

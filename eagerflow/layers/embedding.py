@@ -12,6 +12,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import Tensor
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
@@ -46,9 +49,9 @@ class Embedding(Layer):
         ef.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
     """
 
-    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform",
-                 embeddings_regularizer=None, embeddings_constraint=None, mask_zero=False,
-                 input_length=None, **kwargs):
+    def __init__(self, input_dim: Any, output_dim: Any, embeddings_initializer: str = "uniform",
+                 embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
+                 mask_zero: bool = False, input_length: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.input_dim = positive_int(input_dim, "input_dim", "Embedding")
         self.output_dim = positive_int(output_dim, "output_dim", "Embedding")
@@ -59,18 +62,18 @@ class Embedding(Layer):
         self.supports_masking = self.mask_zero
         self._autocast = False
 
-    def build(self, input_shape=None):
+    def build(self, input_shape: Any = None) -> None:
         self.embeddings = self.add_weight(
             "embeddings", (self.input_dim, self.output_dim),
             initializer=self.embeddings_initializer, regularizer=self.embeddings_regularizer,
             constraint=self.embeddings_constraint)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         if inputs.dtype.kind not in "iu":
             inputs = math_ops.cast(inputs, "int32")
         return indexing.gather(self.embeddings, inputs)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Tensor | None:
         if not self.mask_zero:
             return None
         return logic_ops.not_equal(inputs, 0)

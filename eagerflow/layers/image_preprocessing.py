@@ -16,6 +16,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.reshaping import check_data_format
@@ -40,7 +42,7 @@ class ImageLayer(Layer):
         ef.Tensor([1. 1. 1.], shape=(3,), dtype=float32)
     """
 
-    def __init__(self, data_format=None, **kwargs):
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, type(self).__name__)
 
@@ -56,7 +58,7 @@ class ImageLayer(Layer):
         first = rank - 3 if self.data_format == "channels_last" else rank - 2
         return first, first + 1
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         self._check_rank(inputs.shape)
         batched = inputs.ndim == 4
         images = inputs if batched else array_ops.expand_dims(inputs, 0)
@@ -67,12 +69,12 @@ class ImageLayer(Layer):
             images = array_ops.transpose(images, [0, 3, 1, 2])
         return images if batched else array_ops.squeeze(images, 0)
 
-    def to_compute_dtype(self, images):
+    def to_compute_dtype(self, images: Any) -> Any:
         """Integer images cast to the layer's dtype (floats are cast on the way in)."""
         return images if images.dtype == self.compute_dtype else math_ops.cast(
             images, self.compute_dtype)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         self._check_rank(input_shape)
         return tuple(input_shape)
 
@@ -89,12 +91,13 @@ class SizedImageLayer(ImageLayer):
         (None, 2, 3, 1)
     """
 
-    def __init__(self, height, width, data_format=None, **kwargs):
+    def __init__(self, height: Any, width: Any, data_format: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         self.height = positive_int(height, "height", type(self).__name__)
         self.width = positive_int(width, "width", type(self).__name__)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         self._check_rank(input_shape)
         shape = list(input_shape)
         rows, cols = self._spatial_axes(len(shape))
@@ -166,9 +169,10 @@ class Resizing(SizedImageLayer):
         (2, 2, 3)
     """
 
-    def __init__(self, height, width, interpolation="bilinear", crop_to_aspect_ratio=False,
-                 pad_to_aspect_ratio=False, fill_mode="constant", fill_value=0.0,
-                 antialias=False, data_format=None, **kwargs):
+    def __init__(self, height: Any, width: Any, interpolation: str = "bilinear",
+                 crop_to_aspect_ratio: bool = False, pad_to_aspect_ratio: bool = False,
+                 fill_mode: str = "constant", fill_value: float = 0.0, antialias: bool = False,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(height, width, data_format=data_format, **kwargs)
         if interpolation not in image_ops.RESIZE_METHODS:
             raise ValueError(
@@ -200,7 +204,7 @@ class Resizing(SizedImageLayer):
         return indexing_ops.pad(images, [[0, 0], [top, top], [left, left], [0, 0]],
                                 constant_values=self.fill_value)
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         source = images.dtype
         if source.kind in "iu" and self.interpolation != "nearest":
             images = self.to_compute_dtype(images)
@@ -240,7 +244,7 @@ class CenterCrop(SizedImageLayer):
         ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
     """
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         in_height, in_width = images.shape[1], images.shape[2]
         if in_height < self.height or in_width < self.width:

@@ -19,10 +19,12 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, tensor
+from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor
 from eagerflow.ops import random
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
@@ -69,7 +71,7 @@ class Initializer(registry.Configurable):
         ef.Tensor([2. 2.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
         raise TypeError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
 
 
@@ -82,7 +84,7 @@ class Zeros(Initializer):
         ef.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
         return tensor.new_tensor(np.zeros(_shape(shape), _dtype(dtype)))
 
 
@@ -95,7 +97,7 @@ class Ones(Initializer):
         ef.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
     """
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
         return tensor.new_tensor(np.ones(_shape(shape), _dtype(dtype)))
 
 
@@ -111,10 +113,10 @@ class Constant(Initializer):
         ef.Tensor([3. 3.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, value=0.0):
+    def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
         shape = _shape(shape)
         try:
             values = np.broadcast_to(np.asarray(self.value, _dtype(dtype)), shape)
@@ -139,10 +141,10 @@ class RandomNormal(Initializer):
         (2, 2)
     """
 
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).normal(_shape(shape), self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self) -> dict:
@@ -159,10 +161,10 @@ class TruncatedNormal(Initializer):
         True
     """
 
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).truncated_normal(_shape(shape), self.mean, self.stddev,
                                                       _dtype(dtype))
 
@@ -180,10 +182,10 @@ class RandomUniform(Initializer):
         True
     """
 
-    def __init__(self, minval=-0.05, maxval=0.05, seed=None):
+    def __init__(self, minval: Any = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).uniform(_shape(shape), self.minval, self.maxval,
                                              _dtype(dtype))
 
@@ -225,7 +227,8 @@ class VarianceScaling(Initializer):
         True
     """
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale: float = 1.0, mode: str = "fan_in",
+                 distribution: str = "truncated_normal", seed: int | None = None) -> None:
         if scale <= 0.0:
             raise ValueError(f"`scale` must be positive. Received: scale={scale}")
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -240,7 +243,7 @@ class VarianceScaling(Initializer):
                 f"'uniform'. Received: distribution={distribution!r}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
         shape, dtype = _shape(shape), _dtype(dtype)
         fan_in, fan_out = compute_fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
@@ -264,7 +267,7 @@ class _Preset(VarianceScaling):
 
     _PARAMS: tuple = ()
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         super().__init__(*self._PARAMS, seed=seed)
 
     def get_config(self) -> dict:
@@ -359,10 +362,10 @@ class Orthogonal(Initializer):
         True
     """
 
-    def __init__(self, gain=1.0, seed=None):
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
         self.gain, self.seed = gain, seed
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
         shape, dtype = _shape(shape), _dtype(dtype)
         if len(shape) < 2:
             raise ValueError(
@@ -396,10 +399,10 @@ class Identity(Initializer):
          [0. 1.]], shape=(2, 2), dtype=float32)
     """
 
-    def __init__(self, gain=1.0):
+    def __init__(self, gain: float = 1.0) -> None:
         self.gain = gain
 
-    def __call__(self, shape, dtype=None):
+    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
         shape, dtype = _shape(shape), _dtype(dtype)
         if len(shape) != 2:
             raise ValueError(
@@ -461,7 +464,7 @@ registry.register("initializer", RandomUniform, "uniform")
 registry.register("initializer", RandomNormal, "normal")
 
 
-def get(identifier):
+def get(identifier: Any) -> Any:
     """Returns an initializer from a name, a config dict, an instance or a callable.
 
     Raises:
@@ -475,7 +478,7 @@ def get(identifier):
     return registry.get("initializer", identifier)
 
 
-def serialize(initializer):
+def serialize(initializer: Any) -> Any:
     """The ``{"class_name", "config"}`` of an initializer (callables are returned as is).
 
     Examples:
@@ -486,7 +489,7 @@ def serialize(initializer):
     return registry.serialize(initializer, "initializer")
 
 
-def deserialize(config):
+def deserialize(config: dict[str, Any]) -> Any:
     """Inverse of `serialize`.
 
     Examples:

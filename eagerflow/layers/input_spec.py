@@ -17,6 +17,10 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import DTypeLike, ShapeLike
+
 
 class InputSpec:
     """The rank, sizes and dtype a layer accepts.
@@ -38,8 +42,9 @@ class InputSpec:
         InputSpec(ndim=4)
     """
 
-    def __init__(self, dtype=None, shape=None, ndim=None, max_ndim=None, min_ndim=None,
-                 axes=None, allow_last_axis_squeeze=False, name=None):
+    def __init__(self, dtype: DTypeLike = None, shape: ShapeLike | None = None, ndim: Any = None,
+                 max_ndim: Any = None, min_ndim: Any = None, axes: Any = None,
+                 allow_last_axis_squeeze: bool = False, name: str | None = None) -> None:
         self.dtype = dtype
         self.shape = None if shape is None else tuple(shape)
         self.ndim = len(self.shape) if self.shape is not None else ndim

@@ -13,9 +13,12 @@ Examples:
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -29,7 +32,7 @@ from eagerflow.ops import unary as unary_ops
 class _Merge(Layer):
     """Base of layers that combine a list of at least two tensors."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
 
@@ -40,7 +43,7 @@ class _Merge(Layer):
                 f"A merge layer ({type(self).__name__} '{self.name}') should be called on a "
                 f"list of at least 2 inputs. Received: inputs={inputs!r}")
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         self._check_list(input_shape)
         self._check_shapes([tuple(s) for s in input_shape])
 
@@ -53,11 +56,11 @@ class _Merge(Layer):
                 f"{shapes}. They must be equal, or broadcastable, apart from the batch axis."
             ) from None
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         self._check_list(inputs)
         return functools.reduce(self._combine, inputs)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if mask is None or not isinstance(mask, (list, tuple)):
             return mask
         masks = [m for m in mask if m is not None]
@@ -128,7 +131,7 @@ class Average(_Merge):
         ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
     """
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         return math_ops.divide(super().call(inputs), float(len(inputs)))
 
     @staticmethod
@@ -179,7 +182,7 @@ class Concatenate(_Merge):
         array([1., 0., 0.], dtype=float32)
     """
 
-    def __init__(self, axis=-1, **kwargs):
+    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = int(axis)
 
@@ -197,11 +200,11 @@ class Concatenate(_Merge):
                     "A `Concatenate` layer requires inputs with matching shapes except for "
                     f"the concatenation axis. Received: input_shape={shapes}")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         self._check_list(inputs)
         return array_ops.concat(list(inputs), self.axis)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if mask is None or not isinstance(mask, (list, tuple)) or all(m is None for m in mask):
             return None
         masks = []
@@ -223,7 +226,7 @@ def _functional(layer_class, doc_name):
     is_dot = layer_class.__name__ == "Dot"
     shape = (1, 4) if layer_class is Concatenate else (1, 1) if is_dot else (1, 2)
 
-    def merge(inputs, **kwargs):
+    def merge(inputs: Sequence[Any], **kwargs: Any) -> Any:
         return layer_class(**kwargs)(inputs)
 
     merge.__name__ = merge.__qualname__ = doc_name
@@ -266,7 +269,7 @@ class Dot(_Merge):
         ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
     """
 
-    def __init__(self, axes, normalize=False, **kwargs):
+    def __init__(self, axes: Any, normalize: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         pair = (axes, axes) if isinstance(axes, int) else tuple(axes)
         if len(pair) != 2 or any(isinstance(a, bool) or not isinstance(a, int) for a in pair):
@@ -292,7 +295,7 @@ class Dot(_Merge):
     def _check_shapes(self, shapes):
         self._resolve(shapes)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         self._check_list(inputs)
         x, y = inputs
         ax, ay = self._resolve([tuple(x.shape), tuple(y.shape)])
@@ -314,14 +317,14 @@ class Dot(_Merge):
             return array_ops.squeeze(out, 2)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shapes = [tuple(s) for s in input_shape]
         ax, ay = self._resolve(shapes)
         rest = [d for i, d in enumerate(shapes[0]) if i not in (0, ax)] + \
             [d for i, d in enumerate(shapes[1]) if i not in (0, ay)]
         return (shapes[0][0], *rest) if rest else (shapes[0][0], 1)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> None:
         return None
 
     def get_config(self) -> dict:

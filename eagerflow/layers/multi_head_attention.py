@@ -27,6 +27,7 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from eagerflow.layers import constraints, initializers, masking, regularizers
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
@@ -150,11 +151,12 @@ class MultiHeadAttention(Layer):
         [('query/kernel', (6, 2, 3)), ('query/bias', (2, 3))]
     """
 
-    def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True,
-                 output_shape=None, attention_axes=None, kernel_initializer="glorot_uniform",
-                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None,
-                 seed=None, **kwargs):
+    def __init__(self, num_heads: Any, key_dim: Any, value_dim: Any = None, dropout: float = 0.0,
+                 use_bias: bool = True, output_shape: Any = None, attention_axes: Any = None,
+                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_regularizer: Any = None, bias_regularizer: Any = None,
+                 activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 bias_constraint: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention")
         self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
@@ -199,7 +201,7 @@ class MultiHeadAttention(Layer):
         self.output_dense = _Projection("abcd,cde->abe", (), (), options,
                                         name="attention_output", dtype=dtype)
 
-    def build(self, query_shape):
+    def build(self, query_shape: Any) -> None:
         if len(query_shape) != 3 or query_shape[-1] is None:
             raise ValueError(
                 "MultiHeadAttention: query must have rank 3 (batch, steps, features) with a "
@@ -233,9 +235,10 @@ class MultiHeadAttention(Layer):
             parts.append(attention_mask)
         return combine_masks(*parts)
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
-             attention_mask=None, return_attention_scores=False, training=None,
-             use_causal_mask=False):
+    def call(self, query: Any, value: Any, key: Any = None, query_mask: Any = None,
+             value_mask: Any = None, key_mask: Any = None, attention_mask: Any = None,
+             return_attention_scores: bool = False, training: bool | None = None,
+             use_causal_mask: bool = False) -> Any:
         key = value if key is None else key
         for role, tensor in (("query", query), ("value", value), ("key", key)):
             if len(tensor.shape) != 3:
@@ -259,7 +262,8 @@ class MultiHeadAttention(Layer):
             return output, weights
         return output
 
-    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+    def compute_output_shape(self, query_shape: Any, value_shape: Any = None,
+                             key_shape: Any = None) -> Any:
         return (*tuple(query_shape)[:-1], self._output_size or tuple(query_shape)[-1])
 
     def get_config(self) -> dict:

@@ -12,6 +12,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers import call_context, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
@@ -133,11 +136,13 @@ class BatchNormalization(_Normalization):
         (array([-1.,  1.], dtype=float32), array([1.], dtype=float32), array([1.], dtype=float32))
     """
 
-    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones",
-                 moving_mean_initializer="zeros", moving_variance_initializer="ones",
-                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
-                 gamma_constraint=None, freeze_stats=None, synchronized=False, **kwargs):
+    def __init__(self, axis: AxisLike = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: str = "zeros",
+                 gamma_initializer: str = "ones", moving_mean_initializer: str = "zeros",
+                 moving_variance_initializer: str = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, freeze_stats: Any = None,
+                 synchronized: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if synchronized:
             raise ValueError(
@@ -151,7 +156,7 @@ class BatchNormalization(_Normalization):
         self.moving_variance_initializer = initializers.get(moving_variance_initializer)
         self.freeze_stats = None if freeze_stats is None else bool(freeze_stats)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         shape = self._build_params(input_shape, "BatchNormalization")
         self.moving_mean = self.add_weight("moving_mean", shape,
                                            initializer=self.moving_mean_initializer,
@@ -164,7 +169,7 @@ class BatchNormalization(_Normalization):
         frozen = self.freeze_stats if self.freeze_stats is not None else not self.trainable
         return bool(training) and not frozen
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Tensor:
         shape = self._param_shape
         reduce_axes = [i for i in range(inputs.ndim) if i not in self._axes]
         if self._uses_batch_stats(training):
@@ -239,10 +244,11 @@ class LayerNormalization(_Normalization):
         (2, 3, 4)
     """
 
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False,
-                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 **kwargs):
+    def __init__(self, axis: AxisLike = -1, epsilon: float = 1e-3, center: bool = True,
+                 scale: bool = True, rms_scaling: bool = False, beta_initializer: str = "zeros",
+                 gamma_initializer: str = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rms_scaling = bool(rms_scaling)
         if self.rms_scaling:
@@ -251,10 +257,10 @@ class LayerNormalization(_Normalization):
                           beta_regularizer, gamma_regularizer, beta_constraint,
                           gamma_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         self._build_params(input_shape, "LayerNormalization")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         shape = self._param_shape
         gamma = _broadcast(self.gamma, shape)
         if self.rms_scaling:
@@ -338,17 +344,17 @@ class UnitNormalization(Layer):
         ef.Tensor([[0.6 0.8]], shape=(1, 2), dtype=float32)
     """
 
-    def __init__(self, axis=-1, **kwargs):
+    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
         self.supports_masking = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         squares = reduce_ops.reduce_sum(math_ops.multiply(inputs, inputs), axis=self.axis,
                                         keepdims=True)
         return math_ops.multiply(inputs, unary_ops.rsqrt(math_ops.maximum(squares, 1e-12)))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -381,10 +387,11 @@ class GroupNormalization(_Normalization):
         [-1.0, 1.0, -1.0, 1.0]
     """
 
-    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True,
-                 beta_initializer="zeros", gamma_initializer="ones", beta_regularizer=None,
-                 gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
-                 **kwargs):
+    def __init__(self, groups: int = 32, axis: AxisLike = -1, epsilon: float = 1e-3,
+                 center: bool = True, scale: bool = True, beta_initializer: str = "zeros",
+                 gamma_initializer: str = "ones", beta_regularizer: Any = None,
+                 gamma_regularizer: Any = None, beta_constraint: Any = None,
+                 gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
             raise ValueError(f"GroupNormalization: `groups` must be a positive int. "
@@ -397,7 +404,7 @@ class GroupNormalization(_Normalization):
                           beta_regularizer, gamma_regularizer, beta_constraint,
                           gamma_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channels = input_shape[self.axis]
         if channels is not None and (self.groups > channels or channels % self.groups):
             raise ValueError(
@@ -407,7 +414,7 @@ class GroupNormalization(_Normalization):
         self._build_params(input_shape, "GroupNormalization")
         self.built = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         rank = inputs.ndim
         axis = self.axis % rank
         x = inputs if axis == rank - 1 else array_ops.transpose(
@@ -430,7 +437,7 @@ class GroupNormalization(_Normalization):
             out = array_ops.transpose(out, order)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:

@@ -18,9 +18,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import tensor
+from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
@@ -50,20 +53,20 @@ class Rescaling(Layer):
         ef.Tensor([-1.  1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, scale, offset=0.0, **kwargs):
+    def __init__(self, scale: Any, offset: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scale = scale
         self.offset = offset
         self.supports_masking = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         if inputs.dtype != self.compute_dtype:
             inputs = math_ops.cast(inputs, self.compute_dtype)
         scale = math_ops.cast(np.asarray(self.scale), self.compute_dtype)
         offset = math_ops.cast(np.asarray(self.offset), self.compute_dtype)
         return math_ops.add(math_ops.multiply(inputs, scale), offset)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -104,7 +107,8 @@ class Normalization(Layer):
         ef.Tensor([1.], shape=(1,), dtype=float32)
     """
 
-    def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
+    def __init__(self, axis: AxisLike = -1, mean: Any = None, variance: Any = None,
+                 invert: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if axis is None:
             axis = ()
@@ -132,7 +136,7 @@ class Normalization(Layer):
         self.invert = bool(invert)
         self.supports_masking = True
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
         if any(a < -rank or a >= rank for a in self.axis):
             raise ValueError(
@@ -169,7 +173,7 @@ class Normalization(Layer):
         return [array_ops.reshape(math_ops.cast(v, self.compute_dtype), self._broadcast)
                 for v in (self.mean, self.variance)]
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         if inputs.dtype != self.compute_dtype:
             inputs = math_ops.cast(inputs, self.compute_dtype)
         mean, variance = self._statistics()
@@ -178,7 +182,7 @@ class Normalization(Layer):
             return math_ops.add(mean, math_ops.multiply(inputs, stddev))
         return math_ops.divide(math_ops.subtract(inputs, mean), stddev)
 
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data: Any, batch_size: Any = None, steps: Any = None) -> None:
         """Computes the mean and variance of `data` for each position of the kept axes.
 
         Args:
@@ -263,7 +267,7 @@ class Normalization(Layer):
                 f"Normalization: adapt() got a batch of shape {tuple(shape)}, but the layer "
                 f"'{self.name}' keeps axes {self._keep} of inputs shaped {tuple(expected)}.")
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:

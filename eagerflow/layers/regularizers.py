@@ -12,6 +12,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
@@ -43,7 +45,7 @@ class Regularizer(registry.Configurable):
         ef.Tensor(3.0, shape=(), dtype=float32)
     """
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         raise TypeError(f"{type(self).__name__} must implement __call__(x)")
 
 
@@ -62,11 +64,11 @@ class L1L2(Regularizer):
         ef.Tensor(8.0, shape=(), dtype=float32)
     """
 
-    def __init__(self, l1=0.0, l2=0.0):
+    def __init__(self, l1: float = 0.0, l2: float = 0.0) -> None:
         self.l1 = _factor(l1, "l1")
         self.l2 = _factor(l2, "l2")
 
-    def __call__(self, x):
+    def __call__(self, x: Any) -> Any:
         penalty = None
         if self.l1:
             penalty = math_ops.multiply(self.l1, reduce_ops.reduce_sum(unary_ops.abs(x)))
@@ -90,7 +92,7 @@ class L1(L1L2):
         ef.Tensor(0.4, shape=(), dtype=float32)
     """
 
-    def __init__(self, l1=0.01):
+    def __init__(self, l1: float = 0.01) -> None:
         super().__init__(l1=l1)
 
     def get_config(self) -> dict:
@@ -106,7 +108,7 @@ class L2(L1L2):
         ef.Tensor(1.0, shape=(), dtype=float32)
     """
 
-    def __init__(self, l2=0.01):
+    def __init__(self, l2: float = 0.01) -> None:
         super().__init__(l2=l2)
 
     def get_config(self) -> dict:
@@ -127,7 +129,7 @@ registry.register("regularizer", L2, "l2")
 registry.register("regularizer", L1L2, "l1_l2", "l1l2")
 
 
-def get(identifier):
+def get(identifier: Any) -> Any:
     """Returns a regularizer from a name (``"l1"``, ``"l2"``, ``"l1_l2"``), config or callable.
 
     Raises:
@@ -141,7 +143,7 @@ def get(identifier):
     return registry.get("regularizer", identifier)
 
 
-def serialize(regularizer):
+def serialize(regularizer: Any) -> Any:
     """The ``{"class_name", "config"}`` of a regularizer.
 
     Examples:
@@ -152,7 +154,7 @@ def serialize(regularizer):
     return registry.serialize(regularizer, "regularizer")
 
 
-def deserialize(config):
+def deserialize(config: dict[str, Any]) -> Any:
     """Inverse of `serialize`.
 
     Examples:

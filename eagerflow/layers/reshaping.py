@@ -11,7 +11,9 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from eagerflow.core.typing import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
@@ -41,12 +43,12 @@ class Flatten(Layer):
         (5, 1)
     """
 
-    def __init__(self, data_format=None, **kwargs):
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, "Flatten")
         self.input_spec = InputSpec(min_ndim=1)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         if self.data_format == "channels_first" and inputs.ndim > 2:
             inputs = array_ops.transpose(inputs, (0, *range(2, inputs.ndim), 1))
         return array_ops.reshape(inputs, (inputs.shape[0], math.prod(inputs.shape[1:])))
@@ -72,7 +74,7 @@ class Reshape(Layer):
         (3, 4, 2)
     """
 
-    def __init__(self, target_shape, **kwargs):
+    def __init__(self, target_shape: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         target_shape = tuple(int(d) for d in target_shape)
         if sum(d == -1 for d in target_shape) > 1 or any(d < -1 or d == 0
@@ -82,7 +84,7 @@ class Reshape(Layer):
                 f"Received: target_shape={target_shape}")
         self.target_shape = target_shape
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         size = math.prod(inputs.shape[1:])
         known = math.prod(d for d in self.target_shape if d != -1)
         if (-1 in self.target_shape and size % known) or (
@@ -107,17 +109,17 @@ class RepeatVector(Layer):
         (2, 3, 4)
     """
 
-    def __init__(self, n, **kwargs):
+    def __init__(self, n: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"RepeatVector: `n` must be a positive int. Received: n={n!r}")
         self.n = n
         self.input_spec = InputSpec(ndim=2)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return (input_shape[0], self.n, input_shape[1])
 
     def get_config(self) -> dict:
@@ -136,7 +138,7 @@ class Permute(Layer):
         (5, 4, 3)
     """
 
-    def __init__(self, dims, **kwargs):
+    def __init__(self, dims: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         dims = tuple(int(d) for d in dims)
         if sorted(dims) != list(range(1, len(dims) + 1)):
@@ -146,10 +148,10 @@ class Permute(Layer):
         self.dims = dims
         self.input_spec = InputSpec(ndim=len(dims) + 1)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return array_ops.transpose(inputs, (0, *self.dims))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return (input_shape[0], *(input_shape[d] for d in self.dims))
 
     def get_config(self) -> dict:
@@ -165,12 +167,12 @@ class Identity(Layer):
         ef.Tensor([1.], shape=(1,), dtype=float32)
     """
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return inputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape

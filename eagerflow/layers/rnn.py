@@ -20,7 +20,10 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import nest
+from eagerflow.core.typing import DTypeLike
 from eagerflow.layers import call_context, rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
@@ -59,8 +62,9 @@ class RNN(Layer):
         (2, 4)
     """
 
-    def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False,
-                 stateful=False, unroll=False, zero_output_for_mask=False, **kwargs):
+    def __init__(self, cell: Any, return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 zero_output_for_mask: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(cell, dict):
             cell = registry.deserialize(cell, kind="layer")
@@ -81,16 +85,16 @@ class RNN(Layer):
         self.input_spec = InputSpec(ndim=3)
         self._stateful_states = None
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         if not self.cell.built:
             self.cell._build_from_shape((input_shape[0], input_shape[-1]))
 
-    def get_initial_state(self, batch_size: int, dtype=None) -> list:
+    def get_initial_state(self, batch_size: int, dtype: DTypeLike = None) -> list:
         """Zero states for a batch: one ``(batch_size, size)`` tensor per state."""
         return [creation_ops.zeros((batch_size, size), dtype or self.dtype)
                 for size in rnn_cells.flat_state_sizes(self.cell)]
 
-    def reset_states(self, states=None) -> None:
+    def reset_states(self, states: Any = None) -> None:
         """Clears (or sets) the carried states of a stateful layer."""
         self._stateful_states = None if states is None else list(nest.flatten(states))
 
@@ -121,7 +125,8 @@ class RNN(Layer):
             converted.append(state)
         return converted
 
-    def call(self, sequences, initial_state=None, mask=None, training=None):
+    def call(self, sequences: Any, initial_state: Any = None, mask: Any = None,
+             training: bool | None = None) -> Any:
         batch, steps = sequences.shape[0], sequences.shape[1]
         if steps == 0:
             raise ValueError(f"Layer '{self.name}' received a sequence with no time steps.")
@@ -167,7 +172,7 @@ class RNN(Layer):
             return [result, *states]
         return result
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
@@ -194,7 +199,7 @@ class _BuiltinRNN(RNN):
                    "batch_input_shape", "input_dim", "batch_size", "activity_regularizer",
                    "autocast")
 
-    def __init__(self, units, **kwargs):
+    def __init__(self, units: int, **kwargs: Any) -> None:
         layer_args = {k: kwargs.pop(k) for k in self._LAYER_ARGS if k in kwargs}
         cell_dtype = layer_args.get("dtype")
         cell = self._cell_class(units, dtype=cell_dtype, **kwargs)

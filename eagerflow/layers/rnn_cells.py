@@ -21,7 +21,10 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import nest
+from eagerflow.core.typing import DTypeLike
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
@@ -45,12 +48,14 @@ class _Cell(Layer):
 
     _gates = 1
 
-    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
-                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
-                 bias_initializer="zeros", kernel_regularizer=None, recurrent_regularizer=None,
-                 bias_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
-                 bias_constraint=None, dropout=0.0, recurrent_dropout=0.0, seed=None,
-                 **kwargs):
+    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: str = "glorot_uniform",
+                 recurrent_initializer: str = "orthogonal", bias_initializer: str = "zeros",
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None,
+                 dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         name = type(self).__name__
         self.units = positive_int(units, "units", name)
@@ -71,7 +76,7 @@ class _Cell(Layer):
         self.seed = seed
 
     @property
-    def state_size(self):
+    def state_size(self) -> Any:
         return self.units
 
     @property
@@ -84,7 +89,7 @@ class _Cell(Layer):
     def _bias_initializer(self):
         return self.bias_initializer
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
         if input_dim is None:
             raise ValueError(
@@ -109,7 +114,7 @@ class _Cell(Layer):
     def _input_bias(self):
         return self.bias
 
-    def project(self, inputs):
+    def project(self, inputs: Any) -> Any:
         """``inputs @ kernel + input bias`` for one step ``(batch, features)`` or a whole
         sequence ``(batch, time, features)``."""
         if inputs.ndim == 2:
@@ -121,7 +126,8 @@ class _Cell(Layer):
         bias = self._input_bias()
         return projected if bias is None else math_ops.add(projected, bias)
 
-    def dropout_masks(self, batch: int, input_dim: int, dtype, training):
+    def dropout_masks(self, batch: int, input_dim: int, dtype: DTypeLike,
+                      training: bool | None) -> Any:
         """Per-sequence dropout masks (scaled), for the inputs and the recurrent state."""
         masks = [None, None]
         if training:
@@ -132,7 +138,7 @@ class _Cell(Layer):
                                                   seed=self.seed)
         return masks
 
-    def call(self, inputs, states, training=None):
+    def call(self, inputs: Any, states: Any, training: bool | None = None) -> Any:
         nested = isinstance(states, (list, tuple))
         states = list(states) if nested else [states]
         input_mask, recurrent_mask = self.dropout_masks(inputs.shape[0], inputs.shape[-1],
@@ -187,11 +193,11 @@ class SimpleRNNCell(_Cell):
         (2, 3)
     """
 
-    def __init__(self, units, activation="tanh", **kwargs):
+    def __init__(self, units: int, activation: str = "tanh", **kwargs: Any) -> None:
         kwargs.pop("recurrent_activation", None)
         super().__init__(units, activation=activation, **kwargs)
 
-    def step(self, projected, states, recurrent_mask=None):
+    def step(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
         """One step from projected inputs: returns ``(output, [new_h])``."""
         h = self.activation(math_ops.add(projected, self._recurrent(states[0], recurrent_mask)))
         return h, [h]
@@ -219,14 +225,14 @@ class LSTMCell(_Cell):
 
     _gates = 4
 
-    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
-                 unit_forget_bias=True, **kwargs):
+    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
+                 unit_forget_bias: bool = True, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, **kwargs)
         self.unit_forget_bias = bool(unit_forget_bias)
 
     @property
-    def state_size(self):
+    def state_size(self) -> Any:
         return [self.units, self.units]
 
     def _bias_initializer(self):
@@ -241,7 +247,7 @@ class LSTMCell(_Cell):
 
         return forget_ones
 
-    def step(self, projected, states, recurrent_mask=None):
+    def step(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
         """One step from projected inputs: returns ``(h, [h, c])``."""
         h, c = states
         z = math_ops.add(projected, self._recurrent(h, recurrent_mask))
@@ -278,8 +284,8 @@ class GRUCell(_Cell):
 
     _gates = 3
 
-    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid",
-                 reset_after=True, **kwargs):
+    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
+                 reset_after: bool = True, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, **kwargs)
         self.reset_after = bool(reset_after)
@@ -292,7 +298,7 @@ class GRUCell(_Cell):
             return self.bias[0]
         return self.bias
 
-    def step(self, projected, states, recurrent_mask=None):
+    def step(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
         """One step from projected inputs: returns ``(h, [h])``."""
         h = states[0]
         units = self.units

@@ -9,6 +9,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
@@ -59,7 +62,7 @@ def _repeat(x, factor: int, axis: int):
 class _Spatial(Layer):
     rank = 1
 
-    def __init__(self, data_format=None, **kwargs):
+    def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, type(self).__name__)
         self.input_spec = InputSpec(ndim=self.rank + 2)
@@ -84,17 +87,17 @@ class ZeroPadding1D(_Spatial):
         (1, 6, 2)
     """
 
-    def __init__(self, padding=1, **kwargs):
+    def __init__(self, padding: str = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.padding = _pairs(padding, self.rank, "padding", type(self).__name__)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         paddings = [[0, 0] for _ in range(inputs.ndim)]
         for axis, pair in zip(self._axes(), self.padding, strict=True):
             paddings[axis] = list(pair)
         return indexing_ops.pad(inputs, paddings)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shape = list(input_shape)
         for axis, (before, after) in zip(self._axes(), self.padding, strict=True):
             shape[axis] = None if shape[axis] is None else shape[axis] + before + after
@@ -126,11 +129,11 @@ class Cropping1D(_Spatial):
         (1, 3, 2)
     """
 
-    def __init__(self, cropping=(1, 1), **kwargs):
+    def __init__(self, cropping: Any = (1, 1), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.cropping = _pairs(cropping, self.rank, "cropping", type(self).__name__)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         index = [slice(None)] * inputs.ndim
         for axis, (start, end) in zip(self._axes(), self.cropping, strict=True):
             size = inputs.shape[axis]
@@ -141,7 +144,7 @@ class Cropping1D(_Spatial):
             index[axis] = slice(start, size - end if end else None)
         return inputs[tuple(index)]
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shape = list(input_shape)
         for axis, (start, end) in zip(self._axes(), self.cropping, strict=True):
             shape[axis] = None if shape[axis] is None else shape[axis] - start - end
@@ -162,7 +165,7 @@ class Cropping2D(Cropping1D):
 
     rank = 2
 
-    def __init__(self, cropping=((0, 0), (0, 0)), **kwargs):
+    def __init__(self, cropping: Any = ((0, 0), (0, 0)), **kwargs: Any) -> None:
         super().__init__(cropping=cropping, **kwargs)
 
 
@@ -175,7 +178,7 @@ class UpSampling1D(_Spatial):
         array([1., 1., 2., 2.], dtype=float32)
     """
 
-    def __init__(self, size=2, **kwargs):
+    def __init__(self, size: int = 2, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         sizes = (size,) * self.rank if isinstance(size, int) else tuple(size)
         if len(sizes) != self.rank or any(isinstance(s, bool) or not isinstance(s, int)
@@ -184,13 +187,13 @@ class UpSampling1D(_Spatial):
                              f"{self.rank} of them. Received: size={size!r}")
         self.size = sizes
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         outputs = inputs
         for axis, factor in zip(self._axes(), self.size, strict=True):
             outputs = _repeat(outputs, factor, axis)
         return outputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shape = list(input_shape)
         for axis, factor in zip(self._axes(), self.size, strict=True):
             shape[axis] = None if shape[axis] is None else shape[axis] * factor
@@ -213,7 +216,7 @@ class UpSampling2D(UpSampling1D):
 
     rank = 2
 
-    def __init__(self, size=(2, 2), **kwargs):
+    def __init__(self, size: Any = (2, 2), **kwargs: Any) -> None:
         super().__init__(size=size, **kwargs)
 
 

@@ -24,10 +24,12 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, nest, tensor
+from eagerflow.core.typing import DTypeLike, ShapeLike
 from eagerflow.layers import base, call_context, masking
 
 # Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
@@ -48,8 +50,8 @@ class SymbolicTensor:
     _is_symbolic = True
     __slots__ = ("_history", "_mask_shape", "dtype", "name", "shape")
 
-    def __init__(self, shape, dtype=dtypes.float32, name=None, history=None,
-                 mask_shape=None):
+    def __init__(self, shape: ShapeLike, dtype: DTypeLike = dtypes.float32,
+                 name: str | None = None, history: Any = None, mask_shape: Any = None) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
@@ -296,8 +298,9 @@ class InputLayer(base.Layer):
         <SymbolicTensor name=features, shape=(None, 3), dtype=float32>
     """
 
-    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
-                 name=None, input_tensor=None, **kwargs):
+    def __init__(self, shape: ShapeLike | None = None, batch_size: Any = None,
+                 dtype: DTypeLike = None, sparse: Any = None, batch_shape: Any = None,
+                 name: str | None = None, input_tensor: Any = None, **kwargs: Any) -> None:
         shape = kwargs.pop("input_shape", shape)
         batch_shape = kwargs.pop("batch_input_shape", batch_shape)
         if isinstance(dtype, str) and dtype == "string":  # Keras's name for text inputs
@@ -319,11 +322,11 @@ class InputLayer(base.Layer):
         self._inbound_nodes.append(Node(self, (), {}, tensor))
 
     @property
-    def input(self):
+    def input(self) -> Any:
         """The placeholder this layer produces (its input and its output)."""
         return self.output
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return inputs
 
     def get_config(self) -> dict:
@@ -331,8 +334,9 @@ class InputLayer(base.Layer):
                 "sparse": False, "name": self.name}
 
 
-def Input(shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None, name=None,
-          tensor=None):
+def Input(shape: ShapeLike | None = None, batch_size: Any = None, dtype: DTypeLike = None,
+          sparse: Any = None, batch_shape: Any = None, name: str | None = None,
+          tensor: Any = None) -> Any:
     """Creates the input placeholder of a functional model.
 
     Args:

@@ -8,6 +8,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.saving import registry
@@ -33,7 +36,7 @@ class TimeDistributed(Layer):
                [2., 2.]], dtype=float32)
     """
 
-    def __init__(self, layer, **kwargs):
+    def __init__(self, layer: Any, **kwargs: Any) -> None:
         if isinstance(layer, dict):  # from a config
             layer = registry.deserialize(layer, kind="layer")
         if not isinstance(layer, Layer):
@@ -53,7 +56,7 @@ class TimeDistributed(Layer):
                 f"TimeDistributed '{self.name}' needs a known number of steps; received "
                 f"shape {tuple(shape)}.")
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         shape = tuple(inputs.shape)
         self._check(shape)
         steps = shape[1]
@@ -61,7 +64,7 @@ class TimeDistributed(Layer):
         outputs = self.layer(folded)  # `training` reaches it from this call's context
         return array_ops.reshape(outputs, (-1, steps, *tuple(outputs.shape)[1:]))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         self._check(tuple(input_shape))
         inner = self.layer.compute_output_shape((None, *tuple(input_shape)[2:]))
         return (input_shape[0], input_shape[1], *tuple(inner)[1:])

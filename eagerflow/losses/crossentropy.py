@@ -17,9 +17,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, errors
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -57,7 +60,8 @@ def _clipped(probabilities):
 
 
 # -- functions --------------------------------------------------------------------------------
-def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
+                        label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
     """Binary cross-entropy, averaged over `axis`, one value per sample.
 
     Elementwise ``-(z * log(p) + (1 - z) * log(1 - p))`` with ``p`` clipped to
@@ -100,7 +104,8 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
                                                            "binary_crossentropy"))
 
 
-def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
+def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
+                             label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
     """Cross-entropy between one-hot (or soft) targets and class probabilities or logits.
 
     Probabilities are first normalised to sum to 1 along `axis`, then clipped.
@@ -187,7 +192,8 @@ def _sparse_labels(y_true, y_pred, owner: str):
     return labels if labels.dtype == np.int64 else math_ops.cast(labels, np.int64)
 
 
-def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
+def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
+                                    from_logits: bool = False, axis: AxisLike = -1) -> Tensor:
     """Cross-entropy between integer class labels and class probabilities or logits.
 
     Args:
@@ -223,7 +229,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, axis=-1):
     return xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
 
 
-def sparse_softmax_cross_entropy(labels, logits, weights=1.0):
+def sparse_softmax_cross_entropy(labels: TensorLike, logits: TensorLike,
+                                 weights: TensorLike = 1.0) -> Any:
     """The TF-1 loss: mean sparse softmax cross-entropy of logits (a scalar).
 
     Args:
@@ -281,13 +288,14 @@ class _SmoothedCrossentropy(loss_module.Loss):
 
     _function = None
 
-    def __init__(self, from_logits, label_smoothing, axis, reduction, name):
+    def __init__(self, from_logits: bool, label_smoothing: Any, axis: AxisLike, reduction: str,
+                 name: str) -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
         self.label_smoothing = _check_smoothing(label_smoothing, type(self).__name__)
         self.axis = axis
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return self._function(y_true, y_pred, self.from_logits, self.label_smoothing,
                               self.axis)
 
@@ -315,8 +323,9 @@ class BinaryCrossentropy(_SmoothedCrossentropy):
 
     _function = staticmethod(binary_crossentropy)
 
-    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="binary_crossentropy"):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: AxisLike = -1, reduction: str = "sum_over_batch_size",
+                 name: str = "binary_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
@@ -339,8 +348,9 @@ class CategoricalCrossentropy(_SmoothedCrossentropy):
 
     _function = staticmethod(categorical_crossentropy)
 
-    def __init__(self, from_logits=False, label_smoothing=0.0, axis=-1,
-                 reduction="sum_over_batch_size", name="categorical_crossentropy"):
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: AxisLike = -1, reduction: str = "sum_over_batch_size",
+                 name: str = "categorical_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
@@ -359,12 +369,12 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
         1.09861
     """
 
-    def __init__(self, from_logits=False, reduction="sum_over_batch_size",
-                 name="sparse_categorical_crossentropy"):
+    def __init__(self, from_logits: bool = False, reduction: str = "sum_over_batch_size",
+                 name: str = "sparse_categorical_crossentropy") -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return sparse_categorical_crossentropy(y_true, y_pred, self.from_logits)
 
     def get_config(self) -> dict:

@@ -23,10 +23,13 @@ Examples:
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import errors, tensor
+from eagerflow.core.typing import TensorLike
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
@@ -48,7 +51,7 @@ def standardize_reduction(reduction, owner: str = "Loss"):
     return reduction
 
 
-def as_prediction(y_pred) -> tensor.Tensor:
+def as_prediction(y_pred: TensorLike) -> tensor.Tensor:
     """`y_pred` as a floating-point Tensor (integers become float32)."""
     y_pred = creation_ops.convert_to_tensor(y_pred)
     if y_pred.dtype.kind != "f":
@@ -56,7 +59,7 @@ def as_prediction(y_pred) -> tensor.Tensor:
     return y_pred
 
 
-def as_target(y_true, like: tensor.Tensor) -> tensor.Tensor:
+def as_target(y_true: TensorLike, like: tensor.Tensor) -> tensor.Tensor:
     """`y_true` as a Tensor of `like`'s dtype."""
     y_true = creation_ops.convert_to_tensor(y_true)
     if y_true.dtype != like.dtype:
@@ -64,7 +67,9 @@ def as_target(y_true, like: tensor.Tensor) -> tensor.Tensor:
     return y_true
 
 
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
+def squeeze_or_expand_to_same_rank(
+        x1: tensor.Tensor, x2: tensor.Tensor, expand_rank_1: bool = True
+) -> tuple[tensor.Tensor, tensor.Tensor]:
     """Aligns ranks that differ by one through a trailing axis of size 1 (Keras's rule).
 
     Examples:
@@ -115,7 +120,8 @@ def _align_weights(values, sample_weight):
     return weights
 
 
-def reduce_weighted_values(values, sample_weight=None, reduction="sum_over_batch_size"):
+def reduce_weighted_values(values: TensorLike, sample_weight: TensorLike | None = None,
+                           reduction: str = "sum_over_batch_size") -> Any:
     """Weights per-sample loss values and reduces them (see the module docstring).
 
     Args:
@@ -184,11 +190,12 @@ class Loss(abc.ABC):
         9.0
     """
 
-    def __init__(self, name=None, reduction="sum_over_batch_size"):
+    def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size") -> None:
         self.reduction = standardize_reduction(reduction, type(self).__name__)
         self.name = name or naming.snake_case(type(self).__name__)
 
-    def __call__(self, y_true, y_pred, sample_weight=None):
+    def __call__(self, y_true: TensorLike, y_pred: TensorLike,
+                 sample_weight: TensorLike | None = None) -> Any:
         """Computes the weighted, reduced loss.
 
         Args:
@@ -204,7 +211,7 @@ class Loss(abc.ABC):
         return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     @abc.abstractmethod
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> None:
         """Returns the per-sample loss values (subclasses implement it)."""
 
     def get_config(self) -> dict:
@@ -218,7 +225,7 @@ class Loss(abc.ABC):
         return {"name": self.name, "reduction": self.reduction}
 
     @classmethod
-    def from_config(cls, config: dict):
+    def from_config(cls, config: dict) -> Any:
         """Creates the loss from `get_config()` output."""
         return cls(**config)
 
@@ -245,12 +252,13 @@ class LossFunctionWrapper(Loss):
         1.5
     """
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
+    def __init__(self, fn: Callable[..., Any], reduction: str = "sum_over_batch_size",
+                 name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", None), reduction=reduction)
         self.fn = fn
         self._fn_kwargs = kwargs
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:
@@ -260,7 +268,7 @@ class LossFunctionWrapper(Loss):
 registry.register("loss", LossFunctionWrapper)
 
 
-def get(identifier, custom_objects=None):
+def get(identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     """Returns a loss for a name, a config dict, a `Loss` or a function (as is), or None.
 
     As in Keras, a function name or alias (``"mse"``, ``"mean_squared_error"``,
@@ -282,7 +290,7 @@ def get(identifier, custom_objects=None):
     return registry.get("loss", identifier, custom_objects)
 
 
-def serialize(loss):
+def serialize(loss: Any) -> Any:
     """A loss object as ``{"class_name", "config"}``; a built-in function as its name.
 
     Raises:
@@ -296,7 +304,7 @@ def serialize(loss):
     return registry.serialize(loss, "loss")
 
 
-def deserialize(config, custom_objects=None):
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Any:
     """The inverse of `serialize`.
 
     Examples:

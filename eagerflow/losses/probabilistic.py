@@ -9,6 +9,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
 from eagerflow.ops import cross_entropy as xent
@@ -32,7 +35,7 @@ def _mean(values, axis=-1):
     return reduce_ops.reduce_mean(values, axis=axis) if values.ndim else values
 
 
-def kl_divergence(y_true, y_pred):
+def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``.
 
     Examples:
@@ -47,7 +50,7 @@ def kl_divergence(y_true, y_pred):
         math_ops.multiply(y_true, unary_ops.log(math_ops.divide(y_true, y_pred))), axis=-1)
 
 
-def poisson(y_true, y_pred):
+def poisson(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``.
 
     Examples:
@@ -68,7 +71,7 @@ def _signed_labels(y_true):
                           y_true)
 
 
-def hinge(y_true, y_pred):
+def hinge(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)``; labels in {0, 1} count as
     {-1, 1}.
 
@@ -82,7 +85,7 @@ def hinge(y_true, y_pred):
     return _mean(math_ops.maximum(margin, 0.0))
 
 
-def squared_hinge(y_true, y_pred):
+def squared_hinge(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (labels as in `hinge`).
 
     Examples:
@@ -95,7 +98,7 @@ def squared_hinge(y_true, y_pred):
     return _mean(unary_ops.square(math_ops.maximum(margin, 0.0)))
 
 
-def categorical_hinge(y_true, y_pred):
+def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``maximum(neg - pos + 1, 0)`` with ``pos = sum(y_true * y_pred)`` and
     ``neg = max((1 - y_true) * y_pred)`` over the last axis (one-hot `y_true`).
 
@@ -111,8 +114,10 @@ def categorical_hinge(y_true, y_pred):
     return math_ops.maximum(math_ops.add(math_ops.subtract(negative, positive), 1.0), 0.0)
 
 
-def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha=0.25,
-                              gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1):
+def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
+                              apply_class_balancing: bool = False, alpha: float = 0.25,
+                              gamma: float = 2.0, from_logits: bool = False,
+                              label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
     """Binary cross-entropy scaled by ``(1 - p_t) ** gamma`` (Lin et al.), mean over `axis`.
 
     ``p_t = y_true * p + (1 - y_true) * (1 - p)``; with `apply_class_balancing` each term is
@@ -150,8 +155,9 @@ def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing=False, alpha
     return _mean(focal, axis)
 
 
-def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_logits=False,
-                                   label_smoothing=0.0, axis=-1):
+def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.25,
+                                   gamma: float = 2.0, from_logits: bool = False,
+                                   label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
     """Categorical cross-entropy scaled by ``alpha * (1 - p) ** gamma``, summed over `axis`.
 
     Raises:
@@ -180,7 +186,8 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha=0.25, gamma=2.0, from_l
 def _wrapper(fn, class_name, default_name, params=()):
     """A `LossFunctionWrapper` subclass named `class_name` for `fn`, taking `params`."""
 
-    def __init__(self, *args, reduction="sum_over_batch_size", name=default_name, **kwargs):
+    def __init__(self: Any, *args: Any, reduction: str = "sum_over_batch_size",
+                 name: str = default_name, **kwargs: Any) -> None:
         names = [p for p, _ in params]
         if len(args) > len(names):
             raise TypeError(f"{class_name} takes at most {len(names)} positional arguments")

@@ -15,7 +15,9 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses import probabilistic
 from eagerflow.ops import logic as logic_ops
@@ -29,7 +31,7 @@ _EPSILON = 1e-7  # Keras's backend.epsilon()
 _LOG2 = math.log(2.0)
 
 
-def _aligned(y_true, y_pred, owner: str):
+def _aligned(y_true: TensorLike, y_pred: TensorLike, owner: str) -> tuple[Tensor, Tensor]:
     y_pred = loss_module.as_prediction(y_pred)
     y_true = loss_module.as_target(y_true, y_pred)
     y_true, y_pred = loss_module.squeeze_or_expand_to_same_rank(y_true, y_pred)
@@ -41,7 +43,7 @@ def _mean_last_axis(values):
     return reduce_ops.reduce_mean(values, axis=-1) if values.ndim else values
 
 
-def mean_squared_error(y_true, y_pred):
+def mean_squared_error(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(square(y_true - y_pred), axis=-1)``.
 
     Raises:
@@ -56,7 +58,7 @@ def mean_squared_error(y_true, y_pred):
     return _mean_last_axis(unary_ops.square(math_ops.subtract(y_true, y_pred)))
 
 
-def mean_absolute_error(y_true, y_pred):
+def mean_absolute_error(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(abs(y_true - y_pred), axis=-1)``.
 
     Raises:
@@ -71,7 +73,7 @@ def mean_absolute_error(y_true, y_pred):
     return _mean_last_axis(unary_ops.abs(math_ops.subtract(y_true, y_pred)))
 
 
-def huber(y_true, y_pred, delta=1.0):
+def huber(y_true: TensorLike, y_pred: TensorLike, delta: float = 1.0) -> Any:
     """Quadratic for small errors, linear for large ones, averaged over the last axis.
 
     With ``e = y_pred - y_true``: ``0.5 * e**2`` where ``|e| <= delta``, else
@@ -106,10 +108,11 @@ class MeanSquaredError(loss_module.Loss):
         0.5
     """  # noqa: E501
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_squared_error"):
+    def __init__(self, reduction: str = "sum_over_batch_size",
+                 name: str = "mean_squared_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return mean_squared_error(y_true, y_pred)
 
 
@@ -122,10 +125,11 @@ class MeanAbsoluteError(loss_module.Loss):
         3.0
     """
 
-    def __init__(self, reduction="sum_over_batch_size", name="mean_absolute_error"):
+    def __init__(self, reduction: str = "sum_over_batch_size",
+                 name: str = "mean_absolute_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return mean_absolute_error(y_true, y_pred)
 
 
@@ -146,20 +150,21 @@ class Huber(loss_module.Loss):
         1.3125
     """
 
-    def __init__(self, delta=1.0, reduction="sum_over_batch_size", name="huber_loss"):
+    def __init__(self, delta: float = 1.0, reduction: str = "sum_over_batch_size",
+                 name: str = "huber_loss") -> None:
         if not delta > 0:
             raise ValueError(f"Huber: `delta` must be > 0. Received: delta={delta!r}")
         super().__init__(name=name, reduction=reduction)
         self.delta = float(delta)
 
-    def call(self, y_true, y_pred):
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return huber(y_true, y_pred, self.delta)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "delta": self.delta}
 
 
-def log_cosh(y_true, y_pred):
+def log_cosh(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(log(cosh(y_pred - y_true)), axis=-1)``, computed without overflow as
     ``x + softplus(-2x) - log(2)``.
 
@@ -174,7 +179,7 @@ def log_cosh(y_true, y_pred):
         math_ops.add(error, special_ops.softplus(math_ops.multiply(error, -2.0))), _LOG2))
 
 
-def mean_absolute_percentage_error(y_true, y_pred):
+def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``100 * mean(abs((y_true - y_pred) / maximum(abs(y_true), 1e-7)), axis=-1)``.
 
     Examples:
@@ -188,7 +193,7 @@ def mean_absolute_percentage_error(y_true, y_pred):
         unary_ops.abs(math_ops.divide(math_ops.subtract(y_true, y_pred), scale))), 100.0)
 
 
-def mean_squared_logarithmic_error(y_true, y_pred):
+def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """``mean(square(log(maximum(y_pred, 1e-7) + 1) - log(maximum(y_true, 1e-7) + 1)))``
     over the last axis.
 
@@ -208,7 +213,7 @@ def _l2_normalize(x, axis):
     return math_ops.multiply(x, unary_ops.rsqrt(math_ops.maximum(norm, 1e-12)))
 
 
-def cosine_similarity(y_true, y_pred, axis=-1):
+def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: AxisLike = -1) -> Tensor:
     """The negative cosine similarity along `axis`: -1 for the same direction, 1 for
     opposite ones (Keras's loss form).
 

@@ -15,9 +15,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import array, indexing, logic, math, reduce
 from eagerflow.saving import registry
@@ -36,7 +39,7 @@ def _same_shape(y_true, y_pred, owner):
         )
 
 
-def _class_scores(y_pred, owner: str):
+def _class_scores(y_pred: Tensor, owner: str) -> Tensor:
     if y_pred.ndim == 0:
         raise errors.InvalidArgumentError(
             f"{owner}: y_pred must have a class axis (rank >= 1). Received: "
@@ -45,7 +48,7 @@ def _class_scores(y_pred, owner: str):
     return y_pred
 
 
-def accuracy(y_true, y_pred):
+def accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """1.0 where ``y_true == y_pred`` exactly (after aligning a trailing axis of size 1).
 
     Raises:
@@ -63,7 +66,7 @@ def accuracy(y_true, y_pred):
     return _tensor(logic.equal(y_true, y_pred))
 
 
-def binary_accuracy(y_true, y_pred, threshold=0.5):
+def binary_accuracy(y_true: TensorLike, y_pred: TensorLike, threshold: float = 0.5) -> Any:
     """1.0 where ``(y_pred > threshold) == y_true``, per element.
 
     Raises:
@@ -82,7 +85,7 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
     return _tensor(logic.equal(predicted, y_true))
 
 
-def categorical_accuracy(y_true, y_pred):
+def categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """1.0 where the argmax of one-hot `y_true` equals the argmax of `y_pred`.
 
     Raises:
@@ -112,7 +115,7 @@ def _sparse_labels(y_true, y_pred, owner: str):
     return labels
 
 
-def sparse_categorical_accuracy(y_true, y_pred):
+def sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """1.0 where the integer label `y_true` equals the argmax of `y_pred`.
 
     Raises:
@@ -147,7 +150,7 @@ def _in_top_k(labels, scores, k: int):
     return logic.logical_and(logic.logical_and(valid, finite), logic.less(higher, k))
 
 
-def top_k_categorical_accuracy(y_true, y_pred, k=5):
+def top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 5) -> Any:
     """1.0 where the true class (argmax of one-hot `y_true`) is among the top `k` scores.
 
     Raises:
@@ -167,7 +170,8 @@ def top_k_categorical_accuracy(y_true, y_pred, k=5):
     return _tensor(_in_top_k(reduce.argmax(y_true, axis=-1), y_pred, k))
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k=5, from_sorted_ids=False):
+def sparse_top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 5,
+                                      from_sorted_ids: bool = False) -> Any:
     """1.0 where the integer label `y_true` is among the top `k` entries of `y_pred`.
 
     Args:
@@ -221,7 +225,7 @@ class Accuracy(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name="accuracy", dtype=None):
+    def __init__(self, name: str = "accuracy", dtype: DTypeLike = None) -> None:
         super().__init__(accuracy, name=name, dtype=dtype)
 
 
@@ -238,7 +242,8 @@ class BinaryAccuracy(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name="binary_accuracy", dtype=None, threshold=0.5):
+    def __init__(self, name: str = "binary_accuracy", dtype: DTypeLike = None,
+                 threshold: float = 0.5) -> None:
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
 
@@ -253,7 +258,7 @@ class CategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name="categorical_accuracy", dtype=None):
+    def __init__(self, name: str = "categorical_accuracy", dtype: DTypeLike = None) -> None:
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
@@ -269,7 +274,7 @@ class SparseCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name="sparse_categorical_accuracy", dtype=None):
+    def __init__(self, name: str = "sparse_categorical_accuracy", dtype: DTypeLike = None) -> None:
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
 
 
@@ -293,7 +298,8 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, k=5, name="top_k_categorical_accuracy", dtype=None):
+    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype,
                          k=_check_k(k, "TopKCategoricalAccuracy"))
         self.k = k
@@ -322,8 +328,8 @@ class SparseTopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.3
     """
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None,
-                 from_sorted_ids=False):
+    def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy",
+                 dtype: DTypeLike = None, from_sorted_ids: bool = False) -> None:
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype,
                          k=_check_k(k, "SparseTopKCategoricalAccuracy"),
                          from_sorted_ids=bool(from_sorted_ids))

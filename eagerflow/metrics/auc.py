@@ -16,9 +16,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.graph import python_ops
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
@@ -62,8 +65,10 @@ class AUC(metric.Metric):
         0.797
     """
 
-    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation",
-                 name=None, dtype=None, thresholds=None, from_logits=False):
+    def __init__(self, num_thresholds: int = 200, curve: str = "ROC",
+                 summation_method: str = "interpolation", name: str | None = None,
+                 dtype: DTypeLike = None, thresholds: Any = None,
+                 from_logits: bool = False) -> None:
         super().__init__(name=name or "auc", dtype=dtype)
         curve_name = str(curve).upper()
         if curve_name not in _CURVES:
@@ -99,7 +104,8 @@ class AUC(metric.Metric):
         """The thresholds the curve is sampled at, in increasing order."""
         return [float(t) for t in self._thresholds]
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's confusion counts at every threshold.
 
         Raises:
@@ -135,7 +141,7 @@ class AUC(metric.Metric):
                                           math.maximum(tp[1:] + fn[1:], 0.0))
         return reduce.reduce_sum(increments)
 
-    def result(self):
+    def result(self) -> Any:
         tp, fp = self.true_positives.value, self.false_positives.value
         tn, fn = self.true_negatives.value, self.false_negatives.value
         if self.curve == "PR" and self.summation_method == "interpolation":

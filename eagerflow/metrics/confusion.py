@@ -16,9 +16,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import metric
 from eagerflow.ops import array, creation, indexing, logic, math, reduce
 from eagerflow.saving import registry
@@ -134,7 +137,8 @@ class _ConfusionMetric(metric.Metric):
 
     _cells: tuple = ()
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+    def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
         if top_k is not None and (isinstance(top_k, bool) or not isinstance(
@@ -147,7 +151,8 @@ class _ConfusionMetric(metric.Metric):
         for cell in self._cells:
             setattr(self, cell, self.add_variable((len(self.thresholds),), name=cell))
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's confusion counts.
 
         Raises:
@@ -193,7 +198,7 @@ class Precision(_ConfusionMetric):
 
     _cells = ("true_positives", "false_positives")
 
-    def result(self):
+    def result(self) -> Any:
         return self._finish(metric.divide_no_nan(
             self.true_positives, self.true_positives + self.false_positives))
 
@@ -216,7 +221,7 @@ class Recall(_ConfusionMetric):
 
     _cells = ("true_positives", "false_negatives")
 
-    def result(self):
+    def result(self) -> Any:
         return self._finish(metric.divide_no_nan(
             self.true_positives, self.true_positives + self.false_negatives))
 
@@ -226,13 +231,15 @@ class _ConditionCount(metric.Metric):
 
     _cell = ""
 
-    def __init__(self, thresholds=None, name=None, dtype=None):
+    def __init__(self, thresholds: Any = None, name: str | None = None,
+                 dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.init_thresholds = thresholds
         self.thresholds = parse_thresholds(thresholds, 0.5, type(self).__name__)
         self.accumulator = self.add_variable((len(self.thresholds),), name="accumulator")
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's count (the sum of the weights of the matching predictions).
 
         Raises:
@@ -242,7 +249,7 @@ class _ConditionCount(metric.Metric):
                                          owner=type(self).__name__)
         metric.add_to(self.accumulator, counts[self._cell])
 
-    def result(self):
+    def result(self) -> Any:
         value = self.accumulator.value
         return metric.result_tensor(value[0] if len(self.thresholds) == 1 else value,
                                     self.dtype)

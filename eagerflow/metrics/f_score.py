@@ -21,10 +21,12 @@ Examples:
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
 from eagerflow.saving import registry
@@ -58,8 +60,8 @@ class FBetaScore(metric.Metric):
         [0.3846, 0.9091, 0.8333]
     """
 
-    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score",
-                 dtype=None):
+    def __init__(self, average: Any = None, beta: float = 1.0, threshold: Any = None,
+                 name: str = "fbeta_score", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
         if average not in _AVERAGES:
@@ -96,7 +98,8 @@ class FBetaScore(metric.Metric):
                 f"{y_pred.shape[-1]}. Received: y_pred.shape={tuple(y_pred.shape)}"
             )
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's per-class counts.
 
         Raises:
@@ -133,7 +136,7 @@ class FBetaScore(metric.Metric):
         metric.add_to(self.false_negatives, support - true_positives)
         metric.add_to(self.intermediate_weights, support)
 
-    def result(self):
+    def result(self) -> Any:
         if self.num_classes is None:  # nothing seen yet
             return metric.result_tensor(0.0, self.dtype)
         tp = self.true_positives.value
@@ -174,7 +177,8 @@ class F1Score(FBetaScore):
         [0.5, 0.8, 0.6667]
     """
 
-    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+    def __init__(self, average: Any = None, threshold: Any = None, name: str = "f1_score",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name,
                          dtype=dtype)
 

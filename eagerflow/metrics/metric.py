@@ -25,17 +25,19 @@ from __future__ import annotations
 
 import abc
 import numbers
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import tensor, trackable
+from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import array, creation, logic, math
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
 
-def as_tensor(value, dtype=None):
+def as_tensor(value: TensorLike, dtype: DTypeLike = None) -> Tensor:
     """Metric input as a tensor (of `dtype` when given); Variables are read."""
     if isinstance(value, Variable):
         value = value.value
@@ -48,7 +50,8 @@ def as_tensor(value, dtype=None):
     return value
 
 
-def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1=True):
+def squeeze_or_expand_to_same_rank(x1: Tensor, x2: Tensor,
+                                   expand_rank_1: bool = True) -> tuple[Tensor, Tensor]:
     """Keras's rank alignment: ranks differing by a trailing 1 are aligned (static shapes)."""
     if x1.ndim == x2.ndim + 1 and x1.shape[-1] == 1:
         if x2.ndim == 1 and expand_rank_1:
@@ -91,7 +94,7 @@ class Metric(trackable.Trackable, abc.ABC):
         (7.0, 7.0)
     """
 
-    def __init__(self, name=None, dtype=None):
+    def __init__(self, name: str | None = None, dtype: DTypeLike = None) -> None:
         self.name = name or naming.snake_case(type(self).__name__)
         self.dtype = np.dtype(dtype or np.float32)
         if self.dtype.kind != "f":
@@ -100,7 +103,8 @@ class Metric(trackable.Trackable, abc.ABC):
                 f"dtype={dtype!r}"
             )
 
-    def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None) -> Variable:
+    def add_variable(self, shape: ShapeLike = (), initializer: str = "zeros",
+                     dtype: DTypeLike = None, name: str | None = None) -> Variable:
         """Creates a non-trainable state Variable (assign it to an attribute).
 
         Args:
@@ -134,7 +138,8 @@ class Metric(trackable.Trackable, abc.ABC):
         self._track_new_variable(name or "variable", variable)
         return variable
 
-    def add_weight(self, name=None, shape=(), initializer="zeros", dtype=None) -> Variable:
+    def add_weight(self, name: str | None = None, shape: ShapeLike = (),
+                   initializer: str = "zeros", dtype: DTypeLike = None) -> Variable:
         """Keras-2 spelling of `add_variable` (name first).
 
         Examples:
@@ -145,11 +150,11 @@ class Metric(trackable.Trackable, abc.ABC):
         return self.add_variable(shape, initializer, dtype, name)
 
     @abc.abstractmethod
-    def update_state(self, *args, **kwargs) -> None:
+    def update_state(self, *args: Any, **kwargs: Any) -> None:
         """Accumulates statistics from one batch."""
 
     @abc.abstractmethod
-    def result(self):
+    def result(self) -> None:
         """Returns the metric's value from the accumulated statistics, as a Tensor."""
 
     @property
@@ -200,7 +205,7 @@ class Metric(trackable.Trackable, abc.ABC):
         """
         self.reset_state()
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """Updates the state with one batch and returns the new `result()`."""
         self.update_state(*args, **kwargs)
         return self.result()
@@ -216,7 +221,7 @@ class Metric(trackable.Trackable, abc.ABC):
         return {"name": self.name, "dtype": self.dtype.name}
 
     @classmethod
-    def from_config(cls, config: dict):
+    def from_config(cls, config: dict) -> Any:
         """Creates the metric from `get_config()` output.
 
         Examples:
@@ -250,7 +255,7 @@ def result_tensor(value, dtype):
     return as_tensor(value, dtype)
 
 
-def divide_no_nan(numerator, denominator):
+def divide_no_nan(numerator: TensorLike, denominator: TensorLike) -> Tensor:
     """``numerator / denominator`` elementwise in float64, 0 where the denominator is 0."""
     numerator = as_tensor(numerator, np.float64)
     denominator = as_tensor(denominator, np.float64)
@@ -258,7 +263,7 @@ def divide_no_nan(numerator, denominator):
     return math.where(zero, 0.0, math.divide(numerator, math.where(zero, 1.0, denominator)))
 
 
-def get(identifier, custom_objects=None):
+def get(identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     """A metric for a name (a new instance), a config dict, or a metric or function as is.
 
     Names are the class names and their snake-case forms (``"accuracy"``,
@@ -279,7 +284,7 @@ def get(identifier, custom_objects=None):
     return registry.get("metric", identifier, custom_objects)
 
 
-def serialize(metric) -> dict:
+def serialize(metric: Any) -> dict:
     """``{"class_name": ..., "config": ...}`` for a metric.
 
     Examples:
@@ -290,7 +295,7 @@ def serialize(metric) -> dict:
     return registry.serialize(metric, "metric")
 
 
-def deserialize(config, custom_objects=None):
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Any:
     """The inverse of `serialize`.
 
     Examples:

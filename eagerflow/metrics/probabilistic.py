@@ -15,6 +15,7 @@ Examples:
 from __future__ import annotations
 
 from eagerflow import losses
+from eagerflow.core.typing import AxisLike, DTypeLike
 from eagerflow.metrics import reduction, regression
 from eagerflow.saving import registry
 
@@ -40,7 +41,7 @@ class KLDivergence(reduction.MeanMetricWrapper):
         0.9163
     """
 
-    def __init__(self, name="kl_divergence", dtype=None):
+    def __init__(self, name: str = "kl_divergence", dtype: DTypeLike = None) -> None:
         super().__init__(_kl_divergence, name=name, dtype=dtype)
 
 
@@ -54,7 +55,7 @@ class Poisson(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name="poisson", dtype=None):
+    def __init__(self, name: str = "poisson", dtype: DTypeLike = None) -> None:
         super().__init__(_poisson, name=name, dtype=dtype)
 
 
@@ -72,8 +73,8 @@ class BinaryCrossentropy(reduction.MeanMetricWrapper):
         0.1643
     """
 
-    def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False,
-                 label_smoothing=0.0):
+    def __init__(self, name: str = "binary_crossentropy", dtype: DTypeLike = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0) -> None:
         super().__init__(losses.binary_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing)
 
@@ -88,8 +89,9 @@ class CategoricalCrossentropy(reduction.MeanMetricWrapper):
         0.6931
     """
 
-    def __init__(self, name="categorical_crossentropy", dtype=None, from_logits=False,
-                 label_smoothing=0.0, axis=-1):
+    def __init__(self, name: str = "categorical_crossentropy", dtype: DTypeLike = None,
+                 from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: AxisLike = -1) -> None:
         super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
@@ -105,8 +107,8 @@ class SparseCategoricalCrossentropy(reduction.MeanMetricWrapper):
         0.6931
     """
 
-    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False,
-                 axis=-1):
+    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: DTypeLike = None,
+                 from_logits: bool = False, axis: AxisLike = -1) -> None:
         super().__init__(losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, axis=axis)
 
@@ -120,7 +122,7 @@ class Hinge(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name="hinge", dtype=None):
+    def __init__(self, name: str = "hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.hinge, name=name, dtype=dtype)
 
 
@@ -133,7 +135,7 @@ class SquaredHinge(reduction.MeanMetricWrapper):
         0.25
     """
 
-    def __init__(self, name="squared_hinge", dtype=None):
+    def __init__(self, name: str = "squared_hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.squared_hinge, name=name, dtype=dtype)
 
 
@@ -146,7 +148,7 @@ class CategoricalHinge(reduction.MeanMetricWrapper):
         1.0
     """
 
-    def __init__(self, name="categorical_hinge", dtype=None):
+    def __init__(self, name: str = "categorical_hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.categorical_hinge, name=name, dtype=dtype)
 
 

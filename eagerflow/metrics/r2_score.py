@@ -21,10 +21,12 @@ Examples:
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import context, errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
 from eagerflow.saving import registry
@@ -57,8 +59,8 @@ class R2Score(metric.Metric):
         [0.75, 0.8571]
     """
 
-    def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score",
-                 dtype=None):
+    def __init__(self, class_aggregation: str = "uniform_average", num_regressors: int = 0,
+                 name: str = "r2_score", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         if class_aggregation not in _AGGREGATIONS:
             raise ValueError(f"R2Score: `class_aggregation` must be one of {list(_AGGREGATIONS)}"
@@ -77,7 +79,8 @@ class R2Score(metric.Metric):
         for column in _COLUMNS:
             setattr(self, column, self.add_variable((num_outputs,), name=column))
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch of ``(batch_size, num_outputs)`` labels and predictions.
 
         Raises:
@@ -113,7 +116,7 @@ class R2Score(metric.Metric):
         counted = reduce.reduce_any(logic.not_equal(weights, 0.0), axis=-1)
         metric.add_to(self.num_samples, reduce.reduce_sum(math.cast(counted, np.float64)))
 
-    def result(self):
+    def result(self) -> Any:
         if self.num_outputs is None:  # nothing seen yet
             return metric.result_tensor(0.0, self.dtype)
         total_sum = self.sum.value

@@ -13,9 +13,13 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import metric
 from eagerflow.ops import array, math, reduce
 from eagerflow.saving import registry
@@ -73,11 +77,11 @@ class Sum(metric.Metric):
         6.0
     """
 
-    def __init__(self, name="sum", dtype=None):
+    def __init__(self, name: str = "sum", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable(name="total")
 
-    def update_state(self, values, sample_weight=None) -> None:
+    def update_state(self, values: TensorLike, sample_weight: TensorLike | None = None) -> None:
         """Adds ``sum(sample_weight * values)``.
 
         Raises:
@@ -87,7 +91,7 @@ class Sum(metric.Metric):
                                                 "Sum")
         metric.add_to(self.total, reduce.reduce_sum(values))
 
-    def result(self):
+    def result(self) -> Any:
         return metric.result_tensor(self.total, self.dtype)
 
 
@@ -106,12 +110,12 @@ class Mean(metric.Metric):
         5.5
     """
 
-    def __init__(self, name="mean", dtype=None):
+    def __init__(self, name: str = "mean", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable(name="total")
         self.count = self.add_variable(name="count")
 
-    def update_state(self, values, sample_weight=None) -> None:
+    def update_state(self, values: TensorLike, sample_weight: TensorLike | None = None) -> None:
         """Adds a batch of values (and their weights).
 
         Raises:
@@ -133,7 +137,7 @@ class Mean(metric.Metric):
             count = metric.sample_count(values)
         metric.add_to(self.count, count)
 
-    def result(self):
+    def result(self) -> Any:
         return metric.result_tensor(metric.divide_no_nan(self.total, self.count), self.dtype)
 
 
@@ -153,12 +157,14 @@ class MeanMetricWrapper(Mean):
         1.0
     """
 
-    def __init__(self, fn, name=None, dtype=None, **kwargs):
+    def __init__(self, fn: Callable[..., Any], name: str | None = None, dtype: DTypeLike = None,
+                 **kwargs: Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", None), dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds ``fn(y_true, y_pred)`` for one batch, weighted by `sample_weight`.
 
         Raises:

@@ -17,10 +17,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow import losses
 from eagerflow.core import errors
+from eagerflow.core.typing import AxisLike, DTypeLike, TensorLike
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
 from eagerflow.saving import registry
@@ -68,7 +71,7 @@ class MeanSquaredError(reduction.MeanMetricWrapper):
         0.25
     """
 
-    def __init__(self, name="mean_squared_error", dtype=None):
+    def __init__(self, name: str = "mean_squared_error", dtype: DTypeLike = None) -> None:
         super().__init__(_squared_error, name=name, dtype=dtype)
 
 
@@ -81,7 +84,7 @@ class MeanAbsoluteError(reduction.MeanMetricWrapper):
         1.5
     """
 
-    def __init__(self, name="mean_absolute_error", dtype=None):
+    def __init__(self, name: str = "mean_absolute_error", dtype: DTypeLike = None) -> None:
         super().__init__(_absolute_error, name=name, dtype=dtype)
 
 
@@ -101,10 +104,11 @@ class RootMeanSquaredError(reduction.Mean):
         0.7071
     """
 
-    def __init__(self, name="root_mean_squared_error", dtype=None):
+    def __init__(self, name: str = "root_mean_squared_error", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's squared errors.
 
         Raises:
@@ -113,7 +117,7 @@ class RootMeanSquaredError(reduction.Mean):
         error = unary.square(_errors(y_true, y_pred, "RootMeanSquaredError"))
         super().update_state(error, sample_weight=sample_weight)
 
-    def result(self):
+    def result(self) -> Any:
         mean = metric.divide_no_nan(self.total, self.count)
         return metric.result_tensor(unary.sqrt(mean), self.dtype)
 
@@ -148,7 +152,8 @@ class MeanAbsolutePercentageError(reduction.MeanMetricWrapper):
         37.5
     """
 
-    def __init__(self, name="mean_absolute_percentage_error", dtype=None):
+    def __init__(self, name: str = "mean_absolute_percentage_error",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(_percentage_error, name=name, dtype=dtype)
 
 
@@ -164,7 +169,8 @@ class MeanSquaredLogarithmicError(reduction.MeanMetricWrapper):
         0.1201
     """
 
-    def __init__(self, name="mean_squared_logarithmic_error", dtype=None):
+    def __init__(self, name: str = "mean_squared_logarithmic_error",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(_squared_log_error, name=name, dtype=dtype)
 
 
@@ -178,7 +184,7 @@ class LogCoshError(reduction.MeanMetricWrapper):
         0.1084
     """
 
-    def __init__(self, name="logcosh", dtype=None):
+    def __init__(self, name: str = "logcosh", dtype: DTypeLike = None) -> None:
         super().__init__(_log_cosh, name=name, dtype=dtype)
 
 
@@ -203,7 +209,8 @@ class CosineSimilarity(reduction.MeanMetricWrapper):
         0.7
     """
 
-    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+    def __init__(self, name: str = "cosine_similarity", dtype: DTypeLike = None,
+                 axis: AxisLike = -1) -> None:
         super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
         self.axis = axis
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import abc
 import numbers
+from typing import Any
 
 import numpy as np
 
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce
 from eagerflow.saving import registry
@@ -36,7 +38,8 @@ class _OperatingPoint(metric.Metric):
 
     _target = ""  # the constructor argument holding the target value
 
-    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+    def __init__(self, value: TensorLike, num_thresholds: int = 200, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
         if (isinstance(value, bool) or not isinstance(value, numbers.Real)
@@ -65,7 +68,8 @@ class _OperatingPoint(metric.Metric):
         self.true_negatives = self.add_variable(shape, name="true_negatives")
         self.false_negatives = self.add_variable(shape, name="false_negatives")
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's confusion counts at every threshold.
 
         Raises:
@@ -84,7 +88,7 @@ class _OperatingPoint(metric.Metric):
     def _rates(self):
         """``(constrained, dependent)`` rates per threshold."""
 
-    def result(self):
+    def result(self) -> Any:
         constrained, dependent = self._rates()
         feasible = logic.greater_equal(constrained, self.value)
         # Every rate is >= 0, so 0 stands for "no threshold reaches the target".
@@ -121,8 +125,8 @@ class SensitivityAtSpecificity(_OperatingPoint):
 
     _target = "specificity"
 
-    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None,
-                 dtype=None):
+    def __init__(self, specificity: Any, num_thresholds: int = 200, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(specificity, num_thresholds, class_id, name, dtype)
 
     @property
@@ -155,8 +159,8 @@ class SpecificityAtSensitivity(_OperatingPoint):
 
     _target = "sensitivity"
 
-    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None,
-                 dtype=None):
+    def __init__(self, sensitivity: Any, num_thresholds: int = 200, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
 
     @property
@@ -189,7 +193,8 @@ class PrecisionAtRecall(_OperatingPoint):
 
     _target = "recall"
 
-    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+    def __init__(self, recall: Any, num_thresholds: int = 200, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(recall, num_thresholds, class_id, name, dtype)
 
     @property
@@ -222,7 +227,8 @@ class RecallAtPrecision(_OperatingPoint):
 
     _target = "precision"
 
-    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+    def __init__(self, precision: Any, num_thresholds: int = 200, class_id: Any = None,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(precision, num_thresholds, class_id, name, dtype)
 
     @property

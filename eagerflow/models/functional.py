@@ -21,6 +21,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import nest
 from eagerflow.layers import masking, symbolic
 from eagerflow.models import functional_config
@@ -87,7 +89,8 @@ class Functional(Model):
             them ("Graph disconnected"), or duplicate layer names.
     """
 
-    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+    def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
         flat_inputs = _check_symbolic(inputs, "inputs")
         flat_outputs = _check_symbolic(outputs, "outputs")
@@ -118,7 +121,7 @@ class Functional(Model):
 
     # -- structure -------------------------------------------------------------------------
     @property
-    def input(self):
+    def input(self) -> Any:
         """The model's inputs in the structure they were given (Keras's ``model.input``).
 
         Examples:
@@ -131,7 +134,7 @@ class Functional(Model):
         return self._input_structure
 
     @property
-    def output(self):
+    def output(self) -> Any:
         """The model's outputs in the structure they were given (Keras's ``model.output``)."""
         return self._output_structure
 
@@ -159,16 +162,16 @@ class Functional(Model):
         return [t._history[0].name for t in self._flat_outputs]
 
     @property
-    def input_shape(self):
+    def input_shape(self) -> Any:
         shapes = [t.shape for t in self._flat_inputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
     @property
-    def output_shape(self):
+    def output_shape(self) -> Any:
         shapes = [t.shape for t in self._flat_outputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
-    def build(self, input_shape=None) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Does nothing: a functional model is built when it is created."""
 
     def _tracked_items(self) -> list:
@@ -201,7 +204,7 @@ class Functional(Model):
                 f"{[t.name for t in expected]}, but it received {len(flat)} input tensor(s).")
         return flat
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         flat = self._flatten_call_inputs(inputs)
         masks = nest.flatten(mask) if mask is not None else [None] * len(flat)
         values = {}
@@ -239,7 +242,7 @@ class Functional(Model):
         return functional_config.get_config(self)
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects=None):
+    def from_config(cls, config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
         """Rebuilds the graph (layers from their configs, then every call in order).
 
         Raises:

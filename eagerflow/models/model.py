@@ -31,6 +31,8 @@ Examples:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 from eagerflow.core import trackable
 from eagerflow.layers import base, symbolic, tracking
@@ -79,7 +81,7 @@ class Model(trainer.Trainer, base.Layer):
                 return trackable.Trackable.__new__(_functional_variant(cls))
         return trackable.Trackable.__new__(cls)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args or "inputs" in kwargs or "outputs" in kwargs:
             from eagerflow.models import functional
 
@@ -104,7 +106,7 @@ class Model(trainer.Trainer, base.Layer):
         """The model's direct sublayers, in tracking order."""
         return tracking.sublayers(self)
 
-    def get_layer(self, name=None, index=None):
+    def get_layer(self, name: str | None = None, index: Any = None) -> Any:
         """Returns a direct sublayer by name (or by position in `layers`).
 
         Raises:
@@ -143,7 +145,7 @@ class Model(trainer.Trainer, base.Layer):
             self.build(input_shape)
         self.__dict__["built"] = True
 
-    def build(self, input_shape) -> None:
+    def build(self, input_shape: Any) -> None:
         """Builds every weight at once for inputs of `input_shape` (None: unknown sizes).
 
         Runs the model on small dummy inputs (training off, no state updated), which also
@@ -175,8 +177,9 @@ class Model(trainer.Trainer, base.Layer):
         self.__dict__["_build_input_shape"] = input_shape
         self.__dict__["built"] = True
 
-    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
-                show_trainable=False, input_shape=None):
+    def summary(self, line_length: Any = None, positions: Any = None,
+                print_fn: Callable[..., Any] | None = None, expand_nested: bool = False,
+                show_trainable: bool = False, input_shape: Any = None) -> None:
         """Prints a table of the layers: name and type, output shape, parameter count.
 
         Args:
@@ -217,7 +220,7 @@ class Model(trainer.Trainer, base.Layer):
 
     # -- configs ---------------------------------------------------------------------------
     @classmethod
-    def from_config(cls, config: dict, custom_objects=None):
+    def from_config(cls, config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
         """Creates the model from `get_config`'s output (a functional graph config too).
 
         Examples:
@@ -233,7 +236,7 @@ class Model(trainer.Trainer, base.Layer):
             return functional.Functional.from_config(config, custom_objects)
         return super().from_config(config)
 
-    def to_json(self, **kwargs) -> str:
+    def to_json(self, **kwargs: Any) -> str:
         """The model's architecture (class and config, no weights) as a JSON string.
 
         Raises:
@@ -265,7 +268,7 @@ def _placeholders(input_shape, dtype):
     return symbolic.SymbolicTensor(tuple(input_shape), dtype)
 
 
-def model_from_config(config: dict, custom_objects=None):
+def model_from_config(config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
     """Rebuilds a model (or layer) from ``{"class_name": ..., "config": ...}``.
 
     Examples:
@@ -294,7 +297,7 @@ def _functional_variant(cls):
     return variant
 
 
-def model_from_json(json_string: str, custom_objects=None):
+def model_from_json(json_string: str, custom_objects: dict[str, Any] | None = None) -> Any:
     """Rebuilds a model from `Model.to_json` output (weights are freshly initialized).
 
     Examples:

@@ -20,6 +20,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.layers import base, symbolic
 from eagerflow.models.model import Model
 from eagerflow.saving import registry
@@ -50,7 +52,8 @@ class Sequential(Model):
 
     _UNTRACKED = Model._UNTRACKED | {"_graph_outputs"}
 
-    def __init__(self, layers=None, name=None, trainable=True, **kwargs):
+    def __init__(self, layers: Any = None, name: str | None = None, trainable: bool = True,
+                 **kwargs: Any) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
         self._layers = []
         self._graph_input = None
@@ -73,7 +76,7 @@ class Sequential(Model):
                 children.setdefault(name, value)
         return children
 
-    def add(self, layer) -> None:
+    def add(self, layer: Any) -> None:
         """Appends a layer (or sets the Input, when it comes first).
 
         Raises:
@@ -149,16 +152,16 @@ class Sequential(Model):
         return [self._graph("outputs")[1]]
 
     @property
-    def input(self):
+    def input(self) -> Any:
         """The symbolic input tensor; see `inputs`."""
         return self._graph("input")[0]
 
     @property
-    def output(self):
+    def output(self) -> Any:
         """The symbolic output tensor; see `inputs`."""
         return self._graph("output")[1]
 
-    def pop(self):
+    def pop(self) -> Any:
         """Removes and returns the last layer.
 
         Raises:
@@ -179,7 +182,7 @@ class Sequential(Model):
                 "for layers with several outputs (e.g. return_state=True).")
 
     @property
-    def input_shape(self):
+    def input_shape(self) -> Any:
         if self._graph_input is None:
             raise AttributeError(
                 f"Sequential model '{self.name}' has no defined input shape yet: add an "
@@ -187,14 +190,14 @@ class Sequential(Model):
         return self._graph_input.shape
 
     @property
-    def output_shape(self):
+    def output_shape(self) -> Any:
         if self._graph_input is None:
             raise AttributeError(
                 f"Sequential model '{self.name}' has no defined output shape yet: add an "
                 "ef.layers.Input first, pass input_shape= to the first layer, or call it.")
         return (self._graph_outputs[-1] if self._graph_outputs else self._graph_input).shape
 
-    def build(self, input_shape=None) -> None:
+    def build(self, input_shape: Any = None) -> None:
         """Builds every layer for inputs of `input_shape` (with the batch axis)."""
         if self._graph_input is not None:
             return
@@ -217,7 +220,7 @@ class Sequential(Model):
         self.__dict__["_build_input_shape"] = input_shape
         self.__dict__["built"] = True
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         outputs = inputs
         for index, layer in enumerate(self._layers):
             if index == 0 and mask is not None and layer._call_accepts_mask:
@@ -237,7 +240,7 @@ class Sequential(Model):
         return config
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects=None):
+    def from_config(cls, config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
         """Rebuilds the model and, when the config records an input shape, its weights."""
         model = cls(name=config.get("name"), trainable=config.get("trainable", True))
         for entry in config.get("layers", []):

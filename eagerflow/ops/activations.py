@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import special
@@ -50,7 +51,7 @@ def _relu6_grad(dy, out, x):
     return _math.multiply(dy, _logic.logical_and(_logic.greater(x, 0), _logic.less(x, 6)))
 
 
-def relu6(features, name=None):
+def relu6(features: TensorLike, name: str | None = None) -> Tensor:
     """``min(max(x, 0), 6)`` elementwise.
 
     Args:
@@ -80,7 +81,7 @@ def _leaky_relu_grad(dy, out, x, alpha):
     return _math.multiply(dy, _math.add(_math.multiply(positive, 1.0 - alpha), alpha))
 
 
-def leaky_relu(features, alpha=0.2, name=None):
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """``x`` where ``x > 0``, else ``alpha * x`` (TensorFlow's default alpha is 0.2).
 
     Args:
@@ -122,7 +123,7 @@ def _elu_grad(dy, out, x):
     return _math.multiply(dy, _math.add(_math.minimum(out, 0.0), 1.0))
 
 
-def elu(features, name=None):
+def elu(features: TensorLike, name: str | None = None) -> Tensor:
     """Exponential linear unit: ``x`` where ``x > 0``, else ``exp(x) - 1``.
 
     Args:
@@ -163,7 +164,7 @@ def _selu_grad(dy, out, x):
     return _math.multiply(dy, slope)
 
 
-def selu(features, name=None):
+def selu(features: TensorLike, name: str | None = None) -> Tensor:
     """Scaled ELU: ``scale * (x if x > 0 else alpha * (exp(x) - 1))``, self-normalising.
 
     ``alpha`` = 1.6732632423543772 and ``scale`` = 1.0507009873554805.
@@ -214,7 +215,7 @@ def _gelu_grad(dy, out, x, approximate):
     return _math.multiply(dy, _math.add(cdf, _math.multiply(x, pdf)))
 
 
-def gelu(features, approximate=False, name=None):
+def gelu(features: TensorLike, approximate: bool = False, name: str | None = None) -> Tensor:
     """Gaussian error linear unit ``x * Phi(x)``, ``Phi`` the standard normal CDF.
 
     Args:
@@ -258,7 +259,7 @@ def _silu_grad(dy, out, x, beta):
     return _math.multiply(dy, _math.add(s, extra))
 
 
-def silu(features, beta=1.0, name=None):
+def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Tensor:
     """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``.
 
     Args:
@@ -282,7 +283,7 @@ def silu(features, beta=1.0, name=None):
 swish = silu
 
 
-def softsign(features, name=None):
+def softsign(features: TensorLike, name: str | None = None) -> Tensor:
     """``x / (1 + |x|)`` elementwise.
 
     Args:

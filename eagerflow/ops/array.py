@@ -17,11 +17,13 @@ Examples:
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
 
@@ -49,7 +51,8 @@ def _identity_grad(dy, out, x):
     return dy
 
 
-def identity(input, name=None):  # noqa: A002 - TensorFlow's name
+def identity(input: TensorLike,
+             name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Returns a tensor with the same value as `input` (a new tensor object).
 
     Examples:
@@ -65,7 +68,8 @@ def _stop_gradient(x):
     return x
 
 
-def stop_gradient(input, name=None):  # noqa: A002 - TensorFlow's name
+def stop_gradient(input: TensorLike,
+                  name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Returns `input` as a value that gradients do not flow through.
 
     Examples:
@@ -85,7 +89,8 @@ def _shape_op(x, out_type):
     return np.asarray(x.shape, out_type)
 
 
-def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+def shape(input: TensorLike, out_type: Any = dtypes.int32,
+          name: str | None = None) -> Tensor:  # noqa: A002
     """Returns the shape of `input` as a 1-D integer tensor.
 
     Examples:
@@ -104,7 +109,8 @@ def _size_op(x, out_type):
     return np.asarray(x.size, out_type)
 
 
-def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+def size(input: TensorLike, out_type: Any = dtypes.int32,
+         name: str | None = None) -> Tensor:  # noqa: A002
     """Returns the number of elements of `input` as a scalar integer tensor.
 
     Examples:
@@ -118,7 +124,7 @@ def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
     return tensor.new_tensor(np.asarray(int(np.prod(x.shape)), dtypes.as_dtype(out_type)))
 
 
-def rank(input, name=None):  # noqa: A002
+def rank(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002
     """Returns the number of dimensions of `input` as a scalar int32 tensor.
 
     Examples:
@@ -145,7 +151,8 @@ def _reshape_grad(dy, out, x, shape):
     return reshape(dy, x.shape)
 
 
-def reshape(tensor, shape, name=None):  # noqa: F811 - TensorFlow's argument name
+def reshape(tensor: TensorLike, shape: ShapeLike,
+            name: str | None = None) -> Tensor:  # noqa: F811 - TensorFlow's argument name
     """Reshapes `tensor` to `shape` (one entry may be -1, inferred from the size).
 
     Examples:
@@ -182,7 +189,8 @@ def _transpose_grad(dy, out, x, perm):
     return transpose(dy, None if perm is None else list(np.argsort(perm)))
 
 
-def transpose(a, perm=None, conjugate=False, name=None):
+def transpose(a: TensorLike, perm: Any = None, conjugate: bool = False,
+              name: str | None = None) -> Tensor:
     """Permutes the dimensions of `a` (reverses them when `perm` is None).
 
     Examples:
@@ -197,7 +205,8 @@ def transpose(a, perm=None, conjugate=False, name=None):
     return result
 
 
-def expand_dims(input, axis, name=None):  # noqa: A002
+def expand_dims(input: TensorLike, axis: AxisLike,
+                name: str | None = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`.
 
     Examples:
@@ -216,7 +225,8 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     return reshape(x, x.shape[:axis] + (1,) + x.shape[axis:])
 
 
-def squeeze(input, axis=None, name=None):  # noqa: A002
+def squeeze(input: TensorLike, axis: AxisLike = None,
+            name: str | None = None) -> Tensor:  # noqa: A002
     """Removes dimensions of size 1 (all of them, or those listed in `axis`).
 
     Raises:
@@ -257,7 +267,8 @@ def _broadcast_to_grad(dy, out, x, shape):
     return dy  # the tape sums it back to x's shape
 
 
-def broadcast_to(input, shape, name=None):  # noqa: A002
+def broadcast_to(input: TensorLike, shape: ShapeLike,
+                 name: str | None = None) -> Tensor:  # noqa: A002
     """Broadcasts `input` to `shape` with NumPy's rules.
 
     Examples:
@@ -282,7 +293,7 @@ def _concat_grad(dy, out, *values, axis):
     return split(dy, sizes, axis=axis)
 
 
-def concat(values, axis, name=None):
+def concat(values: TensorLike, axis: AxisLike, name: str | None = None) -> Tensor:
     """Joins a list of tensors along an existing axis.
 
     Examples:
@@ -319,7 +330,7 @@ def _stack_grad(dy, out, *values, axis):
     return unstack(dy, axis=axis)
 
 
-def stack(values, axis=0, name=None):
+def stack(values: TensorLike, axis: int = 0, name: str | None = None) -> Tensor:
     """Joins a list of same-shaped tensors along a new axis.
 
     Examples:
@@ -344,7 +355,8 @@ def _unstack_grad(dys, outs, x, axis):
     return stack(list(dys), axis=axis)
 
 
-def unstack(value, num=None, axis=0, name=None):
+def unstack(value: TensorLike, num: int | None = None, axis: int = 0,
+            name: str | None = None) -> list[Tensor]:
     """Splits `value` along `axis` into a list of tensors with that axis removed.
 
     Examples:
@@ -375,7 +387,8 @@ def _split_grad(dys, outs, x, sizes, axis):
     return concat(list(dys), axis=axis)
 
 
-def split(value, num_or_size_splits, axis=0, num=None, name=None):
+def split(value: TensorLike, num_or_size_splits: Any, axis: int = 0, num: Any = None,
+          name: str | None = None) -> list[Tensor]:
     """Splits `value` along `axis` into equal parts or parts of the given sizes.
 
     Args:
@@ -434,7 +447,7 @@ def _tile_grad(dy, out, x, multiples):
     return _reduce.reduce_sum(reshape(dy, split_shape), axis=multiple_axes)
 
 
-def tile(input, multiples, name=None):  # noqa: A002
+def tile(input: TensorLike, multiples: Any, name: str | None = None) -> Tensor:  # noqa: A002
     """Repeats `input` `multiples[i]` times along axis `i`.
 
     Examples:

@@ -40,10 +40,14 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
@@ -245,8 +249,9 @@ def _conv(x, w, strides, dilations, padding, op_name):
 
 
 # -- public ops ---------------------------------------------------------------------------
-def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,  # noqa: A002
-           name=None):
+def conv2d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str = "NHWC", dilations: int | Sequence[int] | None = None,
+           name: str | None = None) -> Tensor:
     """2-D convolution (cross-correlation, as in every deep-learning framework).
 
     Args:
@@ -285,8 +290,9 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _from_nhwc(y, channels_last)
 
 
-def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  # noqa: A002
-           name=None):
+def conv1d(input: TensorLike, filters: TensorLike, stride: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str = "NWC", dilations: int | Sequence[int] | None = None,
+           name: str | None = None) -> Tensor:
     """1-D convolution over ``(batch, width, channels)`` inputs.
 
     Args:
@@ -333,8 +339,10 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None,  
     return y if channels_last else _array.transpose(y, [0, 2, 1])
 
 
-def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
-                     data_format="NHWC", dilations=None, name=None):
+def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Any,  # noqa: A002
+                     strides: int | Sequence[int], padding: Any = "SAME",
+                     data_format: str = "NHWC", dilations: int | Sequence[int] | None = None,
+                     name: str | None = None) -> Tensor:
     """Transposed 2-D convolution: the gradient of `conv2d` with respect to its input.
 
     Args:
@@ -393,8 +401,10 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
     return _from_nhwc(y, channels_last)
 
 
-def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa: A002
-                     dilations=None, name=None):
+def depthwise_conv2d(input: TensorLike, filter: TensorLike, strides: int | Sequence[int],  # noqa: A002
+                     padding: Any, data_format: str | None = None,
+                     dilations: int | Sequence[int] | None = None,
+                     name: str | None = None) -> Tensor:
     """Depthwise 2-D convolution: each input channel convolved with its own filters.
 
     Args:
@@ -433,8 +443,9 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None,  # noqa:
     return _from_nhwc(_conv(x, grouped, strides, dilations, padding, op_name), channels_last)
 
 
-def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None,  # noqa: A002
-           name=None):
+def conv3d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int], padding: Any,  # noqa: A002
+           data_format: str = "NDHWC", dilations: int | Sequence[int] | None = None,
+           name: str | None = None) -> Tensor:
     """3-D convolution over volumes (video, scans): ``(batch, depth, height, width, c)``.
 
     Computed as a sum over the kernel's depth offsets ``i`` of 2-D convolutions of the

@@ -14,10 +14,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 
@@ -61,7 +64,8 @@ def shape_list(shape, op_name: str) -> tuple:
     return tuple(int(v) for v in values.reshape(-1))
 
 
-def constant(value, dtype=None, shape=None, name=None):
+def constant(value: TensorLike, dtype: DTypeLike = None, shape: ShapeLike | None = None,
+             name: str | None = None) -> Tensor:
     """Creates a tensor from Python or NumPy data.
 
     Args:
@@ -102,7 +106,8 @@ def constant(value, dtype=None, shape=None, name=None):
     return result
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: Any = None,
+                      name: str | None = None) -> Tensor:
     """Converts `value` to a Tensor; tensors pass through, variables are read.
 
     Args:
@@ -129,7 +134,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
 
 
-def zeros(shape, dtype=dtypes.float32, name=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Creates a tensor of zeros.
 
     Examples:
@@ -140,7 +145,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
     return tensor.new_tensor(np.zeros(shape_list(shape, "Zeros"), dtypes.as_dtype(dtype)))
 
 
-def ones(shape, dtype=dtypes.float32, name=None):
+def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Creates a tensor of ones.
 
     Examples:
@@ -156,7 +161,8 @@ def _zeros_like(x, dtype):
     return np.zeros(x.shape, dtype or x.dtype)
 
 
-def zeros_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+def zeros_like(input: TensorLike, dtype: DTypeLike = None,
+               name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Creates zeros with the shape (and by default the dtype) of `input`.
 
     Examples:
@@ -173,7 +179,8 @@ def _ones_like(x, dtype):
     return np.ones(x.shape, dtype or x.dtype)
 
 
-def ones_like(input, dtype=None, name=None):  # noqa: A002 - TensorFlow's name
+def ones_like(input: TensorLike, dtype: DTypeLike = None,
+              name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Creates ones with the shape (and by default the dtype) of `input`.
 
     Examples:
@@ -195,7 +202,7 @@ def _fill_grad(dy, out, value, shape):
     return _reduce.reduce_sum(dy)
 
 
-def fill(dims, value, name=None):
+def fill(dims: Any, value: TensorLike, name: str | None = None) -> Tensor:
     """Creates a tensor of shape `dims` filled with the scalar `value`.
 
     Examples:
@@ -213,7 +220,8 @@ def fill(dims, value, name=None):
     return execute(_fill, (value,), {"shape": shape_list(dims, "Fill")})
 
 
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
+        dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Creates an identity matrix (or a batch of them).
 
     Examples:
@@ -231,7 +239,8 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     return tensor.new_tensor(matrix)
 
 
-def range(start, limit=None, delta=1, dtype=None, name=None):  # noqa: A001 - TF's name
+def range(start: Any, limit: Any = None, delta: int = 1, dtype: DTypeLike = None,
+          name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """Creates ``[start, start + delta, ...]`` up to (not including) `limit`.
 
     Integer arguments give int32, floats float32, like `ef.constant`.
@@ -266,7 +275,7 @@ def _scalar_value(value):
     return array[()]
 
 
-def linspace(start, stop, num, name=None, axis=0):
+def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
     """Creates `num` evenly spaced values from `start` to `stop` inclusive.
 
     Examples:

@@ -32,6 +32,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
@@ -111,7 +112,8 @@ def _last_axis(x, axis, op_name):
     return axis % x.ndim
 
 
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: AxisLike = -1,
+                                      name: str | None = None) -> Tensor:
     """Cross-entropy between `labels` (class probabilities) and ``softmax(logits)``.
 
     Args:
@@ -222,7 +224,8 @@ def _sparse_softmax_xent_backprop_grad(dg, g, dy, loss, labels, logits, needs):
     return d_dy, None, None, d_logits
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike,
+                                             name: str | None = None) -> Tensor:
     """Cross-entropy between integer class `labels` and ``softmax(logits)``.
 
     Args:
@@ -277,7 +280,9 @@ def _sigmoid_xent_grad(dy, loss, labels, logits, needs):
     return d_labels, d_logits
 
 
-def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None,
+                                      logits: TensorLike | None = None,
+                                      name: str | None = None) -> Tensor:
     """Elementwise binary cross-entropy between `labels` and ``sigmoid(logits)``.
 
     Args:

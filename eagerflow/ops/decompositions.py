@@ -28,6 +28,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import einsum as _einsum
@@ -82,7 +83,8 @@ def _inv_grad(dy, y, a):
                                          transpose_b=True))
 
 
-def inv(input, adjoint=False, name=None):  # noqa: A002 - TensorFlow's name
+def inv(input: TensorLike, adjoint: bool = False,
+        name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Inverse of each square matrix in the last two axes.
 
     Args:
@@ -117,7 +119,7 @@ def _det_grad(dy, d, a):
     return _math.multiply(scale, _swap(inv(a)))
 
 
-def det(input, name=None):  # noqa: A002 - TensorFlow's name
+def det(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Determinant of each square matrix in the last two axes.
 
     Args:
@@ -137,7 +139,7 @@ def det(input, name=None):  # noqa: A002 - TensorFlow's name
     return execute(_det, (_matrices(input, "MatrixDeterminant"),))
 
 
-def logdet(matrix, name=None):
+def logdet(matrix: TensorLike, name: str | None = None) -> Tensor:
     """``log(det(matrix))`` of Hermitian positive-definite matrices, via Cholesky.
 
     Computed as ``2 * sum(log(diag(cholesky(matrix))))``, which neither overflows nor
@@ -161,7 +163,8 @@ def logdet(matrix, name=None):
     return _math.multiply(_reduce.reduce_sum(_unary.log(diagonal), -1), 2.0)
 
 
-def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
+def diag_part(input: TensorLike,
+              name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """The main diagonal of each matrix in the last two axes: ``[..., M, N] -> [..., min]``.
 
     Args:
@@ -189,7 +192,7 @@ def diag_part(input, name=None):  # noqa: A002 - TensorFlow's name
     return _einsum.einsum("...ii->...i", x)
 
 
-def trace(x, name=None):
+def trace(x: TensorLike, name: str | None = None) -> Tensor:
     """Sum of the main diagonal of each matrix in the last two axes.
 
     Args:
@@ -237,7 +240,8 @@ def _solve_grad(dy, x, a, b, needs, adjoint):
     return da, db
 
 
-def solve(matrix, rhs, adjoint=False, name=None):
+def solve(matrix: TensorLike, rhs: TensorLike, adjoint: bool = False,
+          name: str | None = None) -> Tensor:
     """Solves ``matrix @ X = rhs`` for each matrix in the batch.
 
     Args:
@@ -287,7 +291,8 @@ def _triangular_solve_grad(dy, x, a, b, needs, lower, adjoint):
     return da, db
 
 
-def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+def triangular_solve(matrix: TensorLike, rhs: TensorLike, lower: bool = True,
+                     adjoint: bool = False, name: str | None = None) -> Tensor:
     """Solves ``matrix @ X = rhs`` where `matrix` is triangular (its other half is ignored).
 
     Args:
@@ -334,7 +339,8 @@ def _cholesky_grad(dl, l_factor, a):
     return _math.multiply(_math.add(grad, _swap(grad)), 0.5)
 
 
-def cholesky(input, name=None):  # noqa: A002 - TensorFlow's name
+def cholesky(input: TensorLike,
+             name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Lower-triangular ``L`` with ``L @ L^T = input``, for symmetric positive-definite input.
 
     Only the lower triangle of `input` is read. The gradient treats the input as symmetric

@@ -28,11 +28,13 @@ Examples:
 from __future__ import annotations
 
 import string
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import Tensor
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 
@@ -172,7 +174,7 @@ def _broadcast_sizes(terms, output, tensors, equation):
     return ",".join(new_terms) + "->" + output, new_tensors
 
 
-def einsum(equation, *inputs, **kwargs):
+def einsum(equation: Any, *inputs: Any, **kwargs: Any) -> Tensor:
     """Einstein summation, for any equation `numpy.einsum` accepts.
 
     Args:

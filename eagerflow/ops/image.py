@@ -28,11 +28,13 @@ Examples:
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import einsum as _einsum
 from eagerflow.ops import indexing as _indexing
@@ -48,7 +50,7 @@ INTERPOLATIONS = ("bilinear", "nearest")
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
 
-def _image(image, op_name: str, ranks=(3, 4)):
+def _image(image: TensorLike, op_name: str, ranks: tuple[int, ...] = (3, 4)) -> Tensor:
     """`image` as a tensor of an accepted rank, or an error naming the op and the shape."""
     image = convert_input(image)
     if image.ndim not in ranks:
@@ -135,8 +137,9 @@ def _resize_axis(images, axis: int, out_size: int, method: str, antialias: bool)
     return _einsum.einsum(equation, matrix, images)
 
 
-def resize(images, size, method="bilinear", preserve_aspect_ratio=False, antialias=False,
-           name=None):
+def resize(images: TensorLike, size: Any, method: str = "bilinear",
+           preserve_aspect_ratio: bool = False, antialias: bool = False,
+           name: str | None = None) -> Tensor:
     """Resizes images to `size` with half-pixel centres, as ``tf.image.resize``.
 
     Args:
@@ -198,7 +201,7 @@ def _flip(image, axis_from_end: int, op_name: str):
     return _array.getitem(image, key)
 
 
-def flip_left_right(image, name=None):
+def flip_left_right(image: TensorLike, name: str | None = None) -> Tensor:
     """Mirrors images horizontally (reverses the width axis).
 
     Args:
@@ -215,7 +218,7 @@ def flip_left_right(image, name=None):
     return _flip(image, 2, "FlipLeftRight")
 
 
-def flip_up_down(image, name=None):
+def flip_up_down(image: TensorLike, name: str | None = None) -> Tensor:
     """Mirrors images vertically (reverses the height axis).
 
     Examples:
@@ -236,7 +239,7 @@ def _random_flip(image, seed, axis_from_end: int, op_name: str):
     return _math.where(mask, flipped, image)
 
 
-def random_flip_left_right(image, seed=None):
+def random_flip_left_right(image: TensorLike, seed: int | None = None) -> Tensor:
     """Mirrors each image horizontally with probability 1/2 (one coin per image).
 
     Args:
@@ -253,7 +256,7 @@ def random_flip_left_right(image, seed=None):
     return _random_flip(image, seed, 2, "RandomFlipLeftRight")
 
 
-def random_flip_up_down(image, seed=None):
+def random_flip_up_down(image: TensorLike, seed: int | None = None) -> Tensor:
     """Mirrors each image vertically with probability 1/2 (one coin per image).
 
     Examples:
@@ -264,7 +267,7 @@ def random_flip_up_down(image, seed=None):
     return _random_flip(image, seed, 3, "RandomFlipUpDown")
 
 
-def rot90(image, k=1, name=None):
+def rot90(image: TensorLike, k: int = 1, name: str | None = None) -> Tensor:
     """Rotates images counter-clockwise by `k` quarter turns.
 
     Args:
@@ -297,7 +300,7 @@ def rot90(image, k=1, name=None):
     return image
 
 
-def central_crop(image, central_fraction):
+def central_crop(image: TensorLike, central_fraction: Any) -> Tensor:
     """Keeps the central `central_fraction` of each spatial side (TensorFlow's rounding).
 
     Args:
@@ -326,7 +329,8 @@ def central_crop(image, central_fraction):
     return _array.getitem(image, key)
 
 
-def random_crop(value, size, seed=None, name=None):
+def random_crop(value: TensorLike, size: Any, seed: int | None = None,
+                name: str | None = None) -> Tensor:
     """Crops a random `size` block out of `value` (any rank), one offset for all of it.
 
     The offset is drawn with ef random ops, so a traced function crops somewhere new on
@@ -374,7 +378,7 @@ def _to_float(image, op_name: str, min_rank: int = 0):
     return convert_image_dtype(image, dtypes.float32), image.dtype
 
 
-def adjust_brightness(image, delta):
+def adjust_brightness(image: TensorLike, delta: Any) -> Tensor:
     """Adds `delta` to every pixel; integer images go through float32 and saturate back.
 
     Args:
@@ -391,7 +395,7 @@ def adjust_brightness(image, delta):
     return adjusted if dtype == flt.dtype else convert_image_dtype(adjusted, dtype, True)
 
 
-def adjust_contrast(images, contrast_factor):
+def adjust_contrast(images: TensorLike, contrast_factor: Any) -> Tensor:
     """Scales each channel's deviation from its mean over height and width.
 
     ``(x - mean) * contrast_factor + mean`` per image and channel; integer images go
@@ -435,7 +439,8 @@ def saturate_cast(value, dtype):
     return _math.cast(value, dtype)
 
 
-def convert_image_dtype(image, dtype, saturate=False, name=None):
+def convert_image_dtype(image: TensorLike, dtype: DTypeLike, saturate: bool = False,
+                        name: str | None = None) -> Tensor:
     """Converts between image dtypes, rescaling values as ``tf.image.convert_image_dtype``.
 
     Floats hold values in ``[0, 1]``; integers in ``[0, dtype max]``. Integer to float
@@ -589,8 +594,9 @@ def _transform_grad_op_grad(ddx, out, dy, transforms, image_shape, interpolation
                     "fill_mode": fill_mode, "fill_value": 0.0}), None
 
 
-def projective_transform(images, transforms, output_shape=None, interpolation="bilinear",
-                         fill_mode="constant", fill_value=0.0):
+def projective_transform(images: TensorLike, transforms: Any, output_shape: Any = None,
+                         interpolation: str = "bilinear", fill_mode: str = "constant",
+                         fill_value: TensorLike = 0.0) -> Tensor:
     """Samples each image at projectively transformed positions (``ImageProjectiveTransformV3``).
 
     Output pixel ``(x, y)`` reads input position ``((a0 x + a1 y + a2) / k,

@@ -15,10 +15,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
@@ -40,7 +43,7 @@ def _check_indices(indices: np.ndarray, limit: int, op_name: str, label: str = "
         )
 
 
-def _int_tensor(value, op_name):
+def _int_tensor(value: TensorLike, op_name: str) -> Tensor:
     tensor = convert_input(value)
     if tensor.dtype.kind not in "iu":
         raise errors.InvalidArgumentError(
@@ -100,7 +103,8 @@ def _gather_grad_op_grad(ddx, out, dy, indices, shape, axis, batch_dims):
     return gather(ddx, indices, axis=axis, batch_dims=batch_dims), None
 
 
-def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None,
+           axis: AxisLike = None, batch_dims: int = 0, name: str | None = None) -> Tensor:
     """Takes slices of `params` along `axis` at `indices`.
 
     Args:
@@ -173,7 +177,8 @@ def _gather_nd_grad(dy, out, params, indices):
     return scatter_nd(indices, dy, params.shape), None
 
 
-def gather_nd(params, indices, batch_dims=0, name=None):
+def gather_nd(params: TensorLike, indices: TensorLike, batch_dims: int = 0,
+              name: str | None = None) -> Tensor:
     """Gathers slices of `params` addressed by the last axis of `indices`.
 
     Examples:
@@ -202,7 +207,8 @@ def _scatter_nd_grad(dy, out, indices, updates, shape):
     return None, gather_nd(dy, indices)
 
 
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices: TensorLike, updates: TensorLike, shape: ShapeLike,
+               name: str | None = None) -> Tensor:
     """Scatters `updates` into zeros of `shape` at `indices`; duplicates are summed.
 
     Examples:
@@ -240,7 +246,8 @@ def scatter_along_last_axis(updates, indices, depth):
 
 
 # -- masks and encodings ------------------------------------------------------------------
-def boolean_mask(tensor, mask, axis=None, name=None):
+def boolean_mask(tensor: TensorLike, mask: Any, axis: AxisLike = None,
+                 name: str | None = None) -> Tensor:
     """Keeps the entries of `tensor` where `mask` is true (mask covers dims from `axis`).
 
     Examples:
@@ -287,7 +294,8 @@ def _one_hot(indices, depth, on_value, off_value, axis, dtype):
     return result if axis == -1 else np.moveaxis(result, -1, axis)
 
 
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+def one_hot(indices: TensorLike, depth: Any, on_value: Any = None, off_value: Any = None,
+            axis: AxisLike = None, dtype: DTypeLike = None, name: str | None = None) -> Tensor:
     """One-hot encodes integer `indices` along a new axis of size `depth`.
 
     Indices outside ``[0, depth)`` give a row of `off_value` (like TensorFlow).
@@ -317,7 +325,8 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
                                           "off_value": off, "axis": axis, "dtype": dtype})
 
 
-def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: DTypeLike = dtypes.bool,
+                  name: str | None = None) -> Tensor:
     """Returns a mask whose row ``i`` is true for its first ``lengths[i]`` positions.
 
     Examples:
@@ -380,7 +389,8 @@ def _mirror_pad_grad_op_grad(ddx, out, dy, paddings, mode):
     return execute(_mirror_pad, (ddx,), {"paddings": paddings, "mode": mode})
 
 
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_values: TensorLike = 0,
+        name: str | None = None) -> Tensor:
     """Pads `tensor`; ``paddings[i] = [before, after]`` for axis `i`.
 
     Args:

@@ -10,10 +10,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
@@ -73,8 +76,8 @@ def _matmul_grad(dy, out, a, b, needs, transpose_a=False, transpose_b=False):
 _NO_TRANSPOSE: dict = {}
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False,
-           name=None):
+def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, name: str | None = None) -> Tensor:
     """Multiplies matrices (or batches of matrices, with broadcasting batch dimensions).
 
     Args:
@@ -102,7 +105,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
                                      "transpose_b": bool(transpose_b)})
 
 
-def tensordot(a, b, axes, name=None):
+def tensordot(a: TensorLike, b: TensorLike, axes: Any, name: str | None = None) -> Tensor:
     """Sums products over the given axes of `a` and `b` (like `numpy.tensordot`).
 
     Args:
@@ -148,7 +151,8 @@ def tensordot(a, b, axes, name=None):
     return _array.reshape(matmul(left, right), shape)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa: A002
+def norm(tensor: TensorLike, ord: str = "euclidean", axis: AxisLike = None,
+         keepdims: bool | None = None, name: str | None = None) -> Tensor:  # noqa: A002
     """Vector or matrix norm.
 
     Args:
@@ -212,7 +216,8 @@ def _safe_l2(sum_of_squares):
     return _math.where(positive, _unary.sqrt(safe), 0)
 
 
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+def clip_by_norm(t: TensorLike, clip_norm: Any, axes: Any = None,
+                 name: str | None = None) -> Tensor:
     """Rescales `t` so its L2 norm (over `axes`) is at most `clip_norm`.
 
     Examples:
@@ -226,7 +231,7 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return _math.divide(scaled, _math.maximum(l2, clip_norm))
 
 
-def global_norm(t_list, name=None):
+def global_norm(t_list: Any, name: str | None = None) -> Tensor:
     """The L2 norm of all tensors in `t_list` together (None entries are skipped).
 
     Examples:
@@ -243,7 +248,8 @@ def global_norm(t_list, name=None):
     return _unary.sqrt(total)
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
+                        name: str | None = None) -> tuple[list[Any], Tensor]:
     """Scales all tensors of `t_list` by one factor so their global norm is <= `clip_norm`.
 
     Returns:

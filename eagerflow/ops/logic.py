@@ -16,11 +16,12 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 
 _equal = primitive("Equal", differentiable=False, fresh=True)(np.equal)
 
 
-def equal(x, y, name=None):
+def equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x == y`` elementwise.
 
     Examples:
@@ -36,7 +37,7 @@ def _not_equal(x, y):
     return np.not_equal(x, y)
 
 
-def not_equal(x, y, name=None):
+def not_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x != y`` elementwise.
 
     Examples:
@@ -50,7 +51,7 @@ def not_equal(x, y, name=None):
 _less = primitive("Less", differentiable=False, fresh=True)(np.less)
 
 
-def less(x, y, name=None):
+def less(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x < y`` elementwise.
 
     Examples:
@@ -66,7 +67,7 @@ def _less_equal(x, y):
     return np.less_equal(x, y)
 
 
-def less_equal(x, y, name=None):
+def less_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x <= y`` elementwise.
 
     Examples:
@@ -80,7 +81,7 @@ def less_equal(x, y, name=None):
 _greater = primitive("Greater", differentiable=False, fresh=True)(np.greater)
 
 
-def greater(x, y, name=None):
+def greater(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x > y`` elementwise.
 
     Examples:
@@ -96,7 +97,7 @@ def _greater_equal(x, y):
     return np.greater_equal(x, y)
 
 
-def greater_equal(x, y, name=None):
+def greater_equal(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the truth value of ``x >= y`` elementwise.
 
     Examples:
@@ -121,7 +122,7 @@ def _logical_and(x, y):
     return np.logical_and(x, y)
 
 
-def logical_and(x, y, name=None):
+def logical_and(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x AND y`` elementwise for bool tensors.
 
     Examples:
@@ -138,7 +139,7 @@ def _logical_or(x, y):
     return np.logical_or(x, y)
 
 
-def logical_or(x, y, name=None):
+def logical_or(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x OR y`` elementwise for bool tensors.
 
     Examples:
@@ -155,7 +156,7 @@ def _logical_xor(x, y):
     return np.logical_xor(x, y)
 
 
-def logical_xor(x, y, name=None):
+def logical_xor(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x XOR y`` elementwise for bool tensors.
 
     Examples:
@@ -172,7 +173,7 @@ def _logical_not(x):
     return np.logical_not(x)
 
 
-def logical_not(x, name=None):
+def logical_not(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``NOT x`` elementwise for a bool tensor.
 
     Examples:

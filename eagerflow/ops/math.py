@@ -21,6 +21,7 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.ops.logic import (
     greater,
     greater_equal,
@@ -44,7 +45,7 @@ def _add_grad(dy, out, x, y):
     return dy, dy
 
 
-def add(x, y, name=None):
+def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x + y`` elementwise, with broadcasting.
 
     Examples:
@@ -65,7 +66,7 @@ def _sub_grad(dy, out, x, y):
     return dy, negative(dy)
 
 
-def subtract(x, y, name=None):
+def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x - y`` elementwise, with broadcasting.
 
     Examples:
@@ -84,7 +85,7 @@ def _mul_grad(dy, out, x, y, needs):
     return (multiply(dy, y) if needs[0] else None), (multiply(dy, x) if needs[1] else None)
 
 
-def multiply(x, y, name=None):
+def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x * y`` elementwise, with broadcasting.
 
     Examples:
@@ -106,7 +107,7 @@ def _div_grad(dy, out, x, y, needs):
     return dx, dyy
 
 
-def divide(x, y, name=None):
+def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x / y`` elementwise (true division: integers give float64, like NumPy).
 
     Examples:
@@ -135,7 +136,7 @@ def _check_integer_divisor(x, y):
         raise errors.InvalidArgumentError("Integer division by zero")
 
 
-def floordiv(x, y, name=None):
+def floordiv(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x // y`` elementwise (rounds toward negative infinity; not differentiable).
 
     Raises:
@@ -163,7 +164,7 @@ def _mod_grad(dy, out, x, y, needs):
     return dx, dyy
 
 
-def mod(x, y, name=None):
+def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x % y`` elementwise, with the sign of `y` (like Python and NumPy).
 
     Raises:
@@ -192,7 +193,7 @@ def _pow_grad(dy, out, x, y, needs):
     return dx, dyy
 
 
-def pow(x, y, name=None):
+def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x ** y`` elementwise.
 
     Examples:
@@ -215,7 +216,7 @@ def _squared_difference_grad(dy, out, x, y):
     return g, negative(g)
 
 
-def squared_difference(x, y, name=None):
+def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``(x - y) ** 2`` elementwise.
 
     Examples:
@@ -246,7 +247,7 @@ def _masked_pair(dy, take_first, first, second):
     return dx, dyy
 
 
-def maximum(x, y, name=None):
+def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the elementwise maximum of `x` and `y`.
 
     Examples:
@@ -265,7 +266,7 @@ def _minimum_grad(dy, out, x, y, needs):
     return _masked_pair(dy, less_equal(x, y), needs[0], needs[1])
 
 
-def minimum(x, y, name=None):
+def minimum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """Returns the elementwise minimum of `x` and `y`.
 
     Examples:
@@ -276,7 +277,8 @@ def minimum(x, y, name=None):
     return execute(_minimum, (x, y))
 
 
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: TensorLike,
+                  name: str | None = None) -> Tensor:
     """Clips `t` elementwise to ``[clip_value_min, clip_value_max]``.
 
     The gradient flows only where `t` lies inside the interval.
@@ -302,7 +304,7 @@ def _cast_grad(dy, out, x, dtype):
     return None
 
 
-def cast(x, dtype, name=None):
+def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     """Casts `x` to `dtype` (floats to ints truncate toward zero).
 
     Examples:
@@ -328,7 +330,8 @@ def _where_indices(condition):
     return np.argwhere(condition).astype(np.int64)
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition: TensorLike, x: TensorLike | None = None, y: TensorLike | None = None,
+          name: str | None = None) -> Tensor:
     """Picks `x` where `condition` is true and `y` elsewhere, with broadcasting.
 
     With only `condition`, returns the int64 coordinates of its true elements, one row

@@ -15,10 +15,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg as _linalg
@@ -44,7 +47,7 @@ def _relu_grad(dy, out, x):
     return _math.multiply(dy, _logic.greater(out, 0))
 
 
-def relu(features, name=None):
+def relu(features: TensorLike, name: str | None = None) -> Tensor:
     """Rectified linear unit: ``max(x, 0)`` elementwise.
 
     Args:
@@ -89,7 +92,7 @@ def _softmax_grad(dy, out, x, axis):
     return _math.multiply(out, _math.subtract(dy, inner))
 
 
-def softmax(logits, axis=-1, name=None):
+def softmax(logits: TensorLike, axis: AxisLike = -1, name: str | None = None) -> Tensor:
     """Softmax along `axis`: ``exp(x) / sum(exp(x))``, stable for any logit magnitude.
 
     Args:
@@ -125,7 +128,7 @@ def _log_softmax_grad(dy, out, x, axis):
     return _math.subtract(dy, _math.multiply(_unary.exp(out), total))
 
 
-def log_softmax(logits, axis=-1, name=None):
+def log_softmax(logits: TensorLike, axis: AxisLike = -1, name: str | None = None) -> Tensor:
     """Log of the softmax along `axis`, computed without forming the softmax.
 
     Args:
@@ -195,7 +198,8 @@ def _bias_add_backprop_grad(dz, out, dy, channel_axis):
     return _array.broadcast_to(_array.reshape(dz, shape), dy.shape)
 
 
-def bias_add(value, bias, data_format=None, name=None):
+def bias_add(value: TensorLike, bias: Any, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
     """Adds the 1-D `bias` along the channel axis of `value`.
 
     Args:
@@ -269,7 +273,8 @@ def _noise_shape(noise_shape, shape):
     return resolved
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
+def dropout(x: TensorLike, rate: Any, noise_shape: Any = None, seed: int | None = None,
+            name: str | None = None) -> Tensor:
     """Zeroes elements with probability `rate` and scales the rest by ``1 / (1 - rate)``.
 
     Args:
@@ -313,7 +318,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
 
 
 # -- embedding lookup and l2 loss ---------------------------------------------------------
-def embedding_lookup(params, ids, max_norm=None, name=None):
+def embedding_lookup(params: TensorLike, ids: Any, max_norm: Any = None,
+                     name: str | None = None) -> Tensor:
     """Rows of `params` at `ids` (bounds-checked, like `gather`).
 
     Args:
@@ -348,7 +354,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return _linalg.clip_by_norm(rows, max_norm, axes=list(range(ids.ndim, rows.ndim)))
 
 
-def l2_loss(t, name=None):
+def l2_loss(t: TensorLike, name: str | None = None) -> Tensor:
     """Half the squared L2 norm: ``sum(t ** 2) / 2`` (a common weight-decay term).
 
     Args:

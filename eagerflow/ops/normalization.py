@@ -16,17 +16,20 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
 
 
-def _float_tensor(x, op_name):
+def _float_tensor(x: TensorLike, op_name: str) -> Tensor:
     x = convert_input(x)
     if x.dtype.kind != "f":
         raise errors.InvalidArgumentError(
@@ -35,7 +38,8 @@ def _float_tensor(x, op_name):
     return x
 
 
-def moments(x, axes, shift=None, keepdims=False, name=None):
+def moments(x: TensorLike, axes: Any, shift: Any = None, keepdims: bool = False,
+            name: str | None = None) -> tuple[Tensor, Tensor]:
     """Mean and (population) variance of `x` over `axes`.
 
     Args:
@@ -93,7 +97,8 @@ def _moments_grad(dys, outs, x, axes):
     return _math.add(spread, _math.divide(dmean, max(count, 1)))
 
 
-def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+def batch_normalization(x: TensorLike, mean: TensorLike, variance: Any, offset: Any, scale: Any,
+                        variance_epsilon: Any, name: str | None = None) -> Tensor:
     """Normalises `x` with the given statistics: ``scale * (x - mean) / sqrt(var + eps) + offset``.
 
     Args:
@@ -127,7 +132,8 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
     return _math.add(_math.multiply(x, inv), _math.cast(shift, x.dtype))
 
 
-def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+def l2_normalize(x: TensorLike, axis: AxisLike = None, epsilon: float = 1e-12,
+                 name: str | None = None, dim: Any = None) -> Tensor:
     """Divides `x` by its L2 norm along `axis`: ``x / sqrt(max(sum(x**2), epsilon))``.
 
     Args:

@@ -27,10 +27,13 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import saved, scratch, windows
@@ -264,7 +267,9 @@ def _pool_args(input, ksize, strides, padding, data_format, op_name, explicit_ok
     return x, channels_last, {"ksize": ksize, "strides": strides, "pads": pads}
 
 
-def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def max_pool2d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:  # noqa: A002
     """Max pooling over ``ksize`` windows of an NHWC tensor.
 
     Args:
@@ -295,7 +300,9 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
     return y if channels_last else _array.transpose(y, [0, 3, 1, 2])
 
 
-def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+def avg_pool2d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str, data_format: str = "NHWC",
+               name: str | None = None) -> Tensor:  # noqa: A002
     """Average pooling; with ``"SAME"`` padding each window averages its valid cells only.
 
     Args:
@@ -350,7 +357,9 @@ def _pool1d(pool, input, ksize, strides, padding, data_format, op_name):  # noqa
     return y if channels_last else _array.transpose(y, [0, 2, 1])
 
 
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def max_pool1d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str, data_format: str = "NWC",
+               name: str | None = None) -> Tensor:  # noqa: A002
     """Max pooling over windows of a ``(batch, width, channels)`` tensor.
 
     Args:
@@ -375,7 +384,9 @@ def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "MaxPool")
 
 
-def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+def avg_pool1d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str, data_format: str = "NWC",
+               name: str | None = None) -> Tensor:  # noqa: A002
     """Average pooling over windows of a ``(batch, width, channels)`` tensor.
 
     Args:
@@ -421,7 +432,8 @@ def global_pool(reduce, input, keepdims, data_format, op_name,  # noqa: A002
     return reduce(x, spatial, keepdims=keepdims)
 
 
-def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
+def global_avg_pool2d(input: TensorLike, keepdims: bool = False,
+                      data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Mean over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
 
     Args:
@@ -443,7 +455,8 @@ def global_avg_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # 
     return global_pool(_reduce.reduce_mean, input, keepdims, data_format, "GlobalAvgPool")
 
 
-def global_max_pool2d(input, keepdims=False, data_format="NHWC", name=None):  # noqa: A002
+def global_max_pool2d(input: TensorLike, keepdims: bool = False,
+                      data_format: str = "NHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Maximum over the spatial dims: ``(batch, h, w, c) -> (batch, c)``.
 
     Args:

@@ -16,10 +16,13 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import math as _math
 
 __all__ = [
@@ -114,21 +117,21 @@ class Generator:
         (3,)
     """
 
-    def __init__(self, seed=None):
+    def __init__(self, seed: int | None = None) -> None:
         self._seed = seed
         self._rng = np.random.default_rng(seed)
 
     @classmethod
-    def from_seed(cls, seed, alg=None) -> Generator:
+    def from_seed(cls, seed: int | None, alg: Any = None) -> Generator:
         """Creates a generator whose stream is determined by `seed`."""
         return cls(seed)
 
     @classmethod
-    def from_non_deterministic_state(cls, alg=None) -> Generator:
+    def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
         """Creates a generator seeded from the operating system's entropy."""
         return cls(None)
 
-    def reset_from_seed(self, seed) -> None:
+    def reset_from_seed(self, seed: int | None) -> None:
         """Restarts the stream from `seed`."""
         self._seed = seed
         self._rng = np.random.default_rng(seed)
@@ -137,21 +140,24 @@ class Generator:
         """Returns `count` new independent generators derived from this one."""
         return [Generator(int(s)) for s in self._rng.integers(0, 2**63 - 1, count)]
 
-    def normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    def normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+               dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Draws from a normal distribution."""
         dtype = _float_dtype(dtype, "RandomStandardNormal")
         values = execute(_standard_normal, (), {"shape": _shape(shape, "RandomStandardNormal"),
                                                 "dtype": dtype, "rng": self._rng})
         return _scale(values, mean, stddev)
 
-    def truncated_normal(self, shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, name=None):
+    def truncated_normal(self, shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                         dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Draws from a normal distribution, redrawing values beyond two stddevs."""
         dtype = _float_dtype(dtype, "TruncatedNormal")
         values = execute(_truncated_normal, (), {"shape": _shape(shape, "TruncatedNormal"),
                                                  "dtype": dtype, "rng": self._rng})
         return _scale(values, mean, stddev)
 
-    def uniform(self, shape, minval=0, maxval=None, dtype=dtypes.float32, name=None):
+    def uniform(self, shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+                dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Draws uniformly from ``[minval, maxval)`` (integers need `maxval`)."""
         dtype = dtypes.as_dtype(dtype)
         if dtype.kind in "iu":
@@ -177,7 +183,8 @@ class Generator:
             return _math.add(_math.multiply(values, maxval - minval), minval)
         return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)
 
-    def categorical(self, logits, num_samples, dtype=dtypes.int64, name=None):
+    def categorical(self, logits: TensorLike, num_samples: Any, dtype: DTypeLike = dtypes.int64,
+                    name: str | None = None) -> Tensor:
         """Draws class indices from the softmax of each row of `logits`."""
         logits = convert_input(logits)
         if logits.ndim != 2:
@@ -192,7 +199,7 @@ class Generator:
                                                  "dtype": dtypes.as_dtype(dtype),
                                                  "rng": self._rng})
 
-    def shuffle(self, value, name=None):
+    def shuffle(self, value: TensorLike, name: str | None = None) -> Tensor:
         """Randomly permutes `value` along its first axis."""
         return execute(_shuffle, (value,), {"rng": self._rng})
 
@@ -212,7 +219,7 @@ class SeedGenerator(Generator):
         True
     """
 
-    def __init__(self, seed=None, name=None):
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                  or seed < 0):
             raise errors.InvalidArgumentError(
@@ -237,7 +244,7 @@ _global_generator = Generator.from_non_deterministic_state()
 _op_generators: dict = {}
 
 
-def set_seed(seed) -> None:
+def set_seed(seed: int | None) -> None:
     """Sets the global seed: later random ops (and initializers, dropout, shuffles) repeat.
 
     Examples:
@@ -324,7 +331,9 @@ def generator_for(seed) -> Generator:
     return gen
 
 
-def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+           dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+           name: str | None = None) -> Tensor:
     """Draws from a normal distribution.
 
     Examples:
@@ -335,7 +344,9 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     return generator_for(seed).normal(shape, mean, stddev, dtype)
 
 
-def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+def truncated_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
+                     dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                     name: str | None = None) -> Tensor:
     """Draws from a normal distribution truncated to two standard deviations.
 
     Examples:
@@ -346,7 +357,9 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return generator_for(seed).truncated_normal(shape, mean, stddev, dtype)
 
 
-def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+def uniform(shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+            dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+            name: str | None = None) -> Tensor:
     """Draws uniformly from ``[minval, maxval)`` (maxval defaults to 1 for floats).
 
     Examples:
@@ -358,7 +371,8 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     return generator_for(seed).uniform(shape, minval, maxval, dtype)
 
 
-def categorical(logits, num_samples, dtype=dtypes.int64, seed=None, name=None):
+def categorical(logits: TensorLike, num_samples: Any, dtype: DTypeLike = dtypes.int64,
+                seed: int | None = None, name: str | None = None) -> Tensor:
     """Draws `num_samples` class indices per row from the softmax of `logits`.
 
     Examples:
@@ -369,7 +383,7 @@ def categorical(logits, num_samples, dtype=dtypes.int64, seed=None, name=None):
     return generator_for(seed).categorical(logits, num_samples, dtype)
 
 
-def shuffle(value, seed=None, name=None):
+def shuffle(value: TensorLike, seed: int | None = None, name: str | None = None) -> Tensor:
     """Randomly permutes `value` along its first axis.
 
     Examples:

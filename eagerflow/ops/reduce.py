@@ -13,11 +13,13 @@ Examples:
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import indexing as _indexing
@@ -99,7 +101,8 @@ def _sum_grad(dy, out, x, axis=None, keepdims=False):
     return _spread(dy, x, axis, keepdims)
 
 
-def reduce_sum(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_sum(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Sums elements over `axis` (all axes by default).
 
     Examples:
@@ -131,7 +134,8 @@ def _mean_grad(dy, out, x, axis=None, keepdims=False):
     return _spread(_math.divide(dy, builtins.max(_count(x.shape, axis), 1)), x, axis, keepdims)
 
 
-def reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_mean(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
     """Averages elements over `axis` (integer tensors give an integer mean, like TF).
 
     Examples:
@@ -168,7 +172,8 @@ def _max(x, axis, keepdims):
 _max.gradient(_extreme_grad)
 
 
-def reduce_max(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_max(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Takes the maximum over `axis`.
 
     Examples:
@@ -188,7 +193,8 @@ def _min(x, axis, keepdims):
 _min.gradient(_extreme_grad)
 
 
-def reduce_min(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_min(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Takes the minimum over `axis`.
 
     Examples:
@@ -222,7 +228,8 @@ def _prod_grad(dy, out, x, axis, keepdims):
     return _math.multiply(_spread(dy, x, axis, keepdims), others)
 
 
-def reduce_prod(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_prod(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+                name: str | None = None) -> Tensor:
     """Multiplies elements over `axis`.
 
     Examples:
@@ -250,7 +257,8 @@ def _logsumexp_grad(dy, out, x, axis, keepdims):
     return _math.multiply(_spread(dy, x, axis, keepdims), _unary.exp(_math.subtract(x, y)))
 
 
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+                     name: str | None = None) -> Tensor:
     """Computes ``log(sum(exp(x)))`` over `axis` without overflow.
 
     Examples:
@@ -271,7 +279,8 @@ def _any(x, axis, keepdims):
     return np.logical_or.reduce(x.astype(bool, copy=False), axis=axis, keepdims=keepdims)
 
 
-def reduce_any(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_any(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Logical OR over `axis`.
 
     Examples:
@@ -287,7 +296,8 @@ def _all(x, axis, keepdims):
     return np.logical_and.reduce(x.astype(bool, copy=False), axis=axis, keepdims=keepdims)
 
 
-def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_all(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Logical AND over `axis`.
 
     Examples:
@@ -298,7 +308,8 @@ def reduce_all(input_tensor, axis=None, keepdims=False, name=None):
     return _reduce_call(_all, input_tensor, axis, keepdims)
 
 
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_variance(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+                    name: str | None = None) -> Tensor:
     """Population variance over `axis` (divides by N).
 
     Examples:
@@ -315,7 +326,8 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return reduce_mean(_unary.square(centered), axis, keepdims)
 
 
-def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_euclidean(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+                     name: str | None = None) -> Tensor:
     """Euclidean norm ``sqrt(sum(x ** 2))`` over `axis`.
 
     Examples:
@@ -326,7 +338,8 @@ def reduce_euclidean(input_tensor, axis=None, keepdims=False, name=None):
     return _unary.sqrt(reduce_sum(_unary.square(input_tensor), axis, keepdims))
 
 
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
+               name: str | None = None) -> Tensor:
     """Population standard deviation over `axis`.
 
     Examples:
@@ -342,7 +355,8 @@ def _argmax(x, axis, output_type):
     return np.argmax(x, axis=axis).astype(output_type, copy=False)
 
 
-def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+def argmax(input: TensorLike, axis: AxisLike = None, output_type: Any = dtypes.int64,
+           name: str | None = None) -> Tensor:  # noqa: A002
     """Index of the largest value along `axis` (axis 0 when None, like TensorFlow).
 
     Examples:
@@ -360,7 +374,8 @@ def _argmin(x, axis, output_type):
     return np.argmin(x, axis=axis).astype(output_type, copy=False)
 
 
-def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+def argmin(input: TensorLike, axis: AxisLike = None, output_type: Any = dtypes.int64,
+           name: str | None = None) -> Tensor:  # noqa: A002
     """Index of the smallest value along `axis` (axis 0 when None, like TensorFlow).
 
     Examples:
@@ -404,7 +419,8 @@ def _cumsum_grad(dy, out, x, axis, exclusive, reverse):
     return cumsum(dy, axis, exclusive=exclusive, reverse=not reverse)
 
 
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Tensor:
     """Cumulative sum along `axis`; `exclusive` leaves out the current element.
 
     Examples:
@@ -431,7 +447,8 @@ def _cumprod_grad(dy, out, x, axis, exclusive, reverse):
     return _math.divide(summed, x)
 
 
-def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool = False,
+            name: str | None = None) -> Tensor:
     """Cumulative product along `axis`; `exclusive` leaves out the current element.
 
     Examples:
@@ -456,7 +473,8 @@ def _top_k_grad(dys, outs, x, k, sorted):  # noqa: A002
     return _indexing.scatter_along_last_axis(dys[0], outs[1], x.shape[-1])
 
 
-def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
+def top_k(input: TensorLike, k: int = 1, sorted: bool = True,
+          name: str | None = None) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The `k` largest entries along the last axis and their indices (ties: lower index first).
 
     Returns:

@@ -33,6 +33,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import math as _math
 from eagerflow.ops import unary as _unary
 
@@ -152,7 +153,7 @@ def _erf_grad(dy, out, x):
     return _math.multiply(dy, slope)
 
 
-def erf(x, name=None):
+def erf(x: TensorLike, name: str | None = None) -> Tensor:
     """The Gauss error function ``2 / sqrt(pi) * integral_0^x exp(-t**2) dt``, elementwise.
 
     Args:
@@ -187,7 +188,7 @@ def _softplus_grad(dy, out, x):
     return _math.multiply(dy, _unary.sigmoid(x))  # d/dx log(1 + e^x) = sigmoid(x)
 
 
-def softplus(features, name=None):
+def softplus(features: TensorLike, name: str | None = None) -> Tensor:
     """``log(exp(x) + 1)`` elementwise, without overflow for any `x`.
 
     Args:
@@ -207,7 +208,7 @@ def softplus(features, name=None):
     return execute(_softplus, (features,))
 
 
-def log_sigmoid(x, name=None):
+def log_sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, elementwise and stable for any `x`.
 
     Args:

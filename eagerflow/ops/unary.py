@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
 
@@ -28,7 +29,7 @@ def _neg_grad(dy, out, x):
     return negative(dy)
 
 
-def negative(x, name=None):
+def negative(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``-x`` elementwise.
 
     Examples:
@@ -47,7 +48,7 @@ def _abs_grad(dy, out, x):
     return _math.multiply(dy, sign(x))
 
 
-def abs(x, name=None):  # noqa: A001 - TensorFlow's name
+def abs(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001 - TensorFlow's name
     """Returns ``|x|`` elementwise.
 
     Examples:
@@ -68,7 +69,7 @@ def _sign_grad(dy, out, x):
     return _creation.zeros_like(x)  # piecewise constant: zero almost everywhere, like TensorFlow
 
 
-def sign(x, name=None):
+def sign(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns -1, 0 or 1 elementwise, by the sign of `x` (its gradient is zero).
 
     Examples:
@@ -87,7 +88,7 @@ def _exp_grad(dy, out, x):
     return _math.multiply(dy, out)  # d/dx e^x = e^x: reuse the output
 
 
-def exp(x, name=None):
+def exp(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``e ** x`` elementwise.
 
     Examples:
@@ -108,7 +109,7 @@ def _expm1_grad(dy, out, x):
     return _math.multiply(dy, _math.add(out, 1))  # d/dx (e^x - 1) = e^x
 
 
-def expm1(x, name=None):
+def expm1(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``e ** x - 1`` elementwise, accurate for small `x`.
 
     Examples:
@@ -127,7 +128,7 @@ def _log_grad(dy, out, x):
     return _math.divide(dy, x)
 
 
-def log(x, name=None):
+def log(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the natural logarithm of `x` elementwise.
 
     Examples:
@@ -148,7 +149,7 @@ def _log1p_grad(dy, out, x):
     return _math.divide(dy, _math.add(x, 1))
 
 
-def log1p(x, name=None):
+def log1p(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``log(1 + x)`` elementwise, accurate for small `x`.
 
     Examples:
@@ -167,7 +168,7 @@ def _sqrt_grad(dy, out, x):
     return _math.divide(_math.multiply(dy, 0.5), out)  # d/dx sqrt(x) = 1 / (2 sqrt(x))
 
 
-def sqrt(x, name=None):
+def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the square root of `x` elementwise.
 
     Examples:
@@ -189,7 +190,7 @@ def _rsqrt_grad(dy, out, x):
     return _math.multiply(dy, _math.multiply(-0.5, _math.multiply(out, square(out))))
 
 
-def rsqrt(x, name=None):
+def rsqrt(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``1 / sqrt(x)`` elementwise.
 
     Examples:
@@ -210,7 +211,7 @@ def _reciprocal_grad(dy, out, x):
     return negative(_math.multiply(dy, square(out)))  # d/dx 1/x = -1/x^2
 
 
-def reciprocal(x, name=None):
+def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``1 / x`` elementwise.
 
     Examples:
@@ -229,7 +230,7 @@ def _square_grad(dy, out, x):
     return _math.multiply(dy, _math.multiply(x, 2.0))
 
 
-def square(x, name=None):
+def square(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``x * x`` elementwise.
 
     Examples:
@@ -250,7 +251,7 @@ def _sin_grad(dy, out, x):
     return _math.multiply(dy, cos(x))
 
 
-def sin(x, name=None):
+def sin(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the sine of `x` (radians) elementwise.
 
     Examples:
@@ -271,7 +272,7 @@ def _cos_grad(dy, out, x):
     return negative(_math.multiply(dy, sin(x)))
 
 
-def cos(x, name=None):
+def cos(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the cosine of `x` (radians) elementwise.
 
     Examples:
@@ -292,7 +293,7 @@ def _tan_grad(dy, out, x):
     return _math.multiply(dy, _math.add(square(out), 1))  # d/dx tan = 1 + tan^2
 
 
-def tan(x, name=None):
+def tan(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the tangent of `x` (radians) elementwise.
 
     Examples:
@@ -311,7 +312,7 @@ def _tanh_grad(dy, out, x):
     return _math.multiply(dy, _math.subtract(1, square(out)))  # 1 - tanh^2
 
 
-def tanh(x, name=None):
+def tanh(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns the hyperbolic tangent of `x` elementwise.
 
     Examples:
@@ -339,7 +340,7 @@ def _sigmoid_grad(dy, out, x):
     return _math.multiply(dy, _math.multiply(out, _math.subtract(1, out)))  # s (1 - s)
 
 
-def sigmoid(x, name=None):
+def sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
     """Returns ``1 / (1 + exp(-x))`` elementwise, without overflow for any `x`.
 
     Examples:
@@ -355,7 +356,7 @@ def _floor(x):
     return np.floor(x)
 
 
-def floor(x, name=None):
+def floor(x: TensorLike, name: str | None = None) -> Tensor:
     """Rounds `x` down elementwise (not differentiable).
 
     Examples:
@@ -371,7 +372,7 @@ def _ceil(x):
     return np.ceil(x)
 
 
-def ceil(x, name=None):
+def ceil(x: TensorLike, name: str | None = None) -> Tensor:
     """Rounds `x` up elementwise (not differentiable).
 
     Examples:
@@ -387,7 +388,7 @@ def _round(x):
     return np.round(x)
 
 
-def round(x, name=None):  # noqa: A001 - TensorFlow's name
+def round(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001 - TensorFlow's name
     """Rounds `x` to the nearest integer, halves to even (not differentiable).
 
     Examples:

@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -46,13 +48,14 @@ class Adadelta(optimizer.Optimizer):
     rho = hyperparameters.Hyperparameter()
     _config_names = ("rho", "epsilon")
 
-    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-7, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.rho = hyperparameters.check_float(rho, "rho", "Adadelta", 0.0, 1.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adadelta", 0.0)
         self._slot_names = ["accumulated_grad", "accumulated_delta_var"]
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         rho = self._hyper_tensor("rho", variable.dtype)
         grads = self.get_slot(variable, "accumulated_grad")
         deltas = self.get_slot(variable, "accumulated_delta_var")

@@ -11,6 +11,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import array, math, reduce, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -68,8 +70,9 @@ class Adafactor(optimizer.Optimizer):
     _config_names = ("beta_2_decay", "epsilon_1", "epsilon_2", "clip_threshold",
                      "relative_step")
 
-    def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
-                 clip_threshold=1.0, relative_step=True, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, beta_2_decay: Any = -0.8,
+                 epsilon_1: float = 1e-30, epsilon_2: float = 1e-3, clip_threshold: float = 1.0,
+                 relative_step: bool = True, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta_2_decay = hyperparameters.check_float(
             beta_2_decay, "beta_2_decay", "Adafactor", maximum=0.0)
@@ -89,7 +92,7 @@ class Adafactor(optimizer.Optimizer):
             self.add_slot(var, "velocity_col", shape=var.shape[:-2] + var.shape[-1:])
         self.add_slot(var, "velocity")
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         step = self._step_count(variable.dtype)
         rho_t = math.minimum(learning_rate, unary.rsqrt(step))
         alpha_t = math.maximum(self.epsilon_2, _rms(variable)) * rho_t

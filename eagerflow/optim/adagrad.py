@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -43,8 +45,8 @@ class Adagrad(optimizer.Optimizer):
 
     _config_names = ("initial_accumulator_value", "epsilon")
 
-    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7,
-                 **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, initial_accumulator_value: float = 0.1,
+                 epsilon: float = 1e-7, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.initial_accumulator_value = hyperparameters.check_float(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0.0)
@@ -54,7 +56,7 @@ class Adagrad(optimizer.Optimizer):
     def _create_slots(self, var):
         self.add_slot(var, "accumulator", self.initial_accumulator_value)
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         accumulator = self.get_slot(variable, "accumulator")
         accumulator.assign_add(unary.square(gradient))
         variable.assign_sub(learning_rate * gradient / unary.sqrt(accumulator + self.epsilon))

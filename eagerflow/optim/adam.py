@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import math, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -51,8 +53,8 @@ class Adam(optimizer.Optimizer):
     _config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
     _slot_aliases = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat"}
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
-                 amsgrad=False, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, amsgrad: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         owner = type(self).__name__
         self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
@@ -61,7 +63,7 @@ class Adam(optimizer.Optimizer):
         self.amsgrad = bool(amsgrad)
         self._slot_names = ["momentum", "velocity"] + (["velocity_hat"] if amsgrad else [])
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
         m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
         beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)

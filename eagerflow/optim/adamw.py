@@ -11,6 +11,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.optim import adam
 from eagerflow.saving import registry
 
@@ -38,8 +40,9 @@ class AdamW(adam.Adam):
         0.0100
     """
 
-    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999,
-                 epsilon=1e-7, amsgrad=False, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, weight_decay: float = 0.004,
+                 beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
+                 amsgrad: bool = False, **kwargs: Any) -> None:
         if weight_decay is None:
             raise ValueError(
                 "AdamW: `weight_decay` must be a float. Received: weight_decay=None"

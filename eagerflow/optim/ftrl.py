@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import math, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -61,10 +63,11 @@ class Ftrl(optimizer.Optimizer):
                      "l1_regularization_strength", "l2_regularization_strength",
                      "l2_shrinkage_regularization_strength", "beta")
 
-    def __init__(self, learning_rate=0.001, learning_rate_power=-0.5,
-                 initial_accumulator_value=0.1, l1_regularization_strength=0.0,
-                 l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0,
-                 beta=0.0, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, learning_rate_power: Any = -0.5,
+                 initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
+                 l2_regularization_strength: float = 0.0,
+                 l2_shrinkage_regularization_strength: float = 0.0, beta: float = 0.0,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.learning_rate_power = hyperparameters.check_float(
             learning_rate_power, "learning_rate_power", "Ftrl", maximum=0.0)
@@ -81,7 +84,7 @@ class Ftrl(optimizer.Optimizer):
         self.add_slot(var, "accumulator", self.initial_accumulator_value)
         self.add_slot(var, "linear")
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         accumulator = self.get_slot(variable, "accumulator")
         linear = self.get_slot(variable, "linear")
         power = -self.learning_rate_power

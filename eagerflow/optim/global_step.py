@@ -15,6 +15,7 @@ Examples:
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ _lock = threading.Lock()
 _global_step: Variable | None = None
 
 
-def get_or_create_global_step(graph=None) -> Variable:
+def get_or_create_global_step(graph: Any = None) -> Variable:
     """Returns the process's global step, an int64 Variable named ``global_step``.
 
     It is created at 0 on the first call (thread-safe) and returned unchanged afterwards.
@@ -55,7 +56,7 @@ def get_or_create_global_step(graph=None) -> Variable:
         return _global_step
 
 
-def get_global_step(graph=None) -> Variable | None:
+def get_global_step(graph: Any = None) -> Variable | None:
     """Returns the global step if `get_or_create_global_step` created it, else None.
 
     Examples:

@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -49,7 +51,8 @@ class Lion(optimizer.Optimizer):
     beta_2 = hyperparameters.Hyperparameter()
     _config_names = ("beta_1", "beta_2")
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.99,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         if hyperparameters.check_float(beta_1, "beta_1", "Lion", 0.0, 1.0) == 0:
             raise ValueError(
@@ -59,7 +62,7 @@ class Lion(optimizer.Optimizer):
         self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Lion", 0.0, 1.0)
         self._slot_names = ["momentum"]
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
         m = self.get_slot(variable, "momentum")
         beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)

@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import creation, math, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -61,7 +63,8 @@ class Nadam(optimizer.Optimizer):
     beta_2 = hyperparameters.Hyperparameter()
     _config_names = ("beta_1", "beta_2", "epsilon")
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Nadam", 0.0, 1.0)
         self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Nadam", 0.0, 1.0)
@@ -69,7 +72,7 @@ class Nadam(optimizer.Optimizer):
         self._slot_names = ["momentum", "velocity"]
 
     @property
-    def u_product(self):
+    def u_product(self) -> Any:
         """The running product of the momentum coefficients (None before the first build)."""
         return self._state.get("u_product")
 
@@ -83,7 +86,7 @@ class Nadam(optimizer.Optimizer):
         product.assign(product * _momentum_coefficient(
             self._hyper_tensor("beta_1", product.dtype), step))
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
         m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
         beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)

@@ -49,11 +49,13 @@ from __future__ import annotations
 import abc
 import numbers
 import re
+from typing import Any
 
 import numpy as np
 
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
+from eagerflow.core.typing import DTypeLike, ShapeLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
 from eagerflow.optim import clipping, hyperparameters, schedules
@@ -127,10 +129,11 @@ class Optimizer(trackable.Trackable, abc.ABC):
 
     weight_decay = hyperparameters.Hyperparameter()
 
-    def __init__(self, learning_rate=0.001, clipnorm=None, clipvalue=None,
-                 global_clipnorm=None, weight_decay=None, use_ema=False, ema_momentum=0.99,
-                 ema_overwrite_frequency=None, gradient_accumulation_steps=None, name=None,
-                 **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, clipnorm: Any = None, clipvalue: Any = None,
+                 global_clipnorm: Any = None, weight_decay: Any = None, use_ema: bool = False,
+                 ema_momentum: float = 0.99, ema_overwrite_frequency: Any = None,
+                 gradient_accumulation_steps: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
         owner = type(self).__name__
         if kwargs:
             if "lr" in kwargs:
@@ -184,7 +187,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         children.update(self._state)
         return children
 
-    def add_state_variable(self, name: str, initial_value: float, dtype="float32") -> Variable:
+    def add_state_variable(self, name: str, initial_value: float,
+                           dtype: DTypeLike = "float32") -> Variable:
         """Creates (once) and returns a scalar state variable of the optimizer itself.
 
         For state shared by every variable, such as Nadam's running product of momentum
@@ -242,7 +246,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return float(self._hypers[name].numpy())
 
     @property
-    def learning_rate(self):
+    def learning_rate(self) -> Any:
         """The learning rate: its Variable, or the schedule's value at `iterations`.
 
         Assign a float (or a Variable, schedule or callable) to change it for the next step.
@@ -262,7 +266,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return tensor.Tensor(rate(), "float32")
 
     @learning_rate.setter
-    def learning_rate(self, value) -> None:
+    def learning_rate(self, value: Any) -> None:
         if isinstance(value, (schedules.LearningRateSchedule, Variable)):
             self._learning_rate = value
             self._hypers.pop("learning_rate", None)
@@ -324,8 +328,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         for slot_name in self._slot_names:
             self.add_slot(var, slot_name)
 
-    def add_slot(self, var, slot_name: str, initial_value: float = 0.0,
-                 shape=None) -> Variable:
+    def add_slot(self, var: Any, slot_name: str, initial_value: float = 0.0,
+                 shape: ShapeLike | None = None) -> Variable:
         """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
 
         The slot has `var`'s shape unless `shape` is given (Adafactor's factored row and
@@ -371,7 +375,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self._slots[id(var)] = (var, by_name, ordered)
         return ordered
 
-    def build(self, var_list) -> None:
+    def build(self, var_list: Any) -> None:
         """Creates the slots of every variable in `var_list` now (idempotent).
 
         `apply_gradients` does this for new variables on first use; calling it earlier makes
@@ -408,7 +412,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return ((["average"] if self.use_ema else [])
                 + (["gradient_accumulator"] if self.gradient_accumulation_steps else []))
 
-    def get_slot(self, var, slot_name: str) -> Variable:
+    def get_slot(self, var: Any, slot_name: str) -> Variable:
         """Returns slot `slot_name` of `var` (TF-2 names such as ``"m"`` also work).
 
         Raises:
@@ -460,7 +464,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self.iterations.assign(0)
 
     # -- weight decay ----------------------------------------------------------------------
-    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+    def exclude_from_weight_decay(self, var_list: Any = None, var_names: Any = None) -> None:
         """Excludes variables from weight decay, by identity or by a name substring.
 
         Args:
@@ -490,7 +494,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
 
     # -- the step --------------------------------------------------------------------------
     @abc.abstractmethod
-    def update_step(self, gradient, variable, learning_rate) -> None:
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         """Updates `variable` (and its slots) from `gradient`: the optimizer's rule.
 
         Subclasses write their rule here once, as a formula on eagerflow ops and
@@ -543,7 +547,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             value = rate()
         return math.cast(creation.convert_to_tensor(value), "float32")
 
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+    def apply_gradients(self, grads_and_vars: Any, global_step: Any = None,
+                        name: str | None = None) -> Any:
         """Applies one step of updates from ``(gradient, variable)`` pairs.
 
         Runs eagerly, or inside `ef.function` as part of the traced graph (the updates are
@@ -648,7 +653,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             if overwrite is not None:
                 var.assign(math.where(overwrite, average.value, var.value))
 
-    def finalize_variable_values(self, var_list) -> None:
+    def finalize_variable_values(self, var_list: Any) -> None:
         """With `use_ema`, copies each variable's moving average into it (else does nothing).
 
         Variables this optimizer never updated have no average and are left as they are.
@@ -761,7 +766,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             stacklevel=5,  # warn_once, here, _collect, apply_gradients, the caller
         )
 
-    def apply(self, grads, trainable_variables=None):
+    def apply(self, grads: Any, trainable_variables: Any = None) -> Any:
         """Keras-3 form of `apply_gradients`: gradients and variables as two lists.
 
         Without `trainable_variables`, the variables the optimizer was built with, in order.
@@ -795,7 +800,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
             )
         return self.apply_gradients(zip(grads, trainable_variables, strict=True))
 
-    def minimize(self, loss, var_list=None, tape=None, global_step=None):
+    def minimize(self, loss: Any, var_list: Any = None, tape: Any = None,
+                 global_step: Any = None) -> Any:
         """Computes the gradients of `loss` and applies them.
 
         Args:
@@ -884,7 +890,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return config
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects=None):
+    def from_config(cls, config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
         """Creates an optimizer from `get_config()` output.
 
         Examples:
@@ -902,7 +908,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return f"<ef.optim.{type(self).__name__} name={self.name!r}>"
 
 
-def get(identifier, custom_objects=None):
+def get(identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     """Returns an optimizer for a name (default arguments), a config dict, or an instance.
 
     Args:
@@ -928,7 +934,7 @@ def get(identifier, custom_objects=None):
     return registry.get("optimizer", identifier, custom_objects)
 
 
-def serialize(optimizer) -> dict:
+def serialize(optimizer: Any) -> dict:
     """Returns ``{"class_name": ..., "config": ...}`` for an optimizer.
 
     Examples:
@@ -939,7 +945,7 @@ def serialize(optimizer) -> dict:
     return registry.serialize(optimizer, "optimizer")
 
 
-def deserialize(config, custom_objects=None):
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Any:
     """Creates an optimizer from `serialize` output.
 
     Examples:

@@ -10,6 +10,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import errors
 from eagerflow.ops import unary
 from eagerflow.optim import hyperparameters, optimizer
@@ -46,8 +48,8 @@ class RMSprop(optimizer.Optimizer):
     _config_names = ("rho", "momentum", "epsilon", "centered")
     _slot_aliases = {"rms": "velocity", "mg": "average_gradient"}
 
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7,
-                 centered=False, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, rho: float = 0.9, momentum: float = 0.0,
+                 epsilon: float = 1e-7, centered: bool = False, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.rho = hyperparameters.check_float(rho, "rho", "RMSprop", 0.0)
         self.momentum = hyperparameters.check_float(momentum, "momentum", "RMSprop", 0.0)
@@ -56,7 +58,7 @@ class RMSprop(optimizer.Optimizer):
         self._slot_names = (["velocity"] + (["momentum"] if momentum > 0 else [])
                             + (["average_gradient"] if centered else []))
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
         has_momentum = "momentum" in self._slot_names
         if not has_momentum and self._hyper("momentum") > 0:

@@ -12,6 +12,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import errors
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -45,7 +47,8 @@ class SGD(optimizer.Optimizer):
     momentum = hyperparameters.Hyperparameter()
     _config_names = ("momentum", "nesterov")
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, **kwargs):
+    def __init__(self, learning_rate: Any = 0.01, momentum: float = 0.0, nesterov: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         hyperparameters.check_float(momentum, "momentum", "SGD", 0.0)
         if momentum > 1:
@@ -54,7 +57,7 @@ class SGD(optimizer.Optimizer):
         self.nesterov = bool(nesterov)
         self._slot_names = ["momentum"] if momentum != 0 else []
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         if not self._slot_names:
             if self._hyper("momentum") != 0:
                 raise errors.InvalidArgumentError(

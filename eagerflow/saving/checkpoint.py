@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -143,7 +144,7 @@ class Checkpoint(trackable.Trackable):
         array([1., 2.], dtype=float32)
     """
 
-    def __init__(self, **named_objects):
+    def __init__(self, **named_objects: Any) -> None:
         for name, obj in named_objects.items():
             if name in _RESERVED or hasattr(type(self), name):
                 raise errors.InvalidArgumentError(
@@ -189,7 +190,7 @@ class Checkpoint(trackable.Trackable):
         return {**self._objects, SAVE_COUNTER: self._save_counter}
 
     @property
-    def save_counter(self):
+    def save_counter(self) -> Any:
         """An int64 Variable counting `save` calls; saved and restored with the objects.
 
         Examples:
@@ -203,7 +204,7 @@ class Checkpoint(trackable.Trackable):
         return self._save_counter
 
     # -- saving ---------------------------------------------------------------------------
-    def write(self, file_path) -> str:
+    def write(self, file_path: Any) -> str:
         """Writes the objects to exactly `file_path`, without the save counter or index.
 
         Args:
@@ -233,7 +234,7 @@ class Checkpoint(trackable.Trackable):
             raise
         return path
 
-    def save(self, file_prefix) -> str:
+    def save(self, file_prefix: str | os.PathLike[str]) -> str:
         """Saves to ``<file_prefix>-<N>.h5`` (N = the incremented save counter).
 
         The file is written atomically (a crash leaves the previous checkpoint intact), then
@@ -264,7 +265,7 @@ class Checkpoint(trackable.Trackable):
         return path
 
     # -- restoring ------------------------------------------------------------------------
-    def read(self, save_path, skip_mismatch=False):
+    def read(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
         """Restores the objects from a file written by `write` (or `save`).
 
         The save counter is left unchanged. See `restore` for what happens.
@@ -288,7 +289,7 @@ class Checkpoint(trackable.Trackable):
         return restore.restore(resolve_path(save_path), self._objects,
                                optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)
 
-    def restore(self, save_path, skip_mismatch=False):
+    def restore(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
         """Restores the objects and the save counter from `save_path`.
 
         Every variable whose path is in the file gets its value now; saved values for

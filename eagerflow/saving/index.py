@@ -170,7 +170,7 @@ def write(directory, index: Index) -> None:
     fileio.atomic_write(os.path.join(os.fspath(directory), INDEX_NAME), write_json)
 
 
-def latest_checkpoint(checkpoint_dir) -> str | None:
+def latest_checkpoint(checkpoint_dir: str | os.PathLike[str]) -> str | None:
     """Returns the path of the newest checkpoint recorded in `checkpoint_dir`, or None.
 
     If the latest recorded file was deleted, the newest recorded file that still exists is

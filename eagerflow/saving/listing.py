@@ -15,11 +15,14 @@ Examples:
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from eagerflow.core import errors
 from eagerflow.saving import checkpoint, h5format
 
 
-def list_variables(ckpt_dir_or_file) -> list:
+def list_variables(ckpt_dir_or_file: str | os.PathLike[str]) -> list:
     """Lists the variables saved in a checkpoint.
 
     Args:
@@ -43,7 +46,7 @@ def list_variables(ckpt_dir_or_file) -> list:
         return sorted((key, e.shape, e.dtype.name) for key, e in reader.entries.items())
 
 
-def load_variable(ckpt_dir_or_file, name: str):
+def load_variable(ckpt_dir_or_file: str | os.PathLike[str], name: str) -> Any:
     """Returns the saved value at path `name` as a NumPy array.
 
     Args:
@@ -95,7 +98,7 @@ class CheckpointReader:
         array([[1., 2.]], dtype=float32)
     """
 
-    def __init__(self, path: str):  # noqa: D107
+    def __init__(self, path: str) -> None:  # noqa: D107
         self.path = path
         with h5format.Reader(path) as reader:
             self._entries = dict(reader.entries)
@@ -112,7 +115,7 @@ class CheckpointReader:
         """Whether the checkpoint holds a variable at path `name`."""
         return name in self._entries
 
-    def get_tensor(self, name: str):
+    def get_tensor(self, name: str) -> Any:
         """The saved value at path `name`, as a new NumPy array.
 
         Raises:
@@ -125,7 +128,7 @@ class CheckpointReader:
         return f"<CheckpointReader {self.path!r}: {len(self._entries)} variables>"
 
 
-def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
+def load_checkpoint(ckpt_dir_or_file: str | os.PathLike[str]) -> CheckpointReader:
     """A `CheckpointReader` for a checkpoint file, or a directory's latest checkpoint.
 
     Raises:
@@ -143,7 +146,7 @@ def load_checkpoint(ckpt_dir_or_file) -> CheckpointReader:
     return CheckpointReader(checkpoint.resolve_path(ckpt_dir_or_file))
 
 
-def list_variables_tf(ckpt_dir_or_file) -> list:
+def list_variables_tf(ckpt_dir_or_file: str | os.PathLike[str]) -> list:
     """TensorFlow's `tf.train.list_variables`: ``[(name, shape as a list), ...]`` sorted by
     name (`ef.saving.list_variables` also gives each dtype).
 

@@ -29,6 +29,8 @@ import os
 import re
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 from eagerflow.core import errors
 from eagerflow.saving import checkpoint, fileio, h5format, index
@@ -63,8 +65,9 @@ class CheckpointManager:
         True
     """
 
-    def __init__(self, checkpoint, directory, max_to_keep=5,
-                 keep_checkpoint_every_n_hours=None, checkpoint_name="ckpt", init_fn=None):
+    def __init__(self, checkpoint: Any, directory: str | os.PathLike[str], max_to_keep: int = 5,
+                 keep_checkpoint_every_n_hours: Any = None, checkpoint_name: str = "ckpt",
+                 init_fn: Callable[..., Any] | None = None) -> None:
         if not isinstance(checkpoint, _checkpoint_class()):
             raise errors.InvalidArgumentError(
                 "CheckpointManager expects an ef.Checkpoint as `checkpoint`. Received: "
@@ -107,7 +110,7 @@ class CheckpointManager:
                 and os.path.isfile(os.path.join(self._directory, e.file))]
 
     @property
-    def checkpoint(self):
+    def checkpoint(self) -> Any:
         """The managed `Checkpoint`.
 
         Examples:
@@ -161,7 +164,7 @@ class CheckpointManager:
         """
         return os.path.join(self._directory, self._entries[-1].file) if self._entries else None
 
-    def save(self, checkpoint_number=None) -> str:
+    def save(self, checkpoint_number: Any = None) -> str:
         """Saves a new checkpoint and deletes those beyond `max_to_keep`.
 
         Args:
@@ -215,7 +218,7 @@ class CheckpointManager:
         self._entries = mine
         return path
 
-    def restore_or_initialize(self):
+    def restore_or_initialize(self) -> Any:
         """Restores the newest checkpoint, or calls `init_fn` if there is none.
 
         If the newest file is unreadable (corrupted by something outside eagerflow), the

@@ -41,7 +41,9 @@ Examples:
 from __future__ import annotations
 
 import json
+import os
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +68,7 @@ def _optimizer_of(model):
     return optimizer if isinstance(optimizer, trackable.Trackable) else None
 
 
-def save_weights(model, filepath) -> str:
+def save_weights(model: Any, filepath: str | os.PathLike[str]) -> str:
     """Saves the model's variables (not its optimizer's) to an HDF5 file, atomically.
 
     Args:
@@ -100,7 +102,7 @@ def save_weights(model, filepath) -> str:
     return h5format.write(filepath, arrays, kind="weights")
 
 
-def load_weights(model, filepath, skip_mismatch=False):
+def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
     """Loads variables saved by `save_weights`, `save_model` or a ``Checkpoint(model=...)``.
 
     Values are matched by attribute path. Variables the model has not created yet get
@@ -175,7 +177,8 @@ def _refuse_keras_format(filepath, function: str) -> None:
             f"HDF5 file. Use a .h5 name, e.g. {str(filepath)[:-6] + '.h5'!r}.")
 
 
-def save_model(model, filepath, include_optimizer=True) -> str:
+def save_model(model: Any, filepath: str | os.PathLike[str],
+               include_optimizer: bool = True) -> str:
     """Saves architecture (JSON config), weights and optimizer state to one HDF5 file.
 
     Args:
@@ -262,7 +265,8 @@ def _read_document(path: str):
     return document, keys
 
 
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
+def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
+               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
     """Rebuilds a model saved by `save_model`: architecture, weights, optimizer state.
 
     Classes are looked up by name in `custom_objects` and the registry

@@ -18,10 +18,14 @@ Examples:
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 from eagerflow.saving import model_io
 
 
-def load_model(filepath, custom_objects=None, compile=True):  # noqa: A002 - Keras's name
+def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
+               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
     """Rebuilds a model saved by `Model.save`: architecture, weights, compile state and
     optimizer state, ready to `predict` or continue `fit`.
 

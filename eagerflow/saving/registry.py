@@ -37,6 +37,8 @@ import contextlib
 import importlib
 import inspect
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 from eagerflow.core import errors
 from eagerflow.utils.naming import snake_case
@@ -125,7 +127,7 @@ def known_names(kind: str) -> list:
     return sorted(name for name in _tables[kind] if not name.startswith("_"))
 
 
-def register_serializable(cls=None, *, name: str | None = None):
+def register_serializable(cls=None, *, name: str | None = None) -> Any:
     """Registers a user class (or function) under `name` so saved configs can rebuild it.
 
     Use as ``@register_serializable()``, ``@register_serializable`` or
@@ -174,7 +176,7 @@ def register_serializable(cls=None, *, name: str | None = None):
     return register_one if cls is None else register_one(cls)
 
 
-def get_registered_name(obj) -> str:
+def get_registered_name(obj: Any) -> str:
     """The name `obj` (a class or function) is registered under, else its ``__name__``.
 
     Examples:
@@ -204,7 +206,8 @@ def _lookup(kind, name: str, custom_objects):
     return _registry.get(name)
 
 
-def get_registered_object(name: str, custom_objects=None, kind: str | None = None):
+def get_registered_object(name: str, custom_objects: dict[str, Any] | None = None,
+                          kind: str | None = None) -> Any:
     """The class or function named `name` (custom objects first), or None.
 
     Without `kind`, every kind's table is searched (after the custom objects, the scopes
@@ -227,7 +230,7 @@ def get_registered_object(name: str, custom_objects=None, kind: str | None = Non
 
 
 @contextlib.contextmanager
-def custom_object_scope(custom_objects: dict):
+def custom_object_scope(custom_objects: dict) -> Iterator[Any]:
     """Makes `custom_objects` visible to every `deserialize` call inside the block.
 
     Nested deserialization (a Sequential rebuilding its layers) sees the objects without
@@ -249,7 +252,7 @@ def custom_object_scope(custom_objects: dict):
         stack.pop()
 
 
-def serialize(obj, kind: str | None = None):
+def serialize(obj: Any, kind: str | None = None) -> Any:
     """Returns ``{"class_name": name, "config": obj.get_config()}``.
 
     With a `kind`, None and plain values come back unchanged and a registered function
@@ -296,7 +299,8 @@ def serialize(obj, kind: str | None = None):
     return {"class_name": get_registered_name(type(obj)), "config": get_config()}
 
 
-def deserialize(config, custom_objects=None, kind: str | None = None):
+def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None,
+                kind: str | None = None) -> Any:
     """Rebuilds an object from ``{"class_name": ..., "config": ...}`` (or, with a `kind`,
     from a name).
 
@@ -360,7 +364,7 @@ def deserialize(config, custom_objects=None, kind: str | None = None):
         return from_config(inner)
 
 
-def get(kind: str, identifier, custom_objects=None):
+def get(kind: str, identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     """Returns an object of `kind` for a name, a config dict, a class or an object.
 
     A name gives a new instance of a registered class (with default arguments) or the
@@ -435,7 +439,7 @@ class Configurable:
         return {}
 
     @classmethod
-    def from_config(cls, config: dict):
+    def from_config(cls, config: dict) -> Any:
         """Creates the object from `get_config`'s output."""
         return cls(**config)
 

@@ -25,7 +25,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,8 +116,8 @@ class CheckpointLoadStatus:
         True
     """
 
-    def __init__(self, save_path, roots: dict, exclude=(), entries=None, optional=(),
-                 skip_mismatch: bool = False):
+    def __init__(self, save_path: str | os.PathLike[str], roots: dict, exclude: Any = (),
+                 entries: Any = None, optional: Any = (), skip_mismatch: bool = False) -> None:
         self.save_path = None if save_path is None else os.fspath(save_path)
         self._roots = dict(roots)
         self._exclude = tuple(exclude)
@@ -218,7 +218,7 @@ class CheckpointLoadStatus:
                                 f"variables were never created): {short_list(self.pending)}")
         return problems
 
-    def assert_consumed(self):
+    def assert_consumed(self) -> CheckpointLoadStatus:
         """Checks that every saved value was used and every variable got one.
 
         Returns:
@@ -246,7 +246,7 @@ class CheckpointLoadStatus:
             )
         return self
 
-    def assert_existing_objects_matched(self):
+    def assert_existing_objects_matched(self) -> CheckpointLoadStatus:
         """Checks that every variable that exists now got a value of the right shape.
 
         Saved values nothing uses yet (unused, pending) are allowed.
@@ -278,7 +278,7 @@ class CheckpointLoadStatus:
             )
         return self
 
-    def expect_partial(self):
+    def expect_partial(self) -> CheckpointLoadStatus:
         """Declares that leaving part of the checkpoint unused is intended.
 
         Deferred values are still assigned when their variables appear; this only
@@ -361,7 +361,7 @@ class CheckpointLoadStatus:
             path = self._graph.path_of(obj)
         return path
 
-    def variable_created(self, owner, name, new_variable) -> None:
+    def variable_created(self, owner: Any, name: str, new_variable: Any) -> None:
         """Hook (via `Trackable._track_new_variable`): assign a pending value if any."""
         with self._lock:
             if not self._pending:
@@ -371,7 +371,7 @@ class CheckpointLoadStatus:
                 path = object_graph.join(owner_path, object_graph.escape(name))
                 self._resolve(path, new_variable)
 
-    def slot_created(self, optimizer, var, slot_name, slot) -> None:
+    def slot_created(self, optimizer: Any, var: Any, slot_name: Any, slot: Any) -> None:
         """Hook (via `Trackable._track_new_slot`): assign a pending slot value if any."""
         with self._lock:
             if not self._pending:

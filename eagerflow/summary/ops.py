@@ -14,6 +14,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, errors, tensor
@@ -94,7 +96,7 @@ def _numeric(data, op_name: str, name: str) -> np.ndarray:
     return values
 
 
-def scalar(name, data, step=None, description=None) -> bool:
+def scalar(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
     """Writes one scalar value (a point of a TensorBoard curve).
 
     Args:
@@ -136,7 +138,8 @@ def scalar(name, data, step=None, description=None) -> bool:
     return _write("scalar", name, step, build)
 
 
-def histogram(name, data, step=None, buckets=None, description=None) -> bool:
+def histogram(name: str, data: Any, step: Any = None, buckets: Any = None,
+              description: str | None = None) -> bool:
     """Writes a histogram of all elements of `data` (TensorBoard's histogram and
     distribution dashboards).
 
@@ -209,7 +212,8 @@ def _to_uint8(images: np.ndarray) -> np.ndarray:
     return np.round(scaled).astype(np.uint8)
 
 
-def image(name, data, step=None, max_outputs=3, description=None) -> bool:
+def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
+          description: str | None = None) -> bool:
     """Writes up to `max_outputs` images (TensorBoard's image dashboard).
 
     Args:
@@ -268,7 +272,7 @@ def image(name, data, step=None, max_outputs=3, description=None) -> bool:
     return _write("image", name, step, build)
 
 
-def text(name, data, step=None, description=None) -> bool:
+def text(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
     """Writes text (Markdown) for TensorBoard's text dashboard.
 
     Args:

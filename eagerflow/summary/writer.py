@@ -32,6 +32,8 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -96,7 +98,8 @@ class SummaryWriter:
         >>> writer.close()
     """
 
-    def __init__(self, logdir, filename_suffix=None, flush_millis=None, max_queue=None):
+    def __init__(self, logdir: str | os.PathLike[str], filename_suffix: Any = None,
+                 flush_millis: Any = None, max_queue: Any = None) -> None:
         self._logdir = os.fspath(logdir)
         self._filename_suffix = filename_suffix
         self._flush_seconds = None if flush_millis is None else flush_millis / 1000.0
@@ -146,7 +149,7 @@ class SummaryWriter:
             self._open()
 
     @contextlib.contextmanager
-    def as_default(self, step=None):
+    def as_default(self, step: Any = None) -> Iterator[Any]:
         """Makes this the default writer inside a `with` block, and flushes it on exit.
 
         Args:
@@ -167,7 +170,7 @@ class SummaryWriter:
             if not self._closed:
                 self.flush()
 
-    def set_as_default(self, step=None) -> None:
+    def set_as_default(self, step: Any = None) -> None:
         """Makes this the default writer until another one is set (no `with` needed).
 
         Args:
@@ -183,7 +186,7 @@ class SummaryWriter:
         """
         _set_default(self, step)
 
-    def write_summary(self, summary, step) -> None:
+    def write_summary(self, summary: Any, step: Any) -> None:
         """Appends a tensorboardX `Summary` protobuf at `step` (used by the summary ops).
 
         Raises:
@@ -270,8 +273,9 @@ class _NoopWriter:
         pass
 
 
-def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffix=None,
-                       name=None) -> SummaryWriter:
+def create_file_writer(logdir: str | os.PathLike[str], max_queue: Any = None,
+                       flush_millis: Any = None, filename_suffix: Any = None,
+                       name: str | None = None) -> SummaryWriter:
     """Creates a summary writer for an event file in `logdir` (created if missing).
 
     Args:
@@ -305,7 +309,7 @@ def create_file_writer(logdir, max_queue=None, flush_millis=None, filename_suffi
     return SummaryWriter(logdir, filename_suffix, flush_millis, max_queue)
 
 
-def create_noop_writer():
+def create_noop_writer() -> Any:
     """Returns a writer that discards everything (handy to switch logging off).
 
     Examples:
@@ -317,7 +321,7 @@ def create_noop_writer():
     return _NoopWriter()
 
 
-def set_step(step) -> None:
+def set_step(step: Any) -> None:
     """Sets the default step of the summary ops in this thread (an int, a Variable, or None).
 
     Examples:
@@ -330,7 +334,7 @@ def set_step(step) -> None:
     _state.step = step
 
 
-def get_step():
+def get_step() -> Any:
     """The default step set by `set_step` or `as_default(step=...)`, or None.
 
     Examples:
@@ -386,7 +390,7 @@ class _EveryNSteps:
 
 
 @contextlib.contextmanager
-def record_if(condition):
+def record_if(condition: Any) -> Iterator[Any]:
     """Records summaries inside the block only while `condition` holds.
 
     Args:
@@ -409,7 +413,7 @@ def record_if(condition):
         _state.recording = old
 
 
-def record_every_n_steps(n, step=None):
+def record_every_n_steps(n: Any, step: Any = None) -> Any:
     """Records summaries inside the block only when the step is a multiple of `n`.
 
     Args:
@@ -437,7 +441,7 @@ def record_every_n_steps(n, step=None):
     return record_if(_EveryNSteps(int(n), step))
 
 
-def should_record_summaries(step=None) -> bool:
+def should_record_summaries(step: Any = None) -> bool:
     """Whether a summary written now (at `step`, by default the default step) is recorded.
 
     False without a default writer or when a `record_if` condition says no.
@@ -472,7 +476,7 @@ def default_writer():
     return _state.writer
 
 
-def flush(writer=None) -> None:
+def flush(writer: Any = None) -> None:
     """Flushes `writer`, or the default writer when omitted (no-op without one).
 
     Examples:

@@ -9,12 +9,14 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
 
 
-def to_categorical(x, num_classes=None):
+def to_categorical(x: Any, num_classes: Any = None) -> Any:
     """One-hot encodes integer class labels, as NumPy (Keras's `to_categorical`).
 
     Args:

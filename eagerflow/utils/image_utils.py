@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import io
 import os
+from typing import Any
 
 import numpy as np
 
+from eagerflow.core.typing import DTypeLike
 from eagerflow.saving import fileio
 
 _MODES = {1: "L", 3: "RGB", 4: "RGBA"}
@@ -41,7 +43,8 @@ def _data_format(data_format, caller) -> str:
     return data_format
 
 
-def array_to_img(x, data_format=None, scale=True, dtype=None):
+def array_to_img(x: Any, data_format: str | None = None, scale: bool = True,
+                 dtype: DTypeLike = None) -> Any:
     """Converts a 3-D array (height, width, channels) to a Pillow image.
 
     Args:
@@ -93,7 +96,7 @@ def array_to_img(x, data_format=None, scale=True, dtype=None):
     return image.fromarray(pixels, _MODES[channels])
 
 
-def img_to_array(img, data_format=None, dtype=None) -> np.ndarray:
+def img_to_array(img: Any, data_format: str | None = None, dtype: DTypeLike = None) -> np.ndarray:
     """Converts a Pillow image to a 3-D float32 array (height, width, channels).
 
     Examples:
@@ -110,7 +113,8 @@ def img_to_array(img, data_format=None, dtype=None) -> np.ndarray:
     return x.transpose(2, 0, 1) if data_format == "channels_first" else x
 
 
-def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs) -> None:
+def save_img(path: str | os.PathLike[str], x: Any, data_format: str | None = None,
+             file_format: Any = None, scale: bool = True, **kwargs: Any) -> None:
     """Saves an array (see `array_to_img`) as an image file, written atomically.
 
     Args:
@@ -146,8 +150,8 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs) 
     fileio.atomic_write(path, write)
 
 
-def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest",
-             keep_aspect_ratio=False):
+def load_img(path: str | os.PathLike[str], color_mode: str = "rgb", target_size: Any = None,
+             interpolation: str = "nearest", keep_aspect_ratio: bool = False) -> Any:
     """Loads an image file as a Pillow image.
 
     Args:

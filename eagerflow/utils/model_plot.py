@@ -19,6 +19,7 @@ Examples:
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from eagerflow.saving import fileio
 
@@ -131,9 +132,10 @@ def _label(layer, shapes, show_shapes, show_dtype, show_layer_names, show_layer_
     return lines
 
 
-def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False,
-               show_layer_names=True, rankdir="TB", expand_nested=False, dpi=200,
-               show_layer_activations=False, show_trainable=False, **kwargs):
+def plot_model(model: Any, to_file: str = "model.png", show_shapes: bool = False,
+               show_dtype: bool = False, show_layer_names: bool = True, rankdir: str = "TB",
+               expand_nested: bool = False, dpi: int = 200, show_layer_activations: bool = False,
+               show_trainable: bool = False, **kwargs: Any) -> Any:
     """Draws `model`'s graph of layers to an image file (written atomically).
 
     Args:

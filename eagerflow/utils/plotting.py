@@ -13,6 +13,9 @@ Examples:
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 
 from eagerflow.saving import fileio
@@ -40,7 +43,8 @@ def _as_dict(history) -> dict:
     return values
 
 
-def plot_history(history, path, metrics=None, title=None) -> str:
+def plot_history(history: Any, path: str | os.PathLike[str], metrics: Any = None,
+                 title: Any = None) -> str:
     """Saves the curves of a training run as a PNG: one panel per metric, with its ``val_``
     curve on the same axes.
 

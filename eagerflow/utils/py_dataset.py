@@ -38,7 +38,8 @@ class PyDataset(abc.ABC):
         ValueError: for ``use_multiprocessing=True`` or a non-positive count.
     """
 
-    def __init__(self, workers=1, use_multiprocessing=False, max_queue_size=10):
+    def __init__(self, workers: int = 1, use_multiprocessing: bool = False,
+                 max_queue_size: int = 10) -> None:
         if use_multiprocessing:
             raise ValueError(
                 f"{type(self).__name__}: use_multiprocessing=True is not supported; eagerflow "

@@ -9,11 +9,15 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from eagerflow.core.typing import DTypeLike
 
-def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre",
-                  value=0.0) -> np.ndarray:
+
+def pad_sequences(sequences: Any, maxlen: Any = None, dtype: DTypeLike = "int32",
+                  padding: str = "pre", truncating: str = "pre", value: float = 0.0) -> np.ndarray:
     """Pads (and truncates) sequences to a common length.
 
     Args:
