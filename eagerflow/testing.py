@@ -143,13 +143,13 @@ def check_gradients(f: Callable[..., Any], *args: Any, order: int = 2, eps: floa
         AssertionError: naming the order, the input and the worst element on a mismatch.
     """
     rng = np.random.default_rng(seed)
-    args = [_as_float64(a) for a in args]
-    indices = [i for i, a in enumerate(args) if a.dtype.kind == "f"]
+    values = [_as_float64(a) for a in args]
+    indices = [i for i, a in enumerate(values) if a.dtype.kind == "f"]
     if not indices:
         raise ValueError("check_gradients needs at least one floating-point argument")
     name = getattr(f, "__name__", "f")
     for current in range(1, order + 1):
-        weights = _check_first_order(f, args, indices, rng, eps, rtol, atol, current, name)
+        weights = _check_first_order(f, values, indices, rng, eps, rtol, atol, current, name)
         if current == order:
             return
         f = _gradient_function(f, weights, indices)

@@ -51,7 +51,7 @@ class Callback:
     """
 
     def __init__(self) -> None:
-        self.params = {}
+        self.params: dict[Any, Any] = {}
         self._model = None
 
     def set_params(self, params: dict) -> None:

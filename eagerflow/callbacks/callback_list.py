@@ -39,7 +39,7 @@ class CallbackList(base.Callback):
     def __init__(self, callbacks: Any = None, add_history: bool = False, add_progbar: bool = False,
                  model: Any = None, **params: Any) -> None:
         super().__init__()
-        self.callbacks = []
+        self.callbacks: list[Any] = []
         if isinstance(callbacks, base.Callback):  # one callback given without a list
             callbacks = [callbacks]
         for callback in list(callbacks or []):

@@ -67,7 +67,7 @@ class CSVLogger(base.Callback):
         self.filename = os.fspath(filename)
         self.sep = separator
         self.append = append
-        self.keys = None
+        self.keys: list[str] | None = None
 
     def _read_existing(self):
         """(header, rows) of the file, or (None, []) if it is missing or empty."""

@@ -87,7 +87,7 @@ class EarlyStopping(base.Callback):
     """
 
     def __init__(self, monitor: str = "val_loss", min_delta: int = 0, patience: int = 0,
-                 verbose: int | str = 0, mode: str = "auto", baseline: Any = None,
+                 verbose: int = 0, mode: str = "auto", baseline: Any = None,
                  restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
         super().__init__()
         for name, value in (("patience", patience), ("start_from_epoch", start_from_epoch)):
@@ -107,15 +107,15 @@ class EarlyStopping(base.Callback):
         self.baseline = None if baseline is None else float(baseline)
         self.restore_best_weights = restore_best_weights
         self.start_from_epoch = int(start_from_epoch)
-        self._direction = None
+        self._direction: Any = None
         self._reset()
 
     def _reset(self) -> None:
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = None
+        self.best: Any = None
         self.best_epoch = 0
-        self.best_weights = None
+        self.best_weights: list[Any] | None = None
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._reset()

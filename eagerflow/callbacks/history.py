@@ -39,8 +39,8 @@ class History(base.Callback):
 
     def __init__(self) -> None:
         super().__init__()
-        self.history = {}
-        self.epoch = []
+        self.history: dict[Any, Any] = {}
+        self.epoch: list[Any] = []
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.epoch = []

@@ -117,7 +117,7 @@ class LearningRateScheduler(base.Callback):
         >>> callback = ef.callbacks.LearningRateScheduler(schedule)
     """
 
-    def __init__(self, schedule: Any, verbose: int | str = 0) -> None:
+    def __init__(self, schedule: Any, verbose: int = 0) -> None:
         super().__init__()
         if not callable(schedule):
             raise TypeError(
@@ -177,7 +177,7 @@ class ReduceLROnPlateau(base.Callback):
     """
 
     def __init__(self, monitor: str = "val_loss", factor: float = 0.1, patience: int = 10,
-                 verbose: int | str = 0, mode: str = "auto", min_delta: float = 1e-4,
+                 verbose: int = 0, mode: str = "auto", min_delta: float = 1e-4,
                  cooldown: int = 0, min_lr: float = 0.0) -> None:
         super().__init__()
         if not 0.0 < factor < 1.0:
@@ -204,8 +204,8 @@ class ReduceLROnPlateau(base.Callback):
     def _reset(self) -> None:
         self.wait = 0
         self.cooldown_counter = 0
-        self.best = None
-        self._direction = None
+        self.best: Any = None
+        self._direction: Any = None
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._reset()

@@ -65,8 +65,8 @@ def bar_class(file=None):
         return tqdm
     if _in_notebook():
         if importlib.util.find_spec("ipywidgets") is not None:
-            from tqdm.notebook import tqdm
-            return tqdm
+            from tqdm.notebook import tqdm as notebook_tqdm
+            return notebook_tqdm
         from tqdm.std import tqdm
         return tqdm
     if _isatty(sys.stderr):

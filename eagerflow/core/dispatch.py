@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -173,7 +175,7 @@ _asarray = np.asarray
 _flags = context.flags
 
 
-def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
+def execute(op: Op, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
     """Runs `op` on `inputs` (tensors or convertible values) with keyword `attrs`.
 
     Returns:
@@ -211,7 +213,7 @@ def execute(op: Op, inputs: tuple, attrs: dict = _NO_ATTRS):
                     return _execute_slow(op, inputs, attrs)
             elif a.dtype is not b.dtype and op.promotes and _promotion_needed(a, b):
                 return _execute_slow(op, inputs, attrs)
-            values = (a, b)
+            values: Any = (a, b)
         elif (kind is float or kind is int) and a is not x:
             if kind is float and a.dtype.kind in "iu" and op.promotes:
                 return _execute_slow(op, inputs, attrs)
@@ -383,7 +385,7 @@ def _exact(values, dtype) -> bool:
     return bool(np.all(np.isfinite(converted) | ~np.isfinite(values)))
 
 
-def convert_input(value: object, op: Op | None = None, copy: bool = False,
+def convert_input(value: Any, op: Op | None = None, copy: bool = False,
                   dtype: np.dtype | None = None) -> tensor.Tensor:
     """Converts one op input to a Tensor."""
     if isinstance(value, _Tensor):

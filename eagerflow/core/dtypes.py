@@ -62,12 +62,12 @@ def as_dtype(dtype) -> np.dtype:
         raise TypeError(f"Cannot interpret {dtype!r} as a dtype.") from e
 
 
-def is_floating(dtype) -> bool:
+def is_floating(dtype) -> builtins.bool:
     """Whether `dtype` is a real or complex floating-point dtype (one that can have gradients)."""
     return dtype.kind in "fc"
 
 
-def is_integer(dtype) -> bool:
+def is_integer(dtype) -> builtins.bool:
     """Whether `dtype` is a signed or unsigned integer dtype."""
     return dtype.kind in "iu"
 
@@ -86,7 +86,7 @@ def _python_dtype(array: np.ndarray, value) -> np.dtype | None:
     return None
 
 
-def _all_python_leaves(value) -> bool:
+def _all_python_leaves(value) -> builtins.bool:
     """Whether every leaf of a nested list/tuple is a Python scalar (not a NumPy value)."""
     stack = [value]
     while stack:
@@ -174,7 +174,7 @@ def _unsupported_type(array: np.ndarray) -> str:
     return "object"
 
 
-def _is_string_array(array: np.ndarray) -> bool:
+def _is_string_array(array: np.ndarray) -> builtins.bool:
     return all(isinstance(item, (str, bytes)) for item in array.flat)
 
 

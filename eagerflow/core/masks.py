@@ -36,7 +36,7 @@ def set_mask(tensor, mask) -> None:
     if mask is None:
         registry.pop(key, None)
         return
-    ref = weakref.ref(tensor, lambda r, k=key: _forget(k, r))
+    ref = weakref.ref(tensor, lambda r, k=key: _forget(k, r))  # type: ignore[misc]  # (a default arg)
     registry[key] = (ref, mask)
 
 

@@ -30,7 +30,7 @@ def flatten(structure) -> list:
     """Returns the leaves of `structure` in a deterministic order."""
     if not is_nested(structure):
         return [structure]
-    leaves = []
+    leaves: list = []
     _flatten_into(structure, leaves)
     return leaves
 

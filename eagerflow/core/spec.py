@@ -14,12 +14,13 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes
-from eagerflow.core.typing import DTypeLike, ShapeLike, TensorLike
+from eagerflow.core.typing import DTypeLike, TensorLike
 
 
 class TensorSpec:
@@ -33,7 +34,7 @@ class TensorSpec:
 
     __slots__ = ("dtype", "name", "shape")
 
-    def __init__(self, shape: ShapeLike, dtype: DTypeLike = dtypes.float32,
+    def __init__(self, shape: Iterable[int | None] | None, dtype: DTypeLike = dtypes.float32,
                  name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(
             None if d is None else int(d) for d in shape
@@ -44,7 +45,7 @@ class TensorSpec:
     @classmethod
     def from_tensor(cls, tensor: TensorLike, name: str | None = None) -> TensorSpec:
         """The spec of an existing tensor, array or variable."""
-        array = np.asarray(tensor) if not hasattr(tensor, "shape") else tensor
+        array: Any = np.asarray(tensor) if not hasattr(tensor, "shape") else tensor
         return cls(array.shape, array.dtype, name)
 
     def is_compatible_with(self, other: Any) -> bool:

@@ -275,7 +275,7 @@ class GradientTape:
             self._watched_vars = watched  # still reported, as TensorFlow does
 
     def gradient(self, target: TensorLike, sources: Any, output_gradients: Any = None,
-                 unconnected_gradients: str = "none") -> Any:
+                 unconnected_gradients: str | UnconnectedGradients = "none") -> Any:
         """Computes the gradient of `target` with respect to `sources`.
 
         Args:
@@ -399,7 +399,8 @@ class GradientTape:
         """
         return self._none_reasons.get(id(source))
 
-    def jacobian(self, target: TensorLike, sources: Any, unconnected_gradients: str = "none",
+    def jacobian(self, target: TensorLike, sources: Any,
+                 unconnected_gradients: str | UnconnectedGradients = "none",
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Computes the full Jacobian of `target` with respect to each source.
 
@@ -416,9 +417,9 @@ class GradientTape:
         rows: list[list] = [[] for _ in flat_sources]
         try:
             for i in range(size):
-                seed = np.zeros(size, target.dtype)
-                seed[i] = 1
-                seed = tensor.new_tensor(seed.reshape(target.shape))
+                one_hot = np.zeros(size, target.dtype)
+                one_hot[i] = 1
+                seed = tensor.new_tensor(one_hot.reshape(target.shape))
                 grads = self._gradients([target], [seed], flat_sources, True, True)
                 for row, g in zip(rows, grads, strict=True):
                     row.append(g)
@@ -436,8 +437,10 @@ class GradientTape:
             results.append(_reshape(_run("Pack", tuple(row), axis=0), shape))
         return nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target: TensorLike, source: Any, unconnected_gradients: str = "none",
-                       parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
+    def batch_jacobian(self, target: TensorLike, source: Any,
+                       unconnected_gradients: str | UnconnectedGradients = "none",
+                       parallel_iterations: Any = None,
+                       experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`.
 
         Args:
@@ -462,9 +465,9 @@ class GradientTape:
         rows = []
         try:
             for j in range(inner):
-                seed = np.zeros((batch, inner), target.dtype)
-                seed[:, j] = 1
-                seed = tensor.new_tensor(seed.reshape(target.shape))
+                one_hot = np.zeros((batch, inner), target.dtype)
+                one_hot[:, j] = 1
+                seed = tensor.new_tensor(one_hot.reshape(target.shape))
                 (g,) = self._gradients([target], [seed], [source], True, True)
                 rows.append(g)
         finally:
@@ -507,7 +510,7 @@ def _check_unconnected(value) -> bool:
     return text == "zero"
 
 
-def _target_tensor(value: object) -> Tensor:
+def _target_tensor(value: Any) -> Tensor:
     if isinstance(value, _Tensor):
         return value
     if _is_variable(value):
@@ -591,13 +594,13 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
                        for d, o in zip(dys, outputs, strict=True))
             y = outputs
-        needs = []
+        flags = []
         for x in inputs:
-            needs.append(id(x) in depends and isinstance(x, _Tensor)
+            flags.append(id(x) in depends and isinstance(x, _Tensor)
                          and x._value.dtype.kind in "fc")
-        if True not in needs:
+        if True not in flags:
             continue
-        needs = tuple(needs)
+        needs = tuple(flags)
         if op.grad is None:
             raise errors.UnimplementedError(
                 f"No gradient is defined for op {op.name}; it cannot be differentiated. "

@@ -19,12 +19,13 @@ Examples:
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor
-from eagerflow.core.typing import DTypeLike, ShapeLike, TensorLike
+from eagerflow.core.typing import DTypeLike, TensorLike
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
@@ -62,9 +63,11 @@ class Variable(_Operators):
 
     __array_priority__ = 100
 
+    _buf: np.ndarray  # the value, which assign_* overwrite in place
+
     def __init__(self, initial_value: Any = None, trainable: bool = True, name: str | None = None,
                  dtype: DTypeLike = None, constraint: Any = None,
-                 shape: ShapeLike | None = None) -> None:
+                 shape: Sequence[int | None] | None = None) -> None:
         if initial_value is None:
             raise errors.InvalidArgumentError(
                 "Variable needs an initial_value (a value or a callable returning one)."

@@ -14,8 +14,10 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import closing
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -40,6 +42,9 @@ class _Batching(dataset.Dataset):
 
     Subclasses set ``_inputs``, ``_batch_size`` and ``_drop_remainder``.
     """
+
+    _batch_size: int
+    _drop_remainder: bool
 
     def _cardinality(self) -> int:
         size = self._inputs[0]._cardinality()
@@ -124,7 +129,7 @@ def _leaf_values(template, value, what: str, out: list) -> list:
     if isinstance(template, (dict, tuple)):
         if isinstance(template, dict):
             ok = isinstance(value, dict) and set(value) == set(template)
-            keys = nest._keys(template)
+            keys: Iterable[Any] = nest._keys(template)
         else:
             ok = isinstance(value, (tuple, list)) and len(value) == len(template)
             keys = range(len(template))
@@ -257,7 +262,7 @@ def _pad(column, path, padded_shape, padding_value, first_index):
             )
     out = np.full((len(column), *target), fill, dtype=dtype)
     for row, array in enumerate(column):
-        out[(row, *(slice(0, n) for n in array.shape))] = array
+        out[(row,) + tuple(slice(0, n) for n in array.shape)] = array
     return out
 
 

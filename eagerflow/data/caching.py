@@ -36,6 +36,7 @@ import os
 import tempfile
 import threading
 from contextlib import closing
+from typing import Any
 
 import numpy as np
 
@@ -166,8 +167,8 @@ class _Writer:
         handle, self._temporary = tempfile.mkstemp(
             dir=directory, prefix=os.path.basename(path) + ".", suffix=".tmp")
         self._file = os.fdopen(handle, "wb")
-        self._chunk = []
-        self._flatten = None
+        self._chunk: list[Any] = []
+        self._flatten: Any = None
 
     def add(self, element) -> None:
         if self._flatten is None:

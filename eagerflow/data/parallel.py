@@ -26,6 +26,7 @@ import threading
 import time
 from concurrent import futures
 from contextlib import closing
+from typing import Any
 
 from eagerflow.data import dataset
 
@@ -48,7 +49,7 @@ class _Channel:
     """A bounded FIFO between one producer thread and one consumer, closable at once."""
 
     def __init__(self, capacity: int, grow_to: int):
-        self._items = collections.deque()
+        self._items: collections.deque[Any] = collections.deque()
         self._cond = threading.Condition()
         self._capacity = capacity
         self._grow_to = grow_to
@@ -176,7 +177,7 @@ def parallel_map(indexed_elements, apply, workers: int, deterministic: bool):
         workers, thread_name_prefix="eagerflow-map", initializer=_mark_worker,
         initargs=(token,),
     )
-    pending = collections.deque()
+    pending: collections.deque[Any] = collections.deque()
     chunk = 1
     exhausted = False
     upstream_error = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from contextlib import closing
 from itertools import islice
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ class _SameStructure:
     def __init__(self, what: str):
         self._what = what
         self._expected = None
-        self._first = None
+        self._first: Any = None
 
     def __call__(self, element, index: int) -> None:
         found = structure.signature(element)

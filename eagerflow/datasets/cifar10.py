@@ -94,7 +94,7 @@ def read_archive(path: str) -> tuple:
                     ) from None
                 if not info.isfile():
                     raise errors.InvalidArgumentError(f"{path}: {member} is not a file")
-                with archive.extractfile(info) as file:
+                with archive.extractfile(info) as file:  # type: ignore[union-attr]  # a file
                     batches.append(_records(file.read(), f"{path}:{member}"))
     except (tarfile.TarError, OSError, EOFError) as e:
         raise errors.InvalidArgumentError(f"{path} is not a readable .tar.gz ({e})") from None

@@ -28,6 +28,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, dispatch, errors, nest, tensor
@@ -324,7 +326,7 @@ class _Backward:
         self.function = function
         self.captures = captures
         results = list(outputs) + self.extra
-        self._positions = {}
+        self._positions: dict[Any, Any] = {}
         for i, t in enumerate(results):
             self._positions.setdefault(id(t), []).append(i)
         self.op = dispatch.Op(f"{forward.name}_call", None, num_outputs=len(results))
@@ -368,7 +370,7 @@ class _Backward:
             alias = {id(inner): outer for outer, inner in fgraph.captures}
             recorded = [alias.get(id(t), t) for t in targets]
             grads = tape_lib._backprop(fgraph.records, recorded, seeds, set(wanted), free=False)
-            structure = []
+            structure: list[Any] = []
             for key, needed in zip(keys, self.mask, strict=False):
                 found = []
                 if needed:

@@ -490,7 +490,7 @@ def run_while(attrs, values, accumulate=True) -> tuple:
                 h.append(v)
         loop = list(body_plan(*loop, *captured))
         count += 1
-    stacks = [None] * n
+    stacks: list[Any] = [None] * n
     if accumulate:
         varying = attrs.get("varying", ())
         for i, (h, v) in enumerate(zip(history, loop, strict=True)):

@@ -29,6 +29,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import types
 
 import numpy as np
 
@@ -57,7 +58,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def user_location() -> str:
     """``file:line: `source``` of the innermost frame outside eagerflow, or ``""``."""
-    frame = sys._getframe(1)
+    frame: types.FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not os.path.abspath(filename).startswith(_PACKAGE_DIR):
@@ -277,7 +278,7 @@ class _ValueStandIn:
     __rmul__ = __truediv__ = __rtruediv__ = __pow__ = __neg__ = __eq__ = __ne__ = _refuse
     __lt__ = __le__ = __gt__ = __ge__ = __matmul__ = __array_ufunc__ = _refuse
     __array_function__ = _refuse
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # (unhashable, like an ndarray)
 
 
 def is_symbolic(value) -> bool:
@@ -387,7 +388,7 @@ class Graph:
         (['Const', 'AssignAddVariableOp', 'ReadVariableOp'], ['v'])
     """
 
-    def __init__(self, name: str = "graph"):  # noqa: D107
+    def __init__(self, name: str | None = "graph"):  # noqa: D107
         self.name = name
         self.nodes: list[Node] = []
         self.inputs: list[SymbolicTensor] = []

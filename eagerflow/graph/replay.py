@@ -15,6 +15,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import dispatch, tensor
 from eagerflow.graph import graph, trace
 
@@ -41,7 +43,7 @@ def replay(graph_, inputs, outputs) -> list:
             continue
         args = [get(x) for x in node.inputs]
         if op is graph.CONST:
-            result = (tensor.new_tensor(node.attrs["value"]),)
+            result: tuple[Any, ...] = (tensor.new_tensor(node.attrs["value"]),)
         elif op is graph.READ:
             result = (node.attrs["variable"].read_value(),)
         elif op.name in graph.ASSIGN_MODES:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
@@ -72,7 +72,7 @@ def tanh(x: TensorLike) -> Tensor:
     return unary_ops.tanh(x)
 
 
-def softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
+def softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """Softmax along `axis` (the last by default).
 
     Examples:
@@ -83,7 +83,7 @@ def softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
     return core_nn.softmax(x, axis)
 
 
-def log_softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
+def log_softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """Log of the softmax along `axis`.
 
     Examples:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import AxisLike, Tensor
+from eagerflow.core.typing import Tensor
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import logic as logic_ops
@@ -134,7 +134,7 @@ class PReLU(_Elementwise):
         (2,)
     """
 
-    def __init__(self, alpha_initializer: str = "zeros", alpha_regularizer: Any = None,
+    def __init__(self, alpha_initializer: Any = "zeros", alpha_regularizer: Any = None,
                  alpha_constraint: Any = None, shared_axes: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.alpha_initializer = initializers.get(alpha_initializer)
@@ -215,7 +215,7 @@ class Softmax(_Elementwise):
         ef.Tensor([[0.5 0.5 0. ]], shape=(1, 3), dtype=float32)
     """
 
-    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
+    def __init__(self, axis: int | list[int] | tuple[int, ...] = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
 

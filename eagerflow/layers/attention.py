@@ -28,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -78,6 +79,8 @@ def combine_masks(*masks):
 
 
 class _BaseDenseAttention(Layer):
+
+    _scores: Callable[[Any, Any], Any]  # each subclass's score function
     def __init__(self, dropout: float = 0.0, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \

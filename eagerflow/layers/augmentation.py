@@ -21,6 +21,7 @@ Examples:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -159,6 +160,8 @@ class _AffineLayer(ImageLayer):
     arguments, and sampling through `projective_transform` in training with the
     ``[batch, 8]`` output-to-input rows that the subclass's ``transforms(batch, height,
     width)`` draws."""
+
+    transforms: Callable[[int, Any, Any], Any]  # each subclass's random matrices
 
     def __init__(self, fill_mode: str = "reflect", interpolation: str = "bilinear",
                  seed: int | None = None, fill_value: float = 0.0, data_format: str | None = None,

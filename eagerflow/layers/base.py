@@ -36,6 +36,7 @@ Examples:
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,7 @@ import numpy as np
 from eagerflow.core import context, dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
-from eagerflow.core.typing import DTypeLike, ShapeLike
+from eagerflow.core.typing import DTypeLike
 from eagerflow.graph import autograph, function
 from eagerflow.layers import (
     call_context,
@@ -548,7 +549,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                         layer._frozen_vars.append(leaf)
 
     # -- weights ---------------------------------------------------------------------------
-    def add_weight(self, name: str | None = None, shape: ShapeLike | None = None,
+    def add_weight(self, name: str | None = None, shape: Sequence[int] | None = None,
                    dtype: DTypeLike = None, initializer: Any = None, regularizer: Any = None,
                    trainable: bool = True, constraint: Any = None, **kwargs: Any) -> Any:
         """Creates a weight variable owned by this layer, named ``<layer>/<name>``.

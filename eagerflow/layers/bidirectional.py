@@ -62,7 +62,7 @@ class Bidirectional(Layer):
         (2, 3)
     """
 
-    def __init__(self, layer: Any, merge_mode: str = "concat", weights: Any = None,
+    def __init__(self, layer: Any, merge_mode: str | None = "concat", weights: Any = None,
                  backward_layer: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(layer, dict):
@@ -128,7 +128,7 @@ class Bidirectional(Layer):
         elif self.merge_mode == "ave":
             output = math_ops.multiply(math_ops.add(forward, backward), 0.5)
         else:
-            output = [forward, backward]
+            output = [forward, backward]  # type: ignore[assignment]  # (both directions)
         if self.return_state:
             return (output if isinstance(output, list) else [output]) + states
         return output

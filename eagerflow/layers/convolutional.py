@@ -63,6 +63,9 @@ def _padding(value, layer: str, allowed) -> str:
 class _Conv(Layer):
     """Shared arguments, weights and validation of the convolution layers."""
 
+    kernel: Any  # made by `build`
+    bias: Any
+
     _rank = 2
     _transpose = False
 
@@ -70,7 +73,7 @@ class _Conv(Layer):
                  strides: int | Sequence[int] = 1, padding: str = "valid",
                  data_format: str | None = None, dilation_rate: int | Sequence[int] = 1,
                  groups: int = 1, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, **kwargs: Any) -> None:
@@ -205,7 +208,7 @@ class Conv1D(_Conv):
     _rank = 1
 
     def call(self, inputs: Any) -> Any:
-        padding = self.padding.upper()
+        padding: Any = self.padding.upper()
         if self.padding == "causal":
             left = (self.kernel_size[0] - 1) * self.dilation_rate[0]
             padding = [[0, 0], [left, 0], [0, 0]]

@@ -123,8 +123,11 @@ class Dense(Layer):
         ((2, 3), (5, 3))
     """
 
+    kernel: Any  # made by `build`
+    bias: Any
+
     def __init__(self, units: int, activation: Any = None, use_bias: bool = True,
-                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, **kwargs: Any) -> None:
@@ -233,7 +236,7 @@ class Lambda(Layer):
         try:
             parameters = inspect.signature(function).parameters
         except (TypeError, ValueError):
-            parameters = {}
+            parameters = {}  # type: ignore[assignment]  # (no signature: no parameters)
         self._fn_takes_mask = "mask" in parameters
         self._fn_takes_training = "training" in parameters
         self.supports_masking = mask is not None

@@ -49,7 +49,7 @@ class Embedding(Layer):
         ef.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
     """
 
-    def __init__(self, input_dim: Any, output_dim: Any, embeddings_initializer: str = "uniform",
+    def __init__(self, input_dim: Any, output_dim: Any, embeddings_initializer: Any = "uniform",
                  embeddings_regularizer: Any = None, embeddings_constraint: Any = None,
                  mask_zero: bool = False, input_length: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from eagerflow.layers.base import Layer
@@ -41,6 +42,8 @@ class ImageLayer(Layer):
         >>> Invert(data_format="channels_first")(ef.zeros([3, 2, 2]))[:, 0, 0]
         ef.Tensor([1. 1. 1.], shape=(3,), dtype=float32)
     """
+
+    transform: Callable[[Any, bool | None], Any]  # what each subclass does to a batch
 
     def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

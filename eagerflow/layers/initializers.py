@@ -19,12 +19,13 @@ Examples:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, tensor
-from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor
+from eagerflow.core.typing import DTypeLike, Tensor
 from eagerflow.ops import random
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
@@ -71,7 +72,7 @@ class Initializer(registry.Configurable):
         ef.Tensor([2. 2.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Any:
         raise TypeError(f"{type(self).__name__} must implement __call__(shape, dtype=None)")
 
 
@@ -84,7 +85,7 @@ class Zeros(Initializer):
         ef.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Tensor:
         return tensor.new_tensor(np.zeros(_shape(shape), _dtype(dtype)))
 
 
@@ -97,7 +98,7 @@ class Ones(Initializer):
         ef.Tensor([[1. 1.]], shape=(1, 2), dtype=float32)
     """
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Tensor:
         return tensor.new_tensor(np.ones(_shape(shape), _dtype(dtype)))
 
 
@@ -116,7 +117,7 @@ class Constant(Initializer):
     def __init__(self, value: float = 0.0) -> None:
         self.value = value
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Tensor:
         shape = _shape(shape)
         try:
             values = np.broadcast_to(np.asarray(self.value, _dtype(dtype)), shape)
@@ -144,7 +145,7 @@ class RandomNormal(Initializer):
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).normal(_shape(shape), self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self) -> dict:
@@ -164,7 +165,7 @@ class TruncatedNormal(Initializer):
     def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: int | None = None) -> None:
         self.mean, self.stddev, self.seed = mean, stddev, seed
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).truncated_normal(_shape(shape), self.mean, self.stddev,
                                                       _dtype(dtype))
 
@@ -185,7 +186,7 @@ class RandomUniform(Initializer):
     def __init__(self, minval: Any = -0.05, maxval: float = 0.05, seed: int | None = None) -> None:
         self.minval, self.maxval, self.seed = minval, maxval, seed
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Any:
         return _generator(self.seed).uniform(_shape(shape), self.minval, self.maxval,
                                              _dtype(dtype))
 
@@ -243,7 +244,7 @@ class VarianceScaling(Initializer):
                 f"'uniform'. Received: distribution={distribution!r}")
         self.scale, self.mode, self.distribution, self.seed = scale, mode, distribution, seed
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Any:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Any:
         shape, dtype = _shape(shape), _dtype(dtype)
         fan_in, fan_out = compute_fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}
@@ -268,7 +269,7 @@ class _Preset(VarianceScaling):
     _PARAMS: tuple = ()
 
     def __init__(self, seed: int | None = None) -> None:
-        super().__init__(*self._PARAMS, seed=seed)
+        super().__init__(*self._PARAMS, seed=seed)  # type: ignore[misc]  # (_PARAMS has no seed)
 
     def get_config(self) -> dict:
         return {"seed": self.seed}
@@ -365,7 +366,7 @@ class Orthogonal(Initializer):
     def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
         self.gain, self.seed = gain, seed
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Tensor:
         shape, dtype = _shape(shape), _dtype(dtype)
         if len(shape) < 2:
             raise ValueError(
@@ -402,7 +403,7 @@ class Identity(Initializer):
     def __init__(self, gain: float = 1.0) -> None:
         self.gain = gain
 
-    def __call__(self, shape: ShapeLike, dtype: DTypeLike = None) -> Tensor:
+    def __call__(self, shape: Sequence[int], dtype: DTypeLike = None) -> Tensor:
         shape, dtype = _shape(shape), _dtype(dtype)
         if len(shape) != 2:
             raise ValueError(

@@ -17,9 +17,10 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from eagerflow.core.typing import DTypeLike, ShapeLike
+from eagerflow.core.typing import DTypeLike
 
 
 class InputSpec:
@@ -42,8 +43,8 @@ class InputSpec:
         InputSpec(ndim=4)
     """
 
-    def __init__(self, dtype: DTypeLike = None, shape: ShapeLike | None = None, ndim: Any = None,
-                 max_ndim: Any = None, min_ndim: Any = None, axes: Any = None,
+    def __init__(self, dtype: DTypeLike = None, shape: Sequence[int | None] | None = None,
+                 ndim: Any = None, max_ndim: Any = None, min_ndim: Any = None, axes: Any = None,
                  allow_last_axis_squeeze: bool = False, name: str | None = None) -> None:
         self.dtype = dtype
         self.shape = None if shape is None else tuple(shape)

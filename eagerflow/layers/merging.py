@@ -13,12 +13,12 @@ Examples:
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import AxisLike, Tensor
+from eagerflow.core.typing import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -31,6 +31,8 @@ from eagerflow.ops import unary as unary_ops
 
 class _Merge(Layer):
     """Base of layers that combine a list of at least two tensors."""
+
+    _combine: Callable[[Any, Any], Any]  # each subclass's pairwise rule
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -182,7 +184,7 @@ class Concatenate(_Merge):
         array([1., 0., 0.], dtype=float32)
     """
 
-    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = int(axis)
 

@@ -153,7 +153,7 @@ class MultiHeadAttention(Layer):
 
     def __init__(self, num_heads: Any, key_dim: Any, value_dim: Any = None, dropout: float = 0.0,
                  use_bias: bool = True, output_shape: Any = None, attention_axes: Any = None,
-                 kernel_initializer: str = "glorot_uniform", bias_initializer: str = "zeros",
+                 kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, seed: int | None = None, **kwargs: Any) -> None:

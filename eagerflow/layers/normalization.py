@@ -137,9 +137,9 @@ class BatchNormalization(_Normalization):
     """
 
     def __init__(self, axis: AxisLike = -1, momentum: float = 0.99, epsilon: float = 1e-3,
-                 center: bool = True, scale: bool = True, beta_initializer: str = "zeros",
-                 gamma_initializer: str = "ones", moving_mean_initializer: str = "zeros",
-                 moving_variance_initializer: str = "ones", beta_regularizer: Any = None,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", moving_mean_initializer: Any = "zeros",
+                 moving_variance_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, freeze_stats: Any = None,
                  synchronized: bool = False, **kwargs: Any) -> None:
@@ -245,8 +245,8 @@ class LayerNormalization(_Normalization):
     """
 
     def __init__(self, axis: AxisLike = -1, epsilon: float = 1e-3, center: bool = True,
-                 scale: bool = True, rms_scaling: bool = False, beta_initializer: str = "zeros",
-                 gamma_initializer: str = "ones", beta_regularizer: Any = None,
+                 scale: bool = True, rms_scaling: bool = False, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -344,7 +344,7 @@ class UnitNormalization(Layer):
         ef.Tensor([[0.6 0.8]], shape=(1, 2), dtype=float32)
     """
 
-    def __init__(self, axis: AxisLike = -1, **kwargs: Any) -> None:
+    def __init__(self, axis: int | list[int] | tuple[int, ...] = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
         self.supports_masking = True
@@ -388,8 +388,8 @@ class GroupNormalization(_Normalization):
     """
 
     def __init__(self, groups: int = 32, axis: AxisLike = -1, epsilon: float = 1e-3,
-                 center: bool = True, scale: bool = True, beta_initializer: str = "zeros",
-                 gamma_initializer: str = "ones", beta_regularizer: Any = None,
+                 center: bool = True, scale: bool = True, beta_initializer: Any = "zeros",
+                 gamma_initializer: Any = "ones", beta_regularizer: Any = None,
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -228,7 +228,8 @@ class Normalization(Layer):
             raise TypeError(
                 "Normalization.adapt() takes a NumPy array, a tensor, an ef.data Dataset or an "
                 f"iterable of batches. Received: data of type {type(data).__name__}")
-        total_mean = total_var = None
+        total_mean: Any = None
+        total_var: Any = None
         total_count = 0
         for step, batch in enumerate(batches):
             if steps is not None and step >= steps:

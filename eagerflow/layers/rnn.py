@@ -83,7 +83,7 @@ class RNN(Layer):
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.supports_masking = True
         self.input_spec = InputSpec(ndim=3)
-        self._stateful_states = None
+        self._stateful_states: Any = None
 
     def build(self, input_shape: Any) -> None:
         if not self.cell.built:
@@ -193,7 +193,7 @@ class RNN(Layer):
 class _BuiltinRNN(RNN):
     """An RNN whose cell is made from the layer's own arguments (SimpleRNN/LSTM/GRU)."""
 
-    _cell_class = None
+    _cell_class: Any = None
     _LAYER_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
                    "zero_output_for_mask", "name", "trainable", "dtype", "input_shape",
                    "batch_input_shape", "input_dim", "batch_size", "activity_regularizer",

@@ -21,6 +21,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import nest
@@ -46,11 +47,13 @@ def _rate(value, name: str, layer: str) -> float:
 class _Cell(Layer):
     """Shared arguments, weights, projection and dropout of the built-in cells."""
 
+    step: Callable[..., Any]  # each cell's recurrence
+
     _gates = 1
 
-    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
-                 use_bias: bool = True, kernel_initializer: str = "glorot_uniform",
-                 recurrent_initializer: str = "orthogonal", bias_initializer: str = "zeros",
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
                  bias_regularizer: Any = None, kernel_constraint: Any = None,
                  recurrent_constraint: Any = None, bias_constraint: Any = None,
@@ -129,7 +132,7 @@ class _Cell(Layer):
     def dropout_masks(self, batch: int, input_dim: int, dtype: DTypeLike,
                       training: bool | None) -> Any:
         """Per-sequence dropout masks (scaled), for the inputs and the recurrent state."""
-        masks = [None, None]
+        masks: list[Any] = [None, None]
         if training:
             for index, (rate, size) in enumerate(((self.dropout, input_dim),
                                                   (self.recurrent_dropout, self.units))):
@@ -193,7 +196,7 @@ class SimpleRNNCell(_Cell):
         (2, 3)
     """
 
-    def __init__(self, units: int, activation: str = "tanh", **kwargs: Any) -> None:
+    def __init__(self, units: int, activation: Any = "tanh", **kwargs: Any) -> None:
         kwargs.pop("recurrent_activation", None)
         super().__init__(units, activation=activation, **kwargs)
 
@@ -225,7 +228,7 @@ class LSTMCell(_Cell):
 
     _gates = 4
 
-    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
                  unit_forget_bias: bool = True, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, **kwargs)
@@ -284,7 +287,7 @@ class GRUCell(_Cell):
 
     _gates = 3
 
-    def __init__(self, units: int, activation: str = "tanh", recurrent_activation: str = "sigmoid",
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
                  reset_after: bool = True, **kwargs: Any) -> None:
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, **kwargs)

@@ -87,7 +87,7 @@ class ZeroPadding1D(_Spatial):
         (1, 6, 2)
     """
 
-    def __init__(self, padding: str = 1, **kwargs: Any) -> None:
+    def __init__(self, padding: Any = 1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.padding = _pairs(padding, self.rank, "padding", type(self).__name__)
 

@@ -24,12 +24,13 @@ Examples:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import dtypes, nest, tensor
-from eagerflow.core.typing import DTypeLike, ShapeLike
+from eagerflow.core.typing import DTypeLike
 from eagerflow.layers import base, call_context, masking
 
 # Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
@@ -50,7 +51,7 @@ class SymbolicTensor:
     _is_symbolic = True
     __slots__ = ("_history", "_mask_shape", "dtype", "name", "shape")
 
-    def __init__(self, shape: ShapeLike, dtype: DTypeLike = dtypes.float32,
+    def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = dtypes.float32,
                  name: str | None = None, history: Any = None, mask_shape: Any = None) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
@@ -207,7 +208,7 @@ def infer(layer, args, kwargs, records=None):
                     f"{[_probe_shape(t.shape, which) for t in leaves]})")
             raise
         runs.append(outputs)
-    specs = []
+    specs: list[Any] = []
     for a, b in zip(nest.flatten(runs[0]), nest.flatten(runs[-1]), strict=False):
         if a is None or not hasattr(a, "shape"):
             specs.append(None)
@@ -298,7 +299,7 @@ class InputLayer(base.Layer):
         <SymbolicTensor name=features, shape=(None, 3), dtype=float32>
     """
 
-    def __init__(self, shape: ShapeLike | None = None, batch_size: Any = None,
+    def __init__(self, shape: int | Sequence[int | None] | None = None, batch_size: Any = None,
                  dtype: DTypeLike = None, sparse: Any = None, batch_shape: Any = None,
                  name: str | None = None, input_tensor: Any = None, **kwargs: Any) -> None:
         shape = kwargs.pop("input_shape", shape)
@@ -334,9 +335,9 @@ class InputLayer(base.Layer):
                 "sparse": False, "name": self.name}
 
 
-def Input(shape: ShapeLike | None = None, batch_size: Any = None, dtype: DTypeLike = None,
-          sparse: Any = None, batch_shape: Any = None, name: str | None = None,
-          tensor: Any = None) -> Any:
+def Input(shape: int | Sequence[int | None] | None = None, batch_size: Any = None,
+          dtype: DTypeLike = None, sparse: Any = None, batch_shape: Any = None,
+          name: str | None = None, tensor: Any = None) -> Any:
     """Creates the input placeholder of a functional model.
 
     Args:

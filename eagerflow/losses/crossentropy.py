@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -61,7 +61,7 @@ def _clipped(probabilities):
 
 # -- functions --------------------------------------------------------------------------------
 def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
-                        label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
+                        label_smoothing: float = 0.0, axis: int = -1) -> Any:
     """Binary cross-entropy, averaged over `axis`, one value per sample.
 
     Elementwise ``-(z * log(p) + (1 - z) * log(1 - p))`` with ``p`` clipped to
@@ -105,7 +105,7 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
 
 
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
-                             label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
+                             label_smoothing: float = 0.0, axis: int = -1) -> Any:
     """Cross-entropy between one-hot (or soft) targets and class probabilities or logits.
 
     Probabilities are first normalised to sum to 1 along `axis`, then clipped.
@@ -193,7 +193,7 @@ def _sparse_labels(y_true, y_pred, owner: str):
 
 
 def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
-                                    from_logits: bool = False, axis: AxisLike = -1) -> Tensor:
+                                    from_logits: bool = False, axis: int = -1) -> Tensor:
     """Cross-entropy between integer class labels and class probabilities or logits.
 
     Args:
@@ -286,10 +286,10 @@ class _SmoothedCrossentropy(loss_module.Loss):
     from_logits, label_smoothing, axis)``.
     """
 
-    _function = None
+    _function: Any = None
 
-    def __init__(self, from_logits: bool, label_smoothing: Any, axis: AxisLike, reduction: str,
-                 name: str) -> None:
+    def __init__(self, from_logits: bool, label_smoothing: Any, axis: int, reduction: str,
+                 name: str | None) -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
         self.label_smoothing = _check_smoothing(label_smoothing, type(self).__name__)
@@ -324,8 +324,8 @@ class BinaryCrossentropy(_SmoothedCrossentropy):
     _function = staticmethod(binary_crossentropy)
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: AxisLike = -1, reduction: str = "sum_over_batch_size",
-                 name: str = "binary_crossentropy") -> None:
+                 axis: int = -1, reduction: str = "sum_over_batch_size",
+                 name: str | None = "binary_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
@@ -349,8 +349,8 @@ class CategoricalCrossentropy(_SmoothedCrossentropy):
     _function = staticmethod(categorical_crossentropy)
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: AxisLike = -1, reduction: str = "sum_over_batch_size",
-                 name: str = "categorical_crossentropy") -> None:
+                 axis: int = -1, reduction: str = "sum_over_batch_size",
+                 name: str | None = "categorical_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
 
@@ -370,7 +370,7 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
     """
 
     def __init__(self, from_logits: bool = False, reduction: str = "sum_over_batch_size",
-                 name: str = "sparse_categorical_crossentropy") -> None:
+                 name: str | None = "sparse_categorical_crossentropy") -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
 

@@ -120,7 +120,7 @@ def _align_weights(values, sample_weight):
     return weights
 
 
-def reduce_weighted_values(values: TensorLike, sample_weight: TensorLike | None = None,
+def reduce_weighted_values(values: tensor.Tensor, sample_weight: TensorLike | None = None,
                            reduction: str = "sum_over_batch_size") -> Any:
     """Weights per-sample loss values and reduces them (see the module docstring).
 
@@ -150,7 +150,7 @@ def reduce_weighted_values(values: TensorLike, sample_weight: TensorLike | None 
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and weights is not None:
-        denominator = reduce_ops.reduce_sum(
+        denominator: Any = reduce_ops.reduce_sum(
             array_ops.broadcast_to(weights, array_ops.shape(values)))
     elif None in values.shape:  # a dimension unknown while tracing: counted at run time
         denominator = math_ops.cast(array_ops.size(values), total.dtype)
@@ -211,7 +211,7 @@ class Loss(abc.ABC):
         return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     @abc.abstractmethod
-    def call(self, y_true: TensorLike, y_pred: TensorLike) -> None:
+    def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         """Returns the per-sample loss values (subclasses implement it)."""
 
     def get_config(self) -> dict:

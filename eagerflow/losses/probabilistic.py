@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
 from eagerflow.ops import cross_entropy as xent
@@ -117,7 +117,7 @@ def categorical_hinge(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
 def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
                               apply_class_balancing: bool = False, alpha: float = 0.25,
                               gamma: float = 2.0, from_logits: bool = False,
-                              label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
+                              label_smoothing: float = 0.0, axis: int = -1) -> Any:
     """Binary cross-entropy scaled by ``(1 - p_t) ** gamma`` (Lin et al.), mean over `axis`.
 
     ``p_t = y_true * p + (1 - y_true) * (1 - p)``; with `apply_class_balancing` each term is
@@ -157,7 +157,7 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
 
 def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.25,
                                    gamma: float = 2.0, from_logits: bool = False,
-                                   label_smoothing: float = 0.0, axis: AxisLike = -1) -> Any:
+                                   label_smoothing: float = 0.0, axis: int = -1) -> Any:
     """Categorical cross-entropy scaled by ``alpha * (1 - p) ** gamma``, summed over `axis`.
 
     Raises:
@@ -171,7 +171,7 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
     smoothing = _check_smoothing(label_smoothing, "categorical_focal_crossentropy")
     y_true, y_pred = _aligned(y_true, y_pred, "categorical_focal_crossentropy")
     if smoothing:
-        classes = y_pred.shape[axis]
+        classes = y_pred.shape[axis]  # type: ignore[union-attr]  # (aligned: a Tensor)
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), smoothing / classes)
     if from_logits:
         y_pred = nn_ops.softmax(y_pred, axis=axis)

@@ -109,7 +109,7 @@ class MeanSquaredError(loss_module.Loss):
     """  # noqa: E501
 
     def __init__(self, reduction: str = "sum_over_batch_size",
-                 name: str = "mean_squared_error") -> None:
+                 name: str | None = "mean_squared_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
@@ -126,7 +126,7 @@ class MeanAbsoluteError(loss_module.Loss):
     """
 
     def __init__(self, reduction: str = "sum_over_batch_size",
-                 name: str = "mean_absolute_error") -> None:
+                 name: str | None = "mean_absolute_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
@@ -151,7 +151,7 @@ class Huber(loss_module.Loss):
     """
 
     def __init__(self, delta: float = 1.0, reduction: str = "sum_over_batch_size",
-                 name: str = "huber_loss") -> None:
+                 name: str | None = "huber_loss") -> None:
         if not delta > 0:
             raise ValueError(f"Huber: `delta` must be > 0. Received: delta={delta!r}")
         super().__init__(name=name, reduction=reduction)

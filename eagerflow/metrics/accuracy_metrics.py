@@ -225,7 +225,7 @@ class Accuracy(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name: str = "accuracy", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "accuracy", dtype: DTypeLike = None) -> None:
         super().__init__(accuracy, name=name, dtype=dtype)
 
 
@@ -242,7 +242,7 @@ class BinaryAccuracy(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name: str = "binary_accuracy", dtype: DTypeLike = None,
+    def __init__(self, name: str | None = "binary_accuracy", dtype: DTypeLike = None,
                  threshold: float = 0.5) -> None:
         super().__init__(binary_accuracy, name=name, dtype=dtype, threshold=threshold)
         self.threshold = threshold
@@ -258,7 +258,7 @@ class CategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name: str = "categorical_accuracy", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "categorical_accuracy", dtype: DTypeLike = None) -> None:
         super().__init__(categorical_accuracy, name=name, dtype=dtype)
 
 
@@ -274,7 +274,8 @@ class SparseCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name: str = "sparse_categorical_accuracy", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "sparse_categorical_accuracy",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(sparse_categorical_accuracy, name=name, dtype=dtype)
 
 
@@ -298,7 +299,7 @@ class TopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, k: int = 5, name: str = "top_k_categorical_accuracy",
+    def __init__(self, k: int = 5, name: str | None = "top_k_categorical_accuracy",
                  dtype: DTypeLike = None) -> None:
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype,
                          k=_check_k(k, "TopKCategoricalAccuracy"))
@@ -328,7 +329,7 @@ class SparseTopKCategoricalAccuracy(reduction.MeanMetricWrapper):
         0.3
     """
 
-    def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy",
+    def __init__(self, k: int = 5, name: str | None = "sparse_top_k_categorical_accuracy",
                  dtype: DTypeLike = None, from_sorted_ids: bool = False) -> None:
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype,
                          k=_check_k(k, "SparseTopKCategoricalAccuracy"),

@@ -136,6 +136,11 @@ class _ConfusionMetric(metric.Metric):
     """Shared constructor and update of `Precision` and `Recall`."""
 
     _cells: tuple = ()
+    # Made in `__init__`, one per name in `_cells`.
+    true_positives: Any
+    false_positives: Any
+    true_negatives: Any
+    false_negatives: Any
 
     def __init__(self, thresholds: Any = None, top_k: Any = None, class_id: Any = None,
                  name: str | None = None, dtype: DTypeLike = None) -> None:

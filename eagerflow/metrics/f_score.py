@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, variable
 from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
@@ -60,8 +60,15 @@ class FBetaScore(metric.Metric):
         [0.3846, 0.9091, 0.8333]
     """
 
-    def __init__(self, average: Any = None, beta: float = 1.0, threshold: Any = None,
-                 name: str = "fbeta_score", dtype: DTypeLike = None) -> None:
+    # The state, made by `_build` once the first batch shows the number of classes.
+    true_positives: variable.Variable
+    false_positives: variable.Variable
+    false_negatives: variable.Variable
+    intermediate_weights: variable.Variable
+
+    def __init__(self, average: str | None = None, beta: float = 1.0,
+                 threshold: float | None = None,
+                 name: str | None = "fbeta_score", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
         if average not in _AVERAGES:
@@ -73,10 +80,10 @@ class FBetaScore(metric.Metric):
                 threshold, numbers.Real) or not 0.0 < threshold <= 1.0):
             raise ValueError(f"{owner}: `threshold` must be None or a number in (0, 1]. "
                              f"Received: threshold={threshold!r}")
-        self.average = average
-        self.beta = float(beta)
-        self.threshold = None if threshold is None else float(threshold)
-        self.num_classes = None
+        self.average: str | None = average
+        self.beta: float = float(beta)
+        self.threshold: float | None = None if threshold is None else float(threshold)
+        self.num_classes: int | None = None
 
     def _build(self, num_classes: int) -> None:
         self.num_classes = num_classes
@@ -177,7 +184,7 @@ class F1Score(FBetaScore):
         [0.5, 0.8, 0.6667]
     """
 
-    def __init__(self, average: Any = None, threshold: Any = None, name: str = "f1_score",
+    def __init__(self, average: Any = None, threshold: Any = None, name: str | None = "f1_score",
                  dtype: DTypeLike = None) -> None:
         super().__init__(average=average, beta=1.0, threshold=threshold, name=name,
                          dtype=dtype)

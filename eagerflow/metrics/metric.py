@@ -25,19 +25,20 @@ from __future__ import annotations
 
 import abc
 import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import tensor, trackable
-from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
+from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import array, creation, logic, math
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 
 
-def as_tensor(value: TensorLike, dtype: DTypeLike = None) -> Tensor:
+def as_tensor(value: Any, dtype: DTypeLike = None) -> Tensor:
     """Metric input as a tensor (of `dtype` when given); Variables are read."""
     if isinstance(value, Variable):
         value = value.value
@@ -103,7 +104,7 @@ class Metric(trackable.Trackable, abc.ABC):
                 f"dtype={dtype!r}"
             )
 
-    def add_variable(self, shape: ShapeLike = (), initializer: str = "zeros",
+    def add_variable(self, shape: Sequence[int] = (), initializer: Any = "zeros",
                      dtype: DTypeLike = None, name: str | None = None) -> Variable:
         """Creates a non-trainable state Variable (assign it to an attribute).
 
@@ -122,13 +123,13 @@ class Metric(trackable.Trackable, abc.ABC):
             array([1., 1.])
         """
         dtype = np.dtype(dtype or np.float64)
-        shape = tuple(shape)
+        dims: tuple[int, ...] = tuple(shape)
         if callable(initializer):
-            value = np.asarray(initializer(shape, dtype), dtype=dtype)
+            value = np.asarray(initializer(dims, dtype), dtype=dtype)
         elif isinstance(initializer, str) and initializer in ("zeros", "ones"):
-            value = np.full(shape, 0 if initializer == "zeros" else 1, dtype=dtype)
+            value = np.full(dims, 0 if initializer == "zeros" else 1, dtype=dtype)
         elif isinstance(initializer, numbers.Real) and not isinstance(initializer, bool):
-            value = np.full(shape, initializer, dtype=dtype)
+            value = np.full(dims, initializer, dtype=dtype)
         else:
             raise ValueError(
                 f"{type(self).__name__}.add_variable: `initializer` must be 'zeros', 'ones', "
@@ -138,8 +139,8 @@ class Metric(trackable.Trackable, abc.ABC):
         self._track_new_variable(name or "variable", variable)
         return variable
 
-    def add_weight(self, name: str | None = None, shape: ShapeLike = (),
-                   initializer: str = "zeros", dtype: DTypeLike = None) -> Variable:
+    def add_weight(self, name: str | None = None, shape: Sequence[int] = (),
+                   initializer: Any = "zeros", dtype: DTypeLike = None) -> Variable:
         """Keras-2 spelling of `add_variable` (name first).
 
         Examples:
@@ -154,7 +155,7 @@ class Metric(trackable.Trackable, abc.ABC):
         """Accumulates statistics from one batch."""
 
     @abc.abstractmethod
-    def result(self) -> None:
+    def result(self) -> Any:
         """Returns the metric's value from the accumulated statistics, as a Tensor."""
 
     @property

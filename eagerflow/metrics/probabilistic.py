@@ -15,7 +15,7 @@ Examples:
 from __future__ import annotations
 
 from eagerflow import losses
-from eagerflow.core.typing import AxisLike, DTypeLike
+from eagerflow.core.typing import DTypeLike
 from eagerflow.metrics import reduction, regression
 from eagerflow.saving import registry
 
@@ -41,7 +41,7 @@ class KLDivergence(reduction.MeanMetricWrapper):
         0.9163
     """
 
-    def __init__(self, name: str = "kl_divergence", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "kl_divergence", dtype: DTypeLike = None) -> None:
         super().__init__(_kl_divergence, name=name, dtype=dtype)
 
 
@@ -55,7 +55,7 @@ class Poisson(reduction.MeanMetricWrapper):
         0.5
     """
 
-    def __init__(self, name: str = "poisson", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "poisson", dtype: DTypeLike = None) -> None:
         super().__init__(_poisson, name=name, dtype=dtype)
 
 
@@ -73,7 +73,7 @@ class BinaryCrossentropy(reduction.MeanMetricWrapper):
         0.1643
     """
 
-    def __init__(self, name: str = "binary_crossentropy", dtype: DTypeLike = None,
+    def __init__(self, name: str | None = "binary_crossentropy", dtype: DTypeLike = None,
                  from_logits: bool = False, label_smoothing: float = 0.0) -> None:
         super().__init__(losses.binary_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing)
@@ -89,9 +89,9 @@ class CategoricalCrossentropy(reduction.MeanMetricWrapper):
         0.6931
     """
 
-    def __init__(self, name: str = "categorical_crossentropy", dtype: DTypeLike = None,
+    def __init__(self, name: str | None = "categorical_crossentropy", dtype: DTypeLike = None,
                  from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: AxisLike = -1) -> None:
+                 axis: int = -1) -> None:
         super().__init__(losses.categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
 
@@ -107,8 +107,8 @@ class SparseCategoricalCrossentropy(reduction.MeanMetricWrapper):
         0.6931
     """
 
-    def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: DTypeLike = None,
-                 from_logits: bool = False, axis: AxisLike = -1) -> None:
+    def __init__(self, name: str | None = "sparse_categorical_crossentropy",
+                 dtype: DTypeLike = None, from_logits: bool = False, axis: int = -1) -> None:
         super().__init__(losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, axis=axis)
 
@@ -122,7 +122,7 @@ class Hinge(reduction.MeanMetricWrapper):
         0.75
     """
 
-    def __init__(self, name: str = "hinge", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.hinge, name=name, dtype=dtype)
 
 
@@ -135,7 +135,7 @@ class SquaredHinge(reduction.MeanMetricWrapper):
         0.25
     """
 
-    def __init__(self, name: str = "squared_hinge", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "squared_hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.squared_hinge, name=name, dtype=dtype)
 
 
@@ -148,7 +148,7 @@ class CategoricalHinge(reduction.MeanMetricWrapper):
         1.0
     """
 
-    def __init__(self, name: str = "categorical_hinge", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "categorical_hinge", dtype: DTypeLike = None) -> None:
         super().__init__(losses.categorical_hinge, name=name, dtype=dtype)
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, variable
 from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
@@ -59,8 +59,14 @@ class R2Score(metric.Metric):
         [0.75, 0.8571]
     """
 
+    # The per-output sums, made by `_build` once the first batch shows the number of outputs.
+    squared_sum: variable.Variable
+    sum: variable.Variable
+    residual: variable.Variable
+    count: variable.Variable
+
     def __init__(self, class_aggregation: str = "uniform_average", num_regressors: int = 0,
-                 name: str = "r2_score", dtype: DTypeLike = None) -> None:
+                 name: str | None = "r2_score", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         if class_aggregation not in _AGGREGATIONS:
             raise ValueError(f"R2Score: `class_aggregation` must be one of {list(_AGGREGATIONS)}"
@@ -72,7 +78,7 @@ class R2Score(metric.Metric):
         self.class_aggregation = class_aggregation
         self.num_regressors = int(num_regressors)
         self.num_samples = self.add_variable(name="num_samples")
-        self.num_outputs = None
+        self.num_outputs: int | None = None
 
     def _build(self, num_outputs: int) -> None:
         self.num_outputs = num_outputs

@@ -77,7 +77,7 @@ class Sum(metric.Metric):
         6.0
     """
 
-    def __init__(self, name: str = "sum", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "sum", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable(name="total")
 
@@ -110,7 +110,7 @@ class Mean(metric.Metric):
         5.5
     """
 
-    def __init__(self, name: str = "mean", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "mean", dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.total = self.add_variable(name="total")
         self.count = self.add_variable(name="count")
@@ -124,7 +124,7 @@ class Mean(metric.Metric):
         if type(sample_weight) in _SCALAR_WEIGHTS:  # a scalar value with a scalar weight
             value = metric.as_tensor(values, np.float64)
             if value.ndim == 0:  # e.g. the batch loss with the batch size: no broadcasting
-                weight = 1.0 if sample_weight is None else float(sample_weight)
+                weight = 1.0 if sample_weight is None else float(sample_weight)  # type: ignore[arg-type]
                 metric.add_to(self.total, value * weight if weight != 1.0 else value)
                 metric.add_to(self.count, weight)
                 return
@@ -163,7 +163,7 @@ class MeanMetricWrapper(Mean):
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,  # type: ignore[override]
                      sample_weight: TensorLike | None = None) -> None:
         """Adds ``fn(y_true, y_pred)`` for one batch, weighted by `sample_weight`.
 

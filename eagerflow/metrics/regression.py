@@ -71,7 +71,7 @@ class MeanSquaredError(reduction.MeanMetricWrapper):
         0.25
     """
 
-    def __init__(self, name: str = "mean_squared_error", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "mean_squared_error", dtype: DTypeLike = None) -> None:
         super().__init__(_squared_error, name=name, dtype=dtype)
 
 
@@ -84,7 +84,7 @@ class MeanAbsoluteError(reduction.MeanMetricWrapper):
         1.5
     """
 
-    def __init__(self, name: str = "mean_absolute_error", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "mean_absolute_error", dtype: DTypeLike = None) -> None:
         super().__init__(_absolute_error, name=name, dtype=dtype)
 
 
@@ -104,10 +104,11 @@ class RootMeanSquaredError(reduction.Mean):
         0.7071
     """
 
-    def __init__(self, name: str = "root_mean_squared_error", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "root_mean_squared_error",
+                 dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
 
-    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,  # type: ignore[override]
                      sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's squared errors.
 
@@ -152,7 +153,7 @@ class MeanAbsolutePercentageError(reduction.MeanMetricWrapper):
         37.5
     """
 
-    def __init__(self, name: str = "mean_absolute_percentage_error",
+    def __init__(self, name: str | None = "mean_absolute_percentage_error",
                  dtype: DTypeLike = None) -> None:
         super().__init__(_percentage_error, name=name, dtype=dtype)
 
@@ -169,7 +170,7 @@ class MeanSquaredLogarithmicError(reduction.MeanMetricWrapper):
         0.1201
     """
 
-    def __init__(self, name: str = "mean_squared_logarithmic_error",
+    def __init__(self, name: str | None = "mean_squared_logarithmic_error",
                  dtype: DTypeLike = None) -> None:
         super().__init__(_squared_log_error, name=name, dtype=dtype)
 
@@ -184,7 +185,7 @@ class LogCoshError(reduction.MeanMetricWrapper):
         0.1084
     """
 
-    def __init__(self, name: str = "logcosh", dtype: DTypeLike = None) -> None:
+    def __init__(self, name: str | None = "logcosh", dtype: DTypeLike = None) -> None:
         super().__init__(_log_cosh, name=name, dtype=dtype)
 
 
@@ -209,7 +210,7 @@ class CosineSimilarity(reduction.MeanMetricWrapper):
         0.7
     """
 
-    def __init__(self, name: str = "cosine_similarity", dtype: DTypeLike = None,
+    def __init__(self, name: str | None = "cosine_similarity", dtype: DTypeLike = None,
                  axis: AxisLike = -1) -> None:
         super().__init__(_cosine_similarity, name=name, dtype=dtype, axis=axis)
         self.axis = axis

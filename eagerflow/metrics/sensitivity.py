@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow.core import variable
 from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce
@@ -37,8 +38,12 @@ class _OperatingPoint(metric.Metric):
     """Shared state and update; subclasses name the target and pick the two rates."""
 
     _target = ""  # the constructor argument holding the target value
+    true_positives: variable.Variable  # the state, made by `__init__`
+    false_positives: variable.Variable
+    true_negatives: variable.Variable
+    false_negatives: variable.Variable
 
-    def __init__(self, value: TensorLike, num_thresholds: int = 200, class_id: Any = None,
+    def __init__(self, value: float, num_thresholds: int = 200, class_id: Any = None,
                  name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
         owner = type(self).__name__
@@ -54,11 +59,11 @@ class _OperatingPoint(metric.Metric):
                 class_id, (int, np.integer)) or class_id < 0):
             raise ValueError(f"{owner}: `class_id` must be None or an int >= 0. Received: "
                              f"class_id={class_id!r}")
-        self.value = float(value)
-        self.num_thresholds = int(num_thresholds)
-        self.class_id = class_id
+        self.value: float = float(value)
+        self.num_thresholds: int = int(num_thresholds)
+        self.class_id: int | None = class_id
         if self.num_thresholds == 1:
-            self.thresholds = [0.5]
+            self.thresholds: list[float] = [0.5]
         else:
             step = self.num_thresholds - 1
             self.thresholds = [0.0, *((i + 1) / step for i in range(step - 1)), 1.0]

@@ -24,6 +24,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow import losses as losses_lib
@@ -121,9 +123,10 @@ def _loss_kind(loss) -> str | None:
     if isinstance(loss, losses_lib.BinaryCrossentropy):
         return "binary"
     fn = getattr(loss, "fn", None)
-    return {losses_lib.sparse_categorical_crossentropy: "sparse",
+    kinds: dict[Any, str] = {losses_lib.sparse_categorical_crossentropy: "sparse",
             losses_lib.categorical_crossentropy: "categorical",
-            losses_lib.binary_crossentropy: "binary"}.get(fn)
+            losses_lib.binary_crossentropy: "binary"}
+    return kinds.get(fn)
 
 
 def _check_target_range(loss, y_true, output: str) -> None:
@@ -205,7 +208,7 @@ class CompiledLoss:
         flat_true = _flat_targets(y_true, y_pred, self.output_names, "fit")
         weights = _flat_weights(sample_weight, self.output_names)
         total = None
-        parts = []
+        parts: list[Any] = []
         for index, (loss, target, prediction) in enumerate(
                 zip(self.losses, flat_true, flat_pred, strict=True)):
             if loss is None:
@@ -358,7 +361,7 @@ class CompiledMetrics:
         flat_true = _flat_targets(y_true, y_pred, output_names, "fit")
         losses = [_to_loss(s) for s in _per_output(self._loss, output_names, "loss", True)] \
             if self._loss is not None else [None] * len(flat_pred)
-        table = [[] for _ in flat_pred]
+        table: list[list[Any]] = [[] for _ in flat_pred]
         for weighted, spec in zip((False, True), self._specs, strict=True):
             if spec is None:
                 continue

@@ -32,6 +32,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 
@@ -152,7 +153,7 @@ def _num_samples(parts: dict, function: str) -> int:
 def _summarise(sizes) -> str:
     """``path: size`` pairs, with runs of one size folded (``x[0]..x[1436]: 64``), and at
     most a dozen entries shown."""
-    groups = []  # [first path, last path, size, count]
+    groups: list[Any] = []  # [first path, last path, size, count]
     for path, size in sizes:
         if groups and groups[-1][2] == size and path.split("[")[0] == groups[-1][0].split("[")[0]:
             groups[-1][1] = path

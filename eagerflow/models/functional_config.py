@@ -20,6 +20,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import nest
 from eagerflow.layers import symbolic
 from eagerflow.saving import registry
@@ -29,7 +31,8 @@ _TAG = "__tensor__"
 
 def _node_indices(model) -> dict:
     """``(id(layer), global node index) -> node index within this model``."""
-    indices, counts = {}, {}
+    indices: dict = {}
+    counts: dict = {}
     for layer in model._functional_layers:
         if isinstance(layer, symbolic.InputLayer):
             indices[(id(layer), 0)] = 0
@@ -116,7 +119,8 @@ def _ready(structure, tensors) -> bool:
 
 def from_config(cls, config: dict, custom_objects=None):
     """Rebuilds a functional model: creates the layers, then replays their calls."""
-    layers, pending = {}, []
+    layers: dict = {}
+    pending: list = []
     tensors: dict = {}  # layer name -> outputs of each of its calls, in order
     for entry in config["layers"]:
         layer = registry.deserialize(
@@ -129,7 +133,7 @@ def from_config(cls, config: dict, custom_objects=None):
     # Replay calls as soon as their arguments exist; a shared layer's later call may
     # depend on layers listed after it.
     while pending:
-        remaining = []
+        remaining: list[Any] = []
         for name, node in pending:
             ready = _ready(node["args"], tensors) and _ready(node["kwargs"], tensors)
             ready = ready and all(n != name for n, _ in remaining)

@@ -55,9 +55,9 @@ class Sequential(Model):
     def __init__(self, layers: Any = None, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
-        self._layers = []
+        self._layers: list[Any] = []
         self._graph_input = None
-        self._graph_outputs = []
+        self._graph_outputs: list[Any] = []
         for layer in layers or []:
             self.add(layer)
 

@@ -25,6 +25,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.layers import symbolic, tracking
@@ -97,7 +99,7 @@ def _output_shape(outputs):
 
 def _recorded_rows(model, layers) -> list:
     record = model._call_record or []
-    rows = []
+    rows: list[Any] = []
     for layer in layers:
         shapes = [entry[2] for entry in record if entry[0] is layer]
         rows.append((layer, _shapes_text(shapes), []))

@@ -205,7 +205,7 @@ def transpose(a: TensorLike, perm: Any = None, conjugate: bool = False,
     return result
 
 
-def expand_dims(input: TensorLike, axis: AxisLike,
+def expand_dims(input: TensorLike, axis: int,
                 name: str | None = None) -> Tensor:  # noqa: A002
     """Inserts a dimension of size 1 at `axis`.
 
@@ -293,7 +293,8 @@ def _concat_grad(dy, out, *values, axis):
     return split(dy, sizes, axis=axis)
 
 
-def concat(values: TensorLike, axis: AxisLike, name: str | None = None) -> Tensor:
+def concat(values: list[TensorLike] | tuple[TensorLike, ...], axis: int,
+           name: str | None = None) -> Tensor:
     """Joins a list of tensors along an existing axis.
 
     Examples:
@@ -303,13 +304,13 @@ def concat(values: TensorLike, axis: AxisLike, name: str | None = None) -> Tenso
         [[1 2]
          [3 4]], shape=(2, 2), dtype=int32)
     """
-    values = _tensor_list(values, "ConcatV2")
-    if len(values) == 1:
-        return identity(values[0])
-    return execute(_concat, values, {"axis": _axis(axis, values[0].ndim, "ConcatV2")})
+    tensors = _tensor_list(values, "ConcatV2")
+    if len(tensors) == 1:
+        return identity(tensors[0])
+    return execute(_concat, tensors, {"axis": _axis(axis, tensors[0].ndim, "ConcatV2")})
 
 
-def _tensor_list(values, op_name):
+def _tensor_list(values: object, op_name: str) -> tuple[Tensor, ...]:
     if isinstance(values, _Tensor) or not isinstance(values, (list, tuple)):
         raise errors.InvalidArgumentError(
             f"expected a list of tensors, got {type(values).__name__}", op_name
@@ -330,7 +331,8 @@ def _stack_grad(dy, out, *values, axis):
     return unstack(dy, axis=axis)
 
 
-def stack(values: TensorLike, axis: int = 0, name: str | None = None) -> Tensor:
+def stack(values: list[TensorLike] | tuple[TensorLike, ...], axis: int = 0,
+          name: str | None = None) -> Tensor:
     """Joins a list of same-shaped tensors along a new axis.
 
     Examples:
@@ -340,9 +342,9 @@ def stack(values: TensorLike, axis: int = 0, name: str | None = None) -> Tensor:
         [[1 3]
          [2 4]], shape=(2, 2), dtype=int32)
     """
-    values = _tensor_list(values, "Pack")
-    ndim = values[0].ndim + 1
-    return execute(_stack, values, {"axis": _axis(axis, ndim, "Pack")})
+    tensors = _tensor_list(values, "Pack")
+    ndim = tensors[0].ndim + 1
+    return execute(_stack, tensors, {"axis": _axis(axis, ndim, "Pack")})
 
 
 @primitive("Unpack", num_outputs=-1)
@@ -413,14 +415,15 @@ def split(value: TensorLike, num_or_size_splits: Any, axis: int = 0, num: Any = 
                 f"Number of ways to split should evenly divide the split dimension, but got "
                 f"split_dim {axis} (size = {length}) and num_split {parts}", "SplitV"
             )
-        sizes = (length // parts,) * parts
+        sizes: list[int] | tuple[int, ...] = (length // parts,) * parts
     else:
         given = list(creation.shape_list(num_or_size_splits, "SplitV"))
         if given.count(-1) > 1:
             raise errors.InvalidArgumentError(f"only one size may be -1, got {given}", "SplitV")
-        sizes = list(given)
-        if -1 in sizes:
-            sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
+        resolved = list(given)
+        if -1 in resolved:
+            resolved[resolved.index(-1)] = length - (sum(resolved) + 1)
+        sizes = resolved
         if sum(sizes) != length or any(s < 0 for s in sizes):
             raise errors.InvalidArgumentError(
                 f"Determined shape must either match input shape along split_dim exactly if "

@@ -210,7 +210,8 @@ def _float_pair(input, filters, rank: int, op_name: str):  # noqa: A002 - TF's n
     return x, w
 
 
-def _spatial_args(strides, dilations, padding, rank, channels_last, op_name):
+def _spatial_args(strides: Any, dilations: Any, padding: Any, rank: int, channels_last: bool,
+                  op_name: str) -> tuple[tuple[int, ...], tuple[int, ...], Any]:
     strides = windows.spatial_ints(windows.channel_entry_last(strides, rank, channels_last),
                                    "strides", rank, op_name)
     dilations = windows.spatial_ints(
@@ -502,5 +503,8 @@ def conv3d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int],
         planes = _array.reshape(planes, [batch * out_depth, height, width, channels])
         y = _conv(planes, w[offset], strides[1:], dilations[1:], pads[1:], op_name)
         total = y if total is None else _math.add(total, y)
+    if total is None:
+        raise errors.InvalidArgumentError(
+            f"filters must have a non-empty depth axis, got filter shape {w.shape}", op_name)
     y = _array.reshape(total, [batch, out_depth, *total.shape[1:]])
     return y if channels_last else _array.transpose(y, [0, 4, 1, 2, 3])

@@ -32,7 +32,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
@@ -112,7 +112,7 @@ def _last_axis(x, axis, op_name):
     return axis % x.ndim
 
 
-def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: AxisLike = -1,
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1,
                                       name: str | None = None) -> Tensor:
     """Cross-entropy between `labels` (class probabilities) and ``softmax(logits)``.
 

@@ -125,7 +125,8 @@ def _resize_weights(in_size: int, out_size: int, method: str, antialias: bool) -
     return weights
 
 
-def _resize_axis(images, axis: int, out_size: int, method: str, antialias: bool):
+def _resize_axis(images: Tensor, axis: int, out_size: int, method: str,
+                 antialias: bool) -> Tensor:
     in_size = images.shape[axis]
     if in_size == out_size and not (antialias and method == "bilinear"):
         return images  # every method maps each pixel to itself
@@ -596,7 +597,7 @@ def _transform_grad_op_grad(ddx, out, dy, transforms, image_shape, interpolation
 
 def projective_transform(images: TensorLike, transforms: Any, output_shape: Any = None,
                          interpolation: str = "bilinear", fill_mode: str = "constant",
-                         fill_value: TensorLike = 0.0) -> Tensor:
+                         fill_value: float = 0.0) -> Tensor:
     """Samples each image at projectively transformed positions (``ImageProjectiveTransformV3``).
 
     Output pixel ``(x, y)`` reads input position ``((a0 x + a1 y + a2) / k,

@@ -21,7 +21,7 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import AxisLike, DTypeLike, ShapeLike, Tensor, TensorLike
+from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
@@ -104,7 +104,7 @@ def _gather_grad_op_grad(ddx, out, dy, indices, shape, axis, batch_dims):
 
 
 def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None,
-           axis: AxisLike = None, batch_dims: int = 0, name: str | None = None) -> Tensor:
+           axis: int | None = None, batch_dims: int = 0, name: str | None = None) -> Tensor:
     """Takes slices of `params` along `axis` at `indices`.
 
     Args:
@@ -246,7 +246,7 @@ def scatter_along_last_axis(updates, indices, depth):
 
 
 # -- masks and encodings ------------------------------------------------------------------
-def boolean_mask(tensor: TensorLike, mask: Any, axis: AxisLike = None,
+def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: int | None = None,
                  name: str | None = None) -> Tensor:
     """Keeps the entries of `tensor` where `mask` is true (mask covers dims from `axis`).
 
@@ -295,7 +295,7 @@ def _one_hot(indices, depth, on_value, off_value, axis, dtype):
 
 
 def one_hot(indices: TensorLike, depth: Any, on_value: Any = None, off_value: Any = None,
-            axis: AxisLike = None, dtype: DTypeLike = None, name: str | None = None) -> Tensor:
+            axis: int | None = None, dtype: DTypeLike = None, name: str | None = None) -> Tensor:
     """One-hot encodes integer `indices` along a new axis of size `depth`.
 
     Indices outside ``[0, depth)`` give a row of `off_value` (like TensorFlow).
@@ -356,7 +356,7 @@ def _pad_grad(dy, out, x, paddings, constant_values):
 
 
 def _mirror_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
-    return np.pad(np.arange(n), (lo, hi), mode=mode)
+    return np.pad(np.arange(n), (lo, hi), mode=mode)  # type: ignore[call-overload]  # (a str mode)
 
 
 @primitive("MirrorPad")

@@ -10,7 +10,8 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
@@ -151,7 +152,7 @@ def tensordot(a: TensorLike, b: TensorLike, axes: Any, name: str | None = None) 
     return _array.reshape(matmul(left, right), shape)
 
 
-def norm(tensor: TensorLike, ord: str = "euclidean", axis: AxisLike = None,
+def norm(tensor: TensorLike, ord: str | float = "euclidean", axis: AxisLike = None,
          keepdims: bool | None = None, name: str | None = None) -> Tensor:  # noqa: A002
     """Vector or matrix norm.
 
@@ -174,14 +175,15 @@ def norm(tensor: TensorLike, ord: str = "euclidean", axis: AxisLike = None,
     keepdims = bool(keepdims)
     matrix = axis is not None and not isinstance(axis, (int, np.integer)) and len(axis) == 2
     if matrix:
-        if not all(-x.ndim <= int(a) < x.ndim for a in axis) or (
-            int(axis[0]) % x.ndim == int(axis[1]) % x.ndim
+        pair = cast(Sequence[int], axis)  # two ints: checked just above
+        if not all(-x.ndim <= int(a) < x.ndim for a in pair) or (
+            int(pair[0]) % x.ndim == int(pair[1]) % x.ndim
         ):
             raise errors.InvalidArgumentError(
-                f"axis {list(axis)} must be two distinct axes of a tensor of rank {x.ndim} "
+                f"axis {list(pair)} must be two distinct axes of a tensor of rank {x.ndim} "
                 f"(shape {x.shape})", "Norm"
             )
-        rows, cols = (int(a) % x.ndim for a in axis)
+        rows, cols = (int(a) % x.ndim for a in pair)
         if ord in ("fro", "euclidean"):
             return _reduce.reduce_euclidean(x, (rows, cols), keepdims)
         if ord not in (1, np.inf):

@@ -21,7 +21,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg as _linalg
@@ -92,7 +92,7 @@ def _softmax_grad(dy, out, x, axis):
     return _math.multiply(out, _math.subtract(dy, inner))
 
 
-def softmax(logits: TensorLike, axis: AxisLike = -1, name: str | None = None) -> Tensor:
+def softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Softmax along `axis`: ``exp(x) / sum(exp(x))``, stable for any logit magnitude.
 
     Args:
@@ -128,7 +128,7 @@ def _log_softmax_grad(dy, out, x, axis):
     return _math.subtract(dy, _math.multiply(_unary.exp(out), total))
 
 
-def log_softmax(logits: TensorLike, axis: AxisLike = -1, name: str | None = None) -> Tensor:
+def log_softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Log of the softmax along `axis`, computed without forming the softmax.
 
     Args:

@@ -70,5 +70,5 @@ for _cls in (Tensor, Variable):
         setattr(_cls, f"__r{_name}__", _reflected(_op))
     for _name, _op in _OTHERS.items():
         setattr(_cls, _name, _op)
-    _cls.__hash__ = object.__hash__  # defining __eq__ would otherwise drop it
+    _cls.__hash__ = object.__hash__  # type: ignore[method-assign, assignment]  # (dropped by __eq__)
 del _cls, _name, _op

@@ -28,6 +28,7 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -74,7 +75,8 @@ def _running_max(xp, ksize, strides, out_sizes, winners=None):
     The offsets are visited in row-major window order and a later offset wins only when
     strictly greater, so ties go to the first maximum, like TensorFlow's gradient.
     """
-    out = better = None
+    out: np.ndarray | None = None
+    better: Any = None
     for k, index in enumerate(_offsets(ksize, strides, out_sizes)):
         if out is None:
             out = scratch.empty(xp[index].shape, xp.dtype)

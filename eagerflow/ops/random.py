@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -117,7 +118,7 @@ class Generator:
         (3,)
     """
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | Sequence[int] | None = None) -> None:
         self._seed = seed
         self._rng = np.random.default_rng(seed)
 
@@ -156,7 +157,7 @@ class Generator:
                                                  "dtype": dtype, "rng": self._rng})
         return _scale(values, mean, stddev)
 
-    def uniform(self, shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
+    def uniform(self, shape: ShapeLike, minval: Any = 0, maxval: Any = None,
                 dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
         """Draws uniformly from ``[minval, maxval)`` (integers need `maxval`)."""
         dtype = dtypes.as_dtype(dtype)

@@ -59,9 +59,16 @@ class Ftrl(optimizer.Optimizer):
         [0.0, -0.315]
     """
 
+
     _config_names = ("learning_rate_power", "initial_accumulator_value",
                      "l1_regularization_strength", "l2_regularization_strength",
                      "l2_shrinkage_regularization_strength", "beta")
+
+    # Set (validated) by `__init__` from the arguments of the same names.
+    l1_regularization_strength: float
+    l2_regularization_strength: float
+    l2_shrinkage_regularization_strength: float
+    beta: float
 
     def __init__(self, learning_rate: Any = 0.001, learning_rate_power: Any = -0.5,
                  initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,

@@ -49,13 +49,14 @@ from __future__ import annotations
 import abc
 import numbers
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
-from eagerflow.core.typing import DTypeLike, ShapeLike
+from eagerflow.core.typing import DTypeLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
 from eagerflow.optim import clipping, hyperparameters, schedules
@@ -169,14 +170,14 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self._hypers: dict[str, Variable] = {}
         self._state: dict[str, Variable] = {}
         self._state_initial: dict[str, float] = {}
-        self._learning_rate = None
+        self._learning_rate: Any = None
         self.learning_rate = learning_rate
         if weight_decay is not None:
             decay = hyperparameters.check_float(weight_decay, "weight_decay", owner, 0)
             self._set_hyper("weight_decay", decay)
         self._init_slots()
         self._exclude_ids: set[int] = set()
-        self._exclude_pattern = None
+        self._exclude_pattern: Any = None
         self._decay_cache: dict[int, bool] = {}
 
     # -- state ------------------------------------------------------------------------------
@@ -329,7 +330,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             self.add_slot(var, slot_name)
 
     def add_slot(self, var: Any, slot_name: str, initial_value: float = 0.0,
-                 shape: ShapeLike | None = None) -> Variable:
+                 shape: Sequence[int] | None = None) -> Variable:
         """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
 
         The slot has `var`'s shape unless `shape` is given (Adafactor's factored row and

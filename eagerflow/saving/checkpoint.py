@@ -163,6 +163,9 @@ class Checkpoint(trackable.Trackable):
         for name, obj in named_objects.items():
             setattr(self, name, obj)
 
+    _objects: dict[str, Any]
+    _save_counter: variable.Variable
+
     def __setattr__(self, name, value):
         # Objects assigned later (``ckpt.listed = [layer, ...]``) are saved and restored
         # like those given to the constructor (TensorFlow tracks them the same way).

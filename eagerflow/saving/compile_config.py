@@ -62,7 +62,7 @@ def _deserialize_leaf(value, kind: str, custom_objects):
         return value
     name = value.get("class_name")
     if value.get("config") is None:  # a function saved by name
-        found = registry.get_registered_object(name, custom_objects, kind)
+        found = registry.get_registered_object(name, custom_objects, kind)  # type: ignore[arg-type]
         if found is None:
             raise ValueError(
                 f"load_model: the model was compiled with the {kind} function {name!r}; pass "

@@ -30,6 +30,7 @@ import os
 import re
 import secrets
 import socket
+from typing import Any
 
 _HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:40] or "host"
 
@@ -149,7 +150,7 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
     pattern = re.compile(
         rf"\.{re.escape(target_prefix)}.*\.tmp-{re.escape(_HOST)}-(\d+)-[^/]*"
     )
-    removed = []
+    removed: list[Any] = []
     try:
         names = os.listdir(directory)
     except FileNotFoundError:

@@ -35,7 +35,7 @@ import os
 import shutil
 import zlib
 from concurrent import futures
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 import h5py
 import numpy as np
@@ -133,7 +133,7 @@ _crc32c = _load_crc32c()
 
 
 def _bytes_of(array: np.ndarray) -> memoryview:
-    return memoryview(array.reshape(-1)).cast("B")
+    return memoryview(array.reshape(-1)).cast("B")  # type: ignore[arg-type]  # (a buffer)
 
 
 def crc32(array: np.ndarray) -> int:
@@ -329,7 +329,7 @@ class Reader:
             raise
 
     # -- validation -------------------------------------------------------------------
-    def _fail(self, message: str):
+    def _fail(self, message: str) -> NoReturn:
         raise InvalidCheckpointError(f"Checkpoint file {self.path!r}: {message}")
 
     def _string_attr(self, obj, name: str, where: str) -> str | None:

@@ -22,6 +22,8 @@ Examples:
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
+from typing import Any
 
 from eagerflow.core import errors, trackable, variable
 
@@ -113,7 +115,7 @@ def _children(obj, path: str):
                 f"{{name: child}}; got {type(children).__name__} (object at "
                 f"{path or 'the root'!r})."
             )
-        items = children.items()
+        items: Iterable[tuple[Any, Any]] = children.items()
     elif isinstance(obj, dict):
         items = obj.items()
     elif isinstance(obj, (list, tuple)):
@@ -161,7 +163,7 @@ def walk(roots: dict, exclude=()) -> ObjectGraph:
     """
     graph = ObjectGraph()
     excluded = {id(obj) for obj in exclude}
-    queue = deque()
+    queue: deque[Any] = deque()
     for key, root in _children(dict(roots), ""):
         queue.append((key, root))
     optimizers = []

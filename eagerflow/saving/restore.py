@@ -20,6 +20,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.core import errors, variable
 from eagerflow.saving import h5format, object_graph, status
 
@@ -83,7 +85,8 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
                                                   target.shape, target.dtype))
             else:
                 ready.append((path, target))
-        pending_keys, unused = [], []
+        pending_keys: list[Any] = []
+        unused: list[Any] = []
         for key in reader.entries:
             if key in targets or key in optional:
                 continue

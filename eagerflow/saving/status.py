@@ -128,7 +128,7 @@ class CheckpointLoadStatus:
         self._pending: dict = {}
         self._unused: list = []
         self._mismatched: list = []
-        self._graph = None
+        self._graph: Any = None
         self._partial_expected = False
         self._warned = False
         self._lock = threading.RLock()
@@ -474,7 +474,7 @@ def pending_values(walked) -> dict:
         >>> status.pending_values(object_graph.walk({"v": ef.Variable(1.0)}))  # nothing pending
         {}
     """
-    carried = {}
+    carried: dict[Any, Any] = {}
     for restoring in list(_live):
         with restoring._lock:
             if not restoring._pending or restoring._graph is None:

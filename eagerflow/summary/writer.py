@@ -104,8 +104,8 @@ class SummaryWriter:
         self._filename_suffix = filename_suffix
         self._flush_seconds = None if flush_millis is None else flush_millis / 1000.0
         self._max_queue = max_queue
-        self._events = None
-        self._event_pb2 = None
+        self._events: Any = None
+        self._event_pb2: Any = None
         self._pending = 0
         self._last_flush = time.monotonic()
         self._closed = False

@@ -132,8 +132,9 @@ def _label(layer, shapes, show_shapes, show_dtype, show_layer_names, show_layer_
     return lines
 
 
-def plot_model(model: Any, to_file: str = "model.png", show_shapes: bool = False,
-               show_dtype: bool = False, show_layer_names: bool = True, rankdir: str = "TB",
+def plot_model(model: Any, to_file: str | os.PathLike[str] = "model.png",
+               show_shapes: bool = False, show_dtype: bool = False,
+               show_layer_names: bool = True, rankdir: str = "TB",
                expand_nested: bool = False, dpi: int = 200, show_layer_activations: bool = False,
                show_trainable: bool = False, **kwargs: Any) -> Any:
     """Draws `model`'s graph of layers to an image file (written atomically).
@@ -198,10 +199,10 @@ def plot_model(model: Any, to_file: str = "model.png", show_shapes: bool = False
     widths = [0.4 + 0.09 * max(len(line) for line in lines) for lines in labels]
     heights = [0.25 + 0.22 * len(lines) for lines in labels]
     gap = 0.6
-    rows = {}
+    rows: dict[Any, Any] = {}
     for i, r in enumerate(rank):
         rows.setdefault(r, []).append(i)
-    centres = [None] * len(layers)
+    centres: list[Any] = [None] * len(layers)
     if rankdir == "TB":
         row_size = [max(heights[i] for i in rows[r]) for r in sorted(rows)]
         row_span = [sum(widths[i] for i in rows[r]) + gap * (len(rows[r]) - 1)

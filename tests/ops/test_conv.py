@@ -302,3 +302,9 @@ def test_window_helpers_reject_malformed_arguments():
         windows.spatial_ints([1, 2, 3], "dilations", 2, "Conv2D")
     with pytest.raises(ef.errors.InvalidArgumentError, match="padding must be"):
         windows.parse_padding([[1, 2, 3]], 2, "Conv2D")
+
+
+def test_conv3d_refuses_a_filter_without_depth():
+    x = np.zeros((1, 4, 4, 4, 1), np.float32)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="non-empty depth axis"):
+        ef.nn.conv3d(x, np.zeros((0, 1, 1, 1, 2), np.float32), [1] * 5, "VALID")

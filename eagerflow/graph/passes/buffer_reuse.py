@@ -6,6 +6,8 @@ allocate a few buffers once instead of one per op."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
@@ -73,7 +75,8 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
         # groups: one left there alone would be found dead and recycled while a view of it
         # is still read. The merged group is never recycled (a view may be read-only, e.g.
         # a broadcast), though ops may still write into it in place while it is fresh.
-        members, parts = [], []
+        members = []
+        parts: list[Any] = []
         for t in inputs:
             part = group.get(id(t))
             if part is not None and all(part is not p for p in parts):

@@ -3,6 +3,8 @@ variable is read once between two writes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.graph import graph
@@ -52,7 +54,7 @@ def eliminate_common_subexpressions(program: program_lib.Program) -> program_lib
     nodes = []
     for node in program.nodes:
         node = program_lib.rebuild(node, replace)
-        key = None
+        key: tuple[Any, ...] | None = None
         if node.op is graph.READ:
             var = node.attrs["variable"]
             key = ("read", id(var), epochs.get(id(var), 0), epochs.get("any", 0))

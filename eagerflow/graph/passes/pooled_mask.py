@@ -3,6 +3,8 @@ is applied before the pool's gradient routes it back, on the (smaller) pooled te
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
@@ -41,7 +43,7 @@ def mask_pooled_gradients(program: program_lib.Program) -> program_lib.Program:
     for t in program.outputs:
         if _is_symbolic(t):
             uses[id(t)] = uses.get(id(t), 0) + 1
-    nodes = []
+    nodes: list[Any] = []
     for node in program.nodes:
         rewritten = _masked_pool_gradient(node, producer, uses) \
             if node.op.name == "Mul" and len(node.inputs) == 2 else None

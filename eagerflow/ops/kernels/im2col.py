@@ -50,7 +50,7 @@ def columns(x, kernel, strides, dilations, pads, out_sizes, groups) -> np.ndarra
             for j in range(kernel[1]):
                 cols_t[i, j] = xp[windows.offset_slices(i, j, strides, dilations,
                                                         out_sizes)][..., 0]
-        cols = cols_t.reshape(kernel[0] * kernel[1], m).T
+        cols: np.ndarray = cols_t.reshape(kernel[0] * kernel[1], m).T
     else:
         view = windows.patches(xp, kernel, strides, dilations, out_sizes)
         if groups > 1:  # (groups, n, oh, ow, kh, kw, c / groups)
