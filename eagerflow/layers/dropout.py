@@ -213,7 +213,8 @@ class SpatialDropout3D(SpatialDropout1D):
 
     _rank = 3
 
-    def __init__(self, rate, data_format=None, seed=None, **kwargs):
+    def __init__(self, rate: Any, data_format: str | None = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
 
 

@@ -10,6 +10,10 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from eagerflow.core.typing import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, normalize_tuple
 from eagerflow.layers.input_spec import InputSpec
@@ -24,11 +28,12 @@ _FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}  # channels last, channe
 
 
 class _Pooling2D(Layer):
-    _op = None
+    _op: Any = None
     _rank = 2
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None,
-                 **kwargs):
+    def __init__(self, pool_size: int | Sequence[int] = (2, 2),
+                 strides: int | Sequence[int] | None = None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         name, rank = type(self).__name__, self._rank
         self.pool_size = normalize_tuple(pool_size, rank, "pool_size", name)
@@ -38,7 +43,7 @@ class _Pooling2D(Layer):
         self.data_format = check_data_format(data_format, name)
         self.input_spec = InputSpec(ndim=rank + 2)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         last, first = _FORMATS[self._rank]
         return type(self)._op(
             inputs, list(self.pool_size), list(self.strides), self.padding.upper(),
@@ -89,16 +94,17 @@ class AveragePooling2D(_Pooling2D):
 
 
 class _GlobalPooling2D(Layer):
-    _op = None
+    _op: Any = None
     _rank = 2
 
-    def __init__(self, data_format=None, keepdims=False, **kwargs):
+    def __init__(self, data_format: str | None = None, keepdims: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, type(self).__name__)
         self.keepdims = bool(keepdims)
         self.input_spec = InputSpec(ndim=self._rank + 2)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         last, first = _FORMATS[self._rank]
         return type(self)._op(
             inputs, keepdims=self.keepdims,
@@ -143,7 +149,8 @@ class GlobalMaxPooling2D(_GlobalPooling2D):
 class _GlobalPooling1D(Layer):
     """Shared arguments of the 1-D global poolings (over the steps axis)."""
 
-    def __init__(self, data_format="channels_last", keepdims=False, **kwargs):
+    def __init__(self, data_format: str = "channels_last", keepdims: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.data_format = check_data_format(data_format, type(self).__name__)
         self.keepdims = bool(keepdims)
@@ -154,7 +161,7 @@ class _GlobalPooling1D(Layer):
     def _axis(self) -> int:
         return 1 if self.data_format == "channels_last" else 2
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shape = list(input_shape)
         if self.keepdims:
             shape[self._axis] = 1
@@ -162,7 +169,7 @@ class _GlobalPooling1D(Layer):
         del shape[self._axis]
         return tuple(shape)
 
-    def compute_mask(self, inputs, mask=None):
+    def compute_mask(self, inputs: Any, mask: Any = None) -> None:
         return None
 
     def get_config(self) -> dict:
@@ -185,7 +192,7 @@ class GlobalAveragePooling1D(_GlobalPooling1D):
         ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
     """
 
-    def call(self, inputs, mask=None):
+    def call(self, inputs: Any, mask: Any = None) -> Any:
         axis = self._axis
         if mask is None:
             return reduce_ops.reduce_mean(inputs, axis=axis, keepdims=self.keepdims)
@@ -206,17 +213,18 @@ class GlobalMaxPooling1D(_GlobalPooling1D):
         ef.Tensor([[3.]], shape=(1, 1), dtype=float32)
     """
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return reduce_ops.reduce_max(inputs, axis=self._axis, keepdims=self.keepdims)
 
 
 class _Pooling1D(Layer):
     """Shared arguments of the 1-D poolings: the 2-D op on a height-1 image."""
 
-    _op = None
+    _op: Any = None
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None,
-                 **kwargs):
+    def __init__(self, pool_size: int | Sequence[int] = 2,
+                 strides: int | Sequence[int] | None = None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         name = type(self).__name__
         self.pool_size = normalize_tuple(pool_size, 1, "pool_size", name)[0]
@@ -226,7 +234,7 @@ class _Pooling1D(Layer):
         self.data_format = check_data_format(data_format, name)
         self.input_spec = InputSpec(ndim=3)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         steps_axis = 1 if self.data_format == "channels_last" else 2
         image = array_ops.expand_dims(inputs, steps_axis)  # (batch, 1, steps, c) or NCHW
         pooled = type(self)._op(
@@ -285,8 +293,9 @@ class MaxPooling3D(_Pooling2D):
     _op = staticmethod(pool3d_ops.max_pool3d)
     _rank = 3
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None,
-                 **kwargs):
+    def __init__(self, pool_size: int | Sequence[int] = (2, 2, 2),
+                 strides: int | Sequence[int] | None = None, padding: str = "valid",
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
@@ -304,7 +313,8 @@ class AveragePooling3D(_Pooling2D):
     _op = staticmethod(pool3d_ops.avg_pool3d)
     _rank = 3
 
-    def __init__(self, pool_size, strides=None, padding="valid", data_format=None, **kwargs):
+    def __init__(self, pool_size: int | Sequence[int], strides: int | Sequence[int] | None = None,
+                 padding: str = "valid", data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 

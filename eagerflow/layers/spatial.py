@@ -232,7 +232,7 @@ class ZeroPadding3D(ZeroPadding1D):
 
     rank = 3
 
-    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), **kwargs):
+    def __init__(self, padding: Any = ((1, 1), (1, 1), (1, 1)), **kwargs: Any) -> None:
         super().__init__(padding=padding, **kwargs)
 
 
@@ -248,7 +248,7 @@ class Cropping3D(Cropping1D):
 
     rank = 3
 
-    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), **kwargs):
+    def __init__(self, cropping: Any = ((1, 1), (1, 1), (1, 1)), **kwargs: Any) -> None:
         super().__init__(cropping=cropping, **kwargs)
 
 
@@ -264,5 +264,5 @@ class UpSampling3D(UpSampling1D):
 
     rank = 3
 
-    def __init__(self, size=(2, 2, 2), **kwargs):
+    def __init__(self, size: Any = (2, 2, 2), **kwargs: Any) -> None:
         super().__init__(size=size, **kwargs)

@@ -14,6 +14,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses.crossentropy import _sparse_labels
 from eagerflow.losses.probabilistic import _wrapper
 from eagerflow.losses.regression import _EPSILON, _aligned
@@ -23,7 +26,7 @@ from eagerflow.ops import reduce as reduce_ops
 from eagerflow.saving import registry
 
 
-def dice(y_true, y_pred, axis=None):
+def dice(y_true: TensorLike, y_pred: TensorLike, axis: AxisLike = None) -> Tensor:
     """``1 - 2 sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + 1e-7)``, sums over `axis`.
 
     Args:
@@ -48,7 +51,8 @@ def dice(y_true, y_pred, axis=None):
                                                   math_ops.add(total, _EPSILON)))
 
 
-def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: float = 0.5,
+            axis: AxisLike = None) -> Tensor:
     """``1 - TP / (TP + alpha FP + beta FN + 1e-7)`` with soft counts summed over `axis`:
     ``TP = sum(y_true * y_pred)``, ``FP = sum((1 - y_pred) * y_true)`` and
     ``FN = sum(y_pred * (1 - y_true))`` (Keras's naming, in which `alpha` weighs the
@@ -81,7 +85,8 @@ def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
     return math_ops.subtract(1.0, math_ops.divide(true_positive, denominator))
 
 
-def categorical_generalized_cross_entropy(y_true, y_pred, q=0.5):
+def categorical_generalized_cross_entropy(y_true: TensorLike, y_pred: TensorLike,
+                                          q: float = 0.5) -> Tensor:
     """``(1 - p ** q) / q`` per sample, where ``p`` is the predicted probability of the
     true class (Zhang and Sabuncu's loss for noisy labels: cross-entropy as ``q -> 0``,
     mean absolute error at ``q = 1``).
@@ -125,7 +130,7 @@ _GeneralizedBase = _wrapper(categorical_generalized_cross_entropy,
                             "categorical_generalized_cross_entropy", (("q", 0.5),))
 
 
-class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):
+class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):  # type: ignore[misc, valid-type]
     """The `categorical_generalized_cross_entropy` loss as a `Loss` (reduction and sample
     weights); `q` is checked when the loss is made.
 
@@ -136,7 +141,7 @@ class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):
         0.3599
     """
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _check_q(self.get_config()["q"], "CategoricalGeneralizedCrossEntropy")
 

@@ -19,6 +19,9 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import reduction
 from eagerflow.metrics.regression import aligned
 from eagerflow.ops import math, reduce, unary
@@ -27,7 +30,7 @@ from eagerflow.saving import registry
 _EPSILON = 1e-7  # Keras's backend epsilon, added to the concordance denominator
 
 
-def pearson_correlation(y_true, y_pred, axis=-1):
+def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Any:
     """The Pearson correlation of `y_true` and `y_pred` along `axis`, per sample.
 
     ``mean(z(y_true) * z(y_pred), axis)`` where ``z`` centres on the mean and divides by
@@ -57,7 +60,7 @@ def pearson_correlation(y_true, y_pred, axis=-1):
     return reduce.reduce_mean(true_z * pred_z, axis=axis)
 
 
-def concordance_correlation(y_true, y_pred, axis=-1):
+def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Any:
     """Lin's concordance correlation of `y_true` and `y_pred` along `axis`, per sample.
 
     ``2 cov(t, p) / (var(t) + var(p) + (mean(t) - mean(p))**2)``, population moments
@@ -106,7 +109,8 @@ class PearsonCorrelation(reduction.MeanMetricWrapper):
         0.9954
     """
 
-    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+    def __init__(self, name: str | None = "pearson_correlation", dtype: DTypeLike = None,
+                 axis: int = -1) -> None:
         super().__init__(pearson_correlation, name=name, dtype=dtype, axis=axis)
         self.axis = axis
 
@@ -126,7 +130,8 @@ class ConcordanceCorrelation(reduction.MeanMetricWrapper):
         0.984
     """
 
-    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+    def __init__(self, name: str | None = "concordance_correlation", dtype: DTypeLike = None,
+                 axis: int = -1) -> None:
         super().__init__(concordance_correlation, name=name, dtype=dtype, axis=axis)
         self.axis = axis
 

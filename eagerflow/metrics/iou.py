@@ -21,9 +21,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import array, indexing, linalg, logic, math, reduce
 from eagerflow.saving import registry
@@ -72,8 +75,9 @@ class IoU(metric.Metric):
         0.6667
     """
 
-    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
-                 ignore_class=None, sparse_y_true=True, sparse_y_pred=True, axis=-1):
+    def __init__(self, num_classes: Any, target_class_ids: Any, name: str | None = None,
+                 dtype: DTypeLike = None, ignore_class: Any = None, sparse_y_true: bool = True,
+                 sparse_y_pred: bool = True, axis: int = -1) -> None:
         super().__init__(name=name, dtype=dtype)
         kind = type(self).__name__
         self.num_classes = _check_classes(num_classes, kind)
@@ -107,7 +111,8 @@ class IoU(metric.Metric):
             values = reduce.argmax(values, axis=self.axis)
         return math.cast(values, np.int64)
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Adds one batch to the confusion matrix.
 
         Raises:
@@ -124,7 +129,7 @@ class IoU(metric.Metric):
                 f"Received: {count} labels of shape {tuple(labels.shape)} and "
                 f"{predicted_count} predictions of shape {tuple(predicted.shape)}"
             )
-        weights = 1.0
+        weights: Any = 1.0
         if sample_weight is not None:
             weights = array.reshape(
                 confusion.broadcast_weights(sample_weight, labels, kind), (-1,))
@@ -144,7 +149,7 @@ class IoU(metric.Metric):
                                  columns)
         metric.add_to(self.total_cm, batch_cm)
 
-    def result(self):
+    def result(self) -> Any:
         cm = self.total_cm.value
         intersection = reduce.reduce_sum(cm * np.eye(self.num_classes), axis=0)
         union = reduce.reduce_sum(cm, axis=0) + reduce.reduce_sum(cm, axis=1) - intersection
@@ -183,8 +188,9 @@ class MeanIoU(IoU):
         0.2381
     """
 
-    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
-                 sparse_y_true=True, sparse_y_pred=True, axis=-1):
+    def __init__(self, num_classes: Any, name: str | None = None, dtype: DTypeLike = None,
+                 ignore_class: Any = None, sparse_y_true: bool = True, sparse_y_pred: bool = True,
+                 axis: int = -1) -> None:
         num_classes = _check_classes(num_classes, type(self).__name__)
         super().__init__(num_classes, list(range(num_classes)), name=name, dtype=dtype,
                          ignore_class=ignore_class, sparse_y_true=sparse_y_true,
@@ -215,11 +221,13 @@ class BinaryIoU(IoU):
         1.0
     """
 
-    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+    def __init__(self, target_class_ids: Any = (0, 1), threshold: float = 0.5,
+                 name: str | None = None, dtype: DTypeLike = None) -> None:
         super().__init__(2, target_class_ids, name=name, dtype=dtype)
         self.threshold = float(threshold)
 
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+    def update_state(self, y_true: TensorLike, y_pred: TensorLike,
+                     sample_weight: TensorLike | None = None) -> None:
         """Thresholds `y_pred` and adds the batch to the confusion matrix."""
         predicted = math.cast(logic.greater_equal(metric.as_tensor(y_pred, np.float32),
                                                   self.threshold), np.int64)
@@ -246,8 +254,9 @@ class OneHotIoU(IoU):
         1.0
     """
 
-    def __init__(self, num_classes, target_class_ids, name=None, dtype=None,
-                 ignore_class=None, sparse_y_pred=False, axis=-1):
+    def __init__(self, num_classes: Any, target_class_ids: Any, name: str | None = None,
+                 dtype: DTypeLike = None, ignore_class: Any = None, sparse_y_pred: bool = False,
+                 axis: int = -1) -> None:
         super().__init__(num_classes, target_class_ids, name=name, dtype=dtype,
                          ignore_class=ignore_class, sparse_y_true=False,
                          sparse_y_pred=sparse_y_pred, axis=axis)
@@ -272,8 +281,8 @@ class OneHotMeanIoU(MeanIoU):
         0.5
     """
 
-    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None,
-                 sparse_y_pred=False, axis=-1):
+    def __init__(self, num_classes: Any, name: str | None = None, dtype: DTypeLike = None,
+                 ignore_class: Any = None, sparse_y_pred: bool = False, axis: int = -1) -> None:
         super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class,
                          sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
 

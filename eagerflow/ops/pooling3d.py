@@ -20,8 +20,12 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input
+from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import pooling as _pooling
 from eagerflow.ops import reduce as _reduce
@@ -65,7 +69,9 @@ def _pool3d(pool2d, input, ksize, strides, padding, data_format, op_name):  # no
     return y if channels_last else _array.transpose(y, [0, 4, 1, 2, 3])
 
 
-def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+def max_pool3d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str,
+               data_format: str = "NDHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Max pooling over ``ksize`` boxes of an NDHWC volume.
 
     Args:
@@ -92,7 +98,9 @@ def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
                    "MaxPool3D")
 
 
-def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+def avg_pool3d(input: TensorLike, ksize: int | Sequence[int],
+               strides: int | Sequence[int], padding: str,
+               data_format: str = "NDHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Average pooling over boxes; with ``"SAME"`` padding each box averages its valid
     cells only.
 
@@ -118,7 +126,8 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
                    "AvgPool3D")
 
 
-def global_avg_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  # noqa: A002
+def global_avg_pool3d(input: TensorLike, keepdims: bool = False,
+                      data_format: str = "NDHWC", name: str | None = None) -> Any:  # noqa: A002
     """Mean over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
 
     Args:
@@ -138,7 +147,8 @@ def global_avg_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  #
                                "GlobalAvgPool3D", _FORMATS)
 
 
-def global_max_pool3d(input, keepdims=False, data_format="NDHWC", name=None):  # noqa: A002
+def global_max_pool3d(input: TensorLike, keepdims: bool = False,
+                      data_format: str = "NDHWC", name: str | None = None) -> Any:  # noqa: A002
     """Maximum over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
 
     Args:

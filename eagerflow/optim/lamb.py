@@ -11,6 +11,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.ops import logic, math, reduce, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -51,14 +53,15 @@ class Lamb(optimizer.Optimizer):
     beta_2 = hyperparameters.Hyperparameter()
     _config_names = ("beta_1", "beta_2", "epsilon")
 
-    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **kwargs):
+    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-7, **kwargs: Any) -> None:
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Lamb", 0.0, 1.0)
         self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Lamb", 0.0, 1.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Lamb", 0.0)
         self._slot_names = ["momentum", "velocity"]
 
-    def update_step(self, gradient, variable, learning_rate):
+    def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
         m, v = self.get_slot(variable, "momentum"), self.get_slot(variable, "velocity")
         beta_1, beta_2 = self._hyper_tensor("beta_1", dtype), self._hyper_tensor("beta_2", dtype)
