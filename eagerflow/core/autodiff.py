@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -59,7 +59,7 @@ def _param_indices(f, params, count: int) -> list[int]:
     return indices
 
 
-def value_and_gradients_function(f: Callable[..., Any], params: TensorLike | None = None,
+def value_and_gradients_function(f: Callable[..., Any], params: Sequence[int | str] | None = None,
                                  unconnected_gradients: str = "none") -> Any:
     """Wraps `f` to return ``(f(*args), [gradient per argument])``.
 
@@ -95,7 +95,7 @@ def value_and_gradients_function(f: Callable[..., Any], params: TensorLike | Non
     return decorated
 
 
-def gradients_function(f: Callable[..., Any], params: TensorLike | None = None,
+def gradients_function(f: Callable[..., Any], params: Sequence[int | str] | None = None,
                        unconnected_gradients: str = "none") -> Any:
     """Wraps `f` to return the list of its gradients, one per argument (or per `params`);
     ``unconnected_gradients="zero"`` gives zeros, not None, for arguments `f` ignores.
