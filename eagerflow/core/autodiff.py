@@ -31,7 +31,6 @@ import numpy as np
 from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
-from eagerflow.core.typing import TensorLike
 
 
 def _as_argument(value):
