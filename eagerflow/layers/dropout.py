@@ -12,6 +12,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.layers import regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
@@ -44,7 +46,8 @@ class Dropout(Layer):
         0.2
     """
 
-    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+    def __init__(self, rate: Any, noise_shape: Any = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
             raise ValueError(
@@ -55,7 +58,7 @@ class Dropout(Layer):
         self.seed = seed
         self.supports_masking = True
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         if training and self.rate > 0:
             return nn_ops.dropout(inputs, self.rate, noise_shape=self.noise_shape,
                                   seed=self.seed)
@@ -92,20 +95,20 @@ class GaussianNoise(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, stddev, seed=None, **kwargs):
+    def __init__(self, stddev: Any, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.stddev = _rate(stddev, "stddev", "GaussianNoise")
         self.seed = seed
         self.supports_masking = True
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         if not training or self.stddev == 0:
             return inputs
         noise = random_ops.normal(array_ops.shape(inputs), stddev=self.stddev,
                                   dtype=inputs.dtype, seed=self.seed)
         return math_ops.add(inputs, noise)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -126,13 +129,13 @@ class GaussianDropout(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, rate, seed=None, **kwargs):
+    def __init__(self, rate: Any, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rate = _rate(rate, "rate", "GaussianDropout", upper=1.0)
         self.seed = seed
         self.supports_masking = True
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         if not training or self.rate == 0:
             return inputs
         stddev = (self.rate / (1.0 - self.rate)) ** 0.5
@@ -140,7 +143,7 @@ class GaussianDropout(Layer):
                                   dtype=inputs.dtype, seed=self.seed)
         return math_ops.multiply(inputs, noise)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -159,12 +162,12 @@ class SpatialDropout1D(Dropout):
 
     _rank = 1
 
-    def __init__(self, rate, seed=None, **kwargs):
+    def __init__(self, rate: Any, seed: int | None = None, **kwargs: Any) -> None:
         kwargs.pop("noise_shape", None)
         self.data_format = kwargs.pop("data_format", "channels_last") or "channels_last"
         super().__init__(rate, seed=seed, **kwargs)
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         if not training or self.rate == 0:
             return inputs
         if inputs.ndim != self._rank + 2:
@@ -197,7 +200,8 @@ class SpatialDropout2D(SpatialDropout1D):
 
     _rank = 2
 
-    def __init__(self, rate, data_format=None, seed=None, **kwargs):
+    def __init__(self, rate: Any, data_format: str | None = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
 
 
@@ -243,14 +247,15 @@ class AlphaDropout(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+    def __init__(self, rate: Any, noise_shape: Any = None, seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rate = _rate(rate, "rate", "AlphaDropout", upper=1.0)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
         self.supports_masking = True
 
-    def call(self, inputs, training=False):
+    def call(self, inputs: Any, training: bool | None = False) -> Any:
         if not training or self.rate == 0:
             return inputs
         shape = array_ops.shape(inputs) if self.noise_shape is None else [
@@ -264,7 +269,7 @@ class AlphaDropout(Layer):
                                math_ops.multiply(math_ops.subtract(1.0, kept), saturated))
         return math_ops.add(math_ops.multiply(dropped, a), b)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
@@ -290,17 +295,17 @@ class ActivityRegularization(Layer):
         [2.0]
     """
 
-    def __init__(self, l1=0.0, l2=0.0, **kwargs):
+    def __init__(self, l1: float = 0.0, l2: float = 0.0, **kwargs: Any) -> None:
         l1 = _rate(l1, "l1", "ActivityRegularization")
         l2 = _rate(l2, "l2", "ActivityRegularization")
         super().__init__(activity_regularizer=regularizers.L1L2(l1=l1, l2=l2), **kwargs)
         self.l1, self.l2 = l1, l2
         self.supports_masking = True
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return inputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:

@@ -299,13 +299,14 @@ class RMSNormalization(Layer):
         array([[0.8485, 1.1314]], dtype=float32)
     """
 
-    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+    def __init__(self, axis: int | list[int] | tuple[int, ...] = -1, epsilon: float = 1e-6,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.axis = axis if isinstance(axis, int) else [int(a) for a in axis]
         self.epsilon = float(epsilon)
         self.supports_masking = True
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         rank = len(input_shape)
         self._axes = _axes(self.axis, rank, "RMSNormalization")
         if any(input_shape[a] is None for a in self._axes):
@@ -318,14 +319,14 @@ class RMSNormalization(Layer):
         self.scale = self.add_weight("scale", shape, initializer="ones")
         self.input_spec = InputSpec(ndim=rank, axes={a: input_shape[a] for a in self._axes})
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Tensor:
         mean_square = reduce_ops.reduce_mean(unary_ops.square(inputs), self._axes,
                                              keepdims=True)
         outputs = math_ops.multiply(inputs, unary_ops.rsqrt(math_ops.add(mean_square,
                                                                          self.epsilon)))
         return math_ops.multiply(outputs, _broadcast(self.scale, self._param_shape))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return tuple(input_shape)
 
     def get_config(self) -> dict:
