@@ -80,15 +80,15 @@ def value_and_gradients_function(f: Callable[..., Any], params: Sequence[int | s
 
     @functools.wraps(f)
     def decorated(*args, **kwargs):
-        args = [_as_argument(a) for a in args]
-        indices = _param_indices(f, params, len(args))
+        arguments = [_as_argument(a) for a in args]
+        indices = _param_indices(f, params, len(arguments))
         with tape_lib.GradientTape() as tape:
             for i in indices:
-                tape.watch(args[i])
-            value = f(*args, **kwargs)
+                tape.watch(arguments[i])
+            value = f(*arguments, **kwargs)
         if value is None:
             raise ValueError(f"Cannot differentiate {f.__name__}: it returned None")
-        return value, tape.gradient(value, [args[i] for i in indices],
+        return value, tape.gradient(value, [arguments[i] for i in indices],
                                     unconnected_gradients=unconnected_gradients)
 
     return decorated

@@ -273,7 +273,7 @@ def _execute_slow(op, inputs, attrs):
         result._value = out if type(out) is _ndarray else _asarray(out)
         outputs = (result,)
     else:
-        outputs = result = _wrap_many(out)
+        outputs = result = _wrap_many(out)  # type: ignore[assignment]  # (a tuple)
     if _flags.check_numerics:
         _check_numerics(op, outputs)
     if tapes and op.differentiable:

@@ -100,7 +100,7 @@ class Variable(_Operators):
         """Returns the current value as a Tensor and lets recording tapes watch it."""
         snapshot = self._snapshot
         if snapshot is None:
-            snapshot = self._snapshot = tensor.new_tensor(self._buf)
+            snapshot = self._snapshot = tensor.new_tensor(self._buf)  # type: ignore[assignment]
         if _flags.slow:
             state = context.thread
             if state.tracer is not None:

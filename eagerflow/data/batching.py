@@ -78,7 +78,8 @@ class BatchDataset(_Batching):
             yield from self._fused_elements(*fused)
             return
         with closing(self._inputs[0]._elements()) as elements:
-            flatten = pack = None
+            flatten: Any = None
+            pack: Any = None
             for first_index, chunk in _batches(elements, self._batch_size,
                                                self._drop_remainder):
                 if flatten is None:  # every element of a dataset has one structure
@@ -198,7 +199,7 @@ class PaddedBatchDataset(_Batching):
                     flatten, pack = structure.flattener(chunk[0]), structure.packer(chunk[0])
                     plan = self._plan(chunk[0])
                 columns = zip(*map(flatten, chunk), strict=True)
-                yield pack([_pad(column, *component, first_index)
+                yield pack([_pad(column, *component, first_index)  # type: ignore[call-arg]
                             for column, *component in zip(columns, *plan, strict=True)])
 
     def _compute_spec(self):
@@ -247,7 +248,7 @@ def _pad(column, path, padded_shape, padding_value, first_index):
                 )
     dtype = np.result_type(*column) if column[0].dtype.kind in "SU" else column[0].dtype
     if padding_value is None:
-        fill = b"" if dtype.kind == "S" else "" if dtype.kind == "U" else 0
+        fill: Any = b"" if dtype.kind == "S" else "" if dtype.kind == "U" else 0
     else:
         try:
             fill = dtypes.to_array(padding_value, None if dtype.kind in "SU" else dtype)
@@ -273,13 +274,14 @@ class UnbatchDataset(dataset.Dataset):
         self._inputs = (input_dataset,)
 
     def _elements(self):
-        flatten = pack = None
+        flatten: Any = None
+        pack: Any = None
         with closing(self._inputs[0]._elements()) as elements:
             for index, element in enumerate(elements):
                 if flatten is None:
                     flatten, pack = structure.flattener(element), structure.packer(element)
                 leaves = flatten(element)
-                sizes = {a.shape[0] if a.ndim else None for a in leaves}
+                sizes: set[Any] = {a.shape[0] if a.ndim else None for a in leaves}
                 if None in sizes or len(sizes) > 1:
                     raise errors.InvalidArgumentError(
                         "unbatch: every component needs rank >= 1 and the same first "

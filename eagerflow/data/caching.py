@@ -69,7 +69,7 @@ class CacheDataset(dataset.Dataset):
             raise errors.NotFoundError(
                 f"cache: cannot write {path!r}: directory {directory!r} does not exist"
             )
-        recorded = [] if not path else None
+        recorded: Any = [] if not path else None
         writer = _Writer(path) if path else None
         try:
             with closing(self._inputs[0]._elements()) as elements:
@@ -149,7 +149,7 @@ def _decode_structure(code):
     if kind == "tuple":
         return tuple(_decode_structure(item) for item in code[1])
     if kind == "namedtuple":
-        cls = collections.namedtuple(code[1], code[2])
+        cls = collections.namedtuple(code[1], code[2])  # type: ignore[misc]  # (a saved name)
         return cls(*[_decode_structure(item) for item in code[3]])
     raise ValueError(f"unknown structure kind {kind!r}")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 from contextlib import ExitStack, closing
+from typing import Any
 
 from eagerflow.core import errors
 from eagerflow.data import dataset, iterator, parallel, structure
@@ -55,8 +56,9 @@ class InterleaveDataset(dataset.Dataset):
 
     def _elements(self):
         cycle, block = self._cycle_length, self._block_length
-        slots = [None] * cycle
-        made_from = [None] * cycle  # the input index of each slot's dataset, until checked
+        slots: list[Any] = [None] * cycle
+        # the input index of each slot's dataset, until checked
+        made_from: list[Any] = [None] * cycle
         expected = None
         with ExitStack() as stack, closing(self._inputs[0]._elements()) as inputs:
             stack.callback(lambda: [s.close() for s in slots if s is not None])

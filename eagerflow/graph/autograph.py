@@ -57,6 +57,7 @@ import sys
 import threading
 import types
 import weakref
+from typing import Any
 
 from eagerflow.core import context, errors, nest, tensor
 from eagerflow.core.variable import Variable
@@ -170,7 +171,7 @@ def _scalar_condition(test, where, statement):
 
 def _python_bool(test, what):
     if isinstance(test, tensor.Tensor):  # an eager tensor or a trace-time constant
-        return bool(test._const) if graph.is_symbolic(test) else bool(test)
+        return bool(test._const) if graph.is_symbolic(test) else bool(test)  # type: ignore[attr-defined]
     return bool(test)
 
 
@@ -392,7 +393,7 @@ def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_sta
     index = [creation.convert_to_tensor(start)]
     limit = creation.convert_to_tensor(limit)
     index[0] = math.cast(index[0], limit.dtype)
-    step_sign = (1 if delta > 0 else -1) if isinstance(delta, int) else None
+    step_sign: Any = (1 if delta > 0 else -1) if isinstance(delta, int) else None
     delta = math.cast(creation.convert_to_tensor(delta), limit.dtype)
     if step_sign is None:
         step_sign = logic.greater(delta, math.cast(0, delta.dtype))

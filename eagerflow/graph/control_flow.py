@@ -172,7 +172,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     if not _is_symbolic(pred) or pred._const is not None:
         return true_fn() if _static_bool(pred, "ef.cond") else false_fn()
     _check_pred(pred, "ef.cond")
-    tracer = context.thread.tracer
+    tracer: Any = context.thread.tracer
     pred_ref = tracer.ref(pred)
     taken = bool(np.asarray(pred_ref._shadow).reshape(()))
     real = tracer.executing and not tracer.recompute

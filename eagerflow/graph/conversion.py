@@ -22,6 +22,7 @@ import functools
 import inspect
 import textwrap
 import types
+from typing import Any
 
 from eagerflow.core import errors
 
@@ -311,7 +312,8 @@ class _ControlFlow(ast.NodeTransformer):
         getter = _function(get_name, [], [ast.Return(value=values)], [])
         if names:
             target = ast.Tuple(elts=[_name(n, store=True) for n in names], ctx=ast.Store())
-            setter_body = [ast.Assign(targets=[target], value=_name(f"{_PREFIX}values"))]
+            setter_body: list[ast.stmt] = [
+                ast.Assign(targets=[target], value=_name(f"{_PREFIX}values"))]
         else:
             setter_body = [ast.Pass()]
         setter = _function(set_name, [f"{_PREFIX}values"], setter_body, names)
@@ -416,7 +418,8 @@ def _function(name, params, body, nonlocals):
         name=name,
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=decl + (body or [ast.Pass()]), decorator_list=[], returns=None, type_params=[])
+        body=decl + (body or [ast.Pass()]), decorator_list=[], returns=None,
+        type_params=[])  # type: ignore[call-arg]  # (a field since Python 3.12)
 
 
 def _source_tree(fn):
@@ -529,7 +532,7 @@ def _compile(fn, tree, node, filename, runtime):
         args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in factory_params],
                            vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[node, ast.Return(value=_name(node.name))], decorator_list=[], returns=None,
-        type_params=[])
+        type_params=[])  # type: ignore[call-arg]  # (a field since Python 3.12)
     module = ast.Module(body=[_locate(factory, node)], type_ignores=[])
     ast.fix_missing_locations(module)
     try:
@@ -545,8 +548,8 @@ def _compile(fn, tree, node, filename, runtime):
     cells = dict(zip(freevars, fn.__closure__ or (), strict=True))
     closure = tuple(cells[name] if name in cells else types.CellType(runtime)
                     for name in inner_code.co_freevars)
-    converted = types.FunctionType(inner_code, fn.__globals__, fn.__name__, fn.__defaults__,
-                                   closure)
+    converted: Any = types.FunctionType(inner_code, fn.__globals__, fn.__name__,
+                                        fn.__defaults__, closure)
     converted.__kwdefaults__ = fn.__kwdefaults__
     functools.update_wrapper(converted, fn)
     del converted.__wrapped__

@@ -126,9 +126,9 @@ class Function:
         self._tracing_count = 0
         self._history: list = []
         self._lock = threading.RLock()
-        self._bound = weakref.WeakKeyDictionary()
+        self._bound: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         try:
-            self._signature = inspect.signature(python_function)
+            self._signature: inspect.Signature | None = inspect.signature(python_function)
         except (TypeError, ValueError):
             self._signature = None
         params = list(self._signature.parameters.values()) if self._signature else []
@@ -385,7 +385,7 @@ class Function:
 def _fast_key(args):
     """``(shape, dtype, ...)`` of positional arguments that are all tensors or None (a None
     marks its place), or None when another kind of argument is present."""
-    key = []
+    key: list[Any] = []
     for a in args:
         if type(a) is _Tensor:
             value = a._value

@@ -171,7 +171,7 @@ class SymbolicTensor(tensor.Tensor):
         )
 
     @property
-    def _value(self):
+    def _value(self):  # type: ignore[override]  # (a stand-in: see `_ValueStandIn`)
         # Code that reads ``t._value.shape`` / ``.dtype`` (the tape does, for speed) gets
         # them; anything that needs the numbers gets the error (see `_ValueStandIn`).
         if self._const is not None:

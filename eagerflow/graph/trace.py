@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+from typing import Any
 
 import numpy as np
 
@@ -255,7 +256,7 @@ class Tracer:
         outs = self._forward(op, shadows, shadow_attrs, refs)
         dynamic = any(_is_symbolic(r) and r._probe is not None
                       for r in refs + graph._symbolic_leaves(attrs))
-        probes = [None] * len(outs)
+        probes: Any = [None] * len(outs)
         if dynamic:
             values = [(r._probe if r._probe is not None else r._shadow) if _is_symbolic(r) else r
                       for r in refs]

@@ -194,7 +194,7 @@ class Attention(_BaseDenseAttention):
 
     def build(self, input_shape: Any) -> None:
         self.scale = None
-        self.concat_score_weight = None
+        self.concat_score_weight: Any = None
         if self.use_scale:
             self.scale = self.add_weight("scale", (), initializer="ones")
         if self.score_mode == "concat":

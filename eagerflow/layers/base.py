@@ -130,7 +130,7 @@ class _LayerMeta(type):
         layer = super().__call__(*args, **kwargs)
         if "_layer_initialized" not in layer.__dict__:
             raise RuntimeError(_MISSING_INIT.format(cls=cls.__name__))
-        if cls._uses_auto_config:
+        if cls._uses_auto_config:  # type: ignore[attr-defined]  # (set per Layer subclass)
             layer.__dict__["_auto_config"] = _bind_config(cls, args, kwargs)
         shape = layer.__dict__["_batch_input_shape"]
         if shape is not None and not layer.built:

@@ -169,8 +169,8 @@ class CompiledLoss:
         for leaf in _leaves(loss):
             _to_loss(leaf)
         self.output_names = None
-        self.losses = None
-        self.weights = None
+        self.losses: Any = None
+        self.weights: Any = None
         if output_names is not None:
             self.build(output_names)
 
@@ -207,7 +207,7 @@ class CompiledLoss:
         flat_pred = nest.flatten(y_pred) if self.output_names is not None else [y_pred]
         flat_true = _flat_targets(y_true, y_pred, self.output_names, "fit")
         weights = _flat_weights(sample_weight, self.output_names)
-        total = None
+        total: Any = None
         parts: list[Any] = []
         for index, (loss, target, prediction) in enumerate(
                 zip(self.losses, flat_true, flat_pred, strict=True)):
@@ -295,7 +295,7 @@ def _to_metric(identifier, loss, y_true, y_pred):
         return _accuracy_for(loss, y_true, y_pred, name=identifier)
     if isinstance(identifier, str) and identifier in ("crossentropy", "ce"):
         kind = _loss_kind(loss) or "categorical"
-        fn = {"sparse": losses_lib.sparse_categorical_crossentropy,
+        fn: Any = {"sparse": losses_lib.sparse_categorical_crossentropy,
               "categorical": losses_lib.categorical_crossentropy,
               "binary": losses_lib.binary_crossentropy}[kind]
         return metrics_lib.MeanMetricWrapper(
@@ -338,7 +338,7 @@ class CompiledMetrics:
         self._loss = loss
         self._output_names_of = output_names_of
         self.metrics = []
-        self._table = None  # per output: [(metric, weighted)]
+        self._table: Any = None  # per output: [(metric, weighted)]
         self._names = None
 
     @property

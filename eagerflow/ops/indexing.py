@@ -239,7 +239,7 @@ def scatter_along_last_axis(updates, indices, depth):
     coords = [np.broadcast_to(g[..., None], indices.shape) for g in grids]
     if getattr(indices, "_symbolic", False):  # traced by ef.function: indices known at run time
         parts = [_creation.constant(c.astype(np.int64)) for c in coords]
-        full = _array.stack(parts + [_math.cast(indices, np.int64)], axis=-1)
+        full: Any = _array.stack([*parts, _math.cast(indices, np.int64)], axis=-1)
     else:
         full = np.stack(coords + [indices._value], axis=-1).astype(np.int64)
     return scatter_nd(full, updates, batch_shape + (int(depth),))

@@ -69,6 +69,7 @@ class Ftrl(optimizer.Optimizer):
     l2_regularization_strength: float
     l2_shrinkage_regularization_strength: float
     beta: float
+    initial_accumulator_value: float
 
     def __init__(self, learning_rate: Any = 0.001, learning_rate_power: Any = -0.5,
                  initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,

@@ -62,7 +62,8 @@ def _traced(op, name, data, step, **kwargs):
     from eagerflow.graph import python_ops
 
     _check_name(name, op.__name__)
-    inputs, slots = [], {}
+    inputs: list[Any] = []
+    slots: dict[Any, Any] = {}
     for key, value in (("data", data), ("step", step)):
         if isinstance(value, (tensor.Tensor, Variable)):
             slots[key] = len(inputs)

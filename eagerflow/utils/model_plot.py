@@ -70,7 +70,8 @@ def _graph(model):
         return [model], [], [None]  # a subclassed model is one box, as in Keras
     layers = graph_model.layers
     index = {id(layer): i for i, layer in enumerate(layers)}
-    edges, calls = [], {}
+    edges = []
+    calls: dict[Any, Any] = {}
     for t in graph_model.inputs:
         calls.setdefault(id(t._history[0]), []).append((None, t.shape, t.dtype.name))
     for node in graph_model._nodes:

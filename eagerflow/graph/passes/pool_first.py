@@ -21,6 +21,8 @@ The rewrite is made only when the full-size intermediate feeds nothing else.
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
@@ -81,7 +83,7 @@ def _only_readers(tensor, allowed, readers, outputs) -> bool:
 
 def _rewrite(pool, producer, readers, outputs):
     """``{id(old node): [new nodes]}`` for one pool (see `pool_first`), or None."""
-    r = pool.inputs[0] if len(pool.inputs) == 1 else None
+    r: Any = pool.inputs[0] if len(pool.inputs) == 1 else None
     relu = producer.get(id(r)) if _is_symbolic(r) else None
     if relu is None or relu.op.name != "Relu" or len(relu.inputs) != 1:
         return None
