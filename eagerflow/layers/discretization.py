@@ -22,9 +22,12 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, dtypes, tensor
+from eagerflow.core.typing import DTypeLike
 from eagerflow.graph import python_ops
 from eagerflow.layers import lookup
 from eagerflow.layers.base import Layer
@@ -82,8 +85,9 @@ class Discretization(Layer):
         [1.5, 4.0, 6.5]
     """
 
-    def __init__(self, bin_boundaries=None, num_bins=None, epsilon=0.01, output_mode="int",
-                 sparse=False, dtype=None, name=None, **kwargs):
+    def __init__(self, bin_boundaries: Any = None, num_bins: Any = None, epsilon: float = 0.01,
+                 output_mode: str = "int", sparse: bool = False, dtype: DTypeLike = None,
+                 name: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("autocast", False)
         super().__init__(name=name, dtype=dtype, **kwargs)
         if sparse:
@@ -119,7 +123,7 @@ class Discretization(Layer):
         """Forgets the quantile summary gathered by `update_state`."""
         self.summary = np.zeros((2, 0), np.float32)
 
-    def update_state(self, data) -> None:
+    def update_state(self, data: Any) -> None:
         """Adds one batch of numbers to the quantile summary."""
         values = lookup.as_numpy(data)
         if values.dtype.kind not in "iufb":
@@ -134,7 +138,7 @@ class Discretization(Layer):
             return
         self.bin_boundaries = _compress(self.summary, 1.0 / self.num_bins)[0, :-1].tolist()
 
-    def adapt(self, data, steps=None) -> None:
+    def adapt(self, data: Any, steps: Any = None) -> None:
         """Learns `num_bins` quantile boundaries from `data`: an array or tensor (one
         batch), or an `ef.data` Dataset, a list of arrays or any iterable of batches
         (`steps` bounds the batches read).
@@ -180,7 +184,7 @@ class Discretization(Layer):
             inputs = np.asarray(inputs)
         return super()._convert_inputs(inputs)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         out_dtype = dtypes.int32 if self.output_mode == "int" else dtypes.float32
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(lookup.as_numpy(inputs)).astype(out_dtype))
@@ -201,7 +205,7 @@ class Discretization(Layer):
             return ids
         return lookup.encode(ids, self.output_mode, len(boundaries) + 1)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         depth = (len(self.bin_boundaries) + 1 if self.bin_boundaries is not None
                  else self.num_bins)
         return lookup.encoded_shape(input_shape, self.output_mode, depth)
@@ -212,7 +216,7 @@ class Discretization(Layer):
                 "output_mode": self.output_mode, "sparse": False}
 
     @classmethod
-    def from_config(cls, config):
+    def from_config(cls, config: dict[str, Any]) -> Any:
         """Recreates the layer; an adapted layer's config holds both `num_bins` and the
         learned `bin_boundaries` (as in Keras)."""
         config = dict(config)

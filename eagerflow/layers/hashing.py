@@ -15,6 +15,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import context, dtypes, tensor
@@ -51,8 +53,8 @@ class Hashing(Layer):
         array([[3., 0., 0., 0.]], dtype=float32)
     """
 
-    def __init__(self, num_bins, mask_value=None, salt=None, output_mode="int", sparse=False,
-                 **kwargs):
+    def __init__(self, num_bins: Any, mask_value: Any = None, salt: Any = None,
+                 output_mode: str = "int", sparse: bool = False, **kwargs: Any) -> None:
         if kwargs.get("dtype") is None:
             kwargs["dtype"] = "int64" if output_mode == "int" else "float32"
         kwargs.setdefault("autocast", False)
@@ -82,7 +84,7 @@ class Hashing(Layer):
             inputs = np.asarray(inputs)
         return super()._convert_inputs(inputs)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         out_dtype = self.dtype if self.output_mode == "int" else dtypes.float32
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(lookup.as_numpy(inputs)).astype(out_dtype))
@@ -118,7 +120,7 @@ class Hashing(Layer):
             return bins
         return lookup.encode(bins, self.output_mode, self.num_bins)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         input_shape = tuple(input_shape)
         if self.output_mode == "int":
             return input_shape

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import collections
 import os
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -151,10 +153,15 @@ class IndexLookup(Layer):
     """The shared base of `StringLookup` and `IntegerLookup` (see the module docstring);
     subclasses say how inputs become tokens (`_tokens_of`) and how a file line reads."""
 
-    def __init__(self, max_tokens, num_oov_indices, mask_token, oov_token, vocabulary_dtype,
-                 vocabulary=None, idf_weights=None, invert=False, output_mode="int",
-                 sparse=False, pad_to_max_tokens=False, oov_method="floormod", salt=None,
-                 vocabulary_size=None, has_input_vocabulary=None, **kwargs):
+    _tokens_of: Callable[[Any], Any]  # each subclass's rule
+    _token_from_line: Callable[[str], Any]
+
+    def __init__(self, max_tokens: Any, num_oov_indices: Any, mask_token: Any, oov_token: Any,
+                 vocabulary_dtype: Any, vocabulary: Any = None, idf_weights: Any = None,
+                 invert: bool = False, output_mode: str = "int", sparse: bool = False,
+                 pad_to_max_tokens: bool = False, oov_method: str = "floormod", salt: Any = None,
+                 vocabulary_size: Any = None, has_input_vocabulary: Any = None,
+                 **kwargs: Any) -> None:
         kwargs.setdefault("autocast", False)  # integer ids given as floats stay exact
         super().__init__(**kwargs)
         what = type(self).__name__
@@ -207,7 +214,7 @@ class IndexLookup(Layer):
                                       else bool(has_input_vocabulary))
         self._tokens: list = []
         self._index: dict = {}
-        self._idf = None
+        self._idf: Any = None
         self._frozen_vocab_size = vocabulary_size
         self.reset_state()
         if vocabulary is not None:
@@ -230,7 +237,7 @@ class IndexLookup(Layer):
         """
         return self._token_start_index() + len(self._tokens)
 
-    def get_vocabulary(self, include_special_tokens=True) -> list:
+    def get_vocabulary(self, include_special_tokens: bool = True) -> list:
         """The vocabulary in index order (position ``i`` holds the token of index ``i``).
 
         Args:
@@ -250,7 +257,7 @@ class IndexLookup(Layer):
             [self.oov_token] * self.num_oov_indices) + tokens
 
     # -- vocabulary -------------------------------------------------------------------------
-    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
+    def set_vocabulary(self, vocabulary: Any, idf_weights: Any = None) -> None:
         """Replaces the vocabulary (and, in ``"tf_idf"`` mode, the IDF weights).
 
         Args:
@@ -350,7 +357,9 @@ class IndexLookup(Layer):
             self._idf = padded.astype(np.float32)
 
     def _depth(self) -> int:
-        return self.max_tokens if self.pad_to_max_tokens else self.vocabulary_size()
+        if self.pad_to_max_tokens and self.max_tokens is not None:  # (always set then)
+            return self.max_tokens
+        return self.vocabulary_size()
 
     # -- adapt ----------------------------------------------------------------------------
     def reset_state(self) -> None:
@@ -359,7 +368,7 @@ class IndexLookup(Layer):
         self._document_counts: collections.Counter = collections.Counter()
         self._num_documents = 0
 
-    def adapt(self, data, steps=None) -> None:
+    def adapt(self, data: Any, steps: Any = None) -> None:
         """Learns the vocabulary (and the IDF weights in ``"tf_idf"`` mode) from `data`.
 
         Tokens are sorted by how often they occur, ties by the token, larger first; with
@@ -388,7 +397,7 @@ class IndexLookup(Layer):
             self.update_state(batch)
         self.finalize_state()
 
-    def update_state(self, data) -> None:
+    def update_state(self, data: Any) -> None:
         """Adds the tokens of one batch to the counts `finalize_state` turns into a
         vocabulary (a rank-1 batch is one document)."""
         if self._has_input_vocabulary:
@@ -401,7 +410,7 @@ class IndexLookup(Layer):
         documents = [array] if array.ndim == 1 else list(array.reshape(len(array), -1))
         self.update_documents([self._as_tokens(doc) for doc in documents])
 
-    def update_documents(self, documents) -> None:
+    def update_documents(self, documents: Any) -> None:
         """Counts the tokens of `documents` (lists of tokens, of any lengths)."""
         for document in documents:
             self._token_counts.update(document)
@@ -437,7 +446,7 @@ class IndexLookup(Layer):
             return convert_input(np.asarray(inputs))
         return super()._convert_inputs(inputs)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(as_numpy(inputs)))
         return python_ops.py_function(lambda t: self._compute(t.numpy()), [inputs],
@@ -523,7 +532,7 @@ class IndexLookup(Layer):
             out = np.where(ids == 0, np.array(self.mask_token, out.dtype), out)
         return out
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         depth = self.max_tokens if self.pad_to_max_tokens else self._frozen_vocab_size
         return encoded_shape(input_shape, self.output_mode, depth)
 
@@ -593,10 +602,11 @@ class StringLookup(IndexLookup):
         array(['c', '[UNK]', 'a'], dtype='<U5')
     """
 
-    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]",
-                 vocabulary=None, idf_weights=None, invert=False, output_mode="int",
-                 pad_to_max_tokens=False, sparse=False, encoding="utf-8", name=None, salt=None,
-                 **kwargs):
+    def __init__(self, max_tokens: Any = None, num_oov_indices: int = 1, mask_token: Any = None,
+                 oov_token: str = "[UNK]", vocabulary: Any = None, idf_weights: Any = None,
+                 invert: bool = False, output_mode: str = "int", pad_to_max_tokens: bool = False,
+                 sparse: bool = False, encoding: str = "utf-8", name: str | None = None,
+                 salt: Any = None, **kwargs: Any) -> None:
         self.encoding = encoding
         kwargs.pop("vocabulary_dtype", None)
         kwargs.pop("oov_method", None)  # Keras's configs carry it; strings always use FarmHash
@@ -657,10 +667,12 @@ class IntegerLookup(IndexLookup):
                [4, 0, 2]])
     """
 
-    def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1,
-                 vocabulary=None, vocabulary_dtype="int64", idf_weights=None, invert=False,
-                 output_mode="int", sparse=False, pad_to_max_tokens=False,
-                 oov_method="floormod", salt=None, name=None, **kwargs):
+    def __init__(self, max_tokens: Any = None, num_oov_indices: int = 1, mask_token: Any = None,
+                 oov_token: Any = -1, vocabulary: Any = None, vocabulary_dtype: str = "int64",
+                 idf_weights: Any = None, invert: bool = False, output_mode: str = "int",
+                 sparse: bool = False, pad_to_max_tokens: bool = False,
+                 oov_method: str = "floormod", salt: Any = None, name: str | None = None,
+                 **kwargs: Any) -> None:
         if vocabulary_dtype != "int64":
             raise ValueError("IntegerLookup: only vocabulary_dtype='int64' is supported. "
                              f"Received: vocabulary_dtype={vocabulary_dtype!r}")

@@ -21,6 +21,9 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from eagerflow.layers import activations, constraints, core, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, conv_output_length, normalize_tuple
@@ -37,11 +40,14 @@ class _Depthwise(Layer):
 
     _rank = 2
 
-    def __init__(self, kernel_size, strides=1, padding="valid", depth_multiplier=1,
-                 data_format=None, dilation_rate=1, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", bias_initializer="zeros",
-                 depthwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, bias_constraint=None, **kwargs):
+    def __init__(self, kernel_size: int | Sequence[int], strides: int | Sequence[int] = 1,
+                 padding: str = "valid", depth_multiplier: int = 1, data_format: str | None = None,
+                 dilation_rate: int | Sequence[int] = 1, activation: Any = None,
+                 use_bias: bool = True, depthwise_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", depthwise_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 depthwise_constraint: Any = None, bias_constraint: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name, rank = type(self).__name__, self._rank
         self.kernel_size = normalize_tuple(kernel_size, rank, "kernel_size", name)
@@ -173,15 +179,15 @@ class DepthwiseConv2D(_Depthwise):
         ((2, 5, 5, 4), (3, 3, 4, 1))
     """
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channels = self._channels(input_shape)
         self._add_depthwise(channels)
         self._add_bias(channels * self.depth_multiplier)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         return self._finish(self._from_image(self._depthwise(self._as_image(inputs))))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         channels = input_shape[self._channel_axis]
         return self._output_shape(
             input_shape, None if channels is None else channels * self.depth_multiplier)
@@ -212,13 +218,16 @@ class SeparableConv2D(_Depthwise):
         ((3, 3, 3, 2), (1, 1, 6, 6), (6,))
     """
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None,
-                 dilation_rate=1, depth_multiplier=1, activation=None, use_bias=True,
-                 depthwise_initializer="glorot_uniform", pointwise_initializer="glorot_uniform",
-                 bias_initializer="zeros", depthwise_regularizer=None,
-                 pointwise_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 depthwise_constraint=None, pointwise_constraint=None, bias_constraint=None,
-                 **kwargs):
+    def __init__(self, filters: int, kernel_size: int | Sequence[int],
+                 strides: int | Sequence[int] = 1, padding: str = "valid",
+                 data_format: str | None = None, dilation_rate: int | Sequence[int] = 1,
+                 depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
+                 depthwise_initializer: Any = "glorot_uniform",
+                 pointwise_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+                 depthwise_regularizer: Any = None, pointwise_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 depthwise_constraint: Any = None, pointwise_constraint: Any = None,
+                 bias_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(kernel_size, strides=strides, padding=padding,
                          depth_multiplier=depth_multiplier, data_format=data_format,
                          dilation_rate=dilation_rate, activation=activation,
@@ -234,7 +243,7 @@ class SeparableConv2D(_Depthwise):
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         channels = self._channels(input_shape)
         self._add_depthwise(channels)
         self.pointwise_kernel = self.add_weight(
@@ -244,7 +253,7 @@ class SeparableConv2D(_Depthwise):
             constraint=self.pointwise_constraint)
         self._add_bias(self.filters)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         pointwise = self.pointwise_kernel
         if self._rank == 1:
             pointwise = array_ops.expand_dims(pointwise, 0)
@@ -253,7 +262,7 @@ class SeparableConv2D(_Depthwise):
             data_format="NHWC" if self.data_format == "channels_last" else "NCHW")
         return self._finish(self._from_image(outputs))
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return self._output_shape(input_shape, self.filters)
 
     def get_config(self) -> dict:

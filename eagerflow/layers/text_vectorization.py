@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import string
+from typing import Any
 
 import numpy as np
 
@@ -110,11 +111,12 @@ class TextVectorization(Layer):
         array([[1., 2., 0.]], dtype=float32)
     """
 
-    def __init__(self, max_tokens=None, standardize="lower_and_strip_punctuation",
-                 split="whitespace", ngrams=None, output_mode="int",
-                 output_sequence_length=None, pad_to_max_tokens=False, vocabulary=None,
-                 idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None,
-                 **kwargs):
+    def __init__(self, max_tokens: Any = None, standardize: str = "lower_and_strip_punctuation",
+                 split: str = "whitespace", ngrams: Any = None, output_mode: str = "int",
+                 output_sequence_length: Any = None, pad_to_max_tokens: bool = False,
+                 vocabulary: Any = None, idf_weights: Any = None, sparse: bool = False,
+                 ragged: bool = False, encoding: str = "utf-8", name: str | None = None,
+                 **kwargs: Any) -> None:
         has_input_vocabulary = kwargs.pop("has_input_vocabulary", None)
         vocabulary_size = kwargs.pop("vocabulary_size", None)
         kwargs.setdefault("autocast", False)
@@ -156,7 +158,7 @@ class TextVectorization(Layer):
                 "tensors); leave ragged=False to get rows padded with 0, or set "
                 "output_sequence_length for a fixed length.")
         self._standardize = standardize
-        self._split = split
+        self._split: Any = split
         self._ngrams_arg = ngrams
         self._ngrams = tuple(range(1, ngrams + 1)) if isinstance(ngrams, int) else ngrams
         self._output_mode = output_mode
@@ -170,7 +172,7 @@ class TextVectorization(Layer):
             vocabulary_size=vocabulary_size, name=f"{self.name}_lookup")
 
     # -- vocabulary -------------------------------------------------------------------------
-    def get_vocabulary(self, include_special_tokens=True) -> list:
+    def get_vocabulary(self, include_special_tokens: bool = True) -> list:
         """The vocabulary in index order (padding ``""`` and ``"[UNK]"`` first unless
         `include_special_tokens` is False).
 
@@ -191,7 +193,7 @@ class TextVectorization(Layer):
         """
         return self._lookup_layer.vocabulary_size()
 
-    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
+    def set_vocabulary(self, vocabulary: Any, idf_weights: Any = None) -> None:
         """Replaces the vocabulary (see `StringLookup.set_vocabulary`).
 
         Examples:
@@ -204,7 +206,7 @@ class TextVectorization(Layer):
         self._lookup_layer.set_vocabulary(vocabulary, idf_weights=idf_weights)
 
     # -- adapt ----------------------------------------------------------------------------
-    def adapt(self, data, batch_size=None, steps=None) -> None:
+    def adapt(self, data: Any, batch_size: Any = None, steps: Any = None) -> None:
         """Learns the vocabulary (and IDF weights in ``"tf_idf"`` mode) from strings.
 
         Tokens are sorted by frequency, ties by the token (larger first), and cut to
@@ -232,7 +234,7 @@ class TextVectorization(Layer):
             self.update_state(batch)
         self.finalize_state()
 
-    def update_state(self, data) -> None:
+    def update_state(self, data: Any) -> None:
         """Counts the tokens of one batch of strings."""
         if self._lookup_layer._has_input_vocabulary:
             raise ValueError(
@@ -314,7 +316,7 @@ class TextVectorization(Layer):
             inputs = np.asarray(inputs)
         return super()._convert_inputs(inputs)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(lookup.as_numpy(inputs)))
         if (self._output_mode == "int" and self._output_sequence_length is None
@@ -361,7 +363,7 @@ class TextVectorization(Layer):
             return grid
         return strings.encode_ids(grid)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         input_shape = tuple(input_shape)
         batch = input_shape[:1] if input_shape else ()
         if self._output_mode == "int":
