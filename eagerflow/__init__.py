@@ -8,6 +8,8 @@ Examples:
 
 __version__ = "0.1.0"
 
+import typing as _typing
+
 # The eager engine and the ops every program uses. ef.nn, ef.function and the high-level
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
@@ -171,6 +173,33 @@ _LAZY: dict[str, str] = {
     "utils": "eagerflow.utils",
     "distribute": "eagerflow.distribute",
 }
+
+if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
+    from eagerflow import (
+        callbacks,
+        data,
+        datasets,
+        image,
+        layers,
+        losses,
+        metrics,
+        models,
+        nn,
+        optim,
+        saving,
+        summary,
+        train,
+        utils,
+    )
+    from eagerflow import optim as optimizers
+    from eagerflow import saving as checkpoint
+    from eagerflow.graph import saved_model
+    from eagerflow.graph.control_flow import cond, while_loop
+    from eagerflow.graph.function import function, init_scope
+    from eagerflow.graph.python_ops import print, py_function
+    from eagerflow.layers import Input, activations, constraints, initializers, regularizers
+    from eagerflow.models import Model, Sequential
+    from eagerflow.saving import Checkpoint, CheckpointManager
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
 # packages `core` and `ops` are bound here by importing them, but are not API namespaces.

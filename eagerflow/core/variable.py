@@ -109,12 +109,12 @@ class Variable(_Operators):
                 tape._variable_read(self, snapshot)
         return snapshot
 
-    def read_value(self) -> Any:
+    def read_value(self) -> tensor.Tensor:
         """Returns the current value as a Tensor (a snapshot later writes do not change)."""
         return self._read()
 
     @property
-    def value(self) -> Any:
+    def value(self) -> tensor.Tensor:
         """The current value as a Tensor (same as `read_value()`)."""
         return self._read()
 

@@ -61,7 +61,7 @@ def _clipped(probabilities):
 
 # -- functions --------------------------------------------------------------------------------
 def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
-                        label_smoothing: float = 0.0, axis: int = -1) -> Any:
+                        label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Binary cross-entropy, averaged over `axis`, one value per sample.
 
     Elementwise ``-(z * log(p) + (1 - z) * log(1 - p))`` with ``p`` clipped to
@@ -105,7 +105,7 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
 
 
 def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
-                             label_smoothing: float = 0.0, axis: int = -1) -> Any:
+                             label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Cross-entropy between one-hot (or soft) targets and class probabilities or logits.
 
     Probabilities are first normalised to sum to 1 along `axis`, then clipped.

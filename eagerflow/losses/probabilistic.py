@@ -35,7 +35,7 @@ def _mean(values, axis=-1):
     return reduce_ops.reduce_mean(values, axis=axis) if values.ndim else values
 
 
-def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Any:
+def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """``sum(y_true * log(y_true / y_pred), axis=-1)``, both clipped to ``[1e-7, 1]``.
 
     Examples:
@@ -157,7 +157,7 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
 
 def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.25,
                                    gamma: float = 2.0, from_logits: bool = False,
-                                   label_smoothing: float = 0.0, axis: int = -1) -> Any:
+                                   label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
     """Categorical cross-entropy scaled by ``alpha * (1 - p) ** gamma``, summed over `axis`.
 
     Raises:

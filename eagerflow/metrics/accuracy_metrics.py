@@ -15,8 +15,6 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from eagerflow.core import errors
@@ -48,7 +46,7 @@ def _class_scores(y_pred: Tensor, owner: str) -> Tensor:
     return y_pred
 
 
-def accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
+def accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where ``y_true == y_pred`` exactly (after aligning a trailing axis of size 1).
 
     Raises:
@@ -66,7 +64,7 @@ def accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
     return _tensor(logic.equal(y_true, y_pred))
 
 
-def binary_accuracy(y_true: TensorLike, y_pred: TensorLike, threshold: float = 0.5) -> Any:
+def binary_accuracy(y_true: TensorLike, y_pred: TensorLike, threshold: float = 0.5) -> Tensor:
     """1.0 where ``(y_pred > threshold) == y_true``, per element.
 
     Raises:
@@ -85,7 +83,7 @@ def binary_accuracy(y_true: TensorLike, y_pred: TensorLike, threshold: float = 0
     return _tensor(logic.equal(predicted, y_true))
 
 
-def categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
+def categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where the argmax of one-hot `y_true` equals the argmax of `y_pred`.
 
     Raises:
@@ -115,7 +113,7 @@ def _sparse_labels(y_true, y_pred, owner: str):
     return labels
 
 
-def sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Any:
+def sparse_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
     """1.0 where the integer label `y_true` equals the argmax of `y_pred`.
 
     Raises:
@@ -150,7 +148,7 @@ def _in_top_k(labels, scores, k: int):
     return logic.logical_and(logic.logical_and(valid, finite), logic.less(higher, k))
 
 
-def top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 5) -> Any:
+def top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 5) -> Tensor:
     """1.0 where the true class (argmax of one-hot `y_true`) is among the top `k` scores.
 
     Raises:
@@ -171,7 +169,7 @@ def top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 
 
 
 def sparse_top_k_categorical_accuracy(y_true: TensorLike, y_pred: TensorLike, k: int = 5,
-                                      from_sorted_ids: bool = False) -> Any:
+                                      from_sorted_ids: bool = False) -> Tensor:
     """1.0 where the integer label `y_true` is among the top `k` entries of `y_pred`.
 
     Args:

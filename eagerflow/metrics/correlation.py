@@ -19,9 +19,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
-
-from eagerflow.core.typing import DTypeLike, TensorLike
+from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.metrics import reduction
 from eagerflow.metrics.regression import aligned
 from eagerflow.ops import math, reduce, unary
@@ -30,7 +28,7 @@ from eagerflow.saving import registry
 _EPSILON = 1e-7  # Keras's backend epsilon, added to the concordance denominator
 
 
-def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Any:
+def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
     """The Pearson correlation of `y_true` and `y_pred` along `axis`, per sample.
 
     ``mean(z(y_true) * z(y_pred), axis)`` where ``z`` centres on the mean and divides by
@@ -60,7 +58,7 @@ def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) 
     return reduce.reduce_mean(true_z * pred_z, axis=axis)
 
 
-def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Any:
+def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
     """Lin's concordance correlation of `y_true` and `y_pred` along `axis`, per sample.
 
     ``2 cov(t, p) / (var(t) + var(p) + (mean(t) - mean(p))**2)``, population moments
