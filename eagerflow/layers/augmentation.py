@@ -57,8 +57,9 @@ class RandomFlip(ImageLayer):
         'vertical'
     """
 
-    def __init__(self, mode: str = HORIZONTAL_AND_VERTICAL, seed: int | None = None,
-                 data_format: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, mode: str = HORIZONTAL_AND_VERTICAL,
+                 seed: int | random_ops.Generator | None = None, data_format: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         if mode not in (HORIZONTAL, VERTICAL, HORIZONTAL_AND_VERTICAL):
             raise ValueError(
@@ -108,7 +109,7 @@ class RandomCrop(SizedImageLayer):
         (4, 2, 3, 1)
     """
 
-    def __init__(self, height: Any, width: Any, seed: int | None = None,
+    def __init__(self, height: Any, width: Any, seed: int | random_ops.Generator | None = None,
                  data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(height, width, data_format=data_format, **kwargs)
         self.seed = seed
@@ -164,8 +165,8 @@ class _AffineLayer(ImageLayer):
     transforms: Callable[[int, Any, Any], Any]  # each subclass's random matrices
 
     def __init__(self, fill_mode: str = "reflect", interpolation: str = "bilinear",
-                 seed: int | None = None, fill_value: float = 0.0, data_format: str | None = None,
-                 **kwargs: Any) -> None:
+                 seed: int | random_ops.Generator | None = None, fill_value: float = 0.0,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         name = type(self).__name__
         if fill_mode not in image_ops.FILL_MODES:
@@ -236,8 +237,8 @@ class RandomRotation(_AffineLayer):
     """
 
     def __init__(self, factor: Any, fill_mode: str = "reflect", interpolation: str = "bilinear",
-                 seed: int | None = None, fill_value: float = 0.0, data_format: str | None = None,
-                 **kwargs: Any) -> None:
+                 seed: int | random_ops.Generator | None = None, fill_value: float = 0.0,
+                 data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.factor = _factor_pair(factor, "factor", "RandomRotation", -1.0)
 
@@ -275,8 +276,8 @@ class RandomZoom(_AffineLayer):
     """
 
     def __init__(self, height_factor: Any, width_factor: Any = None, fill_mode: str = "reflect",
-                 interpolation: str = "bilinear", seed: int | None = None, fill_value: float = 0.0,
-                 data_format: str | None = None, **kwargs: Any) -> None:
+                 interpolation: str = "bilinear", seed: int | random_ops.Generator | None = None,
+                 fill_value: float = 0.0, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.height_factor = height_factor
         self.width_factor = width_factor
@@ -320,8 +321,8 @@ class RandomTranslation(_AffineLayer):
     """
 
     def __init__(self, height_factor: Any, width_factor: Any, fill_mode: str = "reflect",
-                 interpolation: str = "bilinear", seed: int | None = None, fill_value: float = 0.0,
-                 data_format: str | None = None, **kwargs: Any) -> None:
+                 interpolation: str = "bilinear", seed: int | random_ops.Generator | None = None,
+                 fill_value: float = 0.0, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(fill_mode, interpolation, seed, fill_value, data_format, **kwargs)
         self.height_factor = height_factor
         self.width_factor = width_factor

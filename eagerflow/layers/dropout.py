@@ -46,8 +46,8 @@ class Dropout(Layer):
         0.2
     """
 
-    def __init__(self, rate: Any, noise_shape: Any = None, seed: int | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, rate: Any, noise_shape: Any = None,
+                 seed: int | random_ops.Generator | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate < 1:
             raise ValueError(
@@ -95,7 +95,8 @@ class GaussianNoise(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, stddev: Any, seed: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, stddev: Any, seed: int | random_ops.Generator | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.stddev = _rate(stddev, "stddev", "GaussianNoise")
         self.seed = seed
@@ -129,7 +130,8 @@ class GaussianDropout(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, rate: Any, seed: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, rate: Any, seed: int | random_ops.Generator | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rate = _rate(rate, "rate", "GaussianDropout", upper=1.0)
         self.seed = seed
@@ -162,7 +164,8 @@ class SpatialDropout1D(Dropout):
 
     _rank = 1
 
-    def __init__(self, rate: Any, seed: int | None = None, **kwargs: Any) -> None:
+    def __init__(self, rate: Any, seed: int | random_ops.Generator | None = None,
+                 **kwargs: Any) -> None:
         kwargs.pop("noise_shape", None)
         self.data_format = kwargs.pop("data_format", "channels_last") or "channels_last"
         super().__init__(rate, seed=seed, **kwargs)
@@ -200,8 +203,8 @@ class SpatialDropout2D(SpatialDropout1D):
 
     _rank = 2
 
-    def __init__(self, rate: Any, data_format: str | None = None, seed: int | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, rate: Any, data_format: str | None = None,
+                 seed: int | random_ops.Generator | None = None, **kwargs: Any) -> None:
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
 
 
@@ -217,8 +220,8 @@ class SpatialDropout3D(SpatialDropout1D):
 
     _rank = 3
 
-    def __init__(self, rate: Any, data_format: str | None = None, seed: int | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, rate: Any, data_format: str | None = None,
+                 seed: int | random_ops.Generator | None = None, **kwargs: Any) -> None:
         super().__init__(rate, seed=seed, data_format=data_format, **kwargs)
 
 
@@ -247,8 +250,8 @@ class AlphaDropout(Layer):
         ef.Tensor([1. 1.], shape=(2,), dtype=float32)
     """
 
-    def __init__(self, rate: Any, noise_shape: Any = None, seed: int | None = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, rate: Any, noise_shape: Any = None,
+                 seed: int | random_ops.Generator | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rate = _rate(rate, "rate", "AlphaDropout", upper=1.0)
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)

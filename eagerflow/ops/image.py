@@ -240,7 +240,8 @@ def _random_flip(image, seed, axis_from_end: int, op_name: str):
     return _math.where(mask, flipped, image)
 
 
-def random_flip_left_right(image: TensorLike, seed: int | None = None) -> Tensor:
+def random_flip_left_right(image: TensorLike,
+                           seed: int | _random.Generator | None = None) -> Tensor:
     """Mirrors each image horizontally with probability 1/2 (one coin per image).
 
     Args:
@@ -257,7 +258,7 @@ def random_flip_left_right(image: TensorLike, seed: int | None = None) -> Tensor
     return _random_flip(image, seed, 2, "RandomFlipLeftRight")
 
 
-def random_flip_up_down(image: TensorLike, seed: int | None = None) -> Tensor:
+def random_flip_up_down(image: TensorLike, seed: int | _random.Generator | None = None) -> Tensor:
     """Mirrors each image vertically with probability 1/2 (one coin per image).
 
     Examples:
@@ -330,7 +331,7 @@ def central_crop(image: TensorLike, central_fraction: Any) -> Tensor:
     return _array.getitem(image, key)
 
 
-def random_crop(value: TensorLike, size: Any, seed: int | None = None,
+def random_crop(value: TensorLike, size: Any, seed: int | _random.Generator | None = None,
                 name: str | None = None) -> Tensor:
     """Crops a random `size` block out of `value` (any rank), one offset for all of it.
 

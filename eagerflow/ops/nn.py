@@ -273,8 +273,8 @@ def _noise_shape(noise_shape, shape):
     return resolved
 
 
-def dropout(x: TensorLike, rate: Any, noise_shape: Any = None, seed: int | None = None,
-            name: str | None = None) -> Tensor:
+def dropout(x: TensorLike, rate: Any, noise_shape: Any = None,
+            seed: int | _random.Generator | None = None, name: str | None = None) -> Tensor:
     """Zeroes elements with probability `rate` and scales the rest by ``1 / (1 - rate)``.
 
     Args:

@@ -333,7 +333,7 @@ def generator_for(seed) -> Generator:
 
 
 def normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
-           dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+           dtype: DTypeLike = dtypes.float32, seed: int | Generator | None = None,
            name: str | None = None) -> Tensor:
     """Draws from a normal distribution.
 
@@ -346,7 +346,7 @@ def normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
 
 
 def truncated_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
-                     dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+                     dtype: DTypeLike = dtypes.float32, seed: int | Generator | None = None,
                      name: str | None = None) -> Tensor:
     """Draws from a normal distribution truncated to two standard deviations.
 
@@ -359,7 +359,7 @@ def truncated_normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLik
 
 
 def uniform(shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None = None,
-            dtype: DTypeLike = dtypes.float32, seed: int | None = None,
+            dtype: DTypeLike = dtypes.float32, seed: int | Generator | None = None,
             name: str | None = None) -> Tensor:
     """Draws uniformly from ``[minval, maxval)`` (maxval defaults to 1 for floats).
 
@@ -373,7 +373,7 @@ def uniform(shape: ShapeLike, minval: TensorLike = 0, maxval: TensorLike | None 
 
 
 def categorical(logits: TensorLike, num_samples: Any, dtype: DTypeLike = dtypes.int64,
-                seed: int | None = None, name: str | None = None) -> Tensor:
+                seed: int | Generator | None = None, name: str | None = None) -> Tensor:
     """Draws `num_samples` class indices per row from the softmax of `logits`.
 
     Examples:
@@ -384,7 +384,8 @@ def categorical(logits: TensorLike, num_samples: Any, dtype: DTypeLike = dtypes.
     return generator_for(seed).categorical(logits, num_samples, dtype)
 
 
-def shuffle(value: TensorLike, seed: int | None = None, name: str | None = None) -> Tensor:
+def shuffle(value: TensorLike, seed: int | Generator | None = None,
+            name: str | None = None) -> Tensor:
     """Randomly permutes `value` along its first axis.
 
     Examples:
