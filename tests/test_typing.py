@@ -2,7 +2,9 @@
 class, annotates each parameter and its return, and the annotations resolve
 (`typing.get_type_hints`). `mypy eagerflow` (run by .ci/run) checks that they are true."""
 
+import ast
 import inspect
+import pathlib
 import types
 import typing
 
@@ -98,6 +100,15 @@ def test_the_check_names_what_is_missing():
 
 
 def test_the_package_ships_its_type_marker():
-    import pathlib
-
     assert (pathlib.Path(ef.__file__).parent / "py.typed").is_file()
+
+
+def test_type_checkers_see_every_lazily_loaded_name():
+    # `ef.layers`, `ef.Sequential`, ... load on first use (a module __getattr__, which type
+    # checkers cannot follow): the package imports them again under TYPE_CHECKING.
+    tree = ast.parse(pathlib.Path(ef.__file__).read_text())
+    block = next(node for node in tree.body if isinstance(node, ast.If)
+                 and ast.unparse(node.test).endswith("TYPE_CHECKING"))
+    seen = {alias.asname or alias.name for node in block.body
+            for alias in getattr(node, "names", [])}
+    assert seen == set(ef._LAZY)

@@ -54,7 +54,7 @@ def init_kernel_bias(layer, activation, use_bias, kernel_initializer, bias_initi
     layer.bias_constraint = constraints.get(bias_constraint)
 
 
-def add_kernel_and_bias(layer, kernel_shape: tuple, bias_shape: tuple) -> None:
+def add_kernel_and_bias(layer, kernel_shape: tuple, bias_shape: tuple | None) -> None:
     """Creates `layer.kernel` and (with `use_bias`) `layer.bias` from its options."""
     layer.kernel = layer.add_weight("kernel", kernel_shape,
                                     initializer=layer.kernel_initializer,

@@ -18,6 +18,7 @@ Examples:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from eagerflow.layers import activations, constraints, core, initializers, regularizers
 from eagerflow.layers.base import Layer
@@ -82,10 +83,23 @@ class EinsumDense(Layer):
         (2, 4, 3)
     """
 
-    def __init__(self, equation, output_shape, activation=None, bias_axes=None,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, **kwargs):
+    # Set by `core.init_kernel_bias` and `core.add_kernel_and_bias`, as for Dense.
+    kernel: Any
+    bias: Any
+    activation: Any
+    kernel_initializer: Any
+    bias_initializer: Any
+    kernel_regularizer: Any
+    bias_regularizer: Any
+    kernel_constraint: Any
+    bias_constraint: Any
+
+    def __init__(self, equation: Any, output_shape: Any, activation: Any = None,
+                 bias_axes: Any = None, kernel_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self._specs = _parse(equation)
         self.equation = equation
@@ -149,7 +163,7 @@ class EinsumDense(Layer):
             out_shape = body
         return sizes, elided, out_shape
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         sizes, elided, _ = self._sizes(input_shape)
         _, kernel, output, side = self._specs
         bias_shape = None
@@ -161,13 +175,13 @@ class EinsumDense(Layer):
                 bias_shape += (1,) * elided
         core.add_kernel_and_bias(self, tuple(sizes[letter] for letter in kernel), bias_shape)
 
-    def call(self, inputs):
+    def call(self, inputs: Any) -> Any:
         outputs = einsum_ops.einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             outputs = math_ops.add(outputs, self.bias)
         return core.activate(self, outputs)
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         return self._sizes(input_shape)[2]
 
     def get_config(self) -> dict:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import TYPE_CHECKING, Any
 
 from eagerflow import metrics as metrics_lib
 from eagerflow import optim
@@ -72,14 +73,14 @@ def _attribute_metrics(model) -> list:
 class Trainer:
     """Keras-style training methods for `Model` (see the module docstring)."""
 
-    optimizer = None
-    compiled_loss = None
-    compiled_metrics = None
+    optimizer: Any = None
+    compiled_loss: Any = None
+    compiled_metrics: Any = None
     stop_training = False
-    history = None
-    _compile_arguments = None
-    _loss_tracker = None
-    _output_loss_trackers = ()
+    history: Any = None
+    _compile_arguments: Any = None
+    _loss_tracker: Any = None
+    _output_loss_trackers: Any = ()
     _initial_epoch = None
     _steps_per_execution = 1
     _jit_compile = None  # `ef.function`'s argument for the traced steps
@@ -90,11 +91,17 @@ class Trainer:
     _cached_metrics = None
     _cached_variables = None
     _caching = False
+    if TYPE_CHECKING:  # from Layer, which Model combines with this class
+        variables: list[Any]
+        trainable_variables: list[Any]
+        losses: list[Any]
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
     # -- compile ---------------------------------------------------------------------------
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None,
-                weighted_metrics=None, run_eagerly=False, steps_per_execution=1,
-                jit_compile="auto"):
+    def compile(self, optimizer: Any = "rmsprop", loss: Any = None, metrics: Any = None,
+                loss_weights: Any = None, weighted_metrics: Any = None, run_eagerly: bool = False,
+                steps_per_execution: int = 1, jit_compile: str | bool = "auto") -> None:
         """Configures the model for training.
 
         Args:
@@ -196,7 +203,7 @@ class Trainer:
             return None
         return compile_utils.output_names_of(self, outputs)
 
-    def get_compile_config(self):
+    def get_compile_config(self) -> Any:
         """The `compile` arguments as JSON-ready data (None if not compiled).
 
         Examples:
@@ -210,7 +217,7 @@ class Trainer:
             return None
         return compile_config.to_config(self._compile_arguments)
 
-    def compile_from_config(self, config) -> None:
+    def compile_from_config(self, config: dict[str, Any]) -> None:
         """Compiles the model from `get_compile_config` output (used by `load_model`).
 
         Examples:
@@ -283,7 +290,7 @@ class Trainer:
             >>> model.metrics_names
             ['loss']
         """
-        names = []
+        names: list[str] = []
         for metric in self.metrics:
             if isinstance(metric, compile_utils.CompiledMetrics):
                 names.extend(m.name for m in metric.metrics)  # its metrics, once built
@@ -392,7 +399,8 @@ class Trainer:
         for tracker, part in zip(self._output_loss_trackers or (), parts, strict=False):
             tracker.update_state(part, sample_weight=batch_size)
 
-    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None,
+                     sample_weight: Any = None, training: bool | None = True) -> Any:
         """The compiled loss of a batch plus the model's regularization losses.
 
         Also adds the value to the ``loss`` tracker (an epoch mean weighted by batch size),
@@ -413,7 +421,7 @@ class Trainer:
         self._track_loss(total, parts, _batch_size_of(x, y_pred))
         return total
 
-    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
         """Updates the compiled metrics with a batch; returns every metric's result.
 
         Examples:
@@ -430,7 +438,7 @@ class Trainer:
                 y, y_pred, sample_weight, compile_utils.output_names_of(self, y_pred))
         return self.get_metrics_result()
 
-    def train_step(self, data) -> dict:
+    def train_step(self, data: Any) -> dict:
         """One training step on one batch ``(x, y[, sample_weight])``; returns the logs.
 
         Override it for custom training (a GAN, a custom loss); `fit`, callbacks and
@@ -455,7 +463,7 @@ class Trainer:
             self.optimizer.apply_gradients(zip(grads, variables, strict=True))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
-    def test_step(self, data) -> dict:
+    def test_step(self, data: Any) -> dict:
         """One evaluation step on one batch; returns the logs.
 
         Examples:
@@ -471,7 +479,7 @@ class Trainer:
         self.compute_loss(x, y, y_pred, sample_weight, training=False)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
-    def predict_step(self, data):
+    def predict_step(self, data: Any) -> Any:
         """The model's output for one batch (its ``x``).
 
         Examples:
@@ -499,10 +507,12 @@ class Trainer:
         return self._predict_function
 
     # -- fit / evaluate / predict ----------------------------------------------------------
-    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
-            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None,
-            sample_weight=None, initial_epoch=0, steps_per_epoch=None, validation_steps=None,
-            validation_batch_size=None, validation_freq=1):
+    def fit(self, x: Any = None, y: Any = None, batch_size: Any = None, epochs: int = 1,
+            verbose: int | str = "auto", callbacks: Any = None, validation_split: float = 0.0,
+            validation_data: Any = None, shuffle: bool = True,
+            class_weight: dict[int, float] | None = None, sample_weight: Any = None,
+            initial_epoch: int = 0, steps_per_epoch: Any = None, validation_steps: Any = None,
+            validation_batch_size: Any = None, validation_freq: int = 1) -> Any:
         """Trains the model for `epochs` epochs (see the README's "Training with fit").
 
         Args:
@@ -574,8 +584,9 @@ class Trainer:
         return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
                               initial_epoch, validation_freq)
 
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None,
-                 steps=None, callbacks=None, return_dict=False):
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: Any = None,
+                 verbose: int | str = "auto", sample_weight: Any = None, steps: Any = None,
+                 callbacks: Any = None, return_dict: bool = False) -> Any:
         """Returns the loss and metrics of the model on the data.
 
         Args:
@@ -610,7 +621,8 @@ class Trainer:
         values += [value for key, value in logs.items() if key not in self.metrics_names]
         return values[0] if len(values) == 1 else values
 
-    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+    def predict(self, x: Any, batch_size: Any = None, verbose: int | str = "auto",
+                steps: Any = None, callbacks: Any = None) -> Any:
         """The model's outputs for `x`, batch by batch, as NumPy arrays (the final partial
         batch included); a list/dict of arrays for several outputs.
 
@@ -652,8 +664,9 @@ class Trainer:
         values = list(logs.values())
         return values[0] if len(values) == 1 else values
 
-    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None,
-                       reset_metrics=True, return_dict=False):
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                       class_weight: dict[int, float] | None = None, reset_metrics: bool = True,
+                       return_dict: bool = False) -> Any:
         """One training step on exactly this batch.
 
         Args:
@@ -683,8 +696,8 @@ class Trainer:
         batch = self._one_batch(x, y, sample_weight, class_weight, "train_on_batch")
         return self._single_batch_result(self._make_train_function()(batch), return_dict)
 
-    def test_on_batch(self, x, y=None, sample_weight=None, reset_metrics=True,
-                      return_dict=False):
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None,
+                      reset_metrics: bool = True, return_dict: bool = False) -> Any:
         """The loss (and metrics) of the model on exactly this batch, without training.
 
         Args:
@@ -709,7 +722,7 @@ class Trainer:
         batch = self._one_batch(x, y, sample_weight, None, "test_on_batch")
         return self._single_batch_result(self._make_test_function()(batch), return_dict)
 
-    def predict_on_batch(self, x):
+    def predict_on_batch(self, x: Any) -> Any:
         """The model's output for exactly this batch, as NumPy (no batching, no callbacks).
 
         Examples:
@@ -721,7 +734,7 @@ class Trainer:
         batch = self._one_batch(x, None, None, None, "predict_on_batch")
         return nest.map_structure(lambda t: t.numpy(), self._make_predict_function()(batch))
 
-    def save_weights(self, filepath, overwrite=True):
+    def save_weights(self, filepath: str | os.PathLike[str], overwrite: bool = True) -> Any:
         """Saves the model's variables (not the optimizer's) to an HDF5 file, atomically.
 
         Args:
@@ -750,7 +763,7 @@ class Trainer:
         _check_overwrite(filepath, overwrite, "save_weights")
         return saving.save_weights(self, filepath)
 
-    def load_weights(self, filepath, skip_mismatch=False):
+    def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
         """Loads variables saved by `save_weights`, `save` or an `ef.Checkpoint`.
 
         Args:
@@ -773,7 +786,8 @@ class Trainer:
 
         return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
 
-    def save(self, filepath, overwrite=True, include_optimizer=True):
+    def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
+             include_optimizer: bool = True) -> Any:
         """Saves architecture, weights, compile configuration and optimizer state to one
         HDF5 file; `ef.models.load_model` reads it back.
 

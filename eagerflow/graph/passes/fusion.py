@@ -49,6 +49,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import dispatch, errors
@@ -274,7 +276,7 @@ def _fuse_region(members, external):
         if compiled is None:
             return None
         programs.append(compiled)
-    replaced = {id(m): None for m in members}
+    replaced: dict[int, Any] = {id(m): None for m in members}
     for out, (kernel, inputs) in zip(outputs, programs, strict=True):
         op = dispatch.Op("FusedElementwise", kernel, differentiable=False, fresh=True)
         node = graph.Node(op, inputs, {}, f"{out.name}/fused", out.graph)
@@ -307,7 +309,7 @@ def _cone(out, producer, materialised) -> list:
 def _steps(cone):
     """The cone as VM steps ``(kind, name, result, operands)``; operands are symbolic
     tensors, typed constants ``("const", value)`` or intermediate keys."""
-    steps = []
+    steps: list[tuple[Any, ...]] = []
     for node in cone:
         kind, name = _EMIT[node.op.name]
         dtype = node.outputs[0].dtype
@@ -342,7 +344,10 @@ def _compile(cone, out):
     code = _TYPECODE[dtype]
     steps = _steps(cone)
     produced = {step[2] for step in steps}
-    inputs, input_index, constants, constant_index = [], {}, [], {}
+    inputs: list[Any] = []
+    input_index: dict[Any, int] = {}
+    constants: list[Any] = []
+    constant_index: dict[Any, int] = {}
     last_use: dict = {}
     for i, (_, _, _, args) in enumerate(steps):
         for a in args:
