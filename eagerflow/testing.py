@@ -29,7 +29,7 @@ import numpy as np
 
 from eagerflow.core import nest, tensor
 from eagerflow.core.tape import GradientTape
-from eagerflow.core.typing import TensorLike
+from eagerflow.ops.typing import TensorLike
 
 __all__ = ["assert_allclose", "check_gradients", "numeric_gradient"]
 

@@ -13,13 +13,12 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
+import numpy.typing as npt
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
+from eagerflow.core.tensor import Tensor
 
 __all__ = ["check_numerics", "disable_check_numerics", "enable_check_numerics"]
 
@@ -38,7 +37,7 @@ def _check_numerics_grad(dy, out, x, message):
                               f"gradient. {message}")
 
 
-def check_numerics(tensor: TensorLike, message: Any, name: str | None = None) -> Tensor:
+def check_numerics(tensor: npt.ArrayLike, message: str, name: str | None = None) -> Tensor:
     """Returns `tensor` unchanged, or raises if it holds a NaN or an infinity.
 
     Raises:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -175,7 +174,7 @@ _asarray = np.asarray
 _flags = context.flags
 
 
-def execute(op: Op, inputs: Sequence[Any], attrs: dict = _NO_ATTRS) -> Any:
+def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS) -> Any:
     """Runs `op` on `inputs` (tensors or convertible values) with keyword `attrs`.
 
     Returns:

@@ -45,9 +45,9 @@ from typing import Any
 from weakref import ref as _weakref
 
 import numpy as np
+import numpy.typing as npt
 
 from eagerflow.core import context, dispatch, errors, nest, tensor, variable
-from eagerflow.core.typing import Tensor, TensorLike
 
 _Tensor = tensor.Tensor
 _Variable = variable.Variable
@@ -219,7 +219,7 @@ class GradientTape:
         self._clear()
         self._used = False
 
-    def watch(self, tensor: TensorLike) -> None:
+    def watch(self, tensor: npt.ArrayLike) -> None:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
@@ -274,7 +274,7 @@ class GradientTape:
             self._clear()
             self._watched_vars = watched  # still reported, as TensorFlow does
 
-    def gradient(self, target: TensorLike, sources: Any, output_gradients: Any = None,
+    def gradient(self, target: npt.ArrayLike, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: str | UnconnectedGradients = "none") -> Any:
         """Computes the gradient of `target` with respect to `sources`.
 
@@ -399,7 +399,7 @@ class GradientTape:
         """
         return self._none_reasons.get(id(source))
 
-    def jacobian(self, target: TensorLike, sources: Any,
+    def jacobian(self, target: npt.ArrayLike, sources: Any,
                  unconnected_gradients: str | UnconnectedGradients = "none",
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Computes the full Jacobian of `target` with respect to each source.
@@ -437,10 +437,9 @@ class GradientTape:
             results.append(_reshape(_run("Pack", tuple(row), axis=0), shape))
         return nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target: TensorLike, source: Any,
+    def batch_jacobian(self, target: npt.ArrayLike, source: Any,
                        unconnected_gradients: str | UnconnectedGradients = "none",
-                       parallel_iterations: Any = None,
-                       experimental_use_pfor: bool = True) -> Any:
+                       parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`.
 
         Args:
@@ -510,7 +509,7 @@ def _check_unconnected(value) -> bool:
     return text == "zero"
 
 
-def _target_tensor(value: Any) -> Tensor:
+def _target_tensor(value: Any) -> tensor.Tensor:
     if isinstance(value, _Tensor):
         return value
     if _is_variable(value):

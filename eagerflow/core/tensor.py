@@ -191,3 +191,4 @@ def new_tensor(value: np.ndarray) -> Tensor:
     tensor = _new(Tensor)
     tensor._value = value
     return tensor
+

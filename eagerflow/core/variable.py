@@ -20,23 +20,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from eagerflow.core import context, dtypes, errors, tensor
-from eagerflow.core.typing import DTypeLike, TensorLike
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
 
-if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
-    from eagerflow.core.operators import TensorOperators as _Operators
-else:
-    _Operators = object
 
-
-class Variable(_Operators):
+class Variable(tensor._Operators):
     """A mutable tensor-like value: model weights, optimizer slots, metric state, counters.
 
     Args:
@@ -63,10 +58,8 @@ class Variable(_Operators):
 
     __array_priority__ = 100
 
-    _buf: np.ndarray  # the value, which assign_* overwrite in place
-
     def __init__(self, initial_value: Any = None, trainable: bool = True, name: str | None = None,
-                 dtype: DTypeLike = None, constraint: Any = None,
+                 dtype: npt.DTypeLike | None = None, constraint: Any = None,
                  shape: Sequence[int | None] | None = None) -> None:
         if initial_value is None:
             raise errors.InvalidArgumentError(
@@ -78,7 +71,7 @@ class Variable(_Operators):
             value = initial_value._value
             value = value.astype(dtypes.as_dtype(dtype)) if dtype is not None else value.copy()
         elif isinstance(initial_value, Variable):
-            value = initial_value._buf.astype(dtype or initial_value.dtype)
+            value = initial_value.numpy().astype(dtype or initial_value.dtype)
         else:
             value = dtypes.to_array(initial_value, dtype)
         if shape is not None and tuple(shape) != value.shape:
@@ -218,7 +211,7 @@ class Variable(_Operators):
         else:
             np.subtract(buffer, array, out=buffer, casting="same_kind")
 
-    def assign(self, value: TensorLike, read_value: bool = True) -> Any:
+    def assign(self, value: npt.ArrayLike, read_value: bool = True) -> Any:
         """Sets the variable to `value` (same shape); returns the variable."""
         return self._assign(value, "assign")
 

@@ -29,8 +29,8 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core import tensor as tensor_lib
-from eagerflow.core.typing import DTypeLike, Tensor
 from eagerflow.data import iterator, structure
+from eagerflow.ops.typing import DTypeLike, Tensor
 
 AUTOTUNE = -1
 """Lets the pipeline choose a parallelism or buffer size (`map`, `prefetch`, ...)."""

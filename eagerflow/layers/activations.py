@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
 from eagerflow.ops import special
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import Tensor, TensorLike
 from eagerflow.saving import registry
 
 __all__ = ["deserialize", "elu", "exponential", "gelu", "get", "hard_sigmoid", "leaky_relu",

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import logic as logic_ops

@@ -44,7 +44,6 @@ import numpy as np
 from eagerflow.core import context, dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
-from eagerflow.core.typing import DTypeLike
 from eagerflow.graph import autograph, function
 from eagerflow.layers import (
     call_context,
@@ -56,6 +55,7 @@ from eagerflow.layers import (
 )
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
+from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 

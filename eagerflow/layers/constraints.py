@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec

@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, dtypes, tensor
-from eagerflow.core.typing import DTypeLike
 from eagerflow.graph import python_ops
 from eagerflow.layers import lookup
 from eagerflow.layers.base import Layer
+from eagerflow.ops.typing import DTypeLike
 
 _MODES = ("int", "one_hot", "multi_hot", "count")
 

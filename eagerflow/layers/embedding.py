@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers import constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import dtypes, tensor
-from eagerflow.core.typing import DTypeLike, Tensor
 from eagerflow.ops import random
+from eagerflow.ops.typing import DTypeLike, Tensor
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 

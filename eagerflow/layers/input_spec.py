@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eagerflow.core.typing import DTypeLike
+from eagerflow.ops.typing import DTypeLike
 
 
 class InputSpec:

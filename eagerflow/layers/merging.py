@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops

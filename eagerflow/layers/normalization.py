@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers import call_context, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
@@ -23,6 +22,7 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import normalization as norm_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import AxisLike, Tensor
 
 
 def _axes(axis, rank: int, layer: str) -> list:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, normalize_tuple
 from eagerflow.layers.input_spec import InputSpec

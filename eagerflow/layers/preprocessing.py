@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import tensor
-from eagerflow.core.typing import AxisLike, Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import AxisLike, Tensor
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(): the smallest standard deviation divided by
 

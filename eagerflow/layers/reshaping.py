@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops

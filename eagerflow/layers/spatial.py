@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format

@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import dtypes, nest, tensor
-from eagerflow.core.typing import DTypeLike
 from eagerflow.layers import base, call_context, masking
+from eagerflow.ops.typing import DTypeLike
 
 # Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
 # Other axes get sizes large enough for a few valid-padded convolutions and poolings.

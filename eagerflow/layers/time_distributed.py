@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
 from eagerflow.saving import registry

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -31,6 +30,7 @@ from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import Tensor, TensorLike
 from eagerflow.saving import registry
 
 EPSILON = 1e-7  # Keras's backend.epsilon(): the probability clipping margin

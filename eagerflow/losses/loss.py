@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors, tensor
-from eagerflow.core.typing import TensorLike
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops.typing import TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 

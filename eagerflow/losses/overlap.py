@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses.crossentropy import _sparse_labels
 from eagerflow.losses.probabilistic import _wrapper
 from eagerflow.losses.regression import _EPSILON, _aligned
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
+from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 from eagerflow.saving import registry
 
 

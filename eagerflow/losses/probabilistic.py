@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
 from eagerflow.ops import cross_entropy as xent
@@ -20,6 +19,7 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import Tensor, TensorLike
 from eagerflow.saving import registry
 
 

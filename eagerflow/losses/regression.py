@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses import probabilistic
 from eagerflow.ops import logic as logic_ops
@@ -25,6 +24,7 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import special as special_ops
 from eagerflow.ops import unary as unary_ops
+from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 from eagerflow.saving import registry
 
 _EPSILON = 1e-7  # Keras's backend.epsilon()

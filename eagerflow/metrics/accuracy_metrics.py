@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import array, indexing, logic, math, reduce
+from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 

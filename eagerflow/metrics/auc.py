@@ -21,10 +21,10 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors
-from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.graph import python_ops
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
+from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 
 _EPSILON = 1e-7

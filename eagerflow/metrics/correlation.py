@@ -19,10 +19,10 @@ Examples:
 
 from __future__ import annotations
 
-from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.metrics import reduction
 from eagerflow.metrics.regression import aligned
 from eagerflow.ops import math, reduce, unary
+from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
 
 _EPSILON = 1e-7  # Keras's backend epsilon, added to the concordance denominator

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import array, indexing, linalg, logic, math, reduce
+from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 
 

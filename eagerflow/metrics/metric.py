@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import tensor, trackable
-from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import array, creation, logic, math
+from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 

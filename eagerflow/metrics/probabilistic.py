@@ -15,8 +15,8 @@ Examples:
 from __future__ import annotations
 
 from eagerflow import losses
-from eagerflow.core.typing import DTypeLike
 from eagerflow.metrics import reduction, regression
+from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import registry
 
 

@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors, variable
-from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
+from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 
 _AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")

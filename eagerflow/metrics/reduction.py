@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import metric
 from eagerflow.ops import array, math, reduce
+from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
 

@@ -23,9 +23,9 @@ import numpy as np
 
 from eagerflow import losses
 from eagerflow.core import errors
-from eagerflow.core.typing import AxisLike, DTypeLike, TensorLike
 from eagerflow.metrics import metric, reduction
 from eagerflow.ops import math, reduce, unary
+from eagerflow.ops.typing import AxisLike, DTypeLike, TensorLike
 from eagerflow.saving import registry
 
 

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import variable
-from eagerflow.core.typing import DTypeLike, TensorLike
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce
+from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming
 

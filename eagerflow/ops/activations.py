@@ -23,12 +23,12 @@ import math
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import special
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import extrema, scratch
+from eagerflow.ops.typing import Tensor, TensorLike
 
 # SELU's constants (Klambauer et al., 2017): the fixed point of mean 0, variance 1.
 _SELU_ALPHA = 1.6732632423543772848170429916717

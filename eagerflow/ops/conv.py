@@ -47,11 +47,11 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
 from eagerflow.ops.kernels import im2col, saved, scratch, windows
+from eagerflow.ops.typing import Tensor, TensorLike
 
 _flags = context.flags
 

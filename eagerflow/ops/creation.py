@@ -20,9 +20,9 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
+from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 
 _Tensor = tensor.Tensor
 

@@ -32,7 +32,6 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
@@ -40,6 +39,7 @@ from eagerflow.ops import nn as _nn
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import saved
+from eagerflow.ops.typing import Tensor, TensorLike
 
 _flags = context.flags
 

@@ -28,7 +28,6 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import einsum as _einsum
@@ -36,6 +35,7 @@ from eagerflow.ops import linalg as _linalg
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
+from eagerflow.ops.typing import Tensor, TensorLike
 
 
 def _matrices(x, op_name, what="input"):

@@ -34,7 +34,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import Tensor
+from eagerflow.core.tensor import Tensor
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 

@@ -34,7 +34,6 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import einsum as _einsum
 from eagerflow.ops import indexing as _indexing
@@ -42,6 +41,7 @@ from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
+from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 
 RESIZE_METHODS = ("bilinear", "nearest", "area")
 _RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",

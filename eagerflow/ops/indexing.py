@@ -21,10 +21,10 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
+from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 
 
 def _check_indices(indices: np.ndarray, limit: int, op_name: str, label: str = "indices"):

@@ -16,7 +16,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
+from eagerflow.ops.typing import Tensor, TensorLike
 
 _equal = primitive("Equal", differentiable=False, fresh=True)(np.equal)
 

@@ -21,13 +21,13 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.ops.logic import (
     greater,
     greater_equal,
     less_equal,
     logical_not,
 )
+from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.ops.unary import (
     floor,
     log,

@@ -21,7 +21,6 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg as _linalg
@@ -31,6 +30,7 @@ from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import extrema, scratch
+from eagerflow.ops.typing import Tensor, TensorLike
 
 
 @primitive("Relu", elementwise=True, ufunc=(np.maximum, 0))

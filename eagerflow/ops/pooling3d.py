@@ -25,11 +25,11 @@ from typing import Any
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import pooling as _pooling
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import windows
+from eagerflow.ops.typing import Tensor, TensorLike
 
 _FORMATS = ("NDHWC", "NCDHW")
 

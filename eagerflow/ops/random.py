@@ -23,8 +23,8 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 from eagerflow.ops import math as _math
+from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 
 __all__ = [
     "Generator",

@@ -19,13 +19,13 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.core.typing import AxisLike, Tensor, TensorLike
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import unary as _unary
+from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 
 
 def _axes(axis, ndim: int, op_name: str):

@@ -33,9 +33,9 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import math as _math
 from eagerflow.ops import unary as _unary
+from eagerflow.ops.typing import Tensor, TensorLike
 
 
 def _chebyshev_fit(fn, low: float, high: float, degree: int):

@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.typing import Tensor, TensorLike
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
+from eagerflow.ops.typing import Tensor, TensorLike
 
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
 # `ops/math.py`).

@@ -56,9 +56,9 @@ import numpy as np
 
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
-from eagerflow.core.typing import DTypeLike
 from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
+from eagerflow.ops.typing import DTypeLike
 from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import DTypeLike
+from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import fileio
 
 _MODES = {1: "L", 3: "RGB", 4: "RGBA"}

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core.typing import DTypeLike
+from eagerflow.ops.typing import DTypeLike
 
 
 def pad_sequences(sequences: Any, maxlen: Any = None, dtype: DTypeLike = "int32",

@@ -1,8 +1,6 @@
-"""Type aliases for annotations: what the public API accepts where a tensor, dtype or
-shape is expected. Modules import them for their signatures; they are not an API namespace.
-
-`TensorLike` is anything `ef.convert_to_tensor` takes: a Tensor, a Variable or any NumPy
-array-like (arrays, Python numbers and nested lists of them, objects with `__array__`).
+"""Type aliases for annotations: what the public API accepts as a tensor (anything
+`ef.convert_to_tensor` takes: tensors, variables, arrays, numbers and nested lists of them),
+a dtype, a shape or an axis. The engine (core/) spells them with `numpy.typing` directly.
 """
 
 from __future__ import annotations
