@@ -86,7 +86,7 @@ class EarlyStopping(base.Callback):
         >>> callback = ef.callbacks.EarlyStopping(monitor="val_loss", patience=3)
     """
 
-    def __init__(self, monitor: str = "val_loss", min_delta: int = 0, patience: int = 0,
+    def __init__(self, monitor: str = "val_loss", min_delta: float = 0, patience: int = 0,
                  verbose: int = 0, mode: str = "auto", baseline: Any = None,
                  restore_best_weights: bool = False, start_from_epoch: int = 0) -> None:
         super().__init__()

@@ -12,6 +12,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from eagerflow.core.tensor import Tensor
@@ -61,7 +62,7 @@ class MaxNorm(Constraint):
          [0.8]], shape=(2, 1), dtype=float32)
     """
 
-    def __init__(self, max_value: int = 2, axis: int = 0) -> None:
+    def __init__(self, max_value: float = 2, axis: int | Sequence[int] = 0) -> None:
         self.max_value, self.axis = max_value, axis
 
     def __call__(self, w: Any) -> Tensor:
@@ -84,7 +85,7 @@ class MinMaxNorm(Constraint):
     """
 
     def __init__(self, min_value: float = 0.0, max_value: float = 1.0, rate: float = 1.0,
-                 axis: int = 0) -> None:
+                 axis: int | Sequence[int] = 0) -> None:
         self.min_value, self.max_value, self.rate, self.axis = min_value, max_value, rate, axis
 
     def __call__(self, w: Any) -> Tensor:
@@ -123,7 +124,7 @@ class UnitNorm(Constraint):
          [0.8]], shape=(2, 1), dtype=float32)
     """
 
-    def __init__(self, axis: int = 0) -> None:
+    def __init__(self, axis: int | Sequence[int] = 0) -> None:
         self.axis = axis
 
     def __call__(self, w: Any) -> Tensor:

@@ -9,6 +9,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from eagerflow.core.tensor import Tensor
@@ -178,7 +179,7 @@ class UpSampling1D(_Spatial):
         array([1., 1., 2., 2.], dtype=float32)
     """
 
-    def __init__(self, size: int = 2, **kwargs: Any) -> None:
+    def __init__(self, size: int | Sequence[int] = 2, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         sizes = (size,) * self.rank if isinstance(size, int) else tuple(size)
         if len(sizes) != self.rank or any(isinstance(s, bool) or not isinstance(s, int)

@@ -288,7 +288,7 @@ class _SmoothedCrossentropy(loss_module.Loss):
 
     _function: Any = None
 
-    def __init__(self, from_logits: bool, label_smoothing: Any, axis: int, reduction: str,
+    def __init__(self, from_logits: bool, label_smoothing: Any, axis: int, reduction: str | None,
                  name: str | None) -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
@@ -324,7 +324,7 @@ class BinaryCrossentropy(_SmoothedCrossentropy):
     _function = staticmethod(binary_crossentropy)
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = "sum_over_batch_size",
+                 axis: int = -1, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "binary_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
@@ -349,7 +349,7 @@ class CategoricalCrossentropy(_SmoothedCrossentropy):
     _function = staticmethod(categorical_crossentropy)
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
-                 axis: int = -1, reduction: str = "sum_over_batch_size",
+                 axis: int = -1, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "categorical_crossentropy") -> None:
         super().__init__(from_logits, label_smoothing, axis, reduction, name)
 
@@ -369,7 +369,7 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
         1.09861
     """
 
-    def __init__(self, from_logits: bool = False, reduction: str = "sum_over_batch_size",
+    def __init__(self, from_logits: bool = False, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "sparse_categorical_crossentropy") -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)

@@ -121,7 +121,7 @@ def _align_weights(values, sample_weight):
 
 
 def reduce_weighted_values(values: tensor.Tensor, sample_weight: TensorLike | None = None,
-                           reduction: str = "sum_over_batch_size") -> Any:
+                           reduction: str | None = "sum_over_batch_size") -> Any:
     """Weights per-sample loss values and reduces them (see the module docstring).
 
     Args:
@@ -190,7 +190,8 @@ class Loss(abc.ABC):
         9.0
     """
 
-    def __init__(self, name: str | None = None, reduction: str = "sum_over_batch_size") -> None:
+    def __init__(self, name: str | None = None,
+                 reduction: str | None = "sum_over_batch_size") -> None:
         self.reduction = standardize_reduction(reduction, type(self).__name__)
         self.name = name or naming.snake_case(type(self).__name__)
 
@@ -252,7 +253,7 @@ class LossFunctionWrapper(Loss):
         1.5
     """
 
-    def __init__(self, fn: Callable[..., Any], reduction: str = "sum_over_batch_size",
+    def __init__(self, fn: Callable[..., Any], reduction: str | None = "sum_over_batch_size",
                  name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name or getattr(fn, "__name__", None), reduction=reduction)
         self.fn = fn

@@ -186,7 +186,7 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
 def _wrapper(fn, class_name, default_name, params=()):
     """A `LossFunctionWrapper` subclass named `class_name` for `fn`, taking `params`."""
 
-    def __init__(self: Any, *args: Any, reduction: str = "sum_over_batch_size",
+    def __init__(self: Any, *args: Any, reduction: str | None = "sum_over_batch_size",
                  name: str = default_name, **kwargs: Any) -> None:
         names = [p for p, _ in params]
         if len(args) > len(names):

@@ -108,7 +108,7 @@ class MeanSquaredError(loss_module.Loss):
         0.5
     """  # noqa: E501
 
-    def __init__(self, reduction: str = "sum_over_batch_size",
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "mean_squared_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
@@ -125,7 +125,7 @@ class MeanAbsoluteError(loss_module.Loss):
         3.0
     """
 
-    def __init__(self, reduction: str = "sum_over_batch_size",
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "mean_absolute_error") -> None:
         super().__init__(name=name, reduction=reduction)
 
@@ -150,7 +150,7 @@ class Huber(loss_module.Loss):
         1.3125
     """
 
-    def __init__(self, delta: float = 1.0, reduction: str = "sum_over_batch_size",
+    def __init__(self, delta: float = 1.0, reduction: str | None = "sum_over_batch_size",
                  name: str | None = "huber_loss") -> None:
         if not delta > 0:
             raise ValueError(f"Huber: `delta` must be > 0. Received: delta={delta!r}")

@@ -239,7 +239,7 @@ def eye(num_rows: Any, num_columns: Any = None, batch_shape: Any = None,
     return tensor.new_tensor(matrix)
 
 
-def range(start: Any, limit: Any = None, delta: int = 1, dtype: DTypeLike = None,
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: DTypeLike = None,
           name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """Creates ``[start, start + delta, ...]`` up to (not including) `limit`.
 
