@@ -179,6 +179,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
         callbacks,
         data,
         datasets,
+        distribute,
         image,
         layers,
         losses,

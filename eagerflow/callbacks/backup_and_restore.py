@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from typing import Any
 
 from eagerflow.callbacks import base
 from eagerflow.ops import random
@@ -58,7 +59,8 @@ class BackupAndRestore(base.Callback):
 
     _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
 
-    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True):
+    def __init__(self, backup_dir: Any, save_freq: str = "epoch",
+                 delete_checkpoint: bool = True) -> None:
         super().__init__()
         if not backup_dir:
             raise ValueError(
@@ -72,7 +74,7 @@ class BackupAndRestore(base.Callback):
         self.backup_dir = os.fspath(backup_dir)
         self.save_freq = save_freq
         self.delete_checkpoint = delete_checkpoint
-        self.restored_epoch = None
+        self.restored_epoch: Any = None
 
     @property
     def _state_path(self) -> str:
@@ -121,7 +123,7 @@ class BackupAndRestore(base.Callback):
                 "integer.")
         return state
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.restored_epoch = None
         state = self._read_state()
         if state is None:
@@ -134,7 +136,7 @@ class BackupAndRestore(base.Callback):
         # `fit` continues from here (Keras's protocol for this callback).
         self.model._initial_epoch = self.restored_epoch + 1
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         os.makedirs(self.backup_dir, exist_ok=True)
         old = self._read_state()
         name = f"backup-epoch{epoch}.h5"
@@ -150,7 +152,7 @@ class BackupAndRestore(base.Callback):
         if os.path.exists(path):
             os.remove(path)
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if not self.delete_checkpoint:
             return
         state = self._read_state()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+from typing import Any
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class CSVLogger(base.Callback):
 
     _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
 
-    def __init__(self, filename, separator=",", append=False):
+    def __init__(self, filename: Any, separator: str = ",", append: bool = False) -> None:
         super().__init__()
         if not isinstance(separator, str) or len(separator) != 1:
             raise ValueError(
@@ -86,12 +87,12 @@ class CSVLogger(base.Callback):
 
         fileio.atomic_write(self.filename, write)
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         # Without append, the first epoch's header replaces the file (atomically, so an
         # older log survives a run that dies before its first epoch ends).
         self.keys = self._read_existing()[0] if self.append else None
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = dict(logs or {})
         values = {"epoch": str(epoch)}
         values.update((key, _cell(value)) for key, value in logs.items())

@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -58,9 +59,11 @@ class ModelCheckpoint(base.Callback):
 
     _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
 
-    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False,
-                 save_weights_only=False, mode="auto", save_freq="epoch",
-                 initial_value_threshold=None):
+    def __init__(self, filepath: str | os.PathLike[str], monitor: str = "val_loss",
+                 verbose: int = 0, save_best_only: bool = False,
+                 save_weights_only: bool = False, mode: str = "auto",
+                 save_freq: int | str = "epoch",
+                 initial_value_threshold: Any = None) -> None:
         super().__init__()
         if save_freq != "epoch" and (isinstance(save_freq, bool)
                                      or not isinstance(save_freq, (int, np.integer))
@@ -84,12 +87,12 @@ class ModelCheckpoint(base.Callback):
         self.mode = mode
         self.save_freq = save_freq
         self.initial_value_threshold = initial_value_threshold
-        self.best = None
-        self._direction = None
+        self.best: Any = None
+        self._direction: Any = None
         self._current_epoch = 0
         self._batches_since_save = 0
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         if self.save_best_only:
             self._direction = monitoring.resolve_mode(self.monitor, self.mode,
                                                       "ModelCheckpoint", self.model)
@@ -99,18 +102,18 @@ class ModelCheckpoint(base.Callback):
                 self.best = np.inf if self._direction == "min" else -np.inf
         self._batches_since_save = 0
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._current_epoch = epoch
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         if self.save_freq == "epoch":
             return
         self._batches_since_save += 1
-        if self._batches_since_save >= self.save_freq:
+        if self._batches_since_save >= self.save_freq:  # type: ignore[operator]  # (an int)
             self._batches_since_save = 0
             self._save(self._current_epoch, batch, logs)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if self.save_freq == "epoch":
             self._save(epoch, None, logs)
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import time
+from typing import Any
 
 from eagerflow.callbacks import base
 
@@ -123,7 +124,7 @@ class ProgbarLogger(base.Callback):
 
     _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
 
-    def __init__(self, file=None):
+    def __init__(self, file: Any = None) -> None:
         super().__init__()
         self.file = file
         self._bar = None
@@ -188,35 +189,35 @@ class ProgbarLogger(base.Callback):
 
         tqdm.write(" - ".join(parts), file=self.file if self.file is not None else sys.stdout)
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._in_fit = True
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         self._close_bar()
         self._in_fit = False
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._open_bar(f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}")
         self._epoch_head = f"Epoch {epoch + 1}/{self.params.get('epochs', '?')}"
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._advance(batch, logs)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         if self.verbose == 1:
             self._close_bar(logs)
         elif self.verbose == 2:
             self._line(self._epoch_head, logs)
 
-    def on_test_begin(self, logs=None):
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None:
         if not self._in_fit:
             self._open_bar("Evaluate")
 
-    def on_test_batch_end(self, batch, logs=None):
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         if not self._in_fit:
             self._advance(batch, logs)
 
-    def on_test_end(self, logs=None):
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None:
         if self._in_fit:
             return
         if self.verbose == 1:
@@ -224,13 +225,13 @@ class ProgbarLogger(base.Callback):
         elif self.verbose == 2:
             self._line("Evaluate", logs)
 
-    def on_predict_begin(self, logs=None):
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._open_bar("Predict")
 
-    def on_predict_batch_end(self, batch, logs=None):
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._advance(batch, None)
 
-    def on_predict_end(self, logs=None):
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None:
         if self.verbose == 1:
             self._close_bar()
         elif self.verbose == 2:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 import numpy as np
 
@@ -69,9 +70,11 @@ class TensorBoard(base.Callback):
 
     _chief_only = True  # under ef.distribute, only rank 0 runs it (it prints or writes)
 
-    def __init__(self, log_dir="logs", histogram_freq=0, write_graph=False,
-                 write_images=False, write_steps_per_second=False, update_freq="epoch",
-                 profile_batch=0, embeddings_freq=0, embeddings_metadata=None):
+    def __init__(self, log_dir: str | os.PathLike[str] = "logs", histogram_freq: int = 0,
+                 write_graph: bool = False, write_images: bool = False,
+                 write_steps_per_second: bool = False, update_freq: int | str = "epoch",
+                 profile_batch: int = 0, embeddings_freq: int = 0,
+                 embeddings_metadata: Any = None) -> None:
         super().__init__()
         # Keras's arguments for TensorBoard's profiler and embedding projector: accepted at
         # their "off" values (as the Keras guides pass them), refused when turned on.
@@ -113,7 +116,7 @@ class TensorBoard(base.Callback):
         self.write_images = write_images
         self.write_steps_per_second = write_steps_per_second
         self.update_freq = update_freq
-        self._writers = {}
+        self._writers: dict[Any, Any] = {}
         self._train_step = 0
         self._epoch_start = 0.0
         self._epoch_batches = 0
@@ -125,24 +128,24 @@ class TensorBoard(base.Callback):
             self._writers[kind] = writer
         return writer
 
-    def on_train_begin(self, logs=None):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._train_step = 0
         self._writer("train")
 
-    def on_epoch_begin(self, epoch, logs=None):
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._epoch_start = time.perf_counter()
         self._epoch_batches = 0
 
-    def on_train_batch_end(self, batch, logs=None):
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._train_step += 1
         self._epoch_batches += 1
-        if self.update_freq == "epoch" or self._train_step % self.update_freq:
+        if self.update_freq == "epoch" or self._train_step % self.update_freq:  # type: ignore[operator]
             return
         with self._writer("train").as_default(step=self._train_step):
             for key, value in (logs or {}).items():
                 summary_ops.scalar(f"batch_{key}", value)
 
-    def on_epoch_end(self, epoch, logs=None):
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = dict(logs or {})
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         validation = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
@@ -166,7 +169,7 @@ class TensorBoard(base.Callback):
                                        step=self._train_step)
 
     def _learning_rate(self):
-        optimizer = getattr(self.model, "optimizer", None)
+        optimizer: Any = getattr(self.model, "optimizer", None)  # None: AttributeError below
         try:
             return float(np.asarray(optimizer.learning_rate))
         except (AttributeError, TypeError, ValueError):
@@ -186,7 +189,7 @@ class TensorBoard(base.Callback):
                 if image is not None:
                     summary_ops.image(f"{name}/image", image)
 
-    def on_train_end(self, logs=None):
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         for writer in self._writers.values():
             writer.close()
         self._writers = {}

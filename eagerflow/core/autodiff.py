@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -58,8 +57,8 @@ def _param_indices(f, params, count: int) -> list[int]:
     return indices
 
 
-def value_and_gradients_function(f: Callable[..., Any], params: Sequence[int | str] | None = None,
-                                 unconnected_gradients: str = "none") -> Any:
+def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None = None,
+                                 unconnected_gradients: str = "none") -> Callable:
     """Wraps `f` to return ``(f(*args), [gradient per argument])``.
 
     Args:
@@ -94,8 +93,8 @@ def value_and_gradients_function(f: Callable[..., Any], params: Sequence[int | s
     return decorated
 
 
-def gradients_function(f: Callable[..., Any], params: Sequence[int | str] | None = None,
-                       unconnected_gradients: str = "none") -> Any:
+def gradients_function(f: Callable, params: Sequence[int | str] | None = None,
+                       unconnected_gradients: str = "none") -> Callable:
     """Wraps `f` to return the list of its gradients, one per argument (or per `params`);
     ``unconnected_gradients="zero"`` gives zeros, not None, for arguments `f` ignores.
 
@@ -120,7 +119,7 @@ def gradients_function(f: Callable[..., Any], params: Sequence[int | str] | None
     return decorated
 
 
-def implicit_value_and_gradients(f: Callable[..., Any]) -> Any:
+def implicit_value_and_gradients(f: Callable) -> Callable:
     """Wraps `f` to return ``(value, [(gradient, variable), ...])`` for the trainable
     variables `f` reads.
 
@@ -151,7 +150,7 @@ def implicit_value_and_gradients(f: Callable[..., Any]) -> Any:
     return decorated
 
 
-def implicit_gradients(f: Callable[..., Any]) -> Any:
+def implicit_gradients(f: Callable) -> Callable:
     """Wraps `f` to return ``[(gradient, variable), ...]`` for the variables it reads.
 
     Examples:
@@ -169,7 +168,7 @@ def implicit_gradients(f: Callable[..., Any]) -> Any:
     return decorated
 
 
-def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
+def custom_gradient(f: Callable | None = None) -> Callable:
     """Decorates `f(*x)` returning ``(y, grad_fn)`` so gradients use `grad_fn`.
 
     ``grad_fn(*dy)`` returns one gradient per tensor input of `f` (a single value for one

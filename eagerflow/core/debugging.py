@@ -14,11 +14,9 @@ Examples:
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, tensor
 from eagerflow.core.dispatch import execute, primitive
-from eagerflow.core.tensor import Tensor
 
 __all__ = ["check_numerics", "disable_check_numerics", "enable_check_numerics"]
 
@@ -37,7 +35,8 @@ def _check_numerics_grad(dy, out, x, message):
                               f"gradient. {message}")
 
 
-def check_numerics(tensor: npt.ArrayLike, message: str, name: str | None = None) -> Tensor:
+def check_numerics(tensor: np.typing.ArrayLike, message: str,
+                   name: str | None = None) -> tensor.Tensor:
     """Returns `tensor` unchanged, or raises if it holds a NaN or an infinity.
 
     Raises:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from eagerflow.core import context, errors
@@ -47,7 +46,7 @@ def no_gpu(what: str):
 
 
 @contextlib.contextmanager
-def device(device_name: Any) -> Iterator[Any]:
+def device(device_name: Any) -> Any:
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from typing import Any
 
 import numpy as np
 
@@ -174,7 +173,7 @@ _asarray = np.asarray
 _flags = context.flags
 
 
-def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS) -> Any:
+def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
     """Runs `op` on `inputs` (tensors or convertible values) with keyword `attrs`.
 
     Returns:
@@ -212,7 +211,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS) -> Any:
                     return _execute_slow(op, inputs, attrs)
             elif a.dtype is not b.dtype and op.promotes and _promotion_needed(a, b):
                 return _execute_slow(op, inputs, attrs)
-            values: Any = (a, b)
+            values: tuple | list = (a, b)
         elif (kind is float or kind is int) and a is not x:
             if kind is float and a.dtype.kind in "iu" and op.promotes:
                 return _execute_slow(op, inputs, attrs)
@@ -384,7 +383,7 @@ def _exact(values, dtype) -> bool:
     return bool(np.all(np.isfinite(converted) | ~np.isfinite(values)))
 
 
-def convert_input(value: Any, op: Op | None = None, copy: bool = False,
+def convert_input(value, op: Op | None = None, copy: bool = False,
                   dtype: np.dtype | None = None) -> tensor.Tensor:
     """Converts one op input to a Tensor."""
     if isinstance(value, _Tensor):

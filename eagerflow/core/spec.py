@@ -14,11 +14,9 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from eagerflow.core import dtypes
 
@@ -34,8 +32,8 @@ class TensorSpec:
 
     __slots__ = ("dtype", "name", "shape")
 
-    def __init__(self, shape: Iterable[int | None] | None,
-                 dtype: npt.DTypeLike | None = dtypes.float32, name: str | None = None) -> None:
+    def __init__(self, shape: tuple | list | None, dtype: np.typing.DTypeLike = dtypes.float32,
+                 name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(
             None if d is None else int(d) for d in shape
         )
@@ -43,7 +41,7 @@ class TensorSpec:
         self.name = name
 
     @classmethod
-    def from_tensor(cls, tensor: npt.ArrayLike, name: str | None = None) -> TensorSpec:
+    def from_tensor(cls, tensor: np.typing.ArrayLike, name: str | None = None) -> TensorSpec:
         """The spec of an existing tensor, array or variable."""
         array: Any = np.asarray(tensor) if not hasattr(tensor, "shape") else tensor
         return cls(array.shape, array.dtype, name)

@@ -40,12 +40,10 @@ from __future__ import annotations
 import contextlib
 import enum
 import weakref
-from collections.abc import Iterator
 from typing import Any
 from weakref import ref as _weakref
 
 import numpy as np
-import numpy.typing as npt
 
 from eagerflow.core import context, dispatch, errors, nest, tensor, variable
 
@@ -186,7 +184,7 @@ class GradientTape:
         return any(t is self for t in context.thread.tapes)
 
     @contextlib.contextmanager
-    def stop_recording(self) -> Iterator[Any]:
+    def stop_recording(self) -> Any:
         """Temporarily stops recording ops on this tape (a context manager).
 
         Raises:
@@ -219,7 +217,7 @@ class GradientTape:
         self._clear()
         self._used = False
 
-    def watch(self, tensor: npt.ArrayLike) -> None:
+    def watch(self, tensor: np.typing.ArrayLike) -> None:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
@@ -274,7 +272,7 @@ class GradientTape:
             self._clear()
             self._watched_vars = watched  # still reported, as TensorFlow does
 
-    def gradient(self, target: npt.ArrayLike, sources: Any, output_gradients: Any = None,
+    def gradient(self, target: np.typing.ArrayLike, sources: Any, output_gradients: Any = None,
                  unconnected_gradients: str | UnconnectedGradients = "none") -> Any:
         """Computes the gradient of `target` with respect to `sources`.
 
@@ -399,7 +397,7 @@ class GradientTape:
         """
         return self._none_reasons.get(id(source))
 
-    def jacobian(self, target: npt.ArrayLike, sources: Any,
+    def jacobian(self, target: np.typing.ArrayLike, sources: Any,
                  unconnected_gradients: str | UnconnectedGradients = "none",
                  parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Computes the full Jacobian of `target` with respect to each source.
@@ -437,7 +435,7 @@ class GradientTape:
             results.append(_reshape(_run("Pack", tuple(row), axis=0), shape))
         return nest.pack_sequence_as(sources, results)
 
-    def batch_jacobian(self, target: npt.ArrayLike, source: Any,
+    def batch_jacobian(self, target: np.typing.ArrayLike, source: Any,
                        unconnected_gradients: str | UnconnectedGradients = "none",
                        parallel_iterations: Any = None, experimental_use_pfor: bool = True) -> Any:
         """Jacobian of each batch row of `target` with respect to the same row of `source`.

@@ -26,7 +26,6 @@ import numpy as np
 from eagerflow.core import dtypes, errors, masks
 
 _DEVICE = "/device:CPU:0"
-
 if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
     from eagerflow.core.operators import TensorOperators as _Operators
 else:
@@ -191,4 +190,3 @@ def new_tensor(value: np.ndarray) -> Tensor:
     tensor = _new(Tensor)
     tensor._value = value
     return tensor
-

@@ -28,7 +28,6 @@ Examples:
 from __future__ import annotations
 
 import weakref
-from collections.abc import Sequence
 from typing import Any
 
 from eagerflow.core import context
@@ -233,17 +232,17 @@ class Module(Trackable):
             visit(vars(self)[key])
 
     @property
-    def variables(self) -> Sequence[Any]:
+    def variables(self) -> tuple | list:
         """The Variables of this module and its submodules (each once)."""
         return tuple(v for v in self._walk() if _is_variable(v))
 
     @property
-    def trainable_variables(self) -> Sequence[Any]:
+    def trainable_variables(self) -> tuple | list:
         """The trainable ones of `variables`."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
-    def non_trainable_variables(self) -> Sequence[Any]:
+    def non_trainable_variables(self) -> tuple | list:
         """The non-trainable ones of `variables`."""
         return tuple(v for v in self.variables if not v.trainable)
 

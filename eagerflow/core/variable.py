@@ -19,11 +19,9 @@ Examples:
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from eagerflow.core import context, dtypes, errors, tensor
 
@@ -59,8 +57,8 @@ class Variable(tensor._Operators):
     __array_priority__ = 100
 
     def __init__(self, initial_value: Any = None, trainable: bool = True, name: str | None = None,
-                 dtype: npt.DTypeLike | None = None, constraint: Any = None,
-                 shape: Sequence[int | None] | None = None) -> None:
+                 dtype: np.typing.DTypeLike | None = None, constraint: Any = None,
+                 shape: tuple | list | None = None) -> None:
         if initial_value is None:
             raise errors.InvalidArgumentError(
                 "Variable needs an initial_value (a value or a callable returning one)."
@@ -211,7 +209,7 @@ class Variable(tensor._Operators):
         else:
             np.subtract(buffer, array, out=buffer, casting="same_kind")
 
-    def assign(self, value: npt.ArrayLike, read_value: bool = True) -> Any:
+    def assign(self, value: np.typing.ArrayLike, read_value: bool = True) -> Any:
         """Sets the variable to `value` (same shape); returns the variable."""
         return self._assign(value, "assign")
 

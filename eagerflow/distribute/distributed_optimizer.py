@@ -11,11 +11,14 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.models import distribution
 from eagerflow.optim import optimizer as optimizer_lib
 
 
-def DistributedOptimizer(optimizer, strategy=None):  # noqa: N802 - Horovod's name
+def DistributedOptimizer(optimizer: Any,
+                         strategy: Any = None) -> Any:  # noqa: N802 - Horovod's name
     """Makes `optimizer` average its gradients over the ranks in every update.
 
     For hand-written training loops: ``apply_gradients`` (and so ``minimize``) first

@@ -25,6 +25,7 @@ import os
 import sys
 import time
 import traceback
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,7 @@ from eagerflow.core import variable as variable_lib
 from eagerflow.graph import python_ops
 from eagerflow.models import distribution
 from eagerflow.ops import creation
+from eagerflow.ops.typing import AxisLike
 
 # Set by the launchers of MPICH (Hydra), Open MPI and PMIx-based ones (Slurm's srun).
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
@@ -121,13 +123,13 @@ class MPIStrategy:
         2.0
     """
 
-    def __init__(self, communicator=None):
+    def __init__(self, communicator: Any = None) -> None:
         self._comm = _world_communicator() if communicator is None else communicator
         if self._comm is not None and self._comm.Get_size() == 1:
             self._comm = None
         self.num_replicas_in_sync = 1 if self._comm is None else self._comm.Get_size()
         self.rank = 0 if self._comm is None else self._comm.Get_rank()
-        self._first_bucket = None  # (size, dtype) of the last step's first gradient bucket
+        self._first_bucket: Any = None  # (size, dtype) of the last step's first gradient bucket
         self.reset_communication_stats()
         if self._comm is not None:
             _install_abort_hook(self._comm)
@@ -137,7 +139,7 @@ class MPIStrategy:
         """Whether this is rank 0, which prints progress and writes files."""
         return self.rank == 0
 
-    def scope(self):
+    def scope(self) -> Any:
         """A context manager: objects made inside belong to this strategy (their variables
         start equal on every rank, also those created after the block)."""
         return distribution.scope(self)
@@ -147,7 +149,7 @@ class MPIStrategy:
                 f"num_replicas_in_sync={self.num_replicas_in_sync}>")
 
     # -- the public collectives --------------------------------------------------------
-    def reduce(self, reduce_op, value, axis=None):
+    def reduce(self, reduce_op: Any, value: Any, axis: AxisLike = None) -> Any:
         """The sum or mean of `value` over the ranks, returned on every rank.
 
         Works eagerly and inside `ef.function`. An integer mean rounds down; the mean of
@@ -197,7 +199,7 @@ class MPIStrategy:
     def _sum_of_replicas(self, *parts):
         return self._allreduce([np.asarray(part) for part in parts], "sum")
 
-    def distribute_dataset(self, dataset):
+    def distribute_dataset(self, dataset: Any) -> Any:
         """Each rank's part of every global batch of `dataset` (batched with the global
         batch size): rank r gets rows ``[r * b, (r + 1) * b)`` of each batch, b = B / N.
 

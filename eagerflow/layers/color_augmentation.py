@@ -15,6 +15,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 from eagerflow.layers.image_preprocessing import ImageLayer
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -52,15 +54,16 @@ def _factor(factor, layer: str, low: float, high: float) -> tuple:
 
 
 class _ColorLayer(ImageLayer):
-    def __init__(self, seed=None, data_format=None, **kwargs):
+    def __init__(self, seed: int | None = None, data_format: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(data_format=data_format, **kwargs)
         self.seed = seed
 
-    def call(self, inputs, training=True):
+    def call(self, inputs: Any, training: bool | None = True) -> Any:
         # As Keras 3: a call outside a model augments; evaluate and predict do not.
         return super().call(inputs, training=training)
 
-    def draw(self, images, low: float, high: float):
+    def draw(self, images: Any, low: float, high: float) -> Any:
         """One uniform draw in ``[low, high)`` per image, shaped to broadcast over it."""
         batch = array_ops.shape(images)[0]
         return random_ops.generator_for(self.seed).uniform(
@@ -89,12 +92,13 @@ class RandomBrightness(_ColorLayer):
         [-0.1, 0.1]
     """
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+    def __init__(self, factor: Any, value_range: Any = (0, 255), seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(seed=seed, **kwargs)
         self.factor = _factor(factor, "RandomBrightness", -1.0, 1.0)
         self.value_range = _value_range(value_range, "RandomBrightness")
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         if not training:
             return images
@@ -128,7 +132,8 @@ class RandomContrast(_ColorLayer):
         [0.2, 0.2]
     """
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+    def __init__(self, factor: Any, value_range: Any = (0, 255), seed: int | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(seed=seed, **kwargs)
         values = list(factor) if isinstance(factor, (list, tuple)) else [factor, factor]
         checked = [_factor(v, "RandomContrast", 0.0, 1.0)[1] for v in values]
@@ -138,7 +143,7 @@ class RandomContrast(_ColorLayer):
         self.factor = tuple(checked)
         self.value_range = _value_range(value_range, "RandomContrast")
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         if not training:
             return images
@@ -170,7 +175,8 @@ class RandomGrayscale(_ColorLayer):
         array([[[0.815, 0.815, 0.815]]], dtype=float32)
     """
 
-    def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
+    def __init__(self, factor: float = 0.5, data_format: str | None = None,
+                 seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(seed=seed, data_format=data_format, **kwargs)
         if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not (
                 0 <= factor <= 1):
@@ -178,7 +184,7 @@ class RandomGrayscale(_ColorLayer):
                              f"Received: factor={factor!r}")
         self.factor = float(factor)
 
-    def transform(self, images, training):
+    def transform(self, images: Any, training: bool | None) -> Any:
         images = self.to_compute_dtype(images)
         if images.shape[-1] != 3:
             raise ValueError(f"RandomGrayscale '{self.name}' expects RGB images (3 channels). "

@@ -40,7 +40,7 @@ _owners: dict[int, object] = {}  # id(object made under a scope) -> its strategy
 @contextlib.contextmanager
 def scope(strategy):
     """Makes `strategy` current in this thread for the block (see the module docstring)."""
-    context.creation_observer = sys.modules[__name__]  # from now on, creations come here
+    context.creation_observer = sys.modules[__name__]  # type: ignore[assignment]  # from now on, creations come here
     stack = context.thread.__dict__.setdefault("strategies", [])
     stack.append(strategy)
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import Any
 
 import numpy as np
 
@@ -320,7 +321,7 @@ def predict_loop(model, data, verbose, callbacks):
     callbacks = _callback_list(callbacks, model, verbose, 1, data.steps, strategy)
     predict_function = model._make_predict_function()
     callbacks.on_predict_begin()
-    outputs = []
+    outputs: list[Any] = []
     for step, batch in enumerate(data.epoch()):
         callbacks.on_predict_batch_begin(step)
         if strategy is not None and not _rows(batch):  # no row of a small last batch
