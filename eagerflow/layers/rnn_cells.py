@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import nest
-from eagerflow.core.typing import DTypeLike
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
@@ -34,6 +33,7 @@ from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import linalg
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as nn_ops
+from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import registry
 
 
@@ -356,7 +356,7 @@ class StackedRNNCells(Layer):
         [(2, 4), (2, 3), (2, 4), (2, 4)]
     """
 
-    def __init__(self, cells, **kwargs):
+    def __init__(self, cells: Any, **kwargs: Any) -> None:
         cells = [registry.deserialize(c, kind="layer") if isinstance(c, dict) else c
                  for c in cells]
         if not cells:
@@ -380,7 +380,7 @@ class StackedRNNCells(Layer):
         last = self.cells[-1]
         return int(getattr(last, "output_size", flat_state_sizes(last)[0]))
 
-    def build(self, input_shape):
+    def build(self, input_shape: Any) -> None:
         shape = tuple(input_shape)
         for cell in self.cells:
             if not cell.built:
@@ -388,7 +388,7 @@ class StackedRNNCells(Layer):
             size = getattr(cell, "output_size", flat_state_sizes(cell)[0])
             shape = (*shape[:-1], int(size))
 
-    def call(self, inputs, states, training=None):
+    def call(self, inputs: Any, states: Any, training: bool | None = None) -> Any:
         flat = list(states) if isinstance(states, (list, tuple)) else [states]
         new_states, start = [], 0
         for cell in self.cells:
