@@ -139,6 +139,7 @@ class TensorBoard(base.Callback):
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._train_step += 1
         self._epoch_batches += 1
+        # (update_freq is an int past the "epoch" test; mypy cannot narrow it by ==)
         if self.update_freq == "epoch" or self._train_step % self.update_freq:  # type: ignore[operator]
             return
         with self._writer("train").as_default(step=self._train_step):

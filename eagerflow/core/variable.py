@@ -78,7 +78,7 @@ class Variable(tensor._Operators):
                 f"expected shape {tuple(shape)}."
             )
         self._buf = value
-        self._snapshot = None
+        self._snapshot: tensor.Tensor | None = None
         self._name = context.current_name_scope() + (name if name is not None
                                                       else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
@@ -91,7 +91,7 @@ class Variable(tensor._Operators):
         """Returns the current value as a Tensor and lets recording tapes watch it."""
         snapshot = self._snapshot
         if snapshot is None:
-            snapshot = self._snapshot = tensor.new_tensor(self._buf)  # type: ignore[assignment]
+            snapshot = self._snapshot = tensor.new_tensor(self._buf)
         if _flags.slow:
             state = context.thread
             if state.tracer is not None:

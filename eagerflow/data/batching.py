@@ -199,6 +199,7 @@ class PaddedBatchDataset(_Batching):
                     flatten, pack = structure.flattener(chunk[0]), structure.packer(chunk[0])
                     plan = self._plan(chunk[0])
                 columns = zip(*map(flatten, chunk), strict=True)
+                # (`component`: the plan's three per-column entries; mypy cannot count them)
                 yield pack([_pad(column, *component, first_index)  # type: ignore[call-arg]
                             for column, *component in zip(columns, *plan, strict=True)])
 

@@ -171,6 +171,7 @@ def _scalar_condition(test, where, statement):
 
 def _python_bool(test, what):
     if isinstance(test, tensor.Tensor):  # an eager tensor or a trace-time constant
+        # (`_const` exists on symbolic tensors, which `is_symbolic` checks)
         return bool(test._const) if graph.is_symbolic(test) else bool(test)  # type: ignore[attr-defined]
     return bool(test)
 

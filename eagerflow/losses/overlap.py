@@ -130,6 +130,7 @@ _GeneralizedBase = _wrapper(categorical_generalized_cross_entropy,
                             "categorical_generalized_cross_entropy", (("q", 0.5),))
 
 
+# (the base is a class that `_wrapper` makes at import time)
 class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):  # type: ignore[misc, valid-type]
     """The `categorical_generalized_cross_entropy` loss as a `Loss` (reduction and sample
     weights); `q` is checked when the loss is made.

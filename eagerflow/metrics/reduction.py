@@ -124,6 +124,7 @@ class Mean(metric.Metric):
         if type(sample_weight) in _SCALAR_WEIGHTS:  # a scalar value with a scalar weight
             value = metric.as_tensor(values, np.float64)
             if value.ndim == 0:  # e.g. the batch loss with the batch size: no broadcasting
+                # (a Python scalar here: `type(sample_weight) in _SCALAR_WEIGHTS` above)
                 weight = 1.0 if sample_weight is None else float(sample_weight)  # type: ignore[arg-type]
                 metric.add_to(self.total, value * weight if weight != 1.0 else value)
                 metric.add_to(self.count, weight)
@@ -163,6 +164,7 @@ class MeanMetricWrapper(Mean):
         self._fn = fn
         self._fn_kwargs = kwargs
 
+    # Keras's signature: a wrapped fn(y_true, y_pred) takes both, unlike Mean's values.
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,  # type: ignore[override]
                      sample_weight: TensorLike | None = None) -> None:
         """Adds ``fn(y_true, y_pred)`` for one batch, weighted by `sample_weight`.

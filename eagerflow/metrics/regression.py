@@ -108,6 +108,7 @@ class RootMeanSquaredError(reduction.Mean):
                  dtype: DTypeLike = None) -> None:
         super().__init__(name=name, dtype=dtype)
 
+    # Keras's signature (y_true, y_pred), unlike Mean's values (see MeanMetricWrapper).
     def update_state(self, y_true: TensorLike, y_pred: TensorLike,  # type: ignore[override]
                      sample_weight: TensorLike | None = None) -> None:
         """Adds one batch's squared errors.

@@ -90,6 +90,7 @@ class Model(trainer.Trainer, base.Layer):
                 # A subclass's __init__ calling super().__init__(inputs, outputs), as Keras
                 # allows: the instance becomes its functional variant.
                 object.__setattr__(self, "__class__", _functional_variant(type(self)))
+                # (`self` becomes a Functional: its class was swapped just above)
                 functional.Functional.__init__(self, *args, **kwargs)  # type: ignore[arg-type]
                 return
             raise TypeError(

@@ -90,6 +90,7 @@ def _sum(x, axis=None, keepdims=False):
     if x.dtype.kind in "fc":
         if not keepdims:
             return _add_reduce(x, axis)  # fewest arguments: the ufunc parses no keywords
+        # (here and below: NumPy runs these positional reduce arguments; its stubs reject them)
         return _add_reduce(x, axis, None, None, True)  # type: ignore[call-overload]
     # NumPy sums small integers in int64; keep the input's dtype like TensorFlow.
     dtype = x.dtype if x.dtype.kind != "b" else np.dtype(np.int32)

@@ -62,6 +62,7 @@ def _deserialize_leaf(value, kind: str, custom_objects):
         return value
     name = value.get("class_name")
     if value.get("config") is None:  # a function saved by name
+        # (a missing name finds nothing, which the error below reports)
         found = registry.get_registered_object(name, custom_objects, kind)  # type: ignore[arg-type]
         if found is None:
             raise ValueError(
