@@ -21,6 +21,7 @@ Examples:
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from eagerflow.layers.attention import combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
@@ -78,12 +79,13 @@ class GroupQueryAttention(Layer):
         1
     """
 
-    def __init__(self, head_dim, num_query_heads, num_key_value_heads, dropout=0.0,
-                 use_bias=True, sliding_window=None, flash_attention=None,
-                 kernel_initializer="glorot_uniform", bias_initializer="zeros",
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, use_gate=False, seed=None,
-                 **kwargs):
+    def __init__(self, head_dim: Any, num_query_heads: Any, num_key_value_heads: Any,
+                 dropout: float = 0.0, use_bias: bool = True, sliding_window: Any = None,
+                 flash_attention: Any = None, kernel_initializer: Any = "glorot_uniform",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None,
+                 kernel_constraint: Any = None, bias_constraint: Any = None,
+                 use_gate: bool = False, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         name = "GroupQueryAttention"
         self.head_dim = positive_int(head_dim, "head_dim", name)
@@ -128,7 +130,7 @@ class GroupQueryAttention(Layer):
         self.output_dense = _Projection("abcd,cde->abe", (), (), options,
                                         name="attention_output", dtype=dtype)
 
-    def build(self, query_shape):
+    def build(self, query_shape: Any) -> None:
         if len(query_shape) != 3 or query_shape[-1] is None:
             raise ValueError(
                 "GroupQueryAttention: query must have rank 3 (batch, steps, features) with a "
@@ -139,19 +141,23 @@ class GroupQueryAttention(Layer):
     def _window(self, query_steps, value_steps):
         rows = array_ops.reshape(creation_ops.range(query_steps), (query_steps, 1))
         columns = array_ops.reshape(creation_ops.range(value_steps), (1, value_steps))
-        band = logic_ops.less(unary_ops.abs(rows - columns), self.sliding_window)
+        # (`call` asks for the window only when `sliding_window` is set)
+        band = logic_ops.less(unary_ops.abs(rows - columns),
+                              self.sliding_window)  # type: ignore[arg-type]
         return array_ops.expand_dims(band, 0)
 
-    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None,
-             attention_mask=None, return_attention_scores=False, training=None,
-             use_causal_mask=False):
+    def call(self, query: Any, value: Any, key: Any = None, query_mask: Any = None,
+             value_mask: Any = None, key_mask: Any = None, attention_mask: Any = None,
+             return_attention_scores: bool = False, training: bool | None = None,
+             use_causal_mask: bool = False) -> Any:
         key = value if key is None else key
         for role, tensor in (("query", query), ("value", value), ("key", key)):
             if len(tensor.shape) != 3:
                 raise ValueError(
                     f"GroupQueryAttention: {role} must have rank 3 (batch, steps, features). "
                     f"Received: {role}.shape={tuple(tensor.shape)}")
-        mask = MultiHeadAttention._attention_mask(self, query, value, key, query_mask,
+        # (MultiHeadAttention's mask rule, borrowed: it uses nothing of `self`)
+        mask = MultiHeadAttention._attention_mask(self, query, value, key, query_mask,  # type: ignore[arg-type]
                                                   value_mask, key_mask, attention_mask,
                                                   use_causal_mask)
         if self.sliding_window is not None:
@@ -176,7 +182,8 @@ class GroupQueryAttention(Layer):
             return output, weights
         return output
 
-    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+    def compute_output_shape(self, query_shape: Any, value_shape: Any = None,
+                             key_shape: Any = None) -> Any:
         return tuple(query_shape)
 
     def get_config(self) -> dict:
