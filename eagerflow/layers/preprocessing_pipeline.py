@@ -16,6 +16,7 @@ Examples:
 from __future__ import annotations
 
 import inspect
+from typing import Any
 
 from eagerflow.layers import masking
 from eagerflow.layers.base import Layer
@@ -48,7 +49,7 @@ class Pipeline(Layer):
         ['RandomFlip']
     """
 
-    def __init__(self, layers, name=None, **kwargs):
+    def __init__(self, layers: Any, name: str | None = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
         if not isinstance(layers, (list, tuple)):
             raise ValueError(f"Pipeline: `layers` must be a list of layers. Received: "
@@ -66,7 +67,7 @@ class Pipeline(Layer):
     def layers(self) -> list:
         return list(self._pipeline_layers)
 
-    def call(self, inputs, training=True, mask=None):
+    def call(self, inputs: Any, training: bool | None = True, mask: Any = None) -> Any:
         outputs = inputs
         for layer in self._pipeline_layers:
             kwargs = {}
@@ -78,7 +79,7 @@ class Pipeline(Layer):
             mask = masking.get_mask(outputs)
         return outputs
 
-    def compute_output_shape(self, input_shape):
+    def compute_output_shape(self, input_shape: Any) -> Any:
         shape = tuple(input_shape)
         for layer in self._pipeline_layers:
             shape = tuple(layer.compute_output_shape(shape))
