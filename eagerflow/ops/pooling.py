@@ -27,7 +27,7 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -413,8 +413,9 @@ def avg_pool1d(input: TensorLike, ksize: int | Sequence[int],
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "AvgPool")
 
 
-def global_pool(reduce, input, keepdims, data_format, op_name,  # noqa: A002
-                formats=("NHWC", "NCHW")):
+def global_pool(reduce: Callable[..., Tensor], input: TensorLike,  # noqa: A002
+                keepdims: bool, data_format: str, op_name: str,
+                formats: tuple[str, str] = ("NHWC", "NCHW")) -> Tensor:
     """`reduce` over the spatial axes of a channels-last or channels-first tensor whose
     layouts are `formats` (e.g. ``("NDHWC", "NCDHW")`` for volumes)."""
     x = convert_input(input)

@@ -21,7 +21,6 @@ Examples:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input
@@ -127,7 +126,7 @@ def avg_pool3d(input: TensorLike, ksize: int | Sequence[int],
 
 
 def global_avg_pool3d(input: TensorLike, keepdims: bool = False,
-                      data_format: str = "NDHWC", name: str | None = None) -> Any:  # noqa: A002
+                      data_format: str = "NDHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Mean over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
 
     Args:
@@ -148,7 +147,7 @@ def global_avg_pool3d(input: TensorLike, keepdims: bool = False,
 
 
 def global_max_pool3d(input: TensorLike, keepdims: bool = False,
-                      data_format: str = "NDHWC", name: str | None = None) -> Any:  # noqa: A002
+                      data_format: str = "NDHWC", name: str | None = None) -> Tensor:  # noqa: A002
     """Maximum over depth, height and width: ``(batch, d, h, w, c) -> (batch, c)``.
 
     Args:
