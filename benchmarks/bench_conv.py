@@ -16,6 +16,38 @@ eagerflow / NumPy.
 
 Run: ``python benchmarks/bench_conv.py [--rounds 10]`` (PyTorch from the reference venv:
 ``PYTHONPATH=. /work/refvenv/bin/python benchmarks/bench_conv.py``).
+
+Notes: alternatives measured and not kept (issue 19; 2-core AMD EPYC, numpy 2.4 with
+OpenBLAS 0.3.31, caches flushed between calls unless said otherwise). Where the small
+CNN step (``bench_training.py --workloads cnn``, 13.2-13.8 ms) is quoted, it is the
+median of three runs.
+
+* Conv input gradient, (64, 11, 11, 64) -> (64, 13, 13, 32): kept, one batched matmul
+  giving a contiguous block per kernel offset, then nine strided adds (3.6 ms). One
+  plain GEMM into the ``(n, oh, ow, kh, kw, c)`` column layout, then adds from its strided
+  slices: 5.8 ms. The batch cut into chunks of 4-32 images (GEMM and adds per chunk, so
+  the gradient stays in cache): 3.5-4.6 ms, the smaller GEMMs lose what the cache gains.
+* Max-pool gradient, (64, 26, 26, 32) 2x2: kept, four ``dy * (winner == k)`` writes into
+  the strided quarters (1.5-1.7 ms). A reused mask buffer: 1.5 ms; writes through a 6-D
+  view of the gradient: 1.4-1.5 ms; one broadcast multiply over a one-hot of the
+  winners: 1.65 ms; copy then zero the losers (``copyto(where=)``): 5.6 ms; numexpr
+  ``where`` (cache hot): 3.4 ms. The pass is bound by writing the 5.5 MB gradient.
+* The first conv's filter gradient computed from the pooled gradient per window offset,
+  never writing the routed full-size gradient (a graph pass): 1.73 ms against 1.82 ms for
+  max-pool gradient plus filter gradient, 0.1 ms of a 13 ms step; not worth the pass.
+* Threads. OpenBLAS's idle worker busy-waits after every product (CPU/wall 2.0 on the CNN
+  step). ``OPENBLAS_THREAD_TIMEOUT=4`` puts it to sleep at once: CPU/wall 1.5, and the
+  step gets slower (14.5-15.0 ms against 13.3-14.4), the worker waking late for the next
+  product. eagerflow's own threads instead (BLAS at one thread through threadpoolctl,
+  conv, pooling and matmul kernels split over the batch on a 2-thread pool): 13.3-13.8 ms
+  against 13.2-13.3 ms, CPU/wall 1.6. The memory-bound kernels do not scale on this
+  machine (a 5.5 MB multiply: 147 us on one thread, 184 us split over two), a hand-off to
+  a pool thread costs 12 us (a lock) to 60 us (``ThreadPoolExecutor``), and split GEMMs
+  lose BLAS efficiency. So eagerflow leaves BLAS's threads alone and changes no
+  process-wide setting.
+* What remains of the gap on the (64, 14, 14, 32) -> 64 layer is the GEMM: OpenBLAS's
+  ``(12544, 288) @ (288, 64)`` takes 3.25 ms (142 GFLOP/s), PyTorch's oneDNN convolution
+  of the whole layer 2.55 ms.
 """
 
 from __future__ import annotations
