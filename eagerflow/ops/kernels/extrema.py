@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -41,7 +42,7 @@ def operand(shape: tuple, value, dtype: np.dtype):
     with an array of `shape` and `dtype`: a cached read-only block over the trailing axes
     (between 256 and 65,536 elements) for a large float array, else a 0-d value."""
     scalar = np.asarray(value, dtype)
-    if dtype.kind != "f" or int(np.prod(shape)) < MIN_SIZE:
+    if dtype.kind != "f" or math.prod(shape) < MIN_SIZE:
         return scalar
     block: tuple = ()
     size = 1

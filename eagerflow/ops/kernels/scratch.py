@@ -33,6 +33,7 @@ Examples:
 from __future__ import annotations
 
 import collections
+import math
 import sys
 import threading
 
@@ -59,7 +60,8 @@ def empty(shape, dtype) -> np.ndarray:
         array below `MIN_BYTES`).
     """
     dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    nbytes = (math.prod(shape) if isinstance(shape, tuple) else int(np.prod(shape))) \
+        * dtype.itemsize
     if nbytes < MIN_BYTES:
         return np.empty(shape, dtype)
     with _lock:
