@@ -17,6 +17,7 @@ Examples:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -121,7 +122,7 @@ def size(input: TensorLike, out_type: Any = dtypes.int32,
     x = convert_input(input)
     if None in x.shape:  # a traced tensor with unknown dimensions: known when the graph runs
         return execute(_size_op, (x,), {"out_type": dtypes.as_dtype(out_type)})
-    return tensor.new_tensor(np.asarray(int(np.prod(x.shape)), dtypes.as_dtype(out_type)))
+    return tensor.new_tensor(np.asarray(math.prod(x.shape), dtypes.as_dtype(out_type)))
 
 
 def rank(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002

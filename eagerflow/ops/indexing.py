@@ -15,6 +15,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ def _int_tensor(value: TensorLike, op_name: str) -> Tensor:
 # -- gather along one axis ----------------------------------------------------------------
 def _batched(params, indices, axis, batch_dims):
     """Flattens `batch_dims` leading dims into offsets so one `np.take` does the gather."""
-    batch = int(np.prod(params.shape[:batch_dims]))
+    batch = math.prod(params.shape[:batch_dims])
     n = params.shape[axis]
     offsets = (np.arange(batch) * n).reshape((batch,) + (1,) * (indices.ndim - batch_dims))
     flat_indices = indices.reshape((batch,) + indices.shape[batch_dims:]) + offsets
@@ -89,7 +90,7 @@ def _gather_grad_op(dy, indices, shape, axis, batch_dims):
                             list(range(indices.ndim)))
         np.add.at(result, indices, moved)
         return np.moveaxis(result, 0, axis)
-    batch = int(np.prod(shape[:batch_dims]))
+    batch = math.prod(shape[:batch_dims])
     n = shape[axis]
     offsets = (np.arange(batch) * n).reshape((batch,) + (1,) * (indices.ndim - batch_dims))
     flat_indices = indices.reshape((batch,) + indices.shape[batch_dims:]) + offsets

@@ -10,6 +10,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -145,7 +146,7 @@ def tensordot(a: TensorLike, b: TensorLike, axes: Any, name: str | None = None) 
         )
     free_a = [i for i in range(a.ndim) if i not in axes_a]
     free_b = [i for i in range(b.ndim) if i not in axes_b]
-    inner = int(np.prod([a.shape[i] for i in axes_a]))
+    inner = math.prod(a.shape[i] for i in axes_a)
     left = _array.reshape(_array.transpose(a, free_a + axes_a), [-1, inner])
     right = _array.reshape(_array.transpose(b, axes_b + free_b), [inner, -1])
     shape = [a.shape[i] for i in free_a] + [b.shape[i] for i in free_b]

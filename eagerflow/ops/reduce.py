@@ -13,6 +13,7 @@ Examples:
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -58,8 +59,8 @@ def _kept_shape(shape, axes) -> tuple:
 
 def _count(shape, axes) -> int:
     if axes is None:
-        return int(np.prod(shape))
-    return int(np.prod([shape[a] for a in axes]))
+        return math.prod(shape)
+    return math.prod(shape[a] for a in axes)
 
 
 def _reduce_call(op, input_tensor, axis, keepdims):
