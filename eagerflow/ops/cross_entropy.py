@@ -167,7 +167,8 @@ def _sparse_softmax(labels, logits, want_softmax):
     """
     shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
     loss = np.empty(labels.shape, logits.dtype)  # 0-d stays an array (for `saved`)
-    np.copyto(loss, np.take_along_axis(shifted, labels[..., None].astype(np.intp), -1)[..., 0])
+    rows = shifted.reshape(-1, shifted.shape[-1])  # (take_along_axis costs ~7 us a call)
+    loss.reshape(-1)[...] = rows[np.arange(rows.shape[0]), labels.reshape(-1)]
     exps = np.exp(shifted, out=shifted)
     total = np.add.reduce(exps, axis=-1, keepdims=True)
     np.subtract(np.log(total[..., 0]), loss, out=loss)
