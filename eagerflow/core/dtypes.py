@@ -1,7 +1,8 @@
 """dtype names and the rules that turn Python and NumPy values into arrays.
 
 eagerflow's dtypes are plain `numpy.dtype` objects. Python data converts the way
-TensorFlow converts it (floats to float32, ints to int32, bools to bool); NumPy arrays
+TensorFlow converts it (floats to float32, ints to int32, complex to complex128, bools to
+bool); NumPy arrays
 and NumPy scalars keep their dtype. Binary ops promote like NumPy 2: a Python scalar
 next to a tensor is "weak" and adopts the tensor's dtype.
 
@@ -81,8 +82,6 @@ def _python_dtype(array: np.ndarray, value) -> np.dtype | None:
         if array.size and (array.min() < _INT32_MIN or array.max() > _INT32_MAX):
             return int64
         return int32
-    if kind == "c" and array.dtype == complex128 and _all_python_leaves(value):
-        return complex64
     return None
 
 

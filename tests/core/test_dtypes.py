@@ -22,7 +22,8 @@ _E = ef.errors.InvalidArgumentError
     (2**31 - 1, ef.int32),
     (True, ef.bool),
     ([True, False], ef.bool),
-    (1 + 2j, np.complex64),
+    (1 + 2j, np.complex128),  # TensorFlow keeps Python complex at double precision
+    ([5 + 4j, 6 + 1j], np.complex128),
     ([], ef.float32),
 ])
 def test_python_data_gets_tensorflow_dtypes(value, dtype):
