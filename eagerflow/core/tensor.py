@@ -110,11 +110,10 @@ class Tensor(_Operators):
 
     # -- Python protocol ------------------------------------------------------------
     def __repr__(self) -> str:
-        value = self._value
-        body = str(value[()]) if value.ndim == 0 else np.array2string(value, max_line_width=80)
-        if "\n" in body:
-            body = "\n" + body
-        return f"ef.Tensor({body}, shape={self.shape}, dtype={self.dtype.name})"
+        value, text = self._value, self._value.dtype.kind in "SU"  # text shows as TF's `string`
+        body = np.array2string(value, max_line_width=80) if value.ndim or text else str(value[()])
+        body = "\n" + body if "\n" in body else body
+        return f"ef.Tensor({body}, shape={self.shape}, dtype={'string' if text else value.dtype})"
 
     __str__ = __repr__
 

@@ -48,6 +48,8 @@ class Variable(tensor._Operators):
     Examples:
         >>> import eagerflow as ef
         >>> w = ef.Variable(2.0)
+        >>> w  # a scalar shows its value, as in TensorFlow
+        <ef.Variable 'Variable' shape=() dtype=float32, numpy=2.0>
         >>> with ef.GradientTape() as tape:
         ...     y = w * w
         >>> tape.gradient(y, w)
@@ -225,7 +227,7 @@ class Variable(tensor._Operators):
     def __repr__(self) -> str:
         return (
             f"<ef.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
-            f"numpy={np.array_repr(self._buf)}>"
+            f"numpy={np.array_repr(self._buf) if self._buf.ndim else self._buf[()]!s}>"
         )
 
     def __format__(self, spec: str) -> str:

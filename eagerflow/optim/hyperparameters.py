@@ -10,7 +10,7 @@ Examples:
     >>> import eagerflow as ef
     >>> opt = ef.optim.Adam(beta_1=0.8)
     >>> opt.beta_1.assign(0.85)
-    <ef.Variable 'adam/beta_1' shape=() dtype=float32, numpy=array(0.85, dtype=float32)>
+    <ef.Variable 'adam/beta_1' shape=() dtype=float32, numpy=0.85>
     >>> round(opt._hyper("beta_1"), 4)
     0.85
 """
@@ -33,7 +33,7 @@ class Hyperparameter:
         >>> opt = Heavy()
         >>> opt.damping = 0.5
         >>> opt.damping
-        <ef.Variable 'heavy/damping' shape=() dtype=float32, numpy=array(0.5, dtype=float32)>
+        <ef.Variable 'heavy/damping' shape=() dtype=float32, numpy=0.5>
     """
 
     def __set_name__(self, owner, name):

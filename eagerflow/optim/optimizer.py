@@ -39,7 +39,7 @@ Examples:
     >>> w = ef.Variable([1.0, 2.0])
     >>> opt = ef.optim.SGD(learning_rate=0.1)
     >>> opt.apply_gradients([(ef.constant([1.0, 1.0]), w)])
-    <ef.Variable 'sgd/iterations' shape=() dtype=int64, numpy=array(1)>
+    <ef.Variable 'sgd/iterations' shape=() dtype=int64, numpy=1>
     >>> w.numpy()
     array([0.9, 1.9], dtype=float32)
 """
@@ -200,7 +200,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> import eagerflow as ef
             >>> opt = ef.optim.SGD()
             >>> opt.add_state_variable("product", 1.0)
-            <ef.Variable 'sgd/product' shape=() dtype=float32, numpy=array(1., dtype=float32)>
+            <ef.Variable 'sgd/product' shape=() dtype=float32, numpy=1.0>
         """
         variable = self._state.get(name)
         if variable is None:
@@ -257,7 +257,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> opt = ef.optim.SGD(0.1)
             >>> opt.learning_rate = 0.05
             >>> opt.learning_rate
-            <ef.Variable 'sgd/learning_rate' shape=() dtype=float32, numpy=array(0.05, dtype=float32)>
+            <ef.Variable 'sgd/learning_rate' shape=() dtype=float32, numpy=0.05>
         """  # noqa: E501
         rate = self._learning_rate
         if isinstance(rate, Variable):
@@ -897,7 +897,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         Examples:
             >>> import eagerflow as ef
             >>> ef.optim.Adam.from_config(ef.optim.Adam(beta_2=0.99).get_config()).beta_2
-            <ef.Variable 'adam/beta_2' shape=() dtype=float32, numpy=array(0.99, dtype=float32)>
+            <ef.Variable 'adam/beta_2' shape=() dtype=float32, numpy=0.99>
         """  # noqa: E501
         config = dict(config)
         if isinstance(config.get("learning_rate"), dict):

@@ -7,7 +7,7 @@ Examples:
     >>> step = ef.Variable(0, trainable=False)
     >>> ckpt = ef.Checkpoint(step=step)
     >>> step.assign_add(10)
-    <ef.Variable 'Variable' shape=() dtype=int32, numpy=array(10, dtype=int32)>
+    <ef.Variable 'Variable' shape=() dtype=int32, numpy=10>
     >>> path = ckpt.save(os.path.join(directory, "ckpt"))
     >>> os.path.basename(path)
     'ckpt-1.h5'

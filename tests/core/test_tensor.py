@@ -25,6 +25,14 @@ def test_repr_and_str():
     )
 
 
+def test_string_tensors_show_dtype_string_and_quoted_values():
+    # TensorFlow: tf.Tensor(b'Gray wolf', shape=(), dtype=string); eagerflow keeps str values.
+    assert str(ef.constant("Gray wolf")) == "ef.Tensor('Gray wolf', shape=(), dtype=string)"
+    assert repr(ef.constant(["a", "bb"])) == "ef.Tensor(['a' 'bb'], shape=(2,), dtype=string)"
+    assert repr(ef.constant(b"ab")) == "ef.Tensor(b'ab', shape=(), dtype=string)"
+    assert ef.constant("Gray wolf").dtype.kind == "U"  # the dtype itself stays NumPy's
+
+
 def test_immutable():
     t = ef.constant([1.0, 2.0])
     with pytest.raises(TypeError, match="immutable"):

@@ -115,6 +115,11 @@ def test_repr():
     v = ef.Variable([1.0, 2.0], name="w")
     assert repr(v) == "<ef.Variable 'w' shape=(2,) dtype=float32, numpy=array([1., 2.], " \
                       "dtype=float32)>"
+    # A scalar shows its value as TensorFlow does (`numpy=1`, not `numpy=array(1, ...)`).
+    assert repr(ef.Variable(1, trainable=False)) == \
+        "<ef.Variable 'Variable' shape=() dtype=int32, numpy=1>"
+    assert repr(ef.Variable(0.1, name="lr")).endswith("dtype=float32, numpy=0.1>")
+    assert repr(ef.Variable(True)).endswith("dtype=bool, numpy=True>")
 
 
 def test_memory_is_freed_with_the_last_reference():
