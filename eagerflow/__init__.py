@@ -4,6 +4,13 @@ Examples:
     >>> import eagerflow as ef
     >>> ef.matmul([[2.0]], [[2.0]])
     ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
+
+TensorFlow names left out on purpose (ragged, sparse, string ops, tf.io) say so:
+
+    >>> ef.sparse.SparseTensor(indices=[[0, 0]], values=[1], dense_shape=[2, 2])
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    AttributeError: module 'eagerflow' has no attribute 'sparse': eagerflow has no sparse ...
 """
 
 __version__ = "0.1.0"
@@ -208,9 +215,32 @@ __all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "op
                  | set(_LAZY))
 
 
+# TensorFlow names eagerflow leaves out on purpose (docs/guides/keras-compatibility.md,
+# "What differs on purpose"): asking for one says what is missing and what to use instead.
+_RAGGED = ("ragged tensors (tf.ragged, tf.RaggedTensor); pad the rows to one length and "
+           "carry their lengths or a mask (ef.sequence_mask)")
+_SPARSE = ("sparse tensors (tf.sparse, tf.SparseTensor); use dense tensors (ef.scatter_nd "
+           "builds one from indices and values)")
+_UNSUPPORTED = {
+    "ragged": _RAGGED,
+    "RaggedTensor": _RAGGED,
+    "sparse": _SPARSE,
+    "SparseTensor": _SPARSE,
+    "strings": "string ops (tf.strings): string tensors can be made, compared and looked up "
+               "(ef.layers.StringLookup, TextVectorization), but split or decode text in "
+               "Python before making the tensor",
+    "io": "tf.io (file reading, parsing and byte decoding); read and decode files with "
+          "Python or NumPy, then make tensors",
+}
+
+
 def __getattr__(name: str):
     target = _LAZY.get(name)
     if target is None:
+        missing = _UNSUPPORTED.get(name)
+        if missing is not None:
+            raise AttributeError(f"module 'eagerflow' has no attribute {name!r}: eagerflow has "
+                                 f"no {missing}.")
         raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
     import importlib
 

@@ -105,6 +105,25 @@ def test_top_level_name(name):
     assert name in ef.__all__, name
 
 
+@pytest.mark.parametrize(("name", "says"), [
+    ("ragged", r"no ragged tensors \(tf.ragged, tf.RaggedTensor\); pad the rows"),
+    ("RaggedTensor", r"no ragged tensors"),
+    ("sparse", r"no sparse tensors \(tf.sparse, tf.SparseTensor\); use dense.*scatter_nd"),
+    ("SparseTensor", r"no sparse tensors"),
+    ("strings", r"no string ops \(tf.strings\).*split or decode text in Python"),
+    ("io", r"no tf.io \(file reading"),
+])
+def test_tensorflow_names_left_out_on_purpose_say_so(name, says):
+    with pytest.raises(AttributeError, match=rf"no attribute '{name}': eagerflow has {says}"):
+        getattr(ef, name)
+    assert not hasattr(ef, name) and name not in ef.__all__ and name not in dir(ef)
+
+
+def test_an_unknown_name_is_a_plain_attribute_error():
+    with pytest.raises(AttributeError, match=r"^module 'eagerflow' has no attribute 'nope'$"):
+        ef.nope  # noqa: B018
+
+
 @pytest.mark.parametrize("name", MATH_OPS)
 def test_math_ops_are_also_under_ef_math(name):
     assert getattr(ef.math, name) is getattr(ef, name)
