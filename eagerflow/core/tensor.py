@@ -110,7 +110,7 @@ class Tensor(_Operators):
 
     # -- Python protocol ------------------------------------------------------------
     def __repr__(self) -> str:
-        value, text = self._value, self._value.dtype.kind in "SU"  # text shows as TF's `string`
+        value, text = self._value, self._value.dtype.kind in "SUO"  # as TF's dtype `string`
         body = np.array2string(value, max_line_width=80) if value.ndim or text else str(value[()])
         body = "\n" + body if "\n" in body else body
         return f"ef.Tensor({body}, shape={self.shape}, dtype={'string' if text else value.dtype})"

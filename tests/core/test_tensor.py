@@ -30,6 +30,9 @@ def test_string_tensors_show_dtype_string_and_quoted_values():
     assert str(ef.constant("Gray wolf")) == "ef.Tensor('Gray wolf', shape=(), dtype=string)"
     assert repr(ef.constant(["a", "bb"])) == "ef.Tensor(['a' 'bb'], shape=(2,), dtype=string)"
     assert repr(ef.constant(b"ab")) == "ef.Tensor(b'ab', shape=(), dtype=string)"
+    # object arrays hold only strings (anything else is refused on conversion)
+    as_objects = ef.constant(np.array(["x"], object))
+    assert repr(as_objects) == "ef.Tensor(['x'], shape=(1,), dtype=string)"
     assert ef.constant("Gray wolf").dtype.kind == "U"  # the dtype itself stays NumPy's
 
 
