@@ -208,10 +208,21 @@ __all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "op
                  | set(_LAZY))
 
 
+# TensorFlow/Keras names eagerflow leaves out on purpose, with what to write instead.
+_ABSENT = {
+    "TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "
+                   "write a tuple such as (4, 5)",
+    "applications": "there is no model zoo (keras.applications); build the network from "
+                    "ef.layers",
+}
+
+
 def __getattr__(name: str):
     target = _LAZY.get(name)
     if target is None:
-        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
+        hint = _ABSENT.get(name)
+        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}"
+                             + (f": {hint}." if hint else ""))
     import importlib
 
     module_name, _, attribute = target.partition(":")

@@ -3,6 +3,7 @@
 short epoch; expected encodings are what Keras 3 prints for the same data)."""
 
 import numpy as np
+import pytest
 
 import eagerflow as ef
 from eagerflow import layers
@@ -135,7 +136,8 @@ def test_image_data_augmentation():
     train_dataset = train_dataset.batch(16).map(lambda x, y: (data_augmentation(x), y))
 
     # No ef.applications: a small convnet plays ResNet50's part.
-    assert not hasattr(ef, "applications")
+    with pytest.raises(AttributeError, match="'applications': there is no model zoo"):
+        ef.applications.ResNet50(weights=None, input_shape=input_shape, classes=classes)
     inputs = ef.Input(shape=input_shape)
     x = layers.Rescaling(1.0 / 255)(inputs)  # Rescale inputs
     x = layers.Conv2D(4, 3, activation="relu")(x)
