@@ -186,6 +186,16 @@ def test_states_of_a_stateful_layer_as_keras_exposes_them():
     assert ef.layers.GRU(UNITS).states is None  # not stateful
 
 
+def test_gradients_through_the_initial_state_a_stateful_layer_hands_on():
+    source = ef.layers.LSTM(3, stateful=True, dtype="float64")
+    source(X.astype("float64"))
+    h0, c0 = source.states
+    resumed = ef.layers.LSTM(3, dtype="float64")
+    resumed(X.astype("float64"))
+    ef.testing.check_gradients(lambda x, h, c: resumed(x, initial_state=[h, c]),
+                               ef.constant(X.astype("float64")), h0, c0, order=1)
+
+
 def test_nested_inputs_are_refused_clearly():
     rnn = ef.layers.RNN(ef.layers.SimpleRNNCell(UNITS))
     message = "nested inputs and multi-dimensional cell states are not supported"
