@@ -191,8 +191,8 @@ def test_performance_optimization_and_cudnn_kernels():
     digits = ef.datasets.digits
     (x_train, y_train), (x_test, y_test) = digits.load_data()
     x_train, x_test = x_train / 16.0, x_test / 16.0
-    x_train, y_train = x_train[:640], y_train[:640]
-    x_test, y_test = x_test[:128], y_test[:128]
+    x_train, y_train = x_train[:256], y_train[:256]
+    x_test, y_test = x_test[:64], y_test[:64]
     sample, sample_label = x_train[0], y_train[0]
 
     model = build_model(allow_cudnn_kernel=True)
