@@ -215,33 +215,35 @@ __all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "op
                  | set(_LAZY))
 
 
-# TensorFlow names eagerflow leaves out on purpose (docs/guides/keras-compatibility.md,
-# "What differs on purpose"): asking for one says what is missing and what to use instead.
-_RAGGED = ("ragged tensors (tf.ragged, tf.RaggedTensor); pad the rows to one length and "
-           "carry their lengths or a mask (ef.sequence_mask)")
-_SPARSE = ("sparse tensors (tf.sparse, tf.SparseTensor); use dense tensors (ef.scatter_nd "
-           "builds one from indices and values)")
-_UNSUPPORTED = {
+# TensorFlow/Keras names eagerflow leaves out on purpose (docs/guides/keras-compatibility.md,
+# "What differs on purpose"): asking for one says what is missing and what to write instead.
+_RAGGED = ("eagerflow has no ragged tensors (tf.ragged, tf.RaggedTensor); pad the rows to "
+           "one length and carry their lengths or a mask (ef.sequence_mask)")
+_SPARSE = ("eagerflow has no sparse tensors (tf.sparse, tf.SparseTensor); use dense tensors "
+           "(ef.scatter_nd builds one from indices and values)")
+_ABSENT = {
     "ragged": _RAGGED,
     "RaggedTensor": _RAGGED,
     "sparse": _SPARSE,
     "SparseTensor": _SPARSE,
-    "strings": "string ops (tf.strings): string tensors can be made, compared and looked up "
-               "(ef.layers.StringLookup, TextVectorization), but split or decode text in "
-               "Python before making the tensor",
-    "io": "tf.io (file reading, parsing and byte decoding); read and decode files with "
-          "Python or NumPy, then make tensors",
+    "strings": "eagerflow has no string ops (tf.strings): string tensors can be made, compared "
+               "and looked up (ef.layers.StringLookup, TextVectorization), but split or decode "
+               "text in Python before making the tensor",
+    "io": "eagerflow has no tf.io (file reading, parsing and byte decoding); read and decode "
+          "files with Python or NumPy, then make tensors",
+    "TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "
+                   "write a tuple such as (4, 5)",
+    "applications": "there is no model zoo (keras.applications); build the network from "
+                    "ef.layers",
 }
 
 
 def __getattr__(name: str):
     target = _LAZY.get(name)
     if target is None:
-        missing = _UNSUPPORTED.get(name)
-        if missing is not None:
-            raise AttributeError(f"module 'eagerflow' has no attribute {name!r}: eagerflow has "
-                                 f"no {missing}.")
-        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}")
+        hint = _ABSENT.get(name)
+        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}"
+                             + (f": {hint}." if hint else ""))
     import importlib
 
     module_name, _, attribute = target.partition(":")

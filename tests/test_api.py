@@ -178,3 +178,13 @@ def test_written_out_all_lists_exactly_the_public_imports(module):
     public = {n for n in vars(namespace)
               if n.isidentifier() and not n.startswith("_")} - {"annotations"}
     assert sorted(namespace.__all__) == sorted(public)
+
+
+def test_names_left_out_on_purpose_say_what_to_write_instead():
+    with pytest.raises(AttributeError, match="'TensorShape': shapes are plain tuples"):
+        ef.TensorShape([3])  # noqa: B018
+    with pytest.raises(AttributeError, match="'applications': there is no model zoo"):
+        ef.applications  # noqa: B018
+    with pytest.raises(AttributeError, match=r"has no attribute 'nonsense'$"):
+        ef.nonsense  # noqa: B018
+    assert not hasattr(ef, "TensorShape")

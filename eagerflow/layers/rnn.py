@@ -84,6 +84,7 @@ class RNN(Layer):
         self.supports_masking = True
         self.input_spec = InputSpec(ndim=3)
         self._stateful_states: Any = None
+        self._stateful_batch: int | None = None
 
     def build(self, input_shape: Any) -> None:
         if not self.cell.built:
@@ -94,8 +95,53 @@ class RNN(Layer):
         return [creation_ops.zeros((batch_size, size), dtype or self.dtype)
                 for size in rnn_cells.flat_state_sizes(self.cell)]
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if args:
+            self._refuse_nested(args[0], "input")
+        return super().__call__(*args, **kwargs)
+
+    def _refuse_nested(self, value: Any, what: str) -> None:
+        # (a nested Python list of numbers is one tensor's data, not a structure)
+        if isinstance(value, dict) or (isinstance(value, (list, tuple)) and any(
+                isinstance(v, dict) or hasattr(v, "shape") for v in value)):
+            raise ValueError(
+                f"Layer '{self.name}' ({type(self).__name__}) received a nested {what} (a "
+                "list, tuple or dict of sequences): eagerflow's RNN layers run on one "
+                "(batch, time, features) tensor; nested inputs and multi-dimensional cell "
+                "states are not supported. Concatenate the features into one tensor.")
+
+    @property
+    def states(self) -> list[Any] | None:
+        """The states a stateful layer carries into its next call, as in Keras.
+
+        A list of ``(batch, size)`` tensors, one per cell state (``[h, c]`` for an LSTM):
+        the final states of the last call, or zeros of that shape after `reset_states()`.
+        None for a layer that is not stateful or was never called. They are not among the
+        layer's weights; pass them as ``initial_state=`` to start another layer there.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> lstm = ef.layers.LSTM(3, stateful=True)
+            >>> _ = lstm(ef.ones([2, 4, 5]))
+            >>> [s.shape for s in lstm.states]
+            [(2, 3), (2, 3)]
+            >>> lstm.reset_states()
+            >>> float(ef.reduce_sum(ef.abs(lstm.states[0])))
+            0.0
+        """
+        if not self.stateful:
+            return None
+        if self._stateful_states is not None:
+            return list(self._stateful_states)
+        if self._stateful_batch is None:
+            return None
+        return self.get_initial_state(self._stateful_batch)
+
     def reset_states(self, states: Any = None) -> None:
-        """Clears (or sets) the carried states of a stateful layer."""
+        """Clears (or sets) the carried states of a stateful layer.
+
+        After clearing, the next call starts from zeros (`states` reads as zeros).
+        """
         self._stateful_states = None if states is None else list(nest.flatten(states))
 
     def _initial_states(self, batch: int, dtype, initial_state) -> list:
@@ -167,6 +213,7 @@ class RNN(Layer):
                 outputs.append(output)
         if self.stateful and not call_context.state.probing:
             self._stateful_states = [array_ops.stop_gradient(s) for s in states]
+            self._stateful_batch = batch
         result = array_ops.stack(outputs, axis=1) if self.return_sequences else output
         if self.return_state:
             return [result, *states]

@@ -4,7 +4,8 @@
 `inputs`, orders them so every node comes after the nodes it reads, and runs them in that
 order when called. Inputs and outputs may be single tensors, lists or dicts (dict inputs
 are matched by Input name); layers may be shared (called several times), and models
-nest (a model is a layer).
+nest (a model is a layer). As in Keras, an input whose rank is one off through a trailing
+axis of size 1 is reshaped to the Input's rank (``(n,)`` for ``Input(shape=(1,))``).
 
 Examples:
     >>> import eagerflow as ef
@@ -17,6 +18,9 @@ Examples:
     (4, 3)
     >>> [layer.name for layer in model.layers]
     ['a', 'b', 'shared', 'add']
+    >>> x = ef.layers.Input(shape=(1,))
+    >>> ef.models.Model(x, ef.layers.Dense(2)(x))(ef.constant([1.0, 2.0, 3.0])).shape
+    (3, 2)
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from eagerflow.core import nest
 from eagerflow.layers import masking, symbolic
 from eagerflow.models import functional_config
 from eagerflow.models.model import Model
+from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
@@ -230,6 +235,14 @@ class Functional(Model):
             value = math_ops.cast(value, placeholder.dtype)
         shape = value.shape
         expected = placeholder.shape
+        # As Keras: a rank off by one through a trailing axis of size 1 is adjusted
+        # (strings of shape (n,) feed Input(shape=(1,)); (n, 4, 1) feeds Input(shape=(4,))).
+        if len(shape) == len(expected) - 1 and expected[-1] == 1:
+            value = array_ops.expand_dims(value, -1)
+            shape = value.shape
+        elif len(shape) == len(expected) + 1 and shape[-1] == 1:
+            value = array_ops.squeeze(value, -1)
+            shape = value.shape
         if len(shape) != len(expected) or any(
                 e is not None and e != s for e, s in zip(expected, shape, strict=False)):
             raise ValueError(

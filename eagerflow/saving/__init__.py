@@ -22,6 +22,7 @@ from eagerflow.saving.registry import (
     get,
     get_registered_name,
     get_registered_object,
+    register_keras_serializable,
     register_serializable,
     serialize,
 )
@@ -38,7 +39,8 @@ _LAZY = {
 
 __all__ = [
     "custom_object_scope", "deserialize", "get", "get_registered_name",
-    "get_registered_object", "register_serializable", "serialize",
+    "get_registered_object", "register_keras_serializable", "register_serializable",
+    "serialize",
 ]
 __all__ += list(_LAZY)
 

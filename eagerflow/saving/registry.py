@@ -176,6 +176,59 @@ def register_serializable(cls=None, *, name: str | None = None) -> Any:
     return register_one if cls is None else register_one(cls)
 
 
+def register_keras_serializable(package: str = "Custom",
+                                name: str | None = None) -> Any:
+    """Keras's spelling of `register_serializable`: the name stored is ``"package>name"``.
+
+    ``@ef.saving.register_keras_serializable()`` on ``class MyLayer`` registers it as
+    ``"Custom>MyLayer"``, as Keras 3 does; `get_registered_name` returns that name and
+    `get_registered_object` finds the class by it.
+
+    Args:
+        package: the prefix before ``>`` (default ``"Custom"``).
+        name: the name after ``>`` (default: the class's or function's ``__name__``).
+
+    Returns:
+        A decorator that registers its argument and returns it unchanged.
+
+    Raises:
+        InvalidArgumentError: if `package` is not a non-empty string, or (when decorating)
+            the full name already belongs to a different class.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.saving.register_keras_serializable(package="docs")
+        ... class DocScale(ef.layers.Layer):
+        ...     def call(self, x):
+        ...         return 2 * x
+        >>> ef.saving.get_registered_name(DocScale)
+        'docs>DocScale'
+        >>> ef.saving.get_registered_object("docs>DocScale") is DocScale
+        True
+    """
+    if not isinstance(package, str) or not package:
+        raise errors.InvalidArgumentError(
+            "register_keras_serializable needs a non-empty string package. "
+            f"Received: package={package!r}"
+        )
+
+    def decorate(target: Any) -> Any:
+        if inspect.isclass(target) and not hasattr(target, "get_config"):
+            raise errors.InvalidArgumentError(
+                f"register_keras_serializable: cannot register {target!r}: a class needs "
+                "a get_config() method to be rebuilt from its config."
+            )
+        short = name if name is not None else getattr(target, "__name__", None)
+        if not isinstance(short, str) or not short:
+            raise errors.InvalidArgumentError(
+                "register_keras_serializable needs a non-empty string name for "
+                f"{target!r}. Received: name={short!r}"
+            )
+        return register_serializable(target, name=f"{package}>{short}")
+
+    return decorate
+
+
 def get_registered_name(obj: Any) -> str:
     """The name `obj` (a class or function) is registered under, else its ``__name__``.
 

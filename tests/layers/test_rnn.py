@@ -165,6 +165,49 @@ def test_initial_state_and_stateful():
     assert stateful(X[:1]).shape == (1, UNITS)
 
 
+def test_states_of_a_stateful_layer_as_keras_exposes_them():
+    lstm = ef.layers.LSTM(UNITS, stateful=True, return_state=True)
+    assert lstm.states is None  # never called
+    _, h, c = lstm(X)
+    states = lstm.states
+    assert [s.shape for s in states] == [(2, UNITS), (2, UNITS)]
+    np.testing.assert_array_equal(states[0].numpy(), h.numpy())
+    np.testing.assert_array_equal(states[1].numpy(), c.numpy())
+    assert all(s is not w for s in states for w in lstm.weights)
+    # They start another layer where this one stopped.
+    resumed = ef.layers.LSTM(UNITS)
+    resumed(X)
+    resumed.set_weights(lstm.get_weights())
+    np.testing.assert_allclose(resumed(X, initial_state=states).numpy(), lstm(X)[0].numpy(),
+                               rtol=1e-5, atol=1e-6)
+    lstm.reset_states()
+    assert [s.shape for s in lstm.states] == [(2, UNITS), (2, UNITS)]
+    assert all(not np.any(s.numpy()) for s in lstm.states)
+    assert ef.layers.GRU(UNITS).states is None  # not stateful
+
+
+def test_gradients_through_the_initial_state_a_stateful_layer_hands_on():
+    source = ef.layers.LSTM(3, stateful=True, dtype="float64")
+    source(X.astype("float64"))
+    h0, c0 = source.states
+    resumed = ef.layers.LSTM(3, dtype="float64")
+    resumed(X.astype("float64"))
+    ef.testing.check_gradients(lambda x, h, c: resumed(x, initial_state=[h, c]),
+                               ef.constant(X.astype("float64")), h0, c0, order=1)
+
+
+def test_nested_inputs_are_refused_clearly():
+    rnn = ef.layers.RNN(ef.layers.SimpleRNNCell(UNITS))
+    message = "nested inputs and multi-dimensional cell states are not supported"
+    with pytest.raises(ValueError, match=message):
+        rnn((X, X))
+    with pytest.raises(ValueError, match=message):
+        rnn({"a": X})
+    with pytest.raises(ValueError, match=message):
+        rnn([ef.layers.Input((None, 3)), ef.layers.Input((None, 2))])
+    assert rnn(X.tolist()).shape == (2, UNITS)  # nested numbers are data
+
+
 def test_rnn_errors():
     layer = ef.layers.LSTM(UNITS)
     with pytest.raises(ValueError, match="expects 2 initial state"):

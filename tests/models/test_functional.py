@@ -68,6 +68,23 @@ def test_input_errors():
         model([A, A])
 
 
+def test_a_rank_off_by_a_trailing_axis_of_one_is_adjusted_as_keras_does():
+    x = ef.layers.Input(shape=(1,))
+    column = ef.models.Model(x, ef.layers.Dense(2)(x))
+    np.testing.assert_allclose(column(np.arange(3.0)).numpy(),
+                               column(np.arange(3.0)[:, None]).numpy())
+    assert column.predict(np.arange(3.0), verbose=0).shape == (3, 2)
+    x = ef.layers.Input(shape=(4,))
+    flat = ef.models.Model(x, ef.layers.Dense(2)(x))
+    assert flat(np.ones((3, 4, 1), "float32")).shape == (3, 2)
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 4\), found shape=\(3,\)"):
+        flat(np.ones((3,), "float32"))
+    with pytest.raises(ValueError, match=r"expected shape=\(None, 4\), found shape=\(3, 4, 2\)"):
+        flat(np.ones((3, 4, 2), "float32"))
+    strings = ef.layers.Input(shape=(1,), dtype="string")
+    assert ef.models.Model(strings, strings)(ef.constant(["a", "b"])).shape == (2, 1)
+
+
 def test_graph_errors():
     a = ef.layers.Input(shape=(3,), name="a")
     b = ef.layers.Input(shape=(3,), name="b")

@@ -219,3 +219,26 @@ def test_from_config_receives_custom_objects_when_it_accepts_them():
         result = registry.deserialize(config, custom_objects={"RegistryTestItem": Point})
     assert result.item.x == 3
     assert seen == [["RegistryTestContainer", "RegistryTestItem"]]
+
+
+def test_register_keras_serializable_names_package_and_class_as_keras_does():
+    @ef.saving.register_keras_serializable()
+    class RegistryTestKerasLayer(ef.layers.Layer):
+        pass
+
+    @ef.saving.register_keras_serializable(package="my_pkg", name="Renamed")
+    def registry_test_fn(x):
+        return x
+
+    assert registry.get_registered_name(RegistryTestKerasLayer) == \
+        "Custom>RegistryTestKerasLayer"
+    assert registry.get_registered_object("Custom>RegistryTestKerasLayer") is \
+        RegistryTestKerasLayer
+    assert registry.get_registered_name(registry_test_fn) == "my_pkg>Renamed"
+    config = registry.serialize(RegistryTestKerasLayer(name="k"))
+    assert config["class_name"] == "Custom>RegistryTestKerasLayer"
+    assert isinstance(registry.deserialize(config), RegistryTestKerasLayer)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="needs a get_config"):
+        ef.saving.register_keras_serializable()(type("NoConfig", (), {}))
+    with pytest.raises(ef.errors.InvalidArgumentError, match="non-empty string package"):
+        ef.saving.register_keras_serializable(package="")
