@@ -92,7 +92,55 @@ def _collect(obj, signatures) -> dict:
     return found
 
 
-def save(obj, path, signatures=None) -> None:
+class SaveOptions:
+    """Options for `save`, as in TensorFlow (only the option eagerflow acts on).
+
+    Args:
+        experimental_custom_gradients: whether the gradient functions of
+            `@ef.custom_gradient` calls in the traced graphs should be saved (TensorFlow's
+            default, True). eagerflow files hold forward graphs only, so `save` refuses a
+            graph with a custom gradient either way rather than let the loaded function
+            differentiate its forward ops instead (a silently different gradient).
+
+    Raises:
+        TypeError: if `experimental_custom_gradients` is not a bool.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.saved_model.SaveOptions(experimental_custom_gradients=True)
+        SaveOptions(experimental_custom_gradients=True)
+    """
+
+    def __init__(self, experimental_custom_gradients: bool = True) -> None:  # noqa: D107
+        if not isinstance(experimental_custom_gradients, bool):
+            raise TypeError(
+                "`experimental_custom_gradients` must be a bool. Received: "
+                f"experimental_custom_gradients={experimental_custom_gradients!r}"
+            )
+        self.experimental_custom_gradients = experimental_custom_gradients
+
+    def __repr__(self) -> str:
+        return f"SaveOptions(experimental_custom_gradients={self.experimental_custom_gradients})"
+
+
+def _refuse_custom_gradients(functions: dict) -> None:
+    """Raises if a traced graph's gradient comes from an `@ef.custom_gradient` function."""
+    prefix = "CustomGradient_"
+    for name, cfs in functions.items():
+        custom = sorted({record[0].name[len(prefix):] for cf in cfs for record in
+                         cf.graph.records if record[0].name.startswith(prefix)})
+        if custom:
+            raise errors.InvalidArgumentError(
+                f"saved_model.save: function {name!r} uses the @custom_gradient function(s) "
+                f"{custom}; eagerflow does not export gradient functions (TensorFlow's "
+                "SaveOptions(experimental_custom_gradients=True)), and the loaded graph would "
+                "differentiate the forward ops instead. Save the variables with "
+                "ef.train.Checkpoint and rebuild the function in Python."
+            )
+
+
+def save(obj: object, path: str | os.PathLike, signatures: object = None,
+         options: SaveOptions | None = None) -> None:
     """Writes the traced functions of `obj` and the variables they use to an HDF5 file.
 
     Args:
@@ -101,10 +149,13 @@ def save(obj, path, signatures=None) -> None:
         path: the file to write (replaced atomically).
         signatures: an `ef.function` / `ConcreteFunction`, or a dict of name to one, to
             export instead of what is found on `obj`.
+        options: a `SaveOptions` (or None for the defaults).
 
     Raises:
         InvalidArgumentError: if nothing is traced, or a graph holds something that is not
-            data (an `ef.py_function`, a non-PCG64 random generator, ...).
+            data (an `ef.py_function`, a non-PCG64 random generator, ...), or its gradient
+            comes from an `@ef.custom_gradient` function (see `SaveOptions`).
+        TypeError: if `options` is not a `SaveOptions`.
 
     Examples:
         >>> import os, tempfile
@@ -115,7 +166,13 @@ def save(obj, path, signatures=None) -> None:
         >>> float(ef.saved_model.load(path)(ef.constant([0.0]))[0])
         1.0
     """
+    if options is not None and not isinstance(options, SaveOptions):
+        raise TypeError(
+            "saved_model.save: `options` must be an ef.saved_model.SaveOptions. Received: "
+            f"options={options!r}"
+        )
     functions = _collect(obj, signatures)
+    _refuse_custom_gradients(functions)
     writer = export.Writer()
     encoded = {name: [writer.function(cf, name) for cf in cfs] for name, cfs in functions.items()}
 

@@ -128,6 +128,34 @@ def test_save_errors_are_clear_and_leave_no_file(path):
     assert os.listdir(os.path.dirname(path)) == []
 
 
+def test_custom_gradients_are_refused_not_saved_with_other_gradients(path):
+    @ef.custom_gradient
+    def halve_gradient(x):
+        return x * 1.0, lambda dy: dy * 0.5
+
+    f = ef.function(halve_gradient, input_signature=[ef.TensorSpec([2])])
+    plain = ef.function(lambda x: x * 1.0, input_signature=[ef.TensorSpec([2])])
+    for flag in (True, False):
+        with pytest.raises(ef.errors.InvalidArgumentError,
+                           match=r"'serving_default' uses the @custom_gradient function\(s\) "
+                                 r"\['halve_gradient'\]; eagerflow does not export"):
+            ef.saved_model.save(f, path,
+                                options=ef.saved_model.SaveOptions(
+                                    experimental_custom_gradients=flag))
+    assert os.listdir(os.path.dirname(path)) == []
+    ef.saved_model.save(plain, path, options=ef.saved_model.SaveOptions())
+    assert float(ef.saved_model.load(path)(ef.constant([1.0, 2.0]))[1]) == 2.0
+
+
+def test_save_options_are_checked(path):
+    assert repr(ef.saved_model.SaveOptions()) == "SaveOptions(experimental_custom_gradients=True)"
+    with pytest.raises(TypeError, match="Received: experimental_custom_gradients=1"):
+        ef.saved_model.SaveOptions(experimental_custom_gradients=1)
+    f = ef.function(lambda x: x, input_signature=[ef.TensorSpec([])])
+    with pytest.raises(TypeError, match="`options` must be an ef.saved_model.SaveOptions"):
+        ef.saved_model.save(f, path, options={"experimental_custom_gradients": True})
+
+
 def test_generators_other_than_pcg64_are_refused(path):
     generator = ef.random.Generator.from_seed(1)
     generator._rng = np.random.Generator(np.random.MT19937(1))
