@@ -20,7 +20,7 @@ import typing as _typing
 # The eager engine and the ops every program uses. ef.nn, ef.function and the high-level
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
-from eagerflow import config, linalg, math, testing
+from eagerflow import config, dtypes, linalg, math, testing
 from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
     custom_gradient,
@@ -235,6 +235,10 @@ _ABSENT = {
                    "write a tuple such as (4, 5)",
     "applications": "there is no model zoo (keras.applications); build the network from "
                     "ef.layers",
+    "autograph": "ef.function converts Python control flow itself (autograph=True), but it "
+                 "rewrites the function's syntax tree and does not generate Python source, so "
+                 "there is no ef.autograph.to_code / to_graph; print "
+                 "f.get_concrete_function(...).graph to see what was traced",
 }
 
 

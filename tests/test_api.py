@@ -172,7 +172,7 @@ def test_all_lists_no_internal_package():
     assert not {"core", "ops", "graph"} & set(ef.__all__)
 
 
-@pytest.mark.parametrize("module", ["math", "nn", "linalg", "train", "config", "image"])
+@pytest.mark.parametrize("module", ["math", "nn", "linalg", "train", "config", "image", "dtypes"])
 def test_written_out_all_lists_exactly_the_public_imports(module):
     namespace = getattr(ef, module)
     public = {n for n in vars(namespace)

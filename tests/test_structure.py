@@ -135,7 +135,7 @@ def test_no_two_modules_share_a_misleading_name():
         "regression.py": ["losses", "metrics"], "probabilistic.py": ["losses", "metrics"],
         "digits.py": ["datasets", "examples"],
         "math.py": [".", "ops"], "linalg.py": [".", "ops"], "nn.py": [".", "ops"],
-        "image.py": [".", "ops"],
+        "image.py": [".", "ops"], "dtypes.py": [".", "core"],
     }
     shared = {name: sorted(dirs) for name, dirs in names.items() if len(dirs) > 1}
     unexpected = {name: dirs for name, dirs in shared.items() if allowed.get(name) != dirs}
@@ -171,7 +171,7 @@ def test_doctests_print_no_machine_dependent_float_digits():
 
 # Modules that are themselves public namespaces (ef.math, ef.random, ef.activations, ...).
 _NAMESPACE_MODULES = {
-    "math.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "testing.py",
+    "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "testing.py",
     "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
     "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",

@@ -39,7 +39,7 @@ _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _PYTHON_SCALARS = (float, int, complex, builtins.bool)
 
 
-def as_dtype(dtype) -> np.dtype:
+def as_dtype(dtype: np.typing.DTypeLike | None) -> np.dtype:
     """Converts a dtype-like value (`ef.float32`, `np.float32`, `"float32"`) to a `numpy.dtype`.
 
     Args:

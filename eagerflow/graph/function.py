@@ -53,12 +53,14 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from eagerflow import config
 from eagerflow.core import context, errors, nest, spec, tensor
 from eagerflow.graph import autograph, concrete, graph, signatures, trace
 from eagerflow.graph.passes import fusion
 
 _Tensor = tensor.Tensor
 _flags = context.flags
+_eager_mode = config._eager_mode
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
 
 
@@ -125,6 +127,7 @@ class Function:
         self._relaxed: dict = {}
         self._tracing_count = 0
         self._history: list = []
+        self._described: dict[int, str] = {}  # id(cf) -> its concrete signature, as text
         self._lock = threading.RLock()
         self._bound: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
         try:
@@ -157,6 +160,70 @@ class Function:
         """
         return self._tracing_count
 
+    def pretty_printed_concrete_signatures(self) -> str:
+        """The input and output types of each traced graph, as text (one block per graph).
+
+        Tensor arguments print as the `ef.TensorSpec` of their placeholder, Python values as
+        ``Literal[value]`` (each value traced its own graph); ``Captures`` lists the
+        variables the graph reads.
+
+        Returns:
+            The blocks, separated by an empty line ("" before the first trace).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> f = ef.function(lambda x, n: x * n)
+            >>> _ = f(ef.constant([1.0, 2.0]), 3)
+            >>> print(f.pretty_printed_concrete_signatures())
+            Input Parameters:
+              x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=float32, name=None)
+              n (POSITIONAL_OR_KEYWORD): Literal[3]
+            Output Type:
+              TensorSpec(shape=(2,), dtype=float32, name=None)
+            Captures:
+              None
+        """
+        return "\n\n".join(self._described.values())
+
+    def _describe(self, cf, specs, values, names) -> str:
+        leaves = iter(specs)
+
+        def text(value):
+            if signatures.is_tensor_leaf(value, allow_specs=True):
+                shape, dtype = next(leaves, (value.shape, value.dtype))
+                return repr(spec.TensorSpec(shape, dtype))
+            if isinstance(value, dict):
+                items = {k: text(value[k]) for k in nest._keys(value)}
+                return "Dict[" + ", ".join(f"{k!r}: {items[k]}" for k in value) + "]"
+            if isinstance(value, (list, tuple)):
+                kind = "List" if isinstance(value, list) else "Tuple"
+                return f"{kind}[" + ", ".join(text(v) for v in value) + "]"
+            return f"Literal[{value!r}]"
+
+        def output(value):
+            if graph.is_symbolic(value):
+                return repr(spec.TensorSpec(value.shape, value.dtype))
+            if isinstance(value, dict):
+                return "Dict[" + ", ".join(f"{k!r}: {output(v)}" for k, v in value.items()) + "]"
+            if isinstance(value, (list, tuple)):
+                kind = "List" if isinstance(value, list) else "Tuple"
+                return f"{kind}[" + ", ".join(output(v) for v in value) + "]"
+            return f"Literal[{value!r}]"
+
+        if self._input_signature is not None:  # the placeholders follow the signature
+            values = list(self._input_signature)
+            names = names[:len(values)]
+        parameters = self._signature.parameters if self._signature is not None else {}
+        lines = ["Input Parameters:"]
+        for name, value in zip(names, values, strict=True):
+            param = parameters.get(name) or parameters.get(name.rpartition("_")[0])
+            kind = param.kind.name if param is not None else "POSITIONAL_ONLY"
+            lines.append(f"  {name} ({kind}): {text(value)}")
+        lines += ["Output Type:", f"  {output(cf.structured_outputs)}", "Captures:"]
+        captured = [v.name for v in cf.variables]
+        lines.append(f"  {', '.join(captured)}" if captured else "  None")
+        return "\n".join(lines)
+
     def __repr__(self) -> str:
         return f"<ef.function {self._name} ({self._tracing_count} traces)>"
 
@@ -186,6 +253,8 @@ class Function:
     # -- calls -------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         state = context.thread
+        if _eager_mode.eager:  # ef.config.run_functions_eagerly(True), for debugging
+            return self._python_function(*args, **kwargs)
         if state.tracer is not None:  # inside another traced function: inline
             return self._traced_function()(*args, **kwargs)
         if not kwargs and not _flags.slow:
@@ -354,6 +423,7 @@ class Function:
 
     def _register(self, key, tensors, specs, cf, values, names):
         self._cache[key] = cf
+        self._described[id(cf)] = self._describe(cf, specs, values, names)
         if self._reduce_retracing and self._input_signature is None:
             self._relaxed.setdefault(signatures.generic(key), []).append((specs, cf))
         self._tracing_count += 1

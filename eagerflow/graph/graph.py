@@ -30,6 +30,7 @@ import linecache
 import os
 import sys
 import types
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -387,6 +388,18 @@ class Graph:
         >>> [op.type for op in g.operations], [var.name for var in g.variable_list]
         (['Const', 'AssignAddVariableOp', 'ReadVariableOp'], ['v'])
     """
+
+    # TensorFlow's serialized form: eagerflow graphs are Python objects (printable; exported
+    # as JSON by ef.saved_model), never protocol buffers.
+    _ABSENT = {"as_graph_def": "eagerflow graphs are not GraphDef protocol buffers; print "
+                               "the graph, or list graph.operations, to see its ops"}
+
+    if not TYPE_CHECKING:  # (type checkers keep flagging unknown attributes)
+        def __getattr__(self, name):
+            if name in Graph._ABSENT:
+                raise AttributeError(f"'Graph' object has no attribute {name!r}: "
+                                     f"{Graph._ABSENT[name]}")
+            raise AttributeError(f"'Graph' object has no attribute {name!r}")
 
     def __init__(self, name: str | None = "graph"):  # noqa: D107
         self.name = name

@@ -520,3 +520,47 @@ def test_a_graph_for_any_batch_size_runs_conv_gradients_and_metric_counts():
         np.testing.assert_allclose(step(x).numpy(), expected.numpy(), rtol=1e-10)
     assert float(mean.count) == 10.0
     assert step.experimental_get_tracing_count() == 1
+
+
+def test_pretty_printed_concrete_signatures():
+    weight = ef.Variable(2.0, name="weight")
+
+    @ef.function
+    def f(x, n=2, *, options=None):
+        return {"y": x * weight * n, "n": n}
+
+    assert f.pretty_printed_concrete_signatures() == ""
+    f(ef.constant([1.0, 2.0]), 3)
+    f(ef.constant([1.0, 2.0]), 3)  # the same graph
+    f(ef.constant(1), [1, -1], options=ef.constant(0.5))
+    text = f.pretty_printed_concrete_signatures()
+    first, second = text.split("\n\n")
+    assert first == (
+        "Input Parameters:\n"
+        "  x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=float32, name=None)\n"
+        "  n (POSITIONAL_OR_KEYWORD): Literal[3]\n"
+        "  options (KEYWORD_ONLY): Literal[None]\n"
+        "Output Type:\n"
+        "  Dict['y': TensorSpec(shape=(2,), dtype=float32, name=None), 'n': Literal[3]]\n"
+        "Captures:\n"
+        "  weight"
+    )
+    assert "  n (POSITIONAL_OR_KEYWORD): List[Literal[1], Literal[-1]]" in second
+    assert "  options (KEYWORD_ONLY): TensorSpec(shape=(), dtype=float32" in second
+
+    g = ef.function(lambda *xs: xs[0], input_signature=[ef.TensorSpec([None, 2])])
+    g.get_concrete_function()
+    assert ("  xs_0 (VAR_POSITIONAL): TensorSpec(shape=(None, 2), dtype=float32, name=None)"
+            in g.pretty_printed_concrete_signatures())
+
+
+def test_tensorflow_only_names_say_why_they_are_absent():
+    with pytest.raises(AttributeError, match="'autograph': ef.function converts Python control"):
+        ef.autograph.to_code(lambda x: x)
+    graph = ef.function(lambda x: x + 1).get_concrete_function(ef.constant(1.0)).graph
+    with pytest.raises(AttributeError, match="'as_graph_def': eagerflow graphs are not GraphDef"):
+        graph.as_graph_def()
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'$"):
+        graph.no_such_thing  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'$"):
+        ef.no_such_thing  # noqa: B018
