@@ -174,6 +174,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     _check_pred(pred, "ef.cond")
     tracer: Any = context.thread.tracer
     pred_ref = tracer.ref(pred)
+    graph.raise_deferred([pred_ref])  # before a branch runs for real on a wrong predicate
     taken = bool(np.asarray(pred_ref._shadow).reshape(()))
     real = tracer.executing and not tracer.recompute
     recompute = recompute or tracer.recompute
@@ -359,6 +360,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     if tracer is None:
         return _eager_while(cond, body, loop_vars, flat, limit)
     refs = [tracer.ref(v) for v in flat]
+    graph.raise_deferred(refs)
     specs = [_spec(r) for r in refs]
     pack = lambda values: nest.pack_sequence_as(loop_vars, list(values))  # noqa: E731
     no_hoist: set = set()

@@ -413,6 +413,7 @@ class Function:
             finally:
                 state.autograph = saved_autograph
             structure = _outputs(result, tracer, graph_)
+            graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
         graph_.input_keys = list(graph_.inputs)
         cf = concrete.ConcreteFunction(graph_, structure, self._name)
         self._register(key, tensors, specs, cf, values, names)

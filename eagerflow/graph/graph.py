@@ -115,7 +115,8 @@ class SymbolicTensor(tensor.Tensor):
         ef.Tensor("x:0", shape=(None, 3), dtype=float32) 3
     """
 
-    __slots__ = ("_const", "_dtype", "_graph", "_index", "_node", "_probe", "_shadow", "_shape")
+    __slots__ = ("_const", "_dtype", "_error", "_graph", "_index", "_node", "_probe", "_shadow",
+                 "_shape")
     _symbolic = True  # read by op wrappers that must not ask for a traced tensor's value
 
     def __init__(self, shape, dtype, graph, node=None, index=0):  # noqa: D107
@@ -126,6 +127,9 @@ class SymbolicTensor(tensor.Tensor):
         self._index = index
         self._shadow = None  # an example value, used while tracing only (see tracing.py)
         self._probe = None  # the same at other sizes of the unknown dimensions
+        # The error of an op that failed on the first call's real values, deferred because
+        # nothing may need this value (see `raise_deferred`).
+        self._error: Exception | None = None
         self._const = None  # the value, when it is a trace-time constant
 
     @property
@@ -282,6 +286,33 @@ class _ValueStandIn:
     __hash__ = None  # type: ignore[assignment]  # (unhashable, like an ndarray)
 
 
+def _deferred_error(inputs, attrs) -> Exception | None:
+    for x in inputs:
+        if type(x) is SymbolicTensor and x._error is not None:
+            return x._error
+    if attrs and _symbolic_leaves(attrs):
+        for x in _symbolic_leaves(attrs):
+            if x._error is not None:
+                return x._error
+    return None
+
+
+def raise_deferred(values) -> None:
+    """Raises the error of an op that failed on the first call's real values, if one of
+    `values` depends on it.
+
+    TensorFlow runs only the ops a graph's outputs and effects need ("non-strict"), so an
+    op whose result is unused cannot fail a call. The first call of an `ef.function` runs
+    each op as it is traced; when a pure op fails on the real values but not on dummy
+    values of the same shapes (an index out of range, say), its error is kept on its
+    outputs and raised only if an output of the function, an effect or control flow needs
+    them. Unused, the node is removed by dead-code elimination before later calls.
+    """
+    for x in values:
+        if type(x) is SymbolicTensor and x._error is not None:
+            raise x._error
+
+
 def is_symbolic(value) -> bool:
     """Whether `value` is a `SymbolicTensor`."""
     return type(value) is SymbolicTensor
@@ -426,10 +457,21 @@ class Graph:
         return base if count == 0 else f"{base}_{count}"
 
     def add_node(self, op, inputs, attrs, out_specs, name=None) -> Node:
-        """Appends a node; `out_specs` is a list of ``(shape, dtype)``."""
+        """Appends a node; `out_specs` is a list of ``(shape, dtype)``.
+
+        A node using a value whose op failed (see `raise_deferred`) fails too: a pure op
+        passes the error on to its outputs, any other op (a write, a print, control flow)
+        raises it, since it would act on a value that does not exist.
+        """
+        deferred = _deferred_error(inputs, attrs)
+        if deferred is not None and (not op.pure or op in (COND, WHILE)):
+            raise deferred
         node = Node(op, inputs, attrs, self.unique_name(name or op.name), self)
         node.outputs = [SymbolicTensor(shape, dtype, self, node, i)
                         for i, (shape, dtype) in enumerate(out_specs)]
+        if deferred is not None:
+            for out in node.outputs:
+                out._error = deferred
         self.nodes.append(node)
         return node
 

@@ -242,6 +242,7 @@ def py_function(func: Callable[..., Any], inp: Any,
                      for i, (o, d) in enumerate(zip(outs, touts, strict=False))]
         return converted[0] if single else converted
     refs = [tracer.ref(t) for t in tensors]
+    graph.raise_deferred(refs)  # before `func` runs on values that do not exist
     shadows = [r._shadow for r in refs]
     with trace.eager_scope():
         values = _call(func, shadows, touts, single)

@@ -5,7 +5,9 @@ it every op (`execute`), and variables hand it every read and write. For each op
 tracer runs the op's own NumPy forward on *example values* ("shadows") of the inputs:
 
 * the output shapes and dtypes come out exactly as in eager mode, and invalid arguments
-  raise the same errors, at trace time, from the same code;
+  raise the same errors, at trace time, from the same code (except a pure op that fails
+  only on the first call's values, such as an index out of range: its error is raised
+  only if the outputs or effects need its result, see `graph.raise_deferred`);
 * on the first call of an `ef.function` the shadows are the real arguments and variable
   values and effects happen for real ("executing" trace), so that call's results are
   the shadows of the outputs and nothing runs twice (a `py_function` runs once per call);
@@ -145,6 +147,7 @@ class Tracer:
         self._consts: dict[int, tuple] = {}
         self._shadow_vars: dict[int, np.ndarray] = {}
         self.private = None  # the tape recording the trace for gradients (see `active`)
+        self.deferred: Exception | None = None  # set by `_forward`, taken by `execute`
         # id(variable) -> the read to use instead of reading again (gradient re-runs).
         self.read_overrides = dict(parent.read_overrides) if parent is not None else {}
 
@@ -200,6 +203,7 @@ class Tracer:
         else:
             out = self.placeholder(outer.shape, outer.dtype, f"captured_{outer._node.name}",
                                    shadow=outer._shadow, probe=outer._probe)
+            out._error = outer._error
             self.graph.captures.append((outer, out))
         self.graph.capture_map[id(outer)] = out
         if self.private is not None and outer.dtype.kind in "fc":
@@ -223,13 +227,16 @@ class Tracer:
             or (op.shape_only and all(not _is_symbolic(r) or None not in r.shape
                                       for r in leaves)))
         outs = self._infer(op, refs, node_attrs)
+        deferred, self.deferred = self.deferred, None
         if op.stateful:
             node_attrs = _generator_refs(node_attrs)
         node = self.graph.add_node(op, refs, node_attrs,
                                    [(shape, array.dtype) for array, _, shape in outs])
         for out, (array, probe, _) in zip(node.outputs, outs, strict=False):
             out._shadow, out._probe = array, probe
-            if const:
+            if deferred is not None:
+                out._error = deferred
+            elif const and out._error is None:
                 out._const = array
         outputs = tuple(node.outputs)
         tapes = context.thread.tapes
@@ -315,7 +322,19 @@ class Tracer:
             try:
                 return _as_list(op, op.forward(*values, **attrs))
             except Exception as e:  # noqa: BLE001 - translated like eager errors
-                raise dispatch._op_error(op, values, attrs, e) from None
+                error = dispatch._op_error(op, values, attrs, e)
+            if not op.pure:
+                raise error from None
+            # Fails on these values only? Then only a use of the result fails (see
+            # `graph.raise_deferred`); a wrong shape or dtype fails on dummies too.
+            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            try:
+                with np.errstate(all="ignore"):
+                    outs = _as_list(op, op.forward(*dummies, **attrs))
+            except Exception:  # noqa: BLE001
+                raise error from None
+            self.deferred = error
+            return outs
         attrs = _private_rngs(op, attrs)
         try:
             with np.errstate(all="ignore"):

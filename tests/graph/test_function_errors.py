@@ -178,3 +178,53 @@ def test_saved_model_with_malformed_function_records(tmp_path):
             f["functions/serving_default"].create_dataset("0", data=data)
         with pytest.raises(ef.errors.InvalidArgumentError, match=match):
             ef.saved_model.load(path)
+
+
+def test_an_op_failing_on_real_values_fails_only_the_calls_that_need_it():
+    # TensorFlow runs the ops the outputs and effects need ("non-strict" execution).
+    @ef.function
+    def unused(x):
+        ef.gather(x, [1])
+        return x * 2.0
+
+    for _ in range(2):
+        assert unused(ef.constant([3.0])).numpy().tolist() == [6.0]
+    assert unused.experimental_get_tracing_count() == 1
+
+    @ef.function
+    def used(x):
+        return ef.gather(x, [1]) * 2.0
+
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"indices\[0\] = 1 .*\[Op:Gather\]"):
+        used(ef.constant([3.0]))
+    assert used(ef.constant([3.0, 4.0])).numpy().tolist() == [8.0]
+
+    v = ef.Variable([1.0])
+    calls = []
+
+    def effects(kind):
+        def f(x):
+            bad = ef.gather(x, [1])
+            if kind == "assign":
+                v.assign(bad)
+            elif kind == "py_function":
+                ef.py_function(lambda t: calls.append(t) or t, [bad], ef.float32)
+            elif kind == "cond":
+                ef.cond(ef.reduce_sum(bad) > 0.0, lambda: v.assign_add([1.0]), lambda: v)
+            else:
+                ef.print(bad)
+            return x
+        return f
+
+    for kind in ("assign", "py_function", "cond", "print"):
+        with pytest.raises(ef.errors.InvalidArgumentError, match=r"indices\[0\] = 1"):
+            ef.function(effects(kind))(ef.constant([3.0]))
+    assert v.numpy().tolist() == [1.0] and calls == []  # nothing acted on a missing value
+
+    @ef.function
+    def wrong_shapes(x):
+        ef.matmul(x, x)  # unused, but no values make it valid: fails at once, like TF
+        return x
+
+    with pytest.raises(ef.errors.InvalidArgumentError, match="Matrix size-incompatible"):
+        wrong_shapes(ef.ones([2, 3]))
