@@ -284,6 +284,32 @@ class ConcreteFunction:
         tape_lib.record(tapes, backward.op, tuple(keys), {}, tuple(outputs))
         return outputs[:len(self.graph.outputs)]
 
+    def call_recorded_in_trace(self, tensors, tapes):
+        """Inlines the graph into the current trace with the tapes paused, and records the
+        call on them as one op whose gradient is this function's gradient graph (so a
+        custom gradient inside it is kept, as in an eager call)."""
+        from eagerflow.graph import replay
+
+        keys, mask = self._tracked_mask(tensors, tapes)
+        backward = self.backward(mask) if any(mask) else None
+        extra = backward.extra if backward is not None else []
+        state = context.thread
+        saved, state.tapes = state.tapes, []
+        try:
+            values = replay.replay(self.graph, list(tensors), list(self.graph.outputs) + extra)
+            # The op's outputs must be new tensors: an input passed through (or one tensor
+            # twice) would make the record its own input and count gradients twice.
+            seen = {id(t) for t in tensors}
+            for i, value in enumerate(values):
+                if id(value) in seen:
+                    values[i] = dispatch.execute(dispatch.OPS["Identity"], (value,))
+                seen.add(id(values[i]))
+        finally:
+            state.tapes = saved
+        if backward is not None:
+            tape_lib.record(tapes, backward.op, tuple(keys), {}, tuple(values))
+        return values[:len(self.graph.outputs)]
+
     def record_traced_call(self, tensors, outputs, tapes):
         """Records a call whose outputs came from the (executing) trace itself."""
         keys, mask = self._tracked_mask(tensors, tapes)

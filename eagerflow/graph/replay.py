@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.core import dispatch, tensor
+from eagerflow.core import context, dispatch, tensor
 from eagerflow.graph import graph, trace
 
 _is_symbolic = graph.is_symbolic
@@ -25,6 +25,11 @@ _is_symbolic = graph.is_symbolic
 
 def call_in_trace(function, tensors) -> list:
     """Runs `function`'s graph inside the current trace; returns its output tensors."""
+    tapes = context.thread.tapes
+    if tapes and any(record[0].forward is None for record in function.graph.records):
+        # A recorded op that is no registered primitive (an @ef.custom_gradient call, an
+        # inlined call of such a function): replayed ops would get their own gradients.
+        return function.call_recorded_in_trace(tensors, tapes)
     return replay(function.graph, list(tensors), function.graph.outputs)
 
 

@@ -233,3 +233,35 @@ def test_jacobian_of_a_traced_function():
         tape.watch(x)
         y = traced(x)
     np.testing.assert_allclose(tape.jacobian(y, x).numpy(), np.diag([2.0, 4.0, 6.0]))
+
+
+def test_a_concrete_function_called_in_a_trace_keeps_its_custom_gradient():
+    @ef.custom_gradient
+    def clip_gradients(y):
+        return y, lambda dy: ef.clip_by_norm(dy, 0.5)
+
+    clipped = ef.function(clip_gradients).get_concrete_function(ef.TensorSpec([]))
+    outer = ef.function(lambda x: clipped(x) * 1.0)
+    v = ef.Variable(2.0)
+    with ef.GradientTape() as tape:
+        output = outer(v * v)
+    assert float(output) == 4.0
+    assert float(tape.gradient(output, v)) == pytest.approx(2.0)  # TF: 2.0 (4 clipped)
+
+    @ef.custom_gradient
+    def log1pexp(x):  # a stable gradient written in ops: higher orders work through it
+        e = ef.exp(x)
+        return ef.math.log1p(e), lambda dy: dy * (1 - 1 / (1 + e))
+
+    inner = ef.function(log1pexp).get_concrete_function(ef.TensorSpec([None], ef.float64))
+    scale = ef.Variable(np.array([0.5, 2.0, -1.0]))
+    check_gradients(ef.function(lambda x: inner(x * scale) * x), np.array([0.3, -0.8, 1.1]),
+                    order=2)
+
+    @ef.custom_gradient
+    def cube(x):  # the input itself is an intermediate of the gradient
+        return x * x * x, lambda dy: dy * 3.0 * x * x
+
+    cubed = ef.function(cube).get_concrete_function(ef.TensorSpec([None], ef.float64))
+    check_gradients(ef.function(lambda x: cubed(x) * 1.0), np.array([0.3, -0.8, 1.1]),
+                    order=2)
