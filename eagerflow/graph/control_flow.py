@@ -183,6 +183,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     g_false, _, r_false = _trace_subgraph(false_fn, [], f"{name}_false", real and not taken,
                                           recompute, overrides=overrides)
     _check_same_structure(r_true, r_false, g_true.outputs, g_false.outputs)
+    graph.raise_deferred(g_true.outputs + g_false.outputs)  # the taken branch's result failed
     union = _union(g_true, g_false)
     specs = []
     for a, b in zip(g_true.outputs, g_false.outputs, strict=False):

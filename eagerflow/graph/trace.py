@@ -226,6 +226,7 @@ class Tracer:
             # used where a static value is needed (a random op's shape, a reshape)
             or (op.shape_only and all(not _is_symbolic(r) or None not in r.shape
                                       for r in leaves)))
+        self.deferred = None
         outs = self._infer(op, refs, node_attrs)
         deferred, self.deferred = self.deferred, None
         if op.stateful:

@@ -222,6 +222,14 @@ def test_an_op_failing_on_real_values_fails_only_the_calls_that_need_it():
     assert v.numpy().tolist() == [1.0] and calls == []  # nothing acted on a missing value
 
     @ef.function
+    def branch(x):  # the taken branch's result needs the failed op
+        return ef.cond(x[0] > 0.0, lambda: ef.gather(x, [1]) + 1.0, lambda: x)
+
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"indices\[0\] = 1"):
+        branch(ef.constant([1.0]))
+    assert branch(ef.constant([-1.0])).numpy().tolist() == [-1.0]
+
+    @ef.function
     def wrong_shapes(x):
         ef.matmul(x, x)  # unused, but no values make it valid: fails at once, like TF
         return x
