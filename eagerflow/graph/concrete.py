@@ -328,6 +328,19 @@ class ConcreteFunction:
         return entry
 
 
+def custom_gradient_names(graph_) -> list[str]:
+    """The `@ef.custom_gradient` functions whose gradients the trace of `graph_` recorded,
+    directly or inside a ConcreteFunction it called (sorted, without repeats)."""
+    names = set()
+    for record in graph_.records:
+        op = record[0]
+        if op.name.startswith("CustomGradient_"):
+            names.add(op.name[len("CustomGradient_"):])
+        elif isinstance(getattr(op.grad, "__self__", None), _Backward):
+            names.update(custom_gradient_names(op.grad.__self__.forward.graph))
+    return sorted(names)
+
+
 def _is_tensor_like(value) -> bool:
     return isinstance(value, (_Tensor, np.ndarray, np.generic)) or hasattr(value, "_read")
 

@@ -25,10 +25,11 @@ _is_symbolic = graph.is_symbolic
 
 def call_in_trace(function, tensors) -> list:
     """Runs `function`'s graph inside the current trace; returns its output tensors."""
+    from eagerflow.graph import concrete
+
     tapes = context.thread.tapes
-    if tapes and any(record[0].forward is None for record in function.graph.records):
-        # A recorded op that is no registered primitive (an @ef.custom_gradient call, an
-        # inlined call of such a function): replayed ops would get their own gradients.
+    if tapes and concrete.custom_gradient_names(function.graph):
+        # Replayed ops would record their own gradients instead of the custom one.
         return function.call_recorded_in_trace(tensors, tapes)
     return replay(function.graph, list(tensors), function.graph.outputs)
 

@@ -125,10 +125,8 @@ class SaveOptions:
 
 def _refuse_custom_gradients(functions: dict) -> None:
     """Raises if a traced graph's gradient comes from an `@ef.custom_gradient` function."""
-    prefix = "CustomGradient_"
     for name, cfs in functions.items():
-        custom = sorted({record[0].name[len(prefix):] for cf in cfs for record in
-                         cf.graph.records if record[0].name.startswith(prefix)})
+        custom = sorted({n for cf in cfs for n in concrete.custom_gradient_names(cf.graph)})
         if custom:
             raise errors.InvalidArgumentError(
                 f"saved_model.save: function {name!r} uses the @custom_gradient function(s) "

@@ -247,3 +247,15 @@ def test_non_numeric_datasets_are_rejected(saved):
         f["arrays"].create_dataset("0", data=np.array([b"code"], dtype=h5py.string_dtype()))
     with pytest.raises(ef.errors.InvalidArgumentError, match="arrays/0 .* not numeric"):
         ef.saved_model.load(saved)
+
+
+def test_a_custom_gradient_inside_a_called_function_is_refused_too(path):
+    @ef.custom_gradient
+    def halve_gradient(x):
+        return x * 1.0, lambda dy: dy * 0.5
+
+    inner = ef.function(halve_gradient).get_concrete_function(ef.TensorSpec([2]))
+    outer = ef.function(lambda x: inner(x) + 1.0, input_signature=[ef.TensorSpec([2])])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"uses the @custom_gradient function\(s\) \['halve_gradient'\]"):
+        ef.saved_model.save(outer, path)
