@@ -64,6 +64,9 @@ _Variable = variable_lib.Variable
 _ndarray = np.ndarray
 _state = call_context.state
 _name_uids: dict[str, int] = {}
+# Bumped by every `trainable` assignment, so that traced training steps (whose graphs may
+# depend on layers' `trainable` flags, as BatchNormalization's does) know to look again.
+_trainable_changes = 0
 
 _MISSING_INIT = (
     "It looks like you are subclassing `{cls}` and forgot to call `super().__init__()`. "
@@ -532,6 +535,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     @trainable.setter
     def trainable(self, value) -> None:
+        global _trainable_changes
+        _trainable_changes += 1
         value = bool(value)
         for layer in tracking.flatten_layers(self):
             layer.__dict__["_trainable"] = value

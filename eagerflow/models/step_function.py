@@ -10,10 +10,12 @@ later batches of that signature run the graph. A last, smaller batch traces once
 There is no fallback: a step that cannot be traced raises, naming what could not be
 traced, and says to pass ``run_eagerly=True`` to `compile` if the step must run eagerly.
 
-The set of trainable variables is part of the graph; when it changes (a layer frozen or
-unfrozen between batches) the step is traced again. Each structure of data (arrays, a
-list, a dict by input name...) has an `ef.function` of its own, so that feeding one model
-in several forms does not count as the retracing that `ef.function` warns about.
+The set of trainable variables is part of the graph, and so are the layers' `trainable`
+flags (a frozen BatchNormalization runs in inference mode): when either changes (a layer
+frozen or unfrozen between batches) the step is traced again, with no need to recompile.
+Each structure of data (arrays, a list, a dict by input name...) has an `ef.function` of
+its own, so that feeding one model in several forms does not count as the retracing that
+`ef.function` warns about.
 
 Examples:
     >>> import eagerflow as ef, numpy as np
@@ -28,6 +30,8 @@ from __future__ import annotations
 
 from eagerflow.graph import function as function_module
 from eagerflow.graph import graph
+from eagerflow.layers import base as base_layer
+from eagerflow.layers import tracking
 
 
 class TracedStep:
@@ -44,16 +48,27 @@ class TracedStep:
         self._step = step
         self._kind = kind
         self._functions: dict = {}
+        self._flags: tuple = ()
+        self._flags_seen = -1  # the `trainable` assignment count `_flags` was read at
 
     @property
     def tracing_count(self) -> int:
-        """How many graphs the step was traced into so far (signatures x variable sets)."""
+        """How many graphs the step was traced into so far (signatures x trainable states)."""
         return sum(f.experimental_get_tracing_count() for f in set(self._functions.values()))
 
     def _key(self) -> tuple:
         if self._kind == "predict":
             return ()
-        return tuple(id(v) for v in self.model._step_variables())
+        return tuple(id(v) for v in self.model._step_variables()), self._trainable_flags()
+
+    def _trainable_flags(self) -> tuple:
+        # Layers may read `trainable` in `call` without owning a trainable variable (a
+        # BatchNormalization with center=False, scale=False), so the flags join the key.
+        # They are walked again only after some `trainable` was assigned.
+        if self._flags_seen != base_layer._trainable_changes:
+            self._flags_seen = base_layer._trainable_changes
+            self._flags = tuple(layer.trainable for layer in tracking.flatten_layers(self.model))
+        return self._flags
 
     def __call__(self, data):
         structure = _structure(data)

@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from eagerflow import metrics as metrics_lib
 from eagerflow import optim
-from eagerflow.core import nest
+from eagerflow.core import errors, nest
 from eagerflow.core import tape as tape_module
 from eagerflow.graph.passes import fusion
 from eagerflow.models import compile_utils, data_adapter, fit_loops, replication, step_function
@@ -92,6 +93,7 @@ class Trainer:
     _cached_variables = None
     _caching = False
     if TYPE_CHECKING:  # from Layer, which Model combines with this class
+        name: str
         variables: list[Any]
         trainable_variables: list[Any]
         losses: list[Any]
@@ -461,6 +463,10 @@ class Trainer:
         if variables:
             grads = tape.gradient(loss, variables)
             self.optimizer.apply_gradients(zip(grads, variables, strict=True))
+        else:  # as Keras: a frozen model trains nothing, and says so
+            warnings.warn(f"Model {self.name!r} does not have any trainable weights: training "
+                          "computes the loss and metrics but updates no weight.",
+                          errors.EagerflowWarning, stacklevel=2)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def test_step(self, data: Any) -> dict:

@@ -150,11 +150,14 @@ def test_add_loss_losses_work_with_fit():
     model = ef.Model(inputs, outputs)
     x, y = np.random.random((2, 3)), np.random.random((2, 3))
     model.compile(optimizer="adam", loss="mse")
-    history = model.fit(x, y, verbose=0)
+    # The model has no weights: as Keras, fit says so.
+    with pytest.warns(ef.errors.EagerflowWarning, match="does not have any trainable weights"):
+        history = model.fit(x, y, verbose=0)
     expected = np.mean((x - y) ** 2) + 1e-2 * np.mean(x)
     np.testing.assert_allclose(history.history["loss"][0], expected, rtol=1e-5)
     model.compile(optimizer="adam")
-    history = model.fit(x, y, verbose=0)
+    with pytest.warns(ef.errors.EagerflowWarning, match="does not have any trainable weights"):
+        history = model.fit(x, y, verbose=0)
     np.testing.assert_allclose(history.history["loss"][0], 1e-2 * np.mean(x), rtol=1e-5)
 
 

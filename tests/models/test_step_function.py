@@ -97,6 +97,46 @@ def test_freezing_a_layer_between_epochs_is_respected():
         np.testing.assert_array_equal(before, after.numpy())
 
 
+def test_freezing_a_layer_without_trainable_variables_is_respected():
+    # A BatchNormalization without gamma and beta owns no trainable variable: freezing it
+    # changes no variable set, only its mode (inference, statistics kept). The traced step
+    # must see that without a compile (it kept updating the moving mean before).
+    x = np.random.default_rng(0).normal(3.0, 2.0, (32, 4)).astype("float32")
+    y = np.ones((32, 1), "float32")
+    inputs = ef.Input(shape=(4,))
+    bn = ef.layers.BatchNormalization(center=False, scale=False)
+    model = ef.Model(inputs, ef.layers.Dense(1)(bn(inputs)))
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(x, y, batch_size=8, verbose=0)
+    bn.trainable = False
+    before = bn.moving_mean.numpy().copy()
+    model.fit(x, y, batch_size=8, verbose=0)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), before)
+    traces = model._make_train_function().tracing_count
+    bn.trainable = True
+    model.fit(x, y, batch_size=8, verbose=0)
+    assert not np.array_equal(bn.moving_mean.numpy(), before)
+    # Back to a state already traced: its graph is reused.
+    assert model._make_train_function().tracing_count == traces
+    bn.trainable = False
+    model.fit(x, y, batch_size=8, verbose=0)
+    assert model._make_train_function().tracing_count == traces
+
+
+@pytest.mark.parametrize("run_eagerly", [False, True])
+def test_training_a_frozen_model_warns_and_changes_nothing(run_eagerly):
+    model = ef.Sequential([ef.Input(shape=(3,)), ef.layers.Dense(1)], name="frozen")
+    model.trainable = False
+    model.compile(optimizer="adam", loss="mse", run_eagerly=run_eagerly)
+    before = model.get_weights()
+    with pytest.warns(ef.errors.EagerflowWarning,
+                      match="Model 'frozen' does not have any trainable weights"):
+        history = model.fit(np.ones((4, 3)), np.zeros((4, 1)), epochs=2, verbose=0)
+    assert history.history["loss"][0] == history.history["loss"][1]
+    for a, b in zip(before, model.get_weights(), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_custom_train_step_with_two_optimizers_and_trackers_is_traced():
     class TwoHeads(ef.Model):
         def __init__(self):
