@@ -177,7 +177,7 @@ _NAMESPACE_MODULES = {
     "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",
     "datasets/digits.py", "datasets/mnist.py", "datasets/fashion_mnist.py",
-    "datasets/cifar10.py",
+    "datasets/cifar10.py", "data/experimental.py",
 }
 
 

@@ -9,9 +9,10 @@ Examples:
     [(4,), (4,)]
 """
 
+from eagerflow.data import experimental
 from eagerflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from eagerflow.data.iterator import Iterator
 from eagerflow.data.text import TextLineDataset
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
-           "TextLineDataset"]
+           "TextLineDataset", "experimental"]

@@ -576,3 +576,33 @@ class Dataset(abc.ABC):
         from eagerflow.data import caching
         return caching.CacheDataset(self, filename)
 
+
+
+def cardinality(input_dataset: Dataset) -> Tensor:
+    """The number of elements of a dataset, as `tf.data.experimental.cardinality`.
+
+    Same as ``input_dataset.cardinality()``.
+
+    Args:
+        input_dataset: an `ef.data.Dataset`.
+
+    Returns:
+        An int64 scalar tensor: the length, `INFINITE_CARDINALITY` (-1) or
+        `UNKNOWN_CARDINALITY` (-2).
+
+    Raises:
+        TypeError: if `input_dataset` is not a Dataset.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ds = ef.data.Dataset.range(10)
+        >>> print("Number of samples: %d" % ef.data.experimental.cardinality(ds))
+        Number of samples: 10
+        >>> int(ef.data.experimental.cardinality(ds.filter(lambda x: x > 4)))
+        -2
+    """
+    if not isinstance(input_dataset, Dataset):
+        raise TypeError("`input_dataset` must be an ef.data.Dataset. Received: "
+                        f"input_dataset={input_dataset!r} of type "
+                        f"{type(input_dataset).__name__}")
+    return input_dataset.cardinality()

@@ -7,10 +7,23 @@ from eagerflow import data, datasets
 
 
 def test_data_names():
-    for name in data.__all__:
+    for name in set(data.__all__) - {"experimental"}:
         assert getattr(ef.data, name) is getattr(ef.datasets, name)
     assert set(data.__all__) == {"AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-                                 "Dataset", "Iterator", "TextLineDataset"}
+                                 "Dataset", "Iterator", "TextLineDataset", "experimental"}
+
+
+def test_experimental_cardinality_is_the_method():
+    ds = ef.data.Dataset.from_tensor_slices(list(range(10)))
+    assert int(ef.data.experimental.cardinality(ds)) == 10
+    assert "%d" % ef.data.experimental.cardinality(ds.batch(4)) == "3"  # noqa: UP031
+    assert int(ef.data.experimental.cardinality(ds.repeat())) == data.INFINITE_CARDINALITY
+    assert (int(ef.data.experimental.cardinality(ds.filter(lambda x: x > 2)))
+            == ef.data.experimental.UNKNOWN_CARDINALITY)
+    assert ef.data.experimental.cardinality(ds).dtype == ef.int64
+    with pytest.raises(TypeError, match=r"`input_dataset` must be an ef.data.Dataset. "
+                                        r"Received: input_dataset=\[1, 2\] of type list"):
+        ef.data.experimental.cardinality([1, 2])
 
 
 def test_top_level_namespaces():
