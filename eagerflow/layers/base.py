@@ -35,6 +35,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -165,6 +166,22 @@ def _bind_config(cls, args, kwargs):
     return config
 
 
+def _marks_built(build):
+    """Wraps a subclass's `build` so that calling it directly (``layer.build((None, 8))``,
+    as Keras code does before `set_weights`) leaves the layer built, with the shape it was
+    built for recorded for `get_build_config`, as Keras 3 does."""
+    @functools.wraps(build)
+    def wrapper(self, *args, **kwargs):
+        build(self, *args, **kwargs)
+        if self.__dict__.get("_build_input_shape") is None:
+            shape = args[0] if args else kwargs.get("input_shape")
+            if shape is not None:
+                self.__dict__["_build_input_shape"] = shape
+        self.__dict__["built"] = True
+
+    return wrapper
+
+
 class Layer(trackable.Module, metaclass=_LayerMeta):
     """Base class of layers: weights built on first call, computation in `call`.
 
@@ -240,6 +257,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if "_functional_variant_of" not in vars(cls):  # (models/model.py's mix-ins)
             registry.register("layer", cls)  # user-defined layers too
         _describe_call(cls)
+        if "build" in vars(cls):
+            cls.build = _marks_built(vars(cls)["build"])  # type: ignore[method-assign]
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: DTypeLike = None, *,
                  input_shape: Any = None, batch_input_shape: Any = None, input_dim: Any = None,
@@ -935,7 +954,8 @@ def _symbolic():
 
 
 def serialize(layer: Any) -> dict:
-    """A layer's ``{"class_name": ..., "config": ...}`` (see `eagerflow.saving.registry`).
+    """A layer's Keras 3 form: ``module``, ``class_name``, ``config`` and
+    ``registered_name`` (see `ef.saving.serialize_keras_object`).
 
     Examples:
         >>> import eagerflow as ef
@@ -943,7 +963,9 @@ def serialize(layer: Any) -> dict:
         >>> config["class_name"], config["config"]["units"], config["config"]["activation"]
         ('Dense', 3, 'relu')
     """
-    return registry.serialize(layer, "layer")
+    if not callable(getattr(layer, "get_config", None)):
+        return registry.serialize(layer, "layer")  # raises the error that says why
+    return registry.serialize_keras_object(layer)
 
 
 def deserialize(config: dict, custom_objects: dict[str, Any] | None = None) -> Any:

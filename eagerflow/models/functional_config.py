@@ -81,7 +81,7 @@ def get_config(model) -> dict:
         layers.append({
             "class_name": type(layer).__name__,
             "name": layer.name,
-            "config": layer.get_config(),
+            "config": registry.serialize_config_values(layer.get_config()),
             "inbound_nodes": nodes_by_layer.get(id(layer), []),
         })
     return {

@@ -19,12 +19,15 @@ Examples:
 from eagerflow.saving.registry import (
     custom_object_scope,
     deserialize,
+    deserialize_keras_object,
     get,
+    get_custom_objects,
     get_registered_name,
     get_registered_object,
     register_keras_serializable,
     register_serializable,
     serialize,
+    serialize_keras_object,
 )
 
 # The checkpoint machinery imports h5py (a tenth of a second): it loads on first use, so
@@ -38,9 +41,10 @@ _LAZY = {
 }
 
 __all__ = [
-    "custom_object_scope", "deserialize", "get", "get_registered_name",
-    "get_registered_object", "register_keras_serializable", "register_serializable",
-    "serialize",
+    "custom_object_scope", "deserialize", "deserialize_keras_object", "get",
+    "get_custom_objects", "get_registered_name", "get_registered_object",
+    "register_keras_serializable", "register_serializable", "serialize",
+    "serialize_keras_object",
 ]
 __all__ += list(_LAZY)
 

@@ -213,8 +213,10 @@ def save_model(model: Any, filepath: str | os.PathLike[str],
     _refuse_keras_format(filepath, "save")
     document = {"format": _MODEL_FORMAT, "format_version": _MODEL_VERSION,
                 "model": registry.serialize(model),
-                "build_config": _optional_config(model, "get_build_config"),
-                "compile_config": _optional_config(model, "get_compile_config")}
+                "build_config": registry.serialize_config_values(
+                    _optional_config(model, "get_build_config")),
+                "compile_config": registry.serialize_config_values(
+                    _optional_config(model, "get_compile_config"))}
     try:
         blob = json.dumps(document, default=_json_default).encode("utf-8")
     except (TypeError, ValueError) as e:

@@ -1,4 +1,5 @@
-"""`ef.models.load_model`: the checkpoint module's model loader, knowing every layer class.
+"""`ef.models.load_model` and `ef.models.save_model`: the whole-model file, knowing every
+layer class.
 
 `Model.save` writes the architecture as a config naming classes (``"Sequential"``,
 ``"Dense"``, your own Model subclass...). Every `Layer` subclass is known to
@@ -49,3 +50,30 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         True
     """
     return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile)
+
+
+def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = True,
+               include_optimizer: bool = True) -> Any:
+    """Keras's function form of `model.save(filepath)`: one HDF5 file with architecture,
+    weights, compile configuration and optimizer state.
+
+    Args:
+        model: the model to save.
+        filepath: the file to write (``.h5``; ``.keras`` is refused).
+        overwrite: False makes an existing file an error.
+        include_optimizer: also save the optimizer's state.
+
+    Returns:
+        The path written.
+
+    Raises:
+        InvalidArgumentError: for a ``.keras`` name or a config that is not JSON.
+
+    Examples:
+        >>> import eagerflow as ef, os, tempfile
+        >>> model = ef.Sequential([ef.Input((3,)), ef.layers.Dense(2)])
+        >>> path = ef.models.save_model(model, os.path.join(tempfile.mkdtemp(), "m.h5"))
+        >>> [w.shape for w in ef.models.load_model(path).weights]
+        [(3, 2), (2,)]
+    """
+    return model.save(filepath, overwrite=overwrite, include_optimizer=include_optimizer)

@@ -242,11 +242,15 @@ def get_registered_name(obj: Any) -> str:
 
 
 def _lookup(kind, name: str, custom_objects):
-    if custom_objects and name in custom_objects:
-        return custom_objects[name]
-    for scope in reversed(getattr(_scopes, "stack", [])):
-        if name in scope:
-            return scope[name]
+    # A "package>name" saved by register_keras_serializable is also found by its bare name
+    # in custom_objects and scopes, as Keras finds {"CustomLayer": CustomLayer} there.
+    keys = (name, name.rpartition(">")[2]) if ">" in name else (name,)
+    for key in keys:
+        if custom_objects and key in custom_objects:
+            return custom_objects[key]
+        for scope in reversed(getattr(_scopes, "stack", [])):
+            if key in scope:
+                return scope[key]
     kinds = list(_tables) if kind is None else [kind]
     for each in kinds:
         table = _tables[each]
@@ -387,7 +391,12 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
             f"{str(config)[:200]}"
         )
     name, inner = config["class_name"], config.get("config")
-    target = get_registered_object(name, custom_objects, kind)
+    registered = config.get("registered_name")  # Keras 3's form: the name it was registered as
+    target = None
+    if isinstance(registered, str) and registered != name:
+        target = get_registered_object(registered, custom_objects, kind)
+    if target is None:
+        target = get_registered_object(name, custom_objects, kind)
     if target is None:
         what = f"{kind} class" if kind is not None else "class"
         known = (f" Known {_plural(kind)}: {', '.join(known_names(kind))}."
@@ -415,6 +424,126 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
                 visible.update(scope)
             return from_config(inner, custom_objects=visible)
         return from_config(inner)
+
+
+def get_custom_objects() -> dict[str, Any]:
+    """The live ``{name: class or function}`` table `register_keras_serializable` fills.
+
+    It is the table itself, as in Keras: ``get_custom_objects().clear()`` forgets every
+    registration and ``get_custom_objects()["Name"] = cls`` adds one.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.saving.register_keras_serializable(package="docs")
+        ... def doc_square(x):
+        ...     return x**2
+        >>> ef.saving.get_custom_objects()["docs>doc_square"] is doc_square
+        True
+    """
+    return _registry
+
+
+def serialize_keras_object(obj: Any) -> Any:
+    """Keras 3's serialized form of `obj`: ``module``, ``class_name``, ``config`` and
+    ``registered_name``.
+
+    ``class_name`` is the class's own name and ``registered_name`` the name it was
+    registered under (``"package>name"``) or None for a built-in class, whose ``module``
+    is where it is defined (None for a registered class). Objects in the config that have
+    a config themselves (a sublayer, a regularizer) are serialized the same way, and a
+    registered function as ``{"class_name": "function", "config": its name, ...}``. None,
+    strings and numbers come back unchanged; lists and dicts item by item.
+
+    Raises:
+        InvalidArgumentError: if `obj` has no ``get_config`` method.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> config = ef.saving.serialize_keras_object(ef.regularizers.L1(0.5))
+        >>> config["class_name"], config["config"], config["registered_name"]
+        ('L1', {'l1': 0.5}, None)
+        >>> ef.saving.deserialize_keras_object(config)
+        L1(l1=0.5)
+    """
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    if isinstance(obj, (list, dict)):
+        return serialize_config_values(obj)
+    function_name = _function_name(obj)
+    if function_name is not None:  # Keras's form of a function
+        return {"module": "builtins", "class_name": "function", "config": function_name,
+                "registered_name": "function"}
+    base = serialize(obj)
+    registered = _names.get(id(type(obj)))
+    return {"module": None if registered is not None else type(obj).__module__,
+            "class_name": type(obj).__name__, "config": serialize_config_values(base["config"]),
+            "registered_name": registered}
+
+
+def serialize_config_values(value: Any) -> Any:
+    """`value` (a config) with every object in it that has a config itself (a sublayer, a
+    regularizer) turned into its `serialize_keras_object` form, as Keras does, so that the
+    config can be written as JSON and each object is rebuilt from its own config.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import registry
+        >>> registry.serialize_config_values({"reg": ef.regularizers.L2(0.5)})["reg"]["config"]
+        {'l2': 0.5}
+    """
+    if isinstance(value, dict):
+        return {key: serialize_config_values(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [serialize_config_values(item) for item in value]
+    if isinstance(value, type):
+        return value
+    if callable(getattr(value, "get_config", None)) or _function_name(value) is not None:
+        return serialize_keras_object(value)
+    return value
+
+
+def _function_name(obj) -> str | None:
+    """The name a registered function is saved as, else None."""
+    if isinstance(obj, type) or not callable(obj) or hasattr(obj, "get_config"):
+        return None
+    if id(obj) in _names:
+        return _names[id(obj)]
+    for (_, key), (known, name) in _kind_names.items():
+        if key == id(obj) and known is obj:
+            return name
+    return None
+
+
+def deserialize_keras_object(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    """Rebuilds an object from `serialize_keras_object`'s form (or `serialize`'s).
+
+    The ``registered_name`` is looked up first, then the ``class_name``; a function's form
+    gives the registered function back, a list is rebuilt item by item, and None, strings
+    and numbers come back unchanged.
+
+    Raises:
+        InvalidArgumentError: if `config` is malformed or names an unknown class.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.saving.deserialize_keras_object(
+        ...     {"module": None, "class_name": "L2", "config": {"l2": 0.25}})
+        L2(l2=0.25)
+    """
+    if config is None or isinstance(config, (str, int, float, bool)):
+        return config
+    if isinstance(config, list):
+        return [deserialize_keras_object(item, custom_objects) for item in config]
+    if isinstance(config, dict) and config.get("class_name") == "function" and \
+            isinstance(config.get("config"), str):
+        found = get_registered_object(config["config"], custom_objects)
+        if not callable(found):
+            raise errors.InvalidArgumentError(
+                f"Unknown function {config['config']!r} in a saved config. Register it with "
+                "@ef.saving.register_keras_serializable() before loading, or pass "
+                f"custom_objects={{{config['config']!r}: ...}}.")
+        return found
+    return deserialize(config, custom_objects)
 
 
 def get(kind: str, identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:

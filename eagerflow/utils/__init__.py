@@ -13,7 +13,29 @@ from eagerflow.utils.plotting import plot_history
 from eagerflow.utils.py_dataset import PyDataset, Sequence
 from eagerflow.utils.sequences import pad_sequences
 
+# Keras 3 also exports the serialization helpers from `keras.utils`: the same functions
+# as `ef.saving`'s, loaded on first use (the registry itself imports `eagerflow.utils`).
+_SAVING = (
+    "custom_object_scope", "deserialize_keras_object", "get_custom_objects",
+    "get_registered_name", "get_registered_object", "register_keras_serializable",
+    "serialize_keras_object",
+)
+
 __all__ = [
     "PyDataset", "Sequence", "array_to_img", "img_to_array", "load_img", "plot_history",
-    "pad_sequences", "plot_model", "save_img", "to_categorical",
+    "pad_sequences", "plot_model", "save_img", "to_categorical", *_SAVING,
 ]
+
+
+def __getattr__(name: str):
+    if name not in _SAVING:
+        raise AttributeError(f"module 'eagerflow.utils' has no attribute {name!r}")
+    from eagerflow.saving import registry
+
+    value = getattr(registry, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_SAVING))
