@@ -915,6 +915,16 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if config and not self.built:
             self._build_from_shape(_as_shape_structure(config["input_shape"]))
 
+    def save_own_variables(self, store: dict[str, Any]) -> None:
+        """Puts this layer's own variables (not its sublayers') in `store` as ``"0"``,
+        ``"1"``...; `Model.save` calls an override of it, as Keras does."""
+        for index, variable in enumerate(tracking.own_variables(self)):
+            store[str(index)] = variable.numpy()
+
+    def load_own_variables(self, store: dict[str, Any]) -> None:
+        """Assigns the values `save_own_variables` stored, in the same order."""
+        tracking.assign_own_variables(self, store)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self._name}, built={self.built}>"
 

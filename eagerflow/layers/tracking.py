@@ -104,3 +104,39 @@ def collect_variables(layer, found: list, seen: set) -> None:
             elif leaf is not layer and id(leaf) not in seen:
                 seen.add(id(leaf))
                 collect_variables(leaf, found, seen)
+
+
+def own_variables(layer) -> list:
+    """The variables `layer` holds itself (`add_weight`'s and those in its attributes), not
+    its sublayers', in the order `save_own_variables` stores them."""
+    found, seen = [], set()
+    for variable in layer._own_weights.values():
+        if id(variable) not in seen:
+            seen.add(id(variable))
+            found.append(variable)
+    for _, value in layer._tracked_items():
+        for leaf in leaves(value):
+            if isinstance(leaf, _Variable) and id(leaf) not in seen:
+                seen.add(id(leaf))
+                found.append(leaf)
+    return found
+
+
+def assign_own_variables(layer, store) -> None:
+    """`Layer.load_own_variables`: assigns ``store["0"]``, ``store["1"]``... to the layer's
+    own variables, after checking that the count and shapes fit."""
+    variables = own_variables(layer)
+    keys = [str(index) for index in range(len(variables))]
+    if len(store) != len(variables) or any(key not in store for key in keys):
+        raise ValueError(
+            f"Layer {layer.name!r} expected {len(variables)} variables, but received "
+            f"{len(store)} variables during loading ({sorted(store)}). Expected: "
+            f"{[variable.name for variable in variables]} as {keys}.")
+    for variable, key in zip(variables, keys, strict=True):
+        value = store[key]
+        if tuple(getattr(value, "shape", ())) != tuple(variable.shape):
+            raise ValueError(
+                f"Layer {layer.name!r}: the value stored as {key!r} has shape "
+                f"{tuple(getattr(value, 'shape', ()))}, but variable {variable.name!r} has "
+                f"shape {tuple(variable.shape)}.")
+        variable.assign(value)

@@ -84,6 +84,9 @@ def get_config(model) -> dict:
             "config": registry.serialize_config_values(layer.get_config()),
             "inbound_nodes": nodes_by_layer.get(id(layer), []),
         })
+        build_config = layer.get_build_config()
+        if build_config is not None and not isinstance(layer, symbolic.InputLayer):
+            layers[-1]["build_config"] = registry.serialize_config_values(build_config)
     return {
         "name": model.name,
         "trainable": model.trainable,
@@ -124,7 +127,8 @@ def from_config(cls, config: dict, custom_objects=None):
     tensors: dict = {}  # layer name -> outputs of each of its calls, in order
     for entry in config["layers"]:
         layer = registry.deserialize(
-            {"class_name": entry["class_name"], "config": entry["config"]}, custom_objects,
+            {"class_name": entry["class_name"], "config": entry["config"],
+             "build_config": entry.get("build_config")}, custom_objects,
             "layer")
         layers[entry["name"]] = layer
         if isinstance(layer, symbolic.InputLayer):

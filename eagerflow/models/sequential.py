@@ -232,8 +232,7 @@ class Sequential(Model):
 
     def get_config(self) -> dict:
         config = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name,
-                  "layers": [registry.serialize_config_values(registry.serialize(layer, "layer"))
-                             for layer in self._layers]}
+                  "layers": [registry.serialize_keras_object(layer) for layer in self._layers]}
         shape = self._graph_input.shape if self._graph_input is not None else (
             self._build_input_shape)
         if shape is not None and not isinstance(shape, (list, dict)):

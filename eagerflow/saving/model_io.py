@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors, trackable
-from eagerflow.saving import checkpoint, fileio, h5format, registry, restore
+from eagerflow.saving import checkpoint, fileio, h5format, layer_state, registry, restore
 
 MODEL_CONFIG = "model_config"
 _MODEL_FORMAT = "eagerflow-model"
@@ -99,7 +99,7 @@ def save_weights(model: Any, filepath: str | os.PathLike[str]) -> str:
             f"save_weights: {type(model).__name__} has no variables yet (it is not built). "
             "Call it on a batch of data, or build it, before saving its weights."
         )
-    return h5format.write(filepath, arrays, kind="weights")
+    return h5format.write(filepath, arrays, kind="weights", metadata=layer_state.collect(model))
 
 
 def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
@@ -138,9 +138,12 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
     """
     _check_model(model, "load_weights")
     optimizer = _optimizer_of(model)
-    status = restore.restore(checkpoint.resolve_path(filepath), {"model": model},
-                             exclude=[optimizer] if optimizer else [],
+    path = checkpoint.resolve_path(filepath)
+    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
                              skip_mismatch=skip_mismatch, strict=True)
+    with h5format.Reader(path) as reader:
+        hooks = reader.metadata(layer_state.LAYER_STATE)
+    layer_state.restore(model, hooks, path)
     skipped = [m.describe() for m in status.mismatched] + [
         f"{p!r}: no value in the file" for p in status.missing]
     if skip_mismatch and skipped:
@@ -232,7 +235,8 @@ def save_model(model: Any, filepath: str | os.PathLike[str],
         else:
             exclude.append(optimizer)
     arrays = checkpoint.collect_arrays(roots, exclude)
-    return h5format.write(filepath, arrays, kind="model", metadata={MODEL_CONFIG: blob})
+    return h5format.write(filepath, arrays, kind="model",
+                          metadata={MODEL_CONFIG: blob, **layer_state.collect(model)})
 
 
 def _read_document(path: str):
@@ -246,6 +250,7 @@ def _read_document(path: str):
                 "architecture. Build the model in code and call model.load_weights(path)."
             )
         blob = reader.metadata(MODEL_CONFIG)
+        hooks = reader.metadata(layer_state.LAYER_STATE)
     if blob is None:
         raise h5format.InvalidCheckpointError(
             f"Model file {path!r} has no /{h5format.META}/{MODEL_CONFIG} dataset.")
@@ -264,7 +269,7 @@ def _read_document(path: str):
             f"Model file {path!r}: model config format_version "
             f"{document.get('format_version')!r} is not supported (this eagerflow reads "
             f"{_MODEL_VERSION}).")
-    return document, keys
+    return document, keys, hooks
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
@@ -303,7 +308,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     """
     _refuse_keras_format(filepath, "load_model")
     path = checkpoint.resolve_path(filepath)
-    document, sizes = _read_document(path)
+    document, sizes, hooks = _read_document(path)
     saved = set(sizes)
     largest = max(sizes.values(), default=0)
 
@@ -324,7 +329,9 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     finally:
         state.weight_check = saved_check
     optimizer = _optimizer_of(model)
-    return _restore_loaded(model, optimizer, path, saved, compile)
+    _restore_loaded(model, optimizer, path, saved, compile)
+    layer_state.restore(model, hooks, path)
+    return model
 
 
 def _build(document, custom_objects, compile):  # noqa: A002 - Keras's name

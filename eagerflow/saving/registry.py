@@ -417,13 +417,19 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
     with custom_object_scope(custom_objects or {}):
         from_config = getattr(target, "from_config", None)
         if not callable(from_config):
-            return target(**inner)
-        if _accepts_custom_objects(from_config):
+            obj = target(**inner)
+        elif _accepts_custom_objects(from_config):
             visible = {}
             for scope in getattr(_scopes, "stack", []):
                 visible.update(scope)
-            return from_config(inner, custom_objects=visible)
-        return from_config(inner)
+            obj = from_config(inner, custom_objects=visible)
+        else:
+            obj = from_config(inner)
+        build_config = config.get("build_config")
+        if build_config is not None and not getattr(obj, "built", True) and \
+                callable(getattr(obj, "build_from_config", None)):
+            obj.build_from_config(build_config)  # as Keras 3 does, with the layer's own hook
+    return obj
 
 
 def get_custom_objects() -> dict[str, Any]:
@@ -475,9 +481,14 @@ def serialize_keras_object(obj: Any) -> Any:
                 "registered_name": "function"}
     base = serialize(obj)
     registered = _names.get(id(type(obj)))
-    return {"module": None if registered is not None else type(obj).__module__,
-            "class_name": type(obj).__name__, "config": serialize_config_values(base["config"]),
-            "registered_name": registered}
+    result = {"module": None if registered is not None else type(obj).__module__,
+              "class_name": type(obj).__name__,
+              "config": serialize_config_values(base["config"]), "registered_name": registered}
+    get_build_config = getattr(obj, "get_build_config", None)
+    build_config = get_build_config() if callable(get_build_config) else None
+    if build_config is not None:  # a built layer: rebuilt before its weights are loaded
+        result["build_config"] = serialize_config_values(build_config)
+    return result
 
 
 def serialize_config_values(value: Any) -> Any:
