@@ -31,12 +31,13 @@ Examples:
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import trackable
 from eagerflow.layers import base, symbolic, tracking
-from eagerflow.models import trainer
+from eagerflow.models import model_export, trainer
 from eagerflow.saving import registry
 
 
@@ -236,6 +237,26 @@ class Model(trainer.Trainer, base.Layer):
 
             return functional.Functional.from_config(config, custom_objects)
         return super().from_config(config)
+
+    def export(self, filepath: str | os.PathLike[str], format: str = "tf_saved_model",  # noqa: A002
+               verbose: bool | None = None, input_signature: Any = None) -> str:
+        """Exports the inference call as a SavedModel with a ``serve`` endpoint (Keras 3).
+
+        Only ``format="tf_saved_model"`` exists here; see `eagerflow.models.model_export`.
+
+        Example:
+            >>> import os, tempfile
+            >>> import numpy as np
+            >>> import eagerflow as ef
+            >>> model = ef.Sequential([ef.Input((3,)), ef.layers.Dense(2)])
+            >>> path = model.export(os.path.join(tempfile.mkdtemp(), "exported"))
+            >>> reloaded = ef.saved_model.load(path)
+            >>> x = np.ones((2, 3), "float32")
+            >>> bool(np.allclose(reloaded.serve(x).numpy(), model(x).numpy()))
+            True
+        """
+        return model_export.export(self, filepath, format=format, verbose=verbose,
+                                 input_signature=input_signature)
 
     def to_json(self, **kwargs: Any) -> str:
         """The model's architecture (class and config, no weights) as a JSON string.
