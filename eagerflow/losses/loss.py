@@ -96,7 +96,9 @@ def check_same_shape(y_true, y_pred, owner: str) -> None:
     if y_true.shape != y_pred.shape:
         raise errors.InvalidArgumentError(
             f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}"
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}. eagerflow does not "
+            "broadcast one against the other (Keras does, silently): give the targets the "
+            "model's output shape."
         )
 
 
