@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, trackable, variable
+from eagerflow.core import context, errors, trackable, variable
 from eagerflow.data import structure
 
 _END = object()
@@ -93,6 +93,7 @@ class Iterator(trackable.Trackable):
         self._shuffle_epochs = variable.Variable(np.asarray(epochs, np.int64),
                                                  trainable=False, name="shuffle_epochs")
         self._elements = dataset._elements()
+        self._made_in_trace = context.thread.tracer is not None
 
     def _trackable_children(self) -> dict:
         if self._blocker is not None:
@@ -130,6 +131,12 @@ class Iterator(trackable.Trackable):
         return self
 
     def __next__(self):
+        if context.thread.tracer is not None and not self._made_in_trace:
+            # an iterator from outside ef.function: the graph reads it each time it runs
+            # (an iterator made inside starts afresh on every call: its loop is unrolled)
+            from eagerflow.graph import python_ops
+
+            return python_ops.traced_next(self.get_next, self.element_spec)
         if int(self._position.numpy()) != self._count:
             self._sync_with_restore()
         element = structure.to_tensors(next(self._elements))

@@ -263,6 +263,38 @@ def py_function(func: Callable[..., Any], inp: Any,
     return outputs[0] if single else list(outputs)
 
 
+def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
+    """`next(iterator)` inside a trace: a stateful ``EagerPyFunc`` node with no inputs that
+    takes the next element each time the graph runs (as TensorFlow's ``IteratorGetNext``).
+
+    `get_next` returns the next element as tensors (or raises `OutOfRangeError`);
+    `element_spec` is its `TensorSpec` structure. The first call of a function is traced
+    and run at once, so that trace takes the element for real; a trace that only builds
+    the graph (`get_concrete_function`) takes nothing.
+    """
+    from eagerflow.core import nest as nest_lib
+
+    tracer = context.thread.tracer
+    specs = nest_lib.flatten(element_spec)
+    touts = [dtypes.as_dtype(s.dtype) for s in specs]
+    shapes = [tuple(s.shape) for s in specs]
+
+    def func():
+        return nest_lib.flatten(get_next())
+
+    if tracer.executing and not tracer.recompute:
+        with trace.eager_scope():
+            values = _call(func, [], touts, single=False)
+    else:
+        values = [trace.dummy_value(shape, dtype) for shape, dtype in zip(shapes, touts,
+                                                                          strict=True)]
+    attrs = {"func": func, "Tout": touts, "single": False, "shapes": shapes}
+    node = tracer.add_node(graph.PY_FUNCTION, [], attrs,
+                           [(shape, v.dtype, v, None)
+                            for shape, v in zip(shapes, values, strict=True)])
+    return nest_lib.pack_sequence_as(element_spec, list(node.outputs))
+
+
 def _py_function_rule(func, floats, single, touts):
     def rule(dy, y, *inputs):
         dys = [dy] if len(touts) == 1 else list(dy)
