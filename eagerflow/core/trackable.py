@@ -277,4 +277,8 @@ class Module(Trackable):
         return scoped
 
     def __repr__(self) -> str:
+        # A subclass may skip ``super().__init__()`` (TensorFlow allows it: only `name`
+        # fails then); its repr is still needed, e.g. by ef.function's signatures.
+        if "_module_name" not in vars(self):
+            return f"<{type(self).__name__}>"
         return f"<{type(self).__name__} name={self.name!r}>"

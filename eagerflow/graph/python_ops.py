@@ -29,6 +29,7 @@ Examples:
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -200,10 +201,13 @@ def run_py_function(attrs, values) -> tuple:
     return tuple(outs)
 
 
-def py_function(func: Callable[..., Any], inp: Any,
-                Tout: Any,
-                name: str | None = None) -> Any:  # noqa: N803 - TensorFlow's argument name
+def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
+                Tout: Any = None,  # noqa: N803 - TensorFlow's argument name
+                name: str | None = None) -> Any:
     """Wraps a Python function so it runs eagerly, on every call, inside traced graphs.
+
+    Without `func` (``@ef.py_function(Tout=...)``) it is a decorator, as in TensorFlow:
+    the decorated function's positional arguments become `inp`.
 
     Args:
         func: called with eager tensors (one per entry of `inp`); may use NumPy
@@ -213,9 +217,10 @@ def py_function(func: Callable[..., Any], inp: Any,
 
     Returns:
         A tensor (or list of tensors) of the `Tout` dtypes; None when `Tout` is None.
+        Without `func`: a decorator.
 
     Raises:
-        TypeError: if `func` is not callable.
+        TypeError: if `func` is not callable, or `inp` is missing.
         InvalidArgumentError: if `func` returns another number of outputs or dtypes than
             `Tout` says.
 
@@ -224,7 +229,28 @@ def py_function(func: Callable[..., Any], inp: Any,
         >>> import eagerflow as ef
         >>> ef.py_function(lambda x: np.cumsum(x.numpy()), [ef.constant([1, 2, 3])], ef.int32)
         ef.Tensor([1 3 6], shape=(3,), dtype=int32)
+        >>> @ef.py_function(Tout=ef.float32)
+        ... def py_plus(x, y):
+        ...     return x + y
+        >>> ef.function(lambda a: py_plus(a, 2.0))(ef.constant(1.0))
+        ef.Tensor(3.0, shape=(), dtype=float32)
     """
+    if func is None:
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            if not callable(fn):
+                raise TypeError(f"py_function: func must be callable, got {type(fn).__name__}")
+
+            @functools.wraps(fn)
+            def wrapper(*args: Any) -> Any:
+                return py_function(fn, list(args), Tout, name)
+
+            return wrapper
+
+        return decorator
+    if inp is None:
+        raise TypeError(f"py_function {_name(func)}: inp (the list of input tensors) is "
+                        "missing; pass inp=[...], or use @ef.py_function(Tout=...) as a "
+                        "decorator")
     if not callable(func):
         raise TypeError(f"py_function: func must be callable, got {type(func).__name__}")
     inputs = list(inp) if isinstance(inp, (list, tuple)) else [inp]
