@@ -276,9 +276,5 @@ class Module(Trackable):
 
         return scoped
 
-    def __repr__(self) -> str:
-        # A subclass may skip ``super().__init__()`` (TensorFlow allows it: only `name`
-        # fails then); its repr is still needed, e.g. by ef.function's signatures.
-        if "_module_name" not in vars(self):
-            return f"<{type(self).__name__}>"
-        return f"<{type(self).__name__} name={self.name!r}>"
+    def __repr__(self) -> str:  # (name=None when a subclass skips super().__init__())
+        return f"<{type(self).__name__} name={vars(self).get('_module_name')!r}>"

@@ -81,6 +81,6 @@ def test_a_subclass_that_skips_super_init_still_works_in_ef_function():
             self.v = ef.Variable(2.0)
 
     m = SimpleModel()
-    assert repr(m) == "<SimpleModel>"
+    assert repr(m) == "<SimpleModel name=None>"
     assert len(m.trainable_variables) == 1
     assert ef.function(lambda model, x: model.v * x + model.bias)(m, ef.constant(3.0)) == 6.0
