@@ -53,8 +53,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from eagerflow import config
-from eagerflow.core import context, errors, nest, spec, tensor
+from eagerflow.core import context, dispatch, errors, nest, spec, tensor
 from eagerflow.graph import autograph, concrete, graph, signatures, trace
 from eagerflow.graph.passes import fusion
 
@@ -562,6 +564,10 @@ def _outputs(result, tracer, graph_):
     def leaf(value):
         if hasattr(value, "_read") and hasattr(value, "assign"):
             value = tracer.read_variable(value)
+        elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+            # as TensorFlow: a returned Python number is a tensor output too (strings stay
+            # Python: a saved function's graph holds no string arrays)
+            value = tracer.ref(dispatch.convert_input(value))
         if graph.is_symbolic(value):
             value = tracer.ref(value)
             graph_.outputs.append(value)

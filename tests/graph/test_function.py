@@ -543,7 +543,8 @@ def test_pretty_printed_concrete_signatures():
         "  n (POSITIONAL_OR_KEYWORD): Literal[3]\n"
         "  options (KEYWORD_ONLY): Literal[None]\n"
         "Output Type:\n"
-        "  Dict['y': TensorSpec(shape=(2,), dtype=float32, name=None), 'n': Literal[3]]\n"
+        "  Dict['y': TensorSpec(shape=(2,), dtype=float32, name=None), "
+        "'n': TensorSpec(shape=(), dtype=int32, name=None)]\n"  # a tensor, as TF
         "Captures:\n"
         "  weight"
     )
@@ -566,3 +567,16 @@ def test_tensorflow_only_names_say_why_they_are_absent():
         graph.no_such_thing  # noqa: B018
     with pytest.raises(AttributeError, match="has no attribute 'no_such_thing'$"):
         ef.no_such_thing  # noqa: B018
+
+
+def test_python_numbers_returned_are_tensors_as_in_tensorflow():
+    foo = 1
+
+    @ef.function
+    def buggy_add():
+        return 1 + foo, None, "label"
+
+    total, nothing, label = buggy_add()
+    assert isinstance(total, ef.Tensor) and total.dtype == ef.int32 and int(total) == 2
+    assert nothing is None and label == "label"
+    assert ef.function(lambda: [2.5, True])()[1].dtype == ef.bool
