@@ -28,7 +28,7 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -194,6 +194,20 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"<ef.ConcreteFunction {self.name!r} with {len(self.graph.nodes)} operations>"
+
+    # TensorFlow's FunctionType and AtomicFunction objects are left out on purpose.
+    _ABSENT = {
+        "function_type": "print the function (its signature and graph), or read "
+                         "`graph.inputs` and `structured_outputs`",
+        "inference_fn": "eagerflow has no separate AtomicFunction: call the "
+                        "ConcreteFunction itself",
+    }
+
+    if not TYPE_CHECKING:  # (type checkers keep flagging unknown attributes)
+        def __getattr__(self, name):
+            hint = ConcreteFunction._ABSENT.get(name)
+            raise AttributeError(f"'ConcreteFunction' object has no attribute {name!r}"
+                                 + (f": {hint}" if hint else ""))
 
     # -- calling -----------------------------------------------------------------------------
     def _plan(self, extra=()):
