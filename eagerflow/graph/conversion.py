@@ -20,6 +20,7 @@ import ast
 import copy
 import functools
 import inspect
+import sys
 import textwrap
 import types
 from typing import Any
@@ -559,8 +560,10 @@ def _compile(fn, tree, node, filename, runtime):
     cells = dict(zip(freevars, fn.__closure__ or (), strict=True))
     closure = tuple(cells[name] if name in cells else types.CellType(runtime)
                     for name in inner_code.co_freevars)
-    inner_code = inner_code.replace(co_name=fn.__code__.co_name,
-                                    co_qualname=fn.__code__.co_qualname)
+    renamed: dict[str, Any] = {"co_name": fn.__code__.co_name}  # (tracebacks show it)
+    if sys.version_info >= (3, 11):
+        renamed["co_qualname"] = fn.__code__.co_qualname
+    inner_code = inner_code.replace(**renamed)
     converted: Any = types.FunctionType(inner_code, fn.__globals__, fn.__name__,
                                         fn.__defaults__, closure)
     converted.__kwdefaults__ = fn.__kwdefaults__

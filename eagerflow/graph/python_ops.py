@@ -300,7 +300,7 @@ def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
     """
     from eagerflow.core import nest as nest_lib
 
-    tracer = context.thread.tracer
+    tracer: Any = context.thread.tracer
     specs = nest_lib.flatten(element_spec)
     touts = [dtypes.as_dtype(s.dtype) for s in specs]
     shapes = [tuple(s.shape) for s in specs]
