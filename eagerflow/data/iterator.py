@@ -96,6 +96,14 @@ class Iterator(trackable.Trackable):
         context.thread.variables_made = made  # iterator made in ef.function is no new state
         self._elements = dataset._elements()
         self._made_in_trace = context.thread.tracer is not None
+        if self._made_in_trace and (self._shuffles or self._blocker):
+            # its loop is unrolled while tracing: the graph would keep one pass's elements
+            stage = "shuffle" if self._shuffles else self._blocker
+            raise errors.InvalidArgumentError(
+                f"A dataset with a {stage} stage cannot be iterated inside ef.function: the "
+                "loop runs while tracing, so every call would see the elements of that one "
+                "pass. Iterate it outside the function and pass each element in, or pass "
+                "an iterator made outside (iter(dataset)) and call next(iterator) inside.")
 
     def _trackable_children(self) -> dict:
         if self._blocker is not None:

@@ -80,7 +80,7 @@ def init_scope() -> Any:
         ...         eager = ef.executing_eagerly()
         ...     return x, eager
         >>> f(ef.constant(1.0))[1]
-        True
+        ef.Tensor(True, shape=(), dtype=bool)
     """
     return trace.eager_scope()
 

@@ -66,3 +66,24 @@ def test_iterators_made_inside_ef_function_and_loops_over_outer_iterators():
     with pytest.raises(ConversionError,
                        match="`for` loop over an ef.data iterator made outside ef.function"):
         loop(iter(ds))
+
+
+def test_a_shuffled_or_generated_dataset_is_not_unrolled_inside_ef_function():
+    shuffled = ef.data.Dataset.range(4).shuffle(4)
+    generated = ef.data.Dataset.from_generator(
+        lambda: [1, 2], output_signature=ef.TensorSpec([], ef.int32))
+
+    @ef.function
+    def total(ds):
+        t = ef.constant(0, ef.int64)
+        for x in ds:
+            t += ef.cast(x, ef.int64)
+        return t
+
+    for ds, stage in ((shuffled, "ShuffleDataset|shuffle"), (generated, "GeneratorDataset")):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match=rf"a ({stage}) stage cannot be iterated inside ef.function"):
+            total(ds)
+    it = iter(shuffled)  # made outside: read when the graph runs, a new element each call
+    f = ef.function(lambda iterator: next(iterator))
+    assert sorted(int(f(it)) for _ in range(4)) == [0, 1, 2, 3]
