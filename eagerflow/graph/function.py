@@ -454,6 +454,8 @@ class Function:
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
         graph_.input_keys = list(graph_.inputs)
         cf = concrete.ConcreteFunction(graph_, structure, self._name)
+        cf.literals = [v for v in nest.flatten(values) if v is not None and not (
+            concrete._is_tensor_like(v) or isinstance(v, spec.TensorSpec))]
         outputs = None
         if executing:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]

@@ -580,3 +580,18 @@ def test_python_numbers_returned_are_tensors_as_in_tensorflow():
     assert isinstance(total, ef.Tensor) and total.dtype == ef.int32 and int(total) == 2
     assert nothing is None and label == "label"
     assert ef.function(lambda: [2.5, True])()[1].dtype == ef.bool
+
+
+def test_a_concrete_function_refuses_other_python_values_than_traced():
+    @ef.function
+    def power(a, b):
+        return a ** b
+
+    square = power.get_concrete_function(a=ef.TensorSpec([], ef.float32), b=2)
+    assert square.literals == [2]
+    assert square(ef.constant(10.0)) == 100 and square(ef.constant(3.0), b=2) == 9
+    # it returned 100 (b=2 is fixed in the graph) instead of refusing, as TF does
+    with pytest.raises(TypeError, match=r"traced with the Python values \[2\].*got 3"):
+        square(ef.constant(10.0), b=3)
+    with pytest.raises(TypeError, match="got 3"):
+        square(ef.constant(10.0), 3)
