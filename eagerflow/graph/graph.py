@@ -90,10 +90,16 @@ def user_location() -> str:
     return ""
 
 
+def dtype_name(dtype) -> str:
+    """The dtype's name, ``string`` for text (as eager tensors print it, and TensorFlow)."""
+    dtype = np.dtype(dtype)
+    return "string" if dtype.kind in "SUO" else dtype.name
+
+
 def format_spec(shape, dtype) -> str:
     """``float32[None, 3]``: a compact shape-and-dtype string for graph printing."""
     dims = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"{np.dtype(dtype).name}[{dims}]"
+    return f"{np.dtype(dtype).name}[{dims}]"  # (NumPy's names: str32 and str64 differ)
 
 
 # -- graph-only ops -----------------------------------------------------------------------
@@ -257,7 +263,7 @@ class SymbolicTensor(tensor.Tensor):
         raise TypeError(f"symbolic tensor {self.name} cannot be pickled")
 
     def __repr__(self) -> str:
-        return f'ef.Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        return f'ef.Tensor("{self.name}", shape={self._shape}, dtype={dtype_name(self._dtype)})'
 
     __str__ = __repr__
 

@@ -595,3 +595,13 @@ def test_a_concrete_function_refuses_other_python_values_than_traced():
         square(ef.constant(10.0), b=3)
     with pytest.raises(TypeError, match="got 3"):
         square(ef.constant(10.0), 3)
+
+
+def test_a_symbolic_string_tensor_prints_dtype_string_as_an_eager_one(capsys):
+    @ef.function
+    def double(a):
+        print("Tracing with", a)
+        return a + a
+
+    assert double(ef.constant("a")).numpy() == "aa"
+    assert capsys.readouterr().out == 'Tracing with ef.Tensor("a:0", shape=(), dtype=string)\n'
