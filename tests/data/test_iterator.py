@@ -87,3 +87,24 @@ def test_a_shuffled_or_generated_dataset_is_not_unrolled_inside_ef_function():
     it = iter(shuffled)  # made outside: read when the graph runs, a new element each call
     f = ef.function(lambda iterator: next(iterator))
     assert sorted(int(f(it)) for _ in range(4)) == [0, 1, 2, 3]
+
+
+def test_next_inside_a_graph_loop_or_branch_takes_one_element_per_run():
+    @ef.function
+    def total(it, n):
+        s = ef.constant(0, ef.int64)
+        for _ in ef.range(n):
+            s += next(it)
+        return s
+
+    it = iter(ef.data.Dataset.range(10))
+    assert [int(total(it, ef.constant(3))) for _ in range(2)] == [0 + 1 + 2, 3 + 4 + 5]
+
+    @ef.function
+    def maybe(it, flag):
+        if flag > 0:
+            return next(it)
+        return ef.constant(-1, ef.int64)
+
+    it = iter(ef.data.Dataset.range(10))
+    assert [int(maybe(it, ef.constant(f))) for f in (1, 0, 1)] == [0, -1, 1]
