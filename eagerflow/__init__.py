@@ -235,6 +235,14 @@ _ABSENT = {
                    "write a tuple such as (4, 5)",
     "applications": "there is no model zoo (keras.applications); build the network from "
                     "ef.layers",
+    "types": "there is no tf.types (the TraceType tracing protocol): ef.function keys "
+             "Python objects by identity, so pass the values that matter (such as "
+             "`fruit.flavor`) as arguments",
+    "TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
+                   "with ef.concat on a loop variable (its first dimension may grow from 0)",
+    "string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string dtype: "
+              "trace a string function with an example tensor, such as "
+              "f.get_concrete_function(ef.constant('a'))",
     "autograph": "ef.function converts Python control flow itself (autograph=True), but it "
                  "rewrites the function's syntax tree and does not generate Python source, so "
                  "there is no ef.autograph.to_code / to_graph; print "

@@ -50,7 +50,7 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
         (True, 0)
         >>> ef.config.run_functions_eagerly(False)
         >>> f(ef.constant(1.0)), f.experimental_get_tracing_count()
-        (False, 1)
+        (ef.Tensor(False, shape=(), dtype=bool), 1)
     """
     _eager_mode.eager = bool(run_eagerly)
 

@@ -276,5 +276,5 @@ class Module(Trackable):
 
         return scoped
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} name={self.name!r}>"
+    def __repr__(self) -> str:  # (name=None when a subclass skips super().__init__())
+        return f"<{type(self).__name__} name={vars(self).get('_module_name')!r}>"

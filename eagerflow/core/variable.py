@@ -81,10 +81,10 @@ class Variable(tensor._Operators):
             )
         self._buf = value
         self._snapshot: tensor.Tensor | None = None
-        self._name = context.current_name_scope() + (name if name is not None
-                                                      else "Variable")
+        self._name = context.current_name_scope() + (name if name is not None else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
+        context.thread.variables_made = getattr(context.thread, "variables_made", 0) + 1
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(self, variable=True)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, trackable, variable
+from eagerflow.core import context, errors, trackable, variable
 from eagerflow.data import structure
 
 _END = object()
@@ -89,10 +89,21 @@ class Iterator(trackable.Trackable):
         self._shuffles, self._blocker = _pipeline_state(dataset)
         epochs = [stage.next_iteration for stage in self._shuffles]
         self._count = 0
+        made = getattr(context.thread, "variables_made", 0)  # bookkeeping, not user state: an
         self._position = variable.Variable(np.int64(0), trainable=False, name="position")
         self._shuffle_epochs = variable.Variable(np.asarray(epochs, np.int64),
                                                  trainable=False, name="shuffle_epochs")
+        context.thread.variables_made = made  # iterator made in ef.function is no new state
         self._elements = dataset._elements()
+        self._made_in_trace = context.thread.tracer is not None
+        if self._made_in_trace and (self._shuffles or self._blocker):
+            # its loop is unrolled while tracing: the graph would keep one pass's elements
+            stage = "shuffle" if self._shuffles else self._blocker
+            raise errors.InvalidArgumentError(
+                f"A dataset with a {stage} stage cannot be iterated inside ef.function: the "
+                "loop runs while tracing, so every call would see the elements of that one "
+                "pass. Iterate it outside the function and pass each element in, or pass "
+                "an iterator made outside (iter(dataset)) and call next(iterator) inside.")
 
     def _trackable_children(self) -> dict:
         if self._blocker is not None:
@@ -130,6 +141,12 @@ class Iterator(trackable.Trackable):
         return self
 
     def __next__(self):
+        if context.thread.tracer is not None and not self._made_in_trace:
+            # an iterator from outside ef.function: the graph reads it each time it runs
+            # (an iterator made inside starts afresh on every call: its loop is unrolled)
+            from eagerflow.graph import python_ops
+
+            return python_ops.traced_next(self.get_next, self.element_spec)
         if int(self._position.numpy()) != self._count:
             self._sync_with_restore()
         element = structure.to_tensors(next(self._elements))

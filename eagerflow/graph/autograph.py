@@ -52,6 +52,7 @@ Examples:
 from __future__ import annotations
 
 import builtins
+import inspect
 import os
 import sys
 import threading
@@ -361,6 +362,26 @@ def range_(*args):
     return builtins.range(*(int(a) if isinstance(a, tensor.Tensor) else a for a in args))
 
 
+def range_call(fn, *args, **kwargs):
+    """``fn(...)`` in a ``for``: `ef.range` with a graph-tensor bound loops with
+    `ef.while_loop` (its length is only known when the graph runs); any other call runs."""
+    from eagerflow.ops import creation
+
+    if fn is not creation.range or not any(
+            _is_graph_tensor(a) for a in (*args, *kwargs.values())):
+        return converted_call(fn, *args, **kwargs)
+    bound = inspect.signature(creation.range).bind(*args, **kwargs).arguments
+    start, limit = bound["start"], bound.get("limit")
+    if limit is None:
+        start, limit = 0, start
+    delta, dtype = bound.get("delta", 1), bound.get("dtype")
+    if dtype is not None:
+        from eagerflow.ops import math
+
+        start, limit, delta = (math.cast(v, dtype) for v in (start, limit, delta))
+    return _TensorRange(start, limit, delta)
+
+
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
     """A ``for`` loop: Python over Python iterables, `ef.while_loop` over a tensor range or
     a tensor's first axis."""
@@ -376,6 +397,11 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
         _tensor_for(0, array.shape(iterable)[0], 1, iterable, extra_test, body, get_state,
                     set_state, names, where)
         return
+    if getattr(iterable, "_made_in_trace", True) is False:
+        raise ConversionError(
+            f"{where}: a `for` loop over an ef.data iterator made outside ef.function is "
+            "not supported (the graph cannot see where it ends); loop over the dataset "
+            "itself, or call next(iterator) once per call.")
     for item in iterable:
         if extra_test is not None and not _python_bool(extra_test(), "for"):
             break

@@ -28,11 +28,11 @@ Examples:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, nest, tensor
+from eagerflow.core import context, dispatch, errors, nest, spec, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import fusion, pipeline
@@ -115,6 +115,8 @@ class ConcreteFunction:
         outputs: the flat output tensors.
         structured_outputs: the outputs in the structure the Python function returned.
         variables / trainable_variables: the variables the graph reads or writes.
+        literals: the Python (non-tensor) argument values it was traced with; a call may
+            repeat them or leave them out, but another value is a `TypeError`.
 
     Examples:
         >>> import eagerflow as ef
@@ -142,6 +144,8 @@ class ConcreteFunction:
         reads = [entry[0] for entry in graph_.var_reads.values()]
         self._read_variables = [v for v in reads if v.trainable]
         self._specs = [(t.shape, t.dtype) for t in graph_.inputs]
+        # the Python (non-tensor) argument values of the trace, or None when not known
+        self.literals: list | None = None
 
     # -- introspection ---------------------------------------------------------------------
     @property
@@ -195,6 +199,20 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         return f"<ef.ConcreteFunction {self.name!r} with {len(self.graph.nodes)} operations>"
 
+    # TensorFlow's FunctionType and AtomicFunction objects are left out on purpose.
+    _ABSENT = {
+        "function_type": "print the function (its signature and graph), or read "
+                         "`graph.inputs` and `structured_outputs`",
+        "inference_fn": "eagerflow has no separate AtomicFunction: call the "
+                        "ConcreteFunction itself",
+    }
+
+    if not TYPE_CHECKING:  # (type checkers keep flagging unknown attributes)
+        def __getattr__(self, name):
+            hint = ConcreteFunction._ABSENT.get(name)
+            raise AttributeError(f"'ConcreteFunction' object has no attribute {name!r}"
+                                 + (f": {hint}" if hint else ""))
+
     # -- calling -----------------------------------------------------------------------------
     def _plan(self, extra=()):
         check = context.flags.check_numerics
@@ -216,6 +234,8 @@ class ConcreteFunction:
     def __call__(self, *args, **kwargs):
         """Calls the graph with tensors (or values convertible to tensors) for its inputs."""
         flat = [x for x in nest.flatten((args, kwargs)) if _is_tensor_like(x)]
+        if self.literals is not None:
+            self._check_literals(args, kwargs)
         if len(flat) != len(self.graph.inputs):
             raise TypeError(
                 f"ConcreteFunction {self.name} takes {len(self.graph.inputs)} tensor inputs "
@@ -230,6 +250,23 @@ class ConcreteFunction:
                     f"{graph.format_spec(shape, dtype)}, got {graph.format_spec(t.shape, t.dtype)}"
                 )
         return self.pack(self.call_flat(tensors))
+
+    def _check_literals(self, args, kwargs):
+        """Python values given to a call must be those it was traced with (as TensorFlow:
+        they are fixed in the graph; a different one would be silently ignored)."""
+        expected = list(self.literals or ())
+        for value in nest.flatten((args, kwargs)):
+            if value is None or _is_tensor_like(value) or isinstance(value, spec.TensorSpec):
+                continue
+            for i, literal in enumerate(expected):
+                if literal is value or (type(literal) is type(value) and _same(literal, value)):
+                    del expected[i]
+                    break
+            else:
+                raise TypeError(
+                    f"ConcreteFunction {self.name} was traced with the Python values "
+                    f"{self.literals!r}, which are fixed in its graph; got {value!r}. Pass "
+                    "only its tensors, or get another ConcreteFunction for other values.")
 
     def _describe_inputs(self) -> str:
         return ", ".join(graph.format_spec(s, d) for s, d in self._specs)
@@ -339,6 +376,13 @@ def custom_gradient_names(graph_) -> list[str]:
         elif isinstance(getattr(op.grad, "__self__", None), _Backward):
             names.update(custom_gradient_names(op.grad.__self__.forward.graph))
     return sorted(names)
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects whose == is not a truth value differ
+        return False
 
 
 def _is_tensor_like(value) -> bool:

@@ -20,6 +20,7 @@ import ast
 import copy
 import functools
 import inspect
+import sys
 import textwrap
 import types
 from typing import Any
@@ -376,6 +377,14 @@ class _ControlFlow(ast.NodeTransformer):
                 and isinstance(iterable.args[0], ast.Name) and iterable.args[0].id == "range"
                 and not iterable.keywords):
             iterable = ast.copy_location(_call("range_", iterable.args[1:]), iterable)
+        elif (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+                and iterable.func.attr == "converted_call" and iterable.args
+                and isinstance(iterable.args[0], ast.Attribute)
+                and iterable.args[0].attr == "range"):
+            # `for i in ef.range(n)`: a tensor `n` gives a loop, not a tensor of unknown length
+            call = _call("range_call", iterable.args)
+            call.keywords = iterable.keywords
+            iterable = ast.copy_location(call, iterable)
         extra = (_lambda(_call("not_", [_name(flag)])) if flag else ast.Constant(None))
         helpers, get_name, set_name = self._state_functions(names, node)
         call = _call("for_stmt", [iterable, extra, _name(body.name), _name(get_name),
@@ -525,6 +534,9 @@ def convert_function(fn, runtime):
 
 
 def _compile(fn, tree, node, filename, runtime):
+    # The converted def gets a name of its own inside the factory: under its real name, a
+    # call of itself (recursion) would find the factory's local instead of the global.
+    node.name = f"{_PREFIX}converted"
     freevars = list(fn.__code__.co_freevars)
     factory_params = [_PREFIX, *[v for v in freevars if v != _PREFIX]]
     factory = ast.FunctionDef(
@@ -548,6 +560,10 @@ def _compile(fn, tree, node, filename, runtime):
     cells = dict(zip(freevars, fn.__closure__ or (), strict=True))
     closure = tuple(cells[name] if name in cells else types.CellType(runtime)
                     for name in inner_code.co_freevars)
+    renamed: dict[str, Any] = {"co_name": fn.__code__.co_name}  # (tracebacks show it)
+    if sys.version_info >= (3, 11):
+        renamed["co_qualname"] = fn.__code__.co_qualname
+    inner_code = inner_code.replace(**renamed)
     converted: Any = types.FunctionType(inner_code, fn.__globals__, fn.__name__,
                                         fn.__defaults__, closure)
     converted.__kwdefaults__ = fn.__kwdefaults__

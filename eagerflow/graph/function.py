@@ -53,8 +53,10 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from eagerflow import config
-from eagerflow.core import context, errors, nest, spec, tensor
+from eagerflow.core import context, dispatch, errors, nest, spec, tensor
 from eagerflow.graph import autograph, concrete, graph, signatures, trace
 from eagerflow.graph.passes import fusion
 
@@ -78,7 +80,7 @@ def init_scope() -> Any:
         ...         eager = ef.executing_eagerly()
         ...     return x, eager
         >>> f(ef.constant(1.0))[1]
-        True
+        ef.Tensor(True, shape=(), dtype=bool)
     """
     return trace.eager_scope()
 
@@ -126,6 +128,10 @@ class Function:
         self._fast: dict = {}  # flat (shape, dtype, ...) of all-tensor calls -> function
         self._relaxed: dict = {}
         self._tracing_count = 0
+        # Whether a first trace that made variables is traced again to check that it makes
+        # them once (model step functions build once by design and skip it: see
+        # models/step_function.py)
+        self._recheck_variables = True
         self._history: list = []
         self._described: dict[int, str] = {}  # id(cf) -> its concrete signature, as text
         self._lock = threading.RLock()
@@ -372,7 +378,39 @@ class Function:
         return specs
 
     # -- tracing -------------------------------------------------------------------------------
-    def _trace(self, args, kwargs, key, tensors, executing):
+    def _trace(self, args, kwargs, key, tensors, executing, check=False):
+        made = _variables_made()
+        first = self._tracing_count == 0
+        cf, outputs, register = self._trace_once(args, kwargs, key, tensors, executing)
+        if check:
+            return cf, outputs
+        if _variables_made() == made:
+            register()
+            return cf, outputs
+        if not first:
+            raise ValueError(
+                f"ef.function {self._name!r} created variables on a non-first trace (only "
+                "its first call may create them): create them outside the function, or on "
+                "its first call only (e.g. `if self.v is None: self.v = ef.Variable(...)`); "
+                "use one ef.function per optimizer or model.")
+        if not self._recheck_variables:
+            register()
+            return cf, outputs
+        # As TensorFlow, the first trace is repeated: a function that makes new variables
+        # on every call (`v = ef.Variable(...)` in its body) would keep the first ones.
+        made = _variables_made()
+        self._trace(args, kwargs, key, tensors, executing=False, check=True)
+        if _variables_made() != made:
+            raise ValueError(
+                f"ef.function {self._name!r} creates variables on every call: ef.function "
+                "only supports variables created once, on the first call. Create the "
+                "variable outside the function, or only when it does not exist yet.")
+        register()
+        return cf, outputs
+
+    def _trace_once(self, args, kwargs, key, tensors, executing):
+        """One trace: the `ConcreteFunction`, the outputs of an executing trace, and a
+        function that registers the trace in the cache."""
         specs = self._specs_for(key, tensors)
         graph_ = graph.Graph(self._name)
         graph_.jit_compile = self._jit_compile
@@ -416,11 +454,12 @@ class Function:
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
         graph_.input_keys = list(graph_.inputs)
         cf = concrete.ConcreteFunction(graph_, structure, self._name)
-        self._register(key, tensors, specs, cf, values, names)
+        cf.literals = [v for v in nest.flatten(values) if v is not None and not (
+            concrete._is_tensor_like(v) or isinstance(v, spec.TensorSpec))]
         outputs = None
         if executing:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
-        return cf, outputs
+        return cf, outputs, lambda: self._register(key, tensors, specs, cf, values, names)
 
     def _register(self, key, tensors, specs, cf, values, names):
         self._cache[key] = cf
@@ -451,6 +490,11 @@ class Function:
             "shape changes an input_signature with None dimensions (or use "
             "reduce_retracing=True), and create the ef.function once, outside loops."
         )
+
+
+def _variables_made() -> int:
+    """How many Variables this thread made so far (counted by `Variable.__init__`)."""
+    return getattr(context.thread, "variables_made", 0)
 
 
 def _fast_key(args):
@@ -522,6 +566,10 @@ def _outputs(result, tracer, graph_):
     def leaf(value):
         if hasattr(value, "_read") and hasattr(value, "assign"):
             value = tracer.read_variable(value)
+        elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+            # as TensorFlow: a returned Python number is a tensor output too (strings stay
+            # Python: a saved function's graph holds no string arrays)
+            value = tracer.ref(dispatch.convert_input(value))
         if graph.is_symbolic(value):
             value = tracer.ref(value)
             graph_.outputs.append(value)

@@ -54,6 +54,26 @@ class OperatorNotAllowedInGraphError(TypeError):
     """
 
 
+class OutOfScopeError(OperatorNotAllowedInGraphError, AttributeError):
+    """A symbolic tensor used after its function's trace ended (kept in Python state).
+
+    A `TypeError` (as TensorFlow's "out of scope" error when another function captures
+    it) and an `AttributeError` (as TensorFlow's ``'SymbolicTensor' object has no attribute
+    'numpy'`` when read eagerly).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> leaked = []
+        >>> ef.function(lambda x: leaked.append(x + 1) or x)(ef.constant(1))
+        ef.Tensor(1, shape=(), dtype=int32)
+        >>> try:
+        ...     leaked[0].numpy()
+        ... except AttributeError as e:
+        ...     print(str(e).split(" at ")[0])
+        `.numpy()` on the symbolic tensor AddV2:0
+    """
+
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -70,10 +90,16 @@ def user_location() -> str:
     return ""
 
 
+def dtype_name(dtype) -> str:
+    """The dtype's name, ``string`` for text (as eager tensors print it, and TensorFlow)."""
+    dtype = np.dtype(dtype)
+    return "string" if dtype.kind in "SUO" else dtype.name
+
+
 def format_spec(shape, dtype) -> str:
     """``float32[None, 3]``: a compact shape-and-dtype string for graph printing."""
     dims = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"{np.dtype(dtype).name}[{dims}]"
+    return f"{np.dtype(dtype).name}[{dims}]"  # (NumPy's names: str32 and str64 differ)
 
 
 # -- graph-only ops -----------------------------------------------------------------------
@@ -163,7 +189,7 @@ class SymbolicTensor(tensor.Tensor):
         from eagerflow.core import context
 
         if context.thread.tracer is None:  # kept from a finished trace and used eagerly
-            return OperatorNotAllowedInGraphError(
+            return OutOfScopeError(
                 f"{what} on the symbolic tensor {self.name}{where} is not possible: it belongs "
                 f"to the graph of the traced function {self._graph.name!r} and has no value "
                 "outside it. Return the values you need from the function instead of "
@@ -237,7 +263,7 @@ class SymbolicTensor(tensor.Tensor):
         raise TypeError(f"symbolic tensor {self.name} cannot be pickled")
 
     def __repr__(self) -> str:
-        return f'ef.Tensor("{self.name}", shape={self._shape}, dtype={self._dtype.name})'
+        return f'ef.Tensor("{self.name}", shape={self._shape}, dtype={dtype_name(self._dtype)})'
 
     __str__ = __repr__
 

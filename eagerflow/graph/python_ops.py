@@ -29,6 +29,7 @@ Examples:
 from __future__ import annotations
 
 import builtins
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -200,10 +201,13 @@ def run_py_function(attrs, values) -> tuple:
     return tuple(outs)
 
 
-def py_function(func: Callable[..., Any], inp: Any,
-                Tout: Any,
-                name: str | None = None) -> Any:  # noqa: N803 - TensorFlow's argument name
+def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
+                Tout: Any = None,  # noqa: N803 - TensorFlow's argument name
+                name: str | None = None) -> Any:
     """Wraps a Python function so it runs eagerly, on every call, inside traced graphs.
+
+    Without `func` (``@ef.py_function(Tout=...)``) it is a decorator, as in TensorFlow:
+    the decorated function's positional arguments become `inp`.
 
     Args:
         func: called with eager tensors (one per entry of `inp`); may use NumPy
@@ -213,9 +217,10 @@ def py_function(func: Callable[..., Any], inp: Any,
 
     Returns:
         A tensor (or list of tensors) of the `Tout` dtypes; None when `Tout` is None.
+        Without `func`: a decorator.
 
     Raises:
-        TypeError: if `func` is not callable.
+        TypeError: if `func` is not callable, or `inp` is missing.
         InvalidArgumentError: if `func` returns another number of outputs or dtypes than
             `Tout` says.
 
@@ -224,7 +229,28 @@ def py_function(func: Callable[..., Any], inp: Any,
         >>> import eagerflow as ef
         >>> ef.py_function(lambda x: np.cumsum(x.numpy()), [ef.constant([1, 2, 3])], ef.int32)
         ef.Tensor([1 3 6], shape=(3,), dtype=int32)
+        >>> @ef.py_function(Tout=ef.float32)
+        ... def py_plus(x, y):
+        ...     return x + y
+        >>> ef.function(lambda a: py_plus(a, 2.0))(ef.constant(1.0))
+        ef.Tensor(3.0, shape=(), dtype=float32)
     """
+    if func is None:
+        def decorator(fn: Callable[..., Any]) -> Callable[..., Any]:
+            if not callable(fn):
+                raise TypeError(f"py_function: func must be callable, got {type(fn).__name__}")
+
+            @functools.wraps(fn)
+            def wrapper(*args: Any) -> Any:
+                return py_function(fn, list(args), Tout, name)
+
+            return wrapper
+
+        return decorator
+    if inp is None:
+        raise TypeError(f"py_function {_name(func)}: inp (the list of input tensors) is "
+                        "missing; pass inp=[...], or use @ef.py_function(Tout=...) as a "
+                        "decorator")
     if not callable(func):
         raise TypeError(f"py_function: func must be callable, got {type(func).__name__}")
     inputs = list(inp) if isinstance(inp, (list, tuple)) else [inp]
@@ -261,6 +287,38 @@ def py_function(func: Callable[..., Any], inp: Any,
     if touts is None:
         return None
     return outputs[0] if single else list(outputs)
+
+
+def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
+    """`next(iterator)` inside a trace: a stateful ``EagerPyFunc`` node with no inputs that
+    takes the next element each time the graph runs (as TensorFlow's ``IteratorGetNext``).
+
+    `get_next` returns the next element as tensors (or raises `OutOfRangeError`);
+    `element_spec` is its `TensorSpec` structure. The first call of a function is traced
+    and run at once, so that trace takes the element for real; a trace that only builds
+    the graph (`get_concrete_function`) takes nothing.
+    """
+    from eagerflow.core import nest as nest_lib
+
+    tracer: Any = context.thread.tracer
+    specs = nest_lib.flatten(element_spec)
+    touts = [dtypes.as_dtype(s.dtype) for s in specs]
+    shapes = [tuple(s.shape) for s in specs]
+
+    def func():
+        return nest_lib.flatten(get_next())
+
+    if tracer.executing and not tracer.recompute:
+        with trace.eager_scope():
+            values = _call(func, [], touts, single=False)
+    else:
+        values = [trace.dummy_value(shape, dtype) for shape, dtype in zip(shapes, touts,
+                                                                          strict=True)]
+    attrs = {"func": func, "Tout": touts, "single": False, "shapes": shapes}
+    node = tracer.add_node(graph.PY_FUNCTION, [], attrs,
+                           [(shape, v.dtype, v, None)
+                            for shape, v in zip(shapes, values, strict=True)])
+    return nest_lib.pack_sequence_as(element_spec, list(node.outputs))
 
 
 def _py_function_rule(func, floats, single, touts):

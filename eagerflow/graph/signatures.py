@@ -82,7 +82,7 @@ def signature_key(name, signature, values, names, allow_specs):
             if not compatible:
                 got = (graph.format_spec(leaf.shape, leaf.dtype) if leaf is not None
                        and leaf.shape is not None else repr(leaf))
-                raise errors.InvalidArgumentError(
+                raise TypeError(  # TensorFlow's error type for a call its signature refuses
                     f"{name}(): argument {arg!r} does not match its input_signature: "
                     f"expected {graph.format_spec(want.shape, want.dtype)}, got {got}"
                 )

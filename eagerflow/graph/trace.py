@@ -189,7 +189,7 @@ class Tracer:
         if found is not None:
             return found
         if self.parent is None and not self.external:
-            raise errors.InvalidArgumentError(
+            raise graph.OutOfScopeError(
                 f"The symbolic tensor {outer.name} belongs to another traced function's graph "
                 f"({outer._graph.name!r}); it cannot be used in {self.graph.name!r}. Symbolic "
                 "tensors only exist while their function is traced: return values from the "

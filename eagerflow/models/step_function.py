@@ -77,6 +77,7 @@ class TracedStep:
         if traced is None:
             traced = self._functions[key] = function_module.function(
                 self._step, name=f"{self._kind}_step", jit_compile=self.model._jit_compile)
+            traced._recheck_variables = False  # the model and metrics build once, then run
         try:
             logs = traced(data)
         except graph.OperatorNotAllowedInGraphError as e:

@@ -72,3 +72,15 @@ def test_name_scope_names_created_variables_and_layers_are_modules():
     assert isinstance(layer, ef.Module)
     layer.build((None, 3))
     assert len(layer.variables) == 2
+
+
+def test_a_subclass_that_skips_super_init_still_works_in_ef_function():
+    class SimpleModel(ef.Module):
+        def __init__(self):  # no super().__init__(), as in TF's tf.function guide
+            self.bias = 0.0
+            self.v = ef.Variable(2.0)
+
+    m = SimpleModel()
+    assert repr(m) == "<SimpleModel name=None>"
+    assert len(m.trainable_variables) == 1
+    assert ef.function(lambda model, x: model.v * x + model.bias)(m, ef.constant(3.0)) == 6.0

@@ -276,3 +276,48 @@ def test_a_non_scalar_condition_names_the_line():
                        match=r"test_autograph.py:\d+: the condition of this `if` is a tensor "
                              r"of shape \(2,\)"):
         f(ef.constant([1.0, 2.0]))
+
+
+def test_for_over_ef_range_of_a_tensor_loops_in_the_graph():
+    @ef.function
+    def total(n):
+        t = 0
+        for i in ef.range(1, n + 1):
+            t += i
+        return t
+
+    assert total(ef.constant(4)).numpy() == 10
+    assert total(ef.constant(100)).numpy() == 5050  # one trace, any bound
+    assert total.experimental_get_tracing_count() == 1
+    assert "While" in _ops(total, ef.constant(3))
+
+    @ef.function
+    def steps(n):
+        t = ef.constant(0.0)
+        for x in ef.range(n, 0.0, -0.5, dtype=ef.float32):
+            t += x
+        return t
+
+    assert steps(ef.constant(2.0)).numpy() == 2.0 + 1.5 + 1.0 + 0.5
+    assert _ops(total, 3).count("While") == 0  # a Python bound keeps the Python loop
+
+
+def test_a_converted_function_can_call_itself():
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+
+    assert ef.function(lambda: ef.constant(fact(5)))().numpy() == 120
+    traces = []
+
+    @ef.function
+    def recursive_fn(n):
+        if n > 0:
+            traces.append(n)
+            return recursive_fn(n - 1)
+        return 1
+
+    assert recursive_fn(3) == 1 and traces == [3, 2, 1]
+    with pytest.raises(RecursionError):  # a tensor bound never ends the tracing
+        recursive_fn(ef.constant(3))

@@ -123,3 +123,25 @@ def test_py_function_errors_propagate_unchanged():
     traced(ef.constant(0.0))
     with pytest.raises(KeyError, match="from python"):
         traced(ef.constant(5.0))
+
+
+def test_py_function_as_a_decorator_runs_on_every_call(capsys):
+    @ef.py_function(Tout=ef.float32)
+    def py_plus(x, y):
+        print("eager", ef.executing_eagerly())
+        return x + y
+
+    f = ef.function(lambda a, b: py_plus(a, b))
+    assert f(ef.constant(1.0), ef.constant(2.0)).numpy() == 3.0
+    assert f(ef.constant(2.0), ef.constant(2.0)).numpy() == 4.0
+    assert py_plus(1.0, 5.0).numpy() == 6.0  # eagerly too
+    assert capsys.readouterr().out.splitlines() == ["eager True"] * 3
+    assert py_plus.__name__ == "py_plus"
+    assert ef.py_function(lambda: None, []) is None  # Tout defaults to None, as in TF
+
+
+def test_py_function_without_inp_or_with_a_non_callable_is_an_error():
+    with pytest.raises(TypeError, match="py_function <lambda>: inp .* is missing"):
+        ef.py_function(lambda x: x, Tout=ef.float32)
+    with pytest.raises(TypeError, match="func must be callable, got int"):
+        ef.py_function(Tout=ef.float32)(3)
