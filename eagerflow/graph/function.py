@@ -378,10 +378,12 @@ class Function:
         return specs
 
     # -- tracing -------------------------------------------------------------------------------
-    def _trace(self, args, kwargs, key, tensors, executing, check=False):
+    def _trace(self, args, kwargs, key, tensors, executing, check=False, py_replay=None):
         made = _variables_made()
         first = self._tracing_count == 0
-        cf, outputs, register = self._trace_once(args, kwargs, key, tensors, executing)
+        py_calls: list = []  # what the first trace's py_functions returned, for the check
+        cf, outputs, register = self._trace_once(args, kwargs, key, tensors, executing,
+                                                 py_replay=py_replay, py_record=py_calls)
         if check:
             return cf, outputs
         if _variables_made() == made:
@@ -399,7 +401,7 @@ class Function:
         # As TensorFlow, the first trace is repeated: a function that makes new variables
         # on every call (`v = ef.Variable(...)` in its body) would keep the first ones.
         made = _variables_made()
-        self._trace(args, kwargs, key, tensors, executing=False, check=True)
+        self._trace(args, kwargs, key, tensors, executing=False, check=True, py_replay=py_calls)
         if _variables_made() != made:
             raise ValueError(
                 f"ef.function {self._name!r} creates variables on every call: ef.function "
@@ -408,13 +410,16 @@ class Function:
         register()
         return cf, outputs
 
-    def _trace_once(self, args, kwargs, key, tensors, executing):
+    def _trace_once(self, args, kwargs, key, tensors, executing, py_replay=None,
+                    py_record=None):
         """One trace: the `ConcreteFunction`, the outputs of an executing trace, and a
-        function that registers the trace in the cache."""
+        function that registers the trace in the cache. `py_record` collects what its
+        py_functions return; `py_replay` hands them back instead of calling them."""
         specs = self._specs_for(key, tensors)
         graph_ = graph.Graph(self._name)
         graph_.jit_compile = self._jit_compile
         tracer = trace.Tracer(graph_, executing=executing)
+        tracer.py_record, tracer.py_replay = py_record, py_replay
         values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
         with trace.active(tracer, private=True) as recorder:
             counter = iter(range(len(specs)))

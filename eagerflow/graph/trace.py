@@ -150,6 +150,12 @@ class Tracer:
         self.deferred: Exception | None = None  # set by `_forward`, taken by `execute`
         # id(variable) -> the read to use instead of reading again (gradient re-runs).
         self.read_overrides = dict(parent.read_overrides) if parent is not None else {}
+        # The outputs of each py_function a first trace called, in order (`py_record`), and
+        # the same list handed to the trace that repeats it to check variable creation
+        # (`py_replay`, see Function._trace), which reuses them instead of calling Python
+        # again: a py_function runs once per call, the first one included.
+        self.py_record: list | None = parent.py_record if parent is not None else None
+        self.py_replay: list | None = parent.py_replay if parent is not None else None
 
     # -- mapping inputs to graph tensors ------------------------------------------------
     def placeholder(self, shape, dtype, name, shadow=None, probe=None, key=None):

@@ -49,3 +49,30 @@ def test_variables_made_on_a_later_trace_are_refused():
     assert g(ef.constant(2.0)).numpy() == 3.0
     with pytest.raises(ValueError, match="'g' created variables on a non-first trace"):
         g(ef.constant(1))
+
+
+def test_a_first_call_that_creates_variables_runs_each_py_function_once():
+    # The first trace is repeated to check variable creation; the repeat reuses what the
+    # py_functions returned instead of calling Python again.
+    calls = []
+
+    def log(x):
+        calls.append(float(x))
+        return x
+
+    optimizer = ef.optim.Adam(0.1)
+    v = ef.Variable(1.0)
+
+    @ef.function
+    def step(x):
+        ef.py_function(log, [x], ef.float32)
+        ef.py_function(lambda a: (calls.append("inline"), a)[1], [x], ef.float32)
+        with ef.GradientTape() as tape:
+            loss = v * x
+        optimizer.apply_gradients([(tape.gradient(loss, v), v)])
+        return loss
+
+    step(ef.constant(2.0))
+    assert calls == [2.0, "inline"]
+    step(ef.constant(3.0))
+    assert calls == [2.0, "inline", 3.0, "inline"]
