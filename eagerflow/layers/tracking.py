@@ -91,6 +91,18 @@ def flatten_layers(layer, include_self: bool = True) -> list:
 
 def collect_variables(layer, found: list, seen: set) -> None:
     """Appends the variables of `layer` and its sublayers to `found`, creation order first."""
+    _append_variables(layer, found, seen, recurse=True)
+
+
+def own_variables(layer) -> list:
+    """The variables `layer` holds itself (`add_weight`'s and those in its attributes), not
+    its sublayers', in the order `save_own_variables` stores them."""
+    found: list = []
+    _append_variables(layer, found, set(), recurse=False)
+    return found
+
+
+def _append_variables(layer, found: list, seen: set, recurse: bool) -> None:
     for variable in layer._own_weights.values():
         if id(variable) not in seen:
             seen.add(id(variable))
@@ -101,25 +113,9 @@ def collect_variables(layer, found: list, seen: set) -> None:
                 if id(leaf) not in seen:
                     seen.add(id(leaf))
                     found.append(leaf)
-            elif leaf is not layer and id(leaf) not in seen:
+            elif recurse and leaf is not layer and id(leaf) not in seen:
                 seen.add(id(leaf))
-                collect_variables(leaf, found, seen)
-
-
-def own_variables(layer) -> list:
-    """The variables `layer` holds itself (`add_weight`'s and those in its attributes), not
-    its sublayers', in the order `save_own_variables` stores them."""
-    found, seen = [], set()
-    for variable in layer._own_weights.values():
-        if id(variable) not in seen:
-            seen.add(id(variable))
-            found.append(variable)
-    for _, value in layer._tracked_items():
-        for leaf in leaves(value):
-            if isinstance(leaf, _Variable) and id(leaf) not in seen:
-                seen.add(id(leaf))
-                found.append(leaf)
-    return found
+                _append_variables(leaf, found, seen, recurse)
 
 
 def assign_own_variables(layer, store) -> None:
