@@ -45,6 +45,18 @@ def init_kernel_bias(layer, activation, use_bias, kernel_initializer, bias_initi
                      kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint):
     """Sets `layer`'s activation and kernel/bias options from their Keras arguments."""
     layer.activation = activations.get(activation)
+    set_weight_options(layer, use_bias, kernel_initializer, bias_initializer,
+                       kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
+
+
+WEIGHT_OPTIONS = ("use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+                  "bias_regularizer", "kernel_constraint", "bias_constraint")
+
+
+def set_weight_options(layer, use_bias, kernel_initializer, bias_initializer,
+                       kernel_regularizer, bias_regularizer, kernel_constraint,
+                       bias_constraint) -> None:
+    """Sets `layer`'s kernel/bias options (`WEIGHT_OPTIONS`) from their Keras arguments."""
     layer.use_bias = bool(use_bias)
     layer.kernel_initializer = initializers.get(kernel_initializer)
     layer.bias_initializer = initializers.get(bias_initializer)
@@ -83,8 +95,12 @@ def kernel_bias_config(layer) -> dict:
         >>> sorted(core.kernel_bias_config(ef.layers.Conv2D(2, 3)))[:3]
         ['activation', 'activity_regularizer', 'bias_constraint']
     """
+    return {"activation": activations.serialize(layer.activation), **weight_options_config(layer)}
+
+
+def weight_options_config(layer) -> dict:
+    """The config entries of `set_weight_options` and the activity regularizer."""
     return {
-        "activation": activations.serialize(layer.activation),
         "use_bias": layer.use_bias,
         "kernel_initializer": initializers.serialize(layer.kernel_initializer),
         "bias_initializer": initializers.serialize(layer.bias_initializer),

@@ -29,6 +29,7 @@ from eagerflow.layers.core import positive_int
 from eagerflow.layers.multi_head_attention import (
     MultiHeadAttention,
     _Projection,
+    check_query_shape,
     projection_config,
     set_projection_options,
 )
@@ -131,10 +132,7 @@ class GroupQueryAttention(Layer):
                                         name="attention_output", dtype=dtype)
 
     def build(self, query_shape: Any) -> None:
-        if len(query_shape) != 3 or query_shape[-1] is None:
-            raise ValueError(
-                "GroupQueryAttention: query must have rank 3 (batch, steps, features) with a "
-                f"known feature size. Received: query.shape={tuple(query_shape)}")
+        check_query_shape(query_shape, "GroupQueryAttention")
         self.output_dense.kernel_shape = (self.num_query_heads, self.head_dim, query_shape[-1])
         self.output_dense.bias_shape = (query_shape[-1],)
 

@@ -29,10 +29,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from eagerflow.layers import constraints, initializers, masking, regularizers
+from eagerflow.layers import core, masking
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
-from eagerflow.layers.core import positive_int
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import einsum as einsum_ops
 from eagerflow.ops import math as math_ops
@@ -44,34 +43,24 @@ def set_projection_options(layer, use_bias, kernel_initializer, bias_initializer
                            bias_constraint) -> dict:
     """Sets the projection arguments shared by the attention layers on `layer` (Keras's
     attribute names) and returns them as the options of its `_Projection`s."""
-    layer.use_bias = bool(use_bias)
-    layer.kernel_initializer = initializers.get(kernel_initializer)
-    layer.bias_initializer = initializers.get(bias_initializer)
-    layer.kernel_regularizer = regularizers.get(kernel_regularizer)
-    layer.bias_regularizer = regularizers.get(bias_regularizer)
-    layer.kernel_constraint = constraints.get(kernel_constraint)
-    layer.bias_constraint = constraints.get(bias_constraint)
-    return {"use_bias": layer.use_bias, "kernel_initializer": layer.kernel_initializer,
-            "bias_initializer": layer.bias_initializer,
-            "kernel_regularizer": layer.kernel_regularizer,
-            "bias_regularizer": layer.bias_regularizer,
-            "kernel_constraint": layer.kernel_constraint,
-            "bias_constraint": layer.bias_constraint}
+    core.set_weight_options(layer, use_bias, kernel_initializer, bias_initializer,
+                            kernel_regularizer, bias_regularizer, kernel_constraint,
+                            bias_constraint)
+    return {name: getattr(layer, name) for name in core.WEIGHT_OPTIONS}
+
+
+def check_query_shape(query_shape: Any, owner: str) -> None:
+    """Raises ValueError naming `owner` unless `query_shape` is (batch, steps, features)
+    with a known feature size."""
+    if len(query_shape) != 3 or query_shape[-1] is None:
+        raise ValueError(
+            f"{owner}: query must have rank 3 (batch, steps, features) with a known feature "
+            f"size. Received: query.shape={tuple(query_shape)}")
 
 
 def projection_config(layer) -> dict:
     """The config entries of `set_projection_options`, the activity regularizer and seed."""
-    return {
-        "use_bias": layer.use_bias,
-        "kernel_initializer": initializers.serialize(layer.kernel_initializer),
-        "bias_initializer": initializers.serialize(layer.bias_initializer),
-        "kernel_regularizer": regularizers.serialize(layer.kernel_regularizer),
-        "bias_regularizer": regularizers.serialize(layer.bias_regularizer),
-        "activity_regularizer": regularizers.serialize(layer.activity_regularizer),
-        "kernel_constraint": constraints.serialize(layer.kernel_constraint),
-        "bias_constraint": constraints.serialize(layer.bias_constraint),
-        "seed": layer.seed,
-    }
+    return {**core.weight_options_config(layer), "seed": layer.seed}
 
 
 class _Projection(Layer):
@@ -158,10 +147,10 @@ class MultiHeadAttention(Layer):
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
                  bias_constraint: Any = None, seed: int | None = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.num_heads = positive_int(num_heads, "num_heads", "MultiHeadAttention")
-        self.key_dim = positive_int(key_dim, "key_dim", "MultiHeadAttention")
+        self.num_heads = core.positive_int(num_heads, "num_heads", "MultiHeadAttention")
+        self.key_dim = core.positive_int(key_dim, "key_dim", "MultiHeadAttention")
         self.value_dim = (self.key_dim if value_dim is None
-                          else positive_int(value_dim, "value_dim", "MultiHeadAttention"))
+                          else core.positive_int(value_dim, "value_dim", "MultiHeadAttention"))
         if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
                 or not 0 <= dropout < 1:
             raise ValueError("MultiHeadAttention: dropout must be a float in [0, 1). "
@@ -173,7 +162,7 @@ class MultiHeadAttention(Layer):
                 raise ValueError("MultiHeadAttention: output_shape must be an int or a "
                                  "one-element tuple (the output's feature size). Received: "
                                  f"output_shape={output_shape!r}")
-            output_shape = positive_int(sizes[0], "output_shape", "MultiHeadAttention")
+            output_shape = core.positive_int(sizes[0], "output_shape", "MultiHeadAttention")
         self._output_size = output_shape
         if attention_axes not in (None, 1, (1,), [1], -2, (-2,), [-2]):
             raise ValueError(
@@ -202,10 +191,7 @@ class MultiHeadAttention(Layer):
                                         name="attention_output", dtype=dtype)
 
     def build(self, query_shape: Any) -> None:
-        if len(query_shape) != 3 or query_shape[-1] is None:
-            raise ValueError(
-                "MultiHeadAttention: query must have rank 3 (batch, steps, features) with a "
-                f"known feature size. Received: query.shape={tuple(query_shape)}")
+        check_query_shape(query_shape, "MultiHeadAttention")
         out_dim = self._output_size or query_shape[-1]
         self.output_dense.kernel_shape = (self.num_heads, self.value_dim, out_dim)
         self.output_dense.bias_shape = (out_dim,)
