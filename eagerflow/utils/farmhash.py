@@ -21,6 +21,9 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 _MASK = (1 << 64) - 1
@@ -190,6 +193,13 @@ def hash_bucket(values, num_buckets: int, encoding: str = "utf-8") -> np.ndarray
         >>> farmhash.hash_bucket([["a", "b"]], 3).tolist()
         [[0, 1]]
     """
+    return buckets_of(values, fingerprint64, num_buckets, encoding)
+
+
+def buckets_of(values: Any, hash_bytes: Callable[[bytes], int], num_buckets: int,
+               encoding: str = "utf-8") -> np.ndarray:
+    """``hash_bytes(value) % num_buckets`` for every str/bytes value of an array, each
+    distinct value hashed once (the loop of `hash_bucket` and `siphash.hash_bucket`)."""
     array = np.asarray(values)
     cache: dict = {}
     out = np.empty(array.shape, np.int64)
@@ -198,6 +208,6 @@ def hash_bucket(values, num_buckets: int, encoding: str = "utf-8") -> np.ndarray
         bucket = cache.get(value)
         if bucket is None:
             data = value.encode(encoding) if isinstance(value, str) else bytes(value)
-            bucket = cache[value] = fingerprint64(data) % num_buckets
+            bucket = cache[value] = hash_bytes(data) % num_buckets
         flat[index] = bucket
     return out

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from eagerflow.utils import farmhash
+
 _MASK = (1 << 64) - 1
 
 
@@ -78,15 +80,6 @@ def hash_bucket(values, num_buckets: int, key, encoding: str = "utf-8") -> np.nd
         >>> siphash.hash_bucket([["q"]], 4, key=(5, 5)).shape
         (1, 1)
     """
-    array = np.asarray(values)
-    key = (int(key[0]), int(key[1]))
-    cache: dict = {}
-    out = np.empty(array.shape, np.int64)
-    flat = out.reshape(-1)
-    for index, value in enumerate(array.reshape(-1).tolist()):
-        bucket = cache.get(value)
-        if bucket is None:
-            data = value.encode(encoding) if isinstance(value, str) else bytes(value)
-            bucket = cache[value] = siphash24(key, data) % num_buckets
-        flat[index] = bucket
-    return out
+    pair = (int(key[0]), int(key[1]))
+    return farmhash.buckets_of(values, lambda data: siphash24(pair, data), num_buckets,
+                               encoding)
