@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.ops import math, unary
-from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.optim import moments
 from eagerflow.saving import registry
 
 
-class Adamax(optimizer.Optimizer):
+class Adamax(moments.MomentOptimizer):
     """Scales the first moment by an exponentially weighted maximum of ``|g|``.
 
     Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``norm`` (u)::
@@ -45,17 +45,7 @@ class Adamax(optimizer.Optimizer):
         ([0.99, -0.99], ['momentum', 'norm'])
     """
 
-    beta_1 = hyperparameters.Hyperparameter()
-    beta_2 = hyperparameters.Hyperparameter()
-    _config_names = ("beta_1", "beta_2", "epsilon")
-
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Adamax", 0.0, 1.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Adamax", 0.0, 1.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adamax", 0.0)
-        self._slot_names = ["momentum", "norm"]
+    _moment_slots = ("momentum", "norm")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.ops import logic, math, reduce, unary
-from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.optim import moments
 from eagerflow.saving import registry
 
 
-class Lamb(optimizer.Optimizer):
+class Lamb(moments.MomentOptimizer):
     """Adam's update direction, scaled so that each variable moves by the learning rate
     times its own norm (layer-wise adaptation).
 
@@ -49,17 +49,7 @@ class Lamb(optimizer.Optimizer):
         (0.8, 'lamb')
     """
 
-    beta_1 = hyperparameters.Hyperparameter()
-    beta_2 = hyperparameters.Hyperparameter()
-    _config_names = ("beta_1", "beta_2", "epsilon")
-
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Lamb", 0.0, 1.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Lamb", 0.0, 1.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Lamb", 0.0)
-        self._slot_names = ["momentum", "velocity"]
+    _moment_slots = ("momentum", "velocity")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.ops import creation, math, unary
-from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.optim import moments
 from eagerflow.saving import registry
 
 
@@ -23,7 +23,7 @@ def _momentum_coefficient(beta_1, step):
     return beta_1 * (1 - 0.5 * math.pow(creation.constant(0.96, dtype=step.dtype), step))
 
 
-class Nadam(optimizer.Optimizer):
+class Nadam(moments.MomentOptimizer):
     """Adam whose momentum term looks one step ahead (Nesterov), as Keras 3 computes it.
 
     Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``velocity`` (v) and
@@ -59,17 +59,7 @@ class Nadam(optimizer.Optimizer):
         ([0.975, -0.975], 0.114)
     """
 
-    beta_1 = hyperparameters.Hyperparameter()
-    beta_2 = hyperparameters.Hyperparameter()
-    _config_names = ("beta_1", "beta_2", "epsilon")
-
-    def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, **kwargs: Any) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", "Nadam", 0.0, 1.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Nadam", 0.0, 1.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Nadam", 0.0)
-        self._slot_names = ["momentum", "velocity"]
+    _moment_slots = ("momentum", "velocity")
 
     @property
     def u_product(self) -> Any:
