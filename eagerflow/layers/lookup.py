@@ -43,6 +43,17 @@ from eagerflow.layers.base import Layer
 from eagerflow.utils import farmhash, siphash
 
 _OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+
+
+def output_mode_arg(output_mode: Any, owner: str) -> str:
+    """`output_mode` with Keras's aliases (``"binary"``, ``"tf-idf"``) resolved; a
+    ValueError naming `owner` for an unknown mode (the lookup layers and
+    TextVectorization)."""
+    output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
+    if output_mode not in _OUTPUT_MODES:
+        raise ValueError(f"{owner}: `output_mode` must be one of {_OUTPUT_MODES}. "
+                         f"Received: output_mode={output_mode!r}")
+    return output_mode
 _DROPPED = -1  # the index of a mask token in the counting modes: not counted
 
 
@@ -183,10 +194,7 @@ class IndexLookup(Layer):
         if salt is not None and vocabulary_dtype != "string" and oov_method != "farmhash":
             raise ValueError(f"{what}: `salt` can only be used when oov_method='farmhash'. "
                              f"Received: oov_method={oov_method!r}")
-        output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
-        if output_mode not in _OUTPUT_MODES:
-            raise ValueError(f"{what}: `output_mode` must be one of {_OUTPUT_MODES}. "
-                             f"Received: output_mode={output_mode!r}")
+        output_mode = output_mode_arg(output_mode, what)
         if invert and output_mode != "int":
             raise ValueError(f"{what}: `output_mode` must be 'int' when `invert` is true. "
                              f"Received: output_mode={output_mode!r}")

@@ -39,7 +39,6 @@ from eagerflow.saving import registry
 
 _STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
 _SPLIT = ("whitespace", "character")
-_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 # TensorFlow's `strings.lower` changes ASCII letters only, and Keras strips the 32 ASCII
 # punctuation characters; str.translate does both in one pass.
 _LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -128,10 +127,7 @@ class TextVectorization(Layer):
         if not (split is None or callable(split) or split in _SPLIT):
             raise ValueError(f"TextVectorization: `split` must be one of {_SPLIT}, None or a "
                              f"callable. Received: split={split!r}")
-        output_mode = {"binary": "multi_hot", "tf-idf": "tf_idf"}.get(output_mode, output_mode)
-        if output_mode not in _MODES:
-            raise ValueError(f"TextVectorization: `output_mode` must be one of {_MODES}. "
-                             f"Received: output_mode={output_mode!r}")
+        output_mode = lookup.output_mode_arg(output_mode, "TextVectorization")
         if isinstance(ngrams, list):
             ngrams = tuple(ngrams)
         if not (ngrams is None or (isinstance(ngrams, int) and not isinstance(ngrams, bool)
