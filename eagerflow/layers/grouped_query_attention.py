@@ -27,9 +27,9 @@ from eagerflow.layers.attention import combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.multi_head_attention import (
-    MultiHeadAttention,
     _Projection,
     check_query_shape,
+    combined_mask,
     projection_config,
     set_projection_options,
 )
@@ -149,15 +149,8 @@ class GroupQueryAttention(Layer):
              return_attention_scores: bool = False, training: bool | None = None,
              use_causal_mask: bool = False) -> Any:
         key = value if key is None else key
-        for role, tensor in (("query", query), ("value", value), ("key", key)):
-            if len(tensor.shape) != 3:
-                raise ValueError(
-                    f"GroupQueryAttention: {role} must have rank 3 (batch, steps, features). "
-                    f"Received: {role}.shape={tuple(tensor.shape)}")
-        # (MultiHeadAttention's mask rule, borrowed: it uses nothing of `self`)
-        mask = MultiHeadAttention._attention_mask(self, query, value, key, query_mask,  # type: ignore[arg-type]
-                                                  value_mask, key_mask, attention_mask,
-                                                  use_causal_mask)
+        mask = combined_mask("GroupQueryAttention", query, value, key, query_mask, value_mask,
+                             key_mask, attention_mask, use_causal_mask)
         if self.sliding_window is not None:
             mask = combine_masks(mask, self._window(query.shape[1], value.shape[1]))
         scaled_query = math_ops.multiply(self.query_dense(query),

@@ -58,6 +58,40 @@ def check_query_shape(query_shape: Any, owner: str) -> None:
             f"size. Received: query.shape={tuple(query_shape)}")
 
 
+def combined_mask(owner: str, query: Any, value: Any, key: Any, query_mask: Any,
+                  value_mask: Any, key_mask: Any, attention_mask: Any,
+                  use_causal_mask: bool) -> Any:
+    """The (batch, Tq, Tv) mask of an attention call (None when nothing is masked):
+    the Keras masks of the inputs, the causal mask and `attention_mask` combined; a
+    ValueError naming `owner` for inputs not of rank 3 or a mask of the wrong shape."""
+    for role, tensor in (("query", query), ("value", value), ("key", key)):
+        if len(tensor.shape) != 3:
+            raise ValueError(f"{owner}: {role} must have rank 3 (batch, steps, features). "
+                             f"Received: {role}.shape={tuple(tensor.shape)}")
+    query_mask = masking.get_mask(query) if query_mask is None else query_mask
+    value_mask = masking.get_mask(value) if value_mask is None else value_mask
+    key_mask = masking.get_mask(key) if key_mask is None else key_mask
+    parts = []
+    if query_mask is not None:
+        parts.append(array_ops.expand_dims(query_mask, -1))      # (B, Tq, 1)
+    if value_mask is not None:
+        parts.append(array_ops.expand_dims(value_mask, -2))      # (B, 1, Tv)
+    if key_mask is not None:
+        parts.append(array_ops.expand_dims(key_mask, -2))
+    if use_causal_mask:
+        parts.append(causal_mask(query.shape[1], value.shape[1]))
+    if attention_mask is not None:
+        shape = tuple(attention_mask.shape)
+        if len(shape) != 3 or (shape[1:] != (query.shape[1], value.shape[1])
+                               and None not in query.shape[1:2] + value.shape[1:2]):
+            raise ValueError(
+                f"{owner}: attention_mask must have shape (batch, Tq, Tv) = "
+                f"(batch, {query.shape[1]}, {value.shape[1]}). Received: "
+                f"attention_mask.shape={shape}")
+        parts.append(attention_mask)
+    return combine_masks(*parts)
+
+
 def projection_config(layer) -> dict:
     """The config entries of `set_projection_options`, the activity regularizer and seed."""
     return {**core.weight_options_config(layer), "seed": layer.seed}
@@ -196,42 +230,13 @@ class MultiHeadAttention(Layer):
         self.output_dense.kernel_shape = (self.num_heads, self.value_dim, out_dim)
         self.output_dense.bias_shape = (out_dim,)
 
-    def _attention_mask(self, query, value, key, query_mask, value_mask, key_mask,
-                        attention_mask, use_causal_mask):
-        query_mask = masking.get_mask(query) if query_mask is None else query_mask
-        value_mask = masking.get_mask(value) if value_mask is None else value_mask
-        key_mask = masking.get_mask(key) if key_mask is None else key_mask
-        parts = []
-        if query_mask is not None:
-            parts.append(array_ops.expand_dims(query_mask, -1))      # (B, Tq, 1)
-        if value_mask is not None:
-            parts.append(array_ops.expand_dims(value_mask, -2))      # (B, 1, Tv)
-        if key_mask is not None:
-            parts.append(array_ops.expand_dims(key_mask, -2))
-        if use_causal_mask:
-            parts.append(causal_mask(query.shape[1], value.shape[1]))
-        if attention_mask is not None:
-            shape = tuple(attention_mask.shape)
-            if len(shape) != 3 or (shape[1:] != (query.shape[1], value.shape[1])
-                                   and None not in query.shape[1:2] + value.shape[1:2]):
-                raise ValueError(
-                    f"{type(self).__name__}: attention_mask must have shape (batch, Tq, Tv) = "
-                    f"(batch, {query.shape[1]}, {value.shape[1]}). Received: "
-                    f"attention_mask.shape={shape}")
-            parts.append(attention_mask)
-        return combine_masks(*parts)
-
     def call(self, query: Any, value: Any, key: Any = None, query_mask: Any = None,
              value_mask: Any = None, key_mask: Any = None, attention_mask: Any = None,
              return_attention_scores: bool = False, training: bool | None = None,
              use_causal_mask: bool = False) -> Any:
         key = value if key is None else key
-        for role, tensor in (("query", query), ("value", value), ("key", key)):
-            if len(tensor.shape) != 3:
-                raise ValueError(f"MultiHeadAttention: {role} must have rank 3 (batch, steps, "
-                                 f"features). Received: {role}.shape={tuple(tensor.shape)}")
-        mask = self._attention_mask(query, value, key, query_mask, value_mask, key_mask,
-                                    attention_mask, use_causal_mask)
+        mask = combined_mask(type(self).__name__, query, value, key, query_mask, value_mask,
+                             key_mask, attention_mask, use_causal_mask)
         projected_query = math_ops.multiply(self.query_dense(query),
                                             1.0 / math.sqrt(float(self.key_dim)))
         projected_key = self.key_dense(key)
