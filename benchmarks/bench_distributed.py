@@ -7,7 +7,11 @@ and 1 process uses one: the scaling efficiency is ``samples/s(2 ranks) / (2 x
 samples/s(1 process))``. Each case runs in fresh processes (launched by this script:
 ``python`` alone, ``mpiexec -n 2 python`` for the ranks), which time one epoch after an
 untimed one (the trace); the cases alternate over the rounds (the machine is shared) and
-the medians are reported. Also reported, from the 2-rank runs: the allreduce time per
+the medians are reported. The same training is run as references in the same rounds:
+a hand-written NumPy MLP with Adam whose ranks reduce one packed gradient buffer with
+``MPI_Allreduce`` (the floor without a framework), and PyTorch's
+``DistributedDataParallel`` on its gloo backend (when torch is importable; launched the
+same way, one thread per process). Also reported, from the 2-rank runs: the allreduce time per
 step and per MB (MPIStrategy's own counters; the time includes waiting for the slower
 rank), the share of a step spent in the allreduce, a bare ``MPI_Allreduce`` of 1 MB
 timed alone (the transport's own cost, without training around it), and a control: two
@@ -16,16 +20,21 @@ of two cores the machine gives two processes at that moment (the ceiling for 2 r
 
 Usage::
 
-    python benchmarks/bench_distributed.py [--rounds 3] [--steps 60]
+    python benchmarks/bench_distributed.py [--rounds 3] [--steps 200] [--no-references]
+
+(for the PyTorch reference, run it with an interpreter that has torch and mpi4py, with
+eagerflow on ``PYTHONPATH``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import pathlib
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -42,9 +51,7 @@ def worker(steps: int, batch: int) -> None:
     import eagerflow as ef
 
     strategy = ef.distribute.MPIStrategy()
-    rng = np.random.default_rng(0)
-    x = rng.random((steps * batch, 784), dtype=np.float32)
-    y = rng.integers(0, 10, steps * batch)
+    x, y = _data(steps, batch)
     with strategy.scope():
         model = ef.Sequential([ef.layers.Dense(256, activation="relu", input_shape=(784,)),
                                ef.layers.Dense(256, activation="relu"),
@@ -76,12 +83,162 @@ def worker(steps: int, batch: int) -> None:
         print(json.dumps(result), flush=True)
 
 
-def _start(command: list, steps: int, batch: int) -> subprocess.Popen:
+def _data(steps: int, batch: int):
+    """The synthetic data every worker trains on: the same on every rank."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    return (rng.random((steps * batch, 784), dtype=np.float32),
+            rng.integers(0, 10, steps * batch))
+
+
+def _epochs(step, x, y, batch: int, size: int, rank: int, steps: int) -> float:
+    """One untimed epoch, then one timed: seconds of the timed one. Like `fit`, every
+    rank draws the same shuffle and keeps rows ``[rank*b, (rank+1)*b)`` of each global
+    batch, ``b = batch / size``."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    share = batch // size
+    seconds = 0.0
+    for _ in range(2):
+        order = rng.permutation(steps * batch)
+        start = time.perf_counter()
+        for first in range(0, steps * batch, batch):
+            rows = order[first + rank * share:first + (rank + 1) * share]
+            step(x[rows], y[rows])
+        seconds = time.perf_counter() - start
+    return seconds
+
+
+def numpy_worker(steps: int, batch: int) -> None:
+    """The floor without a framework: the same MLP, loss and Adam written by hand in
+    NumPy (in-place updates, gradients written straight into one flat buffer), reduced
+    with one ``MPI_Allreduce`` of that buffer per step when launched by mpiexec."""
+    import numpy as np
+
+    comm = None
+    if "PMI_RANK" in os.environ:
+        from mpi4py import MPI
+
+        comm = MPI.COMM_WORLD
+    size, rank = (comm.Get_size(), comm.Get_rank()) if comm else (1, 0)
+    x, y = _data(steps, batch)
+    rng = np.random.default_rng(2)
+    shapes = [(784, 256), (256,), (256, 256), (256,), (256, 10), (10,)]
+    counts = [int(np.prod(shape)) for shape in shapes]
+    offsets = np.cumsum([0] + counts)
+
+    def views(flat):
+        return [flat[a:b].reshape(shape)
+                for a, b, shape in zip(offsets[:-1], offsets[1:], shapes, strict=True)]
+
+    params_flat = np.zeros(offsets[-1], np.float32)
+    params = views(params_flat)
+    for w in params[::2]:
+        limit = np.sqrt(6 / sum(w.shape))
+        w[...] = rng.uniform(-limit, limit, w.shape)
+    grads_flat = np.empty_like(params_flat)
+    grads = views(grads_flat)
+    m, v = np.zeros_like(params_flat), np.zeros_like(params_flat)
+    scratch = np.empty_like(params_flat)
+    lr, beta1, beta2, epsilon = 1e-3, 0.9, 0.999, 1e-7
+    iteration = [0]
+
+    def step(xb, yb):
+        w1, b1, w2, b2, w3, b3 = params
+        h1 = np.maximum(xb @ w1 + b1, 0)
+        h2 = np.maximum(h1 @ w2 + b2, 0)
+        logits = h2 @ w3 + b3
+        logits -= logits.max(axis=1, keepdims=True)
+        np.exp(logits, out=logits)
+        logits /= logits.sum(axis=1, keepdims=True)
+        logits[np.arange(len(yb)), yb] -= 1
+        logits /= len(yb)
+        g1, gb1, g2, gb2, g3, gb3 = grads
+        np.matmul(h2.T, logits, out=g3)
+        np.sum(logits, axis=0, out=gb3)
+        d2 = logits @ w3.T
+        d2 *= h2 > 0
+        np.matmul(h1.T, d2, out=g2)
+        np.sum(d2, axis=0, out=gb2)
+        d1 = d2 @ w2.T
+        d1 *= h1 > 0
+        np.matmul(xb.T, d1, out=g1)
+        np.sum(d1, axis=0, out=gb1)
+        if comm is not None:
+            comm.Allreduce(MPI.IN_PLACE, grads_flat)
+            np.divide(grads_flat, size, out=grads_flat)
+        iteration[0] += 1
+        t = iteration[0]
+        np.multiply(m, beta1, out=m)
+        np.multiply(grads_flat, 1 - beta1, out=scratch)
+        np.add(m, scratch, out=m)
+        np.multiply(v, beta2, out=v)
+        np.square(grads_flat, out=scratch)
+        np.multiply(scratch, 1 - beta2, out=scratch)
+        np.add(v, scratch, out=v)
+        np.sqrt(v, out=scratch)
+        np.add(scratch, epsilon, out=scratch)
+        np.divide(m, scratch, out=scratch)
+        np.multiply(scratch, lr * np.sqrt(1 - beta2 ** t) / (1 - beta1 ** t), out=scratch)
+        np.subtract(params_flat, scratch, out=params_flat)
+
+    seconds = _epochs(step, x, y, batch, size, rank, steps)
+    if rank == 0:
+        print(json.dumps({"samples_per_second": steps * batch / seconds,
+                          "step_seconds": seconds / steps}), flush=True)
+
+
+def torch_worker(steps: int, batch: int) -> None:
+    """PyTorch's reference: the same MLP and Adam, wrapped in DistributedDataParallel
+    (gloo backend, over TCP on localhost) when launched by mpiexec."""
+    import torch
+
+    torch.set_num_threads(1)
+    size, rank = int(os.environ.get("PMI_SIZE", "1")), int(os.environ.get("PMI_RANK", "0"))
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+                          nn.Linear(256, 10))
+    if size > 1:
+        import torch.distributed as dist
+
+        dist.init_process_group(
+            "gloo", init_method=f"tcp://127.0.0.1:{os.environ['BENCH_TORCH_PORT']}",
+            rank=rank, world_size=size)
+        model = nn.parallel.DistributedDataParallel(model)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+    loss_fn = nn.CrossEntropyLoss()
+    x, y = _data(steps, batch)
+
+    def step(xb, yb):
+        optimizer.zero_grad()
+        loss_fn(model(torch.from_numpy(xb)), torch.from_numpy(yb)).backward()
+        optimizer.step()
+
+    seconds = _epochs(step, x, y, batch, size, rank, steps)
+    if rank == 0:
+        print(json.dumps({"samples_per_second": steps * batch / seconds,
+                          "step_seconds": seconds / steps}), flush=True)
+    if size > 1:
+        torch.distributed.barrier()  # no rank tears gloo down while another still talks
+        torch.distributed.destroy_process_group()
+
+
+WORKERS = {"eagerflow": worker, "numpy": numpy_worker, "torch": torch_worker}
+
+
+def _start(command: list, steps: int, batch: int, impl: str = "eagerflow") -> subprocess.Popen:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PMI_", "PMIX_", "OMPI_", "HYDRA_"))}
     env.update(ONE_THREAD)
     env["PYTHONPATH"] = str(pathlib.Path(__file__).resolve().parents[1])
-    return subprocess.Popen([*command, sys.executable, __file__, "--worker", "--steps",
+    if impl == "torch":
+        with socket.socket() as probe:  # a free port for gloo's rendezvous
+            probe.bind(("127.0.0.1", 0))
+            env["BENCH_TORCH_PORT"] = str(probe.getsockname()[1])
+    return subprocess.Popen([*command, sys.executable, __file__, "--worker", impl, "--steps",
                              str(steps), "--batch", str(batch)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env)
 
@@ -93,8 +250,8 @@ def _result(process: subprocess.Popen) -> dict:
     return json.loads(stdout.strip().splitlines()[-1])
 
 
-def _run(command: list, steps: int, batch: int = GLOBAL_BATCH) -> dict:
-    return _result(_start(command, steps, batch))
+def _run(command: list, steps: int, batch: int = GLOBAL_BATCH, impl: str = "eagerflow") -> dict:
+    return _result(_start(command, steps, batch, impl))
 
 
 def _pair(steps: int) -> dict:
@@ -108,25 +265,34 @@ def _pair(steps: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=60, help="steps per timed epoch")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--steps", type=int, default=200, help="steps per timed epoch")
+    parser.add_argument("--no-references", action="store_true",
+                        help="time eagerflow only (no NumPy-by-hand or PyTorch runs)")
+    parser.add_argument("--worker", choices=list(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--batch", type=int, default=GLOBAL_BATCH, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.steps, args.batch)
+        WORKERS[args.worker](args.steps, args.batch)
         return
     mpiexec = pathlib.Path(sys.executable).with_name("mpiexec")
     mpiexec = str(mpiexec) if mpiexec.exists() else shutil.which("mpiexec")
     if mpiexec is None:
         sys.exit("bench_distributed: no mpiexec; install the `mpi` extra "
                  "(pip install -e '.[mpi]')")
-    runs = {"1 process": [], "2 ranks": [], "one rank's share": [], "2 processes": []}
+    references = [] if args.no_references else ["numpy"] + (
+        ["torch"] if importlib.util.find_spec("torch") else [])
+    runs: dict = {"1 process": [], "2 ranks": [], "one rank's share": [], "2 processes": []}
+    for impl in references:
+        runs[f"{impl} 1 process"], runs[f"{impl} 2 ranks"] = [], []
     for _ in range(args.rounds):  # interleaved: the cases see the same load
         runs["1 process"].append(_run([], args.steps))
         runs["2 ranks"].append(_run([mpiexec, "-n", "2"], args.steps))
         # One process at batch 64: the compute of one rank's share, for the cost model.
         runs["one rank's share"].append(_run([], args.steps, GLOBAL_BATCH // 2))
         runs["2 processes"].append(_pair(args.steps))
+        for impl in references:
+            runs[f"{impl} 1 process"].append(_run([], args.steps, impl=impl))
+            runs[f"{impl} 2 ranks"].append(_run([mpiexec, "-n", "2"], args.steps, impl=impl))
 
     def median(case, key):
         return statistics.median(r[key] for r in runs[case])
@@ -145,6 +311,16 @@ def main() -> None:
     print(f"scaling efficiency: {statistics.median(ratios):.1%} (median of the rounds' "
           f"ratios; {min(ratios):.0%}..{max(ratios):.0%}; fastest run vs fastest run "
           f"{best:.1%}); speed-up {two / one:.2f}x on 2 ranks")
+    names = {"numpy": "NumPy by hand, MPI_Allreduce", "torch": "PyTorch DDP (gloo)"}
+    for impl in references:
+        ref_one = median(f"{impl} 1 process", "samples_per_second")
+        ref_two = median(f"{impl} 2 ranks", "samples_per_second")
+        ref_ratios = [b["samples_per_second"] / (2 * a["samples_per_second"]) for a, b in zip(
+            runs[f"{impl} 1 process"], runs[f"{impl} 2 ranks"], strict=True)]
+        print(f"reference {names[impl]}: 1 process {ref_one:.0f}, 2 ranks {ref_two:.0f} "
+              f"samples/s, efficiency {statistics.median(ref_ratios):.1%} "
+              f"({min(ref_ratios):.0%}..{max(ref_ratios):.0%}); eagerflow 2 ranks / "
+              f"{impl} 2 ranks: {two / ref_two:.2f}x")
     per_step = [r["allreduce_seconds"] / max(r["gradient_steps"], 1) for r in runs["2 ranks"]]
     megabytes = [r["allreduce_bytes"] / max(r["allreduce_calls"], 1) / 1e6
                  for r in runs["2 ranks"]]

@@ -262,10 +262,12 @@ class MPIStrategy:
         mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
         return self._packed(arrays, mpi_op, flag=None)
 
-    def _packed(self, arrays, mpi_op, flag):
+    def _packed(self, arrays, mpi_op, flag, divisor=None):
         """Packs `arrays` into one contiguous buffer per dtype and reduces each in place.
         With `flag`, the first buffer carries one more element (the step's "I had data"
-        flag, see `_end_of_data`); returns the arrays (and the reduced flag)."""
+        flag, see `_end_of_data`). With `divisor`, each reduced buffer is divided by it in
+        one pass. Returns the arrays, views of the buffers (new memory, never an input's).
+        """
         from mpi4py import MPI
 
         groups: dict = {}
@@ -279,10 +281,8 @@ class MPIStrategy:
             total = sum(arrays[i].size for i in indices)
             extra = 1 if flag is not None and reduced_flag is None else 0
             buffer = np.empty(total + extra, dtype)
-            offset = 0
-            for i in indices:
-                buffer[offset:offset + arrays[i].size] = arrays[i].reshape(-1)
-                offset += arrays[i].size
+            np.concatenate([arrays[i].reshape(-1) for i in indices], out=buffer[:total],
+                           casting="same_kind")
             if extra:
                 buffer[-1] = flag
                 self._first_bucket = (buffer.size, dtype)
@@ -294,6 +294,8 @@ class MPIStrategy:
             if extra:
                 reduced_flag = float(buffer[-1])
                 self._check_flag(reduced_flag, flag)
+            if divisor is not None:
+                np.divide(buffer, divisor, out=buffer)
             offset = 0
             for i in indices:
                 size = arrays[i].size
@@ -335,10 +337,9 @@ class MPIStrategy:
         arrays = [np.asarray(g) for g in grads]
         from mpi4py import MPI
 
-        summed = self._packed(arrays, MPI.SUM, flag=1)
+        means = self._packed(arrays, MPI.SUM, flag=1, divisor=self.num_replicas_in_sync)
         self._stats["gradient_steps"] += 1
-        scale = self.num_replicas_in_sync
-        return [np.divide(part, scale, out=part) for part in summed]  # fresh buffers
+        return means
 
     def _end_of_data(self) -> None:
         """Called by a rank whose data ended: matches the other ranks' next gradient
