@@ -5,6 +5,8 @@ and the filter) of
 
 * conv2d 3x3 SAME, (64, 28, 28, 1) -> 32 channels,
 * conv2d 3x3 SAME, (64, 14, 14, 32) -> 64 channels,
+* the small CNN's own layers (``bench_training.py --workloads cnn``): conv2d 3x3 VALID,
+  (64, 28, 28, 1) -> 32 and (64, 13, 13, 32) -> 64,
 * max_pool2d 2x2 stride 2 on (64, 28, 28, 32),
 
 plus the first-layer case (filter gradient only) for the first convolution. eagerflow and
@@ -48,6 +50,24 @@ median of three runs.
 * What remains of the gap on the (64, 14, 14, 32) -> 64 layer is the GEMM: OpenBLAS's
   ``(12544, 288) @ (288, 64)`` takes 3.25 ms (142 GFLOP/s), PyTorch's oneDNN convolution
   of the whole layer 2.55 ms.
+* The small CNN's layer 2, (64, 13, 13, 32) -> 64 VALID, fwd+bwd 7.4-8.2 ms against
+  PyTorch's 4.6-5.8 (this script) or 6.6-7.8 ms (the same calls back to back). Its three
+  GEMMs of 285 MFLOP each take 1.5-1.6 ms apiece (~184 GFLOP/s, about this CPU's
+  practical peak on 2 cores: OpenBLAS runs its AVX-512 kernels); what separates us
+  from oneDNN's direct convolution is building the im2col matrix (~0.5 ms) and the
+  input gradient's col2im (~1.5 ms in the step). Measured, not kept: GEMMs that
+  accumulate into the output (``scipy.linalg.blas.sgemm`` with ``beta=1``, shifted rows
+  of the flattened padded grid, no im2col or col2im): input gradient 2.47-2.70 ms
+  against 2.85-3.11, forward 2.32 against 2.66, filter gradient 4.3-10 ms against
+  3.0-3.2 (nine skinny GEMMs), so only the input gradient gains, ~0.4 ms of a 13 ms
+  step, not worth a SciPy dependency. Chunking the col2im adds over the batch (1-16
+  images a chunk: 0.82-2.0 ms against 0.76 in isolation) and one numexpr sum per region
+  of the gradient (2.0 ms) were slower.
+* PyTorch's own speed on the small CNN is bimodal from process to process: six fresh
+  processes in a row ran at 4.9k, 7.3k, 3.5k, 3.8k, 3.8k and 6.9k samples/s, with
+  ``max_pool2d_with_indices`` and ``convolution_backward`` taking 60% of its slow steps.
+  So ``bench_training.py --workloads cnn`` needs many rounds, and its median ratio moves
+  by +-15% between runs.
 """
 
 from __future__ import annotations
@@ -72,31 +92,38 @@ THREADS = int(os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_
 
 
 # -- raw NumPy floor: the same im2col algorithm, without a framework ---------------------
-def np_conv_forward(x, w):
+def np_conv_forward(x, w, padding="SAME"):
     n, h, width, c = x.shape
     kh, kw, _, out_c = w.shape
-    xp = np.zeros((n, h + kh - 1, width + kw - 1, c), x.dtype)
-    xp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width] = x
+    if padding == "SAME":
+        xp = np.zeros((n, h + kh - 1, width + kw - 1, c), x.dtype)
+        xp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width] = x
+    else:
+        xp = x
+    oh, ow = xp.shape[1] - kh + 1, xp.shape[2] - kw + 1
     s = xp.strides
-    view = as_strided(xp, (n, h, width, kh, kw, c), (s[0], s[1], s[2], s[1], s[2], s[3]))
-    cols = view.reshape(n * h * width, -1)
-    return (cols @ w.reshape(-1, out_c)).reshape(n, h, width, out_c), cols
+    view = as_strided(xp, (n, oh, ow, kh, kw, c), (s[0], s[1], s[2], s[1], s[2], s[3]))
+    cols = view.reshape(n * oh * ow, -1)
+    return (cols @ w.reshape(-1, out_c)).reshape(n, oh, ow, out_c), cols
 
 
-def np_conv_forward_backward(x, w, dy, input_grad=True):
+def np_conv_forward_backward(x, w, dy, input_grad=True, padding="SAME"):
     n, h, width, c = x.shape
     kh, kw, _, out_c = w.shape
-    _, cols = np_conv_forward(x, w)
+    _, cols = np_conv_forward(x, w, padding)
     dy_flat = dy.reshape(-1, out_c)
     dw = (cols.T @ dy_flat).reshape(w.shape)
     if not input_grad:
         return dw
+    oh, ow = dy.shape[1:3]
     blocks = np.matmul(dy_flat, w.reshape(kh * kw, c, out_c).transpose(0, 2, 1))
-    dxp = np.zeros((n, h + kh - 1, width + kw - 1, c), x.dtype)
+    dxp = np.zeros((n, oh + kh - 1, ow + kw - 1, c), x.dtype)
     for k in range(kh * kw):
         i, j = divmod(k, kw)
-        dxp[:, i:i + h, j:j + width] += blocks[k].reshape(n, h, width, c)
-    return dxp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width], dw
+        dxp[:, i:i + oh, j:j + ow] += blocks[k].reshape(n, oh, ow, c)
+    if padding == "SAME":
+        return dxp[:, kh // 2:kh // 2 + h, kw // 2:kw // 2 + width], dw
+    return dxp, dw
 
 
 def np_pool_forward(x):
@@ -113,12 +140,12 @@ def np_pool_forward_backward(x, dy):
 
 
 # -- eagerflow ----------------------------------------------------------------------------
-def ef_conv_forward_backward(x, w, input_grad=True):
+def ef_conv_forward_backward(x, w, input_grad=True, padding="SAME"):
     with ef.GradientTape() as tape:
         if input_grad:
             tape.watch(x)
         tape.watch(w)
-        y = ef.nn.conv2d(x, w, 1, "SAME")
+        y = ef.nn.conv2d(x, w, 1, padding)
     return tape.gradient(y, [x, w] if input_grad else [w])
 
 
@@ -130,14 +157,14 @@ def ef_pool_forward_backward(x):
 
 
 # -- PyTorch ------------------------------------------------------------------------------
-def torch_conv_forward(x, w):
+def torch_conv_forward(x, w, padding="SAME"):
     with torch.no_grad():
-        return torch_f.conv2d(x, w, padding=1)
+        return torch_f.conv2d(x, w, padding=1 if padding == "SAME" else 0)
 
 
-def torch_conv_forward_backward(x, w, input_grad=True):
+def torch_conv_forward_backward(x, w, input_grad=True, padding="SAME"):
     x.requires_grad_(input_grad)
-    y = torch_f.conv2d(x, w, padding=1)
+    y = torch_f.conv2d(x, w, padding=1 if padding == "SAME" else 0)
     return torch.autograd.grad(y, [x, w] if input_grad else [w], torch.ones_like(y))
 
 
@@ -152,34 +179,36 @@ def torch_pool_forward_backward(x):
 
 
 # -- harness ------------------------------------------------------------------------------
-def conv_case(shape, out_c, rng):
+def conv_case(shape, out_c, rng, padding="SAME"):
     x = rng.standard_normal(shape, dtype=np.float32)
     w = rng.standard_normal((3, 3, shape[3], out_c), dtype=np.float32) * 0.1
-    dy = np.ones(shape[:3] + (out_c,), np.float32)
+    out_sizes = shape[1:3] if padding == "SAME" else (shape[1] - 2, shape[2] - 2)
+    dy = np.ones((shape[0], *out_sizes, out_c), np.float32)
     xe, we = ef.constant(x), ef.constant(w)
     impls = {
         "forward": {
-            "eagerflow": lambda: ef.nn.conv2d(xe, we, 1, "SAME"),
-            "numpy": lambda: np_conv_forward(x, w),
+            "eagerflow": lambda: ef.nn.conv2d(xe, we, 1, padding),
+            "numpy": lambda: np_conv_forward(x, w, padding),
         },
         "forward+backward": {
-            "eagerflow": lambda: ef_conv_forward_backward(xe, we),
-            "numpy": lambda: np_conv_forward_backward(x, w, dy),
+            "eagerflow": lambda: ef_conv_forward_backward(xe, we, padding=padding),
+            "numpy": lambda: np_conv_forward_backward(x, w, dy, padding=padding),
         },
     }
     if shape[3] == 1:
         impls["fwd+bwd, filter grad only"] = {
-            "eagerflow": lambda: ef_conv_forward_backward(xe, we, input_grad=False),
-            "numpy": lambda: np_conv_forward_backward(x, w, dy, input_grad=False),
+            "eagerflow": lambda: ef_conv_forward_backward(xe, we, False, padding),
+            "numpy": lambda: np_conv_forward_backward(x, w, dy, False, padding),
         }
     if torch is not None:
         xt = torch.tensor(x.transpose(0, 3, 1, 2).copy())
         wt = torch.tensor(w.transpose(3, 2, 0, 1).copy(), requires_grad=True)
-        impls["forward"]["torch"] = lambda: torch_conv_forward(xt, wt)
-        impls["forward+backward"]["torch"] = lambda: torch_conv_forward_backward(xt, wt)
+        impls["forward"]["torch"] = lambda: torch_conv_forward(xt, wt, padding)
+        impls["forward+backward"]["torch"] = (
+            lambda: torch_conv_forward_backward(xt, wt, padding=padding))
         if shape[3] == 1:
             impls["fwd+bwd, filter grad only"]["torch"] = (
-                lambda: torch_conv_forward_backward(xt, wt, input_grad=False))
+                lambda: torch_conv_forward_backward(xt, wt, False, padding))
     return impls
 
 
@@ -225,6 +254,11 @@ def main() -> None:
     cases = [
         ("conv2d 3x3 SAME (64,28,28,1)->32", conv_case((64, 28, 28, 1), 32, rng)),
         ("conv2d 3x3 SAME (64,14,14,32)->64", conv_case((64, 14, 14, 32), 64, rng)),
+        # The small CNN's own two layers (bench_training.py --workloads cnn).
+        ("CNN layer 1 VALID (64,28,28,1)->32",
+         conv_case((64, 28, 28, 1), 32, rng, "VALID")),
+        ("CNN layer 2 VALID (64,13,13,32)->64",
+         conv_case((64, 13, 13, 32), 64, rng, "VALID")),
         ("max_pool2d 2x2 (64,28,28,32)", pool_case((64, 28, 28, 32), rng)),
     ]
     print(f"threads: {THREADS} (NumPy's BLAS and torch), {args.rounds} interleaved rounds of 3 "
