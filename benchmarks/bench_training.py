@@ -140,33 +140,10 @@ def run_torch(workload, x, y):
 
 
 def run_numpy(workload, x, y):
-    """A hand-written NumPy MLP (the floor without a framework); MLP only."""
-    if workload != "mlp":
-        raise NotImplementedError
+    """The floor without a framework: the same network written by hand in NumPy."""
     rng = np.random.default_rng(0)
-    sizes = [784, 256, 256, 10]
-    weights = [(rng.standard_normal((a, b)) * np.sqrt(2 / a)).astype(np.float32)
-               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
-    biases = [np.zeros(b, np.float32) for b in sizes[1:]]
-    batch = MLP_BATCH
-
-    def step(xb, yb):
-        activations = [xb]
-        for w, b in zip(weights[:-1], biases[:-1], strict=True):
-            activations.append(np.maximum(activations[-1] @ w + b, 0))
-        logits = activations[-1] @ weights[-1] + biases[-1]
-        logits -= logits.max(axis=1, keepdims=True)
-        probs = np.exp(logits)
-        probs /= probs.sum(axis=1, keepdims=True)
-        probs[np.arange(len(yb)), yb] -= 1
-        grad = probs / len(yb)
-        for layer in range(len(weights) - 1, -1, -1):
-            grad_w = activations[layer].T @ grad
-            grad_b = grad.sum(axis=0)
-            if layer:
-                grad = (grad @ weights[layer].T) * (activations[layer] > 0)
-            weights[layer] -= LEARNING_RATE * grad_w
-            biases[layer] -= LEARNING_RATE * grad_b
+    step = _numpy_mlp_step(rng) if workload == "mlp" else _numpy_cnn_step(rng)
+    batch = _batch_size(workload)
 
     def epoch(count):
         order = rng.permutation(count)
@@ -178,6 +155,104 @@ def run_numpy(workload, x, y):
     start = time.perf_counter()
     epoch(len(x))
     return time.perf_counter() - start
+
+
+def _softmax_xent_grad(logits, labels):
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    probs /= probs.sum(axis=1, keepdims=True)
+    probs[np.arange(len(labels)), labels] -= 1
+    return probs / len(labels)
+
+
+def _numpy_mlp_step(rng):
+    sizes = [784, 256, 256, 10]
+    weights = [(rng.standard_normal((a, b)) * np.sqrt(2 / a)).astype(np.float32)
+               for a, b in zip(sizes[:-1], sizes[1:], strict=True)]
+    biases = [np.zeros(b, np.float32) for b in sizes[1:]]
+
+    def step(xb, yb):
+        activations = [xb]
+        for w, b in zip(weights[:-1], biases[:-1], strict=True):
+            activations.append(np.maximum(activations[-1] @ w + b, 0))
+        grad = _softmax_xent_grad(activations[-1] @ weights[-1] + biases[-1], yb)
+        for layer in range(len(weights) - 1, -1, -1):
+            grad_w = activations[layer].T @ grad
+            grad_b = grad.sum(axis=0)
+            if layer:
+                grad = (grad @ weights[layer].T) * (activations[layer] > 0)
+            weights[layer] -= LEARNING_RATE * grad_w
+            biases[layer] -= LEARNING_RATE * grad_b
+
+    return step
+
+
+def _columns(x, oh, ow):
+    """im2col of a 3x3 VALID convolution: ``(n*oh*ow, 9*c)``, one copy of a window view."""
+    n, _, _, c = x.shape
+    s = x.strides
+    view = np.lib.stride_tricks.as_strided(
+        x, (n, oh, ow, 3, 3, c), (s[0], s[1], s[2], s[1], s[2], s[3]))
+    return view.reshape(n * oh * ow, 9 * c)
+
+
+def _pool(a):
+    """2x2 max pool (an odd last row/column is dropped) and the mask of the maxima."""
+    n, h, w, c = a.shape
+    windows = a[:, :h // 2 * 2, :w // 2 * 2].reshape(n, h // 2, 2, w // 2, 2, c)
+    pooled = windows.max(axis=(2, 4))
+    return pooled, windows == pooled[:, :, None, :, None]
+
+
+def _unpool(grad, mask, shape):
+    """The max pool's gradient: `grad` routed to the maxima (ties share it)."""
+    n, h, w, c = shape
+    out = np.zeros(shape, grad.dtype)
+    routed = mask * grad[:, :, None, :, None]
+    out[:, :h // 2 * 2, :w // 2 * 2] = routed.reshape(n, h // 2 * 2, w // 2 * 2, c)
+    return out
+
+
+def _numpy_cnn_step(rng):
+    """conv3x3(32)-relu-pool-conv3x3(64)-relu-pool-dense(10) by im2col, NHWC, SGD."""
+    def he(shape, fan_in):
+        return (rng.standard_normal(shape) * np.sqrt(2 / fan_in)).astype(np.float32)
+
+    w1, b1 = he((9, 32), 9), np.zeros(32, np.float32)
+    w2, b2 = he((288, 64), 288), np.zeros(64, np.float32)
+    w3, b3 = he((1600, 10), 1600), np.zeros(10, np.float32)
+
+    def step(xb, yb):
+        n = len(xb)
+        cols1 = _columns(xb, 26, 26)
+        z1 = (cols1 @ w1 + b1).reshape(n, 26, 26, 32)
+        a1 = np.maximum(z1, 0)
+        p1, mask1 = _pool(a1)
+        cols2 = _columns(p1, 11, 11)
+        z2 = (cols2 @ w2 + b2).reshape(n, 11, 11, 64)
+        a2 = np.maximum(z2, 0)
+        p2, mask2 = _pool(a2)
+        flat = p2.reshape(n, 1600)
+        grad = _softmax_xent_grad(flat @ w3 + b3, yb)
+        grad_w3, grad_b3 = flat.T @ grad, grad.sum(axis=0)
+        d2 = _unpool((grad @ w3.T).reshape(n, 5, 5, 64), mask2, a2.shape)
+        d2 *= z2 > 0
+        d2 = d2.reshape(-1, 64)
+        grad_w2, grad_b2 = cols2.T @ d2, d2.sum(axis=0)
+        blocks = (d2 @ w2.T).reshape(n, 11, 11, 3, 3, 32)
+        d_p1 = np.zeros(p1.shape, np.float32)
+        for i in range(3):
+            for j in range(3):
+                d_p1[:, i:i + 11, j:j + 11] += blocks[:, :, :, i, j]
+        d1 = _unpool(d_p1, mask1, a1.shape)
+        d1 *= z1 > 0
+        d1 = d1.reshape(-1, 32)
+        grad_w1, grad_b1 = cols1.T @ d1, d1.sum(axis=0)
+        for param, g in ((w1, grad_w1), (b1, grad_b1), (w2, grad_w2), (b2, grad_b2),
+                         (w3, grad_w3), (b3, grad_b3)):
+            param -= LEARNING_RATE * g
+
+    return step
 
 
 RUNNERS = {"eagerflow": run_eagerflow, "numpy": run_numpy, "torch": run_torch,
@@ -223,8 +298,6 @@ def main(argv=None) -> int:
     for round_index in range(args.rounds):
         for workload in args.workloads:
             for framework in frameworks:
-                if framework == "numpy" and workload != "mlp":
-                    continue
                 out = subprocess.run(
                     [sys.executable, os.path.abspath(__file__), "--worker", framework,
                      workload], capture_output=True, text=True, timeout=1800, env=env)
