@@ -13,8 +13,9 @@ wins clearly.
 
 What fuses: the float32/float64 ops of `_EMIT` whose tensor inputs all have the output's
 dtype (Python-number operands become constants of that dtype, so float32 stays float32),
-with fully known shapes. Integer ops (floor division and modulo differ), comparisons,
-``where``, casts, float16 (numexpr computes it in float32) and every other op stay
+with fully known shapes; ``Pow`` only with a constant exponent (see `_fusable`). Integer
+ops (floor division and modulo differ), comparisons, ``where``, casts, float16 (numexpr
+computes it in float32) and every other op stay
 NumPy calls. A region never spans an op with effects (a variable write, a print, a
 Python call, a random draw, a branch or loop): its ops run where its results are needed,
 which must not move them past a write.
@@ -228,7 +229,18 @@ def _fusable(node) -> bool:
                 return False
         elif type(x) not in (int, float) or not np.isfinite(out.dtype.type(x)):
             return False
-    return True
+    # NumPy computes a power whose exponent is the same at every step of its loop (a scalar,
+    # or a broadcast or stride-0 array) as a square root when it is 0.5: -inf ** 0.5 is NaN
+    # and -0.0 ** 0.5 is -0.0, where numexpr's pow (C's) gives inf and 0.0. Only a constant
+    # exponent says which NumPy does, and `_steps` writes 0.5 as a square root.
+    return node.op.name != "Pow" or _constant(node.inputs[1]) is not None
+
+
+def _constant(x):
+    """The value of a Python number or of a 0-d trace-time constant, else None."""
+    if not _is_symbolic(x):
+        return x
+    return x._const if x._const is not None and x.ndim == 0 else None
 
 
 def _elements(t) -> int:
@@ -316,7 +328,9 @@ def _steps(cone):
         args = [x if _is_symbolic(x) else ("const", dtype.type(x)) for x in node.inputs]
         result = id(node.outputs[0])
         one, zero = ("const", dtype.type(1)), ("const", dtype.type(0))
-        if kind == "op":
+        if name == "pow" and dtype.type(_constant(node.inputs[1])) == 0.5:
+            steps.append(("op1", "sqrt", result, args[:1]))  # as NumPy does (`_fusable`)
+        elif kind == "op":
             steps.append(("op" if len(args) == 2 else "op1", name, result, args))
         elif kind == "func":
             steps.append(("func" if len(args) == 2 else "func1", name, result, args))

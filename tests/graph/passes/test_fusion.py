@@ -367,3 +367,157 @@ def test_check_numerics_plans_are_not_fused_and_name_the_op():
             fn(ef.constant(np.zeros(4, np.float32)))
     finally:
         ef.debugging.disable_check_numerics()
+
+
+# -- property: random elementwise graphs, fused against eager ------------------------------
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 3.0, 40.0, -40.0, 1e30, -1e30, float("inf"),
+            float("-inf"), float("nan")]
+_PROP_UNARY = {
+    "neg": ef.negative, "abs": ef.abs, "exp": ef.exp, "log": ef.log, "sqrt": ef.sqrt,
+    "square": ef.square, "tanh": ef.tanh, "sigmoid": ef.sigmoid, "relu": ef.nn.relu,
+    "floor": ef.floor, "sign": ef.sign, "reciprocal": ef.math.reciprocal,
+    "log1p": ef.log1p, "expm1": ef.math.expm1, "sin": ef.sin,
+    "to_float64": lambda a: ef.cast(a, ef.float64), "to_float32": lambda a: ef.cast(a, ef.float32),
+}
+_PROP_BINARY = {
+    "add": ef.add, "sub": ef.subtract, "mul": ef.multiply, "div": ef.divide,
+    "maximum": ef.maximum, "minimum": ef.minimum, "pow": ef.pow,
+    "squared_difference": ef.math.squared_difference,
+}
+
+
+@st.composite
+def elementwise_graphs(draw):
+    """Steps over a pool of values (three inputs of shapes (3, 1), (1, 4) and ()): unary
+    ops, binary ops with another value or a Python constant, and ``where`` over a
+    comparison. Operands of mixed dtypes are cast to the first one's dtype."""
+    steps = []
+    for _ in range(draw(st.integers(2, 10))):
+        kind = draw(st.sampled_from(["unary", "binary", "binary", "where"]))
+        a = draw(st.integers(0, 99))
+        if kind == "unary":
+            steps.append(("unary", draw(st.sampled_from(sorted(_PROP_UNARY))), a, None))
+        elif kind == "binary":
+            name = draw(st.sampled_from(sorted(_PROP_BINARY)))
+            if name == "pow":
+                other = draw(st.one_of(st.sampled_from([2, 3, -1, 0, 2.0, 0.5, -0.5, 1.5]),
+                                       st.integers(0, 99)))
+            else:
+                other = draw(st.one_of(st.integers(0, 99), st.sampled_from([0.0, 2.0, -0.5]),
+                                       st.floats(-3, 3, width=32)))
+            swap = draw(st.booleans())
+            steps.append(("binary", name, a, (other, swap)))
+        else:
+            steps.append(("where", draw(st.sampled_from(["greater", "less_equal"])), a,
+                          (draw(st.integers(0, 99)), draw(st.integers(0, 99)))))
+    outputs = draw(st.lists(st.integers(0, 99), min_size=1, max_size=3))
+    return steps, outputs
+
+
+def _build_elementwise(spec):
+    steps, outputs = spec
+
+    def body(x, y, z):
+        values = [x, y, z]
+
+        def pick(i):
+            return values[i % len(values)]
+
+        def like(v, ref):
+            return v if v.dtype == ref.dtype else ef.cast(v, ref.dtype)
+
+        for kind, name, a, other in steps:
+            first = values[-1 - a % min(len(values), 4)]  # mostly chains: regions to fuse
+            if kind == "unary":
+                values.append(_PROP_UNARY[name](first))
+            elif kind == "binary":
+                b, swap = other
+                if type(b) is int and not (name == "pow" and b < 10):
+                    b = like(pick(b), first)
+                elif type(b) is int:
+                    b = float(b) if first.dtype != ef.int32 else b
+                if name == "pow" and not isinstance(b, float | int):
+                    first = ef.abs(first) + 0.5  # tensor exponents: positive bases
+                pair = (b, first) if swap and name != "pow" else (first, b)
+                values.append(_PROP_BINARY[name](*pair))
+            else:
+                c, d = (like(pick(i), first) for i in other)
+                mask = getattr(ef.math, name)(first, c)
+                values.append(ef.where(mask, c, d * 2.0))
+        return tuple(values[3 + i % (len(values) - 3)] for i in outputs)
+
+    return body
+
+
+def _assert_same(got, want, what):
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} != eager {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != eager {want.shape}"
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: NaN")
+    np.testing.assert_array_equal(np.isposinf(got), np.isposinf(want), err_msg=f"{what}: +inf")
+    np.testing.assert_array_equal(np.isneginf(got), np.isneginf(want), err_msg=f"{what}: -inf")
+    finite = np.isfinite(want)
+    scale = np.abs(want[finite]) + 1.0
+    assert np.all(np.abs(got[finite] - want[finite]) <= 1e-4 * scale), f"{what}: values"
+
+
+@needs_numexpr
+@settings(max_examples=60, deadline=None)
+@given(spec=elementwise_graphs(), dtype=st.sampled_from([np.float32, np.float64]),
+       data=st.data())
+def test_random_elementwise_graphs_fused_equal_eager(spec, dtype, data):
+    """Fusion forced on everywhere: values (NaN and inf in the same places), dtypes and
+    gradients equal eager ones, inputs with zeros, negatives, huge values and non-finites."""
+    body = _build_elementwise(spec)
+    values = st.one_of(st.sampled_from(_SPECIAL), st.floats(-5, 5))
+    x = ef.constant(np.array(_SPECIAL, dtype).reshape(-1, 1))  # every special value
+    y = ef.constant(np.array(data.draw(st.lists(values, min_size=4, max_size=4)), dtype)
+                    .reshape(1, 4))
+    z = ef.constant(dtype(data.draw(values)))
+
+    def loss_grads(fn):
+        with ef.GradientTape() as tape:
+            tape.watch([x, y, z])
+            outs = fn(x, y, z)
+            loss = sum(ef.reduce_sum(ef.cast(o, ef.float64) * 1.5) for o in outs)
+        return outs, tape.gradient(loss, [x, y, z])
+
+    with np.errstate(all="ignore"), pytest.MonkeyPatch.context() as patch:
+        want, want_grads = loss_grads(body)
+        patch.setattr(fusion, "_GAIN", float("inf"))
+        fused = ef.function(body, jit_compile=True)
+        fused(x, y, z)  # the traced run is eager; the following calls run the plan
+        got, got_grads = loss_grads(fused)
+        got_again = fused(x, y, z)
+    for i, (g, g2, w) in enumerate(zip(got, got_again, want, strict=True)):
+        _assert_same(g.numpy(), w.numpy(), f"output {i}")
+        _assert_same(g2.numpy(), w.numpy(), f"output {i}, second call")
+    for i, (g, w) in enumerate(zip(got_grads, want_grads, strict=True)):
+        if w is None:
+            assert g is None or not np.any(g.numpy()), f"gradient {i}"
+        else:
+            _assert_same(g.numpy(), w.numpy(), f"gradient {i}")
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_pow_keeps_numpys_square_root_for_a_half_and_tensor_exponents_stay_numpy(
+        always_fuse, dtype):
+    # NumPy's power with a scalar exponent of 0.5 is a square root: (-inf) ** 0.5 is NaN and
+    # (-0.0) ** 0.5 is -0.0; C's pow (numexpr's) gives inf and 0.0. Fusion used to give inf.
+    x = ef.constant(np.array([-np.inf, -0.0, -2.0, 4.0, np.inf, np.nan], dtype))
+
+    def body(x):
+        return -ef.pow(x * 2.0, 0.5) + ef.pow(x * 3.0, 2) * ef.pow(x - 1.0, -1.5)
+
+    fused = ef.function(body)
+    types = optimized_types(fused, x)
+    assert FUSED in types and "Pow" not in types
+    with np.errstate(all="ignore"):
+        fused(x)
+        got, want = fused(x).numpy(), body(x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    # a tensor exponent may be 0.5 at run time: NumPy decides by its loop's strides
+    tensor_exponent = ef.function(lambda x, e: ef.pow(x * 2.0, e) * 3.0)
+    assert "Pow" in optimized_types(tensor_exponent, x, ef.constant(dtype(0.5)))
