@@ -13,9 +13,9 @@ wins clearly.
 
 What fuses: the float32/float64 ops of `_EMIT` whose tensor inputs all have the output's
 dtype (Python-number operands become constants of that dtype, so float32 stays float32),
-with fully known shapes; ``Pow`` only with a constant exponent (see `_fusable`). Integer
-ops (floor division and modulo differ), comparisons, ``where``, casts, float16 (numexpr
-computes it in float32) and every other op stay
+with fully known, non-empty shapes; ``Pow`` only with a constant exponent (see
+`_fusable`). Integer ops (floor division and modulo differ), comparisons, ``where``,
+casts, float16 (numexpr computes it in float32) and every other op stay
 NumPy calls. A region never spans an op with effects (a variable write, a print, a
 Python call, a random draw, a branch or loop): its ops run where its results are needed,
 which must not move them past a write.
@@ -221,7 +221,8 @@ def _fusable(node) -> bool:
     if node.op.name not in _EMIT or node.attrs or node.attr_inputs or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
-    if out.dtype not in _TYPECODE or None in out.shape or _elements(out) > _MAX_ELEMENTS:
+    # Empty results stay NumPy: numexpr broadcasts (3, 1) against (1, 0) to (1, 0), not (3, 0).
+    if out.dtype not in _TYPECODE or None in out.shape or not 0 < _elements(out) <= _MAX_ELEMENTS:
         return False
     for x in node.inputs:
         if _is_symbolic(x):

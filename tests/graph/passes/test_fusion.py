@@ -521,3 +521,39 @@ def test_pow_keeps_numpys_square_root_for_a_half_and_tensor_exponents_stay_numpy
     # a tensor exponent may be 0.5 at run time: NumPy decides by its loop's strides
     tensor_exponent = ef.function(lambda x, e: ef.pow(x * 2.0, e) * 3.0)
     assert "Pow" in optimized_types(tensor_exponent, x, ef.constant(dtype(0.5)))
+
+
+@needs_numexpr
+@pytest.mark.parametrize("shapes", [((3, 1), (1, 0)), ((0,), (0,)), ((0, 4), (4,)), ((), ())])
+def test_empty_and_scalar_shapes_keep_eager_shapes(always_fuse, shapes):
+    # numexpr broadcast (3, 1) against (1, 0) to (1, 0): empty results are not fused.
+    def body(x, y):
+        return ef.tanh(x * 2.0 + y) - y * 0.5
+
+    x, y = (ef.constant(np.full(s, 0.5, np.float32)) for s in shapes)
+    fused = ef.function(body)
+    assert (FUSED in optimized_types(fused, x, y)) == (shapes == ((), ()))
+    fused(x, y)
+    got, want = fused(x, y), body(x, y)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+
+
+@needs_numexpr
+def test_non_contiguous_inputs_and_results_kept_across_calls(always_fuse):
+    def body(x):
+        reversed_ = x[::-1] * 2.0 + 1.0  # negative strides
+        first = ef.broadcast_to(x[:1], [4])  # stride 0
+        return ef.tanh(reversed_) * ef.exp(first * 0.5) - first, ef.transpose(
+            ef.reshape(x, [2, 2])) * 3.0 + 1.0
+
+    fused = ef.function(body)
+    x = ef.constant(np.array([1.0, -2.0, 3.0, -4.0], np.float32))
+    assert optimized_types(fused, x).count(FUSED) == 2
+    fused(x)
+    first = fused(x)
+    kept = [t.numpy().copy() for t in first]
+    fused(ef.constant(np.array([9.0, 8.0, 7.0, 6.0], np.float32)))  # must not overwrite `first`
+    for got, want, old in zip(first, body(x), kept, strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        np.testing.assert_array_equal(got.numpy(), old)
