@@ -228,13 +228,19 @@ def _fusable(node) -> bool:
         if _is_symbolic(x):
             if x.dtype != out.dtype:
                 return False
-        elif type(x) not in (int, float) or not np.isfinite(out.dtype.type(x)):
+        elif type(x) not in (int, float) or not _representable(x, out.dtype):
             return False
     # NumPy computes a power whose exponent is the same at every step of its loop (a scalar,
     # or a broadcast or stride-0 array) as a square root when it is 0.5: -inf ** 0.5 is NaN
     # and -0.0 ** 0.5 is -0.0, where numexpr's pow (C's) gives inf and 0.0. Only a constant
     # exponent says which NumPy does, and `_steps` writes 0.5 as a square root.
     return node.op.name != "Pow" or _constant(node.inputs[1]) is not None
+
+
+def _representable(value, dtype) -> bool:
+    """Whether a finite Python number stays finite in `dtype` (1e39 is inf in float32)."""
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(dtype.type(value)))
 
 
 def _constant(x):

@@ -10,7 +10,9 @@ from eagerflow.graph import executor
 from eagerflow.graph.passes import fusion, pipeline
 from eagerflow.testing import check_gradients
 
-needs_numexpr = pytest.mark.skipif(not fusion.AVAILABLE, reason="numexpr is not installed")
+needs_numexpr = pytest.mark.skipif(
+    not fusion.AVAILABLE,
+    reason="needs numexpr, the optional `fast` extra: pip install -e '.[fast]'")
 FUSED = "FusedElementwise"
 
 
