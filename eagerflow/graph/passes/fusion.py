@@ -99,6 +99,7 @@ _NUMPY_CALL = 0.40e3  # ns per op of the plan (0.33 with two arrays, 0.49 with a
 _NUMEXPR_CALL = 0.9e3  # ns per program call (0.85 measured at 10 elements)
 _NUMEXPR_STEP = 6.0  # ns per instruction per call (per block of up to 4096 elements)
 _GAIN = 0.8  # fuse only when numexpr's estimate is below this share of NumPy's
+# (tests force every region to fuse, whatever it costs, by setting `_GAIN` to infinity)
 _MAX_ELEMENTS = 1 << 16  # larger results are never fused (NumPy is faster per element)
 _MAX_REGISTERS = 255  # numexpr numbers registers with one byte; 255 means "none"
 _MAX_INPUTS = 30  # NumPy's iterator takes a limited number of operands

@@ -573,3 +573,28 @@ def test_non_contiguous_inputs_and_results_kept_across_calls(always_fuse):
     for got, want, old in zip(first, body(x), kept, strict=True):
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
         np.testing.assert_array_equal(got.numpy(), old)
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float16, np.float32, bool])
+def test_floor_division_modulo_overflow_and_bool_keep_numpy_semantics(always_fuse, dtype):
+    # numexpr's integer // and % truncate toward zero, its float16 is float32 and it has no
+    # unsigned wrap-around: none of these fuse, and floor division/modulo of floats neither.
+    def body(x):
+        if dtype is bool:
+            return ef.math.logical_xor(ef.math.logical_and(x, ef.math.logical_not(x[::-1])), x[:1])
+        big = (x * 3 + 1) * (x - 2)  # int32 and uint8 wrap around as in NumPy
+        return big // 4 - big % 3 + ef.abs(x) * x
+
+    values = {"i": [-7, -1, 0, 5, 100, 2**20], "f": [-7, -1, 0, 5, 100, 2000],
+              "u": [0, 1, 200], "b": [1, 0, 1, 1, 0]}[np.dtype(dtype).kind]
+    x = ef.constant(np.array(values, np.int64).astype(dtype))
+    fused = ef.function(body, jit_compile=True)
+    types = optimized_types(fused, x)
+    assert (FUSED in types) == (dtype == np.float32)  # only abs(x) * x, not // or %
+    assert {"FloorDiv", "FloorMod"} <= set(types) or dtype is bool
+    with np.errstate(all="ignore"):
+        fused(x)
+        got, want = fused(x).numpy(), body(x).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
