@@ -598,3 +598,24 @@ def test_floor_division_modulo_overflow_and_bool_keep_numpy_semantics(always_fus
         got, want = fused(x).numpy(), body(x).numpy()
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@needs_numexpr
+def test_values_captured_by_branches_and_returned_inputs(always_fuse):
+    def body(x, flag):
+        a = x * 2.0 + 1.0  # read inside the branches: must be materialised
+        b = ef.tanh(a) * 3.0
+        if flag > 0:
+            out = a * 5.0 - 1.0
+        else:
+            out = ef.exp(a) * -1.0
+        return out + b, x
+
+    x = ef.constant(np.array([0.5, -1.0, 2.0], np.float32))
+    fused = ef.function(body)
+    for flag in (ef.constant(1), ef.constant(-1)):
+        assert FUSED in optimized_types(fused, x, flag)
+        fused(x, flag)
+        (got, same), (want, _) = fused(x, flag), body(x, flag)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        np.testing.assert_array_equal(same.numpy(), x.numpy())
