@@ -397,7 +397,7 @@ def _compile(cone, out):
     free: list = []
     register: dict = {}
     temps = 0
-    program = []
+    instructions = []
     for i, (kind, name, result, args) in enumerate(steps):
         operands = []
         for a in args:
@@ -420,11 +420,13 @@ def _compile(cone, out):
             target = first_temp + temps
             temps += 1
         register[result] = target
-        program.append(_encode(kind, name, code, target, operands))
-    if first_temp + temps > _MAX_REGISTERS:
+        instructions.append((kind, name, target, operands))
+    if first_temp + temps > _MAX_REGISTERS:  # checked before any register is encoded
         return None
+    program = b"".join(_encode(kind, name, code, target, operands)
+                       for kind, name, target, operands in instructions)
     kernel = _vm.NumExpr(code.encode() * len(inputs), code.encode() * temps,
-                         b"".join(program), tuple(constants),
+                         program, tuple(constants),
                          tuple(f"x{i}" for i in range(len(inputs))))
     return kernel, inputs
 

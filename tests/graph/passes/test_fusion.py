@@ -619,3 +619,18 @@ def test_values_captured_by_branches_and_returned_inputs(always_fuse):
         (got, same), (want, _) = fused(x, flag), body(x, flag)
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
         np.testing.assert_array_equal(same.numpy(), x.numpy())
+
+
+@needs_numexpr
+def test_regions_beyond_numexprs_registers_run_unfused():
+    # 260 distinct constants need more than numexpr's 255 registers: compiling the plan
+    # used to raise "bytes must be in range(0, 256)" (with the default cost model).
+    def wide(x):
+        scaled = [x * float(i + 1) for i in range(260)]
+        return sum(ef.sin(v) for v in scaled[::-1])
+
+    x = ef.constant(np.linspace(-1, 1, 4, dtype=np.float32))
+    fn = ef.function(wide)
+    assert FUSED not in optimized_types(fn, x)
+    fn(x)
+    np.testing.assert_allclose(fn(x).numpy(), wide(x).numpy(), rtol=1e-5, atol=1e-5)
