@@ -634,3 +634,22 @@ def test_regions_beyond_numexprs_registers_run_unfused():
     assert FUSED not in optimized_types(fn, x)
     fn(x)
     np.testing.assert_allclose(fn(x).numpy(), wide(x).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@needs_numexpr
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_of_very_negative_inputs_is_tiny_not_zero_as_eager(always_fuse, dtype):
+    # Fused as 1 / (1 + e^-x), sigmoid(-100) was 0 where eager gives e^-100 (float32:
+    # 3.7e-44), so dividing by it (or by 0) gave NaN instead of inf.
+    x = ef.constant(np.array([-50.0, -400.0, -0.0, 3.0, np.nan, np.inf, -np.inf], dtype))
+
+    def body(x):
+        s = ef.sigmoid(x * 2.0)
+        return s * 1.5, 1.0 / s
+
+    fused = ef.function(body)
+    assert FUSED in optimized_types(fused, x)
+    with np.errstate(all="ignore"):
+        fused(x)
+        for got, want in zip(fused(x), body(x), strict=True):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6, atol=0)
