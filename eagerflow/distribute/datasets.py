@@ -35,14 +35,20 @@ class ReplicaDataset(dataset.Dataset):
                 f"Received: {type(input_dataset).__name__}")
         self._inputs = (input_dataset,)
         self._replica_strategy = strategy  # fit: these batches are already this rank's
+        # evaluate / predict split a batch that does not divide (set while they read it)
+        self._exact_split = True
+        replication.share_shuffle_seeds(input_dataset, strategy)  # one order everywhere
 
     def _elements(self):
         strategy = self._replica_strategy
+        exact = self._exact_split
         with closing(self._inputs[0]._elements()) as elements:
             for element in elements:
                 yield replication.local_rows(element, strategy.rank,
                                              strategy.num_replicas_in_sync,
-                                             "distribute_dataset")
+                                             "distribute_dataset", exact=exact)
+        if not exact:
+            return  # evaluation: the end of the data is no training step to match
         # Reached only when the data ended (not when the reader stopped early): a rank
         # whose data ended while another still trains must fail, not hang. Only from the
         # main thread: a collective from a prefetching thread could interleave with the

@@ -25,6 +25,7 @@ import os
 import sys
 import time
 import traceback
+import zlib
 from typing import Any
 
 import numpy as np
@@ -62,6 +63,23 @@ def _world_communicator():
             "is not installed, so the ranks cannot talk to each other. Install the `mpi` "
             "extra: pip install 'eagerflow[mpi]'") from None
     return MPI.COMM_WORLD
+
+
+def _axes(axis, rank: int) -> tuple:
+    """`axis` (an int or a sequence of them, negative counting from the end) as sorted
+    non-negative ints, checked against a value of rank `rank`."""
+    items = axis if isinstance(axis, (list, tuple)) else (axis,)
+    axes = []
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or \
+                not -rank <= int(item) < rank:
+            raise ValueError(f"MPIStrategy.reduce: axis must be an int (or a list of ints) "
+                             f"in [-{rank}, {rank}) for a value of rank {rank}. Received: "
+                             f"axis={axis!r}")
+        axes.append(int(item) % rank)
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"MPIStrategy.reduce: axis {axis!r} names an axis twice")
+    return tuple(sorted(axes))
 
 
 def _install_abort_hook(comm) -> None:
@@ -159,14 +177,17 @@ class MPIStrategy:
             reduce_op: ``"sum"`` or ``"mean"`` (any case).
             value: a tensor, array or number (same dtype, and same shape but along `axis`,
                 on every rank).
-            axis: also reduce this axis (as TensorFlow's ``strategy.reduce(..., axis=0)``
-                does over the batch axis): the mean is then over all ranks' rows.
+            axis: also reduce this axis, or these axes (as TensorFlow's
+                ``strategy.reduce(..., axis=0)`` does over the batch axis): the mean is
+                then over all ranks' rows.
 
         Returns:
             A Tensor.
 
         Raises:
-            ValueError: for another `reduce_op`.
+            ValueError: for another `reduce_op`, a bad `axis`, or (on every rank) values
+                whose shapes or dtypes differ between the ranks.
+            TypeError: for a value that is not numeric (bool, string).
 
         Examples:
             >>> import eagerflow as ef
@@ -183,21 +204,49 @@ class MPIStrategy:
 
         if not isinstance(value, tensor.Tensor):
             value = creation.convert_to_tensor(value)
+        if value.dtype.kind not in "iufc":
+            raise TypeError(f"MPIStrategy.reduce: expected a numeric value (integer or "
+                            f"floating point); got dtype {value.dtype.name}. Cast it first, "
+                            "e.g. ef.cast(value, 'int32').")
         parts = [value]
         if axis is not None:  # the global mean divides by every rank's rows
-            parts = [math.reduce_sum(value, axis=axis),
-                     math.cast(array_ops.shape(value)[axis], value.dtype)]
+            axes = _axes(axis, len(value.shape))
+            count = creation.convert_to_tensor(1, dtype=value.dtype)
+            for a in axes:
+                count = count * math.cast(array_ops.shape(value)[a], value.dtype)
+            parts = [math.reduce_sum(value, axis=list(axes)), count]
         if self._comm is not None:
             parts = python_ops.py_function(self._sum_of_replicas, parts,
                                            [part.dtype for part in parts])
         if op == "sum":
             return parts[0]
-        count = parts[1] if axis is not None else self.num_replicas_in_sync
-        return math.floordiv(parts[0], count) if value.dtype.kind in "iu" \
-            else parts[0] / count
+        divisor = parts[1] if axis is not None else self.num_replicas_in_sync
+        return math.floordiv(parts[0], divisor) if value.dtype.kind in "iu" \
+            else parts[0] / divisor
 
     def _sum_of_replicas(self, *parts):
-        return self._allreduce([np.asarray(part) for part in parts], "sum")
+        arrays = [np.asarray(part) for part in parts]
+        self._check_same_layout(arrays, "MPIStrategy.reduce")
+        return self._allreduce(arrays, "sum")
+
+    def _check_same_layout(self, arrays, function: str) -> None:
+        """Raises on every rank (never hangs or reduces mismatched buffers) unless every
+        rank passes arrays of the same shapes and dtypes: one tiny allreduce."""
+        from mpi4py import MPI
+
+        layout = repr([(a.shape, a.dtype.str) for a in arrays])
+        code = zlib.crc32(layout.encode())
+        bounds = np.array([code, -code], np.int64)  # max and -min in one MAX reduction
+        self._comm.Allreduce(MPI.IN_PLACE, bounds, op=MPI.MAX)
+        self._stats["allreduce_calls"] += 1
+        self._stats["allreduce_bytes"] += bounds.nbytes
+        if bounds[0] == -bounds[1]:
+            return
+        layouts = self._comm.allgather(layout)
+        described = "; ".join(f"rank {r}: {text}" for r, text in enumerate(layouts))
+        raise ValueError(f"{function}: every rank must pass values of the same shape and "
+                         f"dtype (reduce a differing axis with axis=...). Got (shape, dtype) "
+                         f"per value: {described}")
 
     def distribute_dataset(self, dataset: Any) -> Any:
         """Each rank's part of every global batch of `dataset` (batched with the global
@@ -209,8 +258,10 @@ class MPIStrategy:
         the main thread: apply ``prefetch`` before this, not after.
 
         Args:
-            dataset: an `ef.data.Dataset` of global batches (the same on every rank: give
-                its shuffle a seed).
+            dataset: an `ef.data.Dataset` of global batches, the same on every rank (its
+                `shuffle` stages are given rank 0's seeds here, a collective: call this on
+                every rank). Training needs batches that divide by N; `evaluate` and
+                `predict` split any batch.
 
         Returns:
             An `ef.data.Dataset` of this rank's rows; `fit` accepts it as it is.

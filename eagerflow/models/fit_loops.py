@@ -205,7 +205,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             callbacks.params["steps"] = seen
         if strategy is None:
             epoch_logs = pythonify_logs(model._epoch_logs(logs))
-        else:
+        else:  # moving statistics: the ranks' mean, before validation and checkpoints
+            replication.average_local_state(model, strategy)
             epoch_logs = replication.global_logs(model, logs, pythonify_logs)
         if not wants_batch_logs:
             _warn_nan(epoch_logs, epoch, seen - 1, callbacks)

@@ -2,14 +2,18 @@
 strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
 
 * Data: `batch_size` (or a Dataset's batch) is the global batch; every rank reads the
-  same global batches (array shuffles are drawn on rank 0 and broadcast; the first batch
-  of each epoch is compared across ranks) and keeps its rows ``[r * b, (r + 1) * b)``
+  same global batches (array shuffles are drawn on rank 0 and broadcast, a Dataset's
+  shuffle stages get rank 0's seeds; the first batch of each epoch is compared across
+  ranks) and keeps its rows ``[r * b, (r + 1) * b)``
   with ``b = B / N``. Training needs B divisible by N (else a clear error); evaluation and
   prediction split any batch. A Dataset with a `shard` stage, or one from
   `strategy.distribute_dataset`, already holds this rank's batches: used as it is.
 * Gradients: the model's optimizer averages them over the ranks (one fused allreduce per
   step, see `ef.distribute.DistributedOptimizer`); the variables are broadcast from rank 0
   when training starts (after `BackupAndRestore` may have restored them on the chief).
+* Local state: at the end of every epoch the model's non-trainable floating-point
+  variables (BatchNormalization's moving statistics, updated from each rank's rows) are
+  replaced by their mean over the ranks.
 * Logs: metric states are summed over the ranks (true of every built-in metric: totals,
   counts, confusion counts) before results are computed, so logs, `History` and
   `evaluate` are global and equal on every rank; other logged values are averaged.
@@ -111,6 +115,7 @@ class ReplicaData:
         self._presplit = getattr(source, "_replica_strategy", None) is not None
         self._sharded = not self._presplit and _is_sharded(source)
         self.steps = data.steps
+        share_shuffle_seeds(source, strategy)
         size = strategy.num_replicas_in_sync
         batch = getattr(data, "batch_size", None)
         if training and batch is not None and getattr(data, "num_samples", None):
@@ -129,6 +134,14 @@ class ReplicaData:
         strategy = self._strategy
         first = True
         split = not (self._presplit or self._sharded)
+        if self._presplit and not self._training:  # evaluation splits any batch size
+            source = self._data.source
+            source._exact_split = False
+            try:
+                yield from self._data.epoch()
+            finally:
+                source._exact_split = True
+            return
         for batch in self._data.epoch():
             if first and split:
                 codes = strategy._allgather_object(_fingerprint(batch))
@@ -136,9 +149,10 @@ class ReplicaData:
                     raise ValueError(
                         f"{self._function}: the ranks read different global batches (rank "
                         f"{strategy.rank} differs from another): every rank must see the same "
-                        "data in the same order. Give Dataset.shuffle a seed (or call "
-                        "ef.random.set_seed with one seed on every rank), or use "
-                        "strategy.distribute_dataset / Dataset.shard.")
+                        "data in the same order. The shuffle stages of a Dataset already take "
+                        "rank 0's seeds; seed any other random stage before `batch` (a random "
+                        "`map`, a generator) the same way on every rank, read the same files "
+                        "everywhere, or split the data yourself with Dataset.shard.")
             first = False
             if split:
                 batch = local_rows(batch, strategy.rank, strategy.num_replicas_in_sync,
@@ -146,6 +160,42 @@ class ReplicaData:
             yield batch
         if self._training:
             strategy._end_of_data()  # a rank out of data early: every rank raises
+
+
+def share_shuffle_seeds(dataset, strategy) -> None:
+    """Gives every `shuffle` stage of a Dataset pipeline rank 0's seed, so that all ranks
+    read the same global batches in the same order. (A shuffle's seed combines the global
+    seed with its own, as in tf.data: one ``ef.random.set_seed(rank)`` per rank would
+    otherwise give each rank another order, and each its rows of other batches.) Called on
+    every rank at the same point (one broadcast); anything but a Dataset is left as it is.
+    """
+    from eagerflow.data import dataset as dataset_lib
+    from eagerflow.data import iterator
+
+    if not isinstance(dataset, dataset_lib.Dataset):
+        return
+    shuffles, _ = iterator._pipeline_state(dataset)
+    seeds = strategy._broadcast_object([stage._seed for stage in shuffles])
+    if len(seeds) != len(shuffles):
+        raise ValueError(
+            f"MPIStrategy: rank {strategy.rank}'s dataset has {len(shuffles)} shuffle stages "
+            f"and rank 0's has {len(seeds)}: every rank must build the same pipeline")
+    for stage, seed in zip(shuffles, seeds, strict=True):
+        stage._seed = tuple(seed)
+
+
+def average_local_state(model, strategy) -> None:
+    """Replaces each non-trainable floating-point variable of `model` (BatchNormalization's
+    moving mean and variance: each rank updates them from its own rows) by its mean over
+    the ranks, as TensorFlow reads such a variable under a multi-replica strategy. Summed
+    in float64, so a variable equal on every rank (frozen weights) keeps its exact value.
+    """
+    variables = [v for v in model.non_trainable_variables if v.dtype.kind == "f"]
+    if not variables:
+        return
+    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum")
+    for variable, total in zip(variables, sums, strict=True):
+        variable.assign((total / strategy.num_replicas_in_sync).astype(variable.dtype))
 
 
 def _is_sharded(dataset) -> bool:

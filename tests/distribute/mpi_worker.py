@@ -139,7 +139,8 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
                                    alone.trainable_variables, strict=True))
         np.testing.assert_allclose(float(mean_loss), float(whole), rtol=1e-5)
     calls = strategy.communication_stats()["allreduce_calls"] - before
-    assert calls == 4 * 2, calls  # per step: one gradient allreduce + the loss reduce
+    # per step: one gradient allreduce; the loss reduce checks the shapes match, then sums
+    assert calls == 4 * 3, calls
     assert _same_everywhere(comm, net.get_weights())
     for got, want in zip(net.get_weights(), alone.get_weights(), strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
@@ -207,6 +208,109 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     else:
         raise AssertionError("uneven shards did not raise")
     _ok("out_of_data_error", rank)
+    _user_scenarios(ef, np, comm, strategy, x, y)
+
+
+def _user_scenarios(ef, np, comm, strategy, x, y):  # noqa: PLR0915 - one launch
+    """What users ran into (the ranks were seeded differently in `main`)."""
+    rank = strategy.rank
+    loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    # 11. A seeded shuffle (whose order also depends on the per-rank global seed) and an
+    #     unseeded one: every rank reads rank 0's order, so each element is seen once.
+    for seed in (5, None):
+        ds = ef.data.Dataset.range(16).shuffle(16, seed=seed).batch(4)
+        local = strategy.distribute_dataset(ds)
+        for _ in range(2):  # and again, reshuffled, in the next pass
+            seen = comm.allgather([b.numpy().tolist() for b in local])
+            assert sorted(v for r in seen for b in r for v in b) == list(range(16)), seen
+    with strategy.scope():
+        model = _mlp(ef, input_shape=(8,))
+        model.compile(optimizer="sgd", loss=loss)
+    model.fit(ef.data.Dataset.from_tensor_slices((x, y)).shuffle(256, seed=3).batch(64),
+              epochs=1, verbose=0)  # the ranks' first batches are compared: equal
+    assert _same_everywhere(comm, model.get_weights())
+    _ok("shuffle_seeds_shared", rank)
+
+    # 12. evaluate / predict on strategy.distribute_dataset with a last batch of 1 row.
+    reference = _mlp(ef, input_shape=(8,))
+    reference.compile(loss=loss)
+    reference.set_weights(model.get_weights())
+    rows = ef.data.Dataset.from_tensor_slices((x[:101], y[:101])).batch(50)
+    np.testing.assert_allclose(model.evaluate(strategy.distribute_dataset(rows), verbose=0),
+                               reference.evaluate(rows, verbose=0), rtol=1e-5)
+    inputs = ef.data.Dataset.from_tensor_slices(x[:101]).batch(50)
+    np.testing.assert_allclose(model.predict(strategy.distribute_dataset(inputs), verbose=0),
+                               reference.predict(x[:101], verbose=0), rtol=1e-5, atol=1e-6)
+    _ok("distributed_dataset_evaluation", rank)
+
+    # 13. BatchNormalization: each rank normalizes by its own rows' statistics; fit
+    #     averages the moving statistics at each epoch's end, so replicas stay equal.
+    with strategy.scope():
+        bn = ef.Sequential([ef.layers.Dense(8, input_shape=(8,)),
+                            ef.layers.BatchNormalization(), ef.layers.Dense(3)])
+        bn.compile(optimizer="adam", loss=loss)
+    bn.fit(x, y, batch_size=64, epochs=1, verbose=0, validation_data=(x[:50], y[:50]))
+    assert _same_everywhere(comm, bn.get_weights())
+    assert _same_everywhere(comm, [bn.predict(x[:11], batch_size=5, verbose=0)])
+    _ok("batchnorm_moving_statistics", rank)
+
+    # 14. EarlyStopping (restoring the best weights) stops every rank at the epoch one
+    #     process stops at; ReduceLROnPlateau lowers the rate alike.
+    def stopping():
+        return [ef.callbacks.EarlyStopping(patience=1, restore_best_weights=True),
+                ef.callbacks.ReduceLROnPlateau(patience=0, factor=0.5)]
+
+    with strategy.scope():
+        early = _mlp(ef, input_shape=(8,))
+        early.compile(optimizer=ef.optim.SGD(0.5), loss=loss)
+    alone = _mlp(ef, input_shape=(8,))
+    alone.compile(optimizer=ef.optim.SGD(0.5), loss=loss)
+    alone.set_weights(early.get_weights())
+    wrong = (x[:64], (y[:64] + 1) % 3)  # a validation set that soon gets worse
+    got = early.fit(x, y, batch_size=64, epochs=20, verbose=0, shuffle=False,
+                    validation_data=wrong, callbacks=stopping())
+    want = alone.fit(x, y, batch_size=64, epochs=20, verbose=0, shuffle=False,
+                     validation_data=wrong, callbacks=stopping())
+    assert got.epoch == want.epoch and len(got.epoch) < 20, (got.epoch, want.epoch)
+    np.testing.assert_allclose(got.history["learning_rate"], want.history["learning_rate"])
+    for mine, single in zip(early.get_weights(), alone.get_weights(), strict=True):
+        np.testing.assert_allclose(mine, single, rtol=2e-5, atol=2e-6)
+    assert _same_everywhere(comm, early.get_weights())
+    _ok("early_stopping", rank)
+
+    # 15. global_clipnorm in a hand-written loop clips the averaged gradient.
+    with strategy.scope():
+        net = _mlp(ef, input_shape=(8,))
+    single_net = _mlp(ef, input_shape=(8,))
+    single_net.set_weights(net.get_weights())
+    clipped = ef.distribute.DistributedOptimizer(ef.optim.SGD(1.0, global_clipnorm=0.05))
+    single = ef.optim.SGD(1.0, global_clipnorm=0.05)
+    for start in (0, 64):
+        part = slice(start + 32 * rank, start + 32 * (rank + 1))
+        with ef.GradientTape() as tape:
+            value = loss(y[part], net(x[part]))
+        clipped.apply_gradients(zip(tape.gradient(value, net.trainable_variables),
+                                    net.trainable_variables, strict=True))
+        with ef.GradientTape() as tape:
+            value = loss(y[start:start + 64], single_net(x[start:start + 64]))
+        single.apply_gradients(zip(tape.gradient(value, single_net.trainable_variables),
+                                   single_net.trainable_variables, strict=True))
+    assert _same_everywhere(comm, net.get_weights())
+    for mine, want_w in zip(net.get_weights(), single_net.get_weights(), strict=True):
+        np.testing.assert_allclose(mine, want_w, rtol=2e-5, atol=2e-6)
+    _ok("clipping_after_averaging", rank)
+
+    # 16. strategy.reduce over several axes; mismatched values raise on every rank.
+    value = ef.constant([[1.0, 2.0]]) * (rank + 1)
+    assert float(strategy.reduce("mean", value, axis=(0, -1))) == 9.0 / 4
+    try:
+        strategy.reduce("sum", ef.constant([1.0] * (1 + rank)))  # 1 value here, 2 there
+    except ValueError as e:
+        assert "rank 0: [((1,), '<f4')]; rank 1: [((2,), '<f4')]" in str(e), e
+    else:
+        raise AssertionError("values of different shapes were reduced")
+    _ok("reduce_checks_layout", rank)
 
 
 def fault(directory):

@@ -16,7 +16,9 @@ import pytest
 WORKER = pathlib.Path(__file__).with_name("mpi_worker.py")
 CHECKS = ["replicas_identical_after_fit", "equals_one_process", "evaluate_predict",
           "uneven_batch_error", "chief_writes", "custom_loop", "reduce", "sharding",
-          "backup_and_restore", "out_of_data_error"]
+          "backup_and_restore", "out_of_data_error", "shuffle_seeds_shared",
+          "distributed_dataset_evaluation", "batchnorm_moving_statistics", "early_stopping",
+          "clipping_after_averaging", "reduce_checks_layout"]
 
 
 def _mpiexec():

@@ -43,6 +43,19 @@ def test_reduce_refuses_other_operations():
     assert np.isnan(float(strategy.reduce("mean", ef.zeros([0]), axis=0)))
 
 
+def test_reduce_over_several_axes_and_its_argument_errors():
+    strategy = ef.distribute.MPIStrategy()
+    value = ef.constant([[1.0, 2.0], [3.0, 6.0]])
+    assert float(strategy.reduce("mean", value, axis=[0, -1])) == 3.0
+    assert strategy.reduce("sum", value, axis=-1).numpy().tolist() == [3.0, 9.0]
+    with pytest.raises(ValueError, match=r"axis must be an int .* in \[-2, 2\).*axis=2"):
+        strategy.reduce("sum", value, axis=2)
+    with pytest.raises(ValueError, match="names an axis twice"):
+        strategy.reduce("sum", value, axis=(1, -1))
+    with pytest.raises(TypeError, match="expected a numeric value.*got dtype bool"):
+        strategy.reduce("sum", ef.constant([True, False]))
+
+
 def test_launched_by_mpiexec_without_mpi4py_is_an_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py", None)
     monkeypatch.setenv("PMI_SIZE", "2")
