@@ -10,7 +10,7 @@ The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`
 layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
 ``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
 ``_allreduce(arrays, op)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
-``_reduce_gradients(grads)`` and ``_end_of_data()``.
+``_reduce_gradients(grads)``, ``_end_of_data()`` and ``_after_chief(action, function)``.
 
 Examples:
     >>> import eagerflow as ef
@@ -22,6 +22,7 @@ Examples:
 from __future__ import annotations
 
 import os
+import pickle
 import sys
 import time
 import traceback
@@ -41,6 +42,7 @@ from eagerflow.ops.typing import AxisLike
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
 _LAUNCH_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 _abort_hook_installed = False
+_CHIEF_NOTE_TAG = 7301  # point-to-point notes of `_after_chief` (below any MPI_TAG_UB)
 
 
 def _launched_by_mpi() -> bool:
@@ -148,6 +150,7 @@ class MPIStrategy:
         self.num_replicas_in_sync = 1 if self._comm is None else self._comm.Get_size()
         self.rank = 0 if self._comm is None else self._comm.Get_rank()
         self._first_bucket: Any = None  # (size, dtype) of the last step's first gradient bucket
+        self._notes: list = []  # the chief's pending notes to the other ranks (_after_chief)
         self.reset_communication_stats()
         if self._comm is not None:
             _install_abort_hook(self._comm)
@@ -404,6 +407,39 @@ class MPIStrategy:
         buffer = np.zeros(size, dtype)
         self._comm.Allreduce(MPI.IN_PLACE, buffer, op=MPI.SUM)
         self._check_flag(float(buffer[-1]), 0.0)
+
+    def _after_chief(self, action, function: str):
+        """Runs `action()` on the chief, and on every other rank once the chief's has
+        ended (so a file the chief wrote just before is complete when the others read it).
+        The chief only posts a note to each rank and waits for none: a call made on the
+        chief alone cannot hang. An error on the chief is raised on the waiting ranks too.
+        """
+        if self._comm is None:
+            return action()
+        if self.is_chief:
+            try:
+                result = action()
+            except Exception as error:
+                self._post_note(error, function)
+                raise
+            self._post_note(None, function)
+            return result
+        failure = self._comm.recv(source=0, tag=_CHIEF_NOTE_TAG)
+        if failure is not None:
+            raise failure
+        return action()
+
+    def _post_note(self, error, function: str) -> None:
+        note = error
+        if error is not None:
+            try:
+                pickle.loads(pickle.dumps(error))
+            except Exception:  # an error that does not survive pickling: its text
+                note = RuntimeError(f"{function} failed on rank 0: "
+                                    f"{type(error).__name__}: {error}")
+        self._notes = [request for request in self._notes if not request.Test()]
+        for rank in range(1, self.num_replicas_in_sync):
+            self._notes.append(self._comm.isend(note, dest=rank, tag=_CHIEF_NOTE_TAG))
 
     def _broadcast_object(self, obj):
         return obj if self._comm is None else self._comm.bcast(obj, root=0)

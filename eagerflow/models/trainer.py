@@ -772,6 +772,11 @@ class Trainer:
     def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
         """Loads variables saved by `save_weights`, `save` or an `ef.Checkpoint`.
 
+        Under `ef.distribute.MPIStrategy`, call it on every rank: rank 0 reads the file
+        first and each other rank after it, so all see a file rank 0 has just written (an
+        error on rank 0 is raised on every rank). Called on rank 0 alone, it cannot hang:
+        the other ranks then get its values when `fit` starts.
+
         Args:
             filepath: the file.
             skip_mismatch: skip (with a warning) values that do not fit instead of raising.
@@ -790,7 +795,15 @@ class Trainer:
         """
         from eagerflow import saving
 
-        return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+        def load():
+            return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+
+        strategy = replication.strategy_of(self)
+        if strategy is None:
+            return load()
+        # Under ef.distribute the other ranks read the file once rank 0 has read it: a
+        # file rank 0 has just written (save_weights, ModelCheckpoint) is complete then.
+        return strategy._after_chief(load, "load_weights")
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
              include_optimizer: bool = True) -> Any:

@@ -208,10 +208,10 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     else:
         raise AssertionError("uneven shards did not raise")
     _ok("out_of_data_error", rank)
-    _user_scenarios(ef, np, comm, strategy, x, y)
+    _user_scenarios(ef, np, comm, strategy, x, y, directory)
 
 
-def _user_scenarios(ef, np, comm, strategy, x, y):  # noqa: PLR0915 - one launch
+def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 - one launch
     """What users ran into (the ranks were seeded differently in `main`)."""
     rank = strategy.rank
     loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
@@ -311,6 +311,25 @@ def _user_scenarios(ef, np, comm, strategy, x, y):  # noqa: PLR0915 - one launch
     else:
         raise AssertionError("values of different shapes were reduced")
     _ok("reduce_checks_layout", rank)
+
+    # 17. Rank 0 writes, every rank loads at once: each reads the file just written (not
+    #     a missing or an older one); a missing file raises on every rank.
+    path = os.path.join(directory, "shared.weights.h5")
+    with strategy.scope():
+        copy = _mlp(ef, input_shape=(8,))
+    for step in range(3):
+        net.set_weights([np.full_like(w, step + 0.5) for w in net.get_weights()])
+        net.save_weights(path)
+        copy.load_weights(path)
+        for loaded, saved in zip(copy.get_weights(), net.get_weights(), strict=True):
+            np.testing.assert_array_equal(loaded, saved)
+    try:
+        copy.load_weights(os.path.join(directory, "missing.weights.h5"))
+    except ef.errors.NotFoundError:
+        pass
+    else:
+        raise AssertionError("a missing file loaded")
+    _ok("load_after_chief_save", rank)
 
 
 def fault(directory):
