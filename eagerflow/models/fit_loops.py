@@ -193,6 +193,9 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
                         replication.global_logs(model, logs, pythonify_logs)
                     _warn_nan(batch_logs, epoch, step, callbacks)
                     callbacks.on_train_batch_end(step, batch_logs)
+                if strategy is not None and wants_batch_logs:  # (the same on every rank)
+                    # A callback may stop one rank only (a time limit): all stop here.
+                    model.stop_training = replication.agree(strategy, model.stop_training)
                 if model.stop_training:
                     break
         if logs is None:
@@ -214,6 +217,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             val_logs = evaluate_loop(model, validation, verbose=0, callbacks=callbacks)
             epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
+        if strategy is not None:
+            model.stop_training = replication.agree(strategy, model.stop_training)
         if model.stop_training:
             break
     if model.optimizer is not None:  # Keras 3: with `use_ema`, end with the averaged weights

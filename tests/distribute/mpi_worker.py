@@ -331,6 +331,27 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
         raise AssertionError("a missing file loaded")
     _ok("load_after_chief_save", rank)
 
+    # 18. A callback that stops one rank only (a time limit, say), after a batch or an
+    #     epoch: every rank stops there (before, the others waited forever).
+    class StopHere(ef.callbacks.Callback):
+        def __init__(self, batch=None, epoch=None):
+            super().__init__()
+            self.batch, self.epoch = batch, epoch
+
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == self.batch:
+                self.model.stop_training = True
+
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == self.epoch:
+                self.model.stop_training = True
+
+    for stop in (StopHere(batch=1 + rank), StopHere(epoch=rank)):
+        history = model.fit(x, y, batch_size=64, epochs=3, verbose=0, callbacks=[stop])
+        assert history.epoch == [0], history.epoch
+        assert _same_everywhere(comm, model.get_weights())
+    _ok("one_rank_stops", rank)
+
 
 def fault(directory):
     import numpy as np

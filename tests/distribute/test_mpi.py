@@ -18,7 +18,8 @@ CHECKS = ["replicas_identical_after_fit", "equals_one_process", "evaluate_predic
           "uneven_batch_error", "chief_writes", "custom_loop", "reduce", "sharding",
           "backup_and_restore", "out_of_data_error", "shuffle_seeds_shared",
           "distributed_dataset_evaluation", "batchnorm_moving_statistics", "early_stopping",
-          "clipping_after_averaging", "reduce_checks_layout", "load_after_chief_save"]
+          "clipping_after_averaging", "reduce_checks_layout", "load_after_chief_save",
+          "one_rank_stops"]
 
 
 def _mpiexec():
