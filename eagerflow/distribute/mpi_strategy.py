@@ -152,6 +152,7 @@ class MPIStrategy:
         self._first_bucket: Any = None  # (size, dtype) of the last step's first gradient bucket
         self._notes: list = []  # the chief's pending notes to the other ranks (_after_chief)
         self.reset_communication_stats()
+        distribution.strategy_made(self)
         if self._comm is not None:
             _install_abort_hook(self._comm)
 

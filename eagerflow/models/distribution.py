@@ -35,6 +35,18 @@ import weakref
 from eagerflow.core import context
 
 _owners: dict[int, object] = {}  # id(object made under a scope) -> its strategy
+_replica_counts: set[int] = set()  # num_replicas_in_sync of the strategies made so far
+
+
+def strategy_made(strategy) -> None:
+    """Called by a strategy when it is made: `fit` warns when a model trains outside
+    every strategy of a process that is one of several replicas."""
+    _replica_counts.add(int(getattr(strategy, "num_replicas_in_sync", 1)))
+
+
+def replicas_expected() -> int:
+    """The largest replica count of the strategies made in this process (1 if none)."""
+    return max(_replica_counts, default=1)
 
 
 @contextlib.contextmanager

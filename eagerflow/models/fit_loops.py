@@ -153,6 +153,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     if strategy is not None:  # one replica of several (see models/replication.py)
         data = replication.ReplicaData(data, strategy, "fit", training=True)
         replication.prepare_training(model, strategy)
+    else:
+        replication.warn_if_unreplicated(model, "fit")
     callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps, strategy,
                                do_validation=validation is not None)
     train_function = model._make_train_function()

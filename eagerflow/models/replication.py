@@ -38,7 +38,7 @@ import zlib
 
 import numpy as np
 
-from eagerflow.core import nest
+from eagerflow.core import errors, nest
 from eagerflow.models import distribution
 
 
@@ -55,6 +55,20 @@ def strategy_of(model):
     if strategy is None or getattr(strategy, "num_replicas_in_sync", 1) <= 1:
         return None
     return strategy
+
+
+def warn_if_unreplicated(model, function: str) -> None:
+    """Warns (once) when this process is one of several replicas of a strategy but
+    `model` belongs to none: every rank then trains its own copy on all the data."""
+    replicas = distribution.replicas_expected()
+    if replicas > 1:
+        errors.warn_once(
+            "fit-outside-strategy",
+            f"{function}: this process is one of {replicas} replicas of an MPIStrategy, but "
+            f"the model (`{getattr(model, 'name', type(model).__name__)}`) was not made under "
+            "`strategy.scope()`: each rank trains its own copy on all of the data, and every "
+            "rank writes its files. Create (and compile) the model inside "
+            "`with strategy.scope():` to train one model over the ranks.", stacklevel=4)
 
 
 def is_writer(model) -> bool:

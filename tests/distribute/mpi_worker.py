@@ -7,6 +7,7 @@ traceback. Nothing runs on import (pytest collects this file's doctests).
 
 import os
 import sys
+import warnings
 import zlib
 
 
@@ -72,8 +73,12 @@ def main(directory):  # noqa: PLR0915 - one launch, many checks (each launch cos
     reference.set_weights(model.get_weights())
     history = model.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
                         validation_data=(x[:75], y[:75]))
-    expected = reference.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
-                             validation_data=(x[:75], y[:75]))
+    with warnings.catch_warnings(record=True) as caught:  # made outside the scope
+        warnings.simplefilter("always")
+        expected = reference.fit(x, y, batch_size=64, epochs=3, verbose=0, shuffle=False,
+                                 validation_data=(x[:75], y[:75]))
+    assert any("was not made under `strategy.scope()`" in str(w.message) for w in caught), [
+        str(w.message) for w in caught]
     for got, want in zip(model.get_weights(), reference.get_weights(), strict=True):
         np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
     assert _same_everywhere(comm, model.get_weights())
