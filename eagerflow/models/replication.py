@@ -205,6 +205,9 @@ def average_local_state(model, strategy) -> None:
     in float64, so a variable equal on every rank (frozen weights) keeps its exact value.
     """
     variables = [v for v in model.non_trainable_variables if v.dtype.kind == "f"]
+    # Only those that differ somewhere travel (a frozen backbone's weights do not).
+    codes = strategy._allgather_object([_fingerprint(v.numpy()) for v in variables])
+    variables = [v for i, v in enumerate(variables) if len({c[i] for c in codes}) > 1]
     if not variables:
         return
     sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum")
