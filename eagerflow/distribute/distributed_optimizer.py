@@ -21,12 +21,13 @@ def DistributedOptimizer(optimizer: Any,
                          strategy: Any = None) -> Any:  # noqa: N802 - Horovod's name
     """Makes `optimizer` average its gradients over the ranks in every update.
 
-    For hand-written training loops: ``apply_gradients`` (and so ``minimize``) first
-    replaces each gradient by its mean over the ranks, with one fused allreduce per step
-    (all gradients packed into one contiguous buffer per dtype), eagerly or inside
-    `ef.function` (where the allreduce is a graph op run on every call). The update
-    (clipping, weight decay, the rule) then runs on identical gradients on every rank, so
-    replicas that start equal stay bitwise identical. `fit` does this by itself.
+    ``apply_gradients`` (and so ``minimize``) first replaces each gradient by its mean
+    over the ranks, with one fused allreduce per step (all gradients packed into one
+    contiguous buffer per dtype), eagerly or inside `ef.function` (where the allreduce is
+    a graph op run on every call). The update (clipping, weight decay, the rule) then runs
+    on identical gradients on every rank, so replicas that start equal stay bitwise
+    identical. An optimizer made under ``strategy.scope()`` already does this, and `fit`
+    makes the model's own optimizer do it: this is for one made outside the scope.
 
     The optimizer is changed in place and returned (its slots, checkpoints and config are
     those of the optimizer). Every rank must call it at the same steps with the same

@@ -78,9 +78,23 @@ def object_created(obj, variable=False) -> None:
     if strategy is not None and id(obj) not in _owners:
         _owners[id(obj)] = strategy
         weakref.finalize(obj, _owners.pop, id(obj), None)  # the entry goes with its object
+        _reduce_gradients_of(obj, strategy)
     if strategy is not None and variable:
         with context.eager_scope():  # a real, one-time write even while tracing
             strategy._variable_created(obj)
+
+
+def _reduce_gradients_of(obj, strategy) -> None:
+    """An optimizer made under the scope averages its gradients over the ranks in every
+    update (as TensorFlow's optimizers do under a strategy): also one that `fit` does not
+    know of (a GAN's two optimizers in a custom `train_step`)."""
+    reducer = getattr(strategy, "_reduce_gradients", None)
+    if reducer is None:
+        return
+    from eagerflow.optim import optimizer as optimizer_lib
+
+    if isinstance(obj, optimizer_lib.Optimizer):
+        obj.__dict__["_gradient_reducer"] = reducer
 
 
 def announce(owner, variable, parent=None) -> None:

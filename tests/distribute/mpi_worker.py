@@ -357,6 +357,42 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
         assert _same_everywhere(comm, model.get_weights())
     _ok("one_rank_stops", rank)
 
+    # 19. Optimizers made under the scope average their gradients even when fit does not
+    #     know them (a custom train_step with two optimizers) or no DistributedOptimizer
+    #     wraps them (a hand-written loop).
+    class TwoOptimizers(ef.Model):
+        def __init__(self):
+            super().__init__()
+            self.first, self.second = ef.layers.Dense(4), ef.layers.Dense(3)
+
+        def call(self, inputs, training=False):
+            return self.second(self.first(inputs))
+
+        def compile(self, first, second):
+            super().compile()
+            self.first_optimizer, self.second_optimizer = first, second
+
+        def train_step(self, data):
+            features, labels = data
+            with ef.GradientTape(persistent=True) as tape:
+                value = loss(labels, self(features, training=True))
+            for layer, optimizer in ((self.first, self.first_optimizer),
+                                     (self.second, self.second_optimizer)):
+                grads = tape.gradient(value, layer.trainable_variables)
+                optimizer.apply_gradients(zip(grads, layer.trainable_variables, strict=True))
+            return {"loss": value}
+
+    with strategy.scope():
+        gan_like = TwoOptimizers()
+        gan_like.compile(ef.optim.SGD(0.1), ef.optim.Adam(0.01))
+    gan_like.fit(x, y, batch_size=64, epochs=1, verbose=0)
+    assert _same_everywhere(comm, gan_like.get_weights())
+    with strategy.scope():
+        weight, plain = ef.Variable([1.0]), ef.optim.SGD(1.0)
+    plain.apply_gradients([(ef.constant([float(rank + 1)]), weight)])  # mean 1.5
+    assert weight.numpy().tolist() == [-0.5], weight.numpy()
+    _ok("optimizers_made_in_scope_average", rank)
+
 
 def fault(directory):
     import numpy as np
