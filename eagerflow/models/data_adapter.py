@@ -521,10 +521,14 @@ class _PyDatasetData:
         weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
         return pack_x_y_sample_weight(x, y, weights)
 
+    def _draw_order(self, count: int) -> list:
+        """This epoch's batch order (replaced under a strategy: drawn on rank 0 only)."""
+        return random_lib.get_global_generator()._rng.permutation(count).tolist()
+
     def epoch(self):
         order = range(self.count)
         if self.shuffle:
-            order = random_lib.get_global_generator()._rng.permutation(self.count).tolist()
+            order = self._draw_order(self.count)
         for index, batch in enumerate(self.source._batches(list(order)[:self.steps])):
             yield self._convert(batch)
             if index + 1 == self.steps:

@@ -393,6 +393,19 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
     assert weight.numpy().tolist() == [-0.5], weight.numpy()
     _ok("optimizers_made_in_scope_average", rank)
 
+    # 20. A PyDataset, shuffled by default: its batch order is drawn on rank 0 (the
+    #     ranks' differing seeds drew different orders, and fit refused them).
+    class Batches(ef.utils.PyDataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, index):
+            return x[64 * index:64 * (index + 1)], y[64 * index:64 * (index + 1)]
+
+    model.fit(Batches(), epochs=2, verbose=0)
+    assert _same_everywhere(comm, model.get_weights())
+    _ok("pydataset_shuffled", rank)
+
 
 def fault(directory):
     import numpy as np

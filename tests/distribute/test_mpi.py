@@ -19,7 +19,8 @@ CHECKS = ["replicas_identical_after_fit", "equals_one_process", "evaluate_predic
           "backup_and_restore", "out_of_data_error", "shuffle_seeds_shared",
           "distributed_dataset_evaluation", "batchnorm_moving_statistics", "early_stopping",
           "clipping_after_averaging", "reduce_checks_layout", "load_after_chief_save",
-          "one_rank_stops", "optimizers_made_in_scope_average"]
+          "one_rank_stops", "optimizers_made_in_scope_average",
+          "pydataset_shuffled"]
 
 
 def _mpiexec():
