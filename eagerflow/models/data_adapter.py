@@ -526,9 +526,7 @@ class _PyDatasetData:
         return random_lib.get_global_generator()._rng.permutation(count).tolist()
 
     def epoch(self):
-        order = range(self.count)
-        if self.shuffle:
-            order = self._draw_order(self.count)
+        order = self._draw_order(self.count) if self.shuffle else list(range(self.count))
         for index, batch in enumerate(self.source._batches(list(order)[:self.steps])):
             yield self._convert(batch)
             if index + 1 == self.steps:
