@@ -774,8 +774,9 @@ class Trainer:
 
         Under `ef.distribute.MPIStrategy`, call it on every rank: rank 0 reads the file
         first and each other rank after it, so all see a file rank 0 has just written (an
-        error on rank 0 is raised on every rank). Called on rank 0 alone, it cannot hang:
-        the other ranks then get its values when `fit` starts.
+        error on rank 0 is raised on every rank; rank 0 waits for none of them, so it must
+        not overwrite the file before a collective, a training step, say). Called on rank
+        0 alone, it cannot hang: the other ranks then get its values when `fit` starts.
 
         Args:
             filepath: the file.

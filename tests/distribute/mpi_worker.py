@@ -328,6 +328,9 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
         copy.load_weights(path)
         for loaded, saved in zip(copy.get_weights(), net.get_weights(), strict=True):
             np.testing.assert_array_equal(loaded, saved)
+        # Rank 0 must not overwrite the file before the others have read it: any
+        # collective in between (a training step) orders that.
+        strategy.reduce("sum", 0)
     try:
         copy.load_weights(os.path.join(directory, "missing.weights.h5"))
     except ef.errors.NotFoundError:
