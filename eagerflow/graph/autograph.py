@@ -60,6 +60,8 @@ import types
 import weakref
 from typing import Any
 
+import numpy as np
+
 from eagerflow.core import context, errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.graph import control_flow, conversion, graph
@@ -123,23 +125,61 @@ def not_(value):
 
 
 def and_(left, right):
-    """``left() and right()``: `ef.logical_and` when either side is a tensor."""
+    """``left() and right()``: as Python for Python values and known tensors; for a tensor
+    known only when the graph runs, `ef.cond` evaluates `right` only when `left` is true
+    (its ops and effects run only then), as TensorFlow's AutoGraph does."""
     a = left()
     if not _is_tensor(a):
         return a and right()
-    from eagerflow.ops import logic
-
-    return logic.logical_and(_as_bool(a), _as_bool(right()))
+    if not _is_graph_tensor(a):
+        return right() if _python_bool(a, "and") else a
+    return _lazy_bool(a, right, "and")
 
 
 def or_(left, right):
-    """``left() or right()``: `ef.logical_or` when either side is a tensor."""
+    """``left() or right()``: `right` runs only when `left` is false (see `and_`)."""
     a = left()
     if not _is_tensor(a):
         return a or right()
-    from eagerflow.ops import logic
+    if not _is_graph_tensor(a):
+        return a if _python_bool(a, "or") else right()
+    return _lazy_bool(a, right, "or")
 
-    return logic.logical_or(_as_bool(a), _as_bool(right()))
+
+def _bool_operand(value, op, side):
+    """An operand of a tensor ``and``/``or`` as a scalar bool tensor, or a clear error."""
+    from eagerflow.ops import array, creation
+
+    if isinstance(value, Variable):
+        value = value.value
+    if isinstance(value, Undefined):
+        value._error()
+    if isinstance(value, (bool, np.bool_)):
+        return creation.convert_to_tensor(bool(value))
+    if not isinstance(value, tensor.Tensor) or value.dtype.kind != "b":
+        what = (f"a {value.dtype.name} tensor" if isinstance(value, tensor.Tensor)
+                else f"{type(value).__name__} {value!r}")
+        raise TypeError(
+            f"ef.function: the {side} operand of `{op}` is {what}; `{op}` on a tensor known "
+            f"only when the graph runs becomes ef.cond and needs bool tensors (as in "
+            f"TensorFlow). Compare first (e.g. `x != 0`), or choose values with ef.where.")
+    if any(d != 1 for d in value.shape):
+        raise errors.InvalidArgumentError(
+            f"ef.function: the {side} operand of `{op}` is a bool tensor of shape "
+            f"{tuple(value.shape)}; `{op}` needs a scalar. For an elementwise result use "
+            f"ef.logical_{op}, or reduce first (ef.reduce_all, ef.reduce_any).")
+    return array.reshape(value, []) if value.shape else value
+
+
+def _lazy_bool(a, right, op):
+    a = _bool_operand(a, op, "left")
+
+    def rest():
+        return _bool_operand(right(), op, "right")
+
+    if op == "and":
+        return control_flow.cond(a, rest, lambda: a)
+    return control_flow.cond(a, lambda: a, rest)
 
 
 def _as_bool(value):
