@@ -373,17 +373,33 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
                 raise NameError(f"{where}: {names[i]!r} is deleted inside the loop")
             out = _tensor_state(value, names[i], where, "inside the loop")
             if out.dtype != start[i].dtype:
-                if not _is_tensor(initial[i]) and not isinstance(value, (int, float)):
-                    raise _Retype(i, out.dtype)
-                if not isinstance(value, tensor.Tensor) or out.dtype.kind == start[i].dtype.kind:
-                    from eagerflow.ops import math
-
-                    out = math.cast(out, start[i].dtype)
+                out = _loop_dtype(i, value, out, initial[i], start[i], names[i], where)
             outs.append(out)
         return outs
 
     result = control_flow.while_loop(cond_fn, body_fn, loop_vars)
     return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def _loop_dtype(index, value, out, initial, start, name, where):
+    """A loop variable whose dtype changed in the body: a Python number the start dtype
+    holds exactly keeps that dtype; a variable that started as a Python number restarts
+    with the new dtype (`total = 0` then `total += x`, a float tensor); otherwise a
+    TypeError as in TensorFlow (a silent cast would change the values)."""
+    from eagerflow.ops import math
+
+    is_number = isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy"
+    if is_number and np.asarray(value).size == 1:
+        exact = np.asarray(value).astype(start.dtype)
+        if exact == np.asarray(value):
+            return math.cast(out, start.dtype)
+    if not _is_tensor(initial):
+        raise _Retype(index, out.dtype)
+    raise TypeError(
+        f"{where}: loop variable {name!r} is {start.dtype.name} before the loop but "
+        f"{out.dtype.name} after one iteration; a loop over a tensor keeps each variable's "
+        f"dtype. Cast it before the loop (e.g. {name} = ef.cast({name}, ef.{out.dtype.name})) "
+        "or cast the new value back inside it.")
 
 
 class _TensorRange:

@@ -52,3 +52,53 @@ def test_and_or_on_non_bool_or_non_scalar_graph_tensors_raise():
 
     with pytest.raises(ef.errors.InvalidArgumentError, match="ef.logical_and"):
         vector(ef.constant([1.0, 3.0]))
+
+
+def test_a_loop_variable_that_changes_dtype_raises_instead_of_being_cast_back():
+    @ef.function
+    def widened(n):
+        s = ef.constant(0)
+        for _ in ef.range(n):
+            s = ef.cast(s, ef.int64) + ef.cast(2**40, ef.int64)
+        return s
+
+    # it used to be cast back to int32 each iteration and return 0 (eagerly 2**41)
+    with pytest.raises(TypeError, match=r"'s' is int32 before the loop but int64"):
+        widened(ef.constant(2))
+
+    @ef.function
+    def precise(xs):
+        s = ef.constant(0.0)
+        for x in xs:
+            s = ef.cast(s, ef.float64) + x
+        return s
+
+    with pytest.raises(TypeError, match=r"'s' is float32 before the loop but float64"):
+        precise(ef.constant([1.0, 2.0], ef.float64))
+
+    @ef.function
+    def truncated(x):
+        s = ef.constant(0)
+        while x > 0:
+            s = 1.5
+            x -= 1
+        return s
+
+    with pytest.raises(TypeError, match="int32 before the loop but float32"):
+        truncated(ef.constant(2.0))
+
+
+def test_python_numbers_in_loops_keep_their_eager_values():
+    @ef.function
+    def f(x):
+        total, count, last = 0, 0, ef.constant(0.0)
+        while x > 0:
+            total = total + x      # a Python int that becomes a float tensor
+            count += 1             # stays an integer
+            last = 2               # a Python int the float32 variable holds exactly
+            x -= 1.5
+        return total, count, last
+
+    total, count, last = f(ef.constant(4.0))
+    assert float(total) == 7.5 and count.dtype == ef.int32 and int(count) == 3
+    assert last.dtype == ef.float32 and float(last) == 2.0
