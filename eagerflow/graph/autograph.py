@@ -97,11 +97,17 @@ class Undefined:
 
 
 def ld(getter, name):
-    """The value of a variable, or `Undefined` when it has none yet."""
+    """The value of a variable (or of `obj.attr`, `d["key"]`), or `Undefined` when it has
+    none yet."""
     try:
         return getter()
-    except NameError:
+    except (NameError, AttributeError, KeyError, IndexError):
         return Undefined(name)
+
+
+def is_undefined(value) -> bool:
+    """Whether `value` is the `Undefined` stand-in (the setter leaves such items alone)."""
+    return isinstance(value, Undefined)
 
 
 def _is_tensor(value) -> bool:

@@ -97,6 +97,7 @@ class _Names(ast.NodeVisitor):
         self.stored: list[str] = []
         self.loaded: set[str] = set()
         self.declared: set[str] = set()
+        self.composites: list[str] = []  # `d["key"]`, `obj.attr` assigned in the block
 
     def visit_Name(self, node):  # noqa: N802
         if isinstance(node.ctx, ast.Store) or isinstance(node.ctx, ast.Del):
@@ -104,6 +105,15 @@ class _Names(ast.NodeVisitor):
                 self.stored.append(node.id)
         else:
             self.loaded.add(node.id)
+
+    def visit_Attribute(self, node):  # noqa: N802
+        if isinstance(node.ctx, ast.Store) and _composite_root(node) is not None:
+            text = ast.unparse(node)
+            if text not in self.composites:
+                self.composites.append(text)
+        self.generic_visit(node)
+
+    visit_Subscript = visit_Attribute
 
     def visit_Global(self, node):  # noqa: N802
         self.declared.update(node.names)
@@ -125,6 +135,15 @@ class _Names(ast.NodeVisitor):
         if isinstance(node.target, ast.Name):
             self.loaded.add(node.target.id)
         self.generic_visit(node)
+
+
+def _composite_root(node) -> str | None:
+    """The variable under `obj.attr` / `d["key"]` chains with constant keys, else None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return None
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _names(nodes) -> _Names:
@@ -305,38 +324,63 @@ class _ControlFlow(ast.NodeTransformer):
         self.hoisted.update(names)
         return names
 
-    def _state_functions(self, names, node):
+    def _composites(self, node, block):
+        """The `obj.attr` / `d["key"]` a block assigns whose object lives outside it: state
+        too (as in TensorFlow), so a loop or branch hands their new values on."""
+        found = _names(block)
+        outside = _Outside(node)
+        outside.visit(self.function)
+        return [c for c in found.composites
+                if (root := _composite_root(ast.parse(c, mode="eval").body)) is not None
+                and root in outside.names and root not in found.stored]
+
+    def _state_functions(self, names, node, composites=()):
         k = self.count
         get_name, set_name = f"{_PREFIX}get_{k}", f"{_PREFIX}set_{k}"
         values = ast.Tuple(elts=[_call("ld", [_lambda(_name(n)), ast.Constant(n)])
-                                 for n in names], ctx=ast.Load())
+                                 for n in names] + [
+            _call("ld", [_lambda(ast.parse(c, mode="eval").body), ast.Constant(c)])
+            for c in composites], ctx=ast.Load())
         getter = _function(get_name, [], [ast.Return(value=values)], [])
+        setter_body: list[ast.stmt] = []
         if names:
             target = ast.Tuple(elts=[_name(n, store=True) for n in names], ctx=ast.Store())
-            setter_body: list[ast.stmt] = [
-                ast.Assign(targets=[target], value=_name(f"{_PREFIX}values"))]
-        else:
-            setter_body = [ast.Pass()]
-        setter = _function(set_name, [f"{_PREFIX}values"], setter_body, names)
+            setter_body.append(ast.Assign(
+                targets=[target],
+                value=ast.Subscript(value=_name(f"{_PREFIX}values"),
+                                    slice=ast.Slice(upper=ast.Constant(len(names))),
+                                    ctx=ast.Load())))
+        for i, c in enumerate(composites, start=len(names)):
+            value = f"{_PREFIX}values[{i}]"
+            # an item or attribute the statement's other branch (or an earlier trace of
+            # a block) made, but the state has none: removed, as it was before
+            setter_body += ast.parse(
+                f"if not {_PREFIX}.is_undefined({value}):\n    {c} = {value}\n"
+                f"else:\n    try:\n        del {c}\n"
+                "    except (AttributeError, KeyError, IndexError):\n        pass").body
+        setter = _function(set_name, [f"{_PREFIX}values"], setter_body or [ast.Pass()], names)
         return [_locate(getter, node), _locate(setter, node)], get_name, set_name
 
     def visit_If(self, node):  # noqa: N802
         assigned = _names(node.body + node.orelse).stored  # before inner blocks become defs
+        composites = self._composites(node, node.body + node.orelse)
         self.generic_visit(node)
         self.count += 1
         k = self.count
         names = self._state(node, assigned)
         body = _function(f"{_PREFIX}if_true_{k}", [], node.body, names)
         orelse = _function(f"{_PREFIX}if_false_{k}", [], node.orelse or [ast.Pass()], names)
-        helpers, get_name, set_name = self._state_functions(names, node)
+        helpers, get_name, set_name = self._state_functions(names, node, composites)
         call = _call("if_stmt", [node.test, _name(body.name),
                                  _name(orelse.name), _name(get_name), _name(set_name),
-                                 _names_tuple(names), ast.Constant(self._where(node))])
+                                 _names_tuple(names + composites),
+                                 ast.Constant(self._where(node))])
         return [_locate(body, node), _locate(orelse, node), *helpers,
                 _locate(ast.Expr(value=call), node)]
 
     def visit_While(self, node):  # noqa: N802
         assigned = _names(node.body).stored  # before inner blocks become defs
+        composites = self._composites(node, node.body)
         self.generic_visit(node)
         self.count += 1
         k = self.count
@@ -349,9 +393,9 @@ class _ControlFlow(ast.NodeTransformer):
         names = self._state(node, assigned)
         body = _function(f"{_PREFIX}loop_body_{k}", [], node.body, names)
         test_fn = _function(f"{_PREFIX}loop_test_{k}", [], [ast.Return(value=test)], [])
-        helpers, get_name, set_name = self._state_functions(names, node)
+        helpers, get_name, set_name = self._state_functions(names, node, composites)
         call = _call("while_stmt", [_name(test_fn.name), _name(body.name), _name(get_name),
-                                    _name(set_name), _names_tuple(names),
+                                    _name(set_name), _names_tuple(names + composites),
                                     ast.Constant(self._where(node))])
         return [_locate(test_fn, node), _locate(body, node), *helpers,
                 _locate(ast.Expr(value=call), node)]
@@ -360,6 +404,8 @@ class _ControlFlow(ast.NodeTransformer):
         target_names = _names([ast.Assign(targets=[node.target], value=ast.Constant(None))])
         assigned = target_names.stored + [n for n in _names(node.body).stored
                                           if n not in target_names.stored]
+        composites = self._composites(node, [ast.Assign(targets=[node.target],
+                                                        value=ast.Constant(None)), *node.body])
         self.generic_visit(node)
         self.count += 1
         k = self.count
@@ -386,9 +432,9 @@ class _ControlFlow(ast.NodeTransformer):
             call.keywords = iterable.keywords
             iterable = ast.copy_location(call, iterable)
         extra = (_lambda(_call("not_", [_name(flag)])) if flag else ast.Constant(None))
-        helpers, get_name, set_name = self._state_functions(names, node)
+        helpers, get_name, set_name = self._state_functions(names, node, composites)
         call = _call("for_stmt", [iterable, extra, _name(body.name), _name(get_name),
-                                  _name(set_name), _names_tuple(names),
+                                  _name(set_name), _names_tuple(names + composites),
                                   ast.Constant(self._where(node))])
         return [_locate(body, node), *helpers, _locate(ast.Expr(value=call), node)]
 

@@ -102,3 +102,50 @@ def test_python_numbers_in_loops_keep_their_eager_values():
     total, count, last = f(ef.constant(4.0))
     assert float(total) == 7.5 and count.dtype == ef.int32 and int(count) == 3
     assert last.dtype == ef.float32 and float(last) == 2.0
+
+
+def test_dict_items_and_attributes_assigned_in_tensor_control_flow_are_state():
+    @ef.function
+    def count(x):
+        c = {"n": 0}
+        while x > 0:
+            c["n"] += 1      # it used to run once, at trace time, and always give 1
+            x -= 1
+        return c["n"]
+
+    assert int(count(ef.constant(3.0))) == 3 and int(count(ef.constant(-1.0))) == 0
+
+    @ef.function
+    def pick(x):
+        d = {}
+        if x > 0:
+            d["k"] = x * 2
+        else:
+            d["k"] = x * 3
+        return d["k"]
+
+    assert float(pick(ef.constant(1.0))) == 2.0 and float(pick(ef.constant(-1.0))) == -3.0
+
+    class Accumulator:
+        def __init__(self):
+            self.total, self.steps = ef.constant(0.0), 0
+
+        @ef.function
+        def run(self, xs):
+            for x in xs:
+                self.total = self.total + x
+                self.steps += 1
+            return self.total, self.steps
+
+    total, steps = Accumulator().run(ef.constant([1.0, 2.0, 3.0]))
+    assert float(total) == 6.0 and int(steps) == 3
+
+    @ef.function
+    def one_branch(x):
+        d = {}
+        if x > 0:
+            d["k"] = x
+        return d.get("k", 0.0)
+
+    with pytest.raises(NameError, match=r"\"d\['k'\]\" must also be assigned in the else"):
+        one_branch(ef.constant(-2.0))
