@@ -296,6 +296,13 @@ def _explain_mismatch(names, true_values, false_values, where, error):
                 f"{where}: {name!r} must also be assigned in the {branch} branch: the `if` "
                 "depends on a tensor, so both branches run in the graph and the variable "
                 "must have a value after either.") from None
+        if name == _RETVAL and (a is None) != (b is None):
+            raise TypeError(
+                f"{where}: a `return` depends on a tensor condition, but another path of the "
+                "`if` (or of the loop around it) returns None: inside ef.function both run in "
+                "the graph, so every path must return a value of the same kind. Return a "
+                "value after the `if`; inside a loop, assign the result, `break`, and return "
+                "it after the loop.") from None
         if _tensorlike(a) != _tensorlike(b) or (not _tensorlike(a) and a is not b):
             raise TypeError(
                 f"{where}: {name!r} is {type(a).__name__} in the if branch and "

@@ -149,3 +149,15 @@ def test_dict_items_and_attributes_assigned_in_tensor_control_flow_are_state():
 
     with pytest.raises(NameError, match=r"\"d\['k'\]\" must also be assigned in the else"):
         one_branch(ef.constant(-2.0))
+
+
+def test_a_tensor_dependent_return_without_a_value_on_every_path_is_named():
+    @ef.function
+    def falls_off(x):
+        if x > 0:
+            return x
+        elif x < -10:
+            return x * 0
+
+    with pytest.raises(TypeError, match="another path of the `if`.*returns None"):
+        falls_off(ef.constant(-1.0))
