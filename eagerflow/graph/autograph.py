@@ -318,6 +318,9 @@ def _explain_mismatch(names, true_values, false_values, where, error):
 def while_stmt(test, body, get_state, set_state, names, where):
     """A ``while`` loop: Python while its condition is a Python value, else `ef.while_loop`."""
     condition = test()
+    if _may_break(condition, names):
+        _tensor_loop(test, body, get_state, set_state, names, where)
+        return
     if not _is_graph_tensor(condition):
         while _python_bool(condition, "while"):
             body()
@@ -330,6 +333,14 @@ def while_stmt(test, body, get_state, set_state, names, where):
                     "runs in the graph.")
         return
     _tensor_loop(lambda: test(), body, get_state, set_state, names, where)
+
+
+def _may_break(value, names) -> bool:
+    """A loop over a tensor known at trace time (`ef.range(3)`, `i = ef.constant(0)`)
+    whose body may `break`: a graph loop, as in TensorFlow, since the `break` may depend
+    on a tensor known only when the graph runs (unrolled, it could not)."""
+    return (isinstance(value, tensor.Tensor) and context.thread.tracer is not None
+            and any(n.startswith(f"{_PREFIX}break_") for n in names))
 
 
 class _Retype(Exception):
@@ -458,7 +469,8 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
         _tensor_for(iterable.start, iterable.limit, iterable.delta, None, extra_test, body,
                     get_state, set_state, names, where)
         return
-    if _is_graph_tensor(iterable):
+    if _is_graph_tensor(iterable) or (extra_test is not None
+                                      and _may_break(iterable, [f"{_PREFIX}break_"])):
         if not iterable.shape:
             raise TypeError(f"{where}: cannot iterate over a scalar tensor")
         from eagerflow.ops import array

@@ -161,3 +161,30 @@ def test_a_tensor_dependent_return_without_a_value_on_every_path_is_named():
 
     with pytest.raises(TypeError, match="another path of the `if`.*returns None"):
         falls_off(ef.constant(-1.0))
+
+
+def test_loops_over_trace_time_tensors_with_a_tensor_break_are_graph_loops():
+    @ef.function
+    def first_above(x):
+        found = ef.constant(-1)
+        for i in ef.range(5):          # a bound known at trace time
+            if ef.cast(i, ef.float32) > x:
+                found = i
+                break
+        return found
+
+    assert int(first_above(ef.constant(2.0))) == 3
+    assert int(first_above(ef.constant(9.0))) == -1
+
+    @ef.function
+    def capped(x):
+        i = ef.constant(0)             # a condition known at trace time
+        while i < 3:
+            i += 1
+            x = x + ef.cast(i, ef.float32)
+            if x > 2:
+                break
+        return x, i
+
+    assert [float(v) for v in capped(ef.constant(0.0))] == [3.0, 2.0]
+    assert [float(v) for v in capped(ef.constant(-10.0))] == [-4.0, 3.0]
