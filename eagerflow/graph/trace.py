@@ -399,7 +399,13 @@ class Tracer:
         if self.recompute:
             return variable
         self.graph.variables[key] = variable
-        self.assigned[key] = variable
+        # Enclosing branches and loop bodies write it too (through their cond/while node):
+        # their later reads must stay after the write, and a loop whose body wrote it
+        # retraces with its reads inside the body (not hoisted before the loop).
+        tracer: Tracer | None = self
+        while tracer is not None:
+            tracer.assigned.setdefault(key, variable)
+            tracer = tracer.parent
         self.add_node(graph.ASSIGN[mode], [ref],
                       {"variable": variable, "check_shape": None in ref.shape}, [])
         if self.executing:

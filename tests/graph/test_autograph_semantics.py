@@ -188,3 +188,31 @@ def test_loops_over_trace_time_tensors_with_a_tensor_break_are_graph_loops():
 
     assert [float(v) for v in capped(ef.constant(0.0))] == [3.0, 2.0]
     assert [float(v) for v in capped(ef.constant(-10.0))] == [-4.0, 3.0]
+
+
+def test_a_variable_written_in_a_branch_inside_a_loop_is_read_on_every_iteration():
+    v = ef.Variable(0.0)
+
+    @ef.function
+    def grow(n):
+        for _ in ef.range(n):
+            if v > 2.0:          # the read was hoisted before the loop: always 0
+                v.assign(v * 10.0)
+            else:
+                v.assign_add(1.0)
+        return v.read_value()
+
+    assert float(grow(ef.constant(5))) == 300.0    # 1, 2, 3, 30, 300 (it gave 5)
+
+    w = ef.Variable(0.0)
+
+    def body(i):
+        ef.cond(w > 2.0, lambda: w.assign_add(10.0), lambda: w.assign_add(1.0))
+        return i + 1
+
+    @ef.function(autograph=False)
+    def explicit(n):
+        return ef.while_loop(lambda i: i < n, body, [ef.constant(0)])
+
+    explicit(ef.constant(5))
+    assert float(w) == 23.0
