@@ -162,7 +162,17 @@ def cond(pred: Any, true_fn: Callable[..., Any] | None = None,
         >>> ef.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
         ef.Tensor(6.0, shape=(), dtype=float32)
     """
-    return _cond(pred, true_fn, false_fn, name or "cond")
+    return _cond(pred, _converted(true_fn), _converted(false_fn), name or "cond")
+
+
+def _converted(fn):
+    """The user's `fn` converted by AutoGraph when it is on for the trace in progress
+    (branches and bodies written with `if`/`while` on tensors), as TensorFlow does."""
+    if not getattr(context.thread, "autograph", False) or context.thread.tracer is None:
+        return fn
+    from eagerflow.graph import autograph
+
+    return autograph.convert(fn) if callable(fn) else fn
 
 
 def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
@@ -318,7 +328,8 @@ def while_loop(cond: Any, body: Any, loop_vars: Any, maximum_iterations: Any = N
         >>> int(i), int(total)
         (5, 10)
     """
-    return _while_loop(cond, body, loop_vars, maximum_iterations, name or "while")
+    return _while_loop(_converted(cond), _converted(body), loop_vars, maximum_iterations,
+                       name or "while")
 
 
 def _check_loop_args(cond, body, loop_vars, maximum_iterations):

@@ -292,6 +292,7 @@ class _Conditions(ast.NodeTransformer):
             _call("if_exp", [node.test, _lambda(node.body), _lambda(node.orelse)]), node)
 
     def visit_Lambda(self, node):  # noqa: N802
+        self.generic_visit(node)  # `lambda t: t if t > 0 else -t`, as in TensorFlow
         return node
 
 

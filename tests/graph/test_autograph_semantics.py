@@ -216,3 +216,36 @@ def test_a_variable_written_in_a_branch_inside_a_loop_is_read_on_every_iteration
 
     explicit(ef.constant(5))
     assert float(w) == 23.0
+
+
+def test_lambdas_and_functions_given_to_cond_and_while_loop_are_converted():
+    @ef.function
+    def absolute(x):
+        magnitude = lambda t: t if t > 0 else -t  # noqa: E731
+        return magnitude(x)
+
+    assert float(absolute(ef.constant(-2.0))) == 2.0
+
+    @ef.function
+    def nested(x):
+        def small_or_tenfold():
+            if x > 1:
+                return x
+            return x * 10
+
+        return ef.cond(x > 0, small_or_tenfold, lambda: -x)
+
+    assert float(nested(ef.constant(0.5))) == 5.0 and float(nested(ef.constant(2.0))) == 2.0
+
+    @ef.function
+    def loop(x):
+        def body(i, acc):
+            if acc > 5:
+                acc = acc - 1
+            else:
+                acc = acc + 3
+            return i + 1, acc
+
+        return ef.while_loop(lambda i, a: i < 4, body, [ef.constant(0), x])
+
+    assert [float(v) for v in loop(ef.constant(0.0))] == [4.0, 8.0]
