@@ -233,6 +233,9 @@ def _tensor_state(value, name, where, what):
         return value
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
         return creation.convert_to_tensor(value)
+    if _is_structure(value):  # a list or tuple of tensors: one state, as in TensorFlow
+        return type(value)(_tensor_state(v, f"{name}[{k}]", where, what)
+                           for k, v in enumerate(value))
     if isinstance(value, Undefined):
         raise NameError(
             f"{where}: variable {name!r} is assigned in only one branch of an `if` whose "
@@ -284,7 +287,14 @@ def if_stmt(test, body, orelse, get_state, set_state, names, where):
 
 def _tensorlike(value) -> bool:
     return _is_tensor(value) or isinstance(value, (bool, int, float)) or (
-        type(value).__module__ == "numpy")
+        type(value).__module__ == "numpy") or _is_structure(value)
+
+
+def _is_structure(value) -> bool:
+    """A plain list or tuple of tensors (and numbers) with at least one tensor."""
+    return (type(value) in (list, tuple) and any(_is_tensor(v) or _is_structure(v)
+                                                 for v in value)
+            and all(_tensorlike(v) for v in value))
 
 
 def _explain_mismatch(names, true_values, false_values, where, error):
@@ -396,13 +406,27 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
             if isinstance(value, Undefined):
                 raise NameError(f"{where}: {names[i]!r} is deleted inside the loop")
             out = _tensor_state(value, names[i], where, "inside the loop")
-            if out.dtype != start[i].dtype:
-                out = _loop_dtype(i, value, out, initial[i], start[i], names[i], where)
-            outs.append(out)
+            outs.append(_same_dtypes(i, value, out, initial[i], start[i], names[i], where))
         return outs
 
     result = control_flow.while_loop(cond_fn, body_fn, loop_vars)
     return list(result) if isinstance(result, (list, tuple)) else [result]
+
+
+def _same_dtypes(index, value, out, initial, start, name, where):
+    """`out` (a loop variable after the body) with the dtypes of `start`, see `_loop_dtype`."""
+    if isinstance(start, (list, tuple)):
+        if type(out) is not type(start) or len(out) != len(start):
+            raise TypeError(
+                f"{where}: loop variable {name!r} is a {type(start).__name__} of "
+                f"{len(start)} before the loop but {type(value).__name__} "
+                f"{value!r} after one iteration; its structure must stay the same.")
+        return type(start)(
+            _same_dtypes(index, v, o, s, s, f"{name}[{k}]", where)  # no restart: a TypeError
+            for k, (v, o, s) in enumerate(zip(value, out, start, strict=True)))
+    if out.dtype != start.dtype:
+        return _loop_dtype(index, value, out, initial, start, name, where)
+    return out
 
 
 def _loop_dtype(index, value, out, initial, start, name, where):

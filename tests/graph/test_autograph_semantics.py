@@ -249,3 +249,34 @@ def test_lambdas_and_functions_given_to_cond_and_while_loop_are_converted():
         return ef.while_loop(lambda i, a: i < 4, body, [ef.constant(0), x])
 
     assert [float(v) for v in loop(ef.constant(0.0))] == [4.0, 8.0]
+
+
+def test_tuples_and_lists_of_tensors_are_loop_and_branch_state():
+    @ef.function
+    def fib(n):
+        pair = (ef.constant(0), ef.constant(1))
+        for _ in ef.range(n):
+            pair = (pair[1], pair[0] + pair[1])
+        return pair
+
+    assert [int(v) for v in fib(ef.constant(10))] == [55, 89]
+
+    @ef.function
+    def choose(x):
+        if x > 0:
+            p = [x * 2, 2]
+        else:
+            p = [-x, 3]
+        return p
+
+    assert [float(v) for v in choose(ef.constant(-4.0))] == [4.0, 3.0]
+
+    @ef.function
+    def shrinks(x):
+        acc = [x, x]
+        while acc[0] < 10:
+            acc = [acc[0] * 3]
+        return acc
+
+    with pytest.raises(TypeError, match="'acc' is a list of 2 before the loop"):
+        shrinks(ef.constant(1.0))
