@@ -486,12 +486,13 @@ def range_call(fn, *args, **kwargs):
     return _TensorRange(start, limit, delta)
 
 
-def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, where, target=None):
     """A ``for`` loop: Python over Python iterables, `ef.while_loop` over a tensor range or
-    a tensor's first axis."""
+    a tensor's first axis (`target`: the loop's variable, when it is a plain name used
+    after the loop)."""
     if isinstance(iterable, _TensorRange):
         _tensor_for(iterable.start, iterable.limit, iterable.delta, None, extra_test, body,
-                    get_state, set_state, names, where)
+                    get_state, set_state, names, where, target)
         return
     if _is_graph_tensor(iterable) or (extra_test is not None
                                       and _may_break(iterable, [f"{_PREFIX}break_"])):
@@ -500,7 +501,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
         from eagerflow.ops import array
 
         _tensor_for(0, array.shape(iterable)[0], 1, iterable, extra_test, body, get_state,
-                    set_state, names, where)
+                    set_state, names, where, target)
         return
     if getattr(iterable, "_made_in_trace", True) is False:
         raise ConversionError(
@@ -518,7 +519,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where):
 
 
 def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_state, names,
-                where):
+                where, target=None):
     from eagerflow.ops import creation, logic, math
 
     counter_name = f"{_PREFIX}itr"
@@ -529,6 +530,18 @@ def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_sta
     delta = math.cast(creation.convert_to_tensor(delta), limit.dtype)
     if step_sign is None:
         step_sign = logic.greater(delta, math.cast(0, delta.dtype))
+
+    if target is not None and isinstance(get_state()[names.index(target)], Undefined):
+        # the loop's variable keeps its last value after the loop, as in TensorFlow, so it
+        # needs one before: zero (what TensorFlow gives after a loop that never ran)
+        values = list(get_state())
+        if items is None:
+            values[names.index(target)] = math.cast(0, limit.dtype)
+        elif items.dtype.kind in "iuf":
+            from eagerflow.ops import reduce
+
+            values[names.index(target)] = reduce.reduce_sum(items[:0], axis=0)
+        set_state(values)
 
     def state():
         return [index[0], *get_state()]

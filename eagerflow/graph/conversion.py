@@ -437,6 +437,8 @@ class _ControlFlow(ast.NodeTransformer):
         call = _call("for_stmt", [iterable, extra, _name(body.name), _name(get_name),
                                   _name(set_name), _names_tuple(names + composites),
                                   ast.Constant(self._where(node))])
+        if isinstance(node.target, ast.Name) and node.target.id in names:
+            call.keywords = [ast.keyword(arg="target", value=ast.Constant(node.target.id))]
         return [_locate(body, node), *helpers, _locate(ast.Expr(value=call), node)]
 
     def visit_FunctionDef(self, node):  # noqa: N802

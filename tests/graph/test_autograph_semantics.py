@@ -280,3 +280,25 @@ def test_tuples_and_lists_of_tensors_are_loop_and_branch_state():
 
     with pytest.raises(TypeError, match="'acc' is a list of 2 before the loop"):
         shrinks(ef.constant(1.0))
+
+
+def test_a_for_loops_variable_keeps_its_last_value_after_a_tensor_loop():
+    @ef.function
+    def first_over_two(n):
+        for i in ef.range(n):
+            if i > 2:
+                break
+        return i
+
+    assert int(first_over_two(ef.constant(10))) == 3
+    assert int(first_over_two(ef.constant(2))) == 1
+    assert int(first_over_two(ef.constant(0))) == 0   # never ran: 0, as in TensorFlow
+
+    @ef.function(input_signature=[ef.TensorSpec([None, 2], ef.float32)])
+    def last_row(x):
+        total = ef.zeros([2])
+        for row in x:
+            total = total + row
+        return row + 0.0 * total
+
+    assert last_row(ef.constant([[1.0, 2.0], [3.0, 4.0]])).numpy().tolist() == [3.0, 4.0]
