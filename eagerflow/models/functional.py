@@ -97,6 +97,11 @@ class Functional(Model):
     def __init__(self, inputs: Any, outputs: Any, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
+        # As in Keras, the model itself does not cast its inputs: each is converted to the
+        # dtype of its `Input`, and every layer inside casts to its own dtype. Casting to the
+        # model's (default float32) dtype first would round float64 data fed to a float64
+        # graph, and its gradients with it.
+        self.__dict__["_autocast"] = False
         flat_inputs = _check_symbolic(inputs, "inputs")
         flat_outputs = _check_symbolic(outputs, "outputs")
         for tensor in flat_inputs:
