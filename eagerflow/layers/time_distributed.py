@@ -36,6 +36,10 @@ class TimeDistributed(Layer):
                [2., 2.]], dtype=float32)
     """
 
+    # A sequence mask (batch, steps) passes through unchanged, as in Keras: the wrapped
+    # layer maps each step on its own, so the padded steps stay padded.
+    supports_masking = True
+
     def __init__(self, layer: Any, **kwargs: Any) -> None:
         if isinstance(layer, dict):  # from a config
             layer = registry.deserialize(layer, kind="layer")

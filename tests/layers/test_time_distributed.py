@@ -33,3 +33,18 @@ def test_in_a_model_with_dropout_in_training_and_errors():
         ef.layers.TimeDistributed(ef.layers.Dense(1))(ef.ones([2, 3]))
     with pytest.raises(ValueError, match="wraps a Layer"):
         ef.layers.TimeDistributed("dense")
+
+
+def test_passes_a_sequence_mask_on_to_the_next_layer():
+    # Masking -> TimeDistributed(Dense) -> GRU: the GRU must skip the padded steps, as if
+    # given the mask itself (TimeDistributed used to drop it, so padding was read).
+    x = X.copy()
+    x[0, 3] = 0.0
+    x[1, 1:] = 0.0
+    mask = np.any(x != 0.0, axis=-1)
+    inner = ef.layers.TimeDistributed(ef.layers.Dense(3, activation="tanh", dtype="float64"),
+                                      dtype="float64")
+    gru = ef.layers.GRU(2, dtype="float64")
+    hidden = inner(ef.layers.Masking(dtype="float64")(ef.constant(x)))
+    np.testing.assert_array_equal(hidden._keras_mask, mask)
+    np.testing.assert_allclose(gru(hidden), gru(inner(ef.constant(x)), mask=mask), atol=1e-12)
