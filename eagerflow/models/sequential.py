@@ -22,8 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from eagerflow.core.tensor import Tensor
 from eagerflow.layers import base, symbolic
 from eagerflow.models.model import Model
+from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 
 
@@ -55,6 +59,11 @@ class Sequential(Model):
     def __init__(self, layers: Any = None, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
+        # As in Keras, floating inputs are cast to the dtype of the model's input (its
+        # `Input`, else its first layer's dtype), not to the model's own dtype: a stack of
+        # float64 layers in a default (float32) Sequential must not see float64 data
+        # rounded through float32. `call` does the cast; each layer then casts to its own.
+        self.__dict__["_autocast"] = False
         self._layers: list[Any] = []
         self._graph_input = None
         self._graph_outputs: list[Any] = []
@@ -109,7 +118,8 @@ class Sequential(Model):
                 f"'{layer.name}' is already the name of a layer in model '{self.name}'.")
         if self._graph_input is None and not self._layers and (
                 layer._batch_input_shape is not None):
-            self._graph_input = symbolic.Input(batch_shape=layer._batch_input_shape)
+            self._graph_input = symbolic.Input(batch_shape=layer._batch_input_shape,
+                                               dtype=_float_dtype_of(layer))
         if self._graph_input is not None:
             previous = self._graph_outputs[-1] if self._graph_outputs else self._graph_input
             output = layer(previous)
@@ -205,7 +215,9 @@ class Sequential(Model):
             raise ValueError(
                 f"Sequential model '{self.name}' cannot be built without an input shape: "
                 "call build((batch, ...)) with one, or call the model on data.")
-        self._graph_input = symbolic.Input(batch_shape=tuple(input_shape))
+        self._graph_input = symbolic.Input(
+            batch_shape=tuple(input_shape),
+            dtype=_float_dtype_of(self._layers[0]) if self._layers else None)
         self._graph_outputs = []
         previous = self._graph_input
         for layer in self._layers:
@@ -222,6 +234,10 @@ class Sequential(Model):
 
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Any:
         outputs = inputs
+        wanted = self._graph_input.dtype if self._graph_input is not None else None
+        if (isinstance(inputs, Tensor) and wanted is not None and inputs.dtype != wanted
+                and inputs.dtype.kind == "f" and np.dtype(wanted).kind == "f"):
+            outputs = math_ops.cast(inputs, wanted)
         for index, layer in enumerate(self._layers):
             if index == 0 and mask is not None and layer._call_accepts_mask:
                 outputs = layer(outputs, mask=mask)
@@ -249,3 +265,9 @@ class Sequential(Model):
         if shape is not None and model._graph_input is None:
             model.build(tuple(shape))
         return model
+
+
+def _float_dtype_of(layer) -> Any:
+    """The dtype of an implied Input for `layer`: its own when floating, else the default."""
+    dtype = getattr(layer, "dtype", None)
+    return dtype if dtype is not None and np.dtype(dtype).kind == "f" else None

@@ -63,3 +63,16 @@ def test_gradient_penalty_on_the_weights_eager_traced_and_numeric_agree():
     kernel.assign(start)
     numeric = (values[0] - values[1]) / (2 * eps)
     np.testing.assert_allclose(float(np.vdot(eager_grads[0], direction)), numeric, rtol=1e-5)
+
+
+def test_a_sequential_of_float64_layers_keeps_float64_data():
+    # Sequential cast its input to its own (float32) dtype before the float64 layers, as the
+    # functional model did; Keras casts to the input's dtype (the first layer's here).
+    model = ef.Sequential([ef.layers.Conv1D(2, 2, activation="tanh", dtype="float64"),
+                           ef.layers.GlobalAveragePooling1D(dtype="float64")])
+    x = ef.constant(X)
+    np.testing.assert_allclose(model(x), model.layers[1](model.layers[0](x)), rtol=0, atol=0)
+    check_gradients(model, X, order=2)
+    built = ef.Sequential([ef.layers.Dense(2, dtype="float64")])
+    built.build((None, 3))
+    assert built.inputs[0].dtype == "float64"
