@@ -87,3 +87,17 @@ def test_bidirectional_against_numpy_step_loops():
     backward, _ = simple_rnn_reference(X, *backward_weights, backwards=True)
     expected = np.concatenate([forward, backward[:, ::-1]], -1)
     np.testing.assert_allclose(layer(X).numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_the_wrapped_layers_activity_regularizer_applies_to_both_directions():
+    # The RNN layers left activity_regularizer out of their config, so the two copies made
+    # from it (and any reloaded RNN) silently lost it.
+    x = ef.constant(np.random.default_rng(2).standard_normal((2, 4, 3)))
+    gru = ef.layers.GRU(2, activity_regularizer=ef.regularizers.L2(0.5), dtype="float64")
+    config = gru.get_config()
+    assert ef.layers.GRU.from_config(config).activity_regularizer.get_config() == {"l2": 0.5}
+    layer = ef.layers.Bidirectional(gru, merge_mode=None, dtype="float64")
+    forward, backward = layer(x)
+    expected = sum(0.5 * float(ef.reduce_sum(ef.square(o))) / 2 for o in (forward, backward))
+    assert len(layer.losses) == 2
+    np.testing.assert_allclose(sum(float(v) for v in layer.losses), expected, rtol=1e-12)
