@@ -868,6 +868,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         config = {"name": self._name, "trainable": self._trainable, "dtype": self._dtype.name}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
+        if self._activity_regularizer is not None:  # as Keras: a reloaded layer keeps it
+            config["activity_regularizer"] = regularizers.serialize(self._activity_regularizer)
         if self._auto_config:
             config.update(self._auto_config)
         return config

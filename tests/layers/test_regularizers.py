@@ -1,5 +1,7 @@
 """Regularizers: penalties, names, configs, layer losses."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -45,3 +47,17 @@ def test_weight_regularizers_join_layer_losses_differentiably():
     kernel_grad, bias_grad = tape.gradient(penalty, layer.weights)
     np.testing.assert_allclose(kernel_grad.numpy(), 0.02 * layer.kernel.numpy(), rtol=1e-5)
     np.testing.assert_allclose(bias_grad.numpy(), [1.0, 1.0])
+
+
+def test_activity_regularizer_survives_a_config_round_trip_on_every_layer():
+    # Only the layers that listed it themselves (Dense, Conv) kept it; the base config now
+    # records it, as Keras's does.
+    x = ef.constant(np.ones((2, 3), "float32"))
+    for layer in (ef.layers.LayerNormalization(activity_regularizer="l2"),
+                  ef.layers.Activation("tanh", activity_regularizer=ef.regularizers.L1(0.5))):
+        config = json.loads(json.dumps(layer.get_config()))
+        clone = type(layer).from_config(config)
+        assert clone.activity_regularizer.get_config() == layer.activity_regularizer.get_config()
+        clone(x)
+        assert len(clone.losses) == 1
+    assert "activity_regularizer" not in ef.layers.LayerNormalization().get_config()
