@@ -352,7 +352,8 @@ def _pad(x, paddings, constant_values):
 
 @_pad.gradient
 def _pad_grad(dy, out, x, paddings, constant_values):
-    inner = tuple(slice(lo, lo + n) for (lo, _), n in zip(paddings, x.shape, strict=True))
+    # Stops counted from the end: a traced input may have unknown sizes (batch None).
+    inner = tuple(slice(lo, -hi if hi else None) for lo, hi in paddings)
     return _array.getitem(dy, inner)
 
 

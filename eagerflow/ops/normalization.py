@@ -16,6 +16,7 @@ Examples:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -89,12 +90,16 @@ def _moments_grad(dys, outs, x, axes):
     # differentiable, so second derivatives are exact too (TensorFlow's stop_gradient on
     # the mean is harmless to first order only).
     dmean, dvar = dys
-    count = 1
-    for axis in axes:
-        count *= x.shape[axis]
+    if any(x.shape[axis] is None for axis in axes):
+        # A trace with unknown dimensions (an input_signature with batch None): the count
+        # is known only when the graph runs.
+        count: Any = _math.maximum(_math.divide(_array.size(x, dvar.dtype),
+                                                _array.size(outs[0], dvar.dtype)), 1.0)
+    else:
+        count = max(math.prod(x.shape[axis] for axis in axes), 1)
     centered = _math.subtract(x, outs[0])
-    spread = _math.multiply(centered, _math.multiply(dvar, 2.0 / max(count, 1)))
-    return _math.add(spread, _math.divide(dmean, max(count, 1)))
+    spread = _math.multiply(centered, _math.divide(_math.multiply(dvar, 2.0), count))
+    return _math.add(spread, _math.divide(dmean, count))
 
 
 def batch_normalization(x: TensorLike, mean: TensorLike, variance: Any, offset: Any, scale: Any,

@@ -216,7 +216,8 @@ def _avg_pool_grad(dy, y, x, ksize, strides, pads):
 
 @primitive("AvgPoolGrad")
 def _avg_pool_backprop(dy, input_shape, ksize, strides, pads):
-    n, h, w, c = input_shape
+    _, h, w, _ = input_shape
+    n, c = dy.shape[0], dy.shape[3]  # the traced input_shape may leave the batch unknown
     (top, bottom), (left, right) = pads
     scaled = dy * _counts((h, w), ksize, strides, pads, dy.dtype)
     grad = scratch.empty((n, h + top + bottom, w + left + right, c), dy.dtype)
