@@ -144,7 +144,7 @@ class RNN(Layer):
         """
         self._stateful_states = None if states is None else list(nest.flatten(states))
 
-    def _initial_states(self, batch: int, dtype, initial_state) -> list:
+    def _initial_states(self, batch: int, dtype, initial_state, sequences=None) -> list:
         sizes = rnn_cells.flat_state_sizes(self.cell)
         if initial_state is None:
             carried = self._stateful_states if self.stateful else None
@@ -155,6 +155,11 @@ class RNN(Layer):
                         f"{carried[0].shape[0]} but was called with batch size {batch}. Keep "
                         "the batch size fixed, or call reset_states().")
                 return list(carried)
+            if batch is None and sequences is not None:
+                # Traced with an unknown batch size (an input_signature with None): zeros
+                # shaped like the first step's batch, known when the graph runs.
+                like = creation_ops.zeros_like(sequences[:, 0, :1], dtype)
+                return [math_ops.add(like, creation_ops.zeros((size,), dtype)) for size in sizes]
             return self.get_initial_state(batch, dtype)
         states = nest.flatten(initial_state)
         if len(states) != len(sizes):
@@ -176,7 +181,7 @@ class RNN(Layer):
         batch, steps = sequences.shape[0], sequences.shape[1]
         if steps == 0:
             raise ValueError(f"Layer '{self.name}' received a sequence with no time steps.")
-        states = self._initial_states(batch, sequences.dtype, initial_state)
+        states = self._initial_states(batch, sequences.dtype, initial_state, sequences)
         cell = self.cell
         fast = hasattr(cell, "step")
         recurrent_mask = None

@@ -2,7 +2,8 @@
 
 `ef.function(..., input_signature=[TensorSpec((None, ...))])` traces once for every batch
 size; gradient rules that read a static size of their input (the batch-norm moments, an
-average pooling, a padding) used to fail on that None.
+average pooling, a padding) used to fail on that None, and so did the RNNs' zero initial
+states.
 """
 
 import numpy as np
@@ -18,6 +19,9 @@ RNG = np.random.default_rng(0)
     (lambda: ef.layers.AveragePooling1D(2, dtype="float64"), (4, 3), None),
     (lambda: ef.layers.AveragePooling2D(2, padding="same", dtype="float64"), (3, 3, 2), None),
     (lambda: ef.layers.ZeroPadding1D((1, 2), dtype="float64"), (4, 3), None),
+    (lambda: ef.layers.LSTM(2, dtype="float64"), (4, 3), None),
+    (lambda: ef.layers.Bidirectional(ef.layers.GRU(2, return_sequences=True, dtype="float64"),
+                                     dtype="float64"), (4, 3), None),
 ])
 def test_gradients_with_an_unknown_batch_match_eager(make, features, training):
     layer = make()
