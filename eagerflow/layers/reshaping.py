@@ -85,6 +85,14 @@ class Reshape(Layer):
         self.target_shape = target_shape
 
     def call(self, inputs: Any) -> Tensor:
+        if None in inputs.shape[1:]:  # a trace with unknown per-example sizes
+            if inputs.shape[0] is not None:
+                return array_ops.reshape(inputs, (inputs.shape[0], *self.target_shape))
+            raise ValueError(
+                f"Layer '{self.name}' cannot reshape an input of shape {inputs.shape}: with "
+                "both the batch size and the size of an example unknown, the target shape "
+                f"{self.target_shape} is ambiguous. Give the input_signature fixed sizes "
+                "after the batch axis.")
         size = math.prod(inputs.shape[1:])
         known = math.prod(d for d in self.target_shape if d != -1)
         if (-1 in self.target_shape and size % known) or (
@@ -92,7 +100,13 @@ class Reshape(Layer):
             raise ValueError(
                 f"Layer '{self.name}' cannot reshape an input of shape {inputs.shape} "
                 f"({size} values per example) to target_shape {self.target_shape}.")
-        return array_ops.reshape(inputs, (inputs.shape[0], *self.target_shape))
+        target = tuple(self.target_shape)
+        if inputs.shape[0] is None:
+            # Traced with an unknown batch size: the batch becomes the one free dimension,
+            # so a -1 in the target is resolved here from the known per-example size.
+            target = tuple(size // known if d == -1 else d for d in target)
+            return array_ops.reshape(inputs, (-1, *target))
+        return array_ops.reshape(inputs, (inputs.shape[0], *target))
 
     def get_config(self) -> dict:
         config = super().get_config()

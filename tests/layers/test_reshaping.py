@@ -39,3 +39,17 @@ def test_reshape_errors():
         ef.layers.Reshape((5,))(ef.constant(X))
     with pytest.raises(ValueError, match="cannot reshape"):
         ef.layers.Reshape((5, -1))(ef.constant(X))
+
+
+def test_reshape_traced_with_an_unknown_batch_size():
+    # reshape(x, (None, -1)) has two free dimensions; the -1 is now resolved from the known
+    # per-example size, and the batch is the one left free.
+    x = np.random.default_rng(0).standard_normal((5, 4, 3))
+    for target in ((-1,), (2, -1), (3, 4)):
+        layer = ef.layers.Reshape(target, dtype="float64")
+        traced = ef.function(layer, input_signature=[ef.TensorSpec((None, 4, 3), "float64")])
+        np.testing.assert_array_equal(traced(ef.constant(x)), layer(ef.constant(x)))
+    ambiguous = ef.function(ef.layers.Reshape((-1, 3)), input_signature=[
+        ef.TensorSpec((None, None, 3), "float32")])
+    with pytest.raises(ValueError, match="ambiguous"):
+        ambiguous(ef.ones([2, 4, 3]))
