@@ -375,7 +375,10 @@ def conv2d_transpose(input: TensorLike, filters: TensorLike, output_shape: Any, 
                                                 op_name)
     if hasattr(output_shape, "numpy"):
         output_shape = output_shape.numpy()
-    shape = tuple(int(v) for v in np.asarray(output_shape).reshape(-1))
+    # The batch entry may be None in a function traced for any batch size (its input's
+    # batch is None too); the kernel reads the batch from the data when the graph runs.
+    shape = tuple(None if i == 0 and v is None else int(v)
+                  for i, v in enumerate(np.asarray(output_shape, dtype=object).reshape(-1)))
     if len(shape) != 4:
         raise errors.InvalidArgumentError(
             f"output_shape must have 4 entries, got {output_shape!r}", op_name

@@ -3,7 +3,7 @@
 `ef.function(..., input_signature=[TensorSpec((None, ...))])` traces once for every batch
 size; gradient rules that read a static size of their input (the batch-norm moments, an
 average pooling, a padding) used to fail on that None, and so did the RNNs' zero initial
-states.
+states and the transposed convolutions' output shape.
 """
 
 import numpy as np
@@ -20,6 +20,9 @@ RNG = np.random.default_rng(0)
     (lambda: ef.layers.AveragePooling2D(2, padding="same", dtype="float64"), (3, 3, 2), None),
     (lambda: ef.layers.ZeroPadding1D((1, 2), dtype="float64"), (4, 3), None),
     (lambda: ef.layers.LSTM(2, dtype="float64"), (4, 3), None),
+    (lambda: ef.layers.Conv1DTranspose(2, 3, strides=2, dtype="float64"), (4, 3), None),
+    (lambda: ef.layers.Conv2DTranspose(2, 2, padding="same", data_format="channels_first",
+                                       dtype="float64"), (2, 3, 3), None),
     (lambda: ef.layers.Bidirectional(ef.layers.GRU(2, return_sequences=True, dtype="float64"),
                                      dtype="float64"), (4, 3), None),
 ])
