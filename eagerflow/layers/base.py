@@ -485,8 +485,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             masking.set_masks(outputs, self.compute_mask(inputs, previous_mask))
         if self._activity_regularizer is not None and not state.probing:
             for output in nest.flatten(outputs):
-                self.add_loss(math_ops.divide(self._activity_regularizer(output),
-                                              float(output.shape[0] if output.ndim else 1)))
+                self.add_loss(regularizers.activity_loss(self._activity_regularizer, output))
         return outputs
 
     def _convert_inputs(self, inputs):

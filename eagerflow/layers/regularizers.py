@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
@@ -163,3 +164,23 @@ def deserialize(config: dict[str, Any]) -> Any:
         L2(l2=0.1)
     """
     return get(config)
+
+
+def activity_loss(regularizer: Any, output: Any) -> Any:
+    """The loss a layer's activity regularizer adds for `output`: its penalty per example.
+
+    The batch size divides the penalty (as Keras); in a function traced for any batch size
+    (batch None) it is counted when the graph runs.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> float(activity_loss(ef.regularizers.L1(0.5), ef.constant([[1.0, -2.0], [3.0, 0.0]])))
+        1.5
+    """
+    batch: Any = output.shape[0] if output.ndim else 1
+    if batch is None:
+        batch = math_ops.divide(array_ops.size(output, output.dtype),
+                                math_ops.maximum(array_ops.size(output[0], output.dtype), 1))
+    else:
+        batch = float(batch)
+    return math_ops.divide(regularizer(output), batch)

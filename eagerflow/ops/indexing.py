@@ -84,6 +84,17 @@ def _gather_grad(dy, out, params, indices, axis, batch_dims):
 @primitive("GatherGrad", fresh=True)
 def _gather_grad_op(dy, indices, shape, axis, batch_dims):
     # Scatter-add: the transpose of gather. Repeated indices accumulate.
+    if None in shape:
+        # Traced with an unknown size (batch None): every axis but the gathered one is an
+        # axis of dy too (dy = params[:axis] + indices[batch_dims:] + params[axis+1:]).
+        after = axis + indices.ndim - batch_dims
+        shape = tuple(dy.shape[i] if i < axis else dy.shape[after + i - axis - 1]
+                      if i > axis else size for i, size in enumerate(shape))
+        if shape[axis] is None:
+            raise errors.InvalidArgumentError(
+                f"the gradient of a gather needs the size of the gathered axis {axis}; the "
+                "traced input leaves it unknown. Give it a fixed size in the input_signature.",
+                "GatherGrad")
     if batch_dims == 0:
         result = np.zeros((shape[axis],) + shape[:axis] + shape[axis + 1:], dy.dtype)
         moved = np.moveaxis(dy, list(range(axis, axis + indices.ndim)),

@@ -44,3 +44,23 @@ def test_gradients_with_an_unknown_batch_match_eager(make, features, training):
         for eager, graph in zip(gradients(x), traced(x), strict=True):
             np.testing.assert_allclose(graph, eager, rtol=1e-10, atol=1e-12)
 
+
+
+def test_grouped_query_attention_and_activity_loss_with_an_unknown_batch():
+    # GroupQueryAttention's gradient went through a gather whose gradient refused the
+    # unknown batch; an activity regularizer divided by float(None).
+    attention = ef.layers.GroupQueryAttention(2, 4, 1, activity_regularizer="l2",
+                                              dtype="float64")
+
+    def step(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            out = attention(x, x)
+            loss = ef.reduce_sum(ef.square(out)) + attention.losses[-1]
+        return [loss, *tape.gradient(loss, [x, *attention.trainable_weights])]
+
+    x = ef.constant(RNG.standard_normal((3, 4, 2)))
+    step(x)
+    traced = ef.function(step, input_signature=[ef.TensorSpec((None, 4, 2), "float64")])
+    for eager, graph in zip(step(x), traced(x), strict=True):
+        np.testing.assert_allclose(graph, eager, rtol=1e-10, atol=1e-12)
