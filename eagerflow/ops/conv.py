@@ -499,15 +499,16 @@ def conv3d(input: TensorLike, filters: TensorLike, strides: int | Sequence[int],
         x = _indexing.pad(x, [[0, 0], list(pads[0]), [0, 0], [0, 0], [0, 0]])
     batch, _, height, width, channels = x.shape
     out_depth, stride = out_sizes[0], strides[0]
+    folded = -1 if batch is None else batch * out_depth  # batch None: traced for any batch
     total = None
     for offset in range(w.shape[0]):
         start = offset * dilations[0]
         planes = x[:, start:start + (out_depth - 1) * stride + 1:stride]
-        planes = _array.reshape(planes, [batch * out_depth, height, width, channels])
+        planes = _array.reshape(planes, [folded, height, width, channels])
         y = _conv(planes, w[offset], strides[1:], dilations[1:], pads[1:], op_name)
         total = y if total is None else _math.add(total, y)
     if total is None:
         raise errors.InvalidArgumentError(
             f"filters must have a non-empty depth axis, got filter shape {w.shape}", op_name)
-    y = _array.reshape(total, [batch, out_depth, *total.shape[1:]])
+    y = _array.reshape(total, [-1 if batch is None else batch, out_depth, *total.shape[1:]])
     return y if channels_last else _array.transpose(y, [0, 4, 1, 2, 3])

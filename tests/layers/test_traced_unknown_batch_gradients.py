@@ -20,6 +20,7 @@ RNG = np.random.default_rng(0)
     (lambda: ef.layers.AveragePooling2D(2, padding="same", dtype="float64"), (3, 3, 2), None),
     (lambda: ef.layers.ZeroPadding1D((1, 2), dtype="float64"), (4, 3), None),
     (lambda: ef.layers.LSTM(2, dtype="float64"), (4, 3), None),
+    (lambda: ef.layers.Conv3D(2, 2, strides=(2, 1, 1), dtype="float64"), (3, 3, 2, 1), None),
     (lambda: ef.layers.Conv1DTranspose(2, 3, strides=2, dtype="float64"), (4, 3), None),
     (lambda: ef.layers.Conv2DTranspose(2, 2, padding="same", data_format="channels_first",
                                        dtype="float64"), (2, 3, 3), None),
