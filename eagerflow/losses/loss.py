@@ -9,6 +9,10 @@ by `sample_weight` when given, and reduces them:
 * ``"sum"``: the sum;
 * ``"none"`` (or None): the weighted per-sample values themselves.
 
+A mask on `y_pred` (from `Masking` or `Embedding(mask_zero=True)`) weighs the masked
+steps 0, and ``"sum_over_batch_size"`` then divides by the number of unmasked values, as in
+Keras 3 (`mask_weights`).
+
 Everything is written in eagerflow ops, so losses are differentiable (to any order).
 
 Examples:
@@ -28,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, tensor
+from eagerflow.core import errors, masks, tensor
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
@@ -161,6 +165,33 @@ def reduce_weighted_values(values: tensor.Tensor, sample_weight: TensorLike | No
     return _divide_no_nan(total, denominator)
 
 
+def mask_weights(mask: TensorLike, sample_weight: TensorLike | None, dtype: Any,
+                 reduction: str | None) -> tensor.Tensor:
+    """`sample_weight` times a boolean `mask` (Keras 3's rule for masked predictions).
+
+    For ``"sum_over_batch_size"`` (and ``"mean"``) the unmasked entries weigh
+    ``mask.size / count(mask)``, so the reduced loss is the weighted sum divided by the
+    number of unmasked values; otherwise they weigh 1. Weights of shape ``(batch,)`` are
+    aligned on the mask's leading axis.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> mask_weights(ef.constant([[True, False]]), None, "float32", "sum")
+        ef.Tensor([[1. 0.]], shape=(1, 2), dtype=float32)
+        >>> mask_weights(ef.constant([[True, False]]), [3.0], "float32", "sum_over_batch_size")
+        ef.Tensor([[6. 0.]], shape=(1, 2), dtype=float32)
+    """
+    mask = creation_ops.convert_to_tensor(mask)
+    weights = math_ops.cast(mask, dtype)
+    if reduction in ("sum_over_batch_size", "mean"):
+        total = math_ops.cast(array_ops.size(mask), dtype)
+        weights = math_ops.multiply(
+            weights, _divide_no_nan(total, reduce_ops.reduce_sum(weights)))
+    if sample_weight is not None:
+        weights = math_ops.multiply(_align_weights(weights, sample_weight), weights)
+    return weights
+
+
 def _divide_no_nan(total, denominator):
     """``total / denominator``, or 0 when the denominator is 0 (Keras: an empty or all-zero
     weighted batch has loss 0)."""
@@ -209,9 +240,14 @@ class Loss(abc.ABC):
         Returns:
             A scalar Tensor (or per-sample values with ``reduction="none"``).
         """
+        mask = masks.get_mask(y_pred) if isinstance(y_pred, tensor.Tensor) else None
         y_pred = as_prediction(y_pred)
         y_true = creation_ops.convert_to_tensor(y_true)
-        return reduce_weighted_values(self.call(y_true, y_pred), sample_weight, self.reduction)
+        values = self.call(y_true, y_pred)
+        if mask is not None:
+            values = creation_ops.convert_to_tensor(values)
+            sample_weight = mask_weights(mask, sample_weight, values.dtype, self.reduction)
+        return reduce_weighted_values(values, sample_weight, self.reduction)
 
     @abc.abstractmethod
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, masks, tensor
+from eagerflow.losses import loss as loss_lib
 from eagerflow.metrics import metric
 from eagerflow.ops import array, math, reduce
 from eagerflow.ops.typing import DTypeLike, TensorLike
@@ -172,7 +173,12 @@ class MeanMetricWrapper(Mean):
         Raises:
             InvalidArgumentError: for inputs `fn` rejects, or weights that do not broadcast.
         """
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        mask = masks.get_mask(y_pred) if isinstance(y_pred, tensor.Tensor) else None
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:  # masked steps weigh 0 (Keras 3)
+            values = metric.as_tensor(values, np.float64)
+            sample_weight = loss_lib.mask_weights(mask, sample_weight, values.dtype, "sum")
+        super().update_state(values, sample_weight)
 
     def get_config(self) -> dict:
         return {**super().get_config(), **self._fn_kwargs}
