@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, masks
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -193,7 +193,8 @@ def _sparse_labels(y_true, y_pred, owner: str):
 
 
 def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
-                                    from_logits: bool = False, axis: int = -1) -> Tensor:
+                                    from_logits: bool = False, ignore_class: int | None = None,
+                                    axis: int = -1) -> Tensor:
     """Cross-entropy between integer class labels and class probabilities or logits.
 
     Args:
@@ -201,11 +202,15 @@ def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
         y_pred: class probabilities (clipped, then renormalised), or logits with
             ``from_logits=True``; classes on the last axis.
         from_logits: whether `y_pred` holds logits.
+        ignore_class: a label value (e.g. -1 or a padding class) whose entries get loss 0
+            and a mask (attached to the result) that `Loss` reductions honour: the
+            default reduction divides by the number of other entries, as in Keras.
         axis: the class axis; only -1 (the last axis) is supported, as in Keras.
 
     Raises:
         InvalidArgumentError: for labels of the wrong shape, non-integer labels, labels
-            outside ``[0, num_classes)``, scalar predictions, or another axis.
+            outside ``[0, num_classes)`` (other than `ignore_class`), scalar predictions,
+            or another axis.
 
     Examples:
         >>> import eagerflow as ef
@@ -224,9 +229,20 @@ def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
         raise errors.InvalidArgumentError(
             f"{owner}: only axis=-1 (the last axis) is supported. Received: axis={axis!r}"
         )
+    valid = None
+    if ignore_class is not None:
+        y_true = creation_ops.convert_to_tensor(y_true)
+        valid = logic_ops.not_equal(y_true, ignore_class)
+        y_true = math_ops.where(valid, y_true, 0)
     labels = _sparse_labels(y_true, y_pred, owner)
     logits = y_pred if from_logits else unary_ops.log(_clipped(y_pred))
-    return xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
+    values = xent.sparse_softmax_cross_entropy_with_logits(labels, logits)
+    if valid is None:
+        return values
+    valid = array_ops.reshape(valid, array_ops.shape(values))
+    values = math_ops.where(valid, values, math_ops.multiply(values, 0.0))
+    masks.set_mask(values, valid)
+    return values
 
 
 def sparse_softmax_cross_entropy(labels: TensorLike, logits: TensorLike,
@@ -359,6 +375,8 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
 
     Args:
         from_logits: whether `y_pred` holds logits (more accurate; prefer it).
+        ignore_class: a label value left out of the loss: its entries weigh 0 and the
+            default reduction divides by the number of the other entries.
         reduction: see `Loss`.
         name: the loss's name.
 
@@ -367,18 +385,25 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
         >>> scce = ef.losses.SparseCategoricalCrossentropy(from_logits=True)
         >>> round(float(scce([2], [[0.0, 0.0, 0.0]])), 5)
         1.09861
+        >>> scce = ef.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1)
+        >>> round(float(scce([2, -1], [[0.0, 0.0, 0.0], [5.0, 0.0, 0.0]])), 5)
+        1.09861
     """
 
-    def __init__(self, from_logits: bool = False, reduction: str | None = "sum_over_batch_size",
+    def __init__(self, from_logits: bool = False, ignore_class: int | None = None,
+                 reduction: str | None = "sum_over_batch_size",
                  name: str | None = "sparse_categorical_crossentropy") -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
+        self.ignore_class = None if ignore_class is None else int(ignore_class)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
-        return sparse_categorical_crossentropy(y_true, y_pred, self.from_logits)
+        return sparse_categorical_crossentropy(y_true, y_pred, self.from_logits,
+                                               self.ignore_class)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "from_logits": self.from_logits}
+        return {**super().get_config(), "from_logits": self.from_logits,
+                "ignore_class": self.ignore_class}
 
 
 for _loss in (binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy,

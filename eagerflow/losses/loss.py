@@ -148,6 +148,9 @@ def reduce_weighted_values(values: tensor.Tensor, sample_weight: TensorLike | No
     """
     weights = None
     if sample_weight is not None:
+        sample_weight = creation_ops.convert_to_tensor(sample_weight)
+        if values.ndim == 1 and sample_weight.ndim == 2 and sample_weight.shape[-1] == 1:
+            values = array_ops.expand_dims(values, -1)  # Keras: (batch,) by (batch, 1) weights
         weights = _align_weights(values, sample_weight)
         values = math_ops.multiply(values, weights)
     if reduction is None or reduction == "none":
@@ -244,6 +247,10 @@ class Loss(abc.ABC):
         y_pred = as_prediction(y_pred)
         y_true = creation_ops.convert_to_tensor(y_true)
         values = self.call(y_true, y_pred)
+        out_mask = masks.get_mask(values) if isinstance(values, tensor.Tensor) else None
+        if out_mask is not None:  # e.g. ignore_class of a sparse cross-entropy
+            mask = out_mask if mask is None else logic_ops.logical_and(
+                creation_ops.convert_to_tensor(mask), out_mask)
         if mask is not None:
             values = creation_ops.convert_to_tensor(values)
             sample_weight = mask_weights(mask, sample_weight, values.dtype, self.reduction)

@@ -249,3 +249,48 @@ def test_binary_shape_mismatch_and_smoothing_range():
 def test_weights_that_do_not_broadcast():
     with pytest.raises(ef.errors.InvalidArgumentError, match="weights of shape"):
         ef.losses.sparse_softmax_cross_entropy(LABELS, LOGITS, weights=[1.0, 2.0])
+
+
+IGNORE_LABELS = np.array([[0, 1, -1], [2, -1, 0]])
+IGNORE_LOGITS = np.array([[[1., 2., 0.5], [0.1, -1., 2.], [3., 0., 0.]],
+                          [[0., 0., 1.], [2., 2., 2.], [-1., 1., 0.]]], "float32")
+IGNORE_WEIGHTS = np.array([[1., 0.5, 2.], [3., 1., 0.]], "float32")
+
+
+@pytest.mark.parametrize("reduction, plain, weighted", [  # Keras 3.15's values
+    ("sum_over_batch_size", 1.9013010, 1.1773988),
+    ("sum", 7.6052041, 4.7095952),
+    ("mean_with_sample_weight", 1.9013010, 1.0465767),
+])
+def test_sparse_categorical_crossentropy_ignore_class(reduction, plain, weighted):
+    loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1,
+                                                   reduction=reduction)
+    assert float(loss(IGNORE_LABELS, IGNORE_LOGITS)) == pytest.approx(plain, rel=1e-5)
+    assert float(loss(IGNORE_LABELS, IGNORE_LOGITS, sample_weight=IGNORE_WEIGHTS)) == \
+        pytest.approx(weighted, rel=1e-5)
+
+
+def test_sparse_categorical_crossentropy_ignore_class_unreduced_and_column_labels():
+    loss = ef.losses.SparseCategoricalCrossentropy(from_logits=True, ignore_class=-1,
+                                                   reduction="none")
+    np.testing.assert_allclose(loss(IGNORE_LABELS, IGNORE_LOGITS).numpy(),
+                               [[1.4643688, 3.1817846, 0.0], [0.5514447, 0.0, 2.4076061]],
+                               rtol=1e-5)
+    probs = np.array([[0.2, 0.7, 0.1], [0.5, 0.25, 0.25], [0.1, 0.1, 0.8]], "float32")
+    column = ef.losses.SparseCategoricalCrossentropy(ignore_class=1)
+    assert float(column(np.array([[1], [0], [2]]), probs)) == pytest.approx(0.4581454, rel=1e-5)
+    assert column.get_config()["ignore_class"] == 1
+    ef.testing.check_gradients(
+        lambda z: ef.losses.sparse_categorical_crossentropy(
+            IGNORE_LABELS, z, from_logits=True, ignore_class=-1),
+        IGNORE_LOGITS.astype("float64"))
+
+
+def test_ignore_class_in_fit_matches_the_loss():
+    model = ef.Sequential([ef.Input((3, 3)), ef.layers.Dense(3, use_bias=False)])
+    model.set_weights([np.eye(3, dtype="float32")])
+    model.compile(loss=ef.losses.SparseCategoricalCrossentropy(from_logits=True,
+                                                               ignore_class=-1))
+    logs = model.evaluate(IGNORE_LOGITS, IGNORE_LABELS, batch_size=2, return_dict=True,
+                          verbose=0)
+    assert logs["loss"] == pytest.approx(1.9013010, rel=1e-5)

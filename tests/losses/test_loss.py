@@ -39,6 +39,11 @@ def test_sample_weight_shapes():
     np.testing.assert_allclose(reduce(ef.constant([1.0, 2.0]), [[2.0], [1.0]], "sum").numpy(),
                                4.0)
     assert float(reduce(values, 2.0, "sum_over_batch_size")) == 5.0
+    # Keras 3.15 keeps the weights' (batch, 1) shape for rank-1 per-sample losses
+    unreduced = ef.losses.MeanSquaredError(reduction="none")(
+        [[0.0], [1.0]], [[1.0], [3.0]], sample_weight=[[2.0], [0.5]])
+    assert unreduced.shape == (2, 1)
+    np.testing.assert_allclose(unreduced.numpy(), [[2.0], [2.0]])
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"sample_weight of shape \(3,\) cannot be broadcast to the "
                              r"per-sample losses of shape \(2, 2\)"):
