@@ -378,10 +378,13 @@ class CompiledMetrics:
                     table[index].append((metric, weighted))
         self.metrics = [metric for row in table for metric, _ in row]
         taken = [metric.name for row in table for metric, weighted in row if not weighted]
-        for row in table:  # Keras's rule: a weighted twin of a metric is "weighted_<name>"
+        # Keras's rule: a weighted twin of a metric is "weighted_<name>", after the output's
+        # prefix for several outputs ("digit_weighted_accuracy").
+        for index, row in enumerate(table):
+            prefix = "" if output_names is None else f"{output_names[index]}_"
             for metric, weighted in row:
                 if weighted and metric.name in taken:
-                    metric.name = f"weighted_{metric.name}"
+                    metric.name = f"{prefix}weighted_{metric.name[len(prefix):]}"
         names = [metric.name for metric in self.metrics]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:

@@ -1,6 +1,7 @@
 """Compiled metrics in `model.metrics` (Keras 3's "compile_metrics" container)."""
 
 import numpy as np
+import pytest
 
 import eagerflow as ef
 
@@ -54,3 +55,28 @@ def test_evaluate_returns_the_loss_and_the_compiled_metrics():
     np.testing.assert_allclose([loss, mae], [np.mean(y ** 2), np.mean(np.abs(y))],
                                rtol=1e-5)
     assert model.evaluate(x, y, verbose=0, return_dict=True).keys() == {"loss", "mae"}
+
+
+def test_multi_output_weighted_twins_are_named_after_the_output_prefix():
+    # Keras 3.15 on the same model, data and weights: per-output sample weights, loss
+    # weights, a metric and its weighted twin per output (one batch).
+    x = np.array([[1., 2.], [0., -1.], [3., 0.5], [-2., 1.], [1., 1.]], "float32")
+    ya = np.array([[1., 0.], [0., 1.], [2., 2.], [-1., 0.], [0.5, 0.5]], "float32")
+    yb = np.array([[1.], [0.], [2.], [1.], [-1.]], "float32")
+    inputs = ef.Input((2,))
+    model = ef.Model(inputs, [ef.layers.Dense(2, name="a")(inputs),
+                              ef.layers.Dense(1, name="b")(inputs)])
+    model.set_weights([np.array([[1., 0.5], [-0.5, 1.]], "float32"),
+                       np.array([0.1, 0.], "float32"),
+                       np.array([[0.3], [-0.7]], "float32"), np.array([0.2], "float32")])
+    model.compile(loss=["mse", "mae"], loss_weights=[1.5, 0.25], metrics=[["mae"], ["mse"]],
+                  weighted_metrics=[["mae"], ["mse"]])
+    weights = [np.array([1., 0., 2., 0.5, 1.], "float32"),
+               np.array([0., 1., 1., 3., 0.5], "float32")]
+    logs = model.evaluate(x, [ya, yb], sample_weight=weights, batch_size=5, return_dict=True,
+                          verbose=0)
+    expected = {"loss": 2.0167499, "a_loss": 1.0495, "b_loss": 1.77, "a_mae": 0.935,
+                "a_weighted_mae": 0.7666667, "b_mse": 2.2064996, "b_weighted_mse": 2.8949995}
+    assert sorted(logs) == sorted(expected)
+    for name, value in expected.items():
+        assert logs[name] == pytest.approx(value, rel=1e-5), name
