@@ -195,6 +195,12 @@ def mask_weights(mask: TensorLike, sample_weight: TensorLike | None, dtype: Any,
     return weights
 
 
+def _broadcastable_prefix(mask_shape: tuple, values_shape: tuple) -> bool:
+    """Whether a mask matches the leading axes of the values (unknown sizes match)."""
+    return all(m is None or v is None or m == v or m == 1
+               for m, v in zip(mask_shape, values_shape, strict=False))
+
+
 def _divide_no_nan(total, denominator):
     """``total / denominator``, or 0 when the denominator is 0 (Keras: an empty or all-zero
     weighted batch has loss 0)."""
@@ -253,6 +259,15 @@ class Loss(abc.ABC):
                 creation_ops.convert_to_tensor(mask), out_mask)
         if mask is not None:
             values = creation_ops.convert_to_tensor(values)
+            mask_shape = tuple(creation_ops.convert_to_tensor(mask).shape)
+            if len(mask_shape) > values.ndim or not _broadcastable_prefix(mask_shape,
+                                                                          values.shape):
+                raise errors.InvalidArgumentError(
+                    f"{self.name}: y_pred carries a mask of shape {mask_shape} (from Masking, "
+                    "Embedding(mask_zero=True) or ignore_class) but the per-sample losses "
+                    f"have shape {tuple(values.shape)}; the mask must cover their leading "
+                    "axes. Return one loss value per masked step, or drop the mask."
+                )
             sample_weight = mask_weights(mask, sample_weight, values.dtype, self.reduction)
         return reduce_weighted_values(values, sample_weight, self.reduction)
 

@@ -80,3 +80,10 @@ def test_mean_metric_wrapper_with_a_mask_and_sample_weights():
     metric.reset_state()
     metric.update_state(np.zeros((2, 3, 1)), pred, sample_weight=[1.0, 3.0])
     assert float(metric.result()) == pytest.approx((1 + 2 + 12) / 5)
+
+
+def test_a_mask_that_does_not_cover_the_losses_is_a_clear_error():
+    pred = _masked(np.ones((2, 3), "float32"), [[True, True, False], [True, False, False]])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"mean_squared_error: y_pred carries a mask of shape \(2, 3\)"):
+        ef.losses.MeanSquaredError()(np.zeros((2, 3)), pred)  # losses of shape (2,)
