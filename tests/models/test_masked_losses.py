@@ -87,3 +87,15 @@ def test_a_mask_that_does_not_cover_the_losses_is_a_clear_error():
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"mean_squared_error: y_pred carries a mask of shape \(2, 3\)"):
         ef.losses.MeanSquaredError()(np.zeros((2, 3)), pred)  # losses of shape (2,)
+
+
+def test_training_on_a_masked_loss_matches_keras():
+    model = _masking_model()
+    model.compile(optimizer=ef.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    history = model.fit(X, Y, batch_size=2, epochs=2, verbose=0, shuffle=False).history
+    np.testing.assert_allclose(history["loss"], [2.025802, 1.299298], rtol=1e-5)  # Keras 3.15
+    np.testing.assert_allclose(history["mae"], [1.2285, 0.994752], rtol=1e-5)
+    kernel, bias = model.get_weights()
+    np.testing.assert_allclose(kernel, [[0.420117, 0.254443], [-0.236065, 0.86251]],
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bias, [0.390749, -0.023503], rtol=1e-5, atol=1e-6)
