@@ -246,7 +246,10 @@ def class_weight_to_sample_weight(y, class_weight: dict, where: str = ""):
     """Per-sample weights ``class_weight[class of y]`` for one batch of targets.
 
     The class of a target is the label itself (integer labels), its argmax (one-hot or
-    probability rows), or its rounded value (one binary unit).
+    probability rows), or its rounded value (one binary unit). Integer targets of shape
+    ``(batch, steps)`` holding a class index above 1 are per-step class indices (sparse
+    sequence labels) and get one weight per step; Keras would take their argmax over the
+    steps.
 
     Raises:
         ValueError: for bad keys or values, or a class with no weight.
@@ -259,7 +262,9 @@ def class_weight_to_sample_weight(y, class_weight: dict, where: str = ""):
     """
     table = _class_weight_table(class_weight, where)
     labels = _as_array(y, "y")
-    if labels.ndim >= 2 and labels.shape[-1] > 1:
+    sparse_steps = labels.dtype.kind in "iu" and labels.size and (
+        labels.min() < 0 or labels.max() > 1)  # class indices, not one-hot rows
+    if labels.ndim >= 2 and labels.shape[-1] > 1 and not sparse_steps:
         labels = np.argmax(labels, axis=-1)
     elif labels.ndim >= 2 and labels.shape[-1] == 1:
         labels = labels[..., 0]
@@ -281,6 +286,19 @@ def class_weight_to_sample_weight(y, class_weight: dict, where: str = ""):
     return lookup[labels]
 
 
+def _times(class_weights: np.ndarray, sample_weight) -> np.ndarray:
+    """Class weights times sample weights, aligned on the leading (batch) axes."""
+    weights = _as_array(sample_weight, "sample_weight")
+    if weights.ndim == class_weights.ndim + 1 and weights.shape[-1] == 1:
+        weights = weights[..., 0]
+    if weights.ndim < class_weights.ndim:
+        weights = weights.reshape(weights.shape + (1,) * (class_weights.ndim - weights.ndim))
+    elif class_weights.ndim < weights.ndim:
+        class_weights = class_weights.reshape(
+            class_weights.shape + (1,) * (weights.ndim - class_weights.ndim))
+    return class_weights * weights
+
+
 def _combine_class_weight(y, sample_weight, class_weight, output_names):
     """sample_weight with class weights multiplied in, per output."""
     if class_weight is None:
@@ -291,7 +309,7 @@ def _combine_class_weight(y, sample_weight, class_weight, output_names):
         raise ValueError("class_weight needs targets (y) to weight")
     if not isinstance(y, (list, tuple, dict)):
         weights = class_weight_to_sample_weight(y, class_weight)
-        return weights if sample_weight is None else weights * _as_array(sample_weight, "w")
+        return weights if sample_weight is None else _times(weights, sample_weight)
     names = sorted(y) if isinstance(y, dict) else (output_names or [])
     if set(class_weight) - set(names) or not all(isinstance(v, dict)
                                                  for v in class_weight.values()):
@@ -311,7 +329,7 @@ def _combine_class_weight(y, sample_weight, class_weight, output_names):
     for name, target, weight in zip(names, flat_y, flat_w, strict=True):
         if name in class_weight:
             cw = class_weight_to_sample_weight(target, class_weight[name], f"[{name!r}]")
-            weight = cw if weight is None else cw * _as_array(weight, "w")
+            weight = cw if weight is None else _times(cw, weight)
         combined.append(weight)
     return dict(zip(names, combined, strict=True)) if isinstance(y, dict) else combined
 

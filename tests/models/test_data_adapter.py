@@ -232,3 +232,24 @@ def test_class_weight_for_a_generator():
     batches = iter([(np.zeros((2, 1)), np.array([0, 1]))])
     data = data_adapter.adapt(batches, class_weight={0: 1.0, 1: 7.0})
     assert _batches(data)[0][2].tolist() == [1.0, 7.0]
+
+
+def test_class_weight_for_sparse_sequence_labels_is_per_step():
+    weights = {0: 1.0, 1: 3.0, 2: 0.5}
+    convert = data_adapter.class_weight_to_sample_weight
+    labels = np.array([[0, 1, 2, 2], [1, 1, 0, 0]])
+    # class indices per step (not an argmax over the steps, Keras's silent reading)
+    assert convert(labels, weights).tolist() == [[1.0, 3.0, 0.5, 0.5], [3.0, 3.0, 1.0, 1.0]]
+    one_hot = np.eye(3, dtype="float32")[labels]
+    assert convert(one_hot, weights).tolist() == convert(labels, weights).tolist()
+    data = data_adapter.adapt(np.zeros((2, 4)), labels, np.array([[2.0], [0.5]]),
+                              batch_size=2, class_weight=weights)
+    np.testing.assert_allclose(_batches(data)[0][2], [[2.0, 6.0, 1.0, 1.0],
+                                                      [1.5, 1.5, 0.5, 0.5]])
+
+
+def test_class_weight_times_column_sample_weights_keeps_one_weight_per_sample():
+    data = data_adapter.adapt(np.zeros((3, 1)), np.array([0, 1, 1]),
+                              np.array([[1.0], [1.0], [0.5]]), batch_size=3,
+                              class_weight={0: 2.0, 1: 4.0})
+    assert np.asarray(_batches(data)[0][2]).tolist() == [2.0, 4.0, 2.0]

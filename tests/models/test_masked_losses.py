@@ -99,3 +99,26 @@ def test_training_on_a_masked_loss_matches_keras():
     np.testing.assert_allclose(kernel, [[0.420117, 0.254443], [-0.236065, 0.86251]],
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(bias, [0.390749, -0.023503], rtol=1e-5, atol=1e-6)
+
+
+def test_class_weight_on_sparse_and_one_hot_sequence_labels_agree():
+    tokens = np.array([[1, 2, 0, 0], [3, 1, 2, 0], [2, 0, 0, 0]])
+    labels = np.array([[0, 1, 2, 2], [1, 1, 0, 0], [2, 0, 1, 1]])
+    class_weight = {0: 1.0, 1: 3.0, 2: 0.5}
+    step_weights = np.vectorize(class_weight.get)(labels).astype("float32")
+    results = []
+    for loss, targets in [
+            (ef.losses.SparseCategoricalCrossentropy(from_logits=True), labels),
+            (ef.losses.CategoricalCrossentropy(from_logits=True),
+             np.eye(3, dtype="float32")[labels])]:
+        model = ef.Sequential([ef.Input((4,), dtype="int32"), ef.layers.Embedding(4, 3),
+                               ef.layers.Dense(3)])
+        model.set_weights([np.arange(12, dtype="float32").reshape(4, 3) / 10 - 0.5,
+                           np.eye(3, dtype="float32"), np.zeros(3, "float32")])
+        model.compile(optimizer=ef.optimizers.SGD(0.0), loss=loss)
+        history = model.fit(tokens, targets, class_weight=class_weight, batch_size=3,
+                            epochs=1, verbose=0, shuffle=False).history
+        expected = float(loss(targets, model(tokens), sample_weight=step_weights))
+        assert history["loss"][0] == pytest.approx(expected, rel=1e-5)
+        results.append(history["loss"][0])
+    assert results[0] == pytest.approx(results[1], rel=1e-5)
