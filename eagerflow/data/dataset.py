@@ -282,16 +282,27 @@ class Dataset(abc.ABC):
         return sources.GeneratorDataset(generator, output_signature, args)
 
     @staticmethod
-    def range(*args: Any, dtype: DTypeLike = np.int64, name: str | None = None) -> Dataset:
+    def range(*args: Any, output_type: DTypeLike = None, dtype: DTypeLike = None,
+              name: str | None = None) -> Dataset:
         """Integers like Python's ``range(start, stop, step)``, as int64 scalars.
+
+        `output_type` (tf.data's name) or `dtype` picks another dtype.
 
         Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(1, 8, 3)]
             [1, 4, 7]
+            >>> ef.data.Dataset.range(3, output_type=ef.int32).element_spec
+            TensorSpec(shape=(), dtype=int32, name=None)
         """
         from eagerflow.data import sources
-        return sources.RangeDataset(args, dtype)
+        if output_type is not None and dtype is not None:
+            raise TypeError(
+                "Dataset.range: pass `output_type` (tf.data's name) or `dtype`, not both. "
+                f"Received: output_type={output_type!r}, dtype={dtype!r}"
+            )
+        chosen = output_type if output_type is not None else dtype
+        return sources.RangeDataset(args, np.int64 if chosen is None else chosen)
 
     @staticmethod
     def zip(*datasets: Any, name: str | None = None) -> Dataset:
