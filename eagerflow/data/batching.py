@@ -253,9 +253,10 @@ def _pad(column, path, padded_shape, padding_value, first_index):
     else:
         try:
             fill = dtypes.to_array(padding_value, None if dtype.kind in "SU" else dtype)
-        except errors.OpError as e:
+        except (errors.OpError, ValueError, TypeError) as e:
             raise errors.InvalidArgumentError(
-                f"padded_batch: padding value{_component(path)}: {e.message}"
+                f"padded_batch: padding value{_component(path)}: "
+                f"{getattr(e, 'message', f'cannot convert {padding_value!r} to {dtype}: {e}')}"
             ) from None
         if fill.shape != ():
             raise errors.InvalidArgumentError(
