@@ -158,9 +158,7 @@ class Dataset(abc.ABC):
             >>> [int(v) for v in ef.data.Dataset.range(3).as_numpy_iterator()]
             [0, 1, 2]
         """
-        with closing(self._elements()) as elements:
-            for element in elements:
-                yield structure.to_numpy(element)
+        return iterator.NumpyIterator(self._elements())
 
     def reduce(self, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
         """Folds the dataset into one value: ``state = reduce_func(state, element)``.
