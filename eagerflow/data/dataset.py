@@ -23,7 +23,7 @@ import abc
 import operator
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,26 @@ from eagerflow.ops.typing import DTypeLike, Tensor
 
 AUTOTUNE = -1
 """Lets the pipeline choose a parallelism or buffer size (`map`, `prefetch`, ...)."""
+# tf.data methods eagerflow lacks, and what to write instead.
+_NOT_SUPPORTED = {
+    "rebatch": "write ds.unbatch().batch(batch_size, drop_remainder) (the same elements).",
+    "window": "ds.batch(size) gives non-overlapping windows (as tensors, not datasets); "
+              "build overlapping ones in NumPy before from_tensor_slices.",
+    "scan": "loop over the dataset in Python, or keep the state in a from_generator "
+            "generator.",
+    "group_by_window": "group the examples in NumPy before from_tensor_slices, then batch "
+                       "or padded_batch each group.",
+    "bucket_by_sequence_length": "sort or bucket the sequences by length in NumPy before "
+                                 "from_tensor_slices, then padded_batch.",
+    "take_while": "stop a Python loop over the dataset with `break`.",
+    "unique": "deduplicate the arrays before from_tensor_slices (np.unique with "
+              "return_index=True keeps the first occurrences, in order).",
+    "ignore_errors": "drop the bad elements with filter() before the step that fails.",
+    "get_single_element": "write next(iter(ds)).",
+    "snapshot": "cache(filename) stores the elements in a file.",
+    "save": "cache(filename) stores the elements in a file.",
+}
+
 INFINITE_CARDINALITY = -1
 """What `cardinality()` returns for a dataset that never ends (`repeat()`)."""
 UNKNOWN_CARDINALITY = -2
@@ -139,6 +159,15 @@ class Dataset(abc.ABC):
         if size == UNKNOWN_CARDINALITY:
             raise TypeError("The dataset length is unknown.")
         return size
+
+    if not TYPE_CHECKING:  # (mypy would accept any attribute of a Dataset)
+        def __getattr__(self, name: str) -> Any:
+            # Only for names not found: tf.data methods eagerflow does not have.
+            hint = _NOT_SUPPORTED.get(name)
+            if hint is None:
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise AttributeError(f"Dataset.{name} is not supported by eagerflow: {hint}")
 
     def __bool__(self) -> bool:
         return True  # `__len__` must not decide truth: it raises for unknown lengths
