@@ -52,6 +52,8 @@ _NOT_SUPPORTED = {
     "get_single_element": "write next(iter(ds)).",
     "snapshot": "cache(filename) stores the elements in a file.",
     "save": "cache(filename) stores the elements in a file.",
+    "options": "eagerflow datasets have no tf.data.Options; leave the call out.",
+    "with_options": "eagerflow datasets have no tf.data.Options; leave the call out.",
 }
 
 INFINITE_CARDINALITY = -1
