@@ -253,9 +253,10 @@ def _pad(column, path, padded_shape, padding_value, first_index):
     else:
         try:
             fill = dtypes.to_array(padding_value, None if dtype.kind in "SU" else dtype)
-        except errors.OpError as e:
+        except (errors.OpError, ValueError, TypeError) as e:
             raise errors.InvalidArgumentError(
-                f"padded_batch: padding value{_component(path)}: {e.message}"
+                f"padded_batch: padding value{_component(path)}: "
+                f"{getattr(e, 'message', f'cannot convert {padding_value!r} to {dtype}: {e}')}"
             ) from None
         if fill.shape != ():
             raise errors.InvalidArgumentError(
@@ -306,4 +307,15 @@ class UnbatchDataset(dataset.Dataset):
         return structure.map_leaves(unbatched, self._inputs[0].element_spec)
 
     def _cardinality(self) -> int:
-        return dataset.UNKNOWN_CARDINALITY
+        # Like tf.data: known when a component's first dimension is known statically
+        # (not from a user function's first result) and not zero.
+        source = self._inputs[0]
+        size = source._cardinality()
+        if size in (dataset.INFINITE_CARDINALITY, dataset.UNKNOWN_CARDINALITY):
+            return size
+        if not source._has_static_spec():
+            return dataset.UNKNOWN_CARDINALITY
+        dims = {s.shape[0] for s in nest.flatten(source.element_spec) if s.shape} - {None}
+        if len(dims) != 1 or 0 in dims:
+            return dataset.UNKNOWN_CARDINALITY
+        return size * dims.pop()

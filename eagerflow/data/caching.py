@@ -55,6 +55,7 @@ class CacheDataset(dataset.Dataset):
         self._filename = os.fspath(filename) if filename else ""
         self._memory = None
         self._lock = threading.Lock()
+        self._wrote = ""
 
     def _elements(self):
         path = self._filename
@@ -84,6 +85,7 @@ class CacheDataset(dataset.Dataset):
                     self._memory = recorded
                 else:
                     writer.commit()
+                    self._wrote = path  # its elements came from this pipeline
         except GeneratorExit:
             if not iterator.is_probing():
                 errors.warn_once(
@@ -99,14 +101,16 @@ class CacheDataset(dataset.Dataset):
 
     def _read_checked(self, path):
         source = self._inputs[0]
-        check = source._has_static_spec()
+        if path == self._wrote:
+            yield from read_cache(path)
+            return
+        spec = source.element_spec if source._has_static_spec() else _probed_spec(source)
+        check = spec is not None
         for element in read_cache(path):
             if check:
                 check = False
-                stored = structure.signature(element)
-                wanted = structure.signature(
-                    structure.map_leaves(lambda s: np.empty(0, s.dtype), source.element_spec)
-                )
+                stored = _layout(element)
+                wanted = _layout(structure.map_leaves(lambda s: np.empty(0, s.dtype), spec))
                 if stored != wanted:
                     raise errors.InvalidArgumentError(
                         f"cache: the file {path!r} holds elements "
@@ -120,6 +124,29 @@ class CacheDataset(dataset.Dataset):
 
     def _cardinality(self) -> int:
         return self._inputs[0]._cardinality()
+
+
+def _layout(element):
+    """Structure and leaf dtypes, independent of dict key order and namedtuple classes
+    (the file stores dicts sorted and namedtuples by name)."""
+    if isinstance(element, dict):
+        return ("dict", tuple(sorted(((repr(k), _layout(v)) for k, v in element.items()))))
+    if isinstance(element, tuple):
+        return (type(element).__name__, getattr(element, "_fields", None),
+                tuple(_layout(item) for item in element))
+    return structure.signature(element)
+
+
+def _probed_spec(source):
+    """The spec of a user function's output (its first element), or None if it fails.
+
+    An existing cache file is replayed without running the input pipeline, so one that
+    cannot run any more (its files deleted, say) is not checked.
+    """
+    try:
+        return source.element_spec
+    except (errors.OpError, OSError):
+        return None
 
 
 def _encode_structure(template):

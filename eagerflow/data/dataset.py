@@ -23,7 +23,7 @@ import abc
 import operator
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,28 @@ from eagerflow.ops.typing import DTypeLike, Tensor
 
 AUTOTUNE = -1
 """Lets the pipeline choose a parallelism or buffer size (`map`, `prefetch`, ...)."""
+# tf.data methods eagerflow lacks, and what to write instead.
+_NOT_SUPPORTED = {
+    "rebatch": "write ds.unbatch().batch(batch_size, drop_remainder) (the same elements).",
+    "window": "ds.batch(size) gives non-overlapping windows (as tensors, not datasets); "
+              "build overlapping ones in NumPy before from_tensor_slices.",
+    "scan": "loop over the dataset in Python, or keep the state in a from_generator "
+            "generator.",
+    "group_by_window": "group the examples in NumPy before from_tensor_slices, then batch "
+                       "or padded_batch each group.",
+    "bucket_by_sequence_length": "sort or bucket the sequences by length in NumPy before "
+                                 "from_tensor_slices, then padded_batch.",
+    "take_while": "stop a Python loop over the dataset with `break`.",
+    "unique": "deduplicate the arrays before from_tensor_slices (np.unique with "
+              "return_index=True keeps the first occurrences, in order).",
+    "ignore_errors": "drop the bad elements with filter() before the step that fails.",
+    "get_single_element": "write next(iter(ds)).",
+    "snapshot": "cache(filename) stores the elements in a file.",
+    "save": "cache(filename) stores the elements in a file.",
+    "options": "eagerflow datasets have no tf.data.Options; leave the call out.",
+    "with_options": "eagerflow datasets have no tf.data.Options; leave the call out.",
+}
+
 INFINITE_CARDINALITY = -1
 """What `cardinality()` returns for a dataset that never ends (`repeat()`)."""
 UNKNOWN_CARDINALITY = -2
@@ -140,6 +162,15 @@ class Dataset(abc.ABC):
             raise TypeError("The dataset length is unknown.")
         return size
 
+    if not TYPE_CHECKING:  # (mypy would accept any attribute of a Dataset)
+        def __getattr__(self, name: str) -> Any:
+            # Only for names not found: tf.data methods eagerflow does not have.
+            hint = _NOT_SUPPORTED.get(name)
+            if hint is None:
+                raise AttributeError(
+                    f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise AttributeError(f"Dataset.{name} is not supported by eagerflow: {hint}")
+
     def __bool__(self) -> bool:
         return True  # `__len__` must not decide truth: it raises for unknown lengths
 
@@ -158,9 +189,7 @@ class Dataset(abc.ABC):
             >>> [int(v) for v in ef.data.Dataset.range(3).as_numpy_iterator()]
             [0, 1, 2]
         """
-        with closing(self._elements()) as elements:
-            for element in elements:
-                yield structure.to_numpy(element)
+        return iterator.NumpyIterator(self._elements())
 
     def reduce(self, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
         """Folds the dataset into one value: ``state = reduce_func(state, element)``.
@@ -282,16 +311,27 @@ class Dataset(abc.ABC):
         return sources.GeneratorDataset(generator, output_signature, args)
 
     @staticmethod
-    def range(*args: Any, dtype: DTypeLike = np.int64, name: str | None = None) -> Dataset:
+    def range(*args: Any, output_type: DTypeLike = None, dtype: DTypeLike = None,
+              name: str | None = None) -> Dataset:
         """Integers like Python's ``range(start, stop, step)``, as int64 scalars.
+
+        `output_type` (tf.data's name) or `dtype` picks another dtype.
 
         Examples:
             >>> import eagerflow as ef
             >>> [int(v) for v in ef.data.Dataset.range(1, 8, 3)]
             [1, 4, 7]
+            >>> ef.data.Dataset.range(3, output_type=ef.int32).element_spec
+            TensorSpec(shape=(), dtype=int32, name=None)
         """
         from eagerflow.data import sources
-        return sources.RangeDataset(args, dtype)
+        if output_type is not None and dtype is not None:
+            raise TypeError(
+                "Dataset.range: pass `output_type` (tf.data's name) or `dtype`, not both. "
+                f"Received: output_type={output_type!r}, dtype={dtype!r}"
+            )
+        chosen = output_type if output_type is not None else dtype
+        return sources.RangeDataset(args, np.int64 if chosen is None else chosen)
 
     @staticmethod
     def zip(*datasets: Any, name: str | None = None) -> Dataset:

@@ -122,7 +122,20 @@ class InterleaveDataset(dataset.Dataset):
                 "interleave/flat_map: map_func must return a Dataset, but returned "
                 f"{type(made).__name__} for element 0"
             )
-        return made.element_spec
+        try:
+            return made.element_spec
+        except errors.InvalidArgumentError:
+            if made._has_static_spec():
+                raise
+        # Its spec is read from its own first element, and it had none (tf.data traces
+        # instead): read the first element of the result.
+        element = iterator.probe(self)
+        if element is None:
+            raise errors.InvalidArgumentError(
+                "The element_spec of an interleave()/flat_map() dataset built by user "
+                "functions is read from its first element, and it has none"
+            )
+        return structure.spec_of(element)
 
     def _cardinality(self) -> int:
         return dataset.UNKNOWN_CARDINALITY

@@ -63,6 +63,47 @@ def is_probing() -> bool:
     return getattr(_probing, "active", 0) > 0
 
 
+def _stopped_by(error: BaseException, index: int, what: str) -> errors.InvalidArgumentError:
+    return errors.InvalidArgumentError(
+        f"{what}: this iterator stopped at element {index}, where the pipeline raised "
+        f"{type(error).__name__}: {error}. An eagerflow iterator cannot go on after an error "
+        "(a tf.data iterator goes on with the next element): start a new iterator, or drop "
+        "the bad elements with filter() before the step that fails."
+    )
+
+
+class NumpyIterator:
+    """`Dataset.as_numpy_iterator()`: elements as NumPy values.
+
+    After an error in the pipeline it raises again instead of ending early.
+    """
+
+    def __init__(self, elements) -> None:
+        self._elements = elements
+        self._count = 0
+        self._error: BaseException | None = None
+
+    def __iter__(self) -> NumpyIterator:
+        return self
+
+    def __next__(self) -> Any:
+        if self._error is not None:
+            raise _stopped_by(self._error, self._count, "as_numpy_iterator")
+        try:
+            element = next(self._elements)
+        except StopIteration:
+            raise
+        except Exception as e:
+            self._error = e
+            raise
+        self._count += 1
+        return structure.to_numpy(element)
+
+    def close(self) -> None:
+        """Stops the iteration and any background thread it started."""
+        self._elements.close()
+
+
 class Iterator(trackable.Trackable):
     """Iterates over a dataset; `next(iterator)` returns the next element as tensors.
 
@@ -95,6 +136,7 @@ class Iterator(trackable.Trackable):
                                                  trainable=False, name="shuffle_epochs")
         context.thread.variables_made = made  # iterator made in ef.function is no new state
         self._elements = dataset._elements()
+        self._error: BaseException | None = None
         self._made_in_trace = context.thread.tracer is not None
         if self._made_in_trace and (self._shuffles or self._blocker):
             # its loop is unrolled while tracing: the graph would keep one pass's elements
@@ -130,6 +172,7 @@ class Iterator(trackable.Trackable):
         for stage, epoch in zip(self._shuffles, epochs.tolist(), strict=True):
             stage.next_iteration = int(epoch)
         self._elements = self._dataset._elements()
+        self._error = None
         for skipped in range(position):
             if next(self._elements, _END) is _END:
                 raise errors.InvalidArgumentError(
@@ -149,7 +192,15 @@ class Iterator(trackable.Trackable):
             return python_ops.traced_next(self.get_next, self.element_spec)
         if int(self._position.numpy()) != self._count:
             self._sync_with_restore()
-        element = structure.to_tensors(next(self._elements))
+        if self._error is not None:
+            raise _stopped_by(self._error, self._count, "next(iterator)")
+        try:
+            element = structure.to_tensors(next(self._elements))
+        except StopIteration:
+            raise
+        except Exception as e:
+            self._error = e
+            raise
         self._count += 1
         self._position.assign(self._count)
         return element

@@ -113,7 +113,8 @@ def _dtype_key(dtype):
 
 
 def signature(element):
-    """A hashable summary of the structure and leaf dtypes (not the shapes)."""
+    """A hashable summary of the structure and leaf dtypes (not the shapes, nor the order
+    of dict keys)."""
     kind = type(element)
     if kind is _ndarray:
         return _dtype_key(element.dtype)
@@ -122,8 +123,8 @@ def signature(element):
                               else signature(item) for item in element]))
     if isinstance(element, tuple):
         return (kind, tuple([signature(item) for item in element]))
-    if isinstance(element, dict):
-        return (kind, tuple((key, signature(element[key])) for key in element))
+    if isinstance(element, dict):  # in nest.flatten's key order: insertion order is no part
+        return (kind, tuple((key, signature(element[key])) for key in nest._keys(element)))
     return kind
 
 

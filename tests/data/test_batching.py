@@ -145,6 +145,8 @@ def test_padded_batch_errors():
         list(ranks.padded_batch(2))
     with pytest.raises(errors.InvalidArgumentError, match="padding value: "):
         list(ds.padded_batch(2, padding_values=0.5))
+    with pytest.raises(errors.InvalidArgumentError, match="padding value: cannot convert 'a'"):
+        list(ds.padded_batch(2, padding_values="a"))  # a bare ValueError before
     with pytest.raises(errors.InvalidArgumentError, match="padding values must be scalars"):
         list(ds.padded_batch(2, padding_values=[1, 2]))
 
@@ -156,6 +158,21 @@ def test_unbatch():
     assert int(ds.cardinality()) == ef.data.UNKNOWN_CARDINALITY
     pairs = Dataset.from_tensors(([[1, 2], [3, 4]], [5, 6])).unbatch()
     assert values(pairs) == [([1, 2], 5), ([3, 4], 6)]
+
+
+def test_unbatch_cardinality_is_known_when_the_batch_dimension_is():
+    # tf.data 2.21: the input's length times a statically known leading dimension
+    known = Dataset.from_tensor_slices(np.zeros((3, 2, 1))).unbatch()
+    assert int(known.cardinality()) == 6 and len(values(known)) == 6
+    assert int(Dataset.range(7).batch(2, drop_remainder=True).unbatch().cardinality()) == 6
+    mixed = Dataset.zip((Dataset.range(4).batch(2, drop_remainder=True),
+                         Dataset.range(4).batch(2)))
+    assert int(mixed.unbatch().cardinality()) == 4
+    assert int(Dataset.range(7).batch(2).unbatch().cardinality()) == -2  # (None,) batches
+    assert int(Dataset.range(3).repeat().batch(2).unbatch().cardinality()) == -1
+    assert int(Dataset.from_tensor_slices(np.zeros((3, 0))).unbatch().cardinality()) == -2
+    mapped = Dataset.range(2).map(lambda x: ef.fill([2], x))  # spec read from a first result
+    assert int(mapped.unbatch().cardinality()) == -2
 
 
 def test_unbatch_errors():

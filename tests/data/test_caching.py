@@ -130,3 +130,39 @@ def test_write_cache_rejects_unstorable_elements(tmp_path):
     with pytest.raises(errors.InvalidArgumentError, match="component 0 of dtype object"):
         caching.write_cache(str(tmp_path / "c"), [np.array([None], dtype=object)])
     assert os.listdir(tmp_path) == []
+
+
+def test_file_cache_checks_a_mapped_pipeline_against_the_file(tmp_path):
+    # tf.data fails on a dtype mismatch; the file used to be replayed silently as int64
+    path = str(tmp_path / "c")
+    assert values(Dataset.range(3).cache(path)) == [0, 1, 2]
+    floats = Dataset.range(3).map(lambda x: ef.cast(x, ef.float32)).cache(path)
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="holds elements int64\\[\\], but .*float32.*Delete the file"):
+        list(floats)
+    pairs = Dataset.range(3).map(lambda x: (x, x)).cache(path)
+    with pytest.raises(errors.InvalidArgumentError, match="holds elements int64\\[\\]"):
+        list(pairs)
+    assert values(Dataset.range(5).map(lambda x: x * 2).cache(path)) == [0, 1, 2]  # as tf.data
+
+
+def test_file_cache_check_ignores_dict_key_order_and_namedtuple_classes(tmp_path):
+    path, other = str(tmp_path / "d"), str(tmp_path / "p")
+    second = str(tmp_path / "m")
+    unsorted = Dataset.from_tensor_slices({"b": [1, 2], "a": [0.5, 1.5]})
+    assert values(unsorted.cache(path)) == values(unsorted.cache(path))
+    mapped = Dataset.range(2).map(lambda x: {"b": x, "a": ef.cast(x, ef.float32)})
+    assert values(mapped.cache(second)) == values(mapped.cache(second))
+    assert values(mapped.cache(second)) == [{"a": 0.0, "b": 0}, {"a": 1.0, "b": 1}]
+    point = collections.namedtuple("Point", "x y")
+    assert len(values(Dataset.range(2).map(lambda x: point(x, x)).cache(other))) == 2
+    assert len(values(Dataset.range(2).map(lambda x: point(x, x)).cache(other))) == 2
+
+
+def test_file_cache_replays_when_the_pipeline_cannot_run(tmp_path):
+    path = str(tmp_path / "c")
+    list(Dataset.range(2).cache(path))
+
+    def gone(x):
+        raise errors.NotFoundError("the raw files were deleted")
+    assert values(Dataset.range(2).map(gone).cache(path)) == [0, 1]

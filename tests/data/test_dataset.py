@@ -96,3 +96,17 @@ def test_constants_match_tf_data():
     assert ef.data.INFINITE_CARDINALITY == -1
     assert ef.data.UNKNOWN_CARDINALITY == -2
     assert ef.data.Dataset is ef.datasets.Dataset
+
+
+def test_tf_data_methods_eagerflow_lacks_say_what_to_write_instead():
+    ds = Dataset.range(10).batch(4)
+    with pytest.raises(AttributeError, match=r"Dataset.rebatch is not supported by eagerflow: "
+                                             r"write ds.unbatch\(\).batch"):
+        ds.rebatch(3)
+    assert [len(b) for b in ds.unbatch().batch(3)] == [3, 3, 3, 1]  # what tf.data's gives
+    for name in ("window", "scan", "group_by_window", "bucket_by_sequence_length"):
+        with pytest.raises(AttributeError, match=f"Dataset.{name} is not supported"):
+            getattr(ds, name)
+        assert not hasattr(ds, name)
+    with pytest.raises(AttributeError, match="'BatchDataset' object has no attribute 'nope'"):
+        _ = ds.nope

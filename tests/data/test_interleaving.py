@@ -79,3 +79,19 @@ def test_interleave_argument_errors_and_empty_spec():
         Dataset.range(3).interleave(lambda x: Dataset.range(x), block_length=0)
     with pytest.raises(errors.InvalidArgumentError, match="the input is empty"):
         _ = Dataset.range(0).flat_map(lambda x: Dataset.range(x)).element_spec
+
+
+def test_element_spec_when_the_first_made_dataset_is_empty():
+    # tf.data traces map_func; the dataset made from element 0 here is empty, so its own
+    # first element cannot tell the spec (an error before): the result's first one does
+    def made(x):
+        floats = Dataset.range(x).map(lambda y: ef.cast(y, ef.float32))
+        return Dataset.zip((Dataset.range(x), floats))
+    ds = Dataset.range(3).interleave(made, cycle_length=2)
+    assert ds.element_spec == (ef.TensorSpec((), ef.int64), ef.TensorSpec((), ef.float32))
+    assert Dataset.range(3).flat_map(made).element_spec == ds.element_spec
+    batched = Dataset.range(1, 3).flat_map(lambda x: Dataset.range(3).map(lambda y: y).batch(2))
+    assert batched.element_spec == ef.TensorSpec((None,), ef.int64)  # still the made spec
+    empty = Dataset.range(3).flat_map(lambda x: Dataset.range(0).map(lambda y: y))
+    with pytest.raises(errors.InvalidArgumentError, match="it has none"):
+        _ = empty.element_spec

@@ -108,3 +108,29 @@ def test_next_inside_a_graph_loop_or_branch_takes_one_element_per_run():
 
     it = iter(ef.data.Dataset.range(10))
     assert [int(maybe(it, ef.constant(f))) for f in (1, 0, 1)] == [0, -1, 1]
+
+
+def _fails_at_3(x):
+    if int(x) == 3:
+        raise ValueError("bad element 3")
+    return x
+
+
+@pytest.mark.parametrize("make", [
+    lambda ds: iter(ds), lambda ds: iter(ds.prefetch(2)), lambda ds: ds.as_numpy_iterator(),
+])
+def test_an_iterator_does_not_end_silently_after_an_error(make):
+    # tf.data goes on with element 4; eagerflow cannot, and used to end (StopIteration),
+    # silently dropping the rest for a loop that skips failing elements
+    it = make(Dataset.range(6).map(_fails_at_3))
+    assert [int(next(it)) for _ in range(3)] == [0, 1, 2]
+    with pytest.raises(ValueError, match="bad element 3"):
+        next(it)
+    for _ in range(2):
+        with pytest.raises(errors.InvalidArgumentError,
+                           match="stopped at element 3, where the pipeline raised ValueError: "
+                                 "bad element 3.*start a new iterator"):
+            next(it)
+    closed = iter(Dataset.range(3))
+    closed.close()
+    assert next(closed, "done") == "done"

@@ -164,6 +164,11 @@ def test_range_like_python():
     assert values(Dataset.range(5, 0, -2)) == [5, 3, 1]
     assert values(Dataset.range(3, dtype=ef.int32)) == [0, 1, 2]
     assert next(iter(Dataset.range(3, dtype=ef.int32))).dtype == ef.int32
+    # tf.data's keyword is `output_type` (a TypeError before)
+    assert next(iter(Dataset.range(1, 3, output_type=ef.float32))).dtype == ef.float32
+    assert values(Dataset.range(1, 3, output_type=ef.float32)) == [1.0, 2.0]
+    with pytest.raises(TypeError, match="`output_type` .* or `dtype`, not both"):
+        Dataset.range(3, output_type=ef.int32, dtype=ef.int32)
     assert len(Dataset.range(0, 10**12, 10**6)) == 10**6
     big = Dataset.range(2500)
     assert values(big)[-3:] == [2497, 2498, 2499]  # across the 1024-value blocks

@@ -165,3 +165,16 @@ def test_concatenate_rejects_incompatible_datasets():
         list(lazy)
     with pytest.raises(TypeError, match="incompatible dataset elements"):
         _ = lazy.element_spec
+
+
+def test_dict_key_order_is_no_part_of_the_structure():
+    # as in tf.data: concatenate/map/interleave refused dicts with the keys in another order
+    first = Dataset.from_tensor_slices({"a": [1], "b": [2]})
+    both = first.concatenate(Dataset.from_tensor_slices({"b": [3], "a": [4]}))
+    assert values(both) == [{"a": 1, "b": 2}, {"a": 4, "b": 3}]
+    mapped = Dataset.range(1).map(lambda x: {"a": x, "b": x + 1}).concatenate(
+        Dataset.range(1).map(lambda x: {"b": x + 5, "a": x + 6}))
+    assert values(mapped) == [{"a": 0, "b": 1}, {"a": 6, "b": 5}]
+    mixed = Dataset.range(4).map(
+        lambda x: {"a": x, "b": 10 * x} if int(x) % 2 else {"b": 10 * x, "a": x})
+    assert values(mixed.batch(4)) == [{"a": [0, 1, 2, 3], "b": [0, 10, 20, 30]}]
