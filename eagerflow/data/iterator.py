@@ -72,6 +72,23 @@ def _stopped_by(error: BaseException, index: int, what: str) -> errors.InvalidAr
     )
 
 
+def _advance(it: Any, convert: Any, what: str) -> Any:
+    """`convert` of the next element of ``it._elements``, counted in ``it._count``. An error
+    ends the iteration for good: it is kept in ``it._error``, and every later call raises
+    (`_stopped_by`) instead of going on as if the data had ended."""
+    if it._error is not None:
+        raise _stopped_by(it._error, it._count, what)
+    try:
+        element = convert(next(it._elements))
+    except StopIteration:
+        raise
+    except Exception as e:
+        it._error = e
+        raise
+    it._count += 1
+    return element
+
+
 class NumpyIterator:
     """`Dataset.as_numpy_iterator()`: elements as NumPy values.
 
@@ -87,17 +104,7 @@ class NumpyIterator:
         return self
 
     def __next__(self) -> Any:
-        if self._error is not None:
-            raise _stopped_by(self._error, self._count, "as_numpy_iterator")
-        try:
-            element = next(self._elements)
-        except StopIteration:
-            raise
-        except Exception as e:
-            self._error = e
-            raise
-        self._count += 1
-        return structure.to_numpy(element)
+        return _advance(self, structure.to_numpy, "as_numpy_iterator")
 
     def close(self) -> None:
         """Stops the iteration and any background thread it started."""
@@ -192,16 +199,7 @@ class Iterator(trackable.Trackable):
             return python_ops.traced_next(self.get_next, self.element_spec)
         if int(self._position.numpy()) != self._count:
             self._sync_with_restore()
-        if self._error is not None:
-            raise _stopped_by(self._error, self._count, "next(iterator)")
-        try:
-            element = structure.to_tensors(next(self._elements))
-        except StopIteration:
-            raise
-        except Exception as e:
-            self._error = e
-            raise
-        self._count += 1
+        element = _advance(self, structure.to_tensors, "next(iterator)")
         self._position.assign(self._count)
         return element
 
