@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.core import nest
-from eagerflow.layers import call_context, regularizers, rnn_cells
+from eagerflow.layers import call_context, rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array as array_ops
@@ -239,10 +239,6 @@ class RNN(Layer):
                       unroll=self.unroll, zero_output_for_mask=self.zero_output_for_mask)
         if type(self) is RNN:
             config["cell"] = registry.serialize(self.cell, "layer")
-        # Kept in the config (as Keras's SimpleRNN/LSTM/GRU do): a reloaded layer, and the
-        # two copies Bidirectional makes from the config, used to lose it.
-        if self.activity_regularizer is not None or isinstance(self, _BuiltinRNN):
-            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return config
 
 
@@ -273,6 +269,9 @@ class _BuiltinRNN(RNN):
         for key in ("name", "trainable", "dtype"):
             cell_config.pop(key, None)
         config.update(cell_config)
+        # Layer.get_config writes a set activity_regularizer; Keras's SimpleRNN/LSTM/GRU
+        # list the key even when it is None.
+        config.setdefault("activity_regularizer", None)
         return config
 
 
