@@ -259,7 +259,8 @@ class Loss(abc.ABC):
                 creation_ops.convert_to_tensor(mask), out_mask)
         if mask is not None:
             values = creation_ops.convert_to_tensor(values)
-            mask_shape = tuple(creation_ops.convert_to_tensor(mask).shape)
+            mask = creation_ops.convert_to_tensor(mask)
+            mask_shape = tuple(mask.shape)
             if len(mask_shape) > values.ndim or not _broadcastable_prefix(mask_shape,
                                                                           values.shape):
                 raise errors.InvalidArgumentError(
