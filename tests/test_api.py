@@ -17,27 +17,31 @@ stop_gradient function py_function cond while_loop print device executing_eagerl
 config float16 float32 float64 int32 int64 bool cast
 math nn linalg random errors debugging testing layers models optim losses metrics datasets
 data callbacks initializers regularizers constraints activations train summary saved_model
-utils distribute optimizers Module Model Sequential Checkpoint CheckpointManager
+utils distribute optimizers backend Module Model Sequential Checkpoint CheckpointManager
 UnconnectedGradients
 """.split()
 # Names DESIGN.md already lists whose issue has not landed.
 # Remove a name when it lands: test_planned_names_are_not_half_there fails as soon as one
 # appears.
-PLANNED: set = set()
+PLANNED: set = {"autodiff"}
+# `ef.ops` is still the internal package of op families; it becomes Keras 3's `keras.ops`
+# names (a public namespace, then in TOP_LEVEL) with the Keras-conformance issue.
+PLANNED_OVER_INTERNAL = {"ops"}
 _DESIGN = pathlib.Path(__file__).resolve().parents[2] / "shared" / "DESIGN.md"
 
 
 def _design_top_level() -> set:
     text = _DESIGN.read_text()
     section = text[text.index("## Top-level names"):].split("\n", 1)[1]
-    section = section.split("`ef.executing_eagerly()`")[0].replace("(Keras alias of optim)", "")
+    section = section.split("`ef.executing_eagerly()`")[0]
+    section = re.sub(r"\([^)]*\)", " ", section)  # parenthetical remarks name no top-level name
     filler = {"every", "op", "of", "the", "surface", "namespaces", "and"}
     return set(re.findall(r"[A-Za-z_][A-Za-z_0-9]*", section)) - filler
 
 
 @pytest.mark.skipif(not _DESIGN.exists(), reason="DESIGN.md lives beside the repository")
 def test_top_level_list_matches_the_design():
-    assert sorted(_design_top_level()) == sorted(set(TOP_LEVEL) | PLANNED)
+    assert sorted(_design_top_level()) == sorted(set(TOP_LEVEL) | PLANNED | PLANNED_OVER_INTERNAL)
 
 
 def test_planned_names_are_not_half_there():
