@@ -179,10 +179,12 @@ _LAZY: dict[str, str] = {
     "CheckpointManager": "eagerflow.saving:CheckpointManager",
     "utils": "eagerflow.utils",
     "distribute": "eagerflow.distribute",
+    "backend": "eagerflow.backend",  # Keras's settings (epsilon, floatx, clear_session)
 }
 
 if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow import (
+        backend,
         callbacks,
         data,
         datasets,

@@ -171,7 +171,7 @@ def test_doctests_print_no_machine_dependent_float_digits():
 
 # Modules that are themselves public namespaces (ef.math, ef.random, ef.activations, ...).
 _NAMESPACE_MODULES = {
-    "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py",
+    "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "backend.py",
     "testing.py",
     "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
     "layers/initializers.py",

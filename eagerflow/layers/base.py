@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import context, dtypes, nest, tensor, trackable
 from eagerflow.core import variable as variable_lib
 from eagerflow.core.dispatch import convert_input
@@ -64,7 +65,6 @@ _Tensor = tensor.Tensor
 _Variable = variable_lib.Variable
 _ndarray = np.ndarray
 _state = call_context.state
-_name_uids: dict[str, int] = {}
 # Bumped by every `trainable` assignment, so that traced training steps (whose graphs may
 # depend on layers' `trainable` flags, as BatchNormalization's does) know to look again.
 _trainable_changes = 0
@@ -75,22 +75,8 @@ _MISSING_INIT = (
 )
 
 
-def unique_name(prefix: str) -> str:
-    """``prefix`` the first time, then ``prefix_1``, ``prefix_2``, ...
-
-    Examples:
-        >>> from eagerflow.layers import base
-        >>> base.unique_name("doc_example"), base.unique_name("doc_example")
-        ('doc_example', 'doc_example_1')
-    """
-    count = _name_uids.get(prefix, 0)
-    _name_uids[prefix] = count + 1
-    return prefix if count == 0 else f"{prefix}_{count}"
-
-
-def reset_name_uids() -> None:
-    """Restarts automatic names (``dense``, ``dense_1``, ...) from the beginning."""
-    _name_uids.clear()
+unique_name = naming.unique_name  # (layers name themselves through the one counter)
+reset_name_uids = naming.reset_name_uids
 
 
 def _shapes_of(structure):
@@ -281,7 +267,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                 input_shape = (input_shape,)
             batch_input_shape = (batch_size, *input_shape)
         try:
-            dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+            dtype = dtypes.as_dtype(backend.floatx() if dtype is None else dtype)
         except TypeError:
             raise ValueError(
                 f"The dtype of {type(self).__name__} must be a dtype such as 'float32' or "

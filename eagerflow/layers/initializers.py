@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import dtypes, tensor
 from eagerflow.ops import random
 from eagerflow.ops.typing import DTypeLike, Tensor
@@ -51,7 +52,7 @@ def _shape(shape) -> tuple:
 
 
 def _dtype(dtype):
-    return dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+    return dtypes.as_dtype(backend.floatx() if dtype is None else dtype)
 
 
 def _generator(seed):

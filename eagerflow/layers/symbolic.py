@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import dtypes, nest, tensor
 from eagerflow.layers import base, call_context, masking
 from eagerflow.ops.typing import DTypeLike
@@ -317,7 +318,7 @@ class InputLayer(base.Layer):
             shape = (shape,) if isinstance(shape, int) else tuple(shape)
             batch_shape = (batch_size, *shape)
         self.built = True
-        self._input_dtype = dtypes.float32 if dtype is None else dtypes.as_dtype(dtype)
+        self._input_dtype = dtypes.as_dtype(backend.floatx() if dtype is None else dtype)
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
         tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name, (self, 0, 0))
         self._inbound_nodes.append(Node(self, (), {}, tensor))
