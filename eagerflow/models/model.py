@@ -70,20 +70,16 @@ class Model(trainer.Trainer, base.Layer):
                                           "_cached_metrics"}
 
     def __new__(cls, *args, **kwargs):
-        if args or "inputs" in kwargs or "outputs" in kwargs:
+        if cls is Model and _functional_arguments(args, kwargs):
             from eagerflow.models import functional
 
-            if cls is Model:
-                return trackable.Trackable.__new__(functional.Functional)
-            if not issubclass(cls, functional.Functional) and "call" not in vars(cls):
-                # ``CustomModel(inputs, outputs)`` for a subclass that only overrides
-                # train_step & co (Keras's "customizing fit" pattern): a functional model
-                # whose class is the subclass with Functional's graph behind it.
-                return trackable.Trackable.__new__(_functional_variant(cls))
+            return trackable.Trackable.__new__(functional.Functional)
+        # A subclass is decided by what its __init__ passes to Model.__init__ (below), as in
+        # Keras: `VAE(encoder, decoder)` is subclassed even though it has two arguments.
         return trackable.Trackable.__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args or "inputs" in kwargs or "outputs" in kwargs:
+        if _functional_arguments(args, kwargs):
             from eagerflow.models import functional
 
             if not any("call" in vars(k) for k in type(self).__mro__
@@ -100,6 +96,12 @@ class Model(trainer.Trainer, base.Layer):
                 "outputs) or subclassed (computing in call()), not both. Remove call() to "
                 "make it functional, or build `ef.models.Model(inputs, outputs)` and use it "
                 "as a layer of your subclass.")
+        if args:
+            raise TypeError(
+                f"{type(self).__name__}: Model.__init__ takes (inputs, outputs) for a "
+                f"functional model, or keyword arguments (name=, trainable=, dtype=) for a "
+                f"subclass; received {len(args)} positional argument(s). A subclass keeps its "
+                "own arguments: `super().__init__(**kwargs)`.")
         super().__init__(**kwargs)
 
     # -- structure -------------------------------------------------------------------------
@@ -304,6 +306,13 @@ def model_from_config(config: dict, custom_objects: dict[str, Any] | None = None
 
 
 _FUNCTIONAL_VARIANTS: dict = {}
+
+
+def _functional_arguments(args: tuple, kwargs: dict) -> bool:
+    """Whether Model's arguments build a functional model (Keras's rule): ``(inputs,
+    outputs)`` positionally or by name."""
+    return (len(args) == 2 or (len(args) == 1 and "outputs" in kwargs)
+            or ("inputs" in kwargs and "outputs" in kwargs))
 
 
 def _functional_variant(cls):

@@ -113,3 +113,33 @@ def test_train_step_returning_raw_values_reports_the_last_batch():
     model.compile(optimizer="sgd", loss="mse")
     history = model.fit(np.zeros((4, 1), np.float32), np.zeros((4, 1)), verbose=0)
     assert history.history == {"answer": [42.0]}
+
+
+def test_subclass_without_call_takes_positional_constructor_arguments():
+    # keras.io's VAE: `VAE(encoder, decoder)` defines train_step but no call(); Keras
+    # decides "functional or subclassed" by what reaches Model.__init__, not by the
+    # subclass's own arguments.
+    inputs = ef.Input((4,))
+    encoder = ef.Model(inputs, ef.layers.Dense(2)(inputs))
+    latent = ef.Input((2,))
+    decoder = ef.Model(latent, ef.layers.Dense(4)(latent))
+
+    class VAE(ef.Model):
+        def __init__(self, encoder, decoder, **kwargs):
+            super().__init__(**kwargs)
+            self.encoder, self.decoder = encoder, decoder
+
+        def train_step(self, data):
+            with ef.GradientTape() as tape:
+                loss = ef.reduce_mean(ef.square(self.decoder(self.encoder(data)) - data))
+            grads = tape.gradient(loss, self.trainable_weights)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_weights))
+            return {"loss": loss}
+
+    vae = VAE(encoder, decoder)
+    assert type(vae) is VAE and len(vae.trainable_weights) == 4
+    vae.compile(optimizer="sgd")
+    history = vae.fit(np.ones((8, 4), "float32"), epochs=1, batch_size=4, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+    with pytest.raises(TypeError):  # one positional argument is neither form
+        ef.Model(inputs)
