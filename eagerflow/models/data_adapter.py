@@ -13,8 +13,11 @@ batches of one epoch and whose `steps` is the number of batches per epoch, or No
 * a Python generator or iterator of batches: an epoch lasts until it is exhausted, or
   `steps_per_epoch` batches.
 
-With `steps_per_epoch`, arrays and finite datasets are read as an endless stream of
-passes (each reshuffled), so training never "runs out of data". `class_weight` becomes
+With `steps_per_epoch`, one iterator is read across epochs, as Keras 3's epoch iterator:
+epoch 2 goes on where epoch 1 stopped. When a pass runs out in the middle of an epoch,
+that epoch ends early with Keras's "ran out of data" warning and the next epoch starts a
+new pass (reshuffled); a pass that ends exactly at an epoch's end starts the next one
+silently. A generator cannot start again: once it is exhausted, training stops. `class_weight` becomes
 per-sample weights for every kind of input and for each output of a multi-output model;
 arguments that do not apply to a kind of input are errors, never ignored.
 
@@ -32,6 +35,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -352,7 +356,7 @@ class _ArrayData:
         self.output_names = output_names
         self.batches_per_pass = max(1, math.ceil(self.num_samples / batch_size))
         self.steps = steps if steps is not None else self.batches_per_pass
-        self._stream = None if steps is None else self._endless()
+        self._stream = None if steps is None else _Stream(self._one_pass, function)
         if class_weight is not None:  # check the classes once, up front
             _combine_class_weight(self.y, None, class_weight, output_names)
 
@@ -374,14 +378,10 @@ class _ArrayData:
         """This epoch's order (replaced under a strategy: drawn on rank 0 only)."""
         return random_lib.get_global_generator()._rng.permutation(count)
 
-    def _endless(self):
-        while True:
-            yield from self._one_pass()
-
     def epoch(self):
         if self._stream is None:
             return self._one_pass()
-        return itertools.islice(self._stream, self.steps)
+        return self._stream.epoch(self.steps, self.batches_per_pass)
 
     def peek_x(self):
         """The inputs of a first batch, without drawing random numbers or consuming data."""
@@ -409,10 +409,10 @@ class _IterableData:
                     "batches make an epoch"
                 )
             self.steps = steps if steps is not None else (size if size >= 0 else None)
+            self._size = size if size >= 0 else None
             if steps is not None:
-                # One iterator across epochs, like Keras; a finite dataset starts a new pass
-                # (reshuffled) when it ends instead of running out.
-                self._stream = iter(source) if size == -1 else self._endless()
+                # One iterator across epochs, like Keras (see the module docstring).
+                self._stream = _Stream(lambda: iter(source), function)
         else:
             self.steps = steps
             self._iterator = source
@@ -440,14 +440,9 @@ class _IterableData:
         weights = _combine_class_weight(y, weights, self.class_weight, self.output_names)
         return pack_x_y_sample_weight(x, y, weights)
 
-    def _endless(self):
-        while True:
-            empty = True
-            for element in self.source:
-                empty = False
-                yield element
-            if empty:
-                raise ValueError(f"{self.function}: the dataset is empty")
+    def ran_out(self) -> bool:
+        """Whether a generator read with `steps_per_epoch` is exhausted: `fit` stops."""
+        return self._exhausted and self.steps is not None and not self.is_dataset
 
     def _generator_epoch(self):
         if self._exhausted:
@@ -463,9 +458,7 @@ class _IterableData:
             except StopIteration:
                 self._exhausted = True
                 if self.steps is not None and produced < self.steps:
-                    raise ValueError(
-                        f"{self.function}: the generator ended after {produced} of the "
-                        f"{self.steps} batches of this epoch (steps_per_epoch)") from None
+                    _ran_out_warning()
                 return
             produced += 1
             yield self._convert(element)
@@ -492,8 +485,49 @@ class _IterableData:
         if not self.is_dataset:
             return self._generator_epoch()
         if self._stream is not None:
-            return (self._convert(e) for e in itertools.islice(self._stream, self.steps))
+            return (self._convert(e) for e in self._stream.epoch(self.steps, self._size))
         return (self._convert(e) for e in iter(self.source))
+
+
+def _ran_out_warning() -> None:
+    warnings.warn(  # Keras 3's words
+        "Your input ran out of data; interrupting training. Make sure that your dataset or "
+        "generator can generate at least `steps_per_epoch * epochs` batches. You may need to "
+        "use the `.repeat()` function when building your dataset.", UserWarning, stacklevel=4)
+
+
+class _Stream:
+    """One iterator read across epochs, `steps` batches at a time (Keras's EpochIterator):
+    a pass that runs out mid-epoch ends the epoch with a warning; the next epoch starts a
+    new pass from `start()`."""
+
+    def __init__(self, start, function: str) -> None:
+        self._start = start
+        self._function = function
+        self._iterator = None
+        self._seen = 0
+
+    def epoch(self, steps: int, batches_per_pass: int | None):
+        if self._iterator is None:
+            self._iterator, self._seen = self._start(), 0
+        produced = 0
+        while produced < steps:
+            try:
+                element = next(self._iterator)
+            except StopIteration:
+                self._iterator = None
+                if produced == 0 and self._seen == 0:
+                    raise ValueError(f"{self._function}: the dataset is empty") from None
+                if produced == 0:  # ended exactly at the last epoch's end: a new pass
+                    yield from self.epoch(steps, batches_per_pass)
+                    return
+                _ran_out_warning()
+                return
+            produced += 1
+            self._seen += 1
+            yield element
+        if batches_per_pass is not None and self._seen >= batches_per_pass:
+            self._iterator = None  # a known-size pass read to its end starts again
 
 
 def _has_batching(source) -> bool:

@@ -176,6 +176,8 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         _set_dataset_epoch(data.source, start)
     epoch_logs = {}
     for epoch in range(start, epochs):
+        if getattr(data, "ran_out", None) is not None and data.ran_out():
+            break  # a generator read with steps_per_epoch is exhausted (warned already)
         model.reset_metrics()
         callbacks.on_epoch_begin(epoch)
         logs = None

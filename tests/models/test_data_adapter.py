@@ -68,12 +68,19 @@ def test_lists_of_numbers_are_one_array_and_lists_of_arrays_several_inputs():
     assert [tuple(t.shape) for t in batch_x] == [(3, 2), (3, 4)]
 
 
-def test_steps_per_epoch_streams_over_passes():
-    data = data_adapter.adapt(np.arange(5.0), None, batch_size=2, steps=4)
-    first = [b[0].tolist() for b in _epoch(data)]
-    second = [b[0].tolist() for b in _epoch(data)]
-    assert first == [[0.0, 1.0], [2.0, 3.0], [4.0], [0.0, 1.0]]
-    assert second == [[2.0, 3.0], [4.0], [0.0, 1.0], [2.0, 3.0]]
+def test_steps_per_epoch_reads_one_iterator_across_epochs():
+    # Keras 3.15 (fit on 5 samples, batch_size=2, steps_per_epoch=4, shuffle=False): each
+    # epoch runs out after 3 batches, with a warning, and the next starts a new pass.
+    data = data_adapter.adapt(np.arange(5.0), None, batch_size=2, steps=4, shuffle=False)
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="ran out of data"):
+            assert [b[0].tolist() for b in _epoch(data)] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    data = data_adapter.adapt(np.arange(10.0), None, batch_size=2, steps=2, shuffle=False)
+    assert [[b[0].tolist() for b in _epoch(data)] for _ in range(2)] == [
+        [[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
+    with pytest.warns(UserWarning, match="ran out of data"):
+        assert [b[0].tolist() for b in _epoch(data)] == [[8.0, 9.0]]
+    assert [b[0].tolist() for b in _epoch(data)] == [[0.0, 1.0], [2.0, 3.0]]
 
 
 def test_mismatched_lengths_name_every_array():
@@ -106,11 +113,17 @@ def test_a_finite_dataset_is_one_pass_per_epoch_reshuffled():
     assert sorted(first) == sorted(second) == list(range(8)) and first != second
 
 
-def test_dataset_with_steps_restarts_instead_of_running_out():
+def test_dataset_with_steps_runs_out_like_keras():
+    # Keras 3.15: a pass that runs out ends the epoch (with a warning); the next starts anew.
     dataset = ef.data.Dataset.range(3).batch(2)
     data = data_adapter.adapt(dataset, steps=3)
-    assert [np.asarray(x).tolist() for x, _, _ in _batches(data)] == [[0, 1], [2], [0, 1]]
-    assert [np.asarray(x).tolist() for x, _, _ in _batches(data)] == [[2], [0, 1], [2]]
+    for _ in range(2):
+        with pytest.warns(UserWarning, match="ran out of data"):
+            assert [np.asarray(x).tolist() for x, _, _ in _batches(data)] == [[0, 1], [2]]
+    unknown = data_adapter.adapt(ef.data.Dataset.range(4).filter(lambda x: True).batch(2),
+                                 steps=1)
+    assert [[np.asarray(x).tolist() for x, _, _ in _batches(unknown)] for _ in range(3)] == [
+        [[0, 1]], [[2, 3]], [[0, 1]]]  # an unknown-size pass that ends at an epoch's end
 
 
 def test_infinite_dataset_keeps_its_iterator_across_epochs():
@@ -145,8 +158,9 @@ def test_generator_is_consumed_across_epochs():
     data = data_adapter.adapt(batches, steps=2)
     assert [int(np.asarray(x)[0]) for x, _, _ in _batches(data)] == [0, 1]
     assert [int(np.asarray(x)[0]) for x, _, _ in _batches(data)] == [2, 3]
-    with pytest.raises(ValueError, match=r"ended after 1 of the 2 batches"):
-        list(data.epoch())
+    with pytest.warns(UserWarning, match="ran out of data"):  # as Keras: a short epoch
+        assert [int(np.asarray(x)[0]) for x, _, _ in _batches(data)] == [4]
+    assert data.ran_out()  # fit stops here (Keras goes on with epochs of stale batches)
 
 
 def test_exhausted_generator_without_steps_is_an_error_next_epoch():

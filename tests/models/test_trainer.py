@@ -157,7 +157,8 @@ def test_initial_epoch_and_steps_per_epoch():
     model = compiled_mlp()
     history = model.fit(x, y, epochs=5, initial_epoch=3, verbose=0)
     assert history.epoch == [3, 4]
-    history = model.fit(x, y, epochs=1, batch_size=4, steps_per_epoch=7, verbose=0)
+    with pytest.warns(UserWarning, match="ran out of data"):  # 5 batches of 7, as Keras
+        history = model.fit(x, y, epochs=1, batch_size=4, steps_per_epoch=7, verbose=0)
     assert history.params["steps"] == 7
     assert model.fit(x, y, epochs=2, initial_epoch=2, verbose=0).history == {}
 
@@ -312,3 +313,34 @@ def test_compile_jit_compile_true_needs_numexpr(monkeypatch):
     monkeypatch.setattr(fusion, "AVAILABLE", False)
     with pytest.raises(ef.errors.UnimplementedError, match=r"pip install 'eagerflow\[fast\]'"):
         mlp().compile(loss="mse", jit_compile=True)
+
+
+def test_steps_per_epoch_keeps_one_iterator_across_epochs_like_keras():
+    # Keras 3.15, 24 batches of data, steps_per_epoch=10, 5 epochs: 10, 10, 4 (warning:
+    # ran out), then a new pass: 10, 10. A generator cannot start again: fit stops.
+    x = np.linspace(0, 1, 48, dtype="float32").reshape(48, 1)
+
+    class Count(ef.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            self.counts = []
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.counts.append(0)
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.counts[-1] += 1
+
+    def fit(data, **kwargs):
+        model = ef.Sequential([ef.Input((1,)), ef.layers.Dense(1)])
+        model.compile("sgd", "mse")
+        count = Count()
+        with pytest.warns(UserWarning, match="ran out of data"):
+            history = model.fit(*data, steps_per_epoch=10, epochs=5, verbose=0,
+                                callbacks=[count], **kwargs)
+        return count.counts, len(history.history["loss"])
+
+    dataset = ef.data.Dataset.from_tensor_slices((x, x)).batch(2)
+    assert fit((dataset,)) == ([10, 10, 4, 10, 10], 5)
+    assert fit((x, x), batch_size=2, shuffle=False) == ([10, 10, 4, 10, 10], 5)
+    generator = ((x[i:i + 2], x[i:i + 2]) for i in range(0, 48, 2))
+    assert fit((generator,)) == ([10, 10, 4], 3)
