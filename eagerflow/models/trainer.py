@@ -5,7 +5,8 @@ functions, the one-batch methods and saving.
 frozen as in Keras 3: override ``train_step(data)`` (one batch in, a dict of logs out) and use
 
 * ``self.compute_loss(x, y, y_pred, sample_weight)``: the compiled loss plus the model's
-  regularization losses; it also feeds the ``loss`` tracker (an epoch mean);
+  regularization losses (a custom step updates the ``loss`` tracker itself, as in Keras:
+  the metric named ``"loss"`` in ``self.metrics``);
 * ``self.compute_metrics(x, y, y_pred, sample_weight)``: updates the compiled metrics and
   returns ``{name: result}`` of every metric in ``self.metrics``.
 
@@ -395,8 +396,7 @@ class Trainer:
         self._ensure_loss_built(y_pred)
         return self.compiled_loss(y, y_pred, sample_weight, self.losses)
 
-    def _track_loss(self, total, parts, batch_size: int) -> None:
-        self._loss_tracker.update_state(total, sample_weight=batch_size)
+    def _track_output_losses(self, parts, batch_size: int) -> None:
         parts = [p for p in parts if p is not None]
         for tracker, part in zip(self._output_loss_trackers or (), parts, strict=False):
             tracker.update_state(part, sample_weight=batch_size)
@@ -405,9 +405,11 @@ class Trainer:
                      sample_weight: Any = None, training: bool | None = True) -> Any:
         """The compiled loss of a batch plus the model's regularization losses.
 
-        Also adds the value to the ``loss`` tracker (an epoch mean weighted by batch size),
-        so a custom `train_step` that returns `compute_metrics(...)` reports the epoch
-        mean.
+        As in Keras 3, it updates the per-output loss trackers of a multi-output model
+        (``<output>_loss``) but not the ``loss`` tracker: the built-in `train_step` and
+        `test_step` add the total to it (an epoch mean weighted by batch size), and a
+        custom step that wants ``loss`` in its logs updates that tracker itself (the metric
+        named ``"loss"`` in ``self.metrics``).
 
         Examples:
             >>> import eagerflow as ef
@@ -420,7 +422,7 @@ class Trainer:
         """
         del training
         total, parts = self._total_loss(y, y_pred, sample_weight)
-        self._track_loss(total, parts, _batch_size_of(x, y_pred))
+        self._track_output_losses(parts, _batch_size_of(x, y_pred))
         return total
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
@@ -458,6 +460,7 @@ class Trainer:
         with tape_module.GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x, y_pred))
         if not variables:
             variables = self._step_variables()  # built by this first call
         if variables:
@@ -482,7 +485,8 @@ class Trainer:
         """
         x, y, sample_weight = data_adapter.unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size_of(x, y_pred))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def predict_step(self, data: Any) -> Any:

@@ -143,3 +143,27 @@ def test_subclass_without_call_takes_positional_constructor_arguments():
     assert np.isfinite(history.history["loss"][0])
     with pytest.raises(TypeError):  # one positional argument is neither form
         ef.Model(inputs)
+
+
+def test_custom_test_step_updating_the_loss_tracker_evaluates_as_keras():
+    # The "Customizing what happens in fit" guide's test_step: compute_loss does not feed
+    # the loss tracker (Keras 3), the step does. Keras 3.15: [313.8885192871094, 15.0].
+    class CustomModel(ef.Model):
+        def test_step(self, data):
+            x, y = data
+            y_pred = self(x, training=False)
+            loss = self.compute_loss(y=y, y_pred=y_pred)
+            for metric in self.metrics:
+                if metric.name != "loss":
+                    metric.update_state(y, y_pred)
+                else:
+                    metric.update_state(loss)
+            return {m.name: m.result() for m in self.metrics}
+
+    inputs = ef.Input(shape=(32,))
+    model = CustomModel(inputs, ef.layers.Dense(1, kernel_initializer="ones")(inputs))
+    model.compile(loss="mse", metrics=["mae"])
+    x = np.linspace(0, 1, 1000 * 32).reshape(1000, 32).astype("float32")
+    y = np.linspace(0, 2, 1000).reshape(1000, 1).astype("float32")
+    np.testing.assert_allclose(model.evaluate(x, y, verbose=0), [313.8885192871094, 15.0],
+                               rtol=1e-5)
