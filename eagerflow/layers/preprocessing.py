@@ -152,10 +152,10 @@ class Normalization(Layer):
         self._broadcast = [input_shape[a] if a in self._keep else 1 for a in range(rank)]
         stats_shape = tuple(input_shape[a] for a in self._keep)
         if self.input_mean is None:
-            self.mean = self.add_weight("mean", stats_shape, initializer="zeros",
-                                        trainable=False)
-            self.variance = self.add_weight("variance", stats_shape, initializer="ones",
-                                            trainable=False)
+            self.adapt_mean = self.add_weight("mean", stats_shape, initializer="zeros",
+                                              trainable=False)
+            self.adapt_variance = self.add_weight("variance", stats_shape, initializer="ones",
+                                                  trainable=False)
             self.count = self.add_weight("count", (), dtype="int64", initializer="zeros",
                                          trainable=False)
         else:
@@ -171,7 +171,25 @@ class Normalization(Layer):
         if self.input_mean is not None:
             return self._fixed
         return [array_ops.reshape(math_ops.cast(v, self.compute_dtype), self._broadcast)
-                for v in (self.mean, self.variance)]
+                for v in (self.adapt_mean, self.adapt_variance)]
+
+    @property
+    def mean(self) -> Tensor:
+        """The mean in the inputs' broadcast shape (Keras's ``layer.mean``: ``(1, 2)`` for
+        inputs ``(batch, 2)``); the adapted weight itself is ``adapt_mean``."""
+        return self._stat(0)
+
+    @property
+    def variance(self) -> Tensor:
+        """The variance in the inputs' broadcast shape (the weight is ``adapt_variance``)."""
+        return self._stat(1)
+
+    def _stat(self, which: int) -> Tensor:
+        if not self.built:
+            raise AttributeError(
+                f"Normalization layer '{self.name}' has no statistics before it is built: call "
+                "adapt(), or call the layer on data")
+        return tensor.new_tensor(np.asarray(self._statistics()[which]))
 
     def call(self, inputs: Any) -> Tensor:
         if inputs.dtype != self.compute_dtype:
@@ -257,8 +275,8 @@ class Normalization(Layer):
             raise ValueError(
                 f"Normalization: adapt() received no data (layer '{self.name}'); pass a "
                 "non-empty array or dataset.")
-        self.mean.assign(total_mean.astype(self.mean.dtype))
-        self.variance.assign(total_var.astype(self.variance.dtype))
+        self.adapt_mean.assign(total_mean.astype(self.adapt_mean.dtype))
+        self.adapt_variance.assign(total_var.astype(self.adapt_variance.dtype))
         self.count.assign(total_count)
 
     def _check_batch(self, shape) -> None:

@@ -38,8 +38,8 @@ def test_adapt_on_an_array(axis, kept):
     layer = ef.layers.Normalization(axis=axis)
     layer.adapt(_DATA)
     reduce = tuple(a for a in range(3) if a not in kept)
-    np.testing.assert_allclose(layer.mean.numpy(), _DATA.mean(axis=reduce), rtol=1e-6)
-    np.testing.assert_allclose(layer.variance.numpy(), _DATA.var(axis=reduce), rtol=1e-5)
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), _DATA.mean(axis=reduce), rtol=1e-6)
+    np.testing.assert_allclose(layer.adapt_variance.numpy(), _DATA.var(axis=reduce), rtol=1e-5)
     out = layer(_DATA).numpy()
     np.testing.assert_allclose(out.mean(axis=reduce), 0.0, atol=1e-5)
     np.testing.assert_allclose(out.std(axis=reduce), 1.0, rtol=1e-5)
@@ -61,18 +61,18 @@ def test_streamed_statistics_equal_the_one_pass_ones(source):
         layer.adapt(ef.data.Dataset.from_tensor_slices((_DATA, np.zeros(50))).batch(16))
     else:
         layer.adapt(_DATA[i:i + 11] for i in range(0, 50, 11))
-    np.testing.assert_allclose(layer.mean.numpy(), whole.mean.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(layer.variance.numpy(), whole.variance.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), whole.adapt_mean.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(layer.adapt_variance.numpy(), whole.adapt_variance.numpy(), rtol=1e-5)
 
 
 def test_adapt_steps_and_unbatched_feature_datasets():
     layer = ef.layers.Normalization()
     layer.adapt(ef.data.Dataset.from_tensor_slices(_DATA).batch(10), steps=1)
-    np.testing.assert_allclose(layer.mean.numpy(), _DATA[:10].mean(axis=(0, 1)), rtol=1e-6)
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), _DATA[:10].mean(axis=(0, 1)), rtol=1e-6)
     vectors = _DATA.reshape(-1, 3)
     layer = ef.layers.Normalization()
     layer.adapt(ef.data.Dataset.from_tensor_slices(vectors))  # elements of rank 1
-    np.testing.assert_allclose(layer.mean.numpy(), vectors.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), vectors.mean(axis=0), rtol=1e-6)
 
 
 def test_adapted_statistics_are_checkpointed_and_used_in_a_model(tmp_path):
@@ -81,7 +81,7 @@ def test_adapted_statistics_are_checkpointed_and_used_in_a_model(tmp_path):
     model = ef.Sequential([ef.layers.Input((3,)), layer, ef.layers.Dense(1)])
     model.compile(optimizer="sgd", loss="mse")
     model.fit(_DATA.reshape(-1, 3), np.zeros((200, 1)), epochs=1, verbose=0)
-    np.testing.assert_allclose(layer.mean.numpy(), _DATA.reshape(-1, 3).mean(axis=0),
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), _DATA.reshape(-1, 3).mean(axis=0),
                                rtol=1e-6)  # fit does not train the statistics
     path = str(tmp_path / "weights.h5")
     model.save_weights(path)
@@ -124,3 +124,22 @@ def test_invert_round_trips_and_config_matches_keras():
 def test_errors(make, error, match):
     with pytest.raises(error, match=match):
         make()
+
+
+@pytest.mark.parametrize("shape, kwargs, stats_shape, weight_shape", [
+    # Keras 3.15's `layer.mean.shape` and weight shapes after adapt.
+    ((6, 1), {}, (1, 1), (1,)),
+    ((6, 2), {}, (1, 2), (2,)),
+    ((2, 3, 4), {}, (1, 1, 4), (4,)),
+    ((2, 3, 4), {"axis": (1, 2)}, (1, 3, 4), (3, 4)),
+    ((2, 3, 4), {"axis": None}, (1, 1, 1), ()),
+    ((2, 3, 4), {"axis": 1}, (1, 3, 1), (3,)),
+])
+def test_mean_has_keras_broadcast_shape(shape, kwargs, stats_shape, weight_shape):
+    layer = ef.layers.Normalization(**kwargs)
+    layer.adapt(np.arange(np.prod(shape), dtype="float64").reshape(shape))
+    assert tuple(layer.mean.shape) == tuple(layer.variance.shape) == stats_shape
+    assert tuple(layer.adapt_mean.shape) == weight_shape
+    given = ef.layers.Normalization(mean=[1.0, 2.0], variance=[1.0, 4.0])
+    given.build((None, 2))
+    assert tuple(given.mean.shape) == (1, 2)
