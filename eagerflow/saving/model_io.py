@@ -139,11 +139,14 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
     _check_model(model, "load_weights")
     optimizer = _optimizer_of(model)
     path = checkpoint.resolve_path(filepath)
-    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
-                             skip_mismatch=skip_mismatch, strict=True)
     with h5format.Reader(path) as reader:
-        hooks = reader.metadata(layer_state.LAYER_STATE)
-    layer_state.restore(model, hooks, path)
+        blob = reader.metadata(layer_state.LAYER_STATE)
+    # All or nothing: the layers' hook state is parsed and checked before any variable
+    # changes, and a hook that fails gives the variables their previous values back.
+    hooks = layer_state.read(model, blob, path)
+    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
+                             skip_mismatch=skip_mismatch, strict=True,
+                             then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
     skipped = [m.describe() for m in status.mismatched] + [
         f"{p!r}: no value in the file" for p in status.missing]
     if skip_mismatch and skipped:
@@ -329,8 +332,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     finally:
         state.weight_check = saved_check
     optimizer = _optimizer_of(model)
-    _restore_loaded(model, optimizer, path, saved, compile)
-    layer_state.restore(model, hooks, path)
+    checked_hooks = layer_state.read(model, hooks, path)  # before anything is assigned
+    _restore_loaded(model, optimizer, path, saved, compile, checked_hooks)
     return model
 
 
@@ -348,8 +351,9 @@ def _build(document, custom_objects, compile):  # noqa: A002 - Keras's name
     return model
 
 
-def _restore_loaded(model, optimizer, path, saved, compile):  # noqa: A002 - Keras's name
-    """Restores a loaded model (and its optimizer) from its file; returns the model."""
+def _restore_loaded(model, optimizer, path, saved, compile, hooks):  # noqa: A002
+    """Restores a loaded model (and its optimizer) from its file, then calls the layers'
+    load hooks (`layer_state.Hook`s); returns the model."""
     roots = {"model": model}
     saved_optimizer = any(key.startswith("optimizer/") for key in saved)
     if saved_optimizer and optimizer is not None and compile:
@@ -362,6 +366,9 @@ def _restore_loaded(model, optimizer, path, saved, compile):  # noqa: A002 - Ker
         )
     exclude = [optimizer] if optimizer is not None and "optimizer" not in roots else []
     if saved:  # a model saved before it was built has no weights yet
-        restore.restore(path, roots, exclude=exclude, strict=True)
+        restore.restore(path, roots, exclude=exclude, strict=True,
+                        then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
+    else:
+        layer_state.apply(hooks, path)
     return model
 
