@@ -276,16 +276,20 @@ def _read_document(path: str):
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
+               compile: bool = True, safe_mode: bool = True) -> Any:  # noqa: A002
     """Rebuilds a model saved by `save_model`: architecture, weights, optimizer state.
 
     Classes are looked up by name in `custom_objects` and the registry
-    (`register_serializable`); nothing is imported from names in the file.
+    (`register_serializable`); nothing is imported from names in the file, and no path
+    named in it is read (see `safe_mode`).
 
     Args:
         filepath: the model file.
         custom_objects: ``{name: class or function}`` for classes that are not registered.
         compile: restore the compile state (``compile_from_config``) and optimizer state.
+        safe_mode: refuse a config that names a file to read (a lookup layer's
+            ``vocabulary`` path), as Keras does. Pass False only for a file you trust;
+            files are still read only if regular and not too large.
 
     Returns:
         The model. Variables it creates later (if it has no ``build_from_config``) receive
@@ -328,7 +332,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     state = context.thread
     saved_check, state.weight_check = state.weight_check, check
     try:
-        model = _build(document, custom_objects, compile)
+        with registry.safe_mode_scope(safe_mode, f"load_model({path!r})"):
+            model = _build(document, custom_objects, compile)
     finally:
         state.weight_check = saved_check
     optimizer = _optimizer_of(model)
