@@ -198,9 +198,9 @@ def read_regular_file(path: str, max_bytes: int, what: str) -> bytes:
         handle = os.open(path, flags)
     except FileNotFoundError:
         raise errors.InvalidArgumentError(f"{what} {path!r} does not exist.") from None
-    except OSError as e:
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path
         raise errors.InvalidArgumentError(
-            f"{what} {path!r} cannot be opened ({e.strerror}).") from None
+            f"{what} {path!r} cannot be opened ({getattr(e, 'strerror', None) or e}).") from None
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode):

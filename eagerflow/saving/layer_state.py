@@ -198,7 +198,7 @@ def read(model: Any, blob: bytes | None, filepath: str) -> list[Hook]:
     arrays = _read_archive(blob[8 + size:], fail)
     if not isinstance(manifest, list):
         fail("has a manifest that is not a list of records")
-    nodes, hooks, seen = _nodes(model), [], set()
+    nodes, hooks, seen, used = _nodes(model), [], set(), set()
     for record in manifest:
         if not (isinstance(record, dict) and isinstance(record.get("path"), str)
                 and record.get("kind") in _HOOKS and isinstance(record.get("entries"), list)
@@ -224,6 +224,9 @@ def read(model: Any, blob: bytes | None, filepath: str) -> list[Hook]:
                      "hold")
             if key in content:
                 fail(f"holds {key!r} twice for the object at {path!r}")
+            if name in used:  # a member named many times would be copied many times
+                fail(f"names the archive member {name!r} more than once")
+            used.add(name)
             content[key] = arrays[name]
         if kind == "assets":
             content = _asset_files(content, path, fail)
@@ -238,6 +241,9 @@ def _read_archive(data: bytes, fail) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            total = sum(info.file_size for info in archive.infolist())
+            if total > len(data):  # members overlapping in the archive: a "zip bomb"
+                fail(f"archive declares {total} bytes of members in {len(data)} bytes")
             for info in archive.infolist():
                 name = info.filename
                 if info.compress_type != zipfile.ZIP_STORED or info.file_size > len(data):

@@ -307,3 +307,39 @@ def test_a_failing_load_hook_gives_every_variable_its_previous_value_back(tmp_pa
     weights, factor, words = _state(target)
     assert all(np.array_equal(a, b) for a, b in zip(weights, before[0], strict=True))
     assert factor == 1.0  # the hook raised before setting it
+
+
+def _overlapping_archive(copies):
+    """A stored zip whose central directory lists one 100 kB member `copies` times, under
+    names e00.npy, e01.npy...: each entry points at the same bytes (a non-recursive zip bomb,
+    ~`copies` times its size once extracted)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as zipped:
+        npy = io.BytesIO()
+        np.save(npy, np.zeros(100_000, np.uint8))
+        zipped.writestr("e00.npy", npy.getvalue())
+    data = buffer.getvalue()
+    end = data.rindex(b"PK\x05\x06")
+    start = int.from_bytes(data[end + 16:end + 20], "little")
+    entry = data[start:end]
+    entries = [entry.replace(b"e00.npy", f"e{i:02}.npy".encode()) for i in range(copies)]
+    directory = b"".join(entries)
+    tail = bytearray(data[end:])
+    tail[8:10] = tail[10:12] = copies.to_bytes(2, "little")
+    tail[12:16] = len(directory).to_bytes(4, "little")
+    return data[:start] + directory + bytes(tail)
+
+
+def test_overlapping_or_reused_archive_members_are_refused():
+    model = _model(0)
+    manifest = json.dumps([{"path": TARGET, "kind": "assets", "entries": [
+        [f"f{i}", f"e{i:02}"] for i in range(50)]}]).encode()
+    bomb = len(manifest).to_bytes(8, "little") + manifest + _overlapping_archive(50)
+    with pytest.raises(ef.saving.InvalidCheckpointError,
+                       match=r"archive declares 50\d{5} bytes of members in 10\d{4} bytes"):
+        layer_state.read(model, bomb, "f.h5")
+    reused = [{"path": TARGET, "kind": "assets",
+               "entries": [[f"f{i}", "e0"] for i in range(50)]}]
+    with pytest.raises(ef.saving.InvalidCheckpointError,
+                       match="names the archive member 'e0' more than once"):
+        layer_state.read(model, _blob(reused, {"e0": np.zeros(10**5, np.uint8)}), "f.h5")

@@ -142,3 +142,12 @@ def test_vocabulary_files_in_user_code_are_bounded_and_regular(tmp_path, secret,
     (tmp_path / "latin.txt").write_bytes(b"caf\xe9\n")
     with pytest.raises(ValueError, match="'.*latin.txt' is not utf-8 text"):
         ef.layers.StringLookup(vocabulary=str(tmp_path / "latin.txt"))
+
+
+def test_odd_vocabulary_paths_in_user_code_are_clear_errors(tmp_path):
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    with pytest.raises(ValueError, match="loop' cannot be opened .*symbolic links"):
+        ef.layers.StringLookup(vocabulary=str(loop))
+    with pytest.raises(ValueError, match="cannot be opened .*null"):
+        ef.layers.StringLookup(vocabulary="a\0b")
