@@ -92,7 +92,7 @@ class BackupAndRestore(base.Callback):
     def _read_state(self):
         try:
             with open(self._state_path) as f:
-                state = json.load(f)
+                state = fileio.loads_json(f.read(), "the state file")
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as e:

@@ -42,6 +42,7 @@ import numpy as np
 
 from eagerflow.core import errors, nest
 from eagerflow.data import dataset, iterator, structure
+from eagerflow.saving import fileio
 
 _FORMAT = "eagerflow-dataset-cache-2"
 _CHUNK = 1024
@@ -294,7 +295,7 @@ def read_cache(path: str):
     """
     with open(path, "rb") as file:
         try:
-            header = json.loads(str(_read(file, path)))
+            header = fileio.loads_json(str(_read(file, path)), "the header")
             if not isinstance(header, dict) or header.get("format") != _FORMAT:
                 raise ValueError("not an eagerflow dataset cache")
             template = _decode_structure(header["structure"])

@@ -340,10 +340,12 @@ def load(path) -> LoadedModel:
                 if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8:
                     raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
                 try:
-                    items.append(json.loads(bytes(data[()]).decode("utf-8")))
-                except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                    text = bytes(data[()]).decode("utf-8")
+                except UnicodeDecodeError as e:
                     raise errors.InvalidArgumentError(
                         f"{path}: function {group.name} is not valid JSON ({e})") from None
+                items.append(fileio.loads_json(text, f"{path}: function {group.name}",
+                                               errors.InvalidArgumentError))
             encoded[str(group.attrs.get("name", group.name))] = items
     reader = export.Reader(arrays, variables, path)
     functions = {name: _rebuild(name, items, reader) for name, items in encoded.items()}

@@ -7,6 +7,12 @@ then the vocabulary. A vocabulary is given (a list, an array or a text file with
 per line) or learned with `adapt`, which counts tokens and keeps the most frequent ones,
 ties broken by the token itself, larger first (Keras's order).
 
+A vocabulary file must be a regular file (a symlink to one is fine; a FIFO, a device or a
+directory is refused) of at most `MAX_VOCABULARY_FILE_BYTES` (raise it for a larger one).
+Loading a model never reads one: a path in a loaded config is refused unless the caller
+passes ``safe_mode=False`` (to `load_model`, `model_from_json`, `model_from_config`), as
+in Keras. A layer's own config always holds the tokens, never the path.
+
 Lookups run on NumPy values: text is not differentiable. Eagerly (and inside
 ``Dataset.map``) the layer computes directly; inside an `ef.function` trace (a model's
 traced `fit` step) it runs as an ``ef.py_function`` node, so the graph calls it on the
@@ -40,9 +46,12 @@ from eagerflow.core.dispatch import convert_input
 from eagerflow.graph import python_ops
 from eagerflow.layers import call_context
 from eagerflow.layers.base import Layer
+from eagerflow.saving import fileio, registry
 from eagerflow.utils import farmhash, siphash
 
 _OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+# The largest vocabulary file read (64 MiB: ~8 million tokens; BERT's is 0.2 MiB).
+MAX_VOCABULARY_FILE_BYTES = 64 << 20
 
 
 def output_mode_arg(output_mode: Any, owner: str) -> str:
@@ -279,7 +288,9 @@ class IndexLookup(Layer):
         Raises:
             ValueError: for an empty vocabulary, repeated tokens, special tokens elsewhere
                 than at the start, a vocabulary larger than `max_tokens`, missing or
-                mismatched `idf_weights`, or a file that does not exist.
+                mismatched `idf_weights`, a file that does not exist, is not a regular file
+                or is larger than `MAX_VOCABULARY_FILE_BYTES`, or a file path while a
+                model is loaded in safe mode.
 
         Examples:
             >>> import eagerflow as ef
@@ -298,10 +309,16 @@ class IndexLookup(Layer):
                              f"'tf_idf'. Received: output_mode={self.output_mode!r}")
         if isinstance(vocabulary, (str, os.PathLike)):
             path = os.fspath(vocabulary)
-            if not os.path.exists(path):
-                raise ValueError(f"{what}: vocabulary file {path!r} does not exist.")
-            with open(path, encoding=getattr(self, "encoding", "utf-8")) as handle:
-                lines = handle.read().splitlines()
+            registry.check_safe_mode(f"{what} {self.name!r} reading the vocabulary file "
+                                     f"{path!r}")
+            data = fileio.read_regular_file(path, MAX_VOCABULARY_FILE_BYTES,
+                                            f"{what}: vocabulary file")
+            encoding = getattr(self, "encoding", "utf-8")
+            try:
+                lines = data.decode(encoding).splitlines()
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{what}: vocabulary file {path!r} is not {encoding} text "
+                                 f"({e}).") from None
             while lines and lines[-1] == "":
                 lines.pop()
             vocabulary = [self._token_from_line(line) for line in lines]

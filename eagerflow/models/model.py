@@ -292,8 +292,18 @@ def _placeholders(input_shape, dtype):
     return symbolic.SymbolicTensor(tuple(input_shape), dtype)
 
 
-def model_from_config(config: dict, custom_objects: dict[str, Any] | None = None) -> Any:
+def model_from_config(config: dict, custom_objects: dict[str, Any] | None = None,
+                      safe_mode: bool = True) -> Any:
     """Rebuilds a model (or layer) from ``{"class_name": ..., "config": ...}``.
+
+    Args:
+        config: the serialized model.
+        custom_objects: ``{name: class or function}`` for classes that are not registered.
+        safe_mode: refuse a config that names a file to read (a lookup layer's
+            ``vocabulary`` path), as Keras does; False allows it for a config you trust.
+
+    Returns:
+        The model, with fresh weights.
 
     Examples:
         >>> import eagerflow as ef
@@ -302,7 +312,8 @@ def model_from_config(config: dict, custom_objects: dict[str, Any] | None = None
         >>> clone.count_params()
         8
     """
-    return registry.deserialize(config, custom_objects, "layer")
+    with registry.safe_mode_scope(safe_mode, "model_from_config"):
+        return registry.deserialize(config, custom_objects, "layer")
 
 
 _FUNCTIONAL_VARIANTS: dict = {}
@@ -328,8 +339,17 @@ def _functional_variant(cls):
     return variant
 
 
-def model_from_json(json_string: str, custom_objects: dict[str, Any] | None = None) -> Any:
+def model_from_json(json_string: str, custom_objects: dict[str, Any] | None = None,
+                    safe_mode: bool = True) -> Any:
     """Rebuilds a model from `Model.to_json` output (weights are freshly initialized).
+
+    Args:
+        json_string: the JSON text.
+        custom_objects: ``{name: class or function}`` for classes that are not registered.
+        safe_mode: as in `model_from_config`.
+
+    Returns:
+        The model.
 
     Examples:
         >>> import eagerflow as ef
@@ -339,4 +359,6 @@ def model_from_json(json_string: str, custom_objects: dict[str, Any] | None = No
     """
     from eagerflow.saving import fileio
 
-    return model_from_config(fileio.loads_json(json_string, "model_from_json"), custom_objects)
+    with registry.safe_mode_scope(safe_mode, "model_from_json"):
+        return model_from_config(fileio.loads_json(json_string, "model_from_json"),
+                                 custom_objects)

@@ -30,6 +30,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 from typing import Any
 
 _HOST = re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname())[:40] or "host"
@@ -162,6 +163,66 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
                 os.remove(os.path.join(directory, name))
                 removed.append(os.path.join(directory, name))
     return removed
+
+
+def read_regular_file(path: str, max_bytes: int, what: str) -> bytes:
+    """The bytes of the regular file `path` (a symlink counts as its target), refusing
+    anything else before reading: a FIFO (which would block forever), a device such as
+    ``/dev/zero`` (endless), a directory, or a file larger than `max_bytes`.
+
+    The file is opened without blocking and checked on the open descriptor, so it cannot
+    be swapped for a FIFO between the check and the read.
+
+    Raises:
+        InvalidArgumentError: starting with `what` (e.g. ``"StringLookup: vocabulary
+            file"``), naming the path and the problem.
+
+    Examples:
+        >>> import os, tempfile
+        >>> from eagerflow.saving import fileio
+        >>> path = os.path.join(tempfile.mkdtemp(), "v.txt")
+        >>> _ = open(path, "w").write("a\\nb\\n")
+        >>> fileio.read_regular_file(path, 100, "vocabulary file")
+        b'a\\nb\\n'
+        >>> try:
+        ...     fileio.read_regular_file(os.path.dirname(path), 100, "vocabulary file")
+        ... except ValueError as e:
+        ...     print(str(e)[-49:])
+        (it is a directory); only regular files are read.
+    """
+    from eagerflow.core import errors
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | \
+        getattr(os, "O_BINARY", 0)
+    try:
+        handle = os.open(path, flags)
+    except FileNotFoundError:
+        raise errors.InvalidArgumentError(f"{what} {path!r} does not exist.") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+        raise errors.InvalidArgumentError(
+            f"{what} {path!r} cannot be opened ({getattr(e, 'strerror', None) or e}).") from None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            kinds = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+                     (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                     (stat.S_ISSOCK, "a socket")]
+            kind = next((name for test, name in kinds if test(info.st_mode)), "not a file")
+            raise errors.InvalidArgumentError(
+                f"{what} {path!r} is not a regular file (it is {kind}); only regular files "
+                "are read.")
+        data = b""
+        if info.st_size <= max_bytes:  # read one byte more: a file that grew is refused too
+            with os.fdopen(handle, "rb", closefd=False) as file:
+                data = file.read(max_bytes + 1)
+        if info.st_size > max_bytes or len(data) > max_bytes:
+            raise errors.InvalidArgumentError(
+                f"{what} {path!r} has more than the {max_bytes} bytes allowed "
+                f"({max(info.st_size, len(data))}{'+' if len(data) > max_bytes else ''}); "
+                "nothing was read past the limit.")
+    finally:
+        os.close(handle)
+    return data
 
 
 MAX_JSON_DEPTH = 200  # far deeper than any model config; far below Python's recursion limit

@@ -409,7 +409,7 @@ class Reader:
                        f"{declared_dtype!r}.")
         if declared_shape is None or _parse_shape(declared_shape) != shape:
             self._fail(f"{where} has shape {shape} but its 'shape' attribute says "
-                       f"{declared_shape!r}.")
+                       f"{str(declared_shape)[:200]!r}.")
         # Native byte order: HDF5 converts on read, so a big-endian file loads as well.
         return Entry(shape, dtype.newbyteorder("="))
 
@@ -595,7 +595,7 @@ class Reader:
 
 def _parse_shape(text: str):
     try:
-        shape = json.loads(text)
+        shape = fileio.loads_json(text, "shape")
     except ValueError:
         return None
     if not isinstance(shape, list) or not all(

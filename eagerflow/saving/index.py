@@ -142,9 +142,9 @@ def read(directory) -> Index | None:
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(text)
+        data = fileio.loads_json(text, "the index")
     except ValueError as e:
-        _bad(path, f"not JSON ({e})")
+        _bad(path, str(e))
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         _bad(path, f"'format' is not {_FORMAT!r}")
     if data.get("format_version") != _VERSION:

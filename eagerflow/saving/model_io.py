@@ -139,11 +139,14 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
     _check_model(model, "load_weights")
     optimizer = _optimizer_of(model)
     path = checkpoint.resolve_path(filepath)
-    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
-                             skip_mismatch=skip_mismatch, strict=True)
     with h5format.Reader(path) as reader:
-        hooks = reader.metadata(layer_state.LAYER_STATE)
-    layer_state.restore(model, hooks, path)
+        blob = reader.metadata(layer_state.LAYER_STATE)
+    # All or nothing: the layers' hook state is parsed and checked before any variable
+    # changes, and a hook that fails gives the variables their previous values back.
+    hooks = layer_state.read(model, blob, path)
+    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
+                             skip_mismatch=skip_mismatch, strict=True,
+                             then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
     skipped = [m.describe() for m in status.mismatched] + [
         f"{p!r}: no value in the file" for p in status.missing]
     if skip_mismatch and skipped:
@@ -273,16 +276,20 @@ def _read_document(path: str):
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
+               compile: bool = True, safe_mode: bool = True) -> Any:  # noqa: A002
     """Rebuilds a model saved by `save_model`: architecture, weights, optimizer state.
 
     Classes are looked up by name in `custom_objects` and the registry
-    (`register_serializable`); nothing is imported from names in the file.
+    (`register_serializable`); nothing is imported from names in the file, and no path
+    named in it is read (see `safe_mode`).
 
     Args:
         filepath: the model file.
         custom_objects: ``{name: class or function}`` for classes that are not registered.
         compile: restore the compile state (``compile_from_config``) and optimizer state.
+        safe_mode: refuse a config that names a file to read (a lookup layer's
+            ``vocabulary`` path), as Keras does. Pass False only for a file you trust;
+            files are still read only if regular and not too large.
 
     Returns:
         The model. Variables it creates later (if it has no ``build_from_config``) receive
@@ -325,12 +332,13 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     state = context.thread
     saved_check, state.weight_check = state.weight_check, check
     try:
-        model = _build(document, custom_objects, compile)
+        with registry.safe_mode_scope(safe_mode, f"load_model({path!r})"):
+            model = _build(document, custom_objects, compile)
     finally:
         state.weight_check = saved_check
     optimizer = _optimizer_of(model)
-    _restore_loaded(model, optimizer, path, saved, compile)
-    layer_state.restore(model, hooks, path)
+    checked_hooks = layer_state.read(model, hooks, path)  # before anything is assigned
+    _restore_loaded(model, optimizer, path, saved, compile, checked_hooks)
     return model
 
 
@@ -348,8 +356,9 @@ def _build(document, custom_objects, compile):  # noqa: A002 - Keras's name
     return model
 
 
-def _restore_loaded(model, optimizer, path, saved, compile):  # noqa: A002 - Keras's name
-    """Restores a loaded model (and its optimizer) from its file; returns the model."""
+def _restore_loaded(model, optimizer, path, saved, compile, hooks):  # noqa: A002
+    """Restores a loaded model (and its optimizer) from its file, then calls the layers'
+    load hooks (`layer_state.Hook`s); returns the model."""
     roots = {"model": model}
     saved_optimizer = any(key.startswith("optimizer/") for key in saved)
     if saved_optimizer and optimizer is not None and compile:
@@ -362,6 +371,9 @@ def _restore_loaded(model, optimizer, path, saved, compile):  # noqa: A002 - Ker
         )
     exclude = [optimizer] if optimizer is not None and "optimizer" not in roots else []
     if saved:  # a model saved before it was built has no weights yet
-        restore.restore(path, roots, exclude=exclude, strict=True)
+        restore.restore(path, roots, exclude=exclude, strict=True,
+                        then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
+    else:
+        layer_state.apply(hooks, path)
     return model
 

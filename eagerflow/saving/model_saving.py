@@ -26,7 +26,7 @@ from eagerflow.saving import model_io
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
+               compile: bool = True, safe_mode: bool = True) -> Any:  # noqa: A002
     """Rebuilds a model saved by `Model.save`: architecture, weights, compile state and
     optimizer state, ready to `predict` or continue `fit`.
 
@@ -35,6 +35,10 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         custom_objects: ``{name: class or function}`` for objects that are not layers and
             not registered (custom losses, metrics, activations).
         compile: also restore the compile configuration and the optimizer state.
+        safe_mode: refuse a config that names a file to read (a `StringLookup`,
+            `IntegerLookup` or `TextVectorization` ``vocabulary`` path), as Keras does:
+            loading never reads a path named inside the file. False allows it for a file
+            you trust (still only regular files of bounded size).
 
     Returns:
         The model.
@@ -49,7 +53,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         >>> callable(ef.models.load_model)
         True
     """
-    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile)
+    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                               safe_mode=safe_mode)
 
 
 def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = True,

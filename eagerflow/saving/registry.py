@@ -61,6 +61,7 @@ _kind_names: dict[tuple, tuple] = {}  # (kind, id(object)) -> (object, the name 
 _registry: dict = {}  # register_serializable: name -> class or function
 _names: dict = {}  # id(class or function) -> name it was registered under
 _scopes = threading.local()
+_safe = threading.local()  # .mode: (safe_mode, the load it belongs to) while deserializing
 
 
 def _plural(kind: str) -> str:
@@ -309,6 +310,59 @@ def custom_object_scope(custom_objects: dict) -> Iterator[Any]:
         stack.pop()
 
 
+@contextlib.contextmanager
+def safe_mode_scope(safe_mode: bool = True, source: str = "deserialize") -> Iterator[None]:
+    """Deserialization inside the block is in safe mode (or, with ``safe_mode=False``,
+    explicitly not), as Keras's ``SafeModeScope``: an outer scope wins over inner ones, so
+    ``load_model(path, safe_mode=False)`` holds for every nested `deserialize`.
+
+    In safe mode, loading never reads a path named in what it loads (a lookup layer's
+    vocabulary file): `check_safe_mode` refuses it. Outside any scope (layers built in
+    user code, a direct ``from_config``) nothing is refused.
+
+    Args:
+        safe_mode: refuse (True) or allow (False) what `check_safe_mode` guards.
+        source: the loading call, for error messages (``"load_model('m.h5')"``).
+
+    Examples:
+        >>> from eagerflow.saving import registry
+        >>> try:
+        ...     with registry.safe_mode_scope(True, "load_model('m.h5')"):
+        ...         registry.check_safe_mode("reading the vocabulary file 'v.txt'")
+        ... except ValueError as e:
+        ...     print(str(e)[:60])
+        load_model('m.h5'): reading the vocabulary file 'v.txt', a p
+    """
+    outer = getattr(_safe, "mode", None)
+    if outer is None:
+        _safe.mode = (bool(safe_mode), source)
+    try:
+        yield
+    finally:
+        if outer is None:
+            _safe.mode = None
+
+
+def check_safe_mode(action: str) -> None:
+    """Refuses `action` (reading a path named in a config) inside a safe-mode load.
+
+    Raises:
+        InvalidArgumentError: naming the load and `action`, and how to allow it.
+
+    Examples:
+        >>> from eagerflow.saving import registry
+        >>> registry.check_safe_mode("reading the vocabulary file 'v.txt'")  # not loading
+    """
+    mode = getattr(_safe, "mode", None)
+    if mode is not None and mode[0]:
+        function = mode[1].split("(", 1)[0]
+        raise errors.InvalidArgumentError(
+            f"{mode[1]}: {action}, a path named in the config, is refused: loading never "
+            "reads files named inside what it loads (safe mode), which could be any file "
+            "on this machine. If you trust the source, pass safe_mode=False to "
+            f"{function}; or give the vocabulary as a list.")
+
+
 def serialize(obj: Any, kind: str | None = None) -> Any:
     """Returns ``{"class_name": name, "config": obj.get_config()}``.
 
@@ -357,7 +411,7 @@ def serialize(obj: Any, kind: str | None = None) -> Any:
 
 
 def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None,
-                kind: str | None = None) -> Any:
+                kind: str | None = None, safe_mode: bool = True) -> Any:
     """Rebuilds an object from ``{"class_name": ..., "config": ...}`` (or, with a `kind`,
     from a name).
 
@@ -369,6 +423,8 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
         config: the serialized form (from `serialize` or a saved file).
         custom_objects: ``{name: class or function}`` checked before the registry.
         kind: where to look the class up (default: every kind, then the user registry).
+        safe_mode: refuse to read paths named in the config (a lookup layer's vocabulary
+            file), as Keras does; an enclosing `safe_mode_scope` (``load_model``) wins.
 
     Returns:
         The rebuilt object.
@@ -383,6 +439,11 @@ def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = 
           ...
         eagerflow.core.errors.InvalidArgumentError: Unknown class 'Unknown' in a saved config. ...
     """
+    with safe_mode_scope(safe_mode):
+        return _deserialize(config, custom_objects, kind)
+
+
+def _deserialize(config, custom_objects, kind):
     if kind is not None and isinstance(config, str):
         return get(kind, config, custom_objects)
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):

@@ -20,6 +20,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import errors, variable
@@ -41,7 +42,7 @@ def _could_appear(key: str, nodes: dict) -> bool:
 
 
 def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False,
-            strict=False):
+            strict=False, then: Callable[[], None] | None = None):
     """Restores `roots` from the file `save_path`; see the module docstring.
 
     Args:
@@ -53,6 +54,9 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
             raising.
         strict: also raise (before assigning anything) if an existing variable has no
             value in the file, unless `skip_mismatch`.
+        then: a last step run after the values are assigned (layers' load hooks). If it
+            raises, every variable of `roots` gets its previous value back and nothing is
+            left pending, so the load still changes no variable.
 
     Returns:
         A `status.CheckpointLoadStatus`.
@@ -114,10 +118,18 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
         arrays = reader.read_all([path for path, _ in ready] + pending_keys)
         values = [(target, arrays[path]) for path, target in ready]
         pending = {key: arrays[key] for key in pending_keys}
+        previous = [(target, target.numpy()) for target in targets.values()] if then else []
         for target, value in values:
             variable.adopt(target, value)  # the fresh array becomes the value: no copy
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
                                              optional, skip_mismatch)
+    if then is not None:
+        try:
+            then()
+        except BaseException:
+            for target, value in previous:
+                variable.adopt(target, value)
+            raise
     result._record([path for path, _ in ready], pending, unused, mismatches, current)
     return result
 

@@ -238,7 +238,7 @@ def test_files_that_are_not_saved_models(tmp_path, saved):
         del f["functions/serving_default/0"]
         f["functions/serving_default"].create_dataset("0", data=np.frombuffer(b"{not json",
                                                                                  np.uint8))
-    with pytest.raises(ef.errors.InvalidArgumentError, match="is not valid JSON"):
+    with pytest.raises(ef.errors.InvalidArgumentError, match="serving_default: not valid JSON"):
         ef.saved_model.load(saved)
 
 

@@ -45,7 +45,7 @@ def test_latest_falls_back_to_the_newest_existing_file(tmp_path):
 
 
 @pytest.mark.parametrize("data, message", [
-    ("{not json", "not JSON"),
+    ("{not json", "not valid JSON"),
     ({"format": "something-else"}, "'format' is not"),
     ({"format": "eagerflow-checkpoint-index", "format_version": 9}, "unknown format_version 9"),
     ({"format": "eagerflow-checkpoint-index", "format_version": 1, "latest": "/etc/passwd"},

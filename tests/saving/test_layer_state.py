@@ -101,7 +101,7 @@ def test_hook_state_without_a_matching_object_or_load_hook_is_refused():
     saved = ef.Sequential([ef.Input((3,)), Vocab()])
     blob = layer_state.collect(saved)[layer_state.LAYER_STATE]
     with pytest.raises(ef.saving.InvalidCheckpointError, match="no load_assets method"):
-        layer_state.restore(saved, blob, "f.h5")
+        layer_state.read(saved, blob, "f.h5")
     with pytest.raises(ef.saving.InvalidCheckpointError, match="no object there"):
-        layer_state.restore(ef.Sequential([ef.Input((3,))]), blob, "f.h5")
+        layer_state.read(ef.Sequential([ef.Input((3,))]), blob, "f.h5")
     assert layer_state.collect(ef.Sequential([ef.Input((3,)), ef.layers.Dense(2)])) == {}
