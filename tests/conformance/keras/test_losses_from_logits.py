@@ -258,6 +258,23 @@ def test_which_outputs_carry_logits(name, traced):
     np.testing.assert_allclose(fn(ef.constant(LOGITS)).numpy(), expected, rtol=RTOL)
 
 
+@pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
+def test_rank_alignment_keeps_or_drops_the_logits(traced):
+    # (3,) targets are expanded against (3, 1) predictions: the logits stay (16.68); (1, 3, 1)
+    # predictions are squeezed to (1, 3): a new tensor, so the clipped probabilities (10.70).
+    targets = np.array([0.0, 1.0, 1.0], "float32")
+    logits = ef.constant([[30.0], [-20.0], [3.0]])
+
+    def losses():
+        bce = ef.losses.BinaryCrossentropy()
+        return (bce(targets, ef.activations.sigmoid(logits)),
+                bce(targets[None], ef.activations.sigmoid(ef.reshape(logits, (1, 3, 1)))))
+
+    expanded, squeezed = (ef.function(losses) if traced else losses)()
+    np.testing.assert_allclose(float(expanded), 16.682863235473633, rtol=RTOL)
+    np.testing.assert_allclose(float(squeezed), 10.703022003173828, rtol=RTOL)
+
+
 def test_gradient_through_remembered_logits():
     labels = ef.constant([1, 0])
     targets = ef.constant(DENSE_TARGETS[:2].astype("float64"))
