@@ -14,6 +14,7 @@ from eagerflow.core import (
     dispatch,
     dtypes,
     errors,
+    logits,
     nest,
     spec,
     tape,
@@ -23,6 +24,6 @@ from eagerflow.core import (
 )
 
 __all__ = [
-    "autodiff", "context", "debugging", "device", "dispatch", "dtypes", "errors", "nest",
+    "autodiff", "context", "debugging", "device", "dispatch", "dtypes", "errors", "logits", "nest",
     "spec", "tape", "tensor", "trackable", "variable",
 ]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, masks
+from eagerflow.core import dtypes, errors, logits, masks
 
 _DEVICE = "/device:CPU:0"
 if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
@@ -86,6 +86,12 @@ class Tensor(_Operators):
     def _keras_mask(self):
         """The mask a layer attached to this tensor (Keras's attribute), or None."""
         return masks.get_mask(self)
+
+    @property
+    def _keras_logits(self):
+        """The logits a softmax or sigmoid activation made this tensor from (Keras's
+        attribute; see `eagerflow.core.logits`), or None."""
+        return logits.activation_logits(self)
 
     def numpy(self) -> np.ndarray:
         """Returns the value as a read-only NumPy array (a view: no copy is made)."""

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.core import logits, tensor
 from eagerflow.ops import activations as nn_activations
+from eagerflow.ops import creation
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
 from eagerflow.ops import special
@@ -57,8 +59,16 @@ def sigmoid(x: TensorLike) -> Tensor:
         >>> import eagerflow as ef
         >>> ef.activations.sigmoid(ef.constant([0.0]))
         ef.Tensor([0.5], shape=(1,), dtype=float32)
+
+    As in Keras, the result remembers `x` as its logits (`eagerflow.core.logits`): every
+    cross-entropy of it is computed from `x`, so saturated outputs keep their true loss
+    and gradient.
     """
-    return unary_ops.sigmoid(x)
+    if not isinstance(x, tensor.Tensor):
+        x = creation.convert_to_tensor(x)
+    output = unary_ops.sigmoid(x)
+    logits.remember(output, x, logits.ACTIVATION)
+    return output
 
 
 def tanh(x: TensorLike) -> Tensor:
@@ -79,8 +89,16 @@ def softmax(x: TensorLike, axis: int = -1) -> Tensor:
         >>> import eagerflow as ef
         >>> ef.activations.softmax(ef.constant([[0.0, 0.0]]))
         ef.Tensor([[0.5 0.5]], shape=(1, 2), dtype=float32)
+
+    As in Keras, the result remembers `x` as its logits (`eagerflow.core.logits`): every
+    cross-entropy of it is computed from `x` (along the loss's own axis), so saturated
+    outputs keep their true loss and gradient.
     """
-    return core_nn.softmax(x, axis)
+    if not isinstance(x, tensor.Tensor):
+        x = creation.convert_to_tensor(x)
+    output = core_nn.softmax(x, axis)
+    logits.remember(output, x, logits.ACTIVATION)
+    return output
 
 
 def log_softmax(x: TensorLike, axis: int = -1) -> Tensor:

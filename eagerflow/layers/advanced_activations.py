@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core.tensor import Tensor
-from eagerflow.layers import constraints, initializers, regularizers
+from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
@@ -228,7 +228,7 @@ class Softmax(_Elementwise):
         if isinstance(self.axis, list):
             return unary_ops.exp(math_ops.subtract(
                 inputs, reduce_ops.reduce_logsumexp(inputs, axis=self.axis, keepdims=True)))
-        return nn_ops.softmax(inputs, axis=self.axis)
+        return activations.softmax(inputs, axis=self.axis)  # remembers the logits, as Keras
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}

@@ -28,6 +28,7 @@ from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor
+from eagerflow.utils import dataframes
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(): the smallest standard deviation divided by
 
@@ -215,7 +216,8 @@ class Normalization(Layer):
         Raises:
             ValueError: when the layer was given `mean`/`variance`, when the data is empty,
                 or when a batch's kept axes differ from the layer's.
-            TypeError: for data that is neither an array, a tensor nor an iterable.
+            TypeError: for data that is neither an array, a tensor nor an iterable, and for
+                a pandas Series or DataFrame (as in Keras 3: pass ``data.to_numpy()``).
 
         Examples:
             >>> import eagerflow as ef
@@ -231,6 +233,13 @@ class Normalization(Layer):
             raise ValueError(
                 "Normalization: adapt() cannot be used on a layer given `mean` and "
                 f"`variance` (layer '{self.name}'); create it without them to adapt.")
+        if dataframes.is_pandas(data):
+            raise TypeError(
+                f"Normalization.adapt() takes arrays, tensors, datasets or iterables of "
+                f"batches, not a pandas {type(data).__name__}: iterating one yields its "
+                f"{'column names' if hasattr(data, 'columns') else 'single values'}, and "
+                "Keras 3 raises a TypeError here too. Pass its values: "
+                "adapt(data.to_numpy()) (one column: reshape to (n, 1), or use axis=None).")
         if isinstance(data, (np.ndarray, tensor.Tensor)):
             array = np.asarray(data)
             chunk = len(array) if not batch_size or not array.ndim else int(batch_size)

@@ -7,12 +7,29 @@ any logit (the fused ``ef.nn.*_cross_entropy_with_logits`` ops: ``max(x, 0) - x 
 log(1 + exp(-|x|))`` for the sigmoid, a max-shifted log-softmax for the softmax); prefer
 them to probabilities whenever you have logits.
 
+**Predictions that remember their logits.** As in Keras, a prediction made by a softmax or
+sigmoid (``Dense(10, activation="softmax")``, ``Conv2D(1, 1, activation="sigmoid")``,
+``Activation``, ``ef.nn.softmax``, ...) carries the logits it was made from
+(`eagerflow.core.logits`), and the cross-entropies use them instead of the clipped
+probabilities: a saturated wrong prediction gives its true loss and a gradient that is not
+zero. Categorical and sparse categorical cross-entropies take the logits of a softmax, the
+binary cross-entropy those of a sigmoid, and any of them the logits of an activation
+function (`ef.activations.softmax`/`sigmoid`, so of a layer's ``activation=``), exactly as
+Keras 3 on TensorFlow does inside `fit`'s traced step. A tensor made from the prediction
+(a slice, reshape, cast, ...) has no logits, and neither has the prediction of a sparse
+cross-entropy with `ignore_class` (Keras masks it first). With ``from_logits=True`` such a
+prediction warns once that it "does not represent logits" and its logits are used, as in
+Keras.
+
 Examples:
     >>> import eagerflow as ef
     >>> ef.losses.binary_crossentropy([[1.0, 0.0]], [[1.0, 0.0]])  # exact 0 and 1: finite
     ef.Tensor([1.192093e-07], shape=(1,), dtype=float32)
     >>> ef.losses.sparse_categorical_crossentropy([0], [[1000.0, -1000.0]], from_logits=True)
     ef.Tensor([0.], shape=(1,), dtype=float32)
+    >>> probabilities = ef.nn.softmax([[30.0, -30.0]])  # [[1, 0]] in float32
+    >>> ef.losses.sparse_categorical_crossentropy([1], probabilities)  # not -log(1e-7)
+    ef.Tensor([60.], shape=(1,), dtype=float32)
 """
 
 from __future__ import annotations
@@ -22,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, errors, masks
+from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -59,6 +77,29 @@ def _clipped(probabilities):
     return math_ops.clip_by_value(probabilities, EPSILON, 1.0 - EPSILON)
 
 
+def prediction_logits(y_pred, from_logits: bool, kind: str, owner: str):
+    """``(values, from_logits)`` for a cross-entropy: the logits `y_pred` remembers (see the
+    module docstring) and True, or `y_pred` and `from_logits` unchanged (Keras's
+    ``_get_logits``).
+
+    Args:
+        y_pred: the prediction, as given to the loss.
+        from_logits: the loss's argument.
+        kind: `logits.SOFTMAX` for categorical cross-entropies, `logits.SIGMOID` for the
+            binary one.
+        owner: the function named in the warning.
+    """
+    found = logits_lib.logits_of(y_pred, kind)
+    if found is None:
+        return y_pred, from_logits
+    if from_logits:
+        errors.warn_once(
+            f"from_logits:{owner}",
+            f"`{owner}` received `from_logits=True`, but the `output` argument was produced "
+            f"by a {kind} activation and thus does not represent logits. Was this intended?")
+    return found, True
+
+
 # -- functions --------------------------------------------------------------------------------
 def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: bool = False,
                         label_smoothing: float = 0.0, axis: int = -1) -> Tensor:
@@ -90,6 +131,8 @@ def binary_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits: boo
     loss_module.check_same_shape(y_true, y_pred, "binary_crossentropy")
     if smoothing:
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), 0.5 * smoothing)
+    y_pred, from_logits = prediction_logits(y_pred, from_logits, logits_lib.SIGMOID,
+                                            "binary_crossentropy")
     if from_logits:
         values = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
@@ -142,6 +185,7 @@ def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits
     if smoothing:
         classes = y_pred.shape[axis]
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), smoothing / classes)
+    y_pred, from_logits = prediction_logits(y_pred, from_logits, logits_lib.SOFTMAX, owner)
     if from_logits:
         return xent.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
     total = reduce_ops.reduce_sum(y_pred, axis, keepdims=True)
@@ -230,7 +274,9 @@ def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,
             f"{owner}: only axis=-1 (the last axis) is supported. Received: axis={axis!r}"
         )
     valid = None
-    if ignore_class is not None:
+    if ignore_class is None:
+        y_pred, from_logits = prediction_logits(y_pred, from_logits, logits_lib.SOFTMAX, owner)
+    else:  # Keras masks the prediction first, so it has no logits
         y_true = creation_ops.convert_to_tensor(y_true)
         valid = logic_ops.not_equal(y_true, ignore_class)
         y_true = math_ops.where(valid, y_true, 0)

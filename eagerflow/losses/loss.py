@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, masks, tensor
+from eagerflow.core import errors, masks, nest, tensor
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
@@ -299,7 +299,10 @@ class LossFunctionWrapper(Loss):
     """Turns a per-sample loss function ``fn(y_true, y_pred, **kwargs)`` into a `Loss`.
 
     `ef.losses.get("mse")` returns the function `mean_squared_error`, as in Keras; wrap
-    such a function to get reductions and sample weights.
+    such a function to get reductions and sample weights. `compile(loss=fn)` wraps a
+    function this way. As in Keras, targets and predictions whose ranks differ by a
+    trailing axis of size 1 are aligned before `fn` sees them (`(batch,)` targets against
+    `(batch, 1)` predictions become `(batch, 1)`); a `Loss` subclass gets them as given.
 
     Args:
         fn: the per-sample loss function.
@@ -312,6 +315,9 @@ class LossFunctionWrapper(Loss):
         >>> loss = ef.losses.LossFunctionWrapper(ef.losses.mean_absolute_error)
         >>> float(loss([[1.0, 2.0]], [[2.0, 4.0]]))
         1.5
+        >>> custom = ef.losses.LossFunctionWrapper(lambda t, p: ef.reduce_mean((t - p) ** 2))
+        >>> float(custom(ef.constant([1.0, 2.0]), ef.constant([[1.0], [4.0]])))  # not (2, 2)
+        2.0
     """
 
     def __init__(self, fn: Callable[..., Any], reduction: str | None = "sum_over_batch_size",
@@ -321,6 +327,19 @@ class LossFunctionWrapper(Loss):
         self._fn_kwargs = kwargs
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
+        """Calls `fn` on the targets and predictions aligned to the same rank (Keras's
+        `squeeze_or_expand_to_same_rank`): ``(batch,)`` targets against ``(batch, 1)``
+        predictions become ``(batch, 1)``, so a function that broadcasts one against the
+        other gets matching shapes, not a ``(batch, batch)`` matrix."""
+        if nest.is_nested(y_true) or nest.is_nested(y_pred):
+            pairs = [squeeze_or_expand_to_same_rank(creation_ops.convert_to_tensor(t),
+                                                    creation_ops.convert_to_tensor(p))
+                     for t, p in zip(nest.flatten(y_true), nest.flatten(y_pred), strict=True)]
+            y_true = nest.pack_sequence_as(y_true, [t for t, _ in pairs])
+            y_pred = nest.pack_sequence_as(y_pred, [p for _, p in pairs])
+        else:
+            y_true, y_pred = squeeze_or_expand_to_same_rank(
+                creation_ops.convert_to_tensor(y_true), creation_ops.convert_to_tensor(y_pred))
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def get_config(self) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
 from eagerflow.ops import cross_entropy as xent
@@ -135,9 +136,13 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
     y_true, y_pred = _aligned(y_true, y_pred, "binary_focal_crossentropy")
     if smoothing:
         y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - smoothing), 0.5 * smoothing)
-    if from_logits:
-        bce = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
-        y_pred = unary_ops.sigmoid(y_pred)
+    # Keras: the cross-entropy comes from the logits `y_pred` is or remembers (a sigmoid
+    # output), the focal factor from the probabilities.
+    remembered = y_pred if from_logits else logits_lib.logits_of(y_pred, logits_lib.SIGMOID)
+    if remembered is not None:
+        bce = xent.sigmoid_cross_entropy_with_logits(labels=y_true, logits=remembered)
+        if from_logits:
+            y_pred = unary_ops.sigmoid(y_pred)
     else:
         p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
         bce = unary_ops.negative(math_ops.add(

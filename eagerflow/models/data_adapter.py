@@ -43,6 +43,7 @@ import numpy as np
 from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.ops import random as random_lib
+from eagerflow.utils import dataframes
 
 DEFAULT_BATCH_SIZE = 32
 
@@ -97,6 +98,8 @@ def _as_array(value, what: str) -> np.ndarray:
         return value._value
     if isinstance(value, Variable):
         return value.numpy()
+    if dataframes.is_pandas(value):  # Keras 3: a Series is a column (n,), a DataFrame (n, cols)
+        value = value.to_numpy()
     try:
         array = np.asarray(value)
     except ValueError:
@@ -108,7 +111,7 @@ def _as_array(value, what: str) -> np.ndarray:
 
 
 def _is_array_like(value) -> bool:
-    return isinstance(value, (np.ndarray, tensor.Tensor, Variable))
+    return isinstance(value, (np.ndarray, tensor.Tensor, Variable)) or dataframes.is_pandas(value)
 
 
 def _standardize(value, what: str):

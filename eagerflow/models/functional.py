@@ -46,6 +46,19 @@ def _check_symbolic(structure, what: str) -> list:
     return flat
 
 
+def adjust_rank(value, expected: tuple):
+    """`value` with its rank adjusted to an input of shape `expected`, as Keras does: a rank
+    off by one through a trailing axis of size 1 gains or loses that axis (a column of
+    shape ``(n,)``, such as a pandas Series, feeds ``Input(shape=(1,))``; ``(n, 4, 1)``
+    feeds ``Input(shape=(4,))``). Other shapes are returned unchanged."""
+    shape = value.shape
+    if len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
+        return array_ops.expand_dims(value, -1)
+    if len(shape) == len(expected) + 1 and shape and shape[-1] == 1:
+        return array_ops.squeeze(value, -1)
+    return value
+
+
 def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
     """The nodes between `flat_inputs` and `flat_outputs`, each after the ones it reads.
 
@@ -238,16 +251,9 @@ class Functional(Model):
     def _standardize(self, index, placeholder, value):
         if value.dtype != placeholder.dtype:
             value = math_ops.cast(value, placeholder.dtype)
-        shape = value.shape
         expected = placeholder.shape
-        # As Keras: a rank off by one through a trailing axis of size 1 is adjusted
-        # (strings of shape (n,) feed Input(shape=(1,)); (n, 4, 1) feeds Input(shape=(4,))).
-        if len(shape) == len(expected) - 1 and expected[-1] == 1:
-            value = array_ops.expand_dims(value, -1)
-            shape = value.shape
-        elif len(shape) == len(expected) + 1 and shape[-1] == 1:
-            value = array_ops.squeeze(value, -1)
-            shape = value.shape
+        value = adjust_rank(value, expected)
+        shape = value.shape
         if len(shape) != len(expected) or any(
                 e is not None and e != s for e, s in zip(expected, shape, strict=False)):
             raise ValueError(

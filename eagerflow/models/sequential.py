@@ -26,6 +26,7 @@ import numpy as np
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.layers import base, symbolic
+from eagerflow.models import functional
 from eagerflow.models.model import Model
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
@@ -238,6 +239,8 @@ class Sequential(Model):
         if (isinstance(inputs, Tensor) and wanted is not None and inputs.dtype != wanted
                 and inputs.dtype.kind == "f" and np.dtype(wanted).kind == "f"):
             outputs = math_ops.cast(inputs, wanted)
+        if self._graph_input is not None and isinstance(outputs, Tensor):
+            outputs = functional.adjust_rank(outputs, self._graph_input.shape)  # as Keras
         for index, layer in enumerate(self._layers):
             if index == 0 and mask is not None and layer._call_accepts_mask:
                 outputs = layer(outputs, mask=mask)

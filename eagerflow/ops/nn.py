@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.core import logits as logits_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
@@ -109,9 +110,14 @@ def softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tens
         >>> import eagerflow as ef
         >>> ef.nn.softmax([0.0, 0.0, 0.0, 0.0])
         ef.Tensor([0.25 0.25 0.25 0.25], shape=(4,), dtype=float32)
+
+    The result remembers `logits` (`eagerflow.core.logits`), so a categorical
+    cross-entropy of it is computed from them, exactly, as Keras does in a traced step.
     """
     x, axis = _float_axis(logits, axis, "Softmax")
-    return execute(_softmax, (x,), {"axis": axis})
+    y = execute(_softmax, (x,), {"axis": axis})
+    logits_lib.remember(y, x, logits_lib.SOFTMAX)
+    return y
 
 
 @primitive("LogSoftmax", fresh=True)

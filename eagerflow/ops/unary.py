@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core import logits, tensor
+from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
 from eagerflow.ops.typing import Tensor, TensorLike
+
+_Tensor = tensor.Tensor
 
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
 # `ops/math.py`).
@@ -347,8 +350,15 @@ def sigmoid(x: TensorLike, name: str | None = None) -> Tensor:
         >>> import eagerflow as ef
         >>> ef.sigmoid([0.0, -1000.0])
         ef.Tensor([0.5 0. ], shape=(2,), dtype=float32)
+
+    The result remembers `x` as its logits (`eagerflow.core.logits`), so a binary
+    cross-entropy of it is computed from `x`, exactly, as Keras does in a traced step.
     """
-    return execute(_sigmoid, (x,))
+    if not isinstance(x, _Tensor):
+        x = convert_input(x)
+    y = execute(_sigmoid, (x,))
+    logits.remember(y, x, logits.SIGMOID)
+    return y
 
 
 @primitive("Floor", differentiable=False, elementwise=True, ufunc=np.floor)
