@@ -150,7 +150,8 @@ class Resizing(SizedImageLayer):
 
     Args:
         height, width: the output size.
-        interpolation: ``"bilinear"`` (default), ``"nearest"`` or ``"area"``.
+        interpolation: ``"bilinear"`` (default), ``"nearest"``, ``"bicubic"``,
+            ``"lanczos3"``, ``"lanczos5"`` or ``"area"`` (as `ef.image.resize`).
         crop_to_aspect_ratio: first crop the largest centred window with the target aspect
             ratio, so the image is not distorted.
         pad_to_aspect_ratio: first pad the shorter side evenly with `fill_value` up to
@@ -177,9 +178,9 @@ class Resizing(SizedImageLayer):
                  fill_mode: str = "constant", fill_value: float = 0.0, antialias: bool = False,
                  data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(height, width, data_format=data_format, **kwargs)
-        if interpolation not in image_ops.RESIZE_METHODS:
+        if interpolation not in image_ops.KERAS_RESIZE_METHODS:
             raise ValueError(
-                f"Resizing: `interpolation` must be one of {image_ops.RESIZE_METHODS}. "
+                f"Resizing: `interpolation` must be one of {image_ops.KERAS_RESIZE_METHODS}. "
                 f"Received: interpolation={interpolation!r}")
         if fill_mode != "constant":
             raise ValueError(

@@ -17,6 +17,7 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
 from eagerflow.ops import array as array_ops
+from eagerflow.ops import image as image_ops
 from eagerflow.ops import indexing as indexing_ops
 
 
@@ -205,20 +206,54 @@ class UpSampling1D(_Spatial):
         return {**super().get_config(), "size": size}
 
 
+
+
 class UpSampling2D(UpSampling1D):
-    """Repeats rows and columns (nearest-neighbour upsampling): ``size`` an int or
-    ``(h, w)``.
+    """Upsamples rows and columns by ``size`` (an int or ``(h, w)``): repeated pixels
+    (``interpolation="nearest"``, the default) or ``ef.image.resize`` to ``size`` times
+    the image with another method, as Keras 3.
+
+    Args:
+        size: the upsampling factors.
+        interpolation: ``"nearest"``, ``"bilinear"``, ``"bicubic"``, ``"lanczos3"``,
+            ``"lanczos5"`` or ``"area"`` (any case).
+
+    Raises:
+        ValueError: for another interpolation (at construction; Keras raises when called).
 
     Examples:
         >>> import eagerflow as ef
         >>> ef.layers.UpSampling2D((2, 3))(ef.ones([1, 2, 2, 1])).shape
         (1, 4, 6, 1)
+        >>> ef.layers.UpSampling2D(2, interpolation="bilinear")(ef.ones([1, 2, 2, 1])).shape
+        (1, 4, 4, 1)
     """
 
     rank = 2
 
-    def __init__(self, size: Any = (2, 2), **kwargs: Any) -> None:
+    def __init__(self, size: Any = (2, 2), interpolation: str = "nearest",
+                 **kwargs: Any) -> None:
         super().__init__(size=size, **kwargs)
+        method = interpolation.lower() if isinstance(interpolation, str) else interpolation
+        if method not in image_ops.KERAS_RESIZE_METHODS:
+            raise ValueError(f"UpSampling2D: `interpolation` must be one of "
+                             f"{image_ops.KERAS_RESIZE_METHODS}. Received: "
+                             f"interpolation={interpolation!r}")
+        self.interpolation = method
+
+    def call(self, inputs: Any) -> Any:
+        if self.interpolation == "nearest":
+            return super().call(inputs)
+        first = self.data_format == "channels_first"
+        if first:
+            inputs = array_ops.transpose(inputs, [0, 2, 3, 1])
+        height, width = inputs.shape[1], inputs.shape[2]
+        outputs = image_ops.resize(inputs, [height * self.size[0], width * self.size[1]],
+                                   method=self.interpolation)
+        return array_ops.transpose(outputs, [0, 3, 1, 2]) if first else outputs
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "interpolation": self.interpolation}
 
 
 class ZeroPadding3D(ZeroPadding1D):

@@ -43,9 +43,72 @@ from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 
-RESIZE_METHODS = ("bilinear", "nearest", "area")
+RESIZE_METHODS = ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5", "gaussian",
+                  "mitchellcubic")
+# The methods Keras 3's image layers and ops.image.resize accept.
+KERAS_RESIZE_METHODS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 _RESIZE_OPS = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
-               "area": "ResizeArea"}
+               "bicubic": "ResizeBicubic", "area": "ResizeArea"}
+# tf.image.resize's kernels for ScaleAndTranslate: (radius, kernel of |x|).
+_KERNELS = {
+    "bilinear": (1.0, lambda x: np.maximum(0.0, 1.0 - x)),  # the triangle
+    "bicubic": (2.0, lambda x: np.where(  # Keys' cubic, a = -0.5
+        x >= 2.0, 0.0, np.where(x >= 1.0, ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0,
+                                (1.5 * x - 2.5) * x * x + 1.0))),
+    "lanczos3": (3.0, lambda x: _lanczos(x, 3.0)),
+    "lanczos5": (5.0, lambda x: _lanczos(x, 5.0)),
+    "gaussian": (1.5, lambda x: np.where(x >= 1.5, 0.0, np.exp(-x * x / 0.5))),  # sigma 0.5
+    "mitchellcubic": (2.0, lambda x: np.where(  # Mitchell-Netravali, B = C = 1/3
+        x >= 2.0, 0.0, np.where(x >= 1.0, ((-7.0 / 18.0 * x + 2.0) * x - 10.0 / 3.0) * x
+                                + 16.0 / 9.0, (7.0 / 6.0 * x - 2.0) * x * x + 8.0 / 9.0))),
+}
+
+
+def _lanczos(x: np.ndarray, radius: float) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = radius * np.sin(np.pi * x) * np.sin(np.pi * x / radius) / (np.pi * np.pi * x * x)
+    return np.where(x > radius, 0.0, np.where(x <= 1e-3, 1.0, value))
+
+
+def _scale_and_translate_weights(in_size: int, out_size: int, method: str,
+                                 antialias: bool) -> np.ndarray:
+    """TensorFlow's ScaleAndTranslate spans: the kernel centred on each output sample
+    (widened by the downscaling factor with `antialias`), clamped to the image and
+    renormalised over the input pixels it covers."""
+    radius, kernel = _KERNELS[method]
+    inv_scale = in_size / out_size
+    kernel_scale = max(inv_scale, 1.0) if antialias else 1.0
+    weights = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        sample = (i + 0.5) * inv_scale
+        first = int(np.clip(np.ceil(sample - radius * kernel_scale - 0.5), 0, in_size - 1))
+        last = int(np.clip(np.floor(sample + radius * kernel_scale - 0.5), 0, in_size - 1))
+        span = np.arange(first, last + 1)
+        taps = kernel(np.abs((span + 0.5 - sample) / kernel_scale))
+        total = taps.sum()
+        weights[i, span] = taps / total if abs(total) >= 1000 * np.finfo(np.float32).tiny else taps
+    return weights
+
+
+def _keys_cubic_table_weights(in_size: int, out_size: int) -> np.ndarray:
+    """TensorFlow's ResizeBicubic with half-pixel centres: Keys' cubic (a = -0.5) read from
+    its 1024-entry table, taps outside the image weigh 0 and the rest are renormalised."""
+    table = 1024
+    scale = np.float32(in_size) / np.float32(out_size)
+    weights = np.zeros((out_size, in_size))
+    for i in range(out_size):
+        source = (np.float32(i) + np.float32(0.5)) * scale - np.float32(0.5)
+        base = int(np.floor(source))
+        offset = int(np.rint((source - base) * table))
+        taps = {base - 1: (offset + table) / table, base: offset / table,
+                base + 1: (table - offset) / table, base + 2: (2 * table - offset) / table}
+        kept = {j: float(_KERNELS["bicubic"][1](np.float64(d))) for j, d in taps.items()
+                if 0 <= j < in_size}
+        total = sum(kept.values())
+        for j, weight in kept.items():
+            weights[i, j] += weight / total if abs(total) > 0 else weight
+    return weights
+
 INTERPOLATIONS = ("bilinear", "nearest")
 FILL_MODES = ("reflect", "wrap", "constant", "nearest")
 
@@ -101,17 +164,12 @@ def _resize_weights(in_size: int, out_size: int, method: str, antialias: bool) -
             for j in range(int(np.floor(start[i])), int(np.ceil(stop[i]))):
                 overlap = min(j + 1, stop[i]) - max(j, start[i])
                 weights[i, min(j, in_size - 1)] += overlap / scale
-    elif antialias and out_size < in_size:
-        # A triangle kernel stretched by the downscaling factor, renormalised over the
-        # input pixels it covers (TensorFlow's ScaleAndTranslate with antialias).
-        sample = centers * scale
-        for i in range(out_size):
-            first = int(np.clip(np.ceil(sample[i] - scale - 0.5), 0, in_size - 1))
-            last = int(np.clip(np.floor(sample[i] + scale - 0.5), 0, in_size - 1))
-            span = np.arange(first, last + 1)
-            taps = np.maximum(0.0, 1.0 - np.abs((span + 0.5 - sample[i]) / scale))
-            if taps.sum() > 0:
-                weights[i, span] = taps / taps.sum()
+    elif method == "bicubic" and not antialias:
+        weights = _keys_cubic_table_weights(in_size, out_size)
+    elif method != "bilinear" or (antialias and out_size < in_size):
+        # ScaleAndTranslate (the kernel methods, and bilinear with antialias, where a
+        # triangle stretched by the downscaling factor matters only when shrinking).
+        weights = _scale_and_translate_weights(in_size, out_size, method, antialias)
     else:
         # Bilinear with half-pixel centres: linear between the two nearest pixel centres.
         source = centers * scale - 0.5
@@ -128,8 +186,8 @@ def _resize_weights(in_size: int, out_size: int, method: str, antialias: bool) -
 def _resize_axis(images: Tensor, axis: int, out_size: int, method: str,
                  antialias: bool) -> Tensor:
     in_size = images.shape[axis]
-    if in_size == out_size and not (antialias and method == "bilinear"):
-        return images  # every method maps each pixel to itself
+    if in_size == out_size and method in ("nearest", "bilinear", "area", "bicubic"):
+        return images  # these map each pixel to itself (the other kernels smooth)
     if method == "nearest":
         rows = np.argmax(_resize_weights(in_size, out_size, method, False), axis=1)
         return _indexing.gather(images, rows.astype(np.int32), axis=axis)
@@ -146,11 +204,13 @@ def resize(images: TensorLike, size: Any, method: str = "bilinear",
     Args:
         images: ``[height, width, channels]`` or ``[batch, height, width, channels]``.
         size: ``[new_height, new_width]``, positive ints.
-        method: ``"bilinear"``, ``"nearest"`` or ``"area"``.
+        method: ``"bilinear"``, ``"nearest"``, ``"bicubic"`` (Keys' cubic, a = -0.5),
+            ``"area"``, ``"lanczos3"``, ``"lanczos5"``, ``"gaussian"`` or
+            ``"mitchellcubic"``, each computed as TensorFlow computes it.
         preserve_aspect_ratio: scale both sides by the same factor, the largest that fits
             inside `size`.
-        antialias: with ``"bilinear"``, filter with a triangle kernel widened by the
-            downscaling factor (no effect when upscaling, or with the other methods).
+        antialias: when downscaling, widen the kernel by the downscaling factor (bilinear,
+            bicubic and the kernel methods; no effect on nearest and area).
 
     Returns:
         The resized images: `images`' dtype for ``"nearest"``, float64 for float64 images,
@@ -170,7 +230,9 @@ def resize(images: TensorLike, size: Any, method: str = "bilinear",
     if method not in RESIZE_METHODS:
         raise errors.InvalidArgumentError(
             f"method must be one of {RESIZE_METHODS}, got {method!r}", "Resize")
-    op_name = "ScaleAndTranslate" if antialias and method == "bilinear" else _RESIZE_OPS[method]
+    op_name = _RESIZE_OPS.get(method, "ScaleAndTranslate")
+    if antialias and method in ("bilinear", "bicubic"):
+        op_name = "ScaleAndTranslate"
     images = _image(images, op_name)
     height, width = _check_size(size, op_name)
     batched = images.ndim == 4
