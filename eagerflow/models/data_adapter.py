@@ -507,10 +507,10 @@ class _Stream:
     def __init__(self, start, function: str) -> None:
         self._start = start
         self._function = function
-        self._iterator = None
+        self._iterator: Any = None
         self._seen = 0
 
-    def epoch(self, steps: int, batches_per_pass: int | None):
+    def epoch(self, steps: Any, batches_per_pass: int | None):
         if self._iterator is None:
             self._iterator, self._seen = self._start(), 0
         produced = 0
