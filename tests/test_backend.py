@@ -87,3 +87,15 @@ def test_dtype_predicates():
     assert ef.backend.is_float_dtype("float16")
     assert ef.backend.is_int_dtype("uint8")
     assert not ef.backend.is_int_dtype("bool")
+
+
+def test_set_epsilon_is_the_clipping_margin_of_the_losses():
+    # Keras 3.15 with set_epsilon(1e-3), y_true [[0, 1]], y_pred [[0, 1]] (float32):
+    # categorical 0.00100049, binary 0.00100049, KL divergence 0.
+    ef.backend.set_epsilon(1e-3)
+    y, p = np.array([[0.0, 1.0]]), np.array([[0.0, 1.0]], "float32")
+    np.testing.assert_allclose(ef.losses.categorical_crossentropy(y, p).numpy(), [0.00100049],
+                               rtol=1e-4)
+    np.testing.assert_allclose(ef.losses.binary_crossentropy(y, p).numpy(), [0.00100049],
+                               rtol=1e-4)
+    np.testing.assert_allclose(ef.losses.kl_divergence(y, p).numpy(), [0.0], atol=1e-7)

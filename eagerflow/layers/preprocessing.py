@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import tensor
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array as array_ops
@@ -29,8 +30,6 @@ from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor
 from eagerflow.utils import dataframes
-
-_EPSILON = 1e-7  # Keras's backend.epsilon(): the smallest standard deviation divided by
 
 
 def _plain(value):
@@ -196,7 +195,7 @@ class Normalization(Layer):
         if inputs.dtype != self.compute_dtype:
             inputs = math_ops.cast(inputs, self.compute_dtype)
         mean, variance = self._statistics()
-        stddev = math_ops.maximum(unary_ops.sqrt(variance), _EPSILON)
+        stddev = math_ops.maximum(unary_ops.sqrt(variance), backend.epsilon())
         if self.invert:
             return math_ops.add(mean, math_ops.multiply(inputs, stddev))
         return math_ops.divide(math_ops.subtract(inputs, mean), stddev)

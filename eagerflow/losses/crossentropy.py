@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import context, errors, masks
 from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
@@ -50,8 +51,6 @@ from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import Tensor, TensorLike
 from eagerflow.saving import registry
-
-EPSILON = 1e-7  # Keras's backend.epsilon(): the probability clipping margin
 
 
 def _check_axis(axis, ndim: int, owner: str) -> int:
@@ -74,7 +73,7 @@ def _check_smoothing(label_smoothing, owner: str) -> float:
 
 
 def _clipped(probabilities):
-    return math_ops.clip_by_value(probabilities, EPSILON, 1.0 - EPSILON)
+    return math_ops.clip_by_value(probabilities, backend.epsilon(), 1.0 - backend.epsilon())
 
 
 def prediction_logits(y_pred, from_logits: bool, kind: str, owner: str):

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow import backend
 from eagerflow.losses.crossentropy import _sparse_labels
 from eagerflow.losses.probabilistic import _wrapper
-from eagerflow.losses.regression import _EPSILON, _aligned
+from eagerflow.losses.regression import _aligned
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
@@ -48,7 +49,7 @@ def dice(y_true: TensorLike, y_pred: TensorLike, axis: AxisLike = None) -> Tenso
     total = math_ops.add(reduce_ops.reduce_sum(y_true, axis=axis),
                          reduce_ops.reduce_sum(y_pred, axis=axis))
     return math_ops.subtract(1.0, math_ops.divide(math_ops.multiply(intersection, 2.0),
-                                                  math_ops.add(total, _EPSILON)))
+                                                  math_ops.add(total, backend.epsilon())))
 
 
 def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: float = 0.5,
@@ -81,7 +82,7 @@ def tversky(y_true: TensorLike, y_pred: TensorLike, alpha: float = 0.5, beta: fl
                                      axis=axis)
     denominator = math_ops.add(
         math_ops.add(true_positive, math_ops.multiply(missed, alpha)),
-        math_ops.add(math_ops.multiply(spurious, beta), _EPSILON))
+        math_ops.add(math_ops.multiply(spurious, beta), backend.epsilon()))
     return math_ops.subtract(1.0, math_ops.divide(true_positive, denominator))
 
 

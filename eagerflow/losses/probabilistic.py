@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow import backend
 from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
-from eagerflow.losses.crossentropy import EPSILON, _check_smoothing
+from eagerflow.losses.crossentropy import _check_smoothing
 from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
@@ -45,8 +46,8 @@ def kl_divergence(y_true: TensorLike, y_pred: TensorLike) -> Tensor:
         0.0
     """
     y_true, y_pred = _aligned(y_true, y_pred, "kl_divergence")
-    y_true = math_ops.clip_by_value(y_true, EPSILON, 1.0)
-    y_pred = math_ops.clip_by_value(y_pred, EPSILON, 1.0)
+    y_true = math_ops.clip_by_value(y_true, backend.epsilon(), 1.0)
+    y_pred = math_ops.clip_by_value(y_pred, backend.epsilon(), 1.0)
     return reduce_ops.reduce_sum(
         math_ops.multiply(y_true, unary_ops.log(math_ops.divide(y_true, y_pred))), axis=-1)
 
@@ -61,7 +62,8 @@ def poisson(y_true: TensorLike, y_pred: TensorLike) -> Any:
     """
     y_true, y_pred = _aligned(y_true, y_pred, "poisson")
     return _mean(math_ops.subtract(
-        y_pred, math_ops.multiply(y_true, unary_ops.log(math_ops.add(y_pred, EPSILON)))))
+        y_pred,
+        math_ops.multiply(y_true, unary_ops.log(math_ops.add(y_pred, backend.epsilon())))))
 
 
 def _signed_labels(y_true):
@@ -144,7 +146,7 @@ def binary_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike,
         if from_logits:
             y_pred = unary_ops.sigmoid(y_pred)
     else:
-        p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+        p = math_ops.clip_by_value(y_pred, backend.epsilon(), 1.0 - backend.epsilon())
         bce = unary_ops.negative(math_ops.add(
             math_ops.multiply(y_true, unary_ops.log(p)),
             math_ops.multiply(math_ops.subtract(1.0, y_true),
@@ -181,7 +183,7 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
     if from_logits:
         y_pred = nn_ops.softmax(y_pred, axis=axis)
     output = math_ops.divide(y_pred, reduce_ops.reduce_sum(y_pred, axis=axis, keepdims=True))
-    output = math_ops.clip_by_value(output, EPSILON, 1.0 - EPSILON)
+    output = math_ops.clip_by_value(output, backend.epsilon(), 1.0 - backend.epsilon())
     cce = unary_ops.negative(math_ops.multiply(y_true, unary_ops.log(output)))
     factor = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, output), float(gamma)),
                                alpha)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from eagerflow import backend
 from eagerflow.losses import loss as loss_module
 from eagerflow.losses import probabilistic
 from eagerflow.ops import logic as logic_ops
@@ -27,7 +28,6 @@ from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 from eagerflow.saving import registry
 
-_EPSILON = 1e-7  # Keras's backend.epsilon()
 _LOG2 = math.log(2.0)
 
 
@@ -188,7 +188,7 @@ def mean_absolute_percentage_error(y_true: TensorLike, y_pred: TensorLike) -> Te
         37.5
     """
     y_true, y_pred = _aligned(y_true, y_pred, "mean_absolute_percentage_error")
-    scale = math_ops.maximum(unary_ops.abs(y_true), _EPSILON)
+    scale = math_ops.maximum(unary_ops.abs(y_true), backend.epsilon())
     return math_ops.multiply(_mean_last_axis(
         unary_ops.abs(math_ops.divide(math_ops.subtract(y_true, y_pred), scale))), 100.0)
 
@@ -203,8 +203,8 @@ def mean_squared_logarithmic_error(y_true: TensorLike, y_pred: TensorLike) -> An
         1.0
     """
     y_true, y_pred = _aligned(y_true, y_pred, "mean_squared_logarithmic_error")
-    first = unary_ops.log1p(math_ops.maximum(y_pred, _EPSILON))
-    second = unary_ops.log1p(math_ops.maximum(y_true, _EPSILON))
+    first = unary_ops.log1p(math_ops.maximum(y_pred, backend.epsilon()))
+    second = unary_ops.log1p(math_ops.maximum(y_true, backend.epsilon()))
     return _mean_last_axis(unary_ops.square(math_ops.subtract(first, second)))
 
 

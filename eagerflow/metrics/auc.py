@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import context, errors
 from eagerflow.graph import python_ops
 from eagerflow.metrics import confusion, metric
@@ -27,7 +28,6 @@ from eagerflow.ops import logic, math, reduce, unary
 from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 
-_EPSILON = 1e-7
 _CURVES = ("ROC", "PR")
 _SUMMATIONS = ("interpolation", "minoring", "majoring")
 
@@ -89,7 +89,8 @@ class AUC(metric.Metric):
                                  f"num_thresholds={num_thresholds!r}")
             self.num_thresholds = int(num_thresholds)
             inner = [(i + 1) / (self.num_thresholds - 1) for i in range(self.num_thresholds - 2)]
-        self._thresholds = np.array([-_EPSILON, *inner, 1.0 + _EPSILON], dtype=np.float32)
+        margin = backend.epsilon()  # read when the metric is made, as Keras's
+        self._thresholds = np.array([-margin, *inner, 1.0 + margin], dtype=np.float32)
         self.curve = curve_name
         self.summation_method = method
         self.from_logits = bool(from_logits)

@@ -19,13 +19,12 @@ Examples:
 
 from __future__ import annotations
 
+from eagerflow import backend
 from eagerflow.metrics import reduction
 from eagerflow.metrics.regression import aligned
 from eagerflow.ops import math, reduce, unary
 from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
-
-_EPSILON = 1e-7  # Keras's backend epsilon, added to the concordance denominator
 
 
 def pearson_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = -1) -> Tensor:
@@ -88,7 +87,7 @@ def concordance_correlation(y_true: TensorLike, y_pred: TensorLike, axis: int = 
     norm = (reduce.reduce_variance(y_true, axis=axis, keepdims=True)
             + reduce.reduce_variance(y_pred, axis=axis, keepdims=True)
             + unary.square(true_mean - pred_mean))
-    ratio = math.divide(2.0 * covariance, norm + _EPSILON)
+    ratio = math.divide(2.0 * covariance, norm + backend.epsilon())
     return reduce.reduce_mean(ratio, axis=axis)
 
 
