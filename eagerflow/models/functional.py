@@ -97,6 +97,50 @@ def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
     return ordered
 
 
+def keras_layer_order(flat_inputs: list, flat_outputs: list) -> list:
+    """The graph's layers in Keras 3's order (``map_graph``): by depth from the outputs,
+    deepest (the Inputs) first, and within one depth in the order a depth-first walk from
+    the outputs first reaches them. `get_weights`/`set_weights` and positional checkpoint
+    keys follow it, so weights move between eagerflow and Keras models layer for layer."""
+    input_ids = {id(t) for t in flat_inputs}
+    index: dict = {}  # layer -> first-visit order
+    finished: set = set()
+    post_order: list = []  # node keys, inputs before the nodes that read them
+
+    def walk(tensor):
+        layer, node_index, _ = tensor._history
+        key = (layer, node_index)
+        if key in finished:
+            return
+        index.setdefault(layer, len(index))
+        if id(tensor) not in input_ids or not isinstance(layer, symbolic.InputLayer):
+            for parent in layer._inbound_nodes[node_index].inputs:
+                walk(parent)
+        finished.add(key)
+        post_order.append(key)
+
+    for tensor in flat_outputs:
+        walk(tensor)
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    keys = set(post_order)
+    for key in reversed(post_order):
+        layer = key[0]
+        depth = max(node_depth.setdefault(key, 0), layer_depth.get(layer, 0))
+        layer_depth[layer] = node_depth[key] = depth
+        if isinstance(layer, symbolic.InputLayer):
+            continue
+        for parent in layer._inbound_nodes[key[1]].inputs:
+            parent_key = (parent._history[0], parent._history[1])
+            if parent_key in keys:
+                node_depth[parent_key] = max(depth + 1, node_depth.get(parent_key, 0))
+    for tensor in flat_inputs:  # Inputs no output depends on
+        layer = tensor._history[0]
+        if layer not in layer_depth:
+            layer_depth[layer], index[layer] = 0, -1
+    return sorted(layer_depth, key=lambda layer: (-layer_depth[layer], index[layer]))
+
+
 class Functional(Model):
     """A model defined by `Input` tensors and the layer calls that lead to its outputs.
 
@@ -127,10 +171,7 @@ class Functional(Model):
         self._flat_inputs = flat_inputs
         self._flat_outputs = flat_outputs
         self._nodes = topological_nodes(flat_inputs, flat_outputs)
-        layers = [t._history[0] for t in flat_inputs]
-        for node in self._nodes:
-            if all(node.layer is not known for known in layers):
-                layers.append(node.layer)
+        layers = keras_layer_order(flat_inputs, flat_outputs)
         names = [layer.name for layer in layers]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -163,7 +204,8 @@ class Functional(Model):
 
     @property
     def layers(self) -> list:
-        """Every layer of the graph, Input layers first, in topological order."""
+        """Every layer of the graph in Keras 3's order: by depth, Inputs first (see
+        `keras_layer_order`)."""
         return list(self._functional_layers)
 
     @property

@@ -149,3 +149,22 @@ def test_config_with_masks_states_and_kwargs():
     bad["layers"][-1]["inbound_nodes"][0]["args"][0] = {"__tensor__": ["missing", 0, 0]}
     with pytest.raises(ValueError, match="refer to tensors no layer produces"):
         ef.models.Model.from_config(bad)
+
+
+def test_layer_order_is_keras_s_for_dict_inputs_and_outputs():
+    # Keras 3.15's model.layers for these graphs (by depth, then first reached from the
+    # outputs), so set_weights(keras_model.get_weights()) fills the same layers.
+    a = ef.Input((3,), name="zeta")
+    b = ef.Input((3,), name="alpha")
+    c = ef.Input((2,), name="mid")
+    da = ef.layers.Dense(4, name="d_zeta")(a)
+    db = ef.layers.Dense(4, name="d_alpha")(b)
+    dc = ef.layers.Dense(4, name="d_mid")(c)
+    out = ef.layers.Dense(1, name="out")(ef.layers.Concatenate(name="cat")([db, da, dc]))
+    model = ef.Model({"zeta": a, "alpha": b, "mid": c}, out)
+    assert [layer.name for layer in model.layers] == [
+        "alpha", "zeta", "mid", "d_alpha", "d_zeta", "d_mid", "cat", "out"]
+    assert [t.name for t in model.inputs] == ["alpha", "mid", "zeta"]
+    two = ef.Model(inputs={"zeta": a, "alpha": b, "mid": c}, outputs={"o2": out, "o1": da})
+    assert [layer.name for layer in two.layers] == [
+        "zeta", "alpha", "mid", "d_zeta", "d_alpha", "d_mid", "cat", "out"]
