@@ -41,7 +41,7 @@ import numpy as np
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
-from eagerflow.saving import fileio
+from eagerflow.saving import fileio, h5safe
 
 FORMAT = "eagerflow.graph.saved_model"
 VERSION = 1
@@ -316,10 +316,10 @@ def load(path) -> LoadedModel:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise errors.NotFoundError(f"saved model file not found: {path}")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise errors.InvalidArgumentError(f"{path} is not an HDF5 file ({e})") from None
+    try:  # refuses links, external/virtual storage, filters, non-numeric data, bad sizes
+        f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
+    except FileNotFoundError:  # deleted since the check above
+        raise errors.NotFoundError(f"saved model file not found: {path}") from None
     with f:
         if f.attrs.get("format") != FORMAT or f.attrs.get("version") != VERSION:
             raise errors.InvalidArgumentError(

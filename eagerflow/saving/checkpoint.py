@@ -101,7 +101,7 @@ def resolve_path(save_path) -> str:
                 "existing checkpoint file)."
             )
         return latest
-    if os.path.isfile(path):
+    if os.path.exists(path) and not os.path.isdir(path):  # (FIFOs too: the reader refuses them)
         return path
     if os.path.isfile(path + ".h5"):
         return path + ".h5"
