@@ -120,7 +120,7 @@ def _reference_dataset(f, tmp_path):
 
 
 def _reference_attribute(f, tmp_path):
-    f.attrs["pointer"] = f.ref
+    f.attrs["format"] = f.ref  # where a string is read
 
 
 _ATTACKS = {
@@ -135,7 +135,8 @@ _ATTACKS = {
     "chunked, 1 TiB declared": (_chunked_huge, "'chunky' claims shape"),
     "vlen dataset": (_object_dataset, "'obj' has dtype"),
     "reference dataset": (_reference_dataset, "'ref' has dtype"),
-    "reference attribute": (_reference_attribute, "attribute 'pointer' of the root group"),
+    "reference attribute": (_reference_attribute, "'format' of the root group must be a "
+                            "string|format <HDF5 object reference>"),
 }
 
 
