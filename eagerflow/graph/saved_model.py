@@ -41,7 +41,7 @@ import numpy as np
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
-from eagerflow.saving import fileio, h5safe
+from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
 VERSION = 1
@@ -298,13 +298,20 @@ class LoadedModel:
         return f"<ef.saved_model {sorted(self.signatures)} with {len(self.variables)} variables>"
 
 
-def load(path) -> LoadedModel:
+def load(path, max_bytes: int | None = None) -> LoadedModel:
     """Loads a file written by `save`; returns a `LoadedModel`.
+
+    Args:
+        path: the file.
+        max_bytes: the most this load may allocate, in bytes: the values read and what
+            rebuilding the graphs allocates (see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Raises:
         NotFoundError: if `path` does not exist.
         InvalidArgumentError: if the file is not an eagerflow saved model or is malformed
             (unknown op names, dangling references, non-numeric data, ...).
+        ResourceExhaustedError: if the load would allocate more than `max_bytes`.
 
     Examples:
         >>> import eagerflow as ef
@@ -316,6 +323,11 @@ def load(path) -> LoadedModel:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise errors.NotFoundError(f"saved model file not found: {path}")
+    with load_budget.scope("saved_model.load", path, max_bytes):
+        return _load(path)
+
+
+def _load(path) -> LoadedModel:
     try:  # refuses links, external/virtual storage, filters, non-numeric data, bad sizes
         f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
     except FileNotFoundError:  # deleted since the check above
@@ -339,6 +351,7 @@ def load(path) -> LoadedModel:
                 data = group.get(str(k))
                 if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8:
                     raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
+                load_budget.charge(data.shape, np.uint8, f"function {group.name}/{k}")
                 try:
                     items.append(json.loads(bytes(data[()]).decode("utf-8")))
                 except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -361,6 +374,8 @@ def _read_numbered(f, key, path) -> list:
             raise errors.InvalidArgumentError(
                 f"{path}: {key}/{k} is missing or not numeric data; the file is malformed"
             )
+        load_budget.charge(dataset.shape, dataset.dtype, f"{key}/{k} of shape "
+                           f"{dataset.shape} in the file")
         values.append(np.asarray(dataset[()]))
     return values
 

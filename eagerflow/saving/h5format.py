@@ -41,7 +41,7 @@ import h5py
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.saving import fileio, h5safe
+from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow-checkpoint"
 FORMAT_VERSION = 1
@@ -496,6 +496,7 @@ class Reader:
         values, jobs = {}, []
         for key in keys:  # HDF5 metadata is read first, on this thread
             entry = self.entries[key]
+            self._charge(key, entry)
             out = values[key] = np.empty(entry.shape, entry.dtype)
             jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
         # Two threads, each reading and checksumming whole entries: measured faster than
@@ -510,9 +511,16 @@ class Reader:
     def read(self, key: str) -> np.ndarray:
         """Returns entry `key` as a new array (see the class example)."""
         entry = self.entries[key]
+        self._charge(key, entry)
         out = np.empty(entry.shape, entry.dtype)
         self.read_into(key, out)
         return out
+
+    @staticmethod
+    def _charge(key: str, entry: Entry) -> None:
+        # Within the budget of the load in progress, if any (see `load_budget`).
+        load_budget.charge(entry.shape, entry.dtype, f"the value of {key!r} "
+                           f"(shape {entry.shape}, {entry.dtype.name}) in the file")
 
     def metadata(self, name: str) -> bytes | None:
         """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
@@ -529,6 +537,7 @@ class Reader:
         dataset = self._metadata.get(name)
         if dataset is None:
             return None
+        load_budget.charge(dataset.shape, np.uint8, f"metadata {name!r} in the file")
         out = np.empty(dataset.shape, np.uint8)
         try:
             dataset.id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.saving import h5format, object_graph
+from eagerflow.saving import h5format, load_budget, object_graph
 
 LAYER_STATE = "layer_state"  # the metadata dataset's name
 _DEFAULT_MODULE = "eagerflow.layers.base"  # where Layer's own (not overridden) hooks live
@@ -114,8 +114,9 @@ def restore(model: Any, blob: bytes | None, filepath: str) -> None:
         return
     size = int.from_bytes(blob[:8], "little")
     manifest = json.loads(blob[8:8 + size].decode("utf-8"))
-    with np.load(io.BytesIO(blob[8 + size:]), allow_pickle=False) as archive:
-        arrays = {name: archive[name] for name in archive.files}
+    # Bounded: declared sizes are charged to the load's budget before decompressing.
+    arrays = load_budget.read_npz(blob[8 + size:], f"the layer state of {filepath!r}",
+                                  h5format.InvalidCheckpointError)
     nodes = _nodes(model)
     for record in manifest:
         obj = nodes.get(record["path"])

@@ -26,7 +26,7 @@ from eagerflow.saving import model_io
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True) -> Any:  # noqa: A002 - Keras's name
+               compile: bool = True, max_bytes: int | None = None) -> Any:  # noqa: A002
     """Rebuilds a model saved by `Model.save`: architecture, weights, compile state and
     optimizer state, ready to `predict` or continue `fit`.
 
@@ -35,6 +35,9 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         custom_objects: ``{name: class or function}`` for objects that are not layers and
             not registered (custom losses, metrics, activations).
         compile: also restore the compile configuration and the optimizer state.
+        max_bytes: the most this load may allocate, in bytes (weights, values read, build
+            probes, buffers, decompression; see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Returns:
         The model.
@@ -43,13 +46,16 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         NotFoundError: if the file does not exist.
         InvalidCheckpointError: if it is not a model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
+        ResourceExhaustedError: if rebuilding the model would allocate more than
+            `max_bytes` (a layer config naming huge sizes); the error names the layer.
 
     Examples:
         >>> import eagerflow as ef
         >>> callable(ef.models.load_model)
         True
     """
-    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile)
+    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile,
+                               max_bytes=max_bytes)
 
 
 def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = True,

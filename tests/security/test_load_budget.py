@@ -1,0 +1,224 @@
+"""Issue 28 item 4: one budget for everything a load allocates (weights, values read,
+build probes, buffers, decompression), refused before allocating, naming the layer and
+the size, raised with ``max_bytes=`` or ``ef.config.set_load_budget``.
+
+Hostile model files are written with eagerflow's own writer (`h5format.write`) around a
+config that names huge sizes, as an attacker would; nothing here allocates more than a
+few MB: every refusal happens before the allocation it refuses."""
+
+import io
+import json
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+import eagerflow as ef
+from eagerflow.core import context
+from eagerflow.saving import h5format, load_budget
+
+_GiB = 1 << 30
+
+
+def _model_file(tmp_path, layers, input_shape=(3,), input_dtype="float32", weights=None):
+    """A model file whose architecture is a Sequential of `layers` (Keras-style config
+    dicts ``{"class_name": ..., "config": ...}``) after an Input of `input_shape`."""
+    config = {"class_name": "Sequential", "config": {
+        "name": "hostile", "layers": [
+            {"class_name": "InputLayer", "config": {
+                "batch_shape": [None, *input_shape], "dtype": input_dtype, "name": "in"}},
+            *layers]}}
+    document = {"format": "eagerflow-model", "format_version": 1, "model": config,
+                "build_config": None, "compile_config": None}
+    path = str(tmp_path / "hostile.h5")
+    return h5format.write(path, weights or {}, kind="model",
+                          metadata={"model_config": json.dumps(document).encode("utf-8")})
+
+
+def _layer(class_name, **config):
+    return {"class_name": class_name, "config": config}
+
+
+@pytest.mark.parametrize("layer, names", [
+    # RepeatVector's probe would tile a (2, 3) dummy to (2, 10**9, 3): 24 GB.
+    (_layer("RepeatVector", name="rep", n=10**9), r"layer 'rep'.*op Tile: output of shape "
+                                                  r"\(2, 1000000000, 3\)"),
+    # One-hot of 10**10 categories: 240 GB.
+    (_layer("CategoryEncoding", name="cat", num_tokens=10**10, output_mode="multi_hot"),
+     r"layer 'cat'.*op OneHot: output of shape \(2, 3, 10000000000\)"),
+    # A 10**9-unit kernel: 12 GB, from a file of a few KB.
+    (_layer("Dense", name="wide", units=10**9), r"layer 'wide': weight 'kernel' of shape "
+                                                r"\(3, 1000000000\) \(float32\) needs "
+                                                r"12000000000 bytes \(11.2 GiB\)"),
+    (_layer("Embedding", name="emb", input_dim=10**10, output_dim=8),
+     r"layer 'emb': weight 'embeddings' of shape \(10000000000, 8\)"),
+    (_layer("ZeroPadding1D", name="pad", padding=10**10), r"layer 'pad'.*op PadV2"),
+    (_layer("UpSampling1D", name="up", size=10**10), r"layer 'up'.*op Tile"),
+])
+def test_a_config_naming_huge_sizes_is_refused_before_allocating(tmp_path, layer, names):
+    input_shape = (3,) if layer["class_name"] in ("RepeatVector", "Dense", "CategoryEncoding",
+                                                  "Embedding") else (3, 2)
+    path = _model_file(tmp_path, [layer], input_shape=input_shape)
+    with pytest.raises(ef.errors.ResourceExhaustedError, match=names) as info:
+        ef.models.load_model(path)
+    message = str(info.value)
+    assert "hostile.h5" in message and "max_bytes=" in message and "set_load_budget" in message
+    assert "twice the file's" in message  # says where the budget came from
+
+
+def test_a_huge_input_shape_is_refused_before_the_probe_allocates(tmp_path):
+    path = _model_file(tmp_path, [_layer("Activation", name="act", activation="relu")],
+                       input_shape=(10**6, 10**5))
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"layer 'act'.*a dummy input of shape \(2, 1000000, 100000\)"):
+        ef.models.load_model(path)
+
+
+def test_a_lookup_layer_tf_idf_buffer_is_charged(tmp_path):
+    # max_tokens=2e9 with pad_to_max_tokens: a 16 GB tf-idf buffer for a 2-word vocabulary.
+    layer = _layer("StringLookup", name="words", max_tokens=2 * 10**9, output_mode="tf_idf",
+                   pad_to_max_tokens=True, vocabulary=["a", "b"], idf_weights=[1.0, 2.0])
+    path = _model_file(tmp_path, [layer], input_shape=(1,), input_dtype="string")
+    with pytest.raises(ef.errors.ResourceExhaustedError, match=r"layer 'words'"):
+        ef.models.load_model(path)
+
+
+def test_many_weights_each_small_share_one_budget(tmp_path):
+    # The per-weight bound let 699 Dense(1000) reach 1.9 GB; here 30 of them, each 4 MB,
+    # against a 20 MB budget: refused at the sixth, naming it and the running total.
+    layers = [_layer("Dense", name=f"d{k}", units=1000) for k in range(30)]
+    path = _model_file(tmp_path, layers, input_shape=(1000,))
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"layer 'd4': weight 'kernel' .* with 15\.3 MiB already "
+                             r"allocated.*budget of 19\.1 MiB \(max_bytes=20000000\)"):
+        ef.models.load_model(path, max_bytes=20_000_000)
+
+
+def test_the_budget_is_raised_with_max_bytes_or_the_config(tmp_path):
+    layers = [_layer("Dense", name=f"d{k}", units=1000) for k in range(3)]
+    path = _model_file(tmp_path, layers, input_shape=(1000,))
+    with pytest.raises(ef.errors.ResourceExhaustedError, match="max_bytes=1000000"):
+        ef.models.load_model(path, max_bytes=1_000_000)
+    assert len(ef.models.load_model(path, max_bytes=50_000_000).layers) == 3
+    ef.config.set_load_budget(1_000_000)
+    try:
+        with pytest.raises(ef.errors.ResourceExhaustedError,
+                           match=r"ef\.config\.set_load_budget\(1000000\)"):
+            ef.models.load_model(path)
+        assert len(ef.models.load_model(path, max_bytes=50_000_000).layers) == 3  # wins
+    finally:
+        ef.config.set_load_budget(None)
+    assert ef.config.get_load_budget() is None
+    with pytest.raises(ValueError, match="`max_bytes` must be None or a non-negative"):
+        ef.config.set_load_budget(-1)
+    with pytest.raises(ValueError, match="load_model: `max_bytes` must be None"):
+        ef.models.load_model(path, max_bytes="1GB")
+
+
+def test_values_read_are_charged_and_nothing_is_assigned_beyond_the_budget(tmp_path):
+    model = ef.Sequential([ef.Input((100,)), ef.layers.Dense(100, name="d")])
+    weights = model.save_weights(str(tmp_path / "w.h5")) or str(tmp_path / "w.h5")
+    before = [w.numpy().copy() for w in model.weights]
+    for w in model.weights:
+        w.assign(ef.ones_like(w))
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"load_weights\(.*w\.h5'\): the value of 'model/.*kernel' "):
+        model.load_weights(weights, max_bytes=1000)
+    assert all(np.all(w.numpy() == 1) for w in model.weights)  # nothing assigned
+    ckpt = ef.Checkpoint(model=model)
+    with pytest.raises(ef.errors.ResourceExhaustedError, match=r"Checkpoint\.restore\("):
+        ckpt.restore(weights, max_bytes=1000)
+    model.load_weights(weights)
+    for w, value in zip(model.weights, before, strict=True):
+        np.testing.assert_array_equal(w.numpy(), value)
+
+
+def test_saved_model_load_is_budgeted(tmp_path):
+    scale = ef.Variable(np.ones(1000, np.float32), name="w")
+    function = ef.function(lambda x: x * scale, input_signature=[ef.TensorSpec([None, 1000])])
+    path = str(tmp_path / "export.h5")
+    ef.saved_model.save(function, path)
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"saved_model\.load\(.*export\.h5'\): variables/0 of shape"):
+        ef.saved_model.load(path, max_bytes=2000)
+    assert ef.saved_model.load(path)(np.ones((1, 1000), np.float32)).shape == (1, 1000)
+
+
+def _npz(**arrays):
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    return buffer.getvalue()
+
+
+def test_a_compressed_layer_state_bomb_is_refused_before_decompressing(tmp_path):
+    # 64 MB of zeros deflate to ~64 KB; the declared size is charged first.
+    blob = _npz(e0=np.zeros(1 << 24, np.float32))
+    assert len(blob) < 1 << 20
+    path = tmp_path / "f.h5"
+    path.write_bytes(b"x")
+    with load_budget.scope("load_model", path, max_bytes=16 << 20), pytest.raises(
+            ef.errors.ResourceExhaustedError, match=r"layer-state archive member 'e0' needs "
+                                                    r"67108992 bytes"):
+        load_budget.read_npz(blob, "the layer state of 'f.h5'", ValueError)
+    with load_budget.scope("load_model", path, max_bytes=80 << 20) as budget:
+        arrays = load_budget.read_npz(blob, "the layer state of 'f.h5'", ValueError)
+    assert arrays["e0"].shape == (1 << 24,) and budget.spent == 1 << 26
+
+
+def _zip(**members):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _npy(array, **kwargs):
+    buffer = io.BytesIO()
+    np.save(buffer, array, **kwargs)
+    return buffer.getvalue()
+
+
+def test_a_layer_state_member_unlike_its_header_is_refused():
+    member = _npy(np.arange(1000, dtype=np.int64))
+    claims_more = _zip(**{"e0.npy": member.replace(b"(1000,)", b"(9999,)")})
+    with pytest.raises(ValueError, match=r"member 'e0' claims shape \(9999,\) \(79992 bytes\)"):
+        load_budget.read_npz(claims_more, "the layer state", ValueError)
+    short = _zip(**{"e0.npy": member.replace(b"(1000,)", b"(1001,)")})
+    with pytest.raises(ValueError, match=r"member 'e0' ends after 8000 of 8008 bytes"):
+        load_budget.read_npz(short, "the layer state", ValueError)
+    long = _zip(**{"e0.npy": member.replace(b"(1000,)", b"(999,) ")})
+    with pytest.raises(ValueError, match="holds more data than its shape"):
+        load_budget.read_npz(long, "the layer state", ValueError)
+    pickled = _zip(**{"e0.npy": _npy(np.array([{"a": 1}], dtype=object), allow_pickle=True)})
+    with pytest.raises(ValueError, match="pickled data"):
+        load_budget.read_npz(pickled, "the layer state", ValueError)
+    with pytest.raises(ValueError, match="not a readable archive"):
+        load_budget.read_npz(b"PK junk", "the layer state", ValueError)
+
+
+def test_no_budget_outside_a_load_and_nested_loads_share_one():
+    assert context.thread.load_budget is None
+    ef.zeros([10, 10])  # ops charge nothing outside a load
+    with load_budget.scope("outer", "/nonexistent", max_bytes=100) as outer:
+        with load_budget.scope("inner", "/nonexistent", max_bytes=10**12) as inner:
+            assert inner is outer
+    assert context.thread.load_budget is None
+
+
+def test_the_default_budget_is_twice_the_file_plus_one_gib(tmp_path):
+    path = tmp_path / "f.h5"
+    path.write_bytes(b"x" * 1000)
+    with load_budget.scope("load_model", path) as budget:
+        assert budget.limit == 2000 + _GiB
+
+
+def test_legitimate_loads_stay_fast(tmp_path):
+    model = ef.Sequential([ef.Input((8,)), ef.layers.Dense(16), ef.layers.Dense(4)])
+    path = model.save(str(tmp_path / "m.h5"))
+    ef.models.load_model(path)
+    start = time.perf_counter()
+    for _ in range(5):
+        ef.models.load_model(path)
+    assert (time.perf_counter() - start) / 5 < 0.5  # ~20 ms here; generous for slow CI
