@@ -398,6 +398,8 @@ def _rebuild(name, items, reader) -> LoadedFunction:
         traced = function.Function(replayed, input_signature=[signature], name=name)
         try:
             functions.append(traced.get_concrete_function())
+        except errors.ResourceExhaustedError:
+            raise  # the load's budget (it names the op and the sizes): not a malformed file
         except (errors.OpError, TypeError, ValueError, KeyError, IndexError) as e:
             raise reader._fail(context, f"its graph does not run ({e})") from None
         structures.append(structure)

@@ -222,3 +222,26 @@ def test_legitimate_loads_stay_fast(tmp_path):
     for _ in range(5):
         ef.models.load_model(path)
     assert (time.perf_counter() - start) / 5 < 0.5  # ~20 ms here; generous for slow CI
+
+
+def test_an_export_graph_naming_huge_sizes_is_refused_before_allocating(tmp_path):
+    # Loading an export traces its graphs again (re-deriving every shape), so the op
+    # attributes in the file size real allocations: 10**10 tiles of a (4, 2) probe.
+    import h5py
+
+    function = ef.function(lambda x: ef.tile(x, [1, 3]),
+                           input_signature=[ef.TensorSpec([None, 2])])
+    path = str(tmp_path / "export.h5")
+    ef.saved_model.save(function, path)
+    with h5py.File(path, "r+") as f:
+        key = "functions/serving_default/0"
+        text = bytes(f[key][()]).decode("utf-8")
+        del f[key]
+        hostile = text.replace('"multiples": {"tuple": [1, 3]}', '"multiples": {"tuple": [1, '
+                               '10000000000]}').replace("[null, 6]", "[null, 20000000000]")
+        assert hostile != text
+        f.create_dataset(key, data=np.frombuffer(hostile.encode("utf-8"), np.uint8))
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"saved_model\.load\(.*export\.h5'\): op Tile: output of shape "
+                             r"\(\d+, 20000000000\)"):
+        ef.saved_model.load(path)
