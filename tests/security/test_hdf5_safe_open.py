@@ -175,8 +175,11 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
 
 def _reads_hdf5(call: ast.Call) -> bool:
     """Whether `call` is ``h5py.File(...)`` opening for reading (mode absent, or not a
-    literal "w"/"w-"/"x": a writer names its mode)."""
+    literal "w"/"w-"/"x": a writer names its mode), or the low-level ``h5f.open``."""
     function = call.func
+    if isinstance(function, ast.Attribute) and function.attr == "open" and (
+            ast.unparse(function.value) in ("h5f", "h5py.h5f")):
+        return True  # the low-level open
     if not (isinstance(function, ast.Attribute) and function.attr == "File"
             and isinstance(function.value, ast.Name) and function.value.id == "h5py"):
         return False
