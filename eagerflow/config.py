@@ -1,6 +1,7 @@
 """Runtime configuration (`ef.config`): devices, glibc malloc thresholds (opt-in), graph
 optimizer options (`ef.config.optimizer`, e.g. elementwise fusion), and whether
-`ef.function`s run eagerly (a debugging switch, defined here so that it loads no compiler).
+`ef.function`s run eagerly (a debugging switch, defined here so that it loads no compiler),
+and the memory budget of loading a file (`set_load_budget`).
 
 Examples:
     >>> import eagerflow as ef
@@ -15,8 +16,9 @@ from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported or defined here.
 __all__ = [
-    "PhysicalDevice", "functions_run_eagerly", "list_logical_devices", "list_physical_devices",
-    "malloc_settings", "optimizer", "pin_malloc_thresholds", "run_functions_eagerly",
+    "PhysicalDevice", "functions_run_eagerly", "get_load_budget", "list_logical_devices",
+    "list_physical_devices", "malloc_settings", "optimizer", "pin_malloc_thresholds",
+    "run_functions_eagerly", "set_load_budget",
 ]
 
 
@@ -28,6 +30,51 @@ class _Mode:
 
 
 _eager_mode = _Mode()  # read by `Function.__call__` (graph/function.py) on every call
+_load_budget: dict = {"max_bytes": None}  # read by eagerflow/saving/load_budget.py
+
+
+def set_load_budget(max_bytes: int | None) -> None:
+    """Sets how much memory every later load may allocate, unless given ``max_bytes=``.
+
+    Loading a file (`ef.models.load_model`, ``Model.load_weights``, ``Checkpoint.restore``
+    and ``read``, `ef.saved_model.load`) charges everything it allocates, before allocating
+    it, to one budget: the weights its architecture builds, the values it reads, its build
+    probes and buffers, and the layer state it decompresses; beyond the budget the load
+    raises `ResourceExhaustedError` naming the layer and the size. The default budget is
+    twice the file's size plus 1 GiB (see the checkpoints guide). Raise it here for trusted
+    files whose layers allocate more than they store; it applies process-wide, also to
+    loads made for you (`CheckpointManager`, `BackupAndRestore`).
+
+    Args:
+        max_bytes: the most one load may allocate, in bytes, or None for the default.
+
+    Raises:
+        ValueError: if `max_bytes` is not None or a non-negative int.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.config.set_load_budget(8 << 30)  # trusted files only: 8 GiB per load
+        >>> ef.config.get_load_budget()
+        8589934592
+        >>> ef.config.set_load_budget(None)  # back to the default
+    """
+    if max_bytes is not None and (isinstance(max_bytes, bool) or not hasattr(
+            type(max_bytes), "__index__") or max_bytes < 0):  # (NumPy ints are ints too)
+        raise ValueError("set_load_budget: `max_bytes` must be None or a non-negative number "
+                         f"of bytes. Received: max_bytes={max_bytes!r}")
+    _load_budget["max_bytes"] = None if max_bytes is None else int(max_bytes)
+
+
+def get_load_budget() -> int | None:
+    """The budget set with `set_load_budget` (bytes), or None when loads use the default
+    (twice the file's size plus 1 GiB).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.config.get_load_budget() is None
+        True
+    """
+    return _load_budget["max_bytes"]
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:

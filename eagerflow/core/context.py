@@ -32,9 +32,9 @@ class _ThreadState(threading.local):
         self.tracer = None
         self.devices = []
         self.autograph = False  # a trace in progress converts control flow (graph/autograph)
-        # While a model file is loaded: check(layer, name, shape, dtype), called before a
-        # weight is allocated (saving/model_io.py refuses weights the file cannot hold).
-        self.weight_check = None
+        # While a file is loaded: its allocation budget (saving/load_budget.py), charged
+        # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
+        self.load_budget = None
 
 
 flags = _Flags()

@@ -41,7 +41,7 @@ import numpy as np
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
-from eagerflow.saving import fileio
+from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
 VERSION = 1
@@ -298,13 +298,20 @@ class LoadedModel:
         return f"<ef.saved_model {sorted(self.signatures)} with {len(self.variables)} variables>"
 
 
-def load(path) -> LoadedModel:
+def load(path, max_bytes: int | None = None) -> LoadedModel:
     """Loads a file written by `save`; returns a `LoadedModel`.
+
+    Args:
+        path: the file.
+        max_bytes: the most this load may allocate, in bytes: the values read and what
+            rebuilding the graphs allocates (see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Raises:
         NotFoundError: if `path` does not exist.
         InvalidArgumentError: if the file is not an eagerflow saved model or is malformed
             (unknown op names, dangling references, non-numeric data, ...).
+        ResourceExhaustedError: if the load would allocate more than `max_bytes`.
 
     Examples:
         >>> import eagerflow as ef
@@ -316,10 +323,15 @@ def load(path) -> LoadedModel:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise errors.NotFoundError(f"saved model file not found: {path}")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise errors.InvalidArgumentError(f"{path} is not an HDF5 file ({e})") from None
+    with load_budget.scope("saved_model.load", path, max_bytes):
+        return _load(path)
+
+
+def _load(path) -> LoadedModel:
+    try:  # refuses links, external/virtual storage, filters, non-numeric data, bad sizes
+        f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
+    except FileNotFoundError:  # deleted since the check above
+        raise errors.NotFoundError(f"saved model file not found: {path}") from None
     with f:
         if f.attrs.get("format") != FORMAT or f.attrs.get("version") != VERSION:
             raise errors.InvalidArgumentError(
@@ -339,6 +351,7 @@ def load(path) -> LoadedModel:
                 data = group.get(str(k))
                 if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8:
                     raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
+                load_budget.charge(data.shape, np.uint8, f"function {group.name}/{k}")
                 try:
                     text = bytes(data[()]).decode("utf-8")
                 except UnicodeDecodeError as e:
@@ -363,6 +376,8 @@ def _read_numbered(f, key, path) -> list:
             raise errors.InvalidArgumentError(
                 f"{path}: {key}/{k} is missing or not numeric data; the file is malformed"
             )
+        load_budget.charge(dataset.shape, dataset.dtype, f"{key}/{k} of shape "
+                           f"{dataset.shape} in the file")
         values.append(np.asarray(dataset[()]))
     return values
 
@@ -385,6 +400,8 @@ def _rebuild(name, items, reader) -> LoadedFunction:
         traced = function.Function(replayed, input_signature=[signature], name=name)
         try:
             functions.append(traced.get_concrete_function())
+        except errors.ResourceExhaustedError:
+            raise  # the load's budget (it names the op and the sizes): not a malformed file
         except (errors.OpError, TypeError, ValueError, KeyError, IndexError) as e:
             raise reader._fail(context, f"its graph does not run ({e})") from None
         structures.append(structure)

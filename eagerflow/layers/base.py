@@ -58,7 +58,7 @@ from eagerflow.layers import (
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
 from eagerflow.ops.typing import DTypeLike
-from eagerflow.saving import registry
+from eagerflow.saving import load_budget, registry
 from eagerflow.utils import naming
 
 _Tensor = tensor.Tensor
@@ -606,12 +606,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             initializer = "glorot_uniform" if dtypes.is_floating(dtype) else "zeros"
         child = self._unique_weight_name(name or "variable")
         trainable = bool(trainable) and dtypes.is_floating(dtype)
-        check = context.thread.weight_check
-        if check is not None:
-            check(self, child, shape, dtype)
         # Weights are state, not part of a computation: a layer first built inside a
         # traced function still gets concrete initial values (Keras does the same).
-        with function.init_scope():
+        # While a file is loaded, the weight is charged to its budget before it is made.
+        with function.init_scope(), load_budget.new_weight(self._name, child, shape, dtype):
             value = initializers.get(initializer)(shape, dtype=dtype)
             variable = _Variable(value, trainable=trainable and self._trainable,
                                  name=f"{self._name}/{child}", dtype=dtype,

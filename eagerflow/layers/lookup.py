@@ -46,7 +46,7 @@ from eagerflow.core.dispatch import convert_input
 from eagerflow.graph import python_ops
 from eagerflow.layers import call_context
 from eagerflow.layers.base import Layer
-from eagerflow.saving import fileio, registry
+from eagerflow.saving import fileio, load_budget, registry
 from eagerflow.utils import farmhash, siphash
 
 _OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
@@ -136,6 +136,10 @@ def encode(ids: np.ndarray, output_mode: str, depth: int, idf=None) -> np.ndarra
     axis of size 1 is replaced."""
     if ids.ndim == 0:
         ids = ids[None]
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: `depth` comes from it
+        budget.charge((ids.size, depth), np.float32, f"{output_mode} output of "
+                      f"depth {depth} for {ids.size} ids", transient=True)
     if output_mode == "one_hot":
         if ids.ndim > 1 and ids.shape[-1] == 1:
             ids = ids[..., 0]
@@ -377,6 +381,8 @@ class IndexLookup(Layer):
         self._frozen_vocab_size = size
         if idf is not None:
             depth = self._depth()
+            load_budget.charge((depth,), np.float64, f"layer {self.name!r}: the tf-idf "
+                               f"weights of {depth} tokens (max_tokens)")
             padded = np.zeros(depth, np.float64)
             padded[:len(idf)] = idf
             self._idf = padded.astype(np.float32)

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from eagerflow import backend
-from eagerflow.core import dtypes, nest, tensor
+from eagerflow.core import context, dtypes, nest, tensor
 from eagerflow.layers import base, call_context, masking
 from eagerflow.ops.typing import DTypeLike
+from eagerflow.saving import load_budget
 
 # Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
 # Other axes get sizes large enough for a few valid-padded convolutions and poolings.
@@ -162,6 +163,8 @@ def _dummy(symbolic: SymbolicTensor, which: int):
     # text inputs get empty strings.
     kind = symbolic.dtype.kind
     fill = 1 if kind == "f" else "" if kind in "USO" else 0
+    load_budget.charge(shape, symbolic.dtype, f"a dummy input of shape {shape}",
+                       transient=True)
     value = tensor.new_tensor(np.full(shape, fill, symbolic.dtype))
     if symbolic._mask_shape is not None:
         mask = np.ones(_probe_shape(symbolic._mask_shape, which), bool)
@@ -179,6 +182,12 @@ def infer(layer, args, kwargs, records=None):
 
     With a `records` list, each probe also records every layer call inside it (see
     `merge_records`)."""
+    # During a load, budget errors of the build and the probes name the layer.
+    with load_budget.site(f"layer {layer.name!r} (finding its output shape)"):
+        return _infer(layer, args, kwargs, records)
+
+
+def _infer(layer, args, kwargs, records):
     leaves = symbolic_leaves([list(args), kwargs])
     if not layer.built:
         inputs = args[0]

@@ -35,7 +35,7 @@ from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.graph import python_ops
 from eagerflow.layers import call_context, lookup
 from eagerflow.layers.base import Layer
-from eagerflow.saving import registry
+from eagerflow.saving import load_budget, registry
 
 _STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
 _SPLIT = ("whitespace", "character")
@@ -347,6 +347,9 @@ class TextVectorization(Layer):
             length = 30 + len(documents)
         # Padding is id 0 (the mask) in "int" mode and counts nowhere in the other modes.
         pad = 0 if self._output_mode == "int" else -1
+        load_budget.charge((len(documents), length), np.int64, f"layer {self.name!r}: "
+                           f"a token grid of shape {(len(documents), length)}",
+                           transient=True)
         grid = np.full((len(documents), length), pad, np.int64)
         start = 0
         for row, document in enumerate(documents):

@@ -773,7 +773,8 @@ class Trainer:
         _check_overwrite(filepath, overwrite, "save_weights")
         return saving.save_weights(self, filepath)
 
-    def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
+    def load_weights(self, filepath: str | os.PathLike[str], skip_mismatch: bool = False,
+                     max_bytes: int | None = None) -> Any:
         """Loads variables saved by `save_weights`, `save` or an `ef.Checkpoint`.
 
         Under `ef.distribute.MPIStrategy`, call it on every rank: rank 0 reads the file
@@ -785,6 +786,9 @@ class Trainer:
         Args:
             filepath: the file.
             skip_mismatch: skip (with a warning) values that do not fit instead of raising.
+        max_bytes: the most this load may allocate, in bytes (weights, values read, build
+            probes, buffers, decompression; see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
         Returns:
             The restore report (`matched`, `missing`, ...).
@@ -792,6 +796,7 @@ class Trainer:
         Raises:
             NotFoundError: if the file does not exist.
             InvalidArgumentError: if values do not fit the model's variables.
+            ResourceExhaustedError: if the load would allocate more than `max_bytes`.
 
         Examples:
             >>> import eagerflow as ef
@@ -801,7 +806,8 @@ class Trainer:
         from eagerflow import saving
 
         def load():
-            return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch)
+            return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch,
+                                       max_bytes=max_bytes)
 
         strategy = replication.strategy_of(self)
         if strategy is None:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
@@ -255,6 +255,10 @@ def squeeze(input: TensorLike, axis: AxisLike = None,
 
 @primitive("BroadcastTo")
 def _broadcast_to(x, shape):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, x.dtype, f"op BroadcastTo: output of shape "
+                      f"{tuple(shape)}", transient=True)
     try:
         return np.broadcast_to(x, shape)
     except ValueError:
@@ -438,6 +442,13 @@ def split(value: TensorLike, num_or_size_splits: Any, axis: int = 0, num: Any = 
 
 @primitive("Tile", fresh=True)
 def _tile(x, multiples):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        rank = max(len(multiples), x.ndim)
+        shape = tuple(int(a) * int(b) for a, b in zip(
+            (1,) * (rank - x.ndim) + x.shape, (1,) * (rank - len(multiples)) + tuple(multiples),
+            strict=True))
+        budget.charge(shape, x.dtype, f"op Tile: output of shape {shape}", transient=True)
     return np.tile(x, multiples)
 
 

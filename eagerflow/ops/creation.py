@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
@@ -194,6 +194,10 @@ def ones_like(input: TensorLike, dtype: DTypeLike = None,
 
 @primitive("Fill", fresh=True)
 def _fill(value, shape):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, np.asarray(value).dtype, f"op Fill: output of shape "
+                      f"{tuple(shape)}", transient=True)
     return np.full(shape, value, dtype=np.asarray(value).dtype)
 
 

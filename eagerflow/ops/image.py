@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import einsum as _einsum
@@ -247,6 +247,10 @@ def resize(images: TensorLike, size: Any, method: str = "bilinear",
     if in_height == 0 or in_width == 0:
         raise errors.InvalidArgumentError(
             f"cannot resize an empty image of shape {images.shape}", op_name)
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        shape = (images.shape[0], height, width, images.shape[3])
+        budget.charge(shape, np.float64, f"op {op_name}: output of shape {shape}", transient=True)
     if method != "nearest" and images.dtype != _float_dtype(images.dtype):
         images = _math.cast(images, _float_dtype(images.dtype))
     images = _resize_axis(images, 1, height, method, antialias)

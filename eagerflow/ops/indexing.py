@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import creation as _creation
@@ -209,6 +209,10 @@ def gather_nd(params: TensorLike, indices: TensorLike, batch_dims: int = 0,
 
 @primitive("ScatterNd")
 def _scatter_nd(indices, updates, shape):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, updates.dtype, f"op ScatterNd: output of shape "
+                      f"{tuple(shape)}", transient=True)
     result = np.zeros(shape, updates.dtype)
     np.add.at(result, _nd_coordinates(indices, shape, "ScatterNd"), updates)
     return result
@@ -301,6 +305,10 @@ def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: int | None = None,
 
 @primitive("OneHot", differentiable=False, fresh=True)
 def _one_hot(indices, depth, on_value, off_value, axis, dtype):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge((*indices.shape, depth), dtype, f"op OneHot: output of shape "
+                      f"{(*indices.shape, depth)}", transient=True)
     hot = np.expand_dims(indices, -1) == np.arange(depth)
     result = np.where(hot, np.asarray(on_value, dtype), np.asarray(off_value, dtype))
     return result if axis == -1 else np.moveaxis(result, -1, axis)
@@ -356,8 +364,17 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: DTypeLike = dtypes.bo
 
 
 # -- padding ------------------------------------------------------------------------------
+def _charge_padded(op: str, x, paddings) -> None:
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        shape = tuple(n + int(lo) + int(hi) for n, (lo, hi) in zip(x.shape, paddings,
+                                                                   strict=False))
+        budget.charge(shape, x.dtype, f"op {op}: output of shape {shape}", transient=True)
+
+
 @primitive("PadV2")
 def _pad(x, paddings, constant_values):
+    _charge_padded("PadV2", x, paddings)
     return np.pad(x, paddings, constant_values=constant_values)
 
 
@@ -374,6 +391,7 @@ def _mirror_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
 
 @primitive("MirrorPad")
 def _mirror_pad(x, paddings, mode):
+    _charge_padded("MirrorPad", x, paddings)
     return np.pad(x, paddings, mode=mode)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
@@ -68,6 +68,10 @@ def _float_dtype(dtype, op_name):
 
 @primitive("RandomStandardNormal", differentiable=False, stateful=True)
 def _standard_normal(shape, dtype, rng):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, dtype, f"op RandomStandardNormal: output of shape "
+                      f"{tuple(shape)}", transient=True)
     if dtype in (dtypes.float32, dtypes.float64):
         return rng.standard_normal(shape, dtype=dtype)
     return rng.standard_normal(shape, dtype=np.float32).astype(dtype)
@@ -75,6 +79,10 @@ def _standard_normal(shape, dtype, rng):
 
 @primitive("RandomUniform", differentiable=False, stateful=True)
 def _uniform(shape, dtype, rng):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, dtype, f"op RandomUniform: output of shape "
+                      f"{tuple(shape)}", transient=True)
     if dtype in (dtypes.float32, dtypes.float64):
         return rng.random(shape, dtype=dtype)
     return rng.random(shape, dtype=np.float32).astype(dtype)
@@ -82,11 +90,19 @@ def _uniform(shape, dtype, rng):
 
 @primitive("RandomUniformInt", differentiable=False, stateful=True)
 def _uniform_int(shape, minval, maxval, dtype, rng):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, dtype, f"op RandomUniformInt: output of shape "
+                      f"{tuple(shape)}", transient=True)
     return rng.integers(minval, maxval, shape, dtype=dtype)
 
 
 @primitive("TruncatedNormal", differentiable=False, stateful=True)
 def _truncated_normal(shape, dtype, rng):
+    budget = context.thread.load_budget
+    if budget is not None:  # loading a file: bound the output first
+        budget.charge(shape, np.float64, f"op TruncatedNormal: output of shape "
+                      f"{tuple(shape)}", transient=True)
     # Redraw every value beyond two standard deviations, as TensorFlow does.
     values = rng.standard_normal(shape)
     bad = np.abs(values) > 2

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors, trackable, variable
-from eagerflow.saving import h5format, index, object_graph, restore, status
+from eagerflow.saving import h5format, index, load_budget, object_graph, restore, status
 
 SAVE_COUNTER = "save_counter"
 _NUMERIC_KINDS = frozenset("biufc")
@@ -101,7 +101,7 @@ def resolve_path(save_path) -> str:
                 "existing checkpoint file)."
             )
         return latest
-    if os.path.isfile(path):
+    if os.path.exists(path) and not os.path.isdir(path):  # (FIFOs too: the reader refuses them)
         return path
     if os.path.isfile(path + ".h5"):
         return path + ".h5"
@@ -268,7 +268,8 @@ class Checkpoint(trackable.Trackable):
         return path
 
     # -- restoring ------------------------------------------------------------------------
-    def read(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
+    def read(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False,
+             max_bytes: int | None = None) -> Any:
         """Restores the objects from a file written by `write` (or `save`).
 
         The save counter is left unchanged. See `restore` for what happens.
@@ -276,6 +277,9 @@ class Checkpoint(trackable.Trackable):
         Args:
             save_path: a checkpoint file (``.h5`` may be omitted).
             skip_mismatch: as for `restore`.
+            max_bytes: the most this load may allocate, in bytes (see
+                `eagerflow.saving.load_budget`); default ``ef.config.get_load_budget()``,
+                or else twice the file's size plus 1 GiB.
 
         Returns:
             A `CheckpointLoadStatus`.
@@ -289,10 +293,13 @@ class Checkpoint(trackable.Trackable):
             >>> ef.Checkpoint(v=v).read(path).matched, float(v)
             (['v'], 2.0)
         """
-        return restore.restore(resolve_path(save_path), self._objects,
-                               optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)
+        path = resolve_path(save_path)
+        with load_budget.scope("Checkpoint.read", path, max_bytes):
+            return restore.restore(path, self._objects, optional=(SAVE_COUNTER,),
+                                   skip_mismatch=skip_mismatch)
 
-    def restore(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
+    def restore(self, save_path: str | os.PathLike[str], skip_mismatch: bool = False,
+                max_bytes: int | None = None) -> Any:
         """Restores the objects and the save counter from `save_path`.
 
         Every variable whose path is in the file gets its value now; saved values for
@@ -305,6 +312,9 @@ class Checkpoint(trackable.Trackable):
                 ``manager.latest_checkpoint`` on a first run).
             skip_mismatch: skip values whose shape or dtype differs from their variable's
                 (listed in ``status.mismatched``) instead of raising.
+            max_bytes: the most this load may allocate, in bytes (see
+                `eagerflow.saving.load_budget`); default ``ef.config.get_load_budget()``,
+                or else twice the file's size plus 1 GiB.
 
         Returns:
             A `CheckpointLoadStatus`: the report, with `assert_consumed()`,
@@ -314,6 +324,8 @@ class Checkpoint(trackable.Trackable):
             NotFoundError: if the file does not exist.
             InvalidCheckpointError: if it is not a valid checkpoint file.
             InvalidArgumentError: on a shape/dtype mismatch, or if nothing matches.
+            ResourceExhaustedError: if reading the file would allocate more than
+                `max_bytes`.
 
         Examples:
             >>> import os, tempfile
@@ -328,5 +340,7 @@ class Checkpoint(trackable.Trackable):
         """
         if save_path is None:
             return status.CheckpointLoadStatus(None, self._objects)
-        return restore.restore(resolve_path(save_path), self._roots(),
-                               optional=(SAVE_COUNTER,), skip_mismatch=skip_mismatch)
+        path = resolve_path(save_path)
+        with load_budget.scope("Checkpoint.restore", path, max_bytes):
+            return restore.restore(path, self._roots(), optional=(SAVE_COUNTER,),
+                                   skip_mismatch=skip_mismatch)

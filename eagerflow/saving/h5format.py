@@ -41,14 +41,13 @@ import h5py
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.saving import fileio
+from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow-checkpoint"
 FORMAT_VERSION = 1
 META = ".eagerflow"
 KINDS = ("checkpoint", "weights", "model")
 _NUMERIC_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
-_LAYOUT_VIRTUAL = 3
 # Reads go in pieces this large, each checksummed while it is still in the CPU cache.
 _PIECE = 1 << 20
 
@@ -90,32 +89,15 @@ def _eagerflow_version() -> str:
     return eagerflow.__version__
 
 
-_SIGNATURE = b"\x89HDF\r\n\x1a\n"
-
-
-def _has_hdf5_signature(path: str, size: int) -> bool:
-    # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
-    # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
-    with open(path, "rb") as f:
-        offset = 0
-        while offset + len(_SIGNATURE) <= size:
-            f.seek(offset)
-            if f.read(len(_SIGNATURE)) == _SIGNATURE:
-                return True
-            offset = 512 if offset == 0 else offset * 2
-    return False
-
-
-def _open(path: str, mode: str):
-    # No HDF5 file locking: files are replaced atomically, never written in place, so locks
-    # add no safety, and they fail on NFS and Lustre ("unable to lock file"), where
-    # training clusters keep their checkpoints. Old HDF5 libraries lack the option.
+def _create(path: str):
+    # Writing only: every read goes through `h5safe.open_file`. No HDF5 file locking (see
+    # h5safe: files are replaced atomically, and locks fail on NFS and Lustre).
     try:
-        return h5py.File(path, mode, locking=False)
+        return h5py.File(path, "w", locking=False)
     except (TypeError, ValueError) as e:
         if "locking" not in str(e):
             raise
-        return h5py.File(path, mode)
+        return h5py.File(path, "w")
 
 
 def _load_crc32c():
@@ -234,7 +216,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None,
                       for key, array in arrays.items()}  # (ascontiguousarray makes 0-d 1-d)
         # The checksums are computed on a worker thread (zlib and crc32c release the GIL)
         # while HDF5 writes the arrays on this one.
-        with _open(tmp, "w") as h5file, futures.ThreadPoolExecutor(max_workers=1) as pool:
+        with _create(tmp) as h5file, futures.ThreadPoolExecutor(max_workers=1) as pool:
             sums = {key: pool.submit(_checksums_of, array) if checksums else None
                     for key, array in contiguous.items()}
             h5file.attrs["format"] = FORMAT
@@ -306,21 +288,12 @@ class Reader:
 
     def __init__(self, path):
         self.path = os.fspath(path)
-        if not os.path.isfile(self.path):
-            raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
-        self._file_size = os.path.getsize(self.path)
-        if not _has_hdf5_signature(self.path, self._file_size):
-            raise InvalidCheckpointError(
-                f"Checkpoint file {self.path!r} is not an HDF5 file "
-                f"({self._file_size} bytes, no HDF5 signature)."
-            )
-        try:
-            self._file = _open(self.path, "r")
-        except OSError as e:
-            raise InvalidCheckpointError(
-                f"Checkpoint file {self.path!r} is truncated or corrupted and cannot be "
-                f"opened: {e}"
-            ) from e
+        try:  # links, external and virtual storage, filters, dtypes, sizes: checked there
+            self._file = h5safe.open_file(self.path, "Checkpoint file", InvalidCheckpointError)
+        except FileNotFoundError:  # (also when deleted after a caller checked it exists)
+            raise errors.NotFoundError(
+                f"Checkpoint file {self.path!r} does not exist.") from None
+        self._file_size = os.fstat(self._file.id.get_vfd_handle()).st_size
         try:
             self._check_header()
             self.entries, self._metadata = self._index()
@@ -373,22 +346,6 @@ class Reader:
         if self.kind not in KINDS:
             self._fail(f"root attribute 'kind' is {self.kind!r}, expected one of {KINDS}.")
 
-    def _check_storage(self, where: str, dataset, shape: tuple, dtype: np.dtype) -> None:
-        plist = dataset.id.get_create_plist()
-        if plist.get_layout() == _LAYOUT_VIRTUAL or plist.get_external_count() > 0:
-            self._fail(f"{where} stores its data outside the file (virtual or external "
-                       "storage), which is not allowed.")
-        if plist.get_nfilters() > 0:
-            self._fail(f"{where} is compressed or filtered; the format stores data "
-                       "uncompressed.")
-        nbytes = int(np.prod(shape, dtype=np.float64)) * dtype.itemsize
-        if nbytes > self._file_size:
-            self._fail(f"{where} claims shape {shape} ({nbytes} bytes), larger than the whole "
-                       f"file ({self._file_size} bytes).")
-        if dataset.id.get_storage_size() < nbytes:
-            self._fail(f"{where} with shape {shape} is incompletely written "
-                       f"({dataset.id.get_storage_size()} of {nbytes} bytes stored).")
-
     def _check_dataset(self, key: str, dataset) -> Entry:
         where = f"dataset {key!r}"
         if dataset.shape is None:
@@ -401,7 +358,6 @@ class Reader:
                 "loaded, never object, string or compound data."
             )
         shape = tuple(int(n) for n in dataset.shape)
-        self._check_storage(where, dataset, shape, dtype)
         declared_dtype = self._string_attr(dataset, "dtype", where)
         declared_shape = self._string_attr(dataset, "shape", where)
         if declared_dtype != dtype.name:
@@ -429,8 +385,6 @@ class Reader:
             if key.split("/", 1)[0] == META:
                 if dataset.shape is None or dataset.dtype != np.uint8 or dataset.ndim != 1:
                     self._fail(f"metadata dataset {key!r} must be 1-D uint8 text.")
-                self._check_storage(f"metadata dataset {key!r}", dataset, dataset.shape,
-                                    dataset.dtype)
                 metadata[key.split("/", 1)[1]] = dataset
             else:
                 entries[key] = self._check_dataset(key, dataset)
@@ -542,6 +496,7 @@ class Reader:
         values, jobs = {}, []
         for key in keys:  # HDF5 metadata is read first, on this thread
             entry = self.entries[key]
+            self._charge(key, entry)
             out = values[key] = np.empty(entry.shape, entry.dtype)
             jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
         # Two threads, each reading and checksumming whole entries: measured faster than
@@ -556,9 +511,16 @@ class Reader:
     def read(self, key: str) -> np.ndarray:
         """Returns entry `key` as a new array (see the class example)."""
         entry = self.entries[key]
+        self._charge(key, entry)
         out = np.empty(entry.shape, entry.dtype)
         self.read_into(key, out)
         return out
+
+    @staticmethod
+    def _charge(key: str, entry: Entry) -> None:
+        # Within the budget of the load in progress, if any (see `load_budget`).
+        load_budget.charge(entry.shape, entry.dtype, f"the value of {key!r} "
+                           f"(shape {entry.shape}, {entry.dtype.name}) in the file")
 
     def metadata(self, name: str) -> bytes | None:
         """Returns the metadata blob `name` (stored under ``/.eagerflow/``), or None.
@@ -575,6 +537,7 @@ class Reader:
         dataset = self._metadata.get(name)
         if dataset is None:
             return None
+        load_budget.charge(dataset.shape, np.uint8, f"metadata {name!r} in the file")
         out = np.empty(dataset.shape, np.uint8)
         try:
             dataset.id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)

@@ -53,7 +53,7 @@ from typing import Any, NamedTuple, NoReturn
 import numpy as np
 
 from eagerflow.core import errors
-from eagerflow.saving import fileio, h5format, object_graph
+from eagerflow.saving import fileio, h5format, load_budget, object_graph
 
 LAYER_STATE = "layer_state"  # the metadata dataset's name
 _DEFAULT_MODULE = "eagerflow.layers.base"  # where Layer's own (not overridden) hooks live
@@ -250,6 +250,9 @@ def _read_archive(data: bytes, fail) -> dict[str, np.ndarray]:
                     fail(f"archive member {name!r} is compressed or larger than the archive")
                 if not name.endswith(".npy") or name[:-4] in arrays:
                     fail(f"archive member {name!r} is not a .npy file or is repeated")
+                # Charged to the load's budget before it is read (uncompressed: its size).
+                load_budget.charge((info.file_size,), np.uint8,
+                                   f"layer-state archive member {name!r}", transient=True)
                 arrays[name[:-4]] = _npy(archive.read(info), name, fail)
     except h5format.InvalidCheckpointError:
         raise

@@ -47,8 +47,16 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, errors, trackable
-from eagerflow.saving import checkpoint, fileio, h5format, layer_state, registry, restore
+from eagerflow.core import errors, trackable
+from eagerflow.saving import (
+    checkpoint,
+    fileio,
+    h5format,
+    layer_state,
+    load_budget,
+    registry,
+    restore,
+)
 
 MODEL_CONFIG = "model_config"
 _MODEL_FORMAT = "eagerflow-model"
@@ -102,7 +110,8 @@ def save_weights(model: Any, filepath: str | os.PathLike[str]) -> str:
     return h5format.write(filepath, arrays, kind="weights", metadata=layer_state.collect(model))
 
 
-def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bool = False) -> Any:
+def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bool = False,
+                 max_bytes: int | None = None) -> Any:
     """Loads variables saved by `save_weights`, `save_model` or a ``Checkpoint(model=...)``.
 
     Values are matched by attribute path. Variables the model has not created yet get
@@ -113,6 +122,9 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
         filepath: the file (``.h5`` may be omitted), or a directory (its latest checkpoint).
         skip_mismatch: skip values whose shape or dtype differs, and variables the file has
             no value for, with a warning listing them, instead of raising.
+        max_bytes: the most this load may allocate, in bytes (weights, values read, build
+            probes, buffers, decompression; see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Returns:
         A `CheckpointLoadStatus` (the report).
@@ -123,6 +135,7 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
         InvalidArgumentError: if a value does not fit its variable or a variable has no
             value in the file (with a side-by-side table; nothing is assigned then), or if
             the file has no ``model/`` values matching the model at all.
+        ResourceExhaustedError: if the load would allocate more than `max_bytes`.
 
     Examples:
         >>> import os, tempfile
@@ -139,14 +152,16 @@ def load_weights(model: Any, filepath: str | os.PathLike[str], skip_mismatch: bo
     _check_model(model, "load_weights")
     optimizer = _optimizer_of(model)
     path = checkpoint.resolve_path(filepath)
-    with h5format.Reader(path) as reader:
-        blob = reader.metadata(layer_state.LAYER_STATE)
-    # All or nothing: the layers' hook state is parsed and checked before any variable
-    # changes, and a hook that fails gives the variables their previous values back.
-    hooks = layer_state.read(model, blob, path)
-    status = restore.restore(path, {"model": model}, exclude=[optimizer] if optimizer else [],
-                             skip_mismatch=skip_mismatch, strict=True,
-                             then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
+    with load_budget.scope("load_weights", path, max_bytes):
+        with h5format.Reader(path) as reader:
+            blob = reader.metadata(layer_state.LAYER_STATE)
+        # All or nothing: the layers' hook state is parsed and checked before any variable
+        # changes, and a hook that fails gives the variables their previous values back.
+        hooks = layer_state.read(model, blob, path)
+        status = restore.restore(
+            path, {"model": model}, exclude=[optimizer] if optimizer else [],
+            skip_mismatch=skip_mismatch, strict=True,
+            then=(lambda: layer_state.apply(hooks, path)) if hooks else None)
     skipped = [m.describe() for m in status.mismatched] + [
         f"{p!r}: no value in the file" for p in status.missing]
     if skip_mismatch and skipped:
@@ -245,8 +260,7 @@ def save_model(model: Any, filepath: str | os.PathLike[str],
 def _read_document(path: str):
     """Returns the model config document and the set of saved variable paths."""
     with h5format.Reader(path) as reader:
-        keys = {key: int(np.prod(e.shape, dtype=np.float64)) * e.dtype.itemsize
-                for key, e in reader.entries.items()}
+        keys = set(reader.entries)
         if reader.kind != "model":
             raise h5format.InvalidCheckpointError(
                 f"{path!r} is a {reader.kind} file, not a whole-model file: it has no "
@@ -276,7 +290,8 @@ def _read_document(path: str):
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True, safe_mode: bool = True) -> Any:  # noqa: A002
+               compile: bool = True, safe_mode: bool = True,  # noqa: A002
+               max_bytes: int | None = None) -> Any:
     """Rebuilds a model saved by `save_model`: architecture, weights, optimizer state.
 
     Classes are looked up by name in `custom_objects` and the registry
@@ -290,6 +305,9 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         safe_mode: refuse a config that names a file to read (a lookup layer's
             ``vocabulary`` path), as Keras does. Pass False only for a file you trust;
             files are still read only if regular and not too large.
+        max_bytes: the most this load may allocate, in bytes (weights, values read, build
+            probes, buffers, decompression; see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Returns:
         The model. Variables it creates later (if it has no ``build_from_config``) receive
@@ -299,6 +317,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         NotFoundError: if the file does not exist.
         InvalidCheckpointError: if it is not a valid model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
+        ResourceExhaustedError: if rebuilding the model would allocate more than
+            `max_bytes` (a layer config naming huge sizes); the error names the layer.
 
     Examples:
         >>> import os, tempfile
@@ -315,30 +335,15 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
     """
     _refuse_keras_format(filepath, "load_model")
     path = checkpoint.resolve_path(filepath)
-    document, sizes, hooks = _read_document(path)
-    saved = set(sizes)
-    largest = max(sizes.values(), default=0)
-
-    def check(layer, name, shape, dtype):
-        # Before allocating: no weight can be larger than every tensor the file holds.
-        nbytes = int(np.prod(shape, dtype=np.float64)) * np.dtype(dtype).itemsize
-        if nbytes > largest:
-            raise h5format.InvalidCheckpointError(
-                f"Model file {path!r}: layer {layer.name!r} asks for weight {name!r} of "
-                f"shape {tuple(shape)} ({nbytes} bytes), larger than any tensor in the file "
-                f"(the largest has {largest} bytes): the architecture in the file does not "
-                "match its weights. Nothing was allocated.")
-
-    state = context.thread
-    saved_check, state.weight_check = state.weight_check, check
-    try:
+    # One budget for the whole load: the weights the architecture builds, its build
+    # probes and buffers, the values read and the layer state (see `load_budget`).
+    with load_budget.scope("load_model", path, max_bytes):
+        document, saved, hooks = _read_document(path)
         with registry.safe_mode_scope(safe_mode, f"load_model({path!r})"):
             model = _build(document, custom_objects, compile)
-    finally:
-        state.weight_check = saved_check
-    optimizer = _optimizer_of(model)
-    checked_hooks = layer_state.read(model, hooks, path)  # before anything is assigned
-    _restore_loaded(model, optimizer, path, saved, compile, checked_hooks)
+        optimizer = _optimizer_of(model)
+        checked_hooks = layer_state.read(model, hooks, path)  # before anything is assigned
+        _restore_loaded(model, optimizer, path, saved, compile, checked_hooks)
     return model
 
 

@@ -26,7 +26,8 @@ from eagerflow.saving import model_io
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
-               compile: bool = True, safe_mode: bool = True) -> Any:  # noqa: A002
+               compile: bool = True, safe_mode: bool = True,  # noqa: A002
+               max_bytes: int | None = None) -> Any:
     """Rebuilds a model saved by `Model.save`: architecture, weights, compile state and
     optimizer state, ready to `predict` or continue `fit`.
 
@@ -39,6 +40,9 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
             `IntegerLookup` or `TextVectorization` ``vocabulary`` path), as Keras does:
             loading never reads a path named inside the file. False allows it for a file
             you trust (still only regular files of bounded size).
+        max_bytes: the most this load may allocate, in bytes (weights, values read, build
+            probes, buffers, decompression; see `eagerflow.saving.load_budget`); default
+            ``ef.config.get_load_budget()``, or else twice the file's size plus 1 GiB.
 
     Returns:
         The model.
@@ -47,6 +51,8 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         NotFoundError: if the file does not exist.
         InvalidCheckpointError: if it is not a model file.
         InvalidArgumentError: for an unknown class name or weights that do not fit.
+        ResourceExhaustedError: if rebuilding the model would allocate more than
+            `max_bytes` (a layer config naming huge sizes); the error names the layer.
 
     Examples:
         >>> import eagerflow as ef
@@ -54,7 +60,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         True
     """
     return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile,
-                               safe_mode=safe_mode)
+                               safe_mode=safe_mode, max_bytes=max_bytes)
 
 
 def save_model(model: Any, filepath: str | os.PathLike[str], overwrite: bool = True,

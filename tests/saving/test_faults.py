@@ -153,10 +153,11 @@ def _rewrite_config(path, edit):
 
 def test_a_config_asking_for_huge_weights_is_refused_before_allocating(tmp_path):
     _, path = _model_file(tmp_path)
-    # 3 units -> 10 million: a 160 MB kernel from a file of a few KB
-    _rewrite_config(path, lambda text: text.replace('"units": 3', '"units": 10000000'))
-    with pytest.raises(ef.saving.InvalidCheckpointError,
-                       match=r"model\.h5.*asks for weight 'kernel' of shape \(4, 10000000\)"):
+    # 3 units -> 100 million: a 1.6 GB kernel from a file of a few KB, beyond the default
+    # budget (twice the file plus 1 GiB; see tests/security/test_load_budget.py)
+    _rewrite_config(path, lambda text: text.replace('"units": 3', '"units": 100000000'))
+    with pytest.raises(ef.errors.ResourceExhaustedError,
+                       match=r"model\.h5'\): layer .*weight 'kernel' of shape \(4, 100000000\)"):
         ef.models.load_model(path)
 
 
