@@ -81,6 +81,13 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
     def decorated(*args, **kwargs):
         arguments = [_as_argument(a) for a in args]
         indices = _param_indices(f, params, len(arguments))
+        # One tensor passed for two differentiated arguments counts as two independent
+        # arguments (TensorFlow's "unique tensor objects"): f(x, x) gets one gradient each.
+        seen: set = set()
+        for i in indices:
+            if id(arguments[i]) in seen:
+                arguments[i] = _detached(arguments[i])
+            seen.add(id(arguments[i]))
         with tape_lib.GradientTape() as tape:
             for i in indices:
                 tape.watch(arguments[i])

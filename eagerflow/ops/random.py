@@ -16,7 +16,9 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -259,6 +261,51 @@ def _scale(values, mean, stddev):
 _global_seed: int | None = None
 _global_generator = Generator.from_non_deterministic_state()
 _op_generators: dict = {}
+_function_count = 0  # functions given their own streams since the last set_seed
+_scoped = threading.local()  # the FunctionStreams in force in this thread, if any
+
+
+class FunctionStreams:
+    """The random streams of one run of a function that TensorFlow traces once and runs
+    afresh per iterator, such as a `Dataset.map` function: every pass over the dataset
+    gets new `FunctionStreams`, so seeded ops (and, with a global seed, unseeded ones)
+    draw the same numbers on every pass, as in tf.data.
+
+    Args:
+        function_seed: this function's number (`next_function_seed`), which separates the
+            unseeded streams of two functions.
+    """
+
+    def __init__(self, function_seed: int) -> None:
+        self.ops: dict = {}
+        self.unseeded = None if _global_seed is None else Generator([_global_seed, function_seed])
+
+
+def next_function_seed() -> int:
+    """A number for a new function's `FunctionStreams` (restarting at every `set_seed`, as
+    TensorFlow's op seeds restart with each graph)."""
+    global _function_count
+    _function_count += 1
+    return _function_count
+
+
+@contextlib.contextmanager
+def function_streams(streams: FunctionStreams | None) -> Iterator[None]:
+    """Random ops in this thread draw from `streams` inside the block (None: from the
+    global streams again, as a layer's own randomness does, see `active_streams`)."""
+    previous = getattr(_scoped, "streams", None)
+    _scoped.streams = streams
+    try:
+        yield
+    finally:
+        _scoped.streams = previous
+
+
+def active_streams() -> FunctionStreams | None:
+    """The `FunctionStreams` in force in this thread. Layers suspend them while they run:
+    a seeded augmentation or dropout layer keeps its own state across passes over a
+    dataset, as Keras's `SeedGenerator` does, where a bare seeded op restarts."""
+    return getattr(_scoped, "streams", None)
 
 
 def set_seed(seed: int | None) -> None:
@@ -268,10 +315,11 @@ def set_seed(seed: int | None) -> None:
         >>> import eagerflow as ef
         >>> ef.random.set_seed(0)
     """
-    global _global_seed, _global_generator
+    global _global_seed, _global_generator, _function_count
     _global_seed = None if seed is None else int(seed)
     _global_generator = Generator(_global_seed)
     _op_generators.clear()
+    _function_count = 0
 
 
 def get_global_seed() -> int | None:
@@ -336,15 +384,19 @@ def set_global_generator(generator: Generator) -> None:
 def generator_for(seed) -> Generator:
     """The generator an op with op-level `seed` draws from (the global one for None, the
     generator itself for a `Generator` such as a `SeedGenerator`)."""
+    scoped = getattr(_scoped, "streams", None)
     if seed is None:
+        if scoped is not None and scoped.unseeded is not None:
+            return scoped.unseeded
         return _global_generator
     if isinstance(seed, Generator):
         return seed
     key = int(seed)
-    gen = _op_generators.get(key)
+    table = _op_generators if scoped is None else scoped.ops
+    gen = table.get(key)
     if gen is None:
         base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
-        gen = _op_generators[key] = Generator([base, key])
+        gen = table[key] = Generator([base, key])
     return gen
 
 
