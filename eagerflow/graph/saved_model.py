@@ -44,8 +44,11 @@ from eagerflow.graph import concrete, export, function, replay
 from eagerflow.saving import fileio
 
 FORMAT = "eagerflow.graph.saved_model"
+"""The format name written into every export, checked when loading."""
 VERSION = 1
+"""The version of the export format this eagerflow writes and reads."""
 DEFAULT = "serving_default"
+"""The signature name used when `save` is given a single function, as in TensorFlow."""
 
 
 def _concrete_functions(fn, name) -> list:
