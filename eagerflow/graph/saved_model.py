@@ -225,6 +225,7 @@ class LoadedFunction:
 
     @property
     def concrete_functions(self) -> list:
+        """The traced graphs this function runs, one per input signature it was exported with."""
         return list(self._functions)
 
     def __call__(self, *args, **kwargs):
@@ -287,6 +288,7 @@ class LoadedModel:
 
     @property
     def trainable_variables(self) -> list:
+        """The loaded variables marked trainable (a subset of `variables`)."""
         return [v for v in self.variables if v.trainable]
 
     def __call__(self, *args, **kwargs):
