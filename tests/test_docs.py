@@ -167,3 +167,18 @@ def test_every_reference_entry_has_text_and_every_inherited_method_an_entry(site
                 no_entry.append(f"{path}.{name}")
     assert not no_text, f"{len(no_text)} reference entries without a docstring: {no_text}"
     assert not no_entry, f"{len(no_entry)} public methods without an entry: {no_entry}"
+
+
+def test_the_package_documentation_link_points_at_a_readable_page():
+    """PyPI's "Documentation" link: a page of prose, not a folder of ``:::`` stubs."""
+    # (a regular expression, not tomllib: Python 3.10 has none)
+    url = re.search(r'^Documentation = "([^"]+)"$', (ROOT / "pyproject.toml").read_text(),
+                    flags=re.M).group(1)
+    prefix = "https://github.com/eagerflow/eagerflow/blob/main/"
+    assert url.startswith(prefix) and url.endswith(".md"), url
+    page = ROOT / url.removeprefix(prefix)
+    assert page.exists() and ":::" not in page.read_text()
+
+
+def test_the_built_site_is_not_committed():
+    assert "site/" in (ROOT / ".gitignore").read_text().splitlines()
