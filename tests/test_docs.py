@@ -2,6 +2,7 @@
 resolve, and (with the `docs` extra installed) the site builds strictly with every public
 name in its API reference."""
 
+import gc
 import importlib.util
 import pathlib
 import re
@@ -38,10 +39,16 @@ def test_docs_blocks_run_as_copied(page, tmp_path, monkeypatch, capsys):
     uses, in its first block or in a block that stands alone)."""
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__main__"}
-    for line, code in _blocks(page):
-        # Compiled at its own lines of the page: errors name them, and AutoGraph finds the
-        # source of functions defined in the block.
-        exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)  # noqa: S102
+    try:
+        for line, code in _blocks(page):
+            # Compiled at its own lines of the page: errors name them, and AutoGraph finds
+            # the source of functions defined in the block.
+            exec(compile("\n" * (line - 1) + code, str(page), "exec"), namespace)  # noqa: S102
+    finally:
+        # As when the interpreter exits: nothing the page made (a model with restores
+        # still pending, a writer) outlives it into later tests.
+        namespace.clear()
+        gc.collect()
 
 
 def test_relative_links_between_pages_resolve():
