@@ -68,18 +68,22 @@ class Tensor(_Operators):
     # -- value access ---------------------------------------------------------------
     @property
     def shape(self) -> tuple:
+        """The shape, a tuple of ints."""
         return self._value.shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The element type, a `numpy.dtype` (`ef.float32`, ...)."""
         return self._value.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (the rank)."""
         return self._value.ndim
 
     @property
     def device(self) -> str:
+        """The device holding the value, ``"/device:CPU:0"``."""
         return _DEVICE
 
     @property

@@ -120,26 +120,32 @@ class Variable(tensor._Operators):
 
     @property
     def shape(self) -> tuple:
+        """The shape, a tuple of ints; fixed when the variable is made."""
         return self._buf.shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The element type, a `numpy.dtype`; fixed when the variable is made."""
         return self._buf.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (the rank)."""
         return self._buf.ndim
 
     @property
     def name(self) -> str:
+        """The name given when the variable was made (layers give ``layer/weight``)."""
         return self._name
 
     @property
     def device(self) -> str:
+        """The device holding the value, ``"/device:CPU:0"``."""
         return "/device:CPU:0"
 
     @property
     def trainable(self) -> bool:
+        """Whether tapes watch it and optimizers update it (settable; floats only)."""
         return self._trainable
 
     @trainable.setter
@@ -153,6 +159,7 @@ class Variable(tensor._Operators):
 
     @property
     def constraint(self) -> Any:
+        """The function applied to the value after each optimizer update, or None."""
         return self._constraint
 
     # -- writing ---------------------------------------------------------------------

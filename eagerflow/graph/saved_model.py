@@ -44,8 +44,11 @@ from eagerflow.graph import concrete, export, function, replay
 from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
+"""The format name written into every export, checked when loading."""
 VERSION = 1
+"""The version of the export format this eagerflow writes and reads."""
 DEFAULT = "serving_default"
+"""The signature name used when `save` is given a single function, as in TensorFlow."""
 
 
 def _concrete_functions(fn, name) -> list:
@@ -222,6 +225,7 @@ class LoadedFunction:
 
     @property
     def concrete_functions(self) -> list:
+        """The traced graphs this function runs, one per input signature it was exported with."""
         return list(self._functions)
 
     def __call__(self, *args, **kwargs):
@@ -284,6 +288,7 @@ class LoadedModel:
 
     @property
     def trainable_variables(self) -> list:
+        """The loaded variables marked trainable (a subset of `variables`)."""
         return [v for v in self.variables if v.trainable]
 
     def __call__(self, *args, **kwargs):

@@ -190,6 +190,7 @@ def silu(x: TensorLike) -> Tensor:
 
 
 swish = silu
+"""Another name for `silu`, ``x * sigmoid(x)``; the same function."""
 
 
 def leaky_relu(x: TensorLike, negative_slope: float = 0.2) -> Tensor:

@@ -95,9 +95,13 @@ class Trainer:
     _caching = False
     if TYPE_CHECKING:  # from Layer, which Model combines with this class
         name: str
+        """The model's name (see `Layer.name`)."""
         variables: list[Any]
+        """All variables of the model (see `Layer.variables`)."""
         trainable_variables: list[Any]
+        """The variables optimizers update (see `Layer.trainable_variables`)."""
         losses: list[Any]
+        """Losses of the latest call plus weight penalties (see `Layer.losses`)."""
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 

@@ -119,6 +119,7 @@ def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
 
 truediv = divide
+"""TensorFlow's name for `divide` (true division, ``x / y``); the same function."""
 
 
 # FloorDiv and FloorMod declare no `ufunc`: graphs call their forwards, which refuse an

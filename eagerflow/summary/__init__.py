@@ -30,6 +30,8 @@ from eagerflow.summary.writer import (
 
 # TensorFlow keeps the default-step functions under tf.summary.experimental.
 experimental = SimpleNamespace(set_step=set_step, get_step=get_step)
+"""``tf.summary.experimental``'s names: `set_step` and `get_step`, the default step of
+the summary ops."""
 
 __all__ = [
     "SummaryWriter",
