@@ -37,9 +37,11 @@ from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
+from eagerflow.ops.gradient_shaping import grad_pass_through, recompute_grad
 from eagerflow.math import (
     abs,
     add,
+    add_n,
     argmax,
     argmin,
     cast,

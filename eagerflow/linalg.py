@@ -9,6 +9,7 @@ Examples:
 from eagerflow.ops.decompositions import (
     cholesky,
     det,
+    diag,
     diag_part,
     inv,
     logdet,
@@ -22,6 +23,6 @@ from eagerflow.ops.linalg import global_norm, matmul, norm, tensordot
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "cholesky", "det", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
+    "cholesky", "det", "diag", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
     "solve", "tensordot", "trace", "triangular_solve",
 ]
