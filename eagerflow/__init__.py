@@ -123,6 +123,7 @@ from eagerflow.ops.creation import (
     convert_to_tensor,
     eye,
     fill,
+    from_dlpack,
     linspace,
     ones,
     ones_like,

@@ -1,8 +1,7 @@
 """Tensor: an immutable value with operators, produced and consumed by every op.
 
-A Tensor wraps one NumPy array that nobody writes to: eagerflow never mutates it, and
-`numpy()` / `__array__` hand out read-only views, so a tensor keeps its value for its
-whole life (the tape relies on that when it replays an op backwards).
+A Tensor wraps one NumPy array that nobody writes to (the tape relies on that when it
+replays an op backwards): `numpy()` / `__array__` hand out read-only views, DLPack a copy.
 
 Examples:
     >>> import eagerflow as ef
@@ -94,9 +93,11 @@ class Tensor(_Operators):
         return view
 
     def __array__(self, dtype=None, copy=None):
-        if copy or (dtype is not None and np.dtype(dtype) != self._value.dtype):
-            return self._value.astype(dtype if dtype is not None else self._value.dtype)
-        return self.numpy()
+        if dtype is None or np.dtype(dtype) == self._value.dtype:
+            return self._value.copy() if copy else self.numpy()
+        if copy is False:  # NumPy 2's protocol: never copy, and a new dtype is a copy
+            raise ValueError(f"Tensor.__array__: {self.dtype} to {dtype} copies; copy=False")
+        return self._value.astype(dtype)
 
     def cpu(self) -> Tensor:
         """Returns this tensor: every tensor already lives on the CPU."""
@@ -156,7 +157,7 @@ class Tensor(_Operators):
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
-            raise TypeError("len() of a scalar tensor (shape ()) is undefined")
+            raise TypeError("len() of unsized object: a scalar tensor (shape ()) has no length")
         return self._value.shape[0]
 
     def __setitem__(self, key, value):
@@ -180,8 +181,7 @@ class Tensor(_Operators):
 
 builtins_bool = bool
 _new = object.__new__
-# Operators, indexing and iteration are installed by eagerflow.core.operators, once the
-# ops they are made of exist.
+# Operators, indexing, iteration and DLPack are bound to Tensor by eagerflow/ops/operators.py.
 
 
 def new_tensor(value: np.ndarray) -> Tensor:
