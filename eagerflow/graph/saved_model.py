@@ -54,7 +54,7 @@ def _concrete_functions(fn, name) -> list:
     if isinstance(fn, function.Function):
         if fn.input_signature is not None:
             fn.get_concrete_function()
-        functions = list(dict.fromkeys(fn._cache.values()))
+        functions = fn.list_concrete_functions()
         if not functions:
             raise errors.InvalidArgumentError(
                 f"saved_model.save: ef.function {name!r} has not been traced yet: call it once "

@@ -1,6 +1,7 @@
 """TensorBoard summaries (`ef.summary`): scalars, histograms, images and text in event files.
 
-Writing needs the optional tensorboardX package: ``pip install 'eagerflow[tensorboard]'``.
+Event files are written by eagerflow itself: no TensorBoard, tensorboardX or protobuf package
+is needed to write them (only to view them: ``pip install tensorboard``).
 
 Examples:
     >>> import eagerflow as ef, tempfile
@@ -15,7 +16,7 @@ Examples:
 
 from types import SimpleNamespace
 
-from eagerflow.summary.ops import histogram, image, scalar, text
+from eagerflow.summary.ops import graph, histogram, image, scalar, text
 from eagerflow.summary.writer import (
     SummaryWriter,
     create_file_writer,
@@ -38,6 +39,7 @@ __all__ = [
     "experimental",
     "flush",
     "get_step",
+    "graph",
     "histogram",
     "image",
     "record_every_n_steps",
