@@ -5,15 +5,13 @@ replays an op backwards): `numpy()` / `__array__` hand out read-only views, DLPa
 
 Examples:
     >>> import eagerflow as ef
-    >>> x = ef.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> x = ef.constant([1.0, 2.0])
     >>> x.shape, x.dtype
-    ((2, 2), dtype('float32'))
+    ((2,), dtype('float32'))
     >>> x * 2 + 1
-    ef.Tensor(
-    [[3. 5.]
-     [7. 9.]], shape=(2, 2), dtype=float32)
+    ef.Tensor([3. 5.], shape=(2,), dtype=float32)
     >>> float(ef.reduce_sum(x))
-    10.0
+    3.0
 """
 
 from __future__ import annotations
@@ -22,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, masks
+from eagerflow.core import context, device, dtypes, errors, masks
 
 _DEVICE = "/device:CPU:0"
-if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
+if TYPE_CHECKING:  # operators, indexing, iteration, DLPack: bound by ops/operators.py
     from eagerflow.core.operators import TensorOperators as _Operators
 else:
     _Operators = object
@@ -88,6 +86,8 @@ class Tensor(_Operators):
 
     def numpy(self) -> np.ndarray:
         """Returns the value as a read-only NumPy array (a view: no copy is made)."""
+        for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
+            tape._left_by_numpy.add(id(self))
         view = self._value.view()
         view.flags.writeable = False
         return view
@@ -105,8 +105,6 @@ class Tensor(_Operators):
 
     def gpu(self, gpu_index: int = 0) -> Tensor:
         """Raises NotFoundError: eagerflow has no GPU backend."""
-        from eagerflow.core import device
-
         return device.no_gpu(f"Tensor.gpu({gpu_index})")
 
     # -- Python protocol ------------------------------------------------------------
@@ -137,7 +135,7 @@ class Tensor(_Operators):
         return self._value.reshape(()).item()
 
     def __bool__(self) -> bool:
-        return builtins_bool(self._scalar("bool"))
+        return bool(self._scalar("bool"))
 
     def __int__(self) -> int:
         return int(self._scalar("int"))
@@ -179,9 +177,7 @@ class Tensor(_Operators):
         return self
 
 
-builtins_bool = bool
 _new = object.__new__
-# Operators, indexing, iteration and DLPack are bound to Tensor by eagerflow/ops/operators.py.
 
 
 def new_tensor(value: np.ndarray) -> Tensor:
