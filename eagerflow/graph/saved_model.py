@@ -38,6 +38,7 @@ import os
 import h5py
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
@@ -406,3 +407,6 @@ def _decode_structure(value, reader, context, count):
         return {"dict": [[str(k), _decode_structure(v, reader, context, count)]
                          for k, v in content]}
     raise reader._fail(context, f"malformed output structure {kind!r}")
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.saved_model")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow import absent as _absent
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn as core_nn
@@ -282,3 +283,6 @@ def deserialize(name: str) -> Any:
         True
     """
     return get(name)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.activations")

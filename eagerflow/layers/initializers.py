@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import dtypes, tensor
 from eagerflow.ops import random
 from eagerflow.ops.typing import DTypeLike, Tensor
@@ -499,3 +500,6 @@ def deserialize(config: dict[str, Any]) -> Any:
         Constant(value=2)
     """
     return get(config)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.initializers")

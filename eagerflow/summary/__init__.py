@@ -16,6 +16,7 @@ Examples:
 
 from types import SimpleNamespace
 
+from eagerflow import absent as _absent
 from eagerflow.summary.ops import graph, histogram, image, scalar, text
 from eagerflow.summary.writer import (
     SummaryWriter,
@@ -49,3 +50,6 @@ __all__ = [
     "should_record_summaries",
     "text",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.summary")

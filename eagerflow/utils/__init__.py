@@ -6,6 +6,7 @@ Examples:
     True
 """
 
+from eagerflow import absent as _absent
 from eagerflow.utils.categorical import to_categorical
 from eagerflow.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from eagerflow.utils.model_plot import plot_model
@@ -27,9 +28,12 @@ __all__ = [
 ]
 
 
+_absent_getattr = _absent.namespace_getattr(__name__, "keras.utils")
+
+
 def __getattr__(name: str):
     if name not in _SAVING:
-        raise AttributeError(f"module 'eagerflow.utils' has no attribute {name!r}")
+        _absent_getattr(name)
     from eagerflow.saving import registry
 
     value = getattr(registry, name)
