@@ -5,12 +5,13 @@ Examples:
     >>> ef.matmul([[2.0]], [[2.0]])
     ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
 
-TensorFlow names left out on purpose (ragged, sparse, string ops, tf.io) say so:
+TensorFlow and Keras names eagerflow lacks say so, with what to write instead (an
+`AttributeError` subclass, see `eagerflow.absent`):
 
     >>> ef.sparse.SparseTensor(indices=[[0, 0]], values=[1], dense_shape=[2, 2])
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    AttributeError: module 'eagerflow' has no attribute 'sparse': eagerflow has no sparse ...
+    eagerflow.absent.AbsentNameError: module 'eagerflow' has no attribute 'sparse': ...
 """
 
 __version__ = "0.1.0"
