@@ -235,3 +235,23 @@ def test_torch_takes_tensors_through_dlpack():
     assert torch.as_tensor(ef.constant(3, ef.int64)).item() == 3
     back = ef.from_dlpack(torch.arange(4))
     assert back.dtype == np.int64 and back.numpy().tolist() == [0, 1, 2, 3]
+
+
+def test_an_index_past_the_end_is_an_index_error_as_in_numpy():
+    t = ef.constant([1.0, 2.0])
+    for index_into in (t, ef.Variable([1.0, 2.0])):
+        with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 2"):
+            index_into[5]  # noqa: B018
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"0-dimensional.*StridedSlice"):
+        ef.constant(1.0)[0]  # noqa: B018
+
+    def by_index(sequence):  # Python's old sequence protocol: stop at IndexError
+        items, i = [], 0
+        while True:
+            try:
+                items.append(float(sequence[i]))
+            except IndexError:
+                return items
+            i += 1
+
+    assert by_index(t) == [1.0, 2.0]
