@@ -6,6 +6,7 @@ Examples:
     ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.decompositions import (
     cholesky,
     det,
@@ -26,3 +27,6 @@ __all__ = [
     "cholesky", "det", "diag", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
     "solve", "tensordot", "trace", "triangular_solve",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.linalg")

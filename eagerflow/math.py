@@ -6,6 +6,7 @@ Examples:
     ef.Tensor(0.6931, shape=(), dtype=float32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.einsum import einsum
 from eagerflow.ops.linalg import (
     clip_by_global_norm,
@@ -99,3 +100,6 @@ __all__ = [
     "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tensordot", "top_k",
     "truediv", "where",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.math")

@@ -7,6 +7,7 @@ Examples:
     dtype('int64')
 """
 
+from eagerflow import absent as _absent
 from eagerflow.optim.global_step import get_or_create_global_step
 from eagerflow.saving.checkpoint import Checkpoint
 from eagerflow.saving.index import latest_checkpoint
@@ -20,3 +21,6 @@ __all__ = [
     "Checkpoint", "CheckpointManager", "CheckpointReader", "get_or_create_global_step",
     "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.train")

@@ -113,6 +113,8 @@ class Variable(tensor._Operators):
 
     def numpy(self) -> np.ndarray:
         """Returns a copy of the current value as a writable NumPy array."""
+        for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
+            tape._left_by_numpy.add(id(self))
         return self._buf.copy()
 
     def __array__(self, dtype=None, copy=None):

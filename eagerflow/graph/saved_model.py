@@ -38,6 +38,7 @@ import os
 import h5py
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
@@ -57,7 +58,7 @@ def _concrete_functions(fn, name) -> list:
     if isinstance(fn, function.Function):
         if fn.input_signature is not None:
             fn.get_concrete_function()
-        functions = list(dict.fromkeys(fn._cache.values()))
+        functions = fn.list_concrete_functions()
         if not functions:
             raise errors.InvalidArgumentError(
                 f"saved_model.save: ef.function {name!r} has not been traced yet: call it once "
@@ -430,3 +431,6 @@ def _decode_structure(value, reader, context, count):
         return {"dict": [[str(k), _decode_structure(v, reader, context, count)]
                          for k, v in content]}
     raise reader._fail(context, f"malformed output structure {kind!r}")
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.saved_model")

@@ -187,6 +187,22 @@ class Trainer:
         return self._compile_arguments is not None
 
     @property
+    def train_function(self) -> Any:
+        """The per-batch training callable `fit` and `train_on_batch` use, or None before
+        the first of them (Keras's attribute). Unless the model runs eagerly it runs
+        `train_step` through `ef.function`, and its ``graphs()`` are the traced steps.
+
+        Examples:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(optimizer="sgd", loss="mse")
+            >>> _ = model.train_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            >>> [op.type for op in model.train_function.graphs()[0].operations][:2]
+            ['Placeholder', 'Placeholder']
+        """
+        return self._train_function
+
+    @property
     def run_eagerly(self) -> bool:
         """Whether steps run eagerly (settable).
 

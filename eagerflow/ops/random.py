@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
@@ -462,3 +463,6 @@ def shuffle(value: TensorLike, seed: int | Generator | None = None,
         [1, 2, 3]
     """
     return generator_for(seed).shuffle(value)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.random", "keras.random")
