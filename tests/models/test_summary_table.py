@@ -156,10 +156,5 @@ def test_summary_matches_keras_on_three_models():
             assert total in lines, (total, text)
         listed = [line.split()[0] for line in lines if "(" in line and line.startswith(" ")
                   and line.split()[0] in {r[0].split()[0] for r in rows}]
-        # Deliberate difference: a functional model lists its Input layers first (as
-        # `model.layers` does); Keras lists each one just before its first consumer.
-        expected = [r[0].split()[0] for r in rows]
-        if model.name == "branches":
-            expected = ["features", "extra"] + [n for n in expected
-                                                if n not in ("features", "extra")]
-        assert listed == expected, text
+        # In Keras's order (`model.layers` is Keras's depth order).
+        assert listed == [r[0].split()[0] for r in rows], text
