@@ -35,7 +35,14 @@ from eagerflow import optim
 from eagerflow.core import errors, nest
 from eagerflow.core import tape as tape_module
 from eagerflow.graph.passes import fusion
-from eagerflow.models import compile_utils, data_adapter, fit_loops, replication, step_function
+from eagerflow.models import (
+    compile_utils,
+    data_adapter,
+    distribution,
+    fit_loops,
+    replication,
+    step_function,
+)
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
@@ -198,6 +205,21 @@ class Trainer:
     def run_eagerly(self, value) -> None:
         self._run_eagerly = bool(value)
         self._train_function = self._test_function = self._predict_function = None
+
+    @property
+    def distribute_strategy(self) -> Any:
+        """The `ef.distribute` strategy the model was made under (or the current one), or
+        None outside every strategy (Keras's name; callbacks use it to act per rank).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> strategy = ef.distribute.MPIStrategy()
+            >>> with strategy.scope():
+            ...     model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.distribute_strategy is strategy
+            True
+        """
+        return distribution.of(self) or distribution.current()
 
     def _static_output_names(self):
         outputs = getattr(self, "_output_structure", None)

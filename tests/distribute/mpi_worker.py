@@ -409,6 +409,46 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
     assert _same_everywhere(comm, model.get_weights())
     _ok("pydataset_shuffled", rank)
 
+    # 21. BackupAndRestore with Dropout (each rank draws its own masks): a run stopped in
+    #     epoch 3 and resumed with fresh objects and other random streams (a new job) ends
+    #     bitwise where an uninterrupted run ends: every rank's random state is restored.
+    def dropout_net():
+        with strategy.scope():
+            net = ef.Sequential([ef.layers.Dense(16, activation="relu", input_shape=(8,)),
+                                 ef.layers.Dropout(0.5), ef.layers.Dense(3)])
+            net.compile(optimizer="adam", loss=loss)
+        return net
+
+    class StopInEpoch(ef.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 1 and self.epoch == 2:
+                raise KeyboardInterrupt("killed in epoch 3")
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+    ef.random.set_seed(40 + rank)
+    straight = dropout_net()
+    straight.fit(x, y, batch_size=64, epochs=4, verbose=0)
+    ef.random.set_seed(40 + rank)
+    backup = os.path.join(directory, "dropout_backup")
+    try:
+        dropout_net().fit(x, y, batch_size=64, epochs=4, verbose=0, callbacks=[
+            ef.callbacks.BackupAndRestore(backup), StopInEpoch()])
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the run was not stopped")
+    ef.random.set_seed(900 + rank)
+    resumed = dropout_net()
+    history = resumed.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                          callbacks=[ef.callbacks.BackupAndRestore(backup)])
+    assert history.epoch == [2, 3], history.epoch
+    for got, want in zip(resumed.get_weights(), straight.get_weights(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert _same_everywhere(comm, resumed.get_weights())
+    _ok("backup_and_restore_dropout_bitwise", rank)
+
 
 def fault(directory):
     import numpy as np
