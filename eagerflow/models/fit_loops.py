@@ -24,6 +24,7 @@ from eagerflow import callbacks as callbacks_lib
 from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.models import data_adapter, replication
+from eagerflow.saving import status as restore_status
 
 
 def pythonify_logs(logs) -> dict:
@@ -187,6 +188,10 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
                 if seen == 0 and epoch == start:
                     with _hinting(data):
                         logs = train_function(batch)
+                    # The first step built the optimizer's slots: a restored value still
+                    # waiting for its variable now will never find one (TF's "Unresolved
+                    # object in checkpoint" warning).
+                    restore_status.warn_pending_restores([model, model.optimizer])
                 else:
                     logs = train_function(batch)
                 seen = step + 1
