@@ -138,6 +138,7 @@ class ReplicaData:
                 if rows:
                     local_rows(np.empty(rows), 0, size, function)
         if hasattr(data, "_draw_order"):  # arrays: one shuffle order, drawn on rank 0
+            _check_same_size(data, strategy, function)
             draw = data._draw_order
             data._draw_order = lambda count: strategy._broadcast_object(draw(count))
 
@@ -174,6 +175,25 @@ class ReplicaData:
             yield batch
         if self._training:
             strategy._end_of_data()  # a rank out of data early: every rank raises
+
+
+def _check_same_size(data, strategy, function: str) -> None:
+    """Raises on every rank unless every rank holds as many samples (arrays) or batches (a
+    PyDataset): each rank reads its rows of the same global batches, in one order drawn
+    on rank 0 (with other sizes, rank 0's order indexed past another rank's rows)."""
+    arrays = data.num_samples is not None
+    size = data.num_samples if arrays else getattr(data, "count", None)
+    sizes = strategy._allgather_object(size)
+    if len(set(sizes)) == 1:
+        return
+    what = "samples" if arrays else "batches (len() of the PyDataset)"
+    listed = ", ".join(f"rank {rank}: {count}" for rank, count in enumerate(sizes))
+    raise ValueError(
+        f"{function}: every rank must pass the same data, but the ranks hold different "
+        f"numbers of {what} ({listed}). Under MPIStrategy `{function}` splits each global "
+        "batch of the same arrays over the ranks. To give each rank data of its own, pass "
+        "a Dataset of its batches (ef.data.Dataset.from_tensor_slices(...).shard(...), "
+        "with the same number of batches on every rank), or cut the arrays to one length.")
 
 
 def share_shuffle_seeds(dataset, strategy) -> None:

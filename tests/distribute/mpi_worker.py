@@ -449,6 +449,30 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
     assert _same_everywhere(comm, resumed.get_weights())
     _ok("backup_and_restore_dropout_bitwise", rank)
 
+    # 22. Unequal data per rank (arrays shuffled by fit, a PyDataset's batch order): a
+    #     clear error on every rank naming the sizes (rank 0's order indexed past rank 1's
+    #     rows: a bare IndexError there while rank 0 waited forever).
+    rows = 64 if rank == 0 else 48
+
+    class Unequal(ef.utils.PyDataset):
+        def __len__(self):
+            return 4 - rank
+
+        def __getitem__(self, index):
+            return x[64 * index:64 * (index + 1)], y[64 * index:64 * (index + 1)]
+
+    for call in (lambda: resumed.fit(x[:rows], y[:rows], batch_size=16, verbose=0),
+                 lambda: resumed.evaluate(x[:rows], y[:rows], batch_size=16, verbose=0),
+                 lambda: resumed.fit(Unequal(), verbose=0)):
+        try:
+            call()
+        except ValueError as e:
+            assert "the ranks hold different numbers of" in str(e), e
+            assert "(rank 0: 64, rank 1: 48)" in str(e) or "(rank 0: 4, rank 1: 3)" in str(e), e
+        else:
+            raise AssertionError("unequal data did not raise")
+    _ok("unequal_data_error", rank)
+
 
 def fault(directory):
     import numpy as np
