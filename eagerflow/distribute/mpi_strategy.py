@@ -9,7 +9,7 @@ collective runs.
 The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`, since the
 layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
 ``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
-``_allreduce(arrays, op)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
+``_allreduce(arrays, op, what)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
 ``_reduce_gradients(grads)``, ``_end_of_data()`` and ``_after_chief(action, function)``.
 
 Examples:
@@ -21,6 +21,9 @@ Examples:
 
 from __future__ import annotations
 
+import atexit
+import datetime
+import math
 import os
 import pickle
 import sys
@@ -43,6 +46,13 @@ _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNR
 _LAUNCH_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 _abort_hook_installed = False
 _CHIEF_NOTE_TAG = 7301  # point-to-point notes of `_after_chief` (below any MPI_TAG_UB)
+# How long a collective may wait for the other ranks: PyTorch's default process-group
+# timeout. Generous, because a rank legitimately waits while the chief alone writes a
+# large checkpoint or evaluates; a short one would fail healthy jobs.
+DEFAULT_TIMEOUT = 1800.0
+_SPIN_SECONDS = 0.02  # poll without sleeping this long: a step's allreduce is done by then
+_MAX_PAUSE = 0.002  # then sleep between polls (backing off to this), sparing a shared CPU
+_timed_out: list = []  # what timed out in this process (the exit hook aborts the job)
 
 
 def _launched_by_mpi() -> bool:
@@ -65,6 +75,24 @@ def _world_communicator():
             "is not installed, so the ranks cannot talk to each other. Install the `mpi` "
             "extra: pip install 'eagerflow[mpi]'") from None
     return MPI.COMM_WORLD
+
+
+def _seconds(timeout) -> float | None:
+    """`timeout` (seconds, a timedelta or None) as seconds, or an error naming it."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, datetime.timedelta):
+        seconds = timeout.total_seconds()
+    elif isinstance(timeout, (int, float, np.integer, np.floating)) and \
+            not isinstance(timeout, bool):
+        seconds = float(timeout)
+    else:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError("MPIStrategy: timeout must be a positive number of seconds, a "
+                         "datetime.timedelta, or None (no deadline). Received: "
+                         f"timeout={timeout!r}")
+    return seconds
 
 
 def _axes(axis, rank: int) -> tuple:
@@ -109,6 +137,17 @@ def _install_abort_hook(comm) -> None:
 
     sys.excepthook = abort_on_error
 
+    def abort_if_timed_out():
+        # A rank whose collective timed out still has it pending: MPI_Finalize would wait
+        # for it forever. End the job instead (the TimeoutError was caught by the user).
+        if _timed_out:
+            sys.stderr.write(f"eagerflow: rank {rank} of {size} exits after {_timed_out[0]}; "
+                             "aborting the MPI job.\n")
+            sys.stderr.flush()
+            comm.Abort(1)
+
+    atexit.register(abort_if_timed_out)  # after mpi4py's finalizer: runs before it
+
 
 class MPIStrategy:
     """Synchronous data-parallel training over the ranks of an MPI job.
@@ -123,14 +162,27 @@ class MPIStrategy:
     global batch; logs are global and only the chief (rank 0) prints or writes files.
 
     An uncaught exception on any rank prints that rank's traceback and aborts the job
-    (``MPI_Abort``), so no rank waits forever.
+    (``MPI_Abort``), so no rank waits forever. A rank whose error is caught (by the user,
+    around `fit`) leaves the others waiting in their next collective: each collective has
+    a deadline, `timeout` (as PyTorch's process groups have), after which it raises a
+    `TimeoutError` naming the collective and the rank. The strategy cannot be used after
+    that (its collectives are out of step; later ones raise at once), and a process that
+    exits after a timeout aborts the job rather than hanging in ``MPI_Finalize``.
 
     Args:
         communicator: an mpi4py communicator (default: ``MPI.COMM_WORLD`` when launched by
             MPI, else none: one replica).
+        timeout: the deadline of every collective: seconds, a ``datetime.timedelta``, or
+            None for none. The default, 30 minutes (``DEFAULT_TIMEOUT``, PyTorch's), leaves
+            room for a rank to wait while the chief alone writes a large checkpoint or
+            runs a long evaluation; lower it to notice a stuck job sooner.
+
+    Attributes:
+        timeout: the deadline in seconds (None: none).
 
     Raises:
         ImportError: if launched by ``mpiexec -n N`` with N > 1 but mpi4py is missing.
+        ValueError: for a `timeout` that is not a positive number, a timedelta or None.
 
     Examples:
         >>> import eagerflow as ef, numpy as np
@@ -143,7 +195,10 @@ class MPIStrategy:
         2.0
     """
 
-    def __init__(self, communicator: Any = None) -> None:
+    def __init__(self, communicator: Any = None,
+                 timeout: float | datetime.timedelta | None = DEFAULT_TIMEOUT) -> None:
+        self.timeout = _seconds(timeout)
+        self._broken: str | None = None  # what timed out: no collective may run after it
         self._comm = _world_communicator() if communicator is None else communicator
         if self._comm is not None and self._comm.Get_size() == 1:
             self._comm = None
@@ -231,7 +286,7 @@ class MPIStrategy:
     def _sum_of_replicas(self, *parts):
         arrays = [np.asarray(part) for part in parts]
         self._check_same_layout(arrays, "MPIStrategy.reduce")
-        return self._allreduce(arrays, "sum")
+        return self._allreduce(arrays, "sum", "the allreduce of MPIStrategy.reduce")
 
     def _check_same_layout(self, arrays, function: str) -> None:
         """Raises on every rank (never hangs or reduces mismatched buffers) unless every
@@ -241,12 +296,13 @@ class MPIStrategy:
         layout = repr([(a.shape, a.dtype.str) for a in arrays])
         code = zlib.crc32(layout.encode())
         bounds = np.array([code, -code], np.int64)  # max and -min in one MAX reduction
-        self._comm.Allreduce(MPI.IN_PLACE, bounds, op=MPI.MAX)
+        self._collective(f"the layout check of {function}", self._comm.Iallreduce,
+                         MPI.IN_PLACE, bounds, op=MPI.MAX)
         self._stats["allreduce_calls"] += 1
         self._stats["allreduce_bytes"] += bounds.nbytes
         if bounds[0] == -bounds[1]:
             return
-        layouts = self._comm.allgather(layout)
+        layouts = self._allgather_object(layout)
         described = "; ".join(f"rank {r}: {text}" for r, text in enumerate(layouts))
         raise ValueError(f"{function}: every rank must pass values of the same shape and "
                          f"dtype (reduce a differing axis with axis=...). Got (shape, dtype) "
@@ -304,20 +360,22 @@ class MPIStrategy:
         if self._comm is None:
             return
         array = np.array(variable.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
-        self._comm.Bcast(array.reshape(-1).view(np.uint8), root=0)
+        self._collective(f"the broadcast of variable {variable.name!r}", self._comm.Ibcast,
+                         array.reshape(-1).view(np.uint8), root=0)
         if self.rank != 0:
             variable_lib.adopt(variable, array)
 
-    def _allreduce(self, arrays, op="sum") -> list:
-        """Elementwise sum/max/min of each array over the ranks: one call per dtype."""
+    def _allreduce(self, arrays, op="sum", what: str = "an allreduce") -> list:
+        """Elementwise sum/max/min of each array over the ranks: one call per dtype
+        (`what` names it in a timeout's error)."""
         if self._comm is None:
             return [np.array(a) for a in arrays]
         from mpi4py import MPI
 
         mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
-        return self._packed(arrays, mpi_op, flag=None)
+        return self._packed(arrays, mpi_op, flag=None, what=what)
 
-    def _packed(self, arrays, mpi_op, flag, divisor=None):
+    def _packed(self, arrays, mpi_op, flag, divisor=None, what="the gradient allreduce"):
         """Packs `arrays` into one contiguous buffer per dtype and reduces each in place.
         With `flag`, the first buffer carries one more element (the step's "I had data"
         flag, see `_end_of_data`). With `divisor`, each reduced buffer is divided by it in
@@ -342,7 +400,7 @@ class MPIStrategy:
                 buffer[-1] = flag
                 self._first_bucket = (buffer.size, dtype)
             start = time.perf_counter()
-            self._comm.Allreduce(MPI.IN_PLACE, buffer, op=mpi_op)
+            self._collective(what, self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=mpi_op)
             self._stats["allreduce_seconds"] += time.perf_counter() - start
             self._stats["allreduce_calls"] += 1
             self._stats["allreduce_bytes"] += buffer.nbytes
@@ -406,7 +464,8 @@ class MPIStrategy:
 
         size, dtype = self._first_bucket
         buffer = np.zeros(size, dtype)
-        self._comm.Allreduce(MPI.IN_PLACE, buffer, op=MPI.SUM)
+        self._collective("the gradient allreduce (this rank's data had ended)",
+                         self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=MPI.SUM)
         self._check_flag(float(buffer[-1]), 0.0)
 
     def _after_chief(self, action, function: str):
@@ -425,6 +484,9 @@ class MPIStrategy:
                 raise
             self._post_note(None, function)
             return result
+        self._check_usable()
+        self._wait(lambda: self._comm.Iprobe(source=0, tag=_CHIEF_NOTE_TAG),
+                   f"the wait for rank 0's {function}")
         failure = self._comm.recv(source=0, tag=_CHIEF_NOTE_TAG)
         if failure is not None:
             raise failure
@@ -443,8 +505,68 @@ class MPIStrategy:
             self._notes.append(self._comm.isend(note, dest=rank, tag=_CHIEF_NOTE_TAG))
 
     def _broadcast_object(self, obj):
-        return obj if self._comm is None else self._comm.bcast(obj, root=0)
+        """Rank 0's `obj` (any picklable object) on every rank."""
+        if self._comm is None:
+            return obj
+        data = np.frombuffer(pickle.dumps(obj), np.uint8) if self.is_chief else None
+        size = np.array([0 if data is None else data.size], np.int64)
+        self._collective("a broadcast", self._comm.Ibcast, size, root=0)
+        buffer = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
+        self._collective("a broadcast", self._comm.Ibcast, buffer, root=0)
+        return obj if self.is_chief else pickle.loads(buffer.tobytes())  # noqa: S301 - ours
 
     def _allgather_object(self, obj) -> list:
-        return [obj] if self._comm is None else self._comm.allgather(obj)
+        """Every rank's `obj` (any picklable object), in rank order, on every rank."""
+        if self._comm is None:
+            return [obj]
+        from mpi4py import MPI
+
+        data = np.frombuffer(pickle.dumps(obj), np.uint8)
+        sizes = np.empty(self.num_replicas_in_sync, np.int64)
+        self._collective("an allgather", self._comm.Iallgather,
+                         np.array([data.size], np.int64), sizes)
+        counts = [int(n) for n in sizes]
+        offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int).tolist()
+        buffer = np.empty(sum(counts), np.uint8)
+        self._collective("an allgather", self._comm.Iallgatherv, data,
+                         [buffer, (counts, offsets), MPI.BYTE])
+        return [pickle.loads(buffer[start:start + n].tobytes())  # noqa: S301 - our ranks'
+                for start, n in zip(offsets, counts, strict=True)]
+
+    # -- deadlines --------------------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._broken is not None:
+            raise errors.FailedPreconditionError(
+                f"MPIStrategy: {self._broken}, so the ranks' collectives are out of step and "
+                "no other collective can run. End the job on every rank and start it again "
+                "(a BackupAndRestore callback resumes the training).")
+
+    def _collective(self, what: str, start, *args, **kwargs) -> None:
+        """Starts a non-blocking collective (``start(*args, **kwargs)``, e.g.
+        ``comm.Iallreduce``) and waits for it within the deadline; refuses to start one
+        once a collective timed out."""
+        self._check_usable()
+        self._wait(start(*args, **kwargs).Test, what)
+
+    def _wait(self, ready, what: str) -> None:
+        """Polls `ready()` until it is true, or raises `TimeoutError` after `timeout`."""
+        self._check_usable()
+        if ready():
+            return
+        start = time.monotonic()
+        pause = 0.0
+        while not ready():
+            waited = time.monotonic() - start
+            if self.timeout is not None and waited > self.timeout:
+                self._broken = f"{what} timed out on rank {self.rank} after {waited:.1f} s"
+                _timed_out.append(self._broken)
+                raise TimeoutError(
+                    f"MPIStrategy: {what} on rank {self.rank} of {self.num_replicas_in_sync} "
+                    f"did not complete within the deadline ({self.timeout:g} s): another rank "
+                    "never joined it (its error was caught and it went on, it hangs, or it "
+                    "runs other code). The strategy cannot be used again; end the job on "
+                    "every rank. Set the deadline with MPIStrategy(timeout=seconds).")
+            if waited > _SPIN_SECONDS:
+                pause = min(_MAX_PAUSE, pause * 2 or 5e-5)
+                time.sleep(pause)
 

@@ -162,7 +162,7 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     execution = model._steps_per_execution
     wants_batch_logs = callbacks.wants_batch_logs("train")
     if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
     model.stop_training = False
     model._initial_epoch = None
     with _hinting(data):
@@ -279,7 +279,7 @@ def evaluate_loop(model, data, verbose, callbacks):
     test_function = model._make_test_function()
     wants_batch_logs = callbacks.wants_batch_logs("test")
     if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = None

@@ -230,7 +230,8 @@ def average_local_state(model, strategy) -> None:
     variables = [v for i, v in enumerate(variables) if len({c[i] for c in codes}) > 1]
     if not variables:
         return
-    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum")
+    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum",
+                               "the allreduce of the moving statistics")
     for variable, total in zip(variables, sums, strict=True):
         variable.assign((total / strategy.num_replicas_in_sync).astype(variable.dtype))
 
@@ -264,9 +265,11 @@ def chief_callbacks(callbacks, strategy):
     return [c for c in callbacks if not getattr(c, "_chief_only", False)]
 
 
-def agree(strategy, flag: bool) -> bool:
-    """True on every rank if `flag` is true on any (so all ranks run the same collectives)."""
-    return bool(strategy._allreduce([np.array([int(flag)], np.int64)], "max")[0][0])
+def agree(strategy, flag: bool, what: str = "stop_training") -> bool:
+    """True on every rank if `flag` is true on any (so all ranks run the same collectives);
+    `what` names the flag in a timeout's error."""
+    return bool(strategy._allreduce([np.array([int(flag)], np.int64)], "max",
+                                    f"the allreduce agreeing on {what}")[0][0])
 
 
 def sync_start(model, strategy, start: int) -> int:
@@ -294,7 +297,7 @@ def global_logs(model, logs, pythonify) -> dict:
     strategy = strategy_of(model)
     metric_variables = [v for metric in model.metrics for v in metric.variables]
     local = [v.numpy() for v in metric_variables]
-    summed = strategy._allreduce(local, "sum")
+    summed = strategy._allreduce(local, "sum", "the allreduce of the metric states")
     try:
         for variable, value in zip(metric_variables, summed, strict=True):
             variable.assign(value)
@@ -309,7 +312,8 @@ def global_logs(model, logs, pythonify) -> dict:
         return {key: results[key] for key in flat}
     # The step logged values of its own: average the numbers over the ranks.
     keys = [key for key, value in flat.items() if isinstance(value, float)]
-    means = strategy._allreduce([np.array([flat[k] for k in keys], np.float64)], "sum")[0]
+    means = strategy._allreduce([np.array([flat[k] for k in keys], np.float64)], "sum",
+                                "the allreduce of the logs")[0]
     flat.update(zip(keys, (means / strategy.num_replicas_in_sync).tolist(), strict=True))
     return flat
 

@@ -495,5 +495,44 @@ def fault(directory):
     print("fault: training finished, which it should not have", flush=True)
 
 
+def caught_fault(directory):
+    """Rank 1 fails inside fit and its error is caught; rank 0, waiting in its next
+    collective, gets a TimeoutError at the deadline instead of waiting forever."""
+    import time
+
+    import numpy as np
+
+    import eagerflow as ef
+
+    del directory
+    strategy = ef.distribute.MPIStrategy(timeout=2.0)
+    rank = strategy.rank
+    with strategy.scope():
+        model = ef.Sequential([ef.layers.Dense(2, input_shape=(4,))])
+        model.compile(optimizer="sgd", loss="mse")
+
+    class Boom(ef.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if rank == 1 and batch == 2:
+                raise RuntimeError("boom on rank 1")
+
+    start = time.monotonic()
+    try:
+        model.fit(np.ones((512, 4)), np.ones((512, 2)), batch_size=8, epochs=50, verbose=0,
+                  callbacks=[Boom()])
+    except RuntimeError as e:
+        assert rank == 1 and "boom on rank 1" in str(e), e
+        print("rank 1 caught its error and went on", flush=True)
+        return
+    except TimeoutError as e:
+        assert rank == 0 and "did not complete within the deadline (2 s)" in str(e), e
+        print(f"rank 0 timed out after {time.monotonic() - start:.1f} s: {e}", flush=True)
+    try:
+        strategy.reduce("sum", 1.0)
+    except ef.errors.FailedPreconditionError as e:
+        assert "out of step" in str(e), e
+        print("rank 0 refuses further collectives", flush=True)
+
+
 if __name__ == "__main__":
-    {"main": main, "fault": fault}[sys.argv[1]](sys.argv[2])
+    {"main": main, "fault": fault, "caught_fault": caught_fault}[sys.argv[1]](sys.argv[2])

@@ -1,7 +1,8 @@
 """`ef.distribute` on a real MPI job: ``mpiexec -n 2`` launched from the venv's bin/.
 
-The checks live in `mpi_worker.py` and are grouped into two launches (each costs about a
-second): everything that must work, and a rank that raises.
+The checks live in `mpi_worker.py` and are grouped into three launches (each costs about a
+second): everything that must work, a rank that raises, and a rank whose error is caught
+(the other waits until its collective's deadline, 2 s there).
 """
 
 import os
@@ -67,3 +68,16 @@ def test_a_raising_rank_aborts_the_job_with_its_traceback(tmp_path):
         result.returncode, output)
     assert "training finished" not in output
     assert seconds < 30, seconds  # no rank waited forever in its allreduce
+
+
+def test_a_caught_error_on_one_rank_times_the_other_out(tmp_path):
+    result, seconds = _launch("caught_fault", tmp_path, timeout=60)
+    output = result.stdout + result.stderr
+    assert "rank 1 caught its error and went on" in output, output
+    assert "rank 0 timed out after" in output, output
+    assert "rank 0 refuses further collectives" in output, output
+    # Rank 0 exits with its collective pending: it aborts the job rather than hang in
+    # MPI_Finalize (and rank 1 with it).
+    assert "exits after the allreduce agreeing on stop_training timed out" in output, output
+    assert result.returncode != 0, output
+    assert seconds < 30, seconds
