@@ -10,7 +10,8 @@ The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`
 layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
 ``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
 ``_allreduce(arrays, op, what)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
-``_reduce_gradients(grads)``, ``_end_of_data()`` and ``_after_chief(action, function)``.
+``_reduce_gradients(grads)``, ``_end_of_data()``, ``_after_chief(action, function)`` and
+``_report_failure(error)``.
 
 Examples:
     >>> import eagerflow as ef
@@ -52,7 +53,9 @@ _CHIEF_NOTE_TAG = 7301  # point-to-point notes of `_after_chief` (below any MPI_
 DEFAULT_TIMEOUT = 1800.0
 _SPIN_SECONDS = 0.02  # poll without sleeping this long: a step's allreduce is done by then
 _MAX_PAUSE = 0.002  # then sleep between polls (backing off to this), sparing a shared CPU
-_timed_out: list = []  # what timed out in this process (the exit hook aborts the job)
+_FAILURE_TAG = 7302  # a rank's note that its fit failed (see `_report_failure`)
+_NOTE_CHARACTERS = 2000  # failure notes stay small: MPI sends them without a receiver
+_timed_out: list = []  # collectives left pending in this process (the exit hook aborts)
 
 
 def _launched_by_mpi() -> bool:
@@ -138,8 +141,9 @@ def _install_abort_hook(comm) -> None:
     sys.excepthook = abort_on_error
 
     def abort_if_timed_out():
-        # A rank whose collective timed out still has it pending: MPI_Finalize would wait
-        # for it forever. End the job instead (the TimeoutError was caught by the user).
+        # A rank whose collective timed out (or was given up when another rank failed)
+        # still has it pending: MPI_Finalize would wait for it forever. End the job
+        # instead (the error was caught by the user).
         if _timed_out:
             sys.stderr.write(f"eagerflow: rank {rank} of {size} exits after {_timed_out[0]}; "
                              "aborting the MPI job.\n")
@@ -162,12 +166,15 @@ class MPIStrategy:
     global batch; logs are global and only the chief (rank 0) prints or writes files.
 
     An uncaught exception on any rank prints that rank's traceback and aborts the job
-    (``MPI_Abort``), so no rank waits forever. A rank whose error is caught (by the user,
-    around `fit`) leaves the others waiting in their next collective: each collective has
-    a deadline, `timeout` (as PyTorch's process groups have), after which it raises a
+    (``MPI_Abort``), so no rank waits forever. When `fit`, `evaluate` or `predict` raises
+    on a rank (even if the user catches it), that rank sends the others a note, and a rank
+    waiting in a collective it will not join raises a `RuntimeError` naming it at once
+    (ranks that failed at the same point stay in step). Each collective also has a
+    deadline, `timeout` (as PyTorch's process groups have), after which it raises a
     `TimeoutError` naming the collective and the rank. The strategy cannot be used after
-    that (its collectives are out of step; later ones raise at once), and a process that
-    exits after a timeout aborts the job rather than hanging in ``MPI_Finalize``.
+    either (its collectives are out of step; later ones raise at once), and a process
+    that exits with a collective given up aborts the job rather than hanging in
+    ``MPI_Finalize``.
 
     Args:
         communicator: an mpi4py communicator (default: ``MPI.COMM_WORLD`` when launched by
@@ -199,6 +206,9 @@ class MPIStrategy:
                  timeout: float | datetime.timedelta | None = DEFAULT_TIMEOUT) -> None:
         self.timeout = _seconds(timeout)
         self._broken: str | None = None  # what timed out: no collective may run after it
+        self._completed = 0  # collectives completed: equal on every rank while in step
+        self._failed_at: set[int] = set()  # `_completed` when this rank reported failures
+        self._unconfirmed: int | None = None  # the last, until the others' notes came
         self._comm = _world_communicator() if communicator is None else communicator
         if self._comm is not None and self._comm.Get_size() == 1:
             self._comm = None
@@ -533,7 +543,7 @@ class MPIStrategy:
         return [pickle.loads(buffer[start:start + n].tobytes())  # noqa: S301 - our ranks'
                 for start, n in zip(offsets, counts, strict=True)]
 
-    # -- deadlines --------------------------------------------------------------------
+    # -- deadlines and failures --------------------------------------------------------
     def _check_usable(self) -> None:
         if self._broken is not None:
             raise errors.FailedPreconditionError(
@@ -544,22 +554,87 @@ class MPIStrategy:
     def _collective(self, what: str, start, *args, **kwargs) -> None:
         """Starts a non-blocking collective (``start(*args, **kwargs)``, e.g.
         ``comm.Iallreduce``) and waits for it within the deadline; refuses to start one
-        once a collective timed out."""
+        once the ranks are out of step."""
         self._check_usable()
-        self._wait(start(*args, **kwargs).Test, what)
+        if self._unconfirmed is not None:
+            self._confirm_in_step(what)
+        self._wait(start(*args, **kwargs).Test, what, pending=True)
+        self._completed += 1
 
-    def _wait(self, ready, what: str) -> None:
-        """Polls `ready()` until it is true, or raises `TimeoutError` after `timeout`."""
+    def _report_failure(self, error: BaseException) -> None:
+        """Tells the other ranks that `fit` (or `evaluate`, `predict`) failed here with
+        `error`, so that those waiting in a collective this rank will not join raise at
+        once rather than at the deadline. A note carries the number of collectives this
+        rank completed: ranks that failed at the same point (the same error raised on
+        every rank, e.g. data that ends early) are still in step, and go on once each
+        has heard from all the others (`_confirm_in_step`). Sent without waiting; never
+        raises."""
+        if self._comm is None or getattr(error, "_eagerflow_reported", False):
+            return
+        try:
+            error._eagerflow_reported = True  # type: ignore[attr-defined]  # once, when nested
+        except AttributeError:
+            pass
+        kind = "broken" if self._broken is not None else "failed"
+        text = f"{type(error).__name__}: {error}"[:_NOTE_CHARACTERS]
+        if kind == "failed":
+            self._failed_at.add(self._completed)
+            self._unconfirmed = self._completed
+        self._notes = [request for request in self._notes if not request.Test()]
+        for rank in range(self.num_replicas_in_sync):
+            if rank != self.rank:
+                self._notes.append(self._comm.isend((kind, self._completed, text), dest=rank,
+                                                    tag=_FAILURE_TAG))
+
+    def _confirm_in_step(self, what: str) -> None:
+        """Before its next collective, a rank that failed waits for every other rank's
+        note: all failed at the same point (in step: go on), or one gave up waiting for
+        this rank (raise)."""
+        others = set(range(self.num_replicas_in_sync)) - {self.rank}
+        heard: set = set()
+        self._wait(lambda: heard >= others, f"{what} (after a failure, the other ranks' "
+                   "notes)", heard=heard)
+        self._unconfirmed = None
+
+    def _read_failure_notes(self, what: str, heard: set | None, pending: bool) -> None:
+        """Reads the other ranks' failure notes; raises for one this rank is not in step
+        with (`heard` collects the ranks that failed where this one did)."""
+        if self._comm is None:
+            return
+        from mpi4py import MPI
+
+        status = MPI.Status()
+        while self._comm.Iprobe(source=MPI.ANY_SOURCE, tag=_FAILURE_TAG, status=status):
+            source = status.Get_source()
+            kind, completed, text = self._comm.recv(source=source, tag=_FAILURE_TAG)
+            if kind == "failed" and completed in self._failed_at:
+                if heard is not None:
+                    heard.add(source)
+                continue  # we failed at the same point: still in step
+            self._broken = f"rank {source} failed ({text})"
+            if pending:
+                _timed_out.append(f"{what} was given up when rank {source} failed")
+            raise RuntimeError(
+                f"MPIStrategy: rank {source} failed ({text}) while this rank "
+                f"({self.rank}) waited in {what}, which it will never join. The strategy "
+                "cannot be used again; end the job on every rank.")
+
+    def _wait(self, ready, what: str, pending: bool = False, heard: set | None = None) -> None:
+        """Polls `ready()` until it is true; raises when another rank reports a failure
+        (`_report_failure`), or `TimeoutError` after `timeout`. `pending`: a collective
+        of this rank is under way (an exit after giving it up must abort the job)."""
         self._check_usable()
         if ready():
             return
         start = time.monotonic()
         pause = 0.0
         while not ready():
+            self._read_failure_notes(what, heard, pending)
             waited = time.monotonic() - start
             if self.timeout is not None and waited > self.timeout:
                 self._broken = f"{what} timed out on rank {self.rank} after {waited:.1f} s"
-                _timed_out.append(self._broken)
+                if pending:
+                    _timed_out.append(self._broken)
                 raise TimeoutError(
                     f"MPIStrategy: {what} on rank {self.rank} of {self.num_replicas_in_sync} "
                     f"did not complete within the deadline ({self.timeout:g} s): another rank "
@@ -569,4 +644,3 @@ class MPIStrategy:
             if waited > _SPIN_SECONDS:
                 pause = min(_MAX_PAUSE, pause * 2 or 5e-5)
                 time.sleep(pause)
-

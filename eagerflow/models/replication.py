@@ -34,6 +34,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import zlib
 
 import numpy as np
@@ -247,6 +248,20 @@ def _is_sharded(dataset) -> bool:
             return True
         pending.extend(getattr(node, "_inputs", ()))
     return False
+
+
+@contextlib.contextmanager
+def failures_reported(model):
+    """Runs the block (`fit`, `evaluate` or `predict` of `model`); an exception leaving
+    it is reported to the other ranks first (`strategy._report_failure`), so that ranks
+    waiting for this one in a collective raise at once instead of at the deadline."""
+    try:
+        yield
+    except BaseException as error:
+        strategy = strategy_of(model)
+        if strategy is not None:
+            strategy._report_failure(error)
+        raise
 
 
 def prepare_training(model, strategy) -> None:

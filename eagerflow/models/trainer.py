@@ -609,8 +609,9 @@ class Trainer:
             validation_batch_size = batch_size  # Keras's default for array validation data
         validation = fit_loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
-        return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
-                              initial_epoch, validation_freq)
+        with replication.failures_reported(self):  # (tells the other ranks under MPI)
+            return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
+                                      initial_epoch, validation_freq)
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Any = None,
                  verbose: int | str = "auto", sample_weight: Any = None, steps: Any = None,
@@ -642,7 +643,8 @@ class Trainer:
         verbose = fit_loops.check_verbose(verbose, "evaluate")
         data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, None,
                                   self._static_output_names(), "evaluate")
-        logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
+        with replication.failures_reported(self):
+            logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
         if return_dict:
             return logs
         values = [logs[name] for name in self.metrics_names if name in logs]
@@ -676,7 +678,8 @@ class Trainer:
         else:
             data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
                                       "predict")
-        return fit_loops.predict_loop(self, data, verbose, callbacks)
+        with replication.failures_reported(self):
+            return fit_loops.predict_loop(self, data, verbose, callbacks)
 
     # -- one batch -------------------------------------------------------------------------
     def _one_batch(self, x, y, sample_weight, class_weight, function):

@@ -496,16 +496,20 @@ def fault(directory):
 
 
 def caught_fault(directory):
-    """Rank 1 fails inside fit and its error is caught; rank 0, waiting in its next
-    collective, gets a TimeoutError at the deadline instead of waiting forever."""
+    """Rank 1 fails inside fit and its error is caught: rank 0, waiting in its next
+    collective, raises at once (rank 1's note); a rank that skips a collective outside
+    fit leaves the other to its collective's deadline, which raises instead of hanging."""
     import time
 
     import numpy as np
+    from mpi4py import MPI
 
     import eagerflow as ef
 
     del directory
-    strategy = ef.distribute.MPIStrategy(timeout=2.0)
+    # Made first: a communicator is duplicated by every rank, before any rank fails.
+    deadline = ef.distribute.MPIStrategy(MPI.COMM_WORLD.Dup(), timeout=2.0)
+    strategy = ef.distribute.MPIStrategy(timeout=60.0)
     rank = strategy.rank
     with strategy.scope():
         model = ef.Sequential([ef.layers.Dense(2, input_shape=(4,))])
@@ -516,22 +520,35 @@ def caught_fault(directory):
             if rank == 1 and batch == 2:
                 raise RuntimeError("boom on rank 1")
 
+    # 1. A failure inside fit: the other rank learns of it at once, with its text.
     start = time.monotonic()
     try:
         model.fit(np.ones((512, 4)), np.ones((512, 2)), batch_size=8, epochs=50, verbose=0,
                   callbacks=[Boom()])
     except RuntimeError as e:
-        assert rank == 1 and "boom on rank 1" in str(e), e
-        print("rank 1 caught its error and went on", flush=True)
-        return
-    except TimeoutError as e:
-        assert rank == 0 and "did not complete within the deadline (2 s)" in str(e), e
-        print(f"rank 0 timed out after {time.monotonic() - start:.1f} s: {e}", flush=True)
-    try:
+        if rank == 1:
+            assert str(e) == "boom on rank 1", e
+            print("rank 1 caught its error and went on", flush=True)
+        else:
+            assert "rank 1 failed (RuntimeError: boom on rank 1) while this rank (0) " \
+                   "waited in the allreduce agreeing on stop_training" in str(e), e
+            print(f"rank 0 learned of it after {time.monotonic() - start:.1f} s", flush=True)
+    try:  # rank 1 goes on; rank 0's failure (it gave up its allreduce) reaches it too
         strategy.reduce("sum", 1.0)
-    except ef.errors.FailedPreconditionError as e:
-        assert "out of step" in str(e), e
-        print("rank 0 refuses further collectives", flush=True)
+    except (RuntimeError, ef.errors.FailedPreconditionError) as e:
+        assert "out of step" in str(e) or "rank 0 failed" in str(e), e
+        print(f"rank {rank} refuses further collectives", flush=True)
+
+    # 2. Rank 1 skips a collective (its error was caught outside fit): rank 0 times out.
+    start = time.monotonic()
+    if rank == 0:
+        try:
+            deadline.reduce("sum", 1.0)
+        except TimeoutError as e:
+            assert "did not complete within the deadline (2 s)" in str(e), e
+            print(f"rank 0 timed out after {time.monotonic() - start:.1f} s: {e}", flush=True)
+    # Rank 0 exits with collectives pending: it aborts the job rather than hang in
+    # MPI_Finalize.
 
 
 if __name__ == "__main__":
