@@ -3,7 +3,7 @@
 The checks live in `mpi_worker.py` and are grouped into three launches (each costs about a
 second): everything that must work, a rank that raises, and a rank whose error is caught
 (the others learn of it at once when it failed in fit, else at their collective's
-deadline, 2 s there).
+deadline, 1 s there).
 """
 
 import os
