@@ -17,13 +17,11 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
 
 from eagerflow.core import errors, masks
-from eagerflow.graph import python_ops
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import creation as creation_ops
@@ -176,25 +174,8 @@ def _sparse_labels(y_true, y_pred, owner: str):
             f"{owner}: y_true must hold integer class indices. Received dtype "
             f"{labels.dtype.name}."
         )
-    labels = python_ops.checked(
-        labels, functools.partial(_check_label_values, owner, y_pred.shape[-1]))
+    xent.check_class_indices(labels, owner, y_pred.shape[-1])  # eagerly and in graphs
     return labels if labels.dtype == np.int64 else math_ops.cast(labels, np.int64)
-
-
-def _check_label_values(owner: str, classes: int, values: np.ndarray) -> None:
-    # Keras truncates a label of 1.5 to class 1; a fractional label is a mistake to report.
-    if values.dtype.kind == "f" and not np.all(np.floor(values) == values):
-        raise errors.InvalidArgumentError(
-            f"{owner}: y_true must hold integer class indices; it has non-integer values "
-            f"such as {float(values[np.floor(values) != values].flat[0])} (integral floats "
-            "such as 1.0 are accepted)."
-        )
-    outside = (values < 0) | (values >= classes) if classes is not None else values < 0
-    if outside.any():
-        raise errors.InvalidArgumentError(
-            f"{owner}: received a label value of {int(values[outside].flat[0])} which is "
-            f"outside the valid range of [0, {classes})."
-        )
 
 
 def sparse_categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike,

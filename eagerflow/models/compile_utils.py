@@ -24,7 +24,6 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -32,7 +31,7 @@ import numpy as np
 from eagerflow import losses as losses_lib
 from eagerflow import metrics as metrics_lib
 from eagerflow.core import errors, nest
-from eagerflow.graph import python_ops
+from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import math as math_ops
 
 
@@ -134,20 +133,9 @@ def _loss_kind(loss) -> str | None:
 def _checked_targets(loss, y_true, output: str):
     """`y_true`, checked when the step runs (eagerly or in its traced graph): probability
     targets of cross-entropies must be in [0, 1] (sparse labels are checked by the loss)."""
-    if _loss_kind(loss) not in ("binary", "categorical"):
-        return y_true
-    return python_ops.checked(y_true, functools.partial(_check_target_range, loss.name, output))
-
-
-def _check_target_range(loss_name: str, output: str, values: np.ndarray) -> None:
-    if values.size and values.dtype.kind in "biuf":
-        low, high = values.min(), values.max()
-        if low < 0 or high > 1:
-            raise errors.InvalidArgumentError(
-                f"{loss_name}{output}: targets must be in [0, 1] (probabilities or 0/1 "
-                f"labels). Received values in [{low}, {high}]. For integer class labels use "
-                "sparse_categorical_crossentropy."
-            )
+    if _loss_kind(loss) in ("binary", "categorical"):
+        xent.check_probability_targets(y_true, f"{loss.name}{output}")
+    return y_true
 
 
 class CompiledLoss:

@@ -102,3 +102,18 @@ def test_auc_refuses_probabilities_outside_zero_one(eager):
     model.set_weights([np.full((3, 1), 5.0, np.float32), np.zeros(1, np.float32)])
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"AUC expects probabilities"):
         model.fit(np.ones((4, 3), np.float32), np.ones((4, 1), np.float32), verbose=0)
+
+
+def test_an_exported_function_keeps_the_label_check(tmp_path):
+    # The checks are registered ops (not Python calls): exports hold them, and run them.
+    module = ef.Module()
+    module.loss = ef.function(
+        lambda y, p: ef.losses.sparse_categorical_crossentropy(y, p),
+        input_signature=[ef.TensorSpec([None], ef.float32), ef.TensorSpec([None, 3])])
+    ef.saved_model.save(module, str(tmp_path / "export"))
+    loaded = ef.saved_model.load(str(tmp_path / "export"))
+    p = np.full((2, 3), 1 / 3, np.float32)
+    np.testing.assert_allclose(loaded.loss(np.array([1.0, 0.0], np.float32), p),
+                               [1.0986123, 1.0986123], rtol=1e-6)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="non-integer values such as 1.5"):
+        loaded.loss(np.array([1.5, 0.0], np.float32), p)
