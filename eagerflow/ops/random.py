@@ -356,12 +356,83 @@ def get_state() -> dict:
     }
 
 
+_BIT_GENERATOR = type(np.random.default_rng(0).bit_generator).__name__  # "PCG64"
+_STATE_BOUND = 2**128  # PCG64's state and increment are 128-bit; seeds stay below too
+
+
+def _shown(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _natural(value, bound: int) -> bool:
+    return type(value) is int and 0 <= value < bound
+
+
+def _check_generator_state(state, where: str) -> None:
+    expected = (f"{{'bit_generator': '{_BIT_GENERATOR}', 'state': {{'state': int, 'inc': "
+                "int}, 'has_uint32': 0 or 1, 'uinteger': int}")
+    inner = state.get("state") if isinstance(state, dict) else None
+    if not (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32",
+                                                        "uinteger"}
+            and state["bit_generator"] == _BIT_GENERATOR
+            and isinstance(inner, dict) and set(inner) == {"state", "inc"}
+            and _natural(inner["state"], _STATE_BOUND) and _natural(inner["inc"], _STATE_BOUND)
+            and _natural(state["has_uint32"], 2) and _natural(state["uinteger"], 2**32)):
+        raise ValueError(f"set_state: {where} is not a generator state: expected {expected} "
+                         f"(integers non-negative, below 2**128). Received: {_shown(state)}")
+
+
+def check_state(state: Any) -> None:
+    """Raises unless `state` is a snapshot `get_state` could have returned.
+
+    Every part is checked (keys, types, integer ranges, the bit generator's name), so
+    that `set_state` adopts all of a snapshot or none of it.
+
+    Raises:
+        ValueError: naming the first part that is wrong.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import random
+        >>> random.check_state(ef.random.get_state())
+        >>> random.check_state({"global_seed": -1})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        ValueError: set_state: expected a dict with exactly the keys ... ['global_seed']
+    """
+    if not isinstance(state, dict) or set(state) != {"global_seed", "global", "ops"}:
+        keys = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
+        raise ValueError("set_state: expected a dict with exactly the keys ['global', "
+                         "'global_seed', 'ops'] (from ef.random.get_state()). Received keys: "
+                         f"{keys}")
+    seed = state["global_seed"]
+    if seed is not None and not _natural(seed, _STATE_BOUND):
+        raise ValueError(f"set_state: global_seed must be None or a non-negative int below "
+                         f"2**128. Received: {_shown(seed)}")
+    _check_generator_state(state["global"], "'global'")
+    if not isinstance(state["ops"], dict):
+        raise ValueError(f"set_state: 'ops' must be a dict of op seed -> generator state. "
+                         f"Received: {type(state['ops']).__name__}")
+    for key, generator_state in state["ops"].items():
+        if not (isinstance(key, str) and key.isdigit() and key.isascii() and len(key) <= 39
+                and int(key) < _STATE_BOUND):
+            raise ValueError(f"set_state: the op seeds in 'ops' must be non-negative integers "
+                             f"below 2**128, written in decimal. Received: {_shown(key)}")
+        _check_generator_state(generator_state, f"'ops'[{key!r}]")
+
+
 def set_state(state: dict) -> None:
     """Rewinds every random stream to a `get_state` snapshot.
 
     Generators are updated in place, so traced functions holding them stay in step.
+    The snapshot is checked first (`check_state`): a malformed one changes nothing.
+
+    Raises:
+        ValueError: if `state` is not a snapshot from `get_state` (naming what is wrong).
     """
     global _global_seed
+    check_state(state)
     _global_seed = state["global_seed"]
     _global_generator._rng.bit_generator.state = state["global"]
     wanted = {int(key) for key in state["ops"]}
