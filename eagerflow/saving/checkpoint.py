@@ -127,7 +127,9 @@ class Checkpoint(trackable.Trackable):
     Args:
         **named_objects: Trackables (layers, models, optimizers, metrics, other
             Checkpoints), Variables, or lists/dicts/tuples of them. The objects are also
-            available as attributes (``ckpt.model``).
+            available as attributes (``ckpt.model``). Objects assigned as attributes
+            later (``ckpt.extra = v``, also ``ckpt._private = v``) are saved too, under
+            the attribute name, as in TensorFlow.
 
     Raises:
         InvalidArgumentError: if an object holds no trackable state, or a name is one of
@@ -168,16 +170,17 @@ class Checkpoint(trackable.Trackable):
 
     def __setattr__(self, name, value):
         # Objects assigned later (``ckpt.listed = [layer, ...]``) are saved and restored
-        # like those given to the constructor (TensorFlow tracks them the same way).
-        if not name.startswith("_"):
-            if name in _RESERVED or hasattr(type(self), name):
-                raise errors.InvalidArgumentError(
-                    f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
-                    "choose another name.")
-            if trackable.is_trackable_value(value):
-                self._objects[name] = value
-            else:
-                self._objects.pop(name, None)
+        # like those given to the constructor, underscored names included (``ckpt._step =
+        # v`` is saved as ``_step``): TensorFlow's Checkpoint tracks every attribute the
+        # same way, and so do our Layers and Modules.
+        if name in _RESERVED or hasattr(type(self), name):
+            raise errors.InvalidArgumentError(
+                f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
+                "choose another name.")
+        if trackable.is_trackable_value(value):
+            self._objects[name] = value
+        else:
+            self._objects.pop(name, None)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
