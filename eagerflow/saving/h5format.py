@@ -289,7 +289,8 @@ class Reader:
         entries: ``{object path: Entry}`` for every saved variable.
 
     Raises:
-        NotFoundError: if the file does not exist.
+        NotFoundError: if the file does not exist, also when it is deleted while being
+            opened.
         InvalidCheckpointError: if it is not HDF5, is truncated or corrupt, is not an
             eagerflow checkpoint, has an unknown format version, or holds a dataset or
             attribute the format does not allow.
@@ -308,8 +309,14 @@ class Reader:
         self.path = os.fspath(path)
         if not os.path.isfile(self.path):
             raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
-        self._file_size = os.path.getsize(self.path)
-        if not _has_hdf5_signature(self.path, self._file_size):
+        # The file may vanish after that check (a manager in another process rotating it
+        # out): that is a missing file, not a corrupted one, at every later step.
+        try:
+            self._file_size = os.path.getsize(self.path)
+            signed = _has_hdf5_signature(self.path, self._file_size)
+        except FileNotFoundError as e:
+            raise self._vanished() from e
+        if not signed:
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is not an HDF5 file "
                 f"({self._file_size} bytes, no HDF5 signature)."
@@ -317,6 +324,8 @@ class Reader:
         try:
             self._file = _open(self.path, "r")
         except OSError as e:
+            if not os.path.exists(self.path):
+                raise self._vanished() from e
             raise InvalidCheckpointError(
                 f"Checkpoint file {self.path!r} is truncated or corrupted and cannot be "
                 f"opened: {e}"
@@ -327,6 +336,11 @@ class Reader:
         except BaseException:
             self._file.close()
             raise
+
+    def _vanished(self) -> errors.NotFoundError:
+        return errors.NotFoundError(
+            f"Checkpoint file {self.path!r} does not exist (it was deleted while being "
+            "opened).")
 
     # -- validation -------------------------------------------------------------------
     def _fail(self, message: str) -> NoReturn:
