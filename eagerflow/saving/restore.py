@@ -114,8 +114,9 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
         arrays = reader.read_all([path for path, _ in ready] + pending_keys)
         values = [(target, arrays[path]) for path, target in ready]
         pending = {key: arrays[key] for key in pending_keys}
-        for target, value in values:
-            variable.adopt(target, value)  # the fresh array becomes the value: no copy
+        with variable.atomic_update():  # a save in another thread sees all or none
+            for target, value in values:
+                variable.adopt(target, value)  # the fresh array becomes the value: no copy
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
                                              optional, skip_mismatch)
     result._record([path for path, _ in ready], pending, unused, mismatches, current)
