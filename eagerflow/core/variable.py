@@ -426,14 +426,23 @@ def _writing_elsewhere() -> bool:
     """Whether another thread is inside `Variable._write`: one that found its buffer
     unshared before `snapshot` took its reference may still be writing it in place.
     (`sys._current_frames` is CPython's documented hook for such inspection.)"""
-    me = threading.get_ident()
-    for ident, top in sys._current_frames().items():
-        frame: Any = top
-        while ident != me and frame is not None:
-            if frame.f_code is _WRITE_CODE:
-                return True
-            frame = frame.f_back
-    return False
+    # This thread's own frame goes first and the dict is emptied at the end: the dict
+    # holding this function's frame, whose stack holds the dict, is a reference cycle that
+    # kept every caller's locals (a prefetching iterator with its thread) alive until the
+    # garbage collector ran.
+    frames: dict[int, Any] = sys._current_frames()
+    frames.pop(threading.get_ident(), None)
+    frame: Any = None
+    try:
+        for frame in frames.values():
+            while frame is not None:
+                if frame.f_code is _WRITE_CODE:
+                    return True
+                frame = frame.f_back
+        return False
+    finally:
+        frame = None
+        frames.clear()
 
 
 _WRITE_CODE = Variable._write.__code__

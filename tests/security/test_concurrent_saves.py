@@ -7,8 +7,10 @@ change while the file is written. Each test trains in a thread so that every con
 state satisfies an invariant, saves from the main thread, and checks every file.
 """
 
+import gc
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -141,3 +143,22 @@ def test_saved_values_never_change_after_the_snapshot():
     v.assign_add(np.ones(3, np.float32))
     np.testing.assert_array_equal(before, [0.0, 1.0, 2.0])
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_a_snapshot_keeps_nothing_of_its_caller_alive():
+    # Looking at the threads' frames must leave no frame in a reference cycle: the caller's
+    # locals (a prefetching iterator, say) then stayed alive, with the iterator's thread,
+    # until the garbage collector ran.
+    class Payload:
+        pass
+
+    def save_holding(payload):
+        variable.snapshot([ef.Variable(1.0)])
+        return weakref.ref(payload)
+
+    gc.disable()  # what only the garbage collector would free is the bug
+    try:
+        ref = save_holding(Payload())  # (not inside the assert, which keeps its parts)
+        assert ref() is None
+    finally:
+        gc.enable()
