@@ -315,6 +315,10 @@ def adopt(variable: Variable, array: np.ndarray) -> None:
 # because the snapshot holds a reference to it (see `_writable_buffer`).
 
 
+class _GroupDepth(threading.local):
+    depth = 0  # the update groups this thread has open
+
+
 class _UpdateGroups:
     """The update groups in progress, in all threads (see `atomic_update`)."""
 
@@ -323,26 +327,21 @@ class _UpdateGroups:
         self.condition = threading.Condition(self.lock)
         self.open = 0  # groups in progress, all threads together
         self.waiting = 0  # snapshots waiting for the open groups to end
-        self.depth: dict[int, int] = {}  # thread id -> the groups it has open (if any)
+        self.local = _GroupDepth()
 
     def __enter__(self) -> None:
-        ident = threading.get_ident()
-        depth = self.depth.get(ident, 0)
+        local = self.local
+        depth = local.depth
         with self.lock:
             if self.waiting and not depth:
                 # A snapshot waits: let it go first, or a loop of back-to-back groups would
                 # starve it. Bounded, so a group that waits for this thread cannot deadlock.
                 self.condition.wait_for(lambda: not self.waiting, _YIELD_SECONDS)
             self.open += 1
-        self.depth[ident] = depth + 1
+        local.depth = depth + 1
 
     def __exit__(self, *exc_info: Any) -> None:
-        ident = threading.get_ident()
-        depth = self.depth[ident] - 1
-        if depth:
-            self.depth[ident] = depth
-        else:
-            del self.depth[ident]  # (thread ids are reused)
+        self.local.depth -= 1
         with self.lock:
             self.open -= 1
             if self.waiting and not self.open:
@@ -397,7 +396,7 @@ def snapshot(variables: list, timeout: float = 60.0) -> list:
         (array([1., 2.], dtype=float32), array([2., 3.], dtype=float32))
     """
     deadline = time.monotonic() + timeout
-    own = _groups.depth.get(threading.get_ident(), 0)  # its own open groups do not wait
+    own = _groups.local.depth  # this thread's own open groups do not wait
     with _groups.lock:
         _groups.waiting += 1
         try:
