@@ -8,6 +8,7 @@ Examples:
 """
 
 from eagerflow import absent as _absent
+from eagerflow.core.variable import atomic_update
 from eagerflow.optim.global_step import get_or_create_global_step
 from eagerflow.saving.checkpoint import Checkpoint
 from eagerflow.saving.index import latest_checkpoint
@@ -18,8 +19,9 @@ from eagerflow.saving.manager import CheckpointManager
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "Checkpoint", "CheckpointManager", "CheckpointReader", "get_or_create_global_step",
-    "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+    "Checkpoint", "CheckpointManager", "CheckpointReader", "atomic_update",
+    "get_or_create_global_step", "latest_checkpoint", "list_variables", "load_checkpoint",
+    "load_variable",
 ]
 
 
