@@ -46,6 +46,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -53,6 +54,7 @@ import os
 import shutil
 import zlib
 from concurrent import futures
+from collections.abc import Iterator
 from typing import NamedTuple, NoReturn
 
 import h5py
@@ -376,9 +378,10 @@ class Reader:
                 f"opened: {e}"
             ) from e
         try:
-            self._check_header()
-            self.entries, self._metadata = self._index()
-            self._manifest = self._verify_manifest()
+            with self._corruption("its structure cannot be read"):
+                self._check_header()
+                self.entries, self._metadata = self._index()
+                self._manifest = self._verify_manifest()
         except BaseException:
             self._file.close()
             raise
@@ -386,6 +389,18 @@ class Reader:
     # -- validation -------------------------------------------------------------------
     def _fail(self, message: str) -> NoReturn:
         raise InvalidCheckpointError(f"Checkpoint file {self.path!r}: {message}")
+
+    @contextlib.contextmanager
+    def _corruption(self, what: str) -> Iterator[None]:
+        """Turns what h5py raises on a corrupted file (bare KeyError, OSError, ... from
+        deep inside HDF5) into an `InvalidCheckpointError` naming the file."""
+        try:
+            yield
+        except errors.OpError:
+            raise
+        except (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
+                IndexError, UnicodeError) as e:
+            self._fail(f"{what}; the file is corrupted ({type(e).__name__}: {e}).")
 
     def _string_attr(self, obj, name: str, where: str) -> str | None:
         try:
@@ -488,6 +503,9 @@ class Reader:
         except (OSError, RuntimeError, KeyError) as e:
             self._fail(f"the object tree is corrupted ({e}).")
         for key, dataset in found:
+            if not isinstance(key, str):  # h5py gives names that are not UTF-8 as bytes
+                self._fail(f"the object name {key!r} is not UTF-8 text; the file is "
+                           "corrupted.")
             if key.split("/", 1)[0] == META:
                 if dataset.shape is None or dataset.dtype != np.uint8 or dataset.ndim != 1:
                     self._fail(f"metadata dataset {key!r} must be 1-D uint8 text.")
@@ -583,7 +601,9 @@ class Reader:
             >>> out
             array([1., 1.], dtype=float32)
         """
-        self._read_checked(key, out, self._checksum_of(key), self._offset_of(key, out))
+        with self._corruption(f"dataset {key!r} cannot be located"):
+            offset = self._offset_of(key, out)
+        self._read_checked(key, out, self._checksum_of(key), offset)
 
     def _checksum_of(self, key: str):
         """``(incremental checksum function, stored value)`` of entry `key`."""
@@ -660,7 +680,8 @@ class Reader:
         for key in keys:  # HDF5 metadata is read first, on this thread
             entry = self.entries[key]
             out = values[key] = np.empty(entry.shape, entry.dtype)
-            jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
+            with self._corruption(f"dataset {key!r} cannot be located"):
+                jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
         # Two threads, each reading and checksumming whole entries: measured faster than
         # one thread, and than one thread reading while another checksums (see
         # benchmarks/bench_checkpoint.py).
