@@ -360,6 +360,9 @@ def load(path) -> LoadedModel:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise errors.NotFoundError(f"saved model file not found: {path}")
+    problem = h5format.superblock_problem(path)
+    if problem is not None:
+        raise h5format.InvalidCheckpointError(f"saved model {path!r} {problem}.")
     try:
         f = h5py.File(path, "r")
     except OSError as e:

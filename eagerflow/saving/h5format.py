@@ -53,8 +53,8 @@ import json
 import os
 import shutil
 import zlib
-from concurrent import futures
 from collections.abc import Iterator
+from concurrent import futures
 from typing import NamedTuple, NoReturn
 
 import h5py
@@ -115,7 +115,7 @@ def _eagerflow_version() -> str:
 _SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
-def _has_hdf5_signature(path: str, size: int) -> bool:
+def _signature_offset(path: str, size: int) -> int | None:
     # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
     # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
     with open(path, "rb") as f:
@@ -123,9 +123,59 @@ def _has_hdf5_signature(path: str, size: int) -> bool:
         while offset + len(_SIGNATURE) <= size:
             f.seek(offset)
             if f.read(len(_SIGNATURE)) == _SIGNATURE:
-                return True
+                return offset
             offset = 512 if offset == 0 else offset * 2
-    return False
+    return None
+
+
+# Where the superblock's base and end-of-file addresses sit, by superblock version: versions
+# 0 and 1 keep the size of an address at byte 13 and the base address at byte 24 (28 in
+# version 1), then the free-space and end-of-file addresses; versions 2 and 3 keep the size
+# at byte 9 and the base, extension and end-of-file addresses from byte 12.
+_SUPERBLOCK = {0: (13, 24, 2), 1: (13, 28, 2), 2: (9, 12, 2), 3: (9, 12, 2)}
+
+
+def superblock_problem(path: str) -> str | None:
+    """What is wrong with an HDF5 file's superblock before HDF5 reads it, or None: no
+    signature, an unknown superblock version, or an end-of-file address that does not
+    match the file's size. Files are written whole and replaced atomically, so their end of
+    file is their size; a mismatch means a truncated, extended or corrupted file, which
+    HDF5 could otherwise walk for a long time.
+
+    Examples:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+        ...                       {"w": np.ones(2, np.float32)}, kind="weights")
+        >>> h5format.superblock_problem(path) is None
+        True
+        >>> with open(path, "ab") as f:
+        ...     _ = f.write(b"appended")
+        >>> h5format.superblock_problem(path)[:60]
+        'is truncated or corrupted: its HDF5 superblock says the file'
+    """
+    size = os.path.getsize(path)
+    start = _signature_offset(path, size)
+    if start is None:
+        return f"is not an HDF5 file ({size} bytes, no HDF5 signature)"
+    with open(path, "rb") as f:
+        f.seek(start)
+        head = f.read(64)
+    layout = _SUPERBLOCK.get(head[8]) if len(head) > 8 else None
+    if layout is None:
+        version = head[8] if len(head) > 8 else None
+        return f"is corrupted: its HDF5 superblock has unknown version {version}"
+    width_at, base_at, eof_index = layout
+    width = head[width_at] if len(head) > width_at else 0
+    end = base_at + (eof_index + 1) * width
+    if width not in (2, 4, 8) or len(head) < end:
+        return f"is corrupted: its HDF5 superblock declares addresses of {width} bytes"
+    base = int.from_bytes(head[base_at:base_at + width], "little")
+    eof = int.from_bytes(head[end - width:end], "little")
+    if base != start or eof != size:
+        return (f"is truncated or corrupted: its HDF5 superblock says the file ends at byte "
+                f"{eof} (base address {base}), but it has {size} bytes")
+    return None
 
 
 def _open(path: str, mode: str):
@@ -365,11 +415,9 @@ class Reader:
         if not os.path.isfile(self.path):
             raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
         self._file_size = os.path.getsize(self.path)
-        if not _has_hdf5_signature(self.path, self._file_size):
-            raise InvalidCheckpointError(
-                f"Checkpoint file {self.path!r} is not an HDF5 file "
-                f"({self._file_size} bytes, no HDF5 signature)."
-            )
+        problem = superblock_problem(self.path)
+        if problem is not None:
+            raise InvalidCheckpointError(f"Checkpoint file {self.path!r} {problem}.")
         try:
             self._file = _open(self.path, "r")
         except OSError as e:

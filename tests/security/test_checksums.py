@@ -182,3 +182,39 @@ def test_a_version_1_export_is_refused_with_a_clear_message(tmp_path):
     with pytest.raises(ef.saving.InvalidCheckpointError,
                        match=r"v1\.h5.*format version 1.*no longer loaded"):
         ef.saved_model.load(path)
+
+
+def test_restore_or_initialize_falls_back_past_a_latest_with_a_corrupted_manifest(tmp_path):
+    w = ef.Variable([1.0, 2.0])
+    manager = ef.CheckpointManager(ef.Checkpoint(w=w), str(tmp_path), max_to_keep=3)
+    first = manager.save()
+    w.assign([5.0, 6.0])
+    latest = manager.save()
+    _replace_in_place(latest, f"{h5format.META}/{h5format.MANIFEST}", b'"entries"',
+                      b'"entrieS"')
+    w.assign([0.0, 0.0])
+    with pytest.warns(ef.errors.EagerflowWarning,
+                      match=r"ckpt-2\.h5.*manifest does not match its SHA-256 digest"):
+        assert manager.restore_or_initialize() == first
+    assert w.numpy().tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("kind", ["checkpoint", "export"])
+@pytest.mark.parametrize("change", ["append", "end address"])
+def test_a_file_whose_size_differs_from_its_superblock_is_refused_before_hdf5_reads_it(
+        tmp_path, kind, change):
+    path = (_checkpoint(tmp_path, "x.h5", {"w": [1.0]}) if kind == "checkpoint"
+            else _export(tmp_path, "x.h5"))
+    with open(path, "r+b") as f:
+        if change == "append":
+            f.seek(0, 2)
+            f.write(b"\0" * 100)
+        else:  # the end-of-file address of a version 0 superblock (8-byte addresses)
+            f.seek(40)
+            end = int.from_bytes(f.read(8), "little")
+            f.seek(40)
+            f.write((end - 512).to_bytes(8, "little"))
+    with pytest.raises(ef.saving.InvalidCheckpointError,
+                       match=r"x\.h5' is truncated or corrupted: its HDF5 superblock says"):
+        (ef.Checkpoint(w=ef.Variable([0.0])).read(path) if kind == "checkpoint"
+         else ef.saved_model.load(path))
