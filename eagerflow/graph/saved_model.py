@@ -192,7 +192,7 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
 
     def write(temporary):
         contents = _Contents()
-        with h5py.File(temporary, "w") as f:
+        with h5py.File(temporary, "w", libver=h5format.LIBVER) as f:  # (checksummed HDF5)
             f.attrs["format"] = FORMAT
             f.attrs["version"] = VERSION
             for name, items in encoded.items():

@@ -303,7 +303,7 @@ def test_files_open_without_hdf5_locking(tmp_path, monkeypatch):
     monkeypatch.setattr(h5format.h5py, "File", recording)
     path = h5format.write(tmp_path / "l.h5", {"w": np.ones(2, np.float32)}, "checkpoint")
     h5format.Reader(path).close()
-    assert calls == [{"locking": False}, {"locking": False}]
+    assert calls == [{"locking": False, "libver": h5format.LIBVER}, {"locking": False}]
 
 
 def test_old_hdf5_without_the_locking_option(tmp_path, monkeypatch):

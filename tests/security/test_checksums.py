@@ -209,10 +209,10 @@ def test_a_file_whose_size_differs_from_its_superblock_is_refused_before_hdf5_re
         if change == "append":
             f.seek(0, 2)
             f.write(b"\0" * 100)
-        else:  # the end-of-file address of a version 0 superblock (8-byte addresses)
-            f.seek(40)
+        else:  # the end-of-file address (version 3 superblock, 8-byte addresses)
+            f.seek(28)
             end = int.from_bytes(f.read(8), "little")
-            f.seek(40)
+            f.seek(28)
             f.write((end - 512).to_bytes(8, "little"))
     with pytest.raises(ef.saving.InvalidCheckpointError,
                        match=r"x\.h5' is truncated or corrupted: its HDF5 superblock says"):
