@@ -193,11 +193,11 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
     def write(temporary):
         contents = _Contents()
         with h5py.File(temporary, "w", libver=h5format.LIBVER) as f:  # (checksummed HDF5)
-            f.attrs["format"] = FORMAT
+            f.attrs["format"] = h5format.text_attr(FORMAT)
             f.attrs["version"] = VERSION
             for name, items in encoded.items():
                 group = f.create_group(f"functions/{_safe(name)}")
-                group.attrs["name"] = name
+                group.attrs["name"] = h5format.text_attr(name)
                 blobs = [json.dumps(item).encode("utf-8") for item in items]
                 for k, blob in enumerate(blobs):
                     group.create_dataset(str(k), data=np.frombuffer(blob, np.uint8))
@@ -210,12 +210,12 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
             for k, var in enumerate(writer.variables):
                 value = np.array(var.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
                 dataset = variables.create_dataset(str(k), data=value)
-                dataset.attrs["name"] = var.name
+                dataset.attrs["name"] = h5format.text_attr(var.name)
                 dataset.attrs["trainable"] = bool(var.trainable)
                 contents.variable(value, var.name, bool(var.trainable))
             blob, digest = h5format.encode_manifest(contents.manifest)
             f.create_dataset(MANIFEST, data=np.frombuffer(blob, np.uint8))
-            f.attrs[h5format.MANIFEST_DIGEST] = digest
+            f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)
 
     fileio.atomic_write(path, write)
 
@@ -391,7 +391,7 @@ def load(path) -> LoadedModel:
 def _read_verified(f, path):
     """Reads everything `load` uses (arrays, variables, graphs as bytes) and checks it
     against the file's checksum manifest (see the module docstring)."""
-    fmt, version = f.attrs.get("format"), f.attrs.get("version")
+    fmt, version = _text(f.attrs.get("format")), f.attrs.get("version")
     if fmt != FORMAT or version not in (1, VERSION):
         raise errors.InvalidArgumentError(
             f"{path} is not an eagerflow saved model (format {fmt!r}, version {version!r}); "
@@ -409,7 +409,7 @@ def _read_verified(f, path):
     variables = []
     for k, value in enumerate(_read_numbered(f, "variables", path)):
         attrs = f["variables"][str(k)].attrs
-        name, trainable = attrs.get("name", f"variable_{k}"), attrs.get("trainable")
+        name, trainable = _text(attrs.get("name", f"variable_{k}")), attrs.get("trainable")
         if not isinstance(name, str) or not isinstance(trainable, (bool, np.bool_)):
             raise errors.InvalidArgumentError(
                 f"{path}: variables/{k} has a malformed 'name' or 'trainable' attribute")
@@ -417,7 +417,7 @@ def _read_verified(f, path):
         variables.append((value, name, bool(trainable)))
     blobs = {}
     for group in f.get("functions", {}).values():
-        name = group.attrs.get("name", group.name)
+        name = _text(group.attrs.get("name", group.name))
         if not isinstance(group, h5py.Group) or not isinstance(name, str):
             raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
         items = []
@@ -435,10 +435,18 @@ def _read_verified(f, path):
     return arrays, made, blobs
 
 
+def _text(value):
+    """A string attribute as `str` (files store them as UTF-8 bytes, see
+    `h5format.text_attr`); anything else unchanged, for the caller to refuse."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")  # (a UnicodeDecodeError is a corrupted file)
+    return value
+
+
 def _check_manifest(f, path, found: dict) -> None:
     lost = ("; eagerflow always writes one, so its checksums were removed or it was written "
             "by another tool. It was not loaded.")
-    digest = f.attrs.get(h5format.MANIFEST_DIGEST)
+    digest = _text(f.attrs.get(h5format.MANIFEST_DIGEST))
     if not isinstance(digest, str):
         raise h5format.InvalidCheckpointError(
             f"saved model {path!r}: the root attribute {h5format.MANIFEST_DIGEST!r} (the "

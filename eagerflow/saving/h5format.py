@@ -272,12 +272,26 @@ def _checksums_of(array: np.ndarray) -> dict:
     return sums
 
 
+def text_attr(value: str) -> np.bytes_:
+    """A string attribute value stored inline, as fixed-length UTF-8 bytes: h5py stores a
+    Python `str` as a variable-length string in HDF5's global heap, the one piece of HDF5
+    metadata without a checksum (a flipped bit there made HDF5 loop for minutes). Plain
+    h5py reads these as bytes (``.decode()`` them); `Reader` decodes them.
+
+    Examples:
+        >>> from eagerflow.saving import h5format
+        >>> h5format.text_attr("float32")
+        np.bytes_(b'float32')
+    """
+    return np.bytes_(value.encode("utf-8"))
+
+
 def _write_dataset(h5file, key: str, array: np.ndarray) -> None:
     # Contiguous and uncompressed: h5py writes straight from the array's buffer, so a save
     # costs about what numpy.save costs (see benchmarks/bench_checkpoint.py).
     dataset = h5file.create_dataset(key, data=array)
-    dataset.attrs["dtype"] = array.dtype.name
-    dataset.attrs["shape"] = json.dumps(list(array.shape))
+    dataset.attrs["dtype"] = text_attr(array.dtype.name)
+    dataset.attrs["shape"] = text_attr(json.dumps(list(array.shape)))
 
 
 def encode_manifest(manifest: dict) -> tuple[bytes, str]:
@@ -342,7 +356,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
                 futures.ThreadPoolExecutor(max_workers=1) as pool:
             sums = {key: pool.submit(_checksums_of, array) for key, array in contiguous.items()}
             for name, value in header.items():
-                h5file.attrs[name] = value
+                h5file.attrs[name] = text_attr(value)
             for key, array in contiguous.items():
                 _write_dataset(h5file, key, array)
             blobs = {name: np.frombuffer(blob, np.uint8) for name, blob in blob_of.items()}
@@ -356,7 +370,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
                 for name, data in blobs.items()}}
             text, digest = encode_manifest(manifest)
             h5file.create_dataset(f"{META}/{MANIFEST}", data=np.frombuffer(text, np.uint8))
-            h5file.attrs[MANIFEST_DIGEST] = digest
+            h5file.attrs[MANIFEST_DIGEST] = text_attr(digest)
 
     blob_of = metadata or {}
     if MANIFEST in blob_of:

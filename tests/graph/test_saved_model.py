@@ -65,8 +65,9 @@ def test_the_file_is_plain_hdf5_with_named_weights(path):
     model = make_model()
     ef.saved_model.save(model, path)
     with h5py.File(path, "r") as f:
-        assert f.attrs["format"] == "eagerflow.graph.saved_model"
-        names = {f["variables"][k].attrs["name"]: f["variables"][k][()] for k in f["variables"]}
+        assert f.attrs["format"] == b"eagerflow.graph.saved_model"  # inline UTF-8 bytes
+        names = {f["variables"][k].attrs["name"].decode(): f["variables"][k][()]
+                 for k in f["variables"]}
         graph = json.loads(bytes(f["functions/serving_default/0"][()]).decode())
     np.testing.assert_array_equal(names["dense/kernel"], model.kernel.numpy())
     ops = {node["op"] for node in graph["graph"]["nodes"]}

@@ -74,11 +74,11 @@ def test_plain_h5py_reads_the_saved_weights(tmp_path):
     kernel = ef.Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
     path = ef.Checkpoint(model={"dense1": {"kernel": kernel}}).write(tmp_path / "w.h5")
     with h5py.File(path, "r") as f:
-        assert f.attrs["format"] == "eagerflow-checkpoint"
-        assert f.attrs["format_version"] == "2"
+        assert f.attrs["format"] == b"eagerflow-checkpoint"  # inline UTF-8 bytes
+        assert f.attrs["format_version"] == b"2"
         dataset = f["model/dense1/kernel"]
         assert np.array_equal(dataset[()], kernel.numpy())
-        assert dataset.attrs["dtype"] == "float32"
+        assert dataset.attrs["dtype"] == b"float32"
         assert json.loads(dataset.attrs["shape"]) == [3, 4]
         assert dataset.compression is None and dataset.chunks is None  # contiguous
 

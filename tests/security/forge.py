@@ -9,11 +9,15 @@ from eagerflow.graph import saved_model
 from eagerflow.saving import h5format
 
 
+def _text(value):
+    return value.decode("utf-8") if isinstance(value, bytes) else value
+
+
 def reseal(path) -> None:
     """Rewrites the checksum manifest of a file edited with h5py (checkpoint, weights or
     model file, or `ef.saved_model` export) so that it matches the file's contents."""
     with h5py.File(path, "r") as f:
-        export = f.attrs.get("format") == saved_model.FORMAT
+        export = _text(f.attrs.get("format")) == saved_model.FORMAT
     if export:
         _reseal_export(path)
         return
@@ -33,14 +37,14 @@ def reseal(path) -> None:
             else:
                 entries[key] = h5format._sums_record(sums, dtype=dataset.dtype.str,
                                                      shape=list(dataset.shape))
-        header = {name: f.attrs[name] for name in
+        header = {name: _text(f.attrs[name]) for name in
                   ("format", "format_version", "eagerflow_version", "kind")}
         blob, digest = h5format.encode_manifest(
             {**header, "entries": entries, "metadata": metadata})
         if manifest_key in f:
             del f[manifest_key]
         f.create_dataset(manifest_key, data=np.frombuffer(blob, np.uint8))
-        f.attrs[h5format.MANIFEST_DIGEST] = digest
+        f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)
 
 
 def _reseal_export(path) -> None:
@@ -50,12 +54,12 @@ def _reseal_export(path) -> None:
             contents.array(np.array(f[f"arrays/{k}"][()], order="C"))
         for k in range(len(f.get("variables", {}))):
             dataset = f[f"variables/{k}"]
-            contents.variable(np.array(dataset[()], order="C"), dataset.attrs["name"],
+            contents.variable(np.array(dataset[()], order="C"), _text(dataset.attrs["name"]),
                               bool(dataset.attrs["trainable"]))
         for group in f.get("functions", {}).values():
-            contents.function(group.name, group.attrs["name"],
+            contents.function(group.name, _text(group.attrs["name"]),
                               [group[str(k)][()].tobytes() for k in range(len(group))])
         blob, digest = h5format.encode_manifest(contents.manifest)
         del f[saved_model.MANIFEST]
         f.create_dataset(saved_model.MANIFEST, data=np.frombuffer(blob, np.uint8))
-        f.attrs[h5format.MANIFEST_DIGEST] = digest
+        f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)

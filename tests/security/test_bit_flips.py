@@ -190,7 +190,10 @@ def _sweep(count, seed=0, kinds=KINDS, timeout=20.0):  # pragma: no cover - run 
                 os.write(write, result.encode()[:4000])
                 os._exit(0)
             os.close(write)
-            signal.signal(signal.SIGALRM, lambda *_: None)
+            def give_up(*_):  # (a handler that returns would let waitpid retry forever)
+                raise InterruptedError
+
+            signal.signal(signal.SIGALRM, give_up)
             signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
                 _, status = os.waitpid(pid, 0)
