@@ -9,10 +9,20 @@ an unknown op or a malformed file is rejected with an error naming what is wrong
 
 File layout (readable with plain ``h5py``)::
 
-    /                  attrs: format="eagerflow.graph.saved_model", version=1
+    /                  attrs: format="eagerflow.graph.saved_model", version=2,
+                              manifest_sha256=<hex SHA-256 of /manifest>
     /functions/<name>/<k>   uint8 dataset: the UTF-8 JSON of one traced graph
     /arrays/<k>        constants and array attributes (numeric dtypes only)
     /variables/<k>     variable values; attrs: name, trainable
+    /manifest          uint8 dataset: the checksum manifest (JSON)
+
+The manifest records everything `load` reads: each function's group and name with the
+CRC-32 of each graph, and each array's and variable's dtype (with byte order), shape and
+CRC-32 (and a variable's name and trainable flag), all by position. Its SHA-256 is a root
+attribute. `load` describes what it read in the same form and refuses the file, naming it,
+unless the description equals the manifest and the manifest its digest: a flipped bit, a
+dataset or graph copied from another export, or a file stripped of its checksums does
+not load. Version 1 files (no checksums) are refused with a message saying so.
 
 Examples:
     >>> import os, tempfile
@@ -32,8 +42,10 @@ Examples:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import zlib
 
 import h5py
 import numpy as np
@@ -42,14 +54,18 @@ from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
-from eagerflow.saving import fileio, h5safe, load_budget
+from eagerflow.saving import fileio, h5format, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
 """The format name written into every export, checked when loading."""
-VERSION = 1
-"""The version of the export format this eagerflow writes and reads."""
+VERSION = 2
+"""The version of the export format this eagerflow writes and reads (2: checksummed)."""
 DEFAULT = "serving_default"
 """The signature name used when `save` is given a single function, as in TensorFlow."""
+MANIFEST = "manifest"  # the checksum manifest's dataset
+# What reading a malformed or corrupted file can raise from h5py or the decoders.
+_READ_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
+                IndexError, UnicodeDecodeError)
 
 
 def _concrete_functions(fn, name) -> list:
@@ -179,25 +195,53 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
     encoded = {name: [writer.function(cf, name) for cf in cfs] for name, cfs in functions.items()}
 
     def write(temporary):
-        with h5py.File(temporary, "w") as f:
-            f.attrs["format"] = FORMAT
+        contents = _Contents()
+        with h5py.File(temporary, "w", libver=h5format.LIBVER) as f:  # (checksummed HDF5)
+            f.attrs["format"] = h5format.text_attr(FORMAT)
             f.attrs["version"] = VERSION
             for name, items in encoded.items():
                 group = f.create_group(f"functions/{_safe(name)}")
-                group.attrs["name"] = name
-                for k, item in enumerate(items):
-                    data = np.frombuffer(json.dumps(item).encode("utf-8"), np.uint8)
-                    group.create_dataset(str(k), data=data)
+                group.attrs["name"] = h5format.text_attr(name)
+                blobs = [json.dumps(item).encode("utf-8") for item in items]
+                for k, blob in enumerate(blobs):
+                    group.create_dataset(str(k), data=np.frombuffer(blob, np.uint8))
+                contents.function(group.name, name, blobs)
             arrays = f.create_group("arrays")
             for k, array in enumerate(writer.arrays):
                 arrays.create_dataset(str(k), data=array)
+                contents.array(array)
             variables = f.create_group("variables")
             for k, var in enumerate(writer.variables):
-                dataset = variables.create_dataset(str(k), data=var._buf)
-                dataset.attrs["name"] = var.name
+                value = np.array(var.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
+                dataset = variables.create_dataset(str(k), data=value)
+                dataset.attrs["name"] = h5format.text_attr(var.name)
                 dataset.attrs["trainable"] = bool(var.trainable)
+                contents.variable(value, var.name, bool(var.trainable))
+            blob, digest = h5format.encode_manifest(contents.manifest)
+            f.create_dataset(MANIFEST, data=np.frombuffer(blob, np.uint8))
+            f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)
 
     fileio.atomic_write(path, write)
+
+
+class _Contents:
+    """The checksum manifest of an export: what `save` wrote, or what `load` read."""
+
+    def __init__(self):
+        self.manifest: dict = {"format": FORMAT, "version": VERSION, "functions": {},
+                               "arrays": [], "variables": []}
+
+    def function(self, group: str, name: str, blobs: list) -> None:
+        self.manifest["functions"][group] = [name, [zlib.crc32(blob) for blob in blobs]]
+
+    def _record(self, value: np.ndarray) -> list:
+        return [value.dtype.str, list(value.shape), h5format.crc32(value)]
+
+    def array(self, value: np.ndarray) -> None:
+        self.manifest["arrays"].append(self._record(value))
+
+    def variable(self, value: np.ndarray, name: str, trainable: bool) -> None:
+        self.manifest["variables"].append([*self._record(value), name, trainable])
 
 
 def _safe(name: str) -> str:
@@ -334,41 +378,139 @@ def load(path, max_bytes: int | None = None) -> LoadedModel:
 
 
 def _load(path) -> LoadedModel:
-    try:  # refuses links, external/virtual storage, filters, non-numeric data, bad sizes
-        f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
+    try:
+        problem = h5format.superblock_problem(path)  # before HDF5 walks a damaged file
     except FileNotFoundError:  # deleted since the check above
         raise errors.NotFoundError(f"saved model file not found: {path}") from None
+    if problem is not None:
+        raise h5format.InvalidCheckpointError(f"saved model {path!r} {problem}.")
+    try:  # refuses links, external/virtual storage, filters, non-numeric data, bad sizes
+        f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
+    except FileNotFoundError:
+        raise errors.NotFoundError(f"saved model file not found: {path}") from None
     with f:
-        if f.attrs.get("format") != FORMAT or f.attrs.get("version") != VERSION:
-            raise errors.InvalidArgumentError(
-                f"{path} is not an eagerflow saved model (format {f.attrs.get('format')!r}, "
-                f"version {f.attrs.get('version')!r}); expected {FORMAT!r} version {VERSION}"
-            )
-        arrays = _read_numbered(f, "arrays", path)
-        variables = []
-        for k, value in enumerate(_read_numbered(f, "variables", path)):
-            attrs = f["variables"][str(k)].attrs
-            variables.append(variable_lib.Variable(value, trainable=bool(attrs.get("trainable")),
-                                                   name=str(attrs.get("name", f"variable_{k}"))))
-        encoded = {}
-        for group in f.get("functions", {}).values():
-            items = []
-            for k in range(len(group)):
-                data = group.get(str(k))
-                if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8:
-                    raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
-                load_budget.charge(data.shape, np.uint8, f"function {group.name}/{k}")
-                try:
-                    text = bytes(data[()]).decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise errors.InvalidArgumentError(
-                        f"{path}: function {group.name} is not valid JSON ({e})") from None
-                items.append(fileio.loads_json(text, f"{path}: function {group.name}",
-                                               errors.InvalidArgumentError))
-            encoded[str(group.attrs.get("name", group.name))] = items
+        try:
+            arrays, variables, blobs = _read_verified(f, path)
+        except _READ_ERRORS as e:
+            if isinstance(e, errors.OpError):
+                raise
+            raise h5format.InvalidCheckpointError(
+                f"saved model {path!r} cannot be read; the file is corrupted "
+                f"({type(e).__name__}: {e})") from None
+    encoded: dict[str, list] = {}
+    for name, items in blobs.items():
+        encoded[name] = []
+        for k, blob in enumerate(items):
+            where = f"{path}: function {name!r} #{k}"
+            encoded[name].append(fileio.loads_json(blob.decode("utf-8", "replace"), where,
+                                                   errors.InvalidArgumentError))
     reader = export.Reader(arrays, variables, path)
     functions = {name: _rebuild(name, items, reader) for name, items in encoded.items()}
     return LoadedModel(functions, variables)
+
+
+def _read_verified(f, path):
+    """Reads everything `load` uses (arrays, variables, graphs as bytes) and checks it
+    against the file's checksum manifest (see the module docstring)."""
+    fmt, version = _text(f.attrs.get("format")), f.attrs.get("version")
+    if fmt != FORMAT or version not in (1, VERSION):
+        raise errors.InvalidArgumentError(
+            f"{path} is not an eagerflow saved model (format {fmt!r}, version {version!r}); "
+            f"expected {FORMAT!r} version {VERSION}"
+        )
+    if version == 1:
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r} has format version 1 (eagerflow before export checksums), "
+            "which is no longer loaded: nothing in it can be verified. Export the functions "
+            "again with this eagerflow.")
+    contents = _Contents()
+    arrays = _read_numbered(f, "arrays", path)
+    for value in arrays:
+        contents.array(value)
+    variables = []
+    for k, value in enumerate(_read_numbered(f, "variables", path)):
+        attrs = f["variables"][str(k)].attrs
+        name, trainable = _text(attrs.get("name", f"variable_{k}")), attrs.get("trainable")
+        if not isinstance(name, str) or not isinstance(trainable, (bool, np.bool_)):
+            raise errors.InvalidArgumentError(
+                f"{path}: variables/{k} has a malformed 'name' or 'trainable' attribute")
+        contents.variable(value, name, bool(trainable))
+        variables.append((value, name, bool(trainable)))
+    blobs = {}
+    for group in f.get("functions", {}).values():
+        name = _text(group.attrs.get("name", group.name))
+        if not isinstance(group, h5py.Group) or not isinstance(name, str):
+            raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
+        items = []
+        for k in range(len(group)):
+            data = group.get(str(k))
+            if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8 or data.ndim != 1:
+                raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
+            load_budget.charge(data.shape, np.uint8, f"function {group.name}/{k}")
+            items.append(np.asarray(data[()]).tobytes())
+        contents.function(group.name, name, items)
+        blobs[name] = items
+    _check_manifest(f, path, contents.manifest)
+    # Variables are created only once everything is verified.
+    made = [variable_lib.Variable(value, trainable=trainable, name=name)
+            for value, name, trainable in variables]
+    return arrays, made, blobs
+
+
+def _text(value):
+    """A string attribute as `str` (files store them as UTF-8 bytes, see
+    `h5format.text_attr`); anything else unchanged, for the caller to refuse."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")  # (a UnicodeDecodeError is a corrupted file)
+    return value
+
+
+def _check_manifest(f, path, found: dict) -> None:
+    lost = ("; eagerflow always writes one, so its checksums were removed or it was written "
+            "by another tool. It was not loaded.")
+    digest = _text(f.attrs.get(h5format.MANIFEST_DIGEST))
+    if not isinstance(digest, str):
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r}: the root attribute {h5format.MANIFEST_DIGEST!r} (the "
+            f"checksum manifest's digest) is missing{lost}")
+    stored = f.get(MANIFEST)
+    if not isinstance(stored, h5py.Dataset) or stored.dtype != np.uint8 or stored.ndim != 1:
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r}: the checksum manifest (dataset {MANIFEST!r}) is "
+            f"missing{lost}")
+    blob = np.asarray(stored[()]).tobytes()
+    expected, described = h5format.encode_manifest(found)[0], hashlib.sha256(blob).hexdigest()
+    if described != digest:
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r}: the checksum manifest does not match its SHA-256 digest: "
+            "the file is corrupted (a changed byte, a bad disk or transfer). It was not loaded.")
+    if blob != expected:
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r}: {_first_difference(blob, found)} does not match the "
+            "checksum manifest: the file is corrupted, or mixes parts of different exports. "
+            "It was not loaded.")
+
+
+def _first_difference(blob: bytes, found: dict) -> str:
+    """Names the first function, array or variable whose description differs."""
+    try:
+        recorded = json.loads(blob)
+    except ValueError:
+        return "its contents"
+    if not isinstance(recorded, dict):
+        return "its contents"
+    ours, theirs = found["functions"], recorded.get("functions")
+    theirs = theirs if isinstance(theirs, dict) else {}
+    for group in sorted(set(ours) | set(theirs)):
+        if ours.get(group) != theirs.get(group):
+            return f"function group {group!r}"
+    for part in ("arrays", "variables"):
+        ours, theirs = found[part], recorded.get(part)
+        theirs = theirs if isinstance(theirs, list) else []
+        for k in range(max(len(ours), len(theirs))):
+            if k >= len(ours) or k >= len(theirs) or ours[k] != theirs[k]:
+                return f"{part}/{k}"
+    return "its header"
 
 
 def _read_numbered(f, key, path) -> list:
@@ -384,7 +526,7 @@ def _read_numbered(f, key, path) -> list:
             )
         load_budget.charge(dataset.shape, dataset.dtype, f"{key}/{k} of shape "
                            f"{dataset.shape} in the file")
-        values.append(np.asarray(dataset[()]))
+        values.append(np.array(dataset[()], order="C"))  # (ascontiguousarray makes 0-d 1-d)
     return values
 
 

@@ -1,16 +1,33 @@
 """The checkpoint file format: plain HDF5, one dataset per variable at its object path.
 
-Layout (format version 1)::
+Layout (format version 2)::
 
-    /                         attrs: format="eagerflow-checkpoint", format_version="1",
+    /                         attrs: format="eagerflow-checkpoint", format_version="2",
                                      eagerflow_version=<eagerflow.__version__>,
-                                     kind="checkpoint" | "weights" | "model"
+                                     kind="checkpoint" | "weights" | "model",
+                                     manifest_sha256=<hex SHA-256 of the manifest>
     /model/dense1/kernel      dataset, the variable's dtype and shape, contiguous,
                               uncompressed; attrs: dtype="float32", shape="[3, 4]"
     /optimizer/slots/model/dense1/kernel/m    an optimizer slot (see `graph`)
     /save_counter             int64 scalar (files written by `Checkpoint.save`)
     /.eagerflow/<name>        uint8 datasets: UTF-8 metadata (``model_config`` holds the
                               JSON architecture of files written by `save_model`)
+    /.eagerflow/manifest      uint8 dataset: the checksum manifest (JSON)
+
+**Everything a load reads is checksummed, and each checksum is bound to its key.** The
+manifest lists the root attributes and, for every dataset, its key, its dtype (with byte
+order), its shape and the CRC-32 (and CRC-32C with the ``fast`` extra) of its bytes, and,
+for every metadata blob (model config, compile config, layer state), its name, size and
+CRCs. The root attribute ``manifest_sha256`` is the SHA-256 of the manifest's bytes. A
+reader verifies the digest, then that the file holds exactly the datasets and blobs the
+manifest lists with exactly its dtypes and shapes, and each CRC when the bytes are read.
+So a flipped bit anywhere a load looks, a renamed dataset, one copied (with its CRC) from
+another file, or a file stripped of its checksums is refused, naming the file. Checksums
+detect corruption and mixing, not forgery: someone who rewrites the manifest and its
+digest can make any file (see the Security model guide).
+
+Version 1 files (tensor checksums only, as per-dataset attributes) are refused with a
+message saying so: their configs and metadata cannot be verified.
 
 Every attribute is a string. The reader trusts nothing in the file: it reads only string
 attributes and numeric datasets (bool, int, uint, float, complex), never pickles or
@@ -29,11 +46,14 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import hashlib
 import json
 import os
 import shutil
 import zlib
+from collections.abc import Iterator
 from concurrent import futures
 from typing import NamedTuple, NoReturn
 
@@ -44,8 +64,10 @@ from eagerflow.core import errors
 from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow-checkpoint"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 META = ".eagerflow"
+MANIFEST = "manifest"  # the checksum manifest's metadata name (reserved)
+MANIFEST_DIGEST = "manifest_sha256"  # the root attribute holding the manifest's SHA-256
 KINDS = ("checkpoint", "weights", "model")
 _NUMERIC_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
 # Reads go in pieces this large, each checksummed while it is still in the CPU cache.
@@ -89,15 +111,92 @@ def _eagerflow_version() -> str:
     return eagerflow.__version__
 
 
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+def _signature_offset(path: str, size: int) -> int | None:
+    # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
+    # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
+    with open(path, "rb") as f:
+        offset = 0
+        while offset + len(_SIGNATURE) <= size:
+            f.seek(offset)
+            if f.read(len(_SIGNATURE)) == _SIGNATURE:
+                return offset
+            offset = 512 if offset == 0 else offset * 2
+    return None
+
+
+# Where the superblock's base and end-of-file addresses sit, by superblock version: versions
+# 0 and 1 keep the size of an address at byte 13 and the base address at byte 24 (28 in
+# version 1), then the free-space and end-of-file addresses; versions 2 and 3 keep the size
+# at byte 9 and the base, extension and end-of-file addresses from byte 12.
+_SUPERBLOCK = {0: (13, 24, 2), 1: (13, 28, 2), 2: (9, 12, 2), 3: (9, 12, 2)}
+
+
+def superblock_problem(path: str) -> str | None:
+    """What is wrong with an HDF5 file's superblock before HDF5 reads it, or None: no
+    signature, an unknown superblock version, or an end-of-file address that does not
+    match the file's size. Files are written whole and replaced atomically, so their end of
+    file is their size; a mismatch means a truncated, extended or corrupted file, which
+    HDF5 could otherwise walk for a long time.
+
+    Examples:
+        >>> import os, tempfile, numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> path = h5format.write(os.path.join(tempfile.mkdtemp(), "w.h5"),
+        ...                       {"w": np.ones(2, np.float32)}, kind="weights")
+        >>> h5format.superblock_problem(path) is None
+        True
+        >>> with open(path, "ab") as f:
+        ...     _ = f.write(b"appended")
+        >>> h5format.superblock_problem(path)[:60]
+        'is truncated or corrupted: its HDF5 superblock says the file'
+    """
+    size = os.path.getsize(path)
+    start = _signature_offset(path, size)
+    if start is None:
+        return f"is not an HDF5 file ({size} bytes, no HDF5 signature)"
+    with open(path, "rb") as f:
+        f.seek(start)
+        head = f.read(64)
+    layout = _SUPERBLOCK.get(head[8]) if len(head) > 8 else None
+    if layout is None:
+        version = head[8] if len(head) > 8 else None
+        return f"is corrupted: its HDF5 superblock has unknown version {version}"
+    width_at, base_at, eof_index = layout
+    width = head[width_at] if len(head) > width_at else 0
+    end = base_at + (eof_index + 1) * width
+    if width not in (2, 4, 8) or len(head) < end:
+        return f"is corrupted: its HDF5 superblock declares addresses of {width} bytes"
+    base = int.from_bytes(head[base_at:base_at + width], "little")
+    eof = int.from_bytes(head[end - width:end], "little")
+    if base != start or eof != size:
+        return (f"is truncated or corrupted: its HDF5 superblock says the file ends at byte "
+                f"{eof} (base address {base}), but it has {size} bytes")
+    return None
+
+
+# Files are written in HDF5 1.10's format (superblock version 3, version 2 object headers):
+# in it every piece of HDF5's own metadata carries a checksum that HDF5 verifies before it
+# parses it, so a corrupted object header or index is refused instead of being walked. In
+# the older default format one flipped bit of an attribute header crashed h5py, and
+# checksummed files refuse ~94% of random flips in a many-variable checkpoint instead of
+# ~46% (the rest changed nothing a load reads; see tests/security/test_bit_flips.py). Any
+# HDF5 since 1.10 (2017) reads them.
+LIBVER = ("v110", "v110")
+
+
 def _create(path: str):
-    # Writing only: every read goes through `h5safe.open_file`. No HDF5 file locking (see
-    # h5safe: files are replaced atomically, and locks fail on NFS and Lustre).
+    # Writing only: every read goes through `h5safe.open_file`. No HDF5 file locking: files
+    # are replaced atomically, never written in place, so locks add no safety, and they
+    # fail on NFS and Lustre ("unable to lock file"). Old HDF5 libraries lack the option.
     try:
-        return h5py.File(path, "w", locking=False)
+        return h5py.File(path, "w", locking=False, libver=LIBVER)
     except (TypeError, ValueError) as e:
         if "locking" not in str(e):
             raise
-        return h5py.File(path, "w")
+        return h5py.File(path, "w", libver=LIBVER)
 
 
 def _load_crc32c():
@@ -172,28 +271,62 @@ def _checksums_of(array: np.ndarray) -> dict:
     return sums
 
 
-def _write_dataset(h5file, key: str, array: np.ndarray, checksums=None) -> None:
+def text_attr(value: str) -> np.bytes_:
+    """A string attribute value stored inline, as fixed-length UTF-8 bytes: h5py stores a
+    Python `str` as a variable-length string in HDF5's global heap, the one piece of HDF5
+    metadata without a checksum (a flipped bit there made HDF5 loop for minutes). Plain
+    h5py reads these as bytes (``.decode()`` them); `Reader` decodes them.
+
+    Examples:
+        >>> from eagerflow.saving import h5format
+        >>> h5format.text_attr("float32")
+        np.bytes_(b'float32')
+    """
+    return np.bytes_(value.encode("utf-8"))
+
+
+def _write_dataset(h5file, key: str, array: np.ndarray) -> None:
     # Contiguous and uncompressed: h5py writes straight from the array's buffer, so a save
     # costs about what numpy.save costs (see benchmarks/bench_checkpoint.py).
     dataset = h5file.create_dataset(key, data=array)
-    dataset.attrs["dtype"] = array.dtype.name
-    dataset.attrs["shape"] = json.dumps(list(array.shape))
-    if checksums is not None:  # verified on every read (files without them still load)
-        for name, value in checksums.result().items():
-            dataset.attrs[name] = value
+    dataset.attrs["dtype"] = text_attr(array.dtype.name)
+    dataset.attrs["shape"] = text_attr(json.dumps(list(array.shape)))
 
 
-def write(path, arrays: dict, kind: str, metadata: dict | None = None,
-          checksums: bool = True) -> str:
+def encode_manifest(manifest: dict) -> tuple[bytes, str]:
+    """The canonical bytes of a checksum manifest (sorted keys, no spaces) and their
+    SHA-256 in hex: what a file stores, and the digest that binds it.
+
+    Examples:
+        >>> from eagerflow.saving import h5format
+        >>> blob, digest = h5format.encode_manifest({"b": 1, "a": [2]})
+        >>> blob, len(digest)
+        (b'{"a":[2],"b":1}', 64)
+    """
+    blob = json.dumps(manifest, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    return blob, hashlib.sha256(blob).hexdigest()
+
+
+def _sums_record(sums: dict, **fields) -> dict:
+    return {**fields, **{name: int(value) for name, value in sums.items()}}
+
+
+def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
     """Writes `arrays` (``{object path: ndarray}``) to `path`, atomically and durably.
+
+    Every tensor and metadata blob is checksummed (CRC-32, and CRC-32C when the ``crc32c``
+    package is installed) in the file's manifest, which a SHA-256 root attribute binds
+    (see the module docstring).
 
     Args:
         path: the file to write; parent directories are created.
         arrays: ``{path: ndarray}``; paths are ``/``-separated escaped components.
         kind: ``"checkpoint"``, ``"weights"`` or ``"model"``.
-        metadata: optional ``{name: bytes}`` stored under ``/.eagerflow/``.
-        checksums: store a CRC-32 of each tensor (and a CRC-32C when the ``crc32c``
-            package is installed), checked when it is read.
+        metadata: optional ``{name: bytes}`` stored under ``/.eagerflow/`` (the name
+            ``"manifest"`` is reserved).
+
+    Raises:
+        InvalidArgumentError: if a metadata blob is named ``"manifest"``.
 
     Returns:
         The path written, as a string.
@@ -214,20 +347,34 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None,
     def write_file(tmp):
         contiguous = {key: array if array.flags.c_contiguous else array.copy(order="C")
                       for key, array in arrays.items()}  # (ascontiguousarray makes 0-d 1-d)
+        header = {"format": FORMAT, "format_version": str(FORMAT_VERSION),
+                  "eagerflow_version": _eagerflow_version(), "kind": kind}
         # The checksums are computed on a worker thread (zlib and crc32c release the GIL)
         # while HDF5 writes the arrays on this one.
         with _create(tmp) as h5file, futures.ThreadPoolExecutor(max_workers=1) as pool:
-            sums = {key: pool.submit(_checksums_of, array) if checksums else None
-                    for key, array in contiguous.items()}
-            h5file.attrs["format"] = FORMAT
-            h5file.attrs["format_version"] = str(FORMAT_VERSION)
-            h5file.attrs["eagerflow_version"] = _eagerflow_version()
-            h5file.attrs["kind"] = kind
+            sums = {key: pool.submit(_checksums_of, array) for key, array in contiguous.items()}
+            for name, value in header.items():
+                h5file.attrs[name] = text_attr(value)
             for key, array in contiguous.items():
-                _write_dataset(h5file, key, array, sums[key])
-            for name, blob in (metadata or {}).items():
-                h5file.create_dataset(f"{META}/{name}", data=np.frombuffer(blob, np.uint8))
+                _write_dataset(h5file, key, array)
+            blobs = {name: np.frombuffer(blob, np.uint8) for name, blob in blob_of.items()}
+            for name, data in blobs.items():
+                h5file.create_dataset(f"{META}/{name}", data=data)
+            manifest = {**header, "entries": {
+                key: _sums_record(sums[key].result(), dtype=array.dtype.str,
+                                  shape=list(array.shape))
+                for key, array in contiguous.items()}, "metadata": {
+                name: _sums_record(_checksums_of(data), size=len(data))
+                for name, data in blobs.items()}}
+            text, digest = encode_manifest(manifest)
+            h5file.create_dataset(f"{META}/{MANIFEST}", data=np.frombuffer(text, np.uint8))
+            h5file.attrs[MANIFEST_DIGEST] = text_attr(digest)
 
+    blob_of = metadata or {}
+    if MANIFEST in blob_of:
+        raise errors.InvalidArgumentError(
+            f"h5format.write({os.fspath(path)!r}): the metadata name {MANIFEST!r} is reserved "
+            "for the checksum manifest.")
     return fileio.atomic_write(path, write_h5)
 
 
@@ -291,6 +438,12 @@ class Reader:
         self.path = os.fspath(path)
         if not os.path.lexists(self.path):
             raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
+        try:
+            problem = superblock_problem(self.path)  # before HDF5 walks a damaged file
+        except FileNotFoundError as e:
+            raise self._vanished() from e
+        if problem is not None:
+            raise InvalidCheckpointError(f"Checkpoint file {self.path!r} {problem}.")
         try:  # links, external and virtual storage, filters, dtypes, sizes: checked there
             self._file = h5safe.open_file(self.path, "Checkpoint file", InvalidCheckpointError)
         except FileNotFoundError as e:
@@ -299,8 +452,10 @@ class Reader:
             raise self._vanished() from e
         self._file_size = os.fstat(self._file.id.get_vfd_handle()).st_size
         try:
-            self._check_header()
-            self.entries, self._metadata = self._index()
+            with self._corruption("its structure cannot be read"):
+                self._check_header()
+                self.entries, self._metadata = self._index()
+                self._manifest = self._verify_manifest()
         except BaseException:
             self._file.close()
             raise
@@ -313,6 +468,18 @@ class Reader:
     # -- validation -------------------------------------------------------------------
     def _fail(self, message: str) -> NoReturn:
         raise InvalidCheckpointError(f"Checkpoint file {self.path!r}: {message}")
+
+    @contextlib.contextmanager
+    def _corruption(self, what: str) -> Iterator[None]:
+        """Turns what h5py raises on a corrupted file (bare KeyError, OSError, ... from
+        deep inside HDF5) into an `InvalidCheckpointError` naming the file."""
+        try:
+            yield
+        except errors.OpError:
+            raise
+        except (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
+                IndexError, UnicodeError) as e:
+            self._fail(f"{what}; the file is corrupted ({type(e).__name__}: {e}).")
 
     def _string_attr(self, obj, name: str, where: str) -> str | None:
         try:
@@ -343,6 +510,13 @@ class Reader:
         version = self._string_attr(self._file, "format_version", "the root group")
         if version is None or not version.isdigit():
             self._fail(f"root attribute 'format_version' is {version!r}, expected an integer.")
+        if int(version) == 1:
+            self._fail(
+                "format version 1 (eagerflow before file-level checksums) is no longer "
+                "loaded: its configs and metadata carry no checksums, so corruption there "
+                "cannot be detected. Save the objects again with this eagerflow from their "
+                "source, or load the file with the eagerflow that wrote it and save it again "
+                "with this one.")
         if int(version) != FORMAT_VERSION:
             self._fail(
                 f"format version {version} is not supported: this eagerflow reads version "
@@ -391,6 +565,9 @@ class Reader:
         except (OSError, RuntimeError, KeyError) as e:
             self._fail(f"the object tree is corrupted ({e}).")
         for key, dataset in found:
+            if not isinstance(key, str):  # h5py gives names that are not UTF-8 as bytes
+                self._fail(f"the object name {key!r} is not UTF-8 text; the file is "
+                           "corrupted.")
             if key.split("/", 1)[0] == META:
                 if dataset.shape is None or dataset.dtype != np.uint8 or dataset.ndim != 1:
                     self._fail(f"metadata dataset {key!r} must be 1-D uint8 text.")
@@ -399,6 +576,75 @@ class Reader:
                 entries[key] = self._check_dataset(key, dataset)
                 self._datasets[key] = dataset
         return entries, metadata
+
+    def _verify_manifest(self) -> dict:
+        """Checks the manifest against its digest, then the file's header, datasets and
+        metadata against the manifest (CRCs are checked when the bytes are read); returns
+        the manifest."""
+        lost = ("; files written by eagerflow always carry one, so its checksums were "
+                "removed or it was written by another tool. It is not loaded.")
+        digest = self._string_attr(self._file, MANIFEST_DIGEST, "the root group")
+        if digest is None:
+            self._fail(f"the root attribute {MANIFEST_DIGEST!r} (the checksum manifest's "
+                       f"digest) is missing{lost}")
+        if MANIFEST not in self._metadata:
+            self._fail(f"the checksum manifest (dataset '{META}/{MANIFEST}') is missing{lost}")
+        blob = self._read_blob(MANIFEST, self._metadata.pop(MANIFEST))
+        if hashlib.sha256(blob).hexdigest() != digest:
+            self._fail("the checksum manifest does not match its SHA-256 digest: the file is "
+                       "corrupted (a changed byte, a bad disk or transfer).")
+        manifest = fileio.loads_json(blob.decode("utf-8", "replace"),
+                                     f"Checkpoint file {self.path!r}: the checksum manifest",
+                                     InvalidCheckpointError)
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("entries"), dict) \
+                or not isinstance(manifest.get("metadata"), dict):
+            self._fail("the checksum manifest is not a manifest document.")
+        header = {"format": FORMAT, "format_version": str(FORMAT_VERSION),
+                  "eagerflow_version": self.eagerflow_version, "kind": self.kind}
+        for name, value in header.items():
+            if manifest.get(name) != value:
+                self._fail(f"root attribute {name!r} is {value!r}, but the checksum manifest "
+                           f"records {manifest.get(name)!r}.")
+        self._match("dataset", manifest["entries"], self._datasets)
+        self._match("metadata", manifest["metadata"], self._metadata)
+        for key, dataset in self._datasets.items():
+            record = manifest["entries"][key]
+            if not isinstance(record, dict) or record.get("dtype") != dataset.dtype.str \
+                    or record.get("shape") != list(self.entries[key].shape):
+                self._fail(f"dataset {key!r} holds {dataset.dtype.str} data of shape "
+                           f"{self.entries[key].shape}, but the checksum manifest records "
+                           f"{record!r}.")
+        for name, dataset in self._metadata.items():
+            record = manifest["metadata"][name]
+            if not isinstance(record, dict) or record.get("size") != dataset.shape[0]:
+                self._fail(f"metadata {name!r} holds {dataset.shape[0]} bytes, but the "
+                           f"checksum manifest records {record!r}.")
+        for what, records in (("dataset", manifest["entries"]),
+                              ("metadata", manifest["metadata"])):
+            for key, record in records.items():
+                if not all(isinstance(record.get(name), int) and 0 <= record[name] < 1 << 32
+                           for name in ("crc32", *(("crc32c",) if "crc32c" in record else ()))):
+                    self._fail(f"the checksum manifest records no valid CRC-32 for {what} "
+                               f"{key!r}.")
+        return manifest
+
+    def _match(self, what: str, recorded: dict, found: dict) -> None:
+        """Fails unless the file holds exactly the `what` keys the manifest lists."""
+        extra = sorted(set(found) - set(recorded))
+        absent = sorted(set(recorded) - set(found))
+        if extra:
+            self._fail(f"{what} {extra[0]!r} is not in the checksum manifest (renamed, added "
+                       "or copied from another file).")
+        if absent:
+            self._fail(f"the checksum manifest lists {what} {absent[0]!r}, which the file "
+                       "does not hold (removed or renamed).")
+
+    def _crc_of(self, record: dict):
+        """``(incremental checksum function, stored value)``: the fastest CRC this install
+        can verify for a manifest record."""
+        if "crc32c" in record and _crc32c is not None:
+            return _crc32c.crc32c, record["crc32c"]
+        return zlib.crc32, record["crc32"]
 
     # -- reading ----------------------------------------------------------------------
     def read_into(self, key: str, out: np.ndarray) -> None:
@@ -415,24 +661,13 @@ class Reader:
             >>> out
             array([1., 1.], dtype=float32)
         """
-        self._read_checked(key, out, self._checksum_of(key), self._offset_of(key, out))
+        with self._corruption(f"dataset {key!r} cannot be located"):
+            offset = self._offset_of(key, out)
+        self._read_checked(key, out, self._checksum_of(key), offset)
 
     def _checksum_of(self, key: str):
-        """``(incremental checksum function, stored value)`` for the fastest checksum this
-        install can verify, or None for a file written without checksums."""
-        try:
-            attrs = self._datasets[key].attrs
-            if "crc32c" in attrs and _crc32c is not None:
-                return _crc32c.crc32c, int(attrs["crc32c"])
-            if "crc32" in attrs:
-                return zlib.crc32, int(attrs["crc32"])
-        except (OSError, RuntimeError, ValueError, TypeError) as e:
-            self._fail(f"the checksum of dataset {key!r} cannot be read ({e}).")
-        if "crc32c" in attrs:  # only a CRC-32C, and no package to check it with
-            self._fail(f"dataset {key!r} carries only a CRC-32C checksum and the 'crc32c' "
-                       "package that verifies it is not installed; install it with "
-                       "`pip install 'eagerflow[fast]'`.")
-        return None
+        """``(incremental checksum function, stored value)`` of entry `key`."""
+        return self._crc_of(self._manifest["entries"][key])
 
     def _offset_of(self, key: str, out: np.ndarray):
         """The byte offset of `key`'s data in the file when it can be read with ``os.preadv``
@@ -448,7 +683,7 @@ class Reader:
         return offset
 
     def _read_checked(self, key: str, out: np.ndarray, checksum, offset) -> None:
-        """Reads `key` into `out` and verifies its checksum (if the file has one).
+        """Reads `key` into `out` and verifies its checksum.
 
         With an `offset`, the bytes are read with ``os.preadv`` on the file HDF5 holds open
         (the bytes HDF5 itself would copy) in pieces of `_PIECE` bytes, each checksummed
@@ -462,7 +697,7 @@ class Reader:
                 dataset.id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
             except (OSError, RuntimeError, ValueError, TypeError) as e:
                 self._fail(f"dataset {key!r} cannot be read; the file is corrupted ({e}).")
-            if checksum is not None and out.size:
+            if out.size:
                 stored = out if dataset.dtype == out.dtype else out.astype(dataset.dtype)
                 value = checksum[0](_bytes_of(np.ascontiguousarray(stored)))
         else:
@@ -477,10 +712,9 @@ class Reader:
                 if count == 0:
                     self._fail(f"dataset {key!r} ends early: {done} of {len(view)} bytes "
                                "read.")
-                if checksum is not None:
-                    value = checksum[0](view[done:done + count], value)
+                value = checksum[0](view[done:done + count], value)
                 done += count
-        if checksum is not None and value != checksum[1]:
+        if value != checksum[1]:
             self._fail(f"the data of variable {key!r} does not match its checksum: the file "
                        "is corrupted (a changed byte, a bad disk or transfer).")
 
@@ -507,7 +741,8 @@ class Reader:
             entry = self.entries[key]
             self._charge(key, entry)
             out = values[key] = np.empty(entry.shape, entry.dtype)
-            jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
+            with self._corruption(f"dataset {key!r} cannot be located"):
+                jobs.append((key, out, self._checksum_of(key), self._offset_of(key, out)))
         # Two threads, each reading and checksumming whole entries: measured faster than
         # one thread, and than one thread reading while another checksums (see
         # benchmarks/bench_checkpoint.py).
@@ -547,10 +782,18 @@ class Reader:
         if dataset is None:
             return None
         load_budget.charge(dataset.shape, np.uint8, f"metadata {name!r} in the file")
+        blob = self._read_blob(name, dataset)
+        function, stored = self._crc_of(self._manifest["metadata"][name])
+        if function(blob) != stored:
+            self._fail(f"metadata {name!r} does not match its checksum: the file is "
+                       "corrupted (a changed byte, a bad disk or transfer).")
+        return blob
+
+    def _read_blob(self, name: str, dataset) -> bytes:
         out = np.empty(dataset.shape, np.uint8)
         try:
             dataset.id.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
-        except (OSError, RuntimeError) as e:
+        except (OSError, RuntimeError, ValueError, TypeError) as e:
             self._fail(f"metadata {name!r} cannot be read; the file is corrupted ({e}).")
         return out.tobytes()
 

@@ -165,6 +165,8 @@ def test_saved_model_without_a_default_function(tmp_path):
 def test_saved_model_with_malformed_function_records(tmp_path):
     import h5py
 
+    from tests.security import forge
+
     path = str(tmp_path / "m.h5")
     ef.saved_model.save(ef.function(lambda x: x, input_signature=[ef.TensorSpec([])]), path)
     with h5py.File(path, "r+") as f:
@@ -178,6 +180,7 @@ def test_saved_model_with_malformed_function_records(tmp_path):
             del f["functions/serving_default/0"]
             data = np.frombuffer(__import__("json").dumps(item).encode(), np.uint8)
             f["functions/serving_default"].create_dataset("0", data=data)
+        forge.reseal(path)  # a forged record: past the checksums, to the decoder
         with pytest.raises(ef.errors.InvalidArgumentError, match=match):
             ef.saved_model.load(path)
 

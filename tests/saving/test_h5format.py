@@ -11,6 +11,7 @@ import pytest
 import eagerflow as ef
 from eagerflow.saving import h5format
 from eagerflow.saving.h5format import InvalidCheckpointError
+from tests.security import forge
 
 SENTINEL_NAME = "pwned.txt"
 
@@ -25,14 +26,18 @@ class Evil:
         return (open, (self.path, "w"))
 
 
-def make_file(path, build, version="1", fmt=h5format.FORMAT, kind="checkpoint"):
+def make_file(path, build, version="2", fmt=h5format.FORMAT, kind="checkpoint", seal=False):
+    """A file written by another tool; `seal` adds the checksum manifest a forger would."""
     with h5py.File(path, "w") as f:
         if fmt is not None:
             f.attrs["format"] = fmt
         if version is not None:
             f.attrs["format_version"] = version
         f.attrs["kind"] = kind
+        f.attrs["eagerflow_version"] = ef.__version__
         build(f)
+    if seal:
+        forge.reseal(path)
     return str(path)
 
 
@@ -69,18 +74,18 @@ def test_plain_h5py_reads_the_saved_weights(tmp_path):
     kernel = ef.Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
     path = ef.Checkpoint(model={"dense1": {"kernel": kernel}}).write(tmp_path / "w.h5")
     with h5py.File(path, "r") as f:
-        assert f.attrs["format"] == "eagerflow-checkpoint"
-        assert f.attrs["format_version"] == "1"
+        assert f.attrs["format"] == b"eagerflow-checkpoint"  # inline UTF-8 bytes
+        assert f.attrs["format_version"] == b"2"
         dataset = f["model/dense1/kernel"]
         assert np.array_equal(dataset[()], kernel.numpy())
-        assert dataset.attrs["dtype"] == "float32"
+        assert dataset.attrs["dtype"] == b"float32"
         assert json.loads(dataset.attrs["shape"]) == [3, 4]
         assert dataset.compression is None and dataset.chunks is None  # contiguous
 
 
 def test_big_endian_data_from_another_tool_loads(tmp_path):
     array = np.array([1.0, 2.0], dtype=">f4")
-    path = make_file(tmp_path / "be.h5", lambda f: good_dataset(f, "w", array))
+    path = make_file(tmp_path / "be.h5", lambda f: good_dataset(f, "w", array), seal=True)
     with h5format.Reader(path) as reader:
         assert reader.entries["w"].dtype == np.float32
         assert np.array_equal(reader.read("w"), [1.0, 2.0])
@@ -114,12 +119,20 @@ def test_hdf5_that_is_not_a_checkpoint(tmp_path):
 
 
 def test_unknown_format_version(tmp_path):
-    path = make_file(tmp_path / "v2.h5", lambda f: None, version="2")
+    path = make_file(tmp_path / "v3.h5", lambda f: None, version="3")
     with pytest.raises(InvalidCheckpointError,
-                       match=r"v2.h5'.*format version 2 is not supported.*Upgrade"):
+                       match=r"v3.h5'.*format version 3 is not supported.*Upgrade"):
         h5format.Reader(path)
     path = make_file(tmp_path / "vx.h5", lambda f: None, version="one")
     with pytest.raises(InvalidCheckpointError, match="expected an integer"):
+        h5format.Reader(path)
+
+
+def test_version_1_files_without_file_level_checksums_are_refused(tmp_path):
+    path = make_file(tmp_path / "v1.h5", lambda f: good_dataset(f, "w", np.ones(2, np.float32)),
+                     version="1")
+    with pytest.raises(InvalidCheckpointError,
+                       match=r"v1.h5'.*format version 1 .*no longer loaded.*no checksums"):
         h5format.Reader(path)
 
 
@@ -234,7 +247,7 @@ def test_links_are_refused(tmp_path):
     # Refused, not skipped: a link is how a file serves another file's bytes (see also
     # tests/security/test_hdf5_safe_open.py).
     with pytest.raises(InvalidCheckpointError, match="'external' is an external link"):
-        h5format.Reader(make_file(tmp_path / "links.h5", build))
+        h5format.Reader(make_file(tmp_path / "links.h5", build, seal=True))
 
 
 @pytest.mark.parametrize("attr, value, message", [
@@ -292,7 +305,7 @@ def test_files_open_without_hdf5_locking(tmp_path, monkeypatch):
     monkeypatch.setattr(h5format.h5py, "File", recording)
     path = h5format.write(tmp_path / "l.h5", {"w": np.ones(2, np.float32)}, "checkpoint")
     h5format.Reader(path).close()
-    assert calls == [{"locking": False}, {"locking": False}]
+    assert calls == [{"locking": False, "libver": h5format.LIBVER}, {"locking": False}]
 
 
 def test_old_hdf5_without_the_locking_option(tmp_path, monkeypatch):
@@ -319,8 +332,9 @@ def test_old_hdf5_without_the_locking_option(tmp_path, monkeypatch):
 def test_signature_after_a_user_block_is_found(tmp_path):
     path = tmp_path / "ub.h5"
     with h5py.File(path, "w", userblock_size=1024) as f:
-        f.attrs["format"], f.attrs["format_version"] = h5format.FORMAT, "1"
-        f.attrs["kind"] = "weights"
+        f.attrs["format"], f.attrs["format_version"] = h5format.FORMAT, "2"
+        f.attrs["kind"], f.attrs["eagerflow_version"] = "weights", ef.__version__
         good_dataset(f, "w", np.ones(2, np.float32))
+    forge.reseal(path)
     with h5format.Reader(path) as reader:
         assert reader.kind == "weights"

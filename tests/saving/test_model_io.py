@@ -79,7 +79,7 @@ def test_weights_round_trip_without_optimizer_state(tmp_path):
     fit(model, fakes.batches(2))
     path = model_io.save_weights(model, tmp_path / "m.weights.h5")
     with h5py.File(path, "r") as f:
-        assert f.attrs["kind"] == "weights"
+        assert f.attrs["kind"] == b"weights"
         assert sorted(f["model/layers"]) == ["0", "1"]
         assert "optimizer" not in f["model"] and "optimizer" not in f
     fresh = make_model(seed=7)
@@ -188,7 +188,7 @@ def test_model_file_layout(tmp_path):
     fit(model, fakes.batches(1))
     path = model_io.save_model(model, tmp_path / "model.h5")
     with h5py.File(path, "r") as f:
-        assert f.attrs["kind"] == "model"
+        assert f.attrs["kind"] == b"model"
         document = json.loads(f[".eagerflow/model_config"][()].tobytes())
         assert "optimizer/slots/model/layers/0/kernel/momentum" in f
         assert "model/optimizer" not in f  # the optimizer is saved once, at its own root
