@@ -105,7 +105,7 @@ from eagerflow.math import (
     where,
 )
 from eagerflow.ops import random
-from eagerflow.ops.array import (
+from eagerflow.ops.array_ops import (
     broadcast_to,
     concat,
     expand_dims,

@@ -14,7 +14,7 @@ import eagerflow
 _PACKAGE = pathlib.Path(eagerflow.__file__).parent
 # What importing the engine must not load: the compiler, the heavy op families, and
 # everything built on top.
-_NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.pooling",
+_NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv_ops", "eagerflow.ops.pooling",
                   "eagerflow.layers", "eagerflow.models", "eagerflow.optim", "eagerflow.metrics",
                   "eagerflow.losses", "eagerflow.data", "eagerflow.datasets", "eagerflow.saving",
                   "eagerflow.callbacks", "eagerflow.summary"]

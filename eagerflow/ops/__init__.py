@@ -6,7 +6,7 @@ register when their module is first imported. NumPy-level helpers live in `ops/k
 """
 
 from eagerflow import absent as _absent
-from eagerflow.ops import array, creation, indexing, linalg, math, operators, reduce
+from eagerflow.ops import array_ops as array, creation, indexing, linalg_ops as linalg, math, operators, reduce
 from eagerflow.ops.kernels import memory
 
 memory.pin_if_requested()  # opt-in only: EAGERFLOW_PIN_MALLOC=1

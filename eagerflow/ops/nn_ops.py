@@ -22,9 +22,9 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core import logits as logits_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
-from eagerflow.ops import linalg as _linalg
+from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import random as _random

@@ -34,8 +34,8 @@ import numpy as np
 
 from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
-from eagerflow.ops import einsum as _einsum
+from eagerflow.ops import array_ops as _array
+from eagerflow.ops import einsum_ops as _einsum
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
@@ -490,7 +490,7 @@ def saturate_cast(value, dtype):
 
     Examples:
         >>> import eagerflow as ef
-        >>> from eagerflow.ops import image
+        >>> from eagerflow.ops import image_ops as image
         >>> image.saturate_cast(ef.constant([-3.0, 300.0]), ef.uint8)
         ef.Tensor([  0 255], shape=(2,), dtype=uint8)
     """
