@@ -176,6 +176,7 @@ _NAMESPACE_MODULES = {
     "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "backend.py",
     "testing.py",
     "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
+    "ops/numpy.py", "ops/nn.py", "ops/image.py", "ops/linalg.py",  # keras.ops.numpy, ...
     "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",
     "datasets/digits.py", "datasets/mnist.py", "datasets/fashion_mnist.py",

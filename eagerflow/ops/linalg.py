@@ -1,0 +1,130 @@
+"""Keras 3's linear algebra ops (`keras.ops.linalg`): Cholesky, determinants, inverses,
+solves and norms with NumPy's conventions, on eagerflow's differentiable decompositions.
+
+Examples:
+    >>> import eagerflow as ef
+    >>> ef.ops.linalg.det(ef.constant([[2.0, 0.0], [0.0, 3.0]]))
+    ef.Tensor(6.0, shape=(), dtype=float32)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eagerflow.ops import array_ops as _array
+from eagerflow.ops import decompositions as _decompositions
+from eagerflow.ops import keras_core as _core
+from eagerflow.ops import keras_missing as _keras_missing
+from eagerflow.ops import linalg_ops as _linalg
+from eagerflow.ops import logic as _logic
+from eagerflow.ops import math as _math
+from eagerflow.ops import reduce as _reduce
+from eagerflow.ops import unary as _unary
+from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
+
+
+def _swap(x: Tensor) -> Tensor:
+    return _array.transpose(x, [*range(x.ndim - 2), x.ndim - 1, x.ndim - 2])
+
+
+def cholesky(x: TensorLike, upper: bool = False) -> Tensor:
+    """The Cholesky factor of symmetric positive definite matrices, lower (or upper)
+    triangular (`keras.ops.cholesky`)."""
+    factor = _decompositions.cholesky(_core.as_float(x))
+    return _swap(factor) if upper else factor
+
+
+def cholesky_inverse(x: TensorLike, upper: bool = False) -> Tensor:
+    """The inverse of `A` from its Cholesky factor (`A = L L^T`, or `U^T U` for `upper`)
+    (`keras.ops.cholesky_inverse`)."""
+    factor = _core.as_float(x)
+    lower = _swap(factor) if upper else factor
+    return _decompositions.inv(_linalg.matmul(lower, _swap(lower)))
+
+
+def det(x: TensorLike) -> Tensor:
+    """Determinants of the matrices in the last two axes (`keras.ops.det`)."""
+    return _decompositions.det(_core.as_float(x))
+
+
+def inv(x: TensorLike) -> Tensor:
+    """Inverses of the matrices in the last two axes (`keras.ops.inv`)."""
+    return _decompositions.inv(_core.as_float(x))
+
+
+def solve(a: TensorLike, b: TensorLike) -> Tensor:
+    """`x` with `a @ x = b`; `b` may be a vector (`keras.ops.solve`)."""
+    dtype = _core.result_type(a, b, 1.0)
+    matrix, rhs = _core.as_tensor(a, dtype), _core.as_tensor(b, dtype)
+    if rhs.ndim == matrix.ndim - 1:
+        return _array.squeeze(_decompositions.solve(matrix, _array.expand_dims(rhs, -1)), -1)
+    return _decompositions.solve(matrix, rhs)
+
+
+def solve_triangular(a: TensorLike, b: TensorLike, lower: bool = False) -> Tensor:
+    """`x` with `a @ x = b` for triangular `a` (upper by default, as Keras)
+    (`keras.ops.solve_triangular`)."""
+    dtype = _core.result_type(a, b, 1.0)
+    matrix, rhs = _core.as_tensor(a, dtype), _core.as_tensor(b, dtype)
+    if rhs.ndim == matrix.ndim - 1:
+        rhs = _array.expand_dims(rhs, -1)
+        return _array.squeeze(_decompositions.triangular_solve(matrix, rhs, lower=lower), -1)
+    return _decompositions.triangular_solve(matrix, rhs, lower=lower)
+
+
+def norm(x: TensorLike, ord: Any = None, axis: AxisLike = None,  # noqa: A002
+         keepdims: bool = False) -> Tensor:
+    """NumPy's `linalg.norm` (`keras.ops.norm`): the 2-norm of vectors or Frobenius norm
+    of matrices by default; vector `ord` any number or +-inf; matrix `ord` "fro", 1,
+    -1, inf or -inf.
+
+    Raises:
+        ValueError: for matrix norms needing singular values (2, -2, "nuc") or an `axis`
+            of more than two axes.
+    """
+    t = _core.as_float(x)
+    axes: tuple[Any, ...] = (tuple(range(t.ndim)) if axis is None
+                             else (axis,) if isinstance(axis, int) else tuple(axis))
+    if axis is None and ord is None:
+        return _linalg.norm(t, axis=None if not keepdims else list(axes), keepdims=keepdims)
+    if len(axes) == 1:
+        return _vector_norm(t, 2 if ord is None else ord, axes[0], keepdims)
+    if len(axes) != 2:
+        raise ValueError(f"norm: `axis` must be an int or a pair of ints. Received: axis={axis}")
+    if ord in (None, "fro"):
+        return _unary.sqrt(_reduce.reduce_sum(_unary.square(t), axis=list(axes),
+                                              keepdims=keepdims))
+    if ord not in (1, -1, np.inf, -np.inf):
+        raise ValueError(f"norm: eagerflow has matrix norms 'fro', 1, -1, inf and -inf (no "
+                         f"singular values for 2, -2, 'nuc'). Received: ord={ord!r}")
+    rows, cols = (a % t.ndim for a in axes)
+    inner, outer = (rows, cols) if ord in (1, -1) else (cols, rows)
+    sums = _reduce.reduce_sum(_unary.abs(t), axis=inner, keepdims=True)
+    pick = _reduce.reduce_max if ord in (1, np.inf) else _reduce.reduce_min
+    result = pick(sums, axis=outer, keepdims=True)
+    return result if keepdims else _array.squeeze(result, axis=[rows, cols])
+
+
+def _vector_norm(t: Tensor, ord: Any, axis: int, keepdims: bool) -> Tensor:  # noqa: A002
+    magnitude = _unary.abs(t)
+    if ord == np.inf:
+        return _reduce.reduce_max(magnitude, axis=axis, keepdims=keepdims)
+    if ord == -np.inf:
+        return _reduce.reduce_min(magnitude, axis=axis, keepdims=keepdims)
+    if ord == 0:
+        nonzero = _math.cast(_logic.not_equal(t, 0.0), t.dtype)
+        return _reduce.reduce_sum(nonzero, axis=axis, keepdims=keepdims)
+    power = float(ord)
+    total = _reduce.reduce_sum(_math.pow(magnitude, power), axis=axis, keepdims=keepdims)
+    return _math.pow(total, 1.0 / power)
+
+
+__all__ = [
+    "cholesky", "cholesky_inverse", "det", "inv", "norm", "solve", "solve_triangular",
+]
+
+
+def __getattr__(name: str) -> Any:
+    raise _keras_missing.missing("linalg", name)
