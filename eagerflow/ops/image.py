@@ -85,8 +85,8 @@ def _edges(name: str, before: int | None, after: int | None, length: int,
         return int(before or 0), int(after or 0)
     change = target - length if grow else length - target
     if before is None and after is None:
-        raise ValueError(f"{name}: give one of the two {name.split('_')[0]}ings besides "
-                         f"the target size")
+        edge = "paddings" if grow else "croppings"
+        raise ValueError(f"{name}: give one of the two {edge} besides the target size")
     if before is None:
         return change - int(after or 0), int(after or 0)
     return int(before), change - int(before)

@@ -45,8 +45,11 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 
 # -- activations -----------------------------------------------------------------------------
 def relu(x: TensorLike) -> Tensor:
-    """`max(x, 0)` (`keras.ops.relu`)."""
-    return _nn.relu(_f(x))
+    """`max(x, 0)` (`keras.ops.relu`); integers keep their dtype."""
+    tensor = _creation.convert_to_tensor(x)
+    if tensor.dtype.kind in "iu":
+        return _math.maximum(tensor, _creation.zeros_like(tensor))
+    return _nn.relu(_f(tensor))
 
 
 def relu6(x: TensorLike) -> Tensor:

@@ -77,6 +77,11 @@ def _sum_dtype(x: Tensor) -> np.dtype:
     return x.dtype
 
 
+def _scan_dtype(x: Tensor) -> np.dtype:
+    """Keras's running sums and products: bools accumulate in int32, the rest as they are."""
+    return np.dtype("int32") if x.dtype.kind == "b" else x.dtype
+
+
 def _flat(x: Tensor) -> Tensor:
     return _array.reshape(x, [-1])
 
@@ -583,14 +588,14 @@ def argmin(x: TensorLike, axis: int | None = None, keepdims: bool = False) -> Te
 def cumsum(x: TensorLike, axis: int | None = None, dtype: DTypeLike = None) -> Tensor:
     """Running sum along `axis` (flattened for None) (`keras.ops.cumsum`)."""
     x = _t(x)
-    x = _core.as_tensor(x, np.dtype(dtype) if dtype is not None else _sum_dtype(x))
+    x = _core.as_tensor(x, np.dtype(dtype) if dtype is not None else _scan_dtype(x))
     return _reduce.cumsum(_flat(x), axis=0) if axis is None else _reduce.cumsum(x, axis=axis)
 
 
 def cumprod(x: TensorLike, axis: int | None = None, dtype: DTypeLike = None) -> Tensor:
     """Running product along `axis` (flattened for None) (`keras.ops.cumprod`)."""
     x = _t(x)
-    x = _core.as_tensor(x, np.dtype(dtype) if dtype is not None else _sum_dtype(x))
+    x = _core.as_tensor(x, np.dtype(dtype) if dtype is not None else _scan_dtype(x))
     return _reduce.cumprod(_flat(x), axis=0) if axis is None else _reduce.cumprod(x, axis=axis)
 
 
@@ -885,8 +890,11 @@ def argsort(x: TensorLike, axis: int | None = -1) -> Tensor:
 
 # -- products --------------------------------------------------------------------------------
 def matmul(x1: TensorLike, x2: TensorLike) -> Tensor:
-    """Matrix product, NumPy's rules for vectors (`keras.ops.matmul`)."""
+    """Matrix product, NumPy's rules for vectors (`keras.ops.matmul`); for bools, whether
+    some pair of entries is true."""
     a, b = _common([x1, x2])
+    if a.dtype.kind == "b":
+        return _logic.greater(matmul(_math.cast(a, "int32"), _math.cast(b, "int32")), 0)
     if a.ndim == 1 and b.ndim == 1:
         return _reduce.reduce_sum(_math.multiply(a, b))
     if a.ndim == 1:
