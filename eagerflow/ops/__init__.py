@@ -34,25 +34,27 @@ memory.pin_if_requested()  # opt-in only: EAGERFLOW_PIN_MALLOC=1
 # Keras's names by the module that defines them (loaded on first use).
 _KERAS_FROM: dict[str, str] = {
     "eagerflow.ops.keras_core": """
-        cast convert_to_numpy convert_to_tensor dtype erf extract_sequences in_top_k
+        cast convert_to_numpy convert_to_tensor dtype erf erfc extract_sequences in_top_k
         is_tensor logdet logsumexp map rsqrt saturate_cast scan scatter scatter_update
-        segment_max segment_sum shape slice slice_update stop_gradient switch top_k unstack
-        vectorized_map
+        segment_max segment_min segment_prod segment_sum shape slice slice_update
+        stop_gradient switch top_k unstack vectorized_map
     """,
     "eagerflow.ops.numpy": """
         abs absolute add all allclose amax amin any append arange arccosh arcsinh arctanh
         argmax argmin argsort array array_split average bitwise_and bitwise_invert
         bitwise_not bitwise_or bitwise_xor broadcast_to cbrt ceil clip concatenate copy cos
-        cosh count_nonzero cumprod cumsum deg2rad diagonal diff divide divide_no_nan dot
-        einsum empty empty_like equal exp exp2 expand_dims expm1 eye flip floor floor_divide
-        full full_like get_item greater greater_equal heaviside hstack hypot identity inner
-        isclose isfinite isinf isnan less less_equal linspace log log10 log1p log2 logaddexp
-        logical_and logical_not logical_or logical_xor matmul max maximum mean min minimum
-        mod moveaxis multiply nan_to_num ndim negative not_equal ones ones_like outer pad
-        power prod ptp rad2deg ravel reciprocal repeat reshape roll round select sign sin
-        sinh size sort split sqrt square squeeze stack std subtract sum swapaxes take
-        take_along_axis tan tanh tensordot tile trace transpose tri tril triu true_divide
-        trunc var vdot vstack where zeros zeros_like
+        cosh count_nonzero cumprod cumsum deg2rad diag diagflat diagonal diff divide
+        divide_no_nan dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
+        expm1 eye fabs flip fliplr flipud floor floor_divide fmax fmin fmod full full_like
+        geomspace get_item greater greater_equal heaviside hsplit hstack hypot identity
+        inner isclose isfinite isinf isnan isneginf isposinf kron ldexp less less_equal
+        linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not
+        logical_or logical_xor logspace matmul max maximum mean meshgrid min minimum mod
+        moveaxis multiply nan_to_num ndim negative not_equal ones ones_like outer pad power
+        prod ptp rad2deg ravel reciprocal repeat reshape roll rot90 round select sign sin
+        sinc sinh size sort split sqrt square squeeze stack std subtract sum swapaxes take
+        take_along_axis tan tanh tensordot tile trace transpose trapezoid tri tril triu
+        true_divide trunc vander var vdot vsplit vstack where zeros zeros_like
     """,
     "eagerflow.ops.nn": """
         average_pool batch_normalization binary_crossentropy categorical_crossentropy celu
@@ -86,6 +88,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         convert_to_tensor,
         dtype,
         erf,
+        erfc,
         extract_sequences,
         in_top_k,
         is_tensor,
@@ -98,6 +101,8 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         scatter,
         scatter_update,
         segment_max,
+        segment_min,
+        segment_prod,
         segment_sum,
         shape,
         slice,
@@ -145,11 +150,15 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         cumprod,
         cumsum,
         deg2rad,
+        diag,
+        diagflat,
         diagonal,
         diff,
         divide,
         divide_no_nan,
         dot,
+        dsplit,
+        dstack,
         einsum,
         empty,
         empty_like,
@@ -159,15 +168,23 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         expand_dims,
         expm1,
         eye,
+        fabs,
         flip,
+        fliplr,
+        flipud,
         floor,
         floor_divide,
+        fmax,
+        fmin,
+        fmod,
         full,
         full_like,
+        geomspace,
         get_item,
         greater,
         greater_equal,
         heaviside,
+        hsplit,
         hstack,
         hypot,
         identity,
@@ -176,6 +193,10 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         isfinite,
         isinf,
         isnan,
+        isneginf,
+        isposinf,
+        kron,
+        ldexp,
         less,
         less_equal,
         linspace,
@@ -184,14 +205,17 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         log1p,
         log2,
         logaddexp,
+        logaddexp2,
         logical_and,
         logical_not,
         logical_or,
         logical_xor,
+        logspace,
         matmul,
         max,
         maximum,
         mean,
+        meshgrid,
         min,
         minimum,
         mod,
@@ -214,10 +238,12 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         repeat,
         reshape,
         roll,
+        rot90,
         round,
         select,
         sign,
         sin,
+        sinc,
         sinh,
         size,
         sort,
@@ -238,13 +264,16 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         tile,
         trace,
         transpose,
+        trapezoid,
         tri,
         tril,
         triu,
         true_divide,
         trunc,
+        vander,
         var,
         vdot,
+        vsplit,
         vstack,
         where,
         zeros,

@@ -264,6 +264,27 @@ def segment_max(data: TensorLike, segment_ids: TensorLike, num_segments: int | N
                               axis=1)
 
 
+def segment_min(data: TensorLike, segment_ids: TensorLike, num_segments: int | None = None,
+                sorted: bool = False) -> Tensor:  # noqa: A002
+    """Minima of the rows of `data` that share a segment id (`keras.ops.segment_min`);
+    an empty segment gives the dtype's largest value, as TensorFlow."""
+    data, member, _ = _segments(data, segment_ids, num_segments, "segment_min")
+    largest = (np.finfo(data.dtype).max if data.dtype.kind == "f"
+               else np.iinfo(data.dtype).max)
+    mask = _array.reshape(member, member.shape + (1,) * (data.ndim - 1))
+    return _reduce.reduce_min(_math.where(mask, data, _creation.constant(largest, data.dtype)),
+                              axis=1)
+
+
+def segment_prod(data: TensorLike, segment_ids: TensorLike, num_segments: int | None = None,
+                 sorted: bool = False) -> Tensor:  # noqa: A002
+    """Products of the rows of `data` that share a segment id (`keras.ops.segment_prod`);
+    an empty segment gives 1."""
+    data, member, _ = _segments(data, segment_ids, num_segments, "segment_prod")
+    mask = _array.reshape(member, member.shape + (1,) * (data.ndim - 1))
+    return _reduce.reduce_prod(_math.where(mask, data, _creation.ones_like(data)), axis=1)
+
+
 def top_k(x: TensorLike, k: int, sorted: bool = True) -> tuple[Tensor, Tensor]:  # noqa: A002
     """The `k` largest entries along the last axis and their int32 indices (`keras.ops.top_k`)."""
     values, indices = _reduce.top_k(x, k=k, sorted=sorted)
@@ -288,6 +309,11 @@ def logsumexp(x: TensorLike, axis: AxisLike = None, keepdims: bool = False) -> T
 def erf(x: TensorLike) -> Tensor:
     """The error function (`keras.ops.erf`)."""
     return _special.erf(as_float(x))
+
+
+def erfc(x: TensorLike) -> Tensor:
+    """The complementary error function, `1 - erf(x)` (`keras.ops.erfc`)."""
+    return _math.subtract(1.0, _special.erf(as_float(x)))
 
 
 def rsqrt(x: TensorLike) -> Tensor:

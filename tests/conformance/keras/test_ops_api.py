@@ -93,7 +93,7 @@ def test_every_keras_name_is_there_or_refused_with_a_message():
     assert set(ef.ops.__all__) <= set(KERAS_OPS) | {"image", "linalg", "nn", "numpy"}
     implemented = [n for n in KERAS_OPS if n in ef.ops.__all__]
     refused = [n for n in KERAS_OPS if n not in ef.ops.__all__]
-    assert (len(KERAS_OPS), len(implemented), len(refused)) == (337, 221, 116)
+    assert (len(KERAS_OPS), len(implemented), len(refused)) == (337, 248, 89)
     for name in implemented:
         assert callable(getattr(ef.ops, name)), name
     for name in refused:
@@ -182,6 +182,16 @@ def test_scan_map_switch():
     assert float(carry) == 3.0
 
 
+def test_rot90_twice_follows_numpy():
+    # Keras 3.15's TensorFlow backend scrambles k=2 (it reshapes the once-rotated (w, h)
+    # planes to (h, w)); k=1 and k=3 match it, and k=2 here is NumPy's (and Keras's
+    # NumPy/JAX backends') half turn.
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for axes in [(0, 1), (1, 2), (0, 2)]:
+        np.testing.assert_array_equal(ef.ops.rot90(x, k=2, axes=axes).numpy(),
+                                      np.rot90(x, 2, axes=axes))
+
+
 def test_custom_gradient_and_stop_gradient():
     @ef.ops.custom_gradient
     def clipped(x):
@@ -231,6 +241,10 @@ _SPD = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
     (lambda x: ef.ops.conv(ef.ops.reshape(x, (1, 3, 2)), ef.ops.ones((2, 2, 1), "float64")), (_X,)),
     (lambda x: ef.ops.max_pool(ef.ops.reshape(x, (1, 3, 2)), 2, strides=1), (_X,)),
     (lambda x: ef.ops.image.resize(ef.ops.reshape(x, (2, 3, 1)), (4, 2)), (_X,)),
+    (lambda x: ef.ops.kron(x, ef.ops.rot90(x)) + ef.ops.diag(ef.ops.ravel(x)), (_X,)),
+    (lambda x: ef.ops.trapezoid(ef.ops.sinc(x), x=ef.constant([0.0, 1.0, 3.0], "float64")),
+     (_X,)),
+    (lambda x: ef.ops.fmax(x, 0.5) + ef.ops.segment_prod(x, ef.constant([0, 0])), (_X,)),
 ])
 def test_gradients(f, args):
     ef.testing.check_gradients(f, *args, order=1)
@@ -282,6 +296,9 @@ def test_gradients(f, args):
     (lambda: ef.ops.norm(ef.ones((2, 2, 2)), axis=(0, 1, 2)), ValueError,
      "`axis` must be an int or a pair"),
     (lambda: ef.ops.norm(ef.ones((2, 2)), ord=2), ValueError, "no singular values"),
+    (lambda: ef.ops.diag(ef.ones((2, 2, 2))), ValueError, "diag: `x` must be a vector or"),
+    (lambda: ef.ops.meshgrid(ef.ones((2,)), indexing="xx"), ValueError,
+     "meshgrid: `indexing` must be 'xy' or 'ij'"),
 ])
 def test_errors_name_the_op(call, error, match):
     with pytest.raises(error, match=match):
