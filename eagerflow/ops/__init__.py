@@ -25,7 +25,16 @@ Examples:
 import importlib as _importlib
 import typing as _typing
 
-from eagerflow.ops import array_ops, creation, indexing, linalg_ops, math, operators, reduce
+# The families the engine and the Tensor operators need register their ops on import.
+from eagerflow.ops import (  # noqa: F401
+    array_ops,
+    creation,
+    indexing,
+    linalg_ops,
+    math,
+    operators,
+    reduce,
+)
 from eagerflow.ops import keras_missing as _keras_missing
 from eagerflow.ops.kernels import memory
 

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import decompositions as _decompositions
