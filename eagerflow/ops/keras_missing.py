@@ -6,10 +6,12 @@ Examples:
     >>> import eagerflow as ef
     >>> ef.ops.fft  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    eagerflow.ops.keras_missing.MissingOpError: eagerflow has no keras.ops.fft: ...
+    eagerflow.ops.keras_missing.MissingOpError: module 'eagerflow.ops' has no attribute 'fft': eagerflow has no `keras.ops.fft`; ...
 """
 
 from __future__ import annotations
+
+from eagerflow import absent
 
 _COMPLEX = "there are no complex dtypes"
 _FFT = "there are no Fourier transforms; use numpy.fft on t.numpy() (not differentiable)"
@@ -22,9 +24,26 @@ _NAN = ("there are no NaN-ignoring reductions; replace the NaNs first, e.g. "
         "ef.ops.where(ef.ops.isnan(x), 0.0, x)")
 
 
-class MissingOpError(AttributeError):
-    """A `keras.ops` name eagerflow does not provide (an `AttributeError`, so `hasattr`
-    and `getattr(..., default)` work)."""
+class MissingOpError(absent.AbsentNameError):
+    """A `keras.ops` name eagerflow does not provide: an `absent.AbsentNameError` (so an
+    `AttributeError`: `hasattr` and `getattr(..., default)` work) whose message says
+    "eagerflow has no `keras.ops.<name>`" and what to write instead, if anything.
+
+    Attributes:
+        hint: what to write instead ("" when there is nothing to suggest).
+    """
+
+    def __init__(self, module_name: str, name: str, hint: str) -> None:
+        super().__init__(module_name, name, ("keras.ops",))
+        self.hint = hint
+
+    def __str__(self) -> str:
+        keras_name = "keras" + self.module_name.removeprefix("eagerflow") + f".{self.name}"
+        return (f"module {self.module_name!r} has no attribute {self.name!r}: eagerflow has "
+                f"no `{keras_name}`" + (f"; {self.hint}" if self.hint else "") + ".")
+
+    def __reduce__(self) -> tuple:
+        return MissingOpError, (self.module_name, self.name, self.hint)
 
 
 TOP: dict[str, str] = {
@@ -90,9 +109,8 @@ IMAGE: dict[str, str] = {
 
 def missing(namespace: str, name: str) -> AttributeError:
     """The error for `ef.ops.<namespace>.<name>` (namespace "" for `ef.ops.<name>`):
-    `MissingOpError` for a Keras name eagerflow lacks, a plain `AttributeError` otherwise."""
+    `MissingOpError` for a Keras name eagerflow lacks, Python's plain message otherwise."""
     module = "eagerflow.ops" + (f".{namespace}" if namespace else "")
-    keras_name = "keras.ops." + (f"{namespace}." if namespace else "") + name
     if namespace == "image":
         hint = IMAGE.get(name)
     elif namespace and name not in {"numpy": NUMPY, "nn": NN, "linalg": LINALG}[namespace]:
@@ -100,5 +118,5 @@ def missing(namespace: str, name: str) -> AttributeError:
     else:
         hint = TOP.get(name)
     if hint is None:
-        return AttributeError(f"module {module!r} has no attribute {name!r}")
-    return MissingOpError(f"eagerflow has no {keras_name}" + (f": {hint}" if hint else ""))
+        return absent.AbsentNameError(module, name, ())
+    return MissingOpError(module, name, hint)
