@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow.core import logits as _logits
 from eagerflow.ops import activations as _activations
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import conv_ops as _conv
@@ -58,8 +59,12 @@ def relu6(x: TensorLike) -> Tensor:
 
 
 def sigmoid(x: TensorLike) -> Tensor:
-    """`1 / (1 + exp(-x))` (`keras.ops.sigmoid`)."""
-    return _unary.sigmoid(_f(x))
+    """`1 / (1 + exp(-x))` (`keras.ops.sigmoid`); as Keras's, the result remembers `x`, so
+    a cross-entropy of it is computed from the logits (exact when saturated)."""
+    x = _f(x)
+    y = _unary.sigmoid(x)
+    _logits.remember(y, x, _logits.ACTIVATION)
+    return y
 
 
 def softplus(x: TensorLike) -> Tensor:
@@ -195,11 +200,12 @@ def threshold(x: TensorLike, threshold: float, default_value: float) -> Tensor:
 
 
 def softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
-    """`exp(x) / sum(exp(x))` along `axis` (an int or tuple) (`keras.ops.softmax`)."""
+    """`exp(x) / sum(exp(x))` along `axis` (an int or tuple) (`keras.ops.softmax`); as
+    Keras's, the result remembers `x`, so a cross-entropy of it uses the logits."""
     x = _f(x)
-    if isinstance(axis, int):
-        return _nn.softmax(x, axis=axis)
-    return _unary.exp(log_softmax(x, axis))
+    y = _nn.softmax(x, axis=axis) if isinstance(axis, int) else _unary.exp(log_softmax(x, axis))
+    _logits.remember(y, x, _logits.ACTIVATION)
+    return y
 
 
 def log_softmax(x: TensorLike, axis: AxisLike = -1) -> Tensor:
@@ -239,11 +245,18 @@ def multi_hot(inputs: TensorLike, num_classes: int | None = None, axis: int = -1
     return _reduce.reduce_max(hot, axis=1 if inputs.ndim > 1 else 0)
 
 
+def _logits_instead(output: Tensor, from_logits: bool, kind: str) -> tuple[Tensor, bool]:
+    """The logits a softmax or sigmoid output remembers, used in its place (Keras's
+    `_keras_logits`): the cross-entropy is then exact instead of clipped."""
+    found = None if from_logits else _logits.logits_of(output, kind)
+    return (output, from_logits) if found is None else (found, True)
+
+
 def binary_crossentropy(target: TensorLike, output: TensorLike,
                         from_logits: bool = False) -> Tensor:
     """Elementwise binary cross-entropy; probabilities are clipped to
     `[epsilon, 1 - epsilon]` (`keras.ops.binary_crossentropy`)."""
-    output = _f(output)
+    output, from_logits = _logits_instead(_f(output), from_logits, _logits.SIGMOID)
     target = _core.as_tensor(target, output.dtype)
     if from_logits:
         return _cross_entropy.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
@@ -262,7 +275,7 @@ def categorical_crossentropy(target: TensorLike, output: TensorLike, from_logits
     Raises:
         ValueError: if the shapes differ.
     """
-    output = _f(output)
+    output, from_logits = _logits_instead(_f(output), from_logits, _logits.SOFTMAX)
     target = _core.as_tensor(target, output.dtype)
     if target.shape != output.shape:
         raise ValueError(f"categorical_crossentropy: `target` and `output` must have the same "

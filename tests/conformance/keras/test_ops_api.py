@@ -182,6 +182,18 @@ def test_scan_map_switch():
     assert float(carry) == 3.0
 
 
+def test_cross_entropies_of_softmax_and_sigmoid_outputs_use_their_logits():
+    # Keras 3.15: ops.sigmoid / ops.softmax outputs carry their logits (_keras_logits), so
+    # saturated predictions give the exact loss, not the clipped one.
+    z = ef.constant([[30.0, -30.0, 0.0]])
+    bce = ef.ops.binary_crossentropy(ef.constant([[0.0, 1.0, 1.0]]), ef.ops.sigmoid(z))
+    np.testing.assert_allclose(bce.numpy(), [[30.0, 30.0, 0.6931472]], rtol=1e-6)
+    cce = ef.ops.categorical_crossentropy(ef.constant([[0.0, 1.0, 0.0]]), ef.ops.softmax(z))
+    np.testing.assert_allclose(cce.numpy(), [60.0], rtol=1e-6)
+    scce = ef.ops.sparse_categorical_crossentropy(ef.constant([1]), ef.ops.softmax(z))
+    np.testing.assert_allclose(scce.numpy(), [60.0], rtol=1e-6)
+
+
 def test_rot90_twice_follows_numpy():
     # Keras 3.15's TensorFlow backend scrambles k=2 (it reshapes the once-rotated (w, h)
     # planes to (h, w)); k=1 and k=3 match it, and k=2 here is NumPy's (and Keras's
