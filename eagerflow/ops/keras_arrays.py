@@ -62,6 +62,7 @@ def ones_like(x: TensorLike, dtype: DTypeLike = None) -> Tensor:
 
 
 empty_like = zeros_like
+"""Zeros of the shape (and dtype) of `x` (`keras.ops.empty_like`; `zeros_like`)."""
 
 
 def full_like(x: TensorLike, fill_value: Any, dtype: DTypeLike = None) -> Tensor:
@@ -152,6 +153,7 @@ def bitwise_invert(x: TensorLike) -> Tensor:
 
 
 bitwise_not = bitwise_invert
+"""Bitwise NOT of integers (`keras.ops.bitwise_not`, the same as `bitwise_invert`)."""
 
 
 # -- more NumPy helpers ----------------------------------------------------------------------

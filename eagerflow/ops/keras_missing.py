@@ -81,6 +81,7 @@ TOP: dict[str, str] = {
     "vectorize": "use ef.ops.vectorized_map(function, elements)", "view": "",
     "view_as_complex": _COMPLEX, "view_as_real": _COMPLEX,
 }
+"""The `keras.ops` functions eagerflow lacks, each with what to write instead (or "")."""
 NUMPY = frozenset("""
 angle arccos arcsin arctan arctan2 argpartition bartlett bincount bitwise_left_shift
 bitwise_right_shift blackman conj conjugate corrcoef correlate cross diag diagflat digitize
@@ -91,13 +92,16 @@ nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar nextafter nonzero 
 quantile real right_shift rot90 searchsorted signbit sinc slogdet trapezoid unique
 unravel_index vander vectorize view vsplit
 """.split())
+"""The names of `keras.ops.numpy` among the missing ones (their hints are in `TOP`)."""
 NN = frozenset("""
 adaptive_average_pool adaptive_max_pool ctc_decode ctc_loss depth_to_space fold polar
 separable_conv space_to_depth sparsemax unfold
 """.split())
+"""The names of `keras.ops.nn` among the missing ones (their hints are in `TOP`)."""
 LINALG = frozenset("""
 eig eigh jvp lstsq lu_factor matrix_rank pinv qr svd
 """.split())
+"""The names of `keras.ops.linalg` among the missing ones (their hints are in `TOP`)."""
 IMAGE: dict[str, str] = {
    
     "affine_transform": "ef.image.projective_transform takes the same 8-number transforms (channels last)",
@@ -105,6 +109,7 @@ IMAGE: dict[str, str] = {
     "gaussian_blur": "", "hsv_to_rgb": "", "map_coordinates": "", "perspective_transform": "",
     "rgb_to_hsv": "", "scale_and_translate": "", "sobel_edges": "", "ssim": "",
 }
+"""The `keras.ops.image` functions eagerflow lacks, with what to write instead (or "")."""
 
 
 def missing(namespace: str, name: str) -> AttributeError:

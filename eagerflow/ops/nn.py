@@ -83,6 +83,7 @@ def silu(x: TensorLike) -> Tensor:
 
 
 swish = silu
+"""`x * sigmoid(x)` (`keras.ops.swish`, the same function as `silu`)."""
 
 
 def log_sigmoid(x: TensorLike) -> Tensor:
@@ -108,6 +109,7 @@ def hard_silu(x: TensorLike) -> Tensor:
 
 
 hard_swish = hard_silu
+"""`x * hard_sigmoid(x)` (`keras.ops.hard_swish`, the same function as `hard_silu`)."""
 
 
 def elu(x: TensorLike, alpha: float = 1.0) -> Tensor:

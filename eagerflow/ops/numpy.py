@@ -124,6 +124,7 @@ def abs(x: TensorLike) -> Tensor:  # noqa: A001
 
 
 absolute = abs
+"""Absolute value, elementwise (`keras.ops.absolute`, the same function as `abs`)."""
 
 
 def negative(x: TensorLike) -> Tensor:
@@ -356,6 +357,7 @@ def divide(x1: TensorLike, x2: TensorLike) -> Tensor:
 
 
 true_divide = divide
+"""True division (`keras.ops.true_divide`, the same function as `divide`)."""
 
 
 def divide_no_nan(x1: TensorLike, x2: TensorLike) -> Tensor:
