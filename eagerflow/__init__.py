@@ -105,7 +105,7 @@ from eagerflow.math import (
     where,
 )
 from eagerflow.ops import random
-from eagerflow.ops.array import (
+from eagerflow.ops.array_ops import (
     broadcast_to,
     concat,
     expand_dims,
@@ -217,9 +217,9 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow.saving import Checkpoint, CheckpointManager
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
-# packages `core` and `ops` and the module `absent` are bound here by importing them, but
-# are not API namespaces.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"absent", "core", "ops"})
+# package `core` and the module `absent` are bound here by importing them, but are not API
+# namespaces. `ops` is: Keras 3's ops API (`ef.ops.sum`), its op families submodules.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"absent", "core"})
                  | set(_LAZY))
 
 _absent_getattr = _absent.namespace_getattr(__name__, "tf", "keras")

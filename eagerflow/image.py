@@ -8,7 +8,7 @@ Examples:
 """
 
 from eagerflow import absent as _absent
-from eagerflow.ops.image import (
+from eagerflow.ops.image_ops import (
     adjust_brightness,
     adjust_contrast,
     central_crop,

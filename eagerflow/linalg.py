@@ -18,8 +18,8 @@ from eagerflow.ops.decompositions import (
     trace,
     triangular_solve,
 )
-from eagerflow.ops.einsum import einsum
-from eagerflow.ops.linalg import global_norm, matmul, norm, tensordot
+from eagerflow.ops.einsum_ops import einsum
+from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.

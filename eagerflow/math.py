@@ -7,8 +7,8 @@ Examples:
 """
 
 from eagerflow import absent as _absent
-from eagerflow.ops.einsum import einsum
-from eagerflow.ops.linalg import (
+from eagerflow.ops.einsum_ops import einsum
+from eagerflow.ops.linalg_ops import (
     clip_by_global_norm,
     clip_by_norm,
     global_norm,

@@ -8,13 +8,13 @@ Examples:
 
 from eagerflow import absent as _absent
 from eagerflow.ops.activations import elu, gelu, leaky_relu, relu6, selu, silu, softsign, swish
-from eagerflow.ops.conv import conv1d, conv2d, conv2d_transpose, conv3d, depthwise_conv2d
+from eagerflow.ops.conv_ops import conv1d, conv2d, conv2d_transpose, conv3d, depthwise_conv2d
 from eagerflow.ops.cross_entropy import (
     sigmoid_cross_entropy_with_logits,
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
 )
-from eagerflow.ops.nn import (
+from eagerflow.ops.nn_ops import (
     bias_add,
     dropout,
     embedding_lookup,

@@ -16,7 +16,7 @@ import eagerflow
 _PACKAGE = pathlib.Path(eagerflow.__file__).parent
 # What importing the engine must not load: the compiler, the heavy op families, and
 # everything built on top.
-_NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.pooling",
+_NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv_ops", "eagerflow.ops.pooling",
                   "eagerflow.layers", "eagerflow.models", "eagerflow.optim", "eagerflow.metrics",
                   "eagerflow.losses", "eagerflow.data", "eagerflow.datasets", "eagerflow.saving",
                   "eagerflow.callbacks", "eagerflow.summary"]
@@ -199,6 +199,7 @@ _NAMESPACE_MODULES = {
     "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "backend.py",
     "testing.py",
     "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
+    "ops/numpy.py", "ops/nn.py", "ops/image.py", "ops/linalg.py",  # keras.ops.numpy, ...
     "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",
     "datasets/digits.py", "datasets/mnist.py", "datasets/fashion_mnist.py",

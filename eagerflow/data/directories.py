@@ -33,7 +33,7 @@ from eagerflow import backend
 from eagerflow.core import errors
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.data import dataset
-from eagerflow.ops import image as image_ops
+from eagerflow.ops import image_ops
 
 IMAGE_FORMATS = (".bmp", ".gif", ".jpeg", ".jpg", ".png")
 _COLOR_MODES = {"grayscale": ("L", 1), "rgb": ("RGB", 3), "rgba": ("RGBA", 4)}

@@ -277,7 +277,7 @@ class MPIStrategy:
             raise ValueError(f"MPIStrategy.reduce: reduce_op must be 'sum' or 'mean'. "
                              f"Received: reduce_op={reduce_op!r}")
         from eagerflow import math
-        from eagerflow.ops import array as array_ops
+        from eagerflow.ops import array_ops
 
         if not isinstance(value, tensor.Tensor):
             value = creation.convert_to_tensor(value)

@@ -154,7 +154,7 @@ def or_(left, right):
 
 def _bool_operand(value, op, side):
     """An operand of a tensor ``and``/``or`` as a scalar bool tensor, or a clear error."""
-    from eagerflow.ops import array, creation
+    from eagerflow.ops import array_ops as array, creation
 
     if isinstance(value, Variable):
         value = value.value
@@ -498,7 +498,7 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where, tar
                                       and _may_break(iterable, [f"{_PREFIX}break_"])):
         if not iterable.shape:
             raise TypeError(f"{where}: cannot iterate over a scalar tensor")
-        from eagerflow.ops import array
+        from eagerflow.ops import array_ops as array
 
         _tensor_for(0, array.shape(iterable)[0], 1, iterable, extra_test, body, get_state,
                     set_state, names, where, target)

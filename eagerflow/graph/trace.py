@@ -44,7 +44,7 @@ _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
 # Ops whose output shape depends on input values: their first output dimension is unknown.
 _VALUE_DEPENDENT = {"Where"}
-# Ops that accept unknown (None) dimensions in their shape attributes (see ops/array.py).
+# Ops that accept unknown (None) dimensions in their shape attributes (see ops/array_ops.py).
 _UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 

@@ -20,7 +20,7 @@ from eagerflow.core import logits, tensor
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import creation
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as core_nn
+from eagerflow.ops import nn_ops as core_nn
 from eagerflow.ops import special
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import Tensor, TensorLike

@@ -19,7 +19,7 @@ from eagerflow.layers import activations, constraints, initializers, regularizer
 from eagerflow.layers.base import Layer
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 

@@ -35,12 +35,12 @@ import numpy as np
 
 from eagerflow.layers import masking
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
-from eagerflow.ops import linalg as linalg_ops
+from eagerflow.ops import linalg_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow.layers.image_preprocessing import ImageLayer, SizedImageLayer, smart_resize
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import image as image_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import image_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import random as random_ops
 from eagerflow.ops import unary as unary_ops

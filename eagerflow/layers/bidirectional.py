@@ -16,7 +16,7 @@ from typing import Any
 from eagerflow.layers import rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.rnn import RNN
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 

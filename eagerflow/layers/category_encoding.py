@@ -15,7 +15,7 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.layers.image_preprocessing import ImageLayer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import random as random_ops

@@ -21,9 +21,9 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import conv as conv_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import conv_ops
+from eagerflow.ops import nn_ops
 
 
 def normalize_tuple(value, rank: int, name: str, layer: str) -> tuple:

@@ -19,8 +19,8 @@ from eagerflow.core.tensor import Tensor
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import linalg
+from eagerflow.ops import array_ops
+from eagerflow.ops import linalg_ops as linalg
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops

@@ -16,10 +16,10 @@ from typing import Any
 
 from eagerflow.layers import regularizers
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops import random as random_ops
 
 

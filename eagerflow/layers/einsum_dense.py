@@ -22,7 +22,7 @@ from typing import Any
 
 from eagerflow.layers import activations, constraints, core, initializers, regularizers
 from eagerflow.layers.base import Layer
-from eagerflow.ops import einsum as einsum_ops
+from eagerflow.ops import einsum_ops
 from eagerflow.ops import math as math_ops
 
 _FORMS = (

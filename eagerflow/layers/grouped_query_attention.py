@@ -33,13 +33,13 @@ from eagerflow.layers.multi_head_attention import (
     projection_config,
     set_projection_options,
 )
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
-from eagerflow.ops import einsum as einsum_ops
+from eagerflow.ops import einsum_ops
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops import unary as unary_ops
 
 

@@ -22,8 +22,8 @@ from typing import Any
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.reshaping import check_data_format
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import image as image_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import image_ops
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops

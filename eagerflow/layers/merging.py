@@ -20,9 +20,9 @@ import numpy as np
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
-from eagerflow.ops import linalg as linalg_ops
+from eagerflow.ops import linalg_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops

@@ -32,10 +32,10 @@ from typing import Any
 from eagerflow.layers import core, masking
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import einsum as einsum_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import einsum_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 
 
 def set_projection_options(layer, use_bias, kernel_initializer, bias_initializer,

@@ -17,7 +17,7 @@ from typing import Any
 from eagerflow.layers import call_context, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import normalization as norm_ops
 from eagerflow.ops import reduce as reduce_ops

@@ -18,7 +18,7 @@ from eagerflow.layers.base import Layer
 from eagerflow.layers.convolutional import _padding, normalize_tuple
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import pooling as pool_ops
 from eagerflow.ops import pooling3d as pool3d_ops

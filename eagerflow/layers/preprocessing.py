@@ -25,7 +25,7 @@ import numpy as np
 from eagerflow import backend
 from eagerflow.core import tensor
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor

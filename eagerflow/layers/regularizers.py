@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow import absent as _absent
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops

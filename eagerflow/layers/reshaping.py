@@ -16,7 +16,7 @@ from typing import Any
 from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 
 
 def check_data_format(data_format, layer: str) -> str:

@@ -26,7 +26,7 @@ from eagerflow.core import nest
 from eagerflow.layers import call_context, rnn_cells
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops.typing import DTypeLike

@@ -28,11 +28,11 @@ from eagerflow.core import nest
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.core import positive_int
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
-from eagerflow.ops import linalg
+from eagerflow.ops import linalg_ops as linalg
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import registry
 

@@ -30,9 +30,9 @@ from eagerflow.layers.convolutional import _padding, conv_output_length, normali
 from eagerflow.layers.core import positive_int
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import conv as conv_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import conv_ops
+from eagerflow.ops import nn_ops
 
 
 class _Depthwise(Layer):

@@ -16,8 +16,8 @@ from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.layers.reshaping import check_data_format
-from eagerflow.ops import array as array_ops
-from eagerflow.ops import image as image_ops
+from eagerflow.ops import array_ops
+from eagerflow.ops import image_ops
 from eagerflow.ops import indexing as indexing_ops
 
 

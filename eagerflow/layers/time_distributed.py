@@ -12,7 +12,7 @@ from typing import Any
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.saving import registry
 
 

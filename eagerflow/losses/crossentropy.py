@@ -42,7 +42,7 @@ from eagerflow import backend
 from eagerflow.core import errors, masks
 from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import logic as logic_ops

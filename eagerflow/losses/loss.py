@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors, masks, nest, tensor
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops

@@ -18,7 +18,7 @@ from eagerflow.losses.crossentropy import _check_smoothing
 from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import Tensor, TensorLike

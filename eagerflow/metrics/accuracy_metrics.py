@@ -19,7 +19,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric, reduction
-from eagerflow.ops import array, indexing, logic, math, reduce
+from eagerflow.ops import array_ops as array, indexing, logic, math, reduce
 from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case

@@ -22,7 +22,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import metric
-from eagerflow.ops import array, creation, indexing, logic, math, reduce
+from eagerflow.ops import array_ops as array, creation, indexing, logic, math, reduce
 from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming

@@ -27,7 +27,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.metrics import confusion, metric
-from eagerflow.ops import array, indexing, linalg, logic, math, reduce
+from eagerflow.ops import array_ops as array, indexing, linalg_ops as linalg, logic, math, reduce
 from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 

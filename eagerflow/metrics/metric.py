@@ -32,7 +32,7 @@ import numpy as np
 
 from eagerflow.core import tensor, trackable
 from eagerflow.core.variable import Variable
-from eagerflow.ops import array, creation, logic, math
+from eagerflow.ops import array_ops as array, creation, logic, math
 from eagerflow.ops.typing import DTypeLike, Tensor, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils import naming

@@ -21,7 +21,7 @@ import numpy as np
 from eagerflow.core import errors, masks, tensor
 from eagerflow.losses import loss as loss_lib
 from eagerflow.metrics import metric
-from eagerflow.ops import array, math, reduce
+from eagerflow.ops import array_ops as array, math, reduce
 from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case

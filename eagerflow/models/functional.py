@@ -31,7 +31,7 @@ from eagerflow.core import nest
 from eagerflow.layers import masking, symbolic
 from eagerflow.models import functional_config
 from eagerflow.models.model import Model
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import registry
 

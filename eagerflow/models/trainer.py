@@ -44,7 +44,7 @@ from eagerflow.models import (
     replication,
     step_function,
 )
-from eagerflow.ops import array as array_ops
+from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
 

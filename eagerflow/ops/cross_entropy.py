@@ -32,10 +32,10 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
-from eagerflow.ops import nn as _nn
+from eagerflow.ops import nn_ops as _nn
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import saved

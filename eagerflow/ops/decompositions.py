@@ -30,10 +30,10 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
-from eagerflow.ops import einsum as _einsum
-from eagerflow.ops import linalg as _linalg
+from eagerflow.ops import einsum_ops as _einsum
+from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary

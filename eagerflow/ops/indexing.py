@@ -22,7 +22,7 @@ import numpy as np
 
 from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike

@@ -23,7 +23,7 @@ import numpy as np
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary

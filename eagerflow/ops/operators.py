@@ -13,7 +13,7 @@ import numpy as np
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.variable import Variable
-from eagerflow.ops import array, linalg, logic, math, unary
+from eagerflow.ops import array_ops as array, linalg_ops as linalg, logic, math, unary
 
 
 def _reflected(op):

@@ -34,7 +34,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import saved, scratch, windows
 from eagerflow.ops.typing import Tensor, TensorLike

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import pooling as _pooling
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import windows

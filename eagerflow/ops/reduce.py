@@ -20,7 +20,7 @@ import numpy as np
 
 from eagerflow.core import dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import logic as _logic

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.ops import array, math, reduce, unary
+from eagerflow.ops import array_ops as array, math, reduce, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
 

@@ -12,7 +12,7 @@ Examples:
 
 from __future__ import annotations
 
-from eagerflow.ops import linalg, logic, math, reduce, unary
+from eagerflow.ops import linalg_ops as linalg, logic, math, reduce, unary
 
 
 def _l2_norm(grad):

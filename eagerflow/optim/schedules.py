@@ -19,7 +19,7 @@ import math
 
 from eagerflow import absent as _absent
 from eagerflow.core.variable import Variable
-from eagerflow.ops import array, creation, indexing, logic, reduce, unary
+from eagerflow.ops import array_ops as array, creation, indexing, logic, reduce, unary
 from eagerflow.ops import math as math_ops
 
 __all__ = [

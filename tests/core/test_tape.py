@@ -320,19 +320,19 @@ def test_rule_is_called_only_for_needed_inputs():
     x = ef.constant(np.ones((2, 3)))
     w = ef.Variable(np.ones((3, 4)))
     calls = []
-    original = ef.ops.linalg._matmul.grad
+    original = ef.ops.linalg_ops._matmul.grad
 
     def spy(dy, y, a, b, needs, **attrs):
         calls.append(needs)
         return original(dy, y, a, b, needs=needs, **attrs)
 
-    ef.ops.linalg._matmul.grad = spy
+    ef.ops.linalg_ops._matmul.grad = spy
     try:
         with ef.GradientTape() as tape:
             y = ef.matmul(x, w)
         tape.gradient(y, w)
     finally:
-        ef.ops.linalg._matmul.grad = original
+        ef.ops.linalg_ops._matmul.grad = original
     assert calls == [(False, True)]
 
 

@@ -5,7 +5,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import dispatch
-from eagerflow.ops import logic, nn, unary  # noqa: F401 - registers the ops with a ufunc
+from eagerflow.ops import logic, nn_ops as nn, unary  # noqa: F401 - registers the ops with a ufunc
 
 _UFUNC_OPS = sorted(name for name, op in dispatch.OPS.items() if op.ufunc is not None)
 

@@ -135,7 +135,7 @@ def test_conv_argument_errors():
 
 
 def test_conv3d_contract_and_reference():
-    from tests.ops.test_conv import ref_conv3d
+    from tests.ops.test_conv_ops import ref_conv3d
 
     x = RNG.standard_normal((1, 4, 3, 4, 2)).astype("float32")
     kernel = RNG.standard_normal((2, 2, 3, 2, 3)).astype("float32")

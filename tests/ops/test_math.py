@@ -69,7 +69,7 @@ CASES = [
 ]
 
 
-# The activations named next to the math ops live in ops/nn.py: relu, softmax
+# The activations named next to the math ops live in ops/nn_ops.py: relu, softmax
 # and log_softmax (the rest of ef.nn is tested with the nn ops).
 def _np_softmax(x, axis=-1):
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))

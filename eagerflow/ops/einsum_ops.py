@@ -35,7 +35,7 @@ import numpy as np
 from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.core.tensor import Tensor
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 
 _LETTERS = string.ascii_letters

@@ -47,7 +47,7 @@ import numpy as np
 
 from eagerflow.core import context, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
-from eagerflow.ops import array as _array
+from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
 from eagerflow.ops.kernels import im2col, saved, scratch, windows

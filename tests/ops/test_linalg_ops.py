@@ -1,4 +1,4 @@
-"""Matrix products, norms and norm clipping (eagerflow/ops/linalg.py)."""
+"""Matrix products, norms and norm clipping (eagerflow/ops/linalg_ops.py)."""
 
 import numpy as np
 import pytest

@@ -319,7 +319,7 @@ def test_the_namespace():
         "adjust_brightness adjust_contrast central_crop convert_image_dtype flip_left_right "
         "flip_up_down projective_transform random_crop random_flip_left_right "
         "random_flip_up_down resize rot90".split())
-    assert "image" in ef.__all__ and ef.image.resize is ef.ops.image.resize
+    assert "image" in ef.__all__ and ef.image.resize is ef.ops.image_ops.resize
 
 
 def test_errors_name_the_resize_kernel():

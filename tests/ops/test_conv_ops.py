@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagerflow as ef
-from eagerflow.ops import conv
+from eagerflow.ops import conv_ops as conv
 from eagerflow.ops.kernels import windows
 from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
 

@@ -5,7 +5,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core.dispatch import execute
-from eagerflow.ops import nn as nn_ops
+from eagerflow.ops import nn_ops
 from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
 
 

@@ -1,4 +1,4 @@
-"""Array ops (eagerflow/ops/array.py): shapes, joining, slicing, bad input."""
+"""Array ops (eagerflow/ops/array_ops.py): shapes, joining, slicing, bad input."""
 
 import hypothesis.extra.numpy as hnp
 import numpy as np
