@@ -31,7 +31,7 @@ from eagerflow.core.autodiff import (
 )
 from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
-from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
+from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
@@ -242,9 +242,6 @@ _ABSENT = {
              "`fruit.flavor`) as arguments",
     "TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
                    "with ef.concat on a loop variable (its first dimension may grow from 0)",
-    "string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string dtype: "
-              "trace a string function with an example tensor, such as "
-              "f.get_concrete_function(ef.constant('a'))",
     "autograph": "ef.function converts Python control flow itself (autograph=True), but it "
                  "rewrites the function's syntax tree and does not generate Python source, so "
                  "there is no ef.autograph.to_code / to_graph; print "

@@ -21,7 +21,7 @@ _NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.poolin
 _MAX_LINES = 1000
 # DESIGN.md budgets the engine at 2,000 lines of code (counted on tokens: about 1,700 now);
 # this lighter check counts every line, docstrings included.
-_MAX_CORE_LINES = 3100
+_MAX_CORE_LINES = 3200
 
 
 @functools.cache

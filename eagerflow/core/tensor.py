@@ -44,7 +44,7 @@ class Tensor(_Operators):
 
     Attributes:
         shape: tuple of ints.
-        dtype: a `numpy.dtype`.
+        dtype: a `numpy.dtype`, or `ef.string` for text (whose elements are `bytes`).
         ndim: number of dimensions.
         device: the device holding the value (always ``"/device:CPU:0"``).
 
@@ -71,8 +71,9 @@ class Tensor(_Operators):
         return self._value.shape
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._value.dtype
+    def dtype(self) -> dtypes.DType:
+        dtype = self._value.dtype
+        return dtypes.string if dtype.kind in "SUO" else dtype
 
     @property
     def ndim(self) -> int:
@@ -94,7 +95,13 @@ class Tensor(_Operators):
         return logits.activation_logits(self)
 
     def numpy(self) -> np.ndarray:
-        """Returns the value as a read-only NumPy array (a view: no copy is made)."""
+        """Returns the value as a read-only NumPy array (a view: no copy is made).
+
+        A scalar string tensor gives its `bytes` instead, as in TensorFlow
+        (``t.numpy().decode()``); other string tensors give object arrays of `bytes`.
+        """
+        if self._value.dtype.kind == "O" and self._value.ndim == 0:
+            return self._value[()]
         view = self._value.view()
         view.flags.writeable = False
         return view
@@ -102,7 +109,9 @@ class Tensor(_Operators):
     def __array__(self, dtype=None, copy=None):
         if copy or (dtype is not None and np.dtype(dtype) != self._value.dtype):
             return self._value.astype(dtype if dtype is not None else self._value.dtype)
-        return self.numpy()
+        view = self._value.view()
+        view.flags.writeable = False
+        return view
 
     def cpu(self) -> Tensor:
         """Returns this tensor: every tensor already lives on the CPU."""

@@ -123,8 +123,8 @@ class Variable(tensor._Operators):
         return self._buf.shape
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._buf.dtype
+    def dtype(self) -> dtypes.DType:
+        return dtypes.public(self._buf.dtype)
 
     @property
     def ndim(self) -> int:

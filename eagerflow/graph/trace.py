@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, tensor
+from eagerflow.core import context, dispatch, dtypes, errors, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
 
@@ -98,6 +98,8 @@ def dummy_value(shape, dtype, size: int = 2) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.kind == "f" and len(concrete) >= 2 and concrete[-1] == concrete[-2]:
         return np.broadcast_to(np.eye(concrete[-1], dtype=dtype), concrete).copy()
+    if dtype.kind == "O":  # ef.string: empty bytes
+        return np.full(concrete, b"", dtype)
     return np.zeros(concrete, dtype)
 
 
@@ -443,8 +445,8 @@ def _has_tensor(attrs) -> bool:
 
 def _as_list(op, out) -> list:
     if op.num_outputs == 1:
-        return [out if type(out) is np.ndarray else np.asarray(out)]
-    return [o if type(o) is np.ndarray else np.asarray(o) for o in out]
+        return [out if type(out) is np.ndarray else dtypes.as_array(out)]
+    return [o if type(o) is np.ndarray else dtypes.as_array(o) for o in out]
 
 
 class GeneratorRef:
