@@ -20,7 +20,7 @@ import typing as _typing
 # The eager engine and the ops every program uses. ef.nn, ef.function and the high-level
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
-from eagerflow import config, dtypes, linalg, math, testing
+from eagerflow import config, dtypes, linalg, math, strings, testing
 from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
     custom_gradient,
@@ -228,9 +228,6 @@ _ABSENT = {
     "RaggedTensor": _RAGGED,
     "sparse": _SPARSE,
     "SparseTensor": _SPARSE,
-    "strings": "eagerflow has no string ops (tf.strings): string tensors can be made, compared "
-               "and looked up (ef.layers.StringLookup, TextVectorization), but split or decode "
-               "text in Python before making the tensor",
     "io": "eagerflow has no tf.io (file reading, parsing and byte decoding); read and decode "
           "files with Python or NumPy, then make tensors",
     "TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "

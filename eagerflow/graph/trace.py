@@ -42,8 +42,8 @@ from eagerflow.graph import graph
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
-# Ops whose output shape depends on input values: their first output dimension is unknown.
-_VALUE_DEPENDENT = {"Where"}
+# Ops whose output length along one axis depends on the input's values: {name: axis}.
+_VALUE_DEPENDENT = {"Where": 0, "StringSplitV2": -1, "UnicodeSplit": -1}
 # Ops that accept unknown (None) dimensions in their shape attributes (see ops/array.py).
 _UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
@@ -293,7 +293,8 @@ class Tracer:
                 shape = tuple(a if a == b else None
                               for a, b in zip(array.shape, probes[i].shape, strict=True))
             if op.name in _VALUE_DEPENDENT and shape:
-                shape = (None,) + tuple(shape[1:])
+                shape = list(shape)
+                shape[_VALUE_DEPENDENT[op.name]] = None
             # Kept even for a static shape: a value (like a Shape op's) may depend on the
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None

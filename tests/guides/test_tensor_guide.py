@@ -200,9 +200,13 @@ def test_string_tensors():
     assert tensor_of_strings.shape == (3,)
     assert str(tensor_of_strings).endswith("shape=(3,), dtype=string)")
     assert ef.constant("🥳👍").numpy() == "🥳👍".encode()  # bytes, UTF-8 encoded
-    # String ops (split, to_number, bytes_split, decode_raw, unicode) are not provided.
-    with pytest.raises(AttributeError, match=r"no string ops \(tf.strings\)"):
-        ef.strings.split(scalar_string_tensor, sep=" ")
+    # You can use split to split a string into a set of tensors.
+    np.testing.assert_array_equal(ef.strings.split(scalar_string_tensor, sep=" ").numpy(),
+                                  [b"Gray", b"wolf"])
+    # ...and to_number to parse numbers.
+    text = ef.constant("1 10 100")
+    np.testing.assert_array_equal(ef.strings.to_number(ef.strings.split(text, " ")).numpy(),
+                                  [1.0, 10.0, 100.0])
     with pytest.raises(AttributeError, match=r"no tf.io \(file reading"):
         ef.io.decode_raw(ef.constant("Duck"), ef.uint8)
 
