@@ -139,7 +139,7 @@ def as_dtype(dtype: np.typing.DTypeLike | StringDType | None) -> DType:
     if dtype is string or isinstance(dtype, str) and dtype == "string":
         return string
     try:
-        return public(np.dtype(dtype))  # type: ignore[arg-type]
+        return public(np.dtype(dtype))
     except TypeError as e:
         raise TypeError(f"Cannot interpret {dtype!r} as a dtype.") from e
 

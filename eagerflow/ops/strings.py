@@ -59,7 +59,7 @@ def _scalar_text(array: np.ndarray, what: str) -> bytes:
     if array.ndim != 0:
         raise errors.InvalidArgumentError(
             f"{what} must be scalar, but received {list(array.shape)}")
-    return _text(array, what)[()]
+    return _text(array, what).item()
 
 
 def _check_choice(value: str, allowed: tuple, what: str) -> None:

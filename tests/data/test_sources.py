@@ -126,7 +126,8 @@ def test_from_generator_closes_the_generator_when_stopped_early():
     ((1, 1.5), (ef.TensorSpec((), ef.int32), ef.TensorSpec((), ef.int32)),
      r"component \[1\] of element 1 does not match output_signature: .*not integral"),
     ("text", ef.TensorSpec((), ef.float32),
-     r"element 1 does not match output_signature: Cannot convert .text. to dtype float32: it holds strings"),
+     r"element 1 does not match output_signature: Cannot convert .text. to dtype float32: "
+     "it holds strings"),
 ])
 def test_from_generator_reports_the_mismatching_element(element, signature, message):
     def gen():

@@ -93,3 +93,21 @@ def test_a_string_dataset_round_trips_through_a_file_cache(tmp_path):
 @given(st.lists(st.text(), max_size=4))
 def test_any_text_converts_to_its_utf8_bytes(texts):
     assert ef.constant(texts, ef.string).numpy().tolist() == [t.encode() for t in texts]
+
+
+def test_zeros_are_empty_strings_and_casts_to_or_from_text_are_refused():
+    # tf.zeros([2], tf.string), tf.zeros_like(tf.constant(["a"])), tf.fill([2], "a")
+    assert ef.zeros([2], ef.string).numpy().tolist() == [b"", b""]
+    assert ef.zeros_like(ef.constant(["a"])).numpy().tolist() == [b""]
+    assert ef.fill([2], "a").numpy().tolist() == [b"a", b"a"]
+    with pytest.raises(ef.errors.InvalidArgumentError, match="dtype string has no one"):
+        ef.ones([2], "string")
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"no one.*\[Op:OnesLike\]"):
+        ef.ones_like(ef.constant(["a"]))
+    # tf.cast(1, tf.string): UnimplementedError "Cast int32 to string is not supported"
+    with pytest.raises(ef.errors.UnimplementedError,
+                       match=r"Cast int32 to string is not supported: use ef.strings.as_string"):
+        ef.cast([1, 2], ef.string)
+    with pytest.raises(ef.errors.UnimplementedError, match="Cast string to float32 is not"):
+        ef.cast(["1"], ef.float32)
+    assert ef.cast(["a"], "string").numpy().tolist() == [b"a"]
