@@ -112,7 +112,10 @@ class Variable(tensor._Operators):
         return self._read()
 
     def numpy(self) -> np.ndarray:
-        """Returns a copy of the current value as a writable NumPy array."""
+        """Returns a copy of the current value as a writable NumPy array (`bytes` for a
+        scalar string, as `Tensor.numpy`)."""
+        if self._buf.dtype.kind == "O" and self._buf.ndim == 0:
+            return self._buf[()]
         return self._buf.copy()
 
     def __array__(self, dtype=None, copy=None):

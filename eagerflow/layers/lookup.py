@@ -624,7 +624,7 @@ class StringLookup(IndexLookup):
         array([[1., 2., 0., 0.]], dtype=float32)
         >>> back = ef.layers.StringLookup(vocabulary=["a", "b", "c"], invert=True)
         >>> back([3, 0, 1]).numpy()
-        array(['c', '[UNK]', 'a'], dtype='<U5')
+        array([b'c', b'[UNK]', b'a'], dtype=object)
     """
 
     def __init__(self, max_tokens: Any = None, num_oov_indices: int = 1, mask_token: Any = None,

@@ -73,6 +73,7 @@ def test_variables_specs_inputs_and_datasets_carry_the_dtype():
     assert v.dtype == "string" and not v.trainable
     v.assign(["c", "d"])
     assert v.numpy().tolist() == [b"c", b"d"]
+    assert ef.Variable("abc").numpy() == b"abc"  # tf.Variable("abc").numpy()
     assert ef.layers.Input(shape=(1,), dtype="string").dtype == "string"
     # {'t': TensorSpec(shape=(), dtype=tf.string, name=None), 'n': ... tf.int32 ...}
     ds = ef.data.Dataset.from_tensor_slices({"t": ["a", "b"], "n": [1, 2]})
