@@ -22,7 +22,7 @@ import typing as _typing
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
 from eagerflow import absent as _absent
-from eagerflow import config, dtypes, linalg, math, testing
+from eagerflow import config, dtypes, linalg, math, strings, testing
 from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
     custom_gradient,
@@ -33,7 +33,7 @@ from eagerflow.core.autodiff import (
 )
 from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
-from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
+from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor

@@ -96,9 +96,6 @@ _HINTS = {
     "tf.RaggedTensor": _RAGGED,
     "tf.sparse": _SPARSE,
     "tf.SparseTensor": _SPARSE,
-    "tf.strings": "eagerflow has no string ops (tf.strings): string tensors can be made, "
-                  "compared and looked up (ef.layers.StringLookup, TextVectorization), but "
-                  "split or decode text in Python before making the tensor",
     "tf.io": "eagerflow has no tf.io (file reading, parsing and byte decoding); read and "
              "decode files with Python or NumPy, then make tensors",
     "tf.TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "
@@ -110,9 +107,6 @@ _HINTS = {
                 "`fruit.flavor`) as arguments",
     "tf.TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
                       "with ef.concat on a loop variable (its first dimension may grow from 0)",
-    "tf.string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string "
-                 "dtype: trace a string function with an example tensor, such as "
-                 "f.get_concrete_function(ef.constant('a'))",
     "tf.autograph": "ef.function converts Python control flow itself (autograph=True), but "
                     "it rewrites the function's syntax tree and does not generate Python "
                     "source, so there is no ef.autograph.to_code / to_graph; print "

@@ -114,7 +114,6 @@ def test_top_level_name(name):
     ("RaggedTensor", r"no ragged tensors"),
     ("sparse", r"no sparse tensors \(tf.sparse, tf.SparseTensor\); use dense.*scatter_nd"),
     ("SparseTensor", r"no sparse tensors"),
-    ("strings", r"no string ops \(tf.strings\).*split or decode text in Python"),
     ("io", r"no tf.io \(file reading"),
 ])
 def test_tensorflow_names_left_out_on_purpose_say_so(name, says):

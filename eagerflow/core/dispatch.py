@@ -169,7 +169,7 @@ _Tensor = tensor.Tensor
 _Variable = variable.Variable
 _new = object.__new__
 _ndarray = np.ndarray
-_asarray = np.asarray
+_as_array = dtypes.as_array
 _flags = context.flags
 
 
@@ -235,7 +235,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
         raise _op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         if type(out) is not _ndarray:
-            out = _asarray(out)
+            out = _as_array(out)
         result = _new(_Tensor)
         result._value = out
         return result
@@ -243,7 +243,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
 
 
 def _wrap_many(outs) -> tuple:
-    return tuple(tensor.new_tensor(o if type(o) is _ndarray else _asarray(o)) for o in outs)
+    return tuple(tensor.new_tensor(o if type(o) is _ndarray else _as_array(o)) for o in outs)
 
 
 def _execute_slow(op, inputs, attrs):
@@ -268,7 +268,7 @@ def _execute_slow(op, inputs, attrs):
         raise _op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         result = _new(_Tensor)
-        result._value = out if type(out) is _ndarray else _asarray(out)
+        result._value = out if type(out) is _ndarray else _as_array(out)
         outputs = (result,)
     else:
         outputs = result = _wrap_many(out)  # type: ignore[assignment]  # (a tuple)

@@ -1,6 +1,8 @@
 """dtype names and the rules that turn Python and NumPy values into arrays.
 
-eagerflow's dtypes are plain `numpy.dtype` objects. Python data converts the way
+eagerflow's numeric and bool dtypes are plain `numpy.dtype` objects; text has one dtype,
+`string` (`ef.string`, see `StringDType`): its tensors hold Python `bytes` in a NumPy
+object array, and `str` data is encoded as UTF-8, as TensorFlow does. Python data converts the way
 TensorFlow converts it (floats to float32, ints to int32, complex to complex128, bools to
 bool); NumPy arrays
 and NumPy scalars keep their dtype. Binary ops promote like NumPy 2: a Python scalar
@@ -33,32 +35,111 @@ uint8 = np.dtype("uint8")
 bool = np.dtype("bool")  # noqa: A001 - the public name is `ef.bool`, as in TensorFlow
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
-string = np.dtype("object")
+_OBJECT = np.dtype("object")
+
+
+class StringDType:
+    """The dtype of text tensors: `ef.string`, TensorFlow's `tf.string`.
+
+    NumPy has no dtype that compares equal to ``"string"`` (and its dtypes cannot be
+    subclassed), so text gets this one object, the only eagerflow dtype that is not a
+    `numpy.dtype`. It compares equal to ``"string"``, to itself and to what NumPy calls
+    text or object dtypes (as ``tf.string == np.object_``), and hashes like
+    ``np.dtype(object)``. Its `dtype` attribute, NumPy's dtype protocol, makes
+    ``np.dtype(ef.string)`` the object dtype that stores the `bytes` elements, so
+    ``np.empty(3, ef.string)`` works too.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> t = ef.constant(["a", "b"])
+        >>> t.dtype == "string", t.dtype == ef.string, t.dtype is ef.string
+        (True, True, True)
+        >>> t.numpy()
+        array([b'a', b'b'], dtype=object)
+        >>> ef.string.name, str(ef.string), ef.string
+        ('string', 'string', ef.string)
+    """
+
+    __slots__ = ()
+    name = "string"
+    kind = "O"  # as np.dtype(object): code that asks `dtype.kind` sees the storage kind
+    char = "O"
+    itemsize = _OBJECT.itemsize
+    fields = None
+    type = bytes  # the Python type of one element
+    dtype = _OBJECT  # NumPy's dtype protocol: np.dtype(ef.string) is the storage dtype
+
+    def __eq__(self, other: object) -> builtins.bool:
+        if other is self:
+            return True
+        if other is None:  # np.dtype(None) would be float64
+            return False
+        try:
+            return as_dtype(other) is self  # type: ignore[arg-type]
+        except TypeError:
+            return False
+
+    def __hash__(self) -> int:
+        return hash(_OBJECT)
+
+    def __repr__(self) -> str:
+        return "ef.string"
+
+    def __str__(self) -> str:
+        return "string"
+
+    def __reduce__(self) -> str:
+        return "string"  # pickles as the module attribute: one instance
+
+
+string = StringDType()
+DType = np.dtype | StringDType  # what `Tensor.dtype` and `as_dtype` return
+
+
+def public(dtype: np.dtype) -> DType:
+    """The dtype a tensor holding an array of NumPy dtype `dtype` shows: `string` for text
+    (bytes, str or object arrays), `dtype` itself otherwise."""
+    return string if dtype.kind in "SUO" else dtype
+
+
+def as_array(value) -> np.ndarray:
+    """An op's result as an ndarray. On 0-d object arrays NumPy returns the bare element:
+    a `bytes` result must stay a string (an object array), not become NumPy's
+    fixed-width bytes."""
+    if type(value) is bytes:
+        boxed = np.empty((), _OBJECT)
+        boxed[()] = value
+        return boxed
+    return np.asarray(value)
+
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 _PYTHON_SCALARS = (float, int, complex, builtins.bool)
 
 
-def as_dtype(dtype: np.typing.DTypeLike | None) -> np.dtype:
-    """Converts a dtype-like value (`ef.float32`, `np.float32`, `"float32"`) to a `numpy.dtype`.
+def as_dtype(dtype: np.typing.DTypeLike | StringDType | None) -> DType:
+    """Converts a dtype-like value (`ef.float32`, `np.float32`, `"float32"`) to a dtype.
 
     Args:
-        dtype: anything `numpy.dtype` accepts.
+        dtype: anything `numpy.dtype` accepts, ``"string"`` or `ef.string`. Text and
+            object dtypes (``str``, ``bytes``, ``np.object_``) become `ef.string`.
 
     Returns:
-        The `numpy.dtype`.
+        A `numpy.dtype`, or `ef.string` for text.
 
     Raises:
         TypeError: if `dtype` names no dtype.
 
     Examples:
-        >>> as_dtype("float64")
-        dtype('float64')
+        >>> as_dtype("float64"), as_dtype("string"), as_dtype(str)
+        (dtype('float64'), ef.string, ef.string)
     """
     if isinstance(dtype, np.dtype):
-        return dtype
+        return string if dtype.kind in "SUO" else dtype
+    if dtype is string or isinstance(dtype, str) and dtype == "string":
+        return string
     try:
-        return np.dtype(dtype)
+        return public(np.dtype(dtype))
     except TypeError as e:
         raise TypeError(f"Cannot interpret {dtype!r} as a dtype.") from e
 
@@ -124,7 +205,23 @@ def to_array(value, dtype=None) -> np.ndarray:
             f"Cannot convert {_short_repr(value)} to a Tensor: {e}. Nested lists must be "
             "rectangular and hold numbers, bools or strings."
         ) from None
-    if array.dtype.kind == "O" and not _is_string_array(array):
+    kind = array.dtype.kind
+    wanted = None if dtype is None else as_dtype(dtype)
+    if kind in "SU" or kind == "O" and _is_string_array(array):
+        if wanted is not None and wanted is not string:
+            raise errors.InvalidArgumentError(
+                f"Cannot convert {_short_repr(value)} to dtype {wanted.name}: it holds "
+                "strings. Parse them with ef.strings.to_number."
+            )
+        return _to_bytes(value, array)
+    if wanted is string:
+        if array.size == 0 and isinstance(value, (list, tuple)):
+            return np.empty(array.shape, _OBJECT)
+        raise errors.InvalidArgumentError(
+            f"Cannot convert {_short_repr(value)} to dtype string: it holds "
+            f"{array.dtype.name} values. Format numbers with ef.strings.as_string."
+        )
+    if kind == "O":
         if _all_python_leaves(value):  # only ints beyond int64 make NumPy fall back to objects
             raise errors.InvalidArgumentError(
                 f"Cannot convert {_short_repr(value)} to a Tensor: an integer is out of the "
@@ -171,6 +268,21 @@ def _unsupported_type(array: np.ndarray) -> str:
         if not isinstance(item, (*_PYTHON_SCALARS, str, bytes, np.generic)):
             return type(item).__name__
     return "object"
+
+
+def _to_bytes(value, array: np.ndarray) -> np.ndarray:
+    """Text data as an object array of Python `bytes`, `str` encoded as UTF-8."""
+    if isinstance(value, (list, tuple, str, bytes)):
+        # NumPy's fixed-width str/bytes arrays drop trailing NULs: copy Python data again.
+        exact = np.empty(array.shape, _OBJECT)
+        exact[...] = value
+        array = exact
+    items = [item if type(item) is bytes
+             else item.encode("utf-8") if isinstance(item, str) else bytes(item)
+             for item in array.reshape(-1).tolist()]
+    out = np.empty(len(items), _OBJECT)
+    out[:] = items
+    return out.reshape(array.shape)
 
 
 def _is_string_array(array: np.ndarray) -> builtins.bool:

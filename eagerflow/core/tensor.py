@@ -41,7 +41,7 @@ class Tensor(_Operators):
 
     Attributes:
         shape: tuple of ints.
-        dtype: a `numpy.dtype`.
+        dtype: a `numpy.dtype`, or `ef.string` for text (whose elements are `bytes`).
         ndim: number of dimensions.
         device: the device holding the value (always ``"/device:CPU:0"``).
 
@@ -69,9 +69,10 @@ class Tensor(_Operators):
         return self._value.shape
 
     @property
-    def dtype(self) -> np.dtype:
-        """The element type, a `numpy.dtype` (`ef.float32`, ...)."""
-        return self._value.dtype
+    def dtype(self) -> dtypes.DType:
+        """The element type: a `numpy.dtype` (`ef.float32`, ...), or `ef.string` for text."""
+        dtype = self._value.dtype
+        return dtypes.string if dtype.kind in "SUO" else dtype
 
     @property
     def ndim(self) -> int:
@@ -95,9 +96,15 @@ class Tensor(_Operators):
         return logits.activation_logits(self)
 
     def numpy(self) -> np.ndarray:
-        """Returns the value as a read-only NumPy array (a view: no copy is made)."""
+        """Returns the value as a read-only NumPy array (a view: no copy is made).
+
+        A scalar string tensor gives its `bytes` instead, as in TensorFlow
+        (``t.numpy().decode()``); other string tensors give object arrays of `bytes`.
+        """
         for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
             tape._left_by_numpy.add(id(self))
+        if self._value.dtype.kind == "O" and self._value.ndim == 0:
+            return self._value[()]
         view = self._value.view()
         view.flags.writeable = False
         return view

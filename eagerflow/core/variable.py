@@ -114,9 +114,12 @@ class Variable(tensor._Operators):
         return self._read()
 
     def numpy(self) -> np.ndarray:
-        """Returns a copy of the current value as a writable NumPy array."""
+        """Returns a copy of the current value as a writable NumPy array (`bytes` for a
+        scalar string, as `Tensor.numpy`)."""
         for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
             tape._left_by_numpy.add(id(self))
+        if self._buf.dtype.kind == "O" and self._buf.ndim == 0:
+            return self._buf[()]
         return self._buf.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -128,9 +131,9 @@ class Variable(tensor._Operators):
         return self._buf.shape
 
     @property
-    def dtype(self) -> np.dtype:
-        """The element type, a `numpy.dtype`; fixed when the variable is made."""
-        return self._buf.dtype
+    def dtype(self) -> dtypes.DType:
+        """The element type, fixed when the variable is made (see `Tensor.dtype`)."""
+        return dtypes.public(self._buf.dtype)
 
     @property
     def ndim(self) -> int:

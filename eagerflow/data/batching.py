@@ -247,12 +247,12 @@ def _pad(column, path, padded_shape, padding_value, first_index):
                     f"padded_batch: element {first_index + offset} has shape {array.shape}"
                     f"{_component(path)}, larger than padded_shapes {padded_shape}"
                 )
-    dtype = np.result_type(*column) if column[0].dtype.kind in "SU" else column[0].dtype
+    dtype = column[0].dtype
     if padding_value is None:
-        fill: Any = b"" if dtype.kind == "S" else "" if dtype.kind == "U" else 0
+        fill: Any = b"" if dtype.kind == "O" else 0
     else:
         try:
-            fill = dtypes.to_array(padding_value, None if dtype.kind in "SU" else dtype)
+            fill = dtypes.to_array(padding_value, dtypes.public(dtype))
         except (errors.OpError, ValueError, TypeError) as e:
             raise errors.InvalidArgumentError(
                 f"padded_batch: padding value{_component(path)}: "

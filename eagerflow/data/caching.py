@@ -15,7 +15,8 @@ The file is a sequence of NumPy ``.npy`` records:
 * per chunk of up to 1024 elements, an int64 record ``[count, kind of leaf 0, ...]``
   followed, per leaf, by one record of the stacked values (kind 0: all shapes equal) or
   three records (kind 1: the values flattened end to end, each rank, the shapes end
-  to end);
+  to end), or for strings four (kind 2: their bytes end to end as uint8, the length of
+  each string, then ranks and shapes as kind 1);
 * an end record ``[-1]``, so a truncated file is detected.
 
 Examples:
@@ -40,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, nest
+from eagerflow.core import dtypes, errors, nest
 from eagerflow.data import dataset, iterator, structure
 from eagerflow.saving import fileio
 
@@ -211,15 +212,24 @@ class _Writer:
         columns = list(zip(*map(self._flatten, self._chunk), strict=True))
         kinds = []
         for k, column in enumerate(columns):
-            if column[0].dtype.kind == "O":
-                raise errors.InvalidArgumentError(
-                    f"cache(filename) cannot store component {k} of dtype object"
-                )
-            kinds.append(0 if all(a.shape == column[0].shape for a in column) else 1)
+            if column[0].dtype.kind == "O":  # strings: object arrays of bytes
+                if not all(type(item) is bytes for a in column for item in a.flat):
+                    raise errors.InvalidArgumentError(
+                        f"cache(filename) cannot store component {k} of dtype object: only "
+                        "strings (bytes) and numbers")
+                kinds.append(2)
+            else:
+                kinds.append(0 if all(a.shape == column[0].shape for a in column) else 1)
         _record(self._file, np.array([len(self._chunk), *kinds], np.int64))
         for kind, column in zip(kinds, columns, strict=True):
             if kind == 0:
                 _record(self._file, np.stack(column))
+            elif kind == 2:
+                strings = [item for a in column for item in a.reshape(-1).tolist()]
+                _record(self._file, np.frombuffer(b"".join(strings), np.uint8))
+                _record(self._file, np.array([len(item) for item in strings], np.int64))
+                _record(self._file, np.array([a.ndim for a in column], np.int64))
+                _record(self._file, np.array([d for a in column for d in a.shape], np.int64))
             else:
                 _record(self._file, np.concatenate([a.reshape(-1) for a in column]))
                 _record(self._file, np.array([a.ndim for a in column], np.int64))
@@ -273,10 +283,23 @@ def _chunk_columns(file, path, kinds, count):
     columns = []
     for kind in kinds:
         if kind == 0:
-            stacked = _frozen(_read(file, path))
+            stacked = _read(file, path)
+            if stacked.dtype.kind in "SU":  # written before strings were bytes objects
+                stacked = dtypes.to_array(stacked)
+            stacked = _frozen(stacked)
             columns.append([stacked[i, ...] for i in range(count)])
             continue
-        data, ranks, dims = _frozen(_read(file, path)), _read(file, path), _read(file, path)
+        if kind == 2:
+            blob, lengths = _read(file, path).tobytes(), _read(file, path)
+            ends = np.cumsum(lengths).tolist()
+            data = np.empty(len(ends), object)
+            data[:] = [blob[end - size:end] for end, size in zip(ends, lengths.tolist(),
+                                                                   strict=True)]
+            data = _frozen(data)
+        else:
+            data = _read(file, path)
+            data = _frozen(dtypes.to_array(data) if data.dtype.kind in "SU" else data)
+        ranks, dims = _read(file, path), _read(file, path)
         column, offset, dim_offset = [], 0, 0
         for rank in ranks.tolist():
             shape = tuple(dims[dim_offset:dim_offset + rank].tolist())

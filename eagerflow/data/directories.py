@@ -253,7 +253,7 @@ def text_dataset_from_directory(directory: str, labels: Any = "inferred",
     def load(path):
         with open(path, "rb") as f:
             content = f.read() if max_length is None else f.read(max_length)
-        return tensor_lib.new_tensor(np.array(content, dtype=bytes))
+        return tensor_lib.Tensor(content)  # a scalar ef.string (bytes, as TF gives)
 
     return _from_directory("text", directory, labels, label_mode, class_names, batch_size,
                            shuffle, seed, validation_split, subset, follow_links, verbose,

@@ -187,15 +187,16 @@ def _conform_leaf(value, spec, index, path):
     elif isinstance(value, np.ndarray):
         array = value.copy() if value.flags.writeable else value
     elif structure.is_string(spec.dtype):
-        array = np.asarray(value)
+        array = dtypes.to_array(value) if np.asarray(value).dtype.kind in "SUO" else \
+            np.asarray(value)
     else:
         try:
             array = dtypes.to_array(value, spec.dtype)
         except (errors.OpError, ValueError, TypeError) as e:
             raise _mismatch(index, path, getattr(e, "message", str(e))) from None
     if array.dtype != spec.dtype:
-        if structure.is_string(spec.dtype) and array.dtype.kind in "SU":
-            pass  # any string dtype fits a string spec
+        if structure.is_string(spec.dtype) and array.dtype.kind in "SUO":
+            array = dtypes.to_array(array)  # any text fits a string spec, stored as bytes
         elif array.dtype.kind not in "OSU" and np.can_cast(array.dtype, spec.dtype, "safe"):
             array = array.astype(spec.dtype)
         else:

@@ -71,6 +71,8 @@ def _convert_leaf(value, what):
     if kind is _Tensor:
         return value._value
     if kind is _ndarray:
+        if value.dtype.kind in "SUO":  # text is stored as bytes objects (core/dtypes.py)
+            return dtypes.to_array(value)
         # A writeable array may be a buffer its owner refills (a generator yielding
         # the same array each time): copy it so that batches hold distinct values.
         return value.copy() if value.flags.writeable else value
@@ -108,8 +110,8 @@ def from_function(value, what: str):
 
 
 def _dtype_key(dtype):
-    # Strings of any length are one type (the length is part of NumPy's dtype).
-    return dtype.kind if dtype.kind in "SU" else dtype
+    # Strings of any kind and length are one type, ef.string.
+    return dtypes.string if dtype.kind in "SUO" else dtype
 
 
 def signature(element):
@@ -128,9 +130,9 @@ def signature(element):
     return kind
 
 
-def spec_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a spec shows: string dtypes without their length (``bytes``/``str``)."""
-    return np.dtype(dtype.kind) if dtype.kind in "SU" else dtype
+def spec_dtype(dtype: np.dtype) -> dtypes.DType:
+    """The dtype a spec shows: `ef.string` for text."""
+    return dtypes.public(dtype)
 
 
 def spec_of(element):

@@ -1,4 +1,4 @@
-"""`TextLineDataset`: the lines of text files, as bytes scalars.
+"""`TextLineDataset`: the lines of text files, as scalar `ef.string` tensors.
 
 Examples:
     >>> import eagerflow as ef, os, tempfile
@@ -6,7 +6,7 @@ Examples:
     >>> with open(path, "w") as f:
     ...     _ = f.write("roses\\nviolets\\n")
     >>> list(ef.data.TextLineDataset(path).as_numpy_iterator())
-    [np.bytes_(b'roses'), np.bytes_(b'violets')]
+    [b'roses', b'violets']
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import dtypes, errors
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, interleaving, sources
@@ -65,9 +65,9 @@ def _open(path: str, compression: str):
 class TextLineDataset(dataset.Dataset):
     """One element per line of one or more text files, without the line ending.
 
-    Lines are bytes scalars (``dtype=bytes``), as in tf.data: `as_numpy_iterator`
-    gives them as `bytes` (decode with ``.decode()``); in a tensor,
-    ``line.numpy().item()`` is the `bytes`. ``\\n`` and ``\\r\\n`` endings are removed.
+    Lines are scalar string tensors (`ef.string`), as in tf.data: `as_numpy_iterator`
+    gives them as `bytes` (decode with ``.decode()``), and so does ``line.numpy()``.
+    ``\\n`` and ``\\r\\n`` endings are removed.
 
     Args:
         filenames: a file name or a list of them.
@@ -106,7 +106,7 @@ class TextLineDataset(dataset.Dataset):
             names = sources.TensorSliceDataset(np.array(self._files))
             self._reader = interleaving.InterleaveDataset(
                 names,
-                lambda name: TextLineDataset(str(name.numpy().item()), compression),
+                lambda name: TextLineDataset(os.fsdecode(name.numpy()), compression),
                 num_parallel_reads, 1, num_parallel_reads,
             )
 
@@ -119,10 +119,12 @@ class TextLineDataset(dataset.Dataset):
                 for line in file:
                     if line.endswith(b"\n"):
                         line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
-                    yield np.array(line, dtype=bytes)
+                    element = np.empty((), object)  # a string: bytes in an object array
+                    element[()] = line
+                    yield element
 
     def _compute_spec(self):
-        return TensorSpec((), np.dtype("S"))
+        return TensorSpec((), dtypes.string)
 
     def _cardinality(self) -> int:
         return dataset.UNKNOWN_CARDINALITY

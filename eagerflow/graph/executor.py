@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dispatch, errors
+from eagerflow.core import dispatch, dtypes, errors
 from eagerflow.core import variable as variable_module
 from eagerflow.graph import graph, trace
 from eagerflow.ops.kernels import extrema, saved
@@ -183,7 +183,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
     from eagerflow.graph import control_flow, python_ops
 
     env = {
-        "_asarray": np.asarray, "_assign": _assign, "_bind": _bind, "_check": _check,
+        "_asarray": dtypes.as_array, "_assign": _assign, "_bind": _bind, "_check": _check,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": control_flow.run_while,

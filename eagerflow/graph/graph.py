@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eagerflow.core import dispatch, tensor
+from eagerflow.core import dispatch, dtypes, tensor
 
 
 class OperatorNotAllowedInGraphError(TypeError):
@@ -99,7 +99,7 @@ def dtype_name(dtype) -> str:
 def format_spec(shape, dtype) -> str:
     """``float32[None, 3]``: a compact shape-and-dtype string for graph printing."""
     dims = ", ".join("None" if d is None else str(d) for d in shape)
-    return f"{np.dtype(dtype).name}[{dims}]"  # (NumPy's names: str32 and str64 differ)
+    return f"{dtype_name(dtype)}[{dims}]"
 
 
 # -- graph-only ops -----------------------------------------------------------------------
@@ -147,7 +147,7 @@ class SymbolicTensor(tensor.Tensor):
 
     def __init__(self, shape, dtype, graph, node=None, index=0):  # noqa: D107
         self._shape = tuple(shape)
-        self._dtype = np.dtype(dtype)
+        self._dtype = np.dtype(dtype)  # the storage dtype (object for ef.string)
         self._graph = graph
         self._node = node
         self._index = index
@@ -163,8 +163,8 @@ class SymbolicTensor(tensor.Tensor):
         return self._shape
 
     @property
-    def dtype(self) -> np.dtype:
-        return self._dtype
+    def dtype(self) -> dtypes.DType:
+        return dtypes.public(self._dtype)
 
     @property
     def ndim(self) -> int:

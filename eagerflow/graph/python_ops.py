@@ -154,6 +154,8 @@ def _convert_output(value, dtype, func, index):
         array = value
     else:
         array = dtypes.to_array(value, dtype)
+    if dtype is dtypes.string and array.dtype.kind in "SU":
+        array = dtypes.to_array(array)  # string tensors hold bytes
     if array.dtype != dtype:
         if isinstance(value, (int, float, bool, list)) or np.can_cast(array.dtype, dtype,
                                                                      "same_kind") and \

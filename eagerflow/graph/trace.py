@@ -36,14 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, tensor
+from eagerflow.core import context, dispatch, dtypes, errors, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
-# Ops whose output shape depends on input values: their first output dimension is unknown.
-_VALUE_DEPENDENT = {"Where"}
+# Ops whose output length along one axis depends on the input's values: {name: axis}.
+_VALUE_DEPENDENT = {"Where": 0, "StringSplitV2": -1, "UnicodeSplit": -1}
 # Ops that accept unknown (None) dimensions in their shape attributes (see ops/array_ops.py).
 _UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
@@ -98,6 +98,8 @@ def dummy_value(shape, dtype, size: int = 2) -> np.ndarray:
     dtype = np.dtype(dtype)
     if dtype.kind == "f" and len(concrete) >= 2 and concrete[-1] == concrete[-2]:
         return np.broadcast_to(np.eye(concrete[-1], dtype=dtype), concrete).copy()
+    if dtype.kind == "O":  # ef.string: empty bytes
+        return np.full(concrete, b"", dtype)
     return np.zeros(concrete, dtype)
 
 
@@ -291,7 +293,8 @@ class Tracer:
                 shape = tuple(a if a == b else None
                               for a, b in zip(array.shape, probes[i].shape, strict=True))
             if op.name in _VALUE_DEPENDENT and shape:
-                shape = (None,) + tuple(shape[1:])
+                shape = list(shape)
+                shape[_VALUE_DEPENDENT[op.name]] = None
             # Kept even for a static shape: a value (like a Shape op's) may depend on the
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
@@ -443,8 +446,8 @@ def _has_tensor(attrs) -> bool:
 
 def _as_list(op, out) -> list:
     if op.num_outputs == 1:
-        return [out if type(out) is np.ndarray else np.asarray(out)]
-    return [o if type(o) is np.ndarray else np.asarray(o) for o in out]
+        return [out if type(out) is np.ndarray else dtypes.as_array(out)]
+    return [o if type(o) is np.ndarray else dtypes.as_array(o) for o in out]
 
 
 class GeneratorRef:

@@ -89,7 +89,7 @@ class Hashing(Layer):
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(lookup.as_numpy(inputs)).astype(out_dtype))
         return python_ops.py_function(
-            lambda t: self._compute(t.numpy()).astype(out_dtype), [inputs], out_dtype)
+            lambda t: self._compute(np.asarray(t)).astype(out_dtype), [inputs], out_dtype)
 
     def _bins(self, values: np.ndarray) -> np.ndarray:
         kind = values.dtype.kind

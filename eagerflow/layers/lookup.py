@@ -69,7 +69,7 @@ _DROPPED = -1  # the index of a mask token in the counting modes: not counted
 def as_numpy(value) -> np.ndarray:
     """`value` (a tensor, an array, a list, a scalar) as a NumPy array."""
     if isinstance(value, tensor.Tensor) or hasattr(value, "_read"):
-        return convert_input(value).numpy()
+        return np.asarray(convert_input(value))  # .numpy() of a scalar string is bytes
     return np.asarray(value)
 
 
@@ -480,7 +480,7 @@ class IndexLookup(Layer):
     def call(self, inputs: Any) -> Any:
         if context.thread.tracer is None:
             return tensor.new_tensor(self._compute(as_numpy(inputs)))
-        return python_ops.py_function(lambda t: self._compute(t.numpy()), [inputs],
+        return python_ops.py_function(lambda t: self._compute(np.asarray(t)), [inputs],
                                       self._output_dtype())
 
     def _output_dtype(self):
@@ -630,7 +630,7 @@ class StringLookup(IndexLookup):
         array([[1., 2., 0., 0.]], dtype=float32)
         >>> back = ef.layers.StringLookup(vocabulary=["a", "b", "c"], invert=True)
         >>> back([3, 0, 1]).numpy()
-        array(['c', '[UNK]', 'a'], dtype='<U5')
+        array([b'c', b'[UNK]', b'a'], dtype=object)
     """
 
     def __init__(self, max_tokens: Any = None, num_oov_indices: int = 1, mask_token: Any = None,
@@ -658,8 +658,10 @@ class StringLookup(IndexLookup):
         return line
 
     def _inverted_dtype(self):
-        table = [t for t in (self.mask_token, self.oov_token) if t is not None] + self._tokens
-        return np.array(table or [""], dtype=str).dtype
+        return dtypes.string
+
+    def _invert_ids(self, values: np.ndarray) -> np.ndarray:
+        return dtypes.to_array(super()._invert_ids(values))  # string tensors hold bytes
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -324,7 +324,7 @@ class TextVectorization(Layer):
                 "batch to batch. Set output_sequence_length, or apply the layer in the data "
                 "pipeline: dataset.map(lambda x, y: (vectorizer(x), y)).")
         out_dtype = dtypes.int64 if self._output_mode == "int" else dtypes.float32
-        return python_ops.py_function(lambda t: self._compute(t.numpy()), [inputs], out_dtype)
+        return python_ops.py_function(lambda t: self._compute(np.asarray(t)), [inputs], out_dtype)
 
     def _compute(self, values: np.ndarray) -> np.ndarray:
         strings = self._lookup_layer

@@ -172,6 +172,19 @@ def from_dlpack(x: Any) -> Tensor:
     return tensor.new_tensor(np.array(array, copy=True))
 
 
+def _zeros(shape, dtype) -> np.ndarray:
+    if dtype.kind == "O":  # ef.string: the empty string, as TensorFlow
+        return np.full(shape, b"", object)
+    return np.zeros(shape, dtype)
+
+
+def _ones(shape, dtype, op: str) -> np.ndarray:
+    if dtype.kind == "O":
+        raise errors.InvalidArgumentError(
+            "dtype string has no one: ones and ones_like take numbers and bools", op)
+    return np.ones(shape, dtype)
+
+
 def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Creates a tensor of zeros.
 
@@ -180,7 +193,7 @@ def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None 
         >>> ef.zeros([2])
         ef.Tensor([0. 0.], shape=(2,), dtype=float32)
     """
-    return tensor.new_tensor(np.zeros(shape_list(shape, "Zeros"), dtypes.as_dtype(dtype)))
+    return tensor.new_tensor(_zeros(shape_list(shape, "Zeros"), dtypes.as_dtype(dtype)))
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
@@ -191,12 +204,12 @@ def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None =
         >>> ef.ones([2], dtype=ef.int32)
         ef.Tensor([1 1], shape=(2,), dtype=int32)
     """
-    return tensor.new_tensor(np.ones(shape_list(shape, "Ones"), dtypes.as_dtype(dtype)))
+    return tensor.new_tensor(_ones(shape_list(shape, "Ones"), dtypes.as_dtype(dtype), "Ones"))
 
 
 @primitive("ZerosLike", differentiable=False, fresh=True, shape_only=True)
 def _zeros_like(x, dtype):
-    return np.zeros(x.shape, dtype or x.dtype)
+    return _zeros(x.shape, dtype or x.dtype)
 
 
 def zeros_like(input: TensorLike, dtype: DTypeLike = None,
@@ -214,7 +227,7 @@ def zeros_like(input: TensorLike, dtype: DTypeLike = None,
 
 @primitive("OnesLike", differentiable=False, fresh=True, shape_only=True)
 def _ones_like(x, dtype):
-    return np.ones(x.shape, dtype or x.dtype)
+    return _ones(x.shape, dtype or x.dtype, "OnesLike")
 
 
 def ones_like(input: TensorLike, dtype: DTypeLike = None,

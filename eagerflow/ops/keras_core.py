@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow.core import dtypes as _dtypes
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import decompositions as _decompositions
@@ -80,7 +81,7 @@ def result_type(*values: Any) -> np.dtype:
     return result if result is not None else np.dtype("bool")
 
 
-def as_tensor(x: TensorLike, dtype: np.dtype) -> Tensor:
+def as_tensor(x: TensorLike, dtype: _dtypes.DType) -> Tensor:
     """`x` as a tensor of `dtype` (Python numbers exactly, tensors by a cast)."""
     if isinstance(x, (bool, int, float)):
         return _creation.constant(np.asarray(x, dtype))

@@ -329,6 +329,10 @@ def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: Ten
 # -- dtype and selection ------------------------------------------------------------------
 @primitive("Cast", fresh=True, elidable="dtype")
 def _cast(x, dtype):
+    if (dtype.kind == "O") != (x.dtype.kind == "O"):  # text and numbers do not cast
+        raise errors.UnimplementedError(
+            f"Cast {dtypes.public(x.dtype).name} to {dtypes.public(dtype).name} is not "
+            "supported: use ef.strings.as_string or ef.strings.to_number")
     return x.astype(dtype)
 
 

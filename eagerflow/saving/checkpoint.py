@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, trackable, variable
+from eagerflow.core import dtypes, errors, trackable, variable
 from eagerflow.saving import h5format, index, load_budget, object_graph, restore, status
 
 SAVE_COUNTER = "save_counter"
@@ -71,8 +71,8 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
         var = variables[path]
         if array.dtype.kind not in _NUMERIC_KINDS:
             raise errors.InvalidArgumentError(
-                f"Variable {var.name!r} at checkpoint path {path!r} has dtype {array.dtype}; "
-                "checkpoints store numeric variables only."
+                f"Variable {var.name!r} at checkpoint path {path!r} has dtype "
+                f"{dtypes.public(array.dtype).name}; checkpoints store numeric variables only."
             )
     for path, array in status.pending_values(walked).items():
         arrays.setdefault(path, array)

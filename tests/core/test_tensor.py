@@ -25,15 +25,15 @@ def test_repr_and_str():
     )
 
 
-def test_string_tensors_show_dtype_string_and_quoted_values():
-    # TensorFlow: tf.Tensor(b'Gray wolf', shape=(), dtype=string); eagerflow keeps str values.
-    assert str(ef.constant("Gray wolf")) == "ef.Tensor('Gray wolf', shape=(), dtype=string)"
-    assert repr(ef.constant(["a", "bb"])) == "ef.Tensor(['a' 'bb'], shape=(2,), dtype=string)"
+def test_string_tensors_show_dtype_string_and_bytes_values():
+    # TensorFlow: tf.Tensor(b'Gray wolf', shape=(), dtype=string): text is stored as bytes.
+    assert str(ef.constant("Gray wolf")) == "ef.Tensor(b'Gray wolf', shape=(), dtype=string)"
+    assert repr(ef.constant(["a", "bb"])) == "ef.Tensor([b'a' b'bb'], shape=(2,), dtype=string)"
     assert repr(ef.constant(b"ab")) == "ef.Tensor(b'ab', shape=(), dtype=string)"
     # object arrays hold only strings (anything else is refused on conversion)
     as_objects = ef.constant(np.array(["x"], object))
-    assert repr(as_objects) == "ef.Tensor(['x'], shape=(1,), dtype=string)"
-    assert ef.constant("Gray wolf").dtype.kind == "U"  # the dtype itself stays NumPy's
+    assert repr(as_objects) == "ef.Tensor([b'x'], shape=(1,), dtype=string)"
+    assert ef.constant("Gray wolf").dtype is ef.string
 
 
 def test_immutable():

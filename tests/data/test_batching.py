@@ -145,7 +145,8 @@ def test_padded_batch_errors():
         list(ranks.padded_batch(2))
     with pytest.raises(errors.InvalidArgumentError, match="padding value: "):
         list(ds.padded_batch(2, padding_values=0.5))
-    with pytest.raises(errors.InvalidArgumentError, match="padding value: cannot convert 'a'"):
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="padding value: Cannot convert 'a' to dtype int64: it holds strings"):
         list(ds.padded_batch(2, padding_values="a"))  # a bare ValueError before
     with pytest.raises(errors.InvalidArgumentError, match="padding values must be scalars"):
         list(ds.padded_batch(2, padding_values=[1, 2]))

@@ -49,7 +49,7 @@ def test_signature_ignores_shapes_and_string_lengths():
 
 def test_describe_and_leaf_paths():
     element = {"b": (np.zeros((2, 3), np.float32),), "a": np.array(b"x")}
-    assert structure.describe(element) == "{'b': (float32[2, 3],), 'a': bytes[]}"
+    assert structure.describe(element) == "{'b': (float32[2, 3],), 'a': string[]}"
     assert structure.leaf_paths(element) == ["['a']", "['b'][0]"]
     assert structure.leaf_paths(np.zeros(1)) == ["element"]
     assert structure.describe(Pair(np.zeros(1), np.zeros(()))) == "Pair(float64[1], float64[])"

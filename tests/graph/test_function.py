@@ -603,5 +603,5 @@ def test_a_symbolic_string_tensor_prints_dtype_string_as_an_eager_one(capsys):
         print("Tracing with", a)
         return a + a
 
-    assert double(ef.constant("a")).numpy() == "aa"
+    assert double(ef.constant("a")).numpy() == b"aa"
     assert capsys.readouterr().out == 'Tracing with ef.Tensor("a:0", shape=(), dtype=string)\n'

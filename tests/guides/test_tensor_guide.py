@@ -191,7 +191,7 @@ def test_ragged_tensors():
 def test_string_tensors():
     # Tensors can be strings, too here is a scalar string.
     scalar_string_tensor = ef.constant("Gray wolf")
-    assert str(scalar_string_tensor) == "ef.Tensor('Gray wolf', shape=(), dtype=string)"
+    assert str(scalar_string_tensor) == "ef.Tensor(b'Gray wolf', shape=(), dtype=string)"
     # If you have three string tensors of different lengths, this is OK.
     tensor_of_strings = ef.constant(["Gray wolf",
                                      "Quick brown fox",
@@ -199,10 +199,14 @@ def test_string_tensors():
     # Note that the shape is (3,). The string length is not included.
     assert tensor_of_strings.shape == (3,)
     assert str(tensor_of_strings).endswith("shape=(3,), dtype=string)")
-    assert ef.constant("🥳👍").numpy() == "🥳👍"
-    # String ops (split, to_number, bytes_split, decode_raw, unicode) are not provided.
-    with pytest.raises(AttributeError, match=r"no string ops \(tf.strings\)"):
-        ef.strings.split(scalar_string_tensor, sep=" ")
+    assert ef.constant("🥳👍").numpy() == "🥳👍".encode()  # bytes, UTF-8 encoded
+    # You can use split to split a string into a set of tensors.
+    np.testing.assert_array_equal(ef.strings.split(scalar_string_tensor, sep=" ").numpy(),
+                                  [b"Gray", b"wolf"])
+    # ...and to_number to parse numbers.
+    text = ef.constant("1 10 100")
+    np.testing.assert_array_equal(ef.strings.to_number(ef.strings.split(text, " ")).numpy(),
+                                  [1.0, 10.0, 100.0])
     with pytest.raises(AttributeError, match=r"no tf.io \(file reading"):
         ef.io.decode_raw(ef.constant("Duck"), ef.uint8)
 

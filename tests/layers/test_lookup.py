@@ -195,13 +195,13 @@ def test_integer_lookup_matches_keras():
 def test_invert_round_trips():
     back = L.StringLookup(vocabulary=VOCAB, invert=True)
     np.testing.assert_array_equal(values(back, [[1, 2, 0], [4, 7, 3]]),
-                                  [["a", "b", "[UNK]"], ["d", "[UNK]", "c"]])
+                                  [[b"a", b"b", b"[UNK]"], [b"d", b"[UNK]", b"c"]])
     masked = L.StringLookup(vocabulary=VOCAB, invert=True, mask_token="[M]")
     np.testing.assert_array_equal(values(masked, [[1, 2, 0], [5, 7, 3]]),
-                                  [["[UNK]", "a", "[M]"], ["d", "[UNK]", "b"]])
+                                  [[b"[UNK]", b"a", b"[M]"], [b"d", b"[UNK]", b"b"]])
     forward = L.StringLookup(vocabulary=VOCAB)
-    np.testing.assert_array_equal(values(back, forward(X)), [["a", "c", "d"],
-                                                             ["d", "[UNK]", "b"]])
+    np.testing.assert_array_equal(values(back, forward(X)), [[b"a", b"c", b"d"],
+                                                             [b"d", b"[UNK]", b"b"]])
     ints = L.IntegerLookup(vocabulary=[12, 36, 1138, 42], invert=True)
     np.testing.assert_array_equal(values(ints, [[1, 2, 0], [4, 7, 3]]),
                                   [[12, 36, -1], [42, -1, 1138]])
@@ -249,7 +249,8 @@ def test_traced_functions_datasets_and_models():
     np.testing.assert_array_equal(lookup(ef.constant([["b", "c", "a"]])).numpy(), [[2, 3, 1]])
     back = L.StringLookup(vocabulary=VOCAB, invert=True)
     traced_back = ef.function(lambda ids: back(ids))
-    np.testing.assert_array_equal(traced_back(ef.constant([4, 0])).numpy(), ["d", "[UNK]"])
+    np.testing.assert_array_equal(traced_back(ef.constant([4, 0])).numpy(),
+                                  [b"d", b"[UNK]"])
     ds = ef.data.Dataset.from_tensor_slices(X).batch(2).map(layer)
     np.testing.assert_array_equal(np.asarray(next(iter(ds))), [[1, 3, 4], [4, 0, 2]])
     inputs = ef.Input(shape=(3,), dtype="string")

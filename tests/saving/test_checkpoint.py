@@ -175,7 +175,8 @@ def test_index_names_only_existing_files(tmp_path):
 
 def test_string_variables_cannot_be_saved(tmp_path):
     ckpt = ef.Checkpoint(names=ef.Variable(np.array(["a", "b"], dtype=object)))
-    with pytest.raises(ef.errors.InvalidArgumentError, match="numeric variables only"):
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match="has dtype string; checkpoints store numeric variables only"):
         ckpt.write(tmp_path / "s.h5")
 
 

@@ -39,7 +39,7 @@ def tree(tmp_path_factory):
 
 
 def _rows(ds):
-    return sorted((t.numpy().item(), np.ravel(y.numpy()).tolist()) for t, y in ds)
+    return sorted((t.numpy(), np.ravel(y.numpy()).tolist()) for t, y in ds)
 
 
 # Recorded from Keras 3.15 on the tree above.
