@@ -111,7 +111,13 @@ class Tensor(_Operators):
 
     def __array__(self, dtype=None, copy=None):
         if dtype is None or np.dtype(dtype) == self._value.dtype:
-            return self._value.copy() if copy else self.numpy()
+            if copy:
+                return self._value.copy()
+            array = self.numpy()  # (a read-only view; a scalar string's is its bytes)
+            if not isinstance(array, np.ndarray):
+                array = self._value.view()
+                array.flags.writeable = False
+            return array
         if copy is False:  # NumPy 2's protocol: never copy, and a new dtype is a copy
             raise ValueError(f"Tensor.__array__: {self.dtype} to {dtype} copies; copy=False")
         return self._value.astype(dtype)

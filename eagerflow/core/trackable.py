@@ -90,6 +90,33 @@ def _is_variable(value) -> bool:
     return isinstance(value, variable.Variable)
 
 
+def _holds_variable(value, seen: set) -> bool:
+    if id(value) in seen:
+        return False
+    seen.add(id(value))
+    if _is_variable(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_variable(item, seen) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_variable(item, seen) for item in value.values())
+    if isinstance(value, Trackable):
+        return any(_holds_variable(item, seen) for item in value._trackable_children().values())
+    return False
+
+
+def notify_attached(owner, value) -> None:
+    """Tells the restores still waiting for values that `value` (holding variables) was
+    just attached to `owner`: TensorFlow restores an object when it is attached to the
+    restored graph (``ckpt.restore(p); ckpt.v = ef.Variable(0.)`` gets the saved value)."""
+    if _restore_listeners and _holds_variable(value, set()):
+        with context.eager_scope():
+            for listener in list(_restore_listeners):
+                attached = getattr(listener, "object_attached", None)
+                if attached is not None:
+                    attached(owner, value)
+
+
 class Trackable:
     """Base class of objects whose variables checkpoints save and restore.
 
@@ -108,6 +135,11 @@ class Trackable:
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(obj)
         return obj
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if _restore_listeners:  # (a restore is waiting for values: maybe for these)
+            notify_attached(self, value)
 
     def _trackable_children(self) -> dict:
         """Named dependencies, in a deterministic order (default: attributes in order)."""

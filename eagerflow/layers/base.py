@@ -309,7 +309,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                 raise RuntimeError(_MISSING_INIT.format(cls=type(self).__name__))
         elif _state.stack and state["_called"] and any(x is self for x in _state.stack):
             self._check_new_state(name, value)
-        object.__setattr__(self, name, value)
+        trackable.Trackable.__setattr__(self, name, value)
 
     def _check_new_state(self, name, value) -> None:
         """Refuses layers/variables first created inside `call` after the first call."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ from eagerflow.saving import h5format, index, load_budget, object_graph, restore
 
 SAVE_COUNTER = "save_counter"
 _NUMERIC_KINDS = frozenset("biufc")
-_RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})
+_RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter", "_root"})
 
 
 def collect_arrays(roots: dict, exclude=()) -> dict:
@@ -120,6 +121,23 @@ def resolve_path(save_path) -> str:
     raise errors.NotFoundError(f"Checkpoint file {path!r} does not exist ({hint}).")
 
 
+class _LiveRoots(Mapping):
+    """A Checkpoint's roots as they are now, not as they were when it was restored: a
+    deferred restore finds objects attached to the Checkpoint after `restore`."""
+
+    def __init__(self, checkpoint: Checkpoint) -> None:
+        self._checkpoint = checkpoint
+
+    def __getitem__(self, key: str) -> Any:
+        return self._checkpoint._roots()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._checkpoint._roots())
+
+    def __len__(self) -> int:
+        return len(self._checkpoint._roots())
+
+
 class Checkpoint(trackable.Trackable):
     """Groups objects to save and restore together; each keeps its variables by path.
 
@@ -130,6 +148,9 @@ class Checkpoint(trackable.Trackable):
     step).
 
     Args:
+        root: an object whose children are saved as the Checkpoint's own, at the top level
+            (TensorFlow's ``Checkpoint(root=module)``: ``module.v`` is saved as ``v``);
+            ``ckpt.root`` returns it.
         **named_objects: Trackables (layers, models, optimizers, metrics, other
             Checkpoints), Variables, or lists/dicts/tuples of them. The objects are also
             available as attributes (``ckpt.model``). Objects assigned as attributes
@@ -151,7 +172,12 @@ class Checkpoint(trackable.Trackable):
         array([1., 2.], dtype=float32)
     """
 
-    def __init__(self, **named_objects: Any) -> None:
+    def __init__(self, root: Any = None, **named_objects: Any) -> None:
+        if root is not None and not isinstance(root, trackable.Trackable):
+            raise errors.InvalidArgumentError(
+                f"Checkpoint(root=...) expects a Trackable (a module, layer, model, ...) whose "
+                f"children become the checkpoint's; got {type(root).__name__}")
+        object.__setattr__(self, "_root", root)
         for name, obj in named_objects.items():
             if name in _RESERVED or hasattr(type(self), name):
                 raise errors.InvalidArgumentError(
@@ -186,19 +212,26 @@ class Checkpoint(trackable.Trackable):
             self._objects[name] = value
         else:
             self._objects.pop(name, None)
-        object.__setattr__(self, name, value)
+        trackable.Trackable.__setattr__(self, name, value)  # (restores on attachment)
 
     def __delattr__(self, name):
         self._objects.pop(name, None)
         object.__delattr__(self, name)
 
+    @property
+    def root(self) -> Any:
+        """The `root` object given to the constructor, else the Checkpoint itself."""
+        return self if self._root is None else self._root
+
     def _trackable_children(self) -> dict:
         # Only the root Checkpoint's counter is saved: a nested one contributes its objects.
-        return dict(self._objects)
+        children = {} if self._root is None else dict(self._root._trackable_children())
+        return {**children, **self._objects}
 
     def _roots(self) -> dict:
-        """What `save`/`restore` of this Checkpoint walk: its objects and its counter."""
-        return {**self._objects, SAVE_COUNTER: self._save_counter}
+        """What `save`/`restore` of this Checkpoint walk: its objects (the root's children
+        first) and its counter."""
+        return {**self._trackable_children(), SAVE_COUNTER: self._save_counter}
 
     @property
     def save_counter(self) -> Any:
@@ -355,5 +388,9 @@ class Checkpoint(trackable.Trackable):
             return status.CheckpointLoadStatus(None, self._objects)
         path = resolve_path(save_path)
         with load_budget.scope("Checkpoint.restore", path, max_bytes):
-            return restore.restore(path, self._roots(), optional=(SAVE_COUNTER,),
-                                   skip_mismatch=skip_mismatch)
+            result = restore.restore(path, _LiveRoots(self), optional=(SAVE_COUNTER,),
+                                     skip_mismatch=skip_mismatch, open_root=True)
+        if result.pending:  # objects attached later get their values (TensorFlow's rule),
+            # for as long as this Checkpoint lives: it keeps the status alive
+            self.__dict__.setdefault(status.ATTACHED, status.Attachments()).append(result)
+        return result

@@ -20,17 +20,18 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from eagerflow.core import errors, variable
 from eagerflow.saving import h5format, object_graph, status
 
 
-def _could_appear(key: str, nodes: dict) -> bool:
+def _could_appear(key: str, nodes: dict, open_root: bool) -> bool:
     """Whether a variable at `key` may still be created: its nearest existing ancestor is
     an object (not a variable), so e.g. building a layer or a first optimizer step can
-    create it."""
+    create it; or no ancestor exists yet and the root takes new attributes (a Checkpoint:
+    ``ckpt.v = ef.Variable(0.)`` after `restore`)."""
     if key in nodes:
         return False  # something that is not a restorable variable already lives there
     parts = key.split("/")
@@ -38,11 +39,11 @@ def _could_appear(key: str, nodes: dict) -> bool:
         node = nodes.get("/".join(parts[:end]))
         if node is not None:
             return not isinstance(node, variable.Variable)
-    return False
+    return open_root
 
 
-def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False,
-            strict=False, then: Callable[[], None] | None = None):
+def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=False,
+            strict=False, then: Callable[[], None] | None = None, open_root: bool = False):
     """Restores `roots` from the file `save_path`; see the module docstring.
 
     Args:
@@ -54,6 +55,9 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
             raising.
         strict: also raise (before assigning anything) if an existing variable has no
             value in the file, unless `skip_mismatch`.
+        open_root: objects may still be attached to the root itself (a Checkpoint's
+            roots, read live): values for top-level names nothing holds yet wait for them
+            instead of being unused.
         then: a last step run after the values are assigned (layers' load hooks). If it
             raises, every variable of `roots` gets its previous value back and nothing is
             left pending, so the load still changes no variable.
@@ -94,7 +98,7 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
         for key in reader.entries:
             if key in targets or key in optional:
                 continue
-            (pending_keys if _could_appear(key, current.nodes) else unused).append(key)
+            (pending_keys if _could_appear(key, current.nodes, open_root) else unused).append(key)
         if not ready and not pending_keys and not mismatches:
             raise errors.InvalidArgumentError(
                 f"Checkpoint {reader.path!r} matches nothing in the objects being restored. "

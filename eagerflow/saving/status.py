@@ -25,6 +25,7 @@ import os
 import threading
 import warnings
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,7 +33,7 @@ import numpy as np
 from eagerflow.core import errors, trackable, variable
 from eagerflow.saving import object_graph
 
-_ATTACHED = "_deferred_restores"
+ATTACHED = "_deferred_restores"  # where a status waits, on the objects it restores into
 _live: weakref.WeakSet = weakref.WeakSet()  # statuses with values still pending
 
 
@@ -59,7 +60,7 @@ class Mismatch(NamedTuple):
                 f"variable has shape {self.variable_shape} {self.variable_dtype.name}")
 
 
-class _Attachments(list):
+class Attachments(list):
     """Keeps pending restores alive as long as the objects they restore into.
 
     Copies and pickles of a model must not drag the restore along, so both give an
@@ -67,10 +68,10 @@ class _Attachments(list):
     """
 
     def __deepcopy__(self, memo):
-        return _Attachments()
+        return Attachments()
 
     def __reduce__(self):
-        return _Attachments, ()
+        return Attachments, ()
 
 
 def short_list(paths, limit: int = 5) -> str:
@@ -119,7 +120,9 @@ class CheckpointLoadStatus:
     def __init__(self, save_path: str | os.PathLike[str], roots: dict, exclude: Any = (),
                  entries: Any = None, optional: Any = (), skip_mismatch: bool = False) -> None:
         self.save_path = None if save_path is None else os.fspath(save_path)
-        self._roots = dict(roots)
+        # A live mapping (a Checkpoint's roots) stays live: objects attached later are found.
+        self._roots = roots if isinstance(roots, Mapping) and not isinstance(roots, dict) \
+            else dict(roots)
         self._exclude = tuple(exclude)
         self._entries = dict(entries or {})
         self._optional = frozenset(optional)
@@ -314,7 +317,7 @@ class CheckpointLoadStatus:
         _live.add(self)
         for obj in _root_trackables(self._roots.values()):
             try:
-                attached = obj.__dict__.setdefault(_ATTACHED, _Attachments())
+                attached = obj.__dict__.setdefault(ATTACHED, Attachments())
             except AttributeError:  # no __dict__: the status itself keeps the values alive
                 continue
             attached.append(self)
@@ -323,11 +326,11 @@ class CheckpointLoadStatus:
         trackable.remove_restore_listener(self)
         _live.discard(self)
         for obj in _root_trackables(self._roots.values()):
-            attached = getattr(obj, "__dict__", {}).get(_ATTACHED)
+            attached = getattr(obj, "__dict__", {}).get(ATTACHED)
             if attached is not None and self in attached:
                 attached.remove(self)
                 if not attached:
-                    del obj.__dict__[_ATTACHED]
+                    del obj.__dict__[ATTACHED]
         self._graph = None
 
     def _restores_into(self, objects: list) -> bool:
@@ -377,6 +380,21 @@ class CheckpointLoadStatus:
             if owner_path is not None:
                 path = object_graph.join(owner_path, object_graph.escape(name))
                 self._resolve(path, new_variable)
+
+    def object_attached(self, owner: Any, value: Any) -> None:
+        """Hook (via `trackable.notify_attached`): an object holding variables was attached
+        to the restored graph; assign the pending values it now makes reachable, as
+        TensorFlow restores on attachment."""
+        with self._lock:
+            if not self._pending:
+                return
+            self._graph = object_graph.walk(self._roots, self._exclude)
+            for path in list(self._pending):
+                found = self._graph.nodes.get(path)
+                if isinstance(found, variable.Variable) and path in self._pending:
+                    self._resolve(path, found)
+                if not self._pending:
+                    return
 
     def slot_created(self, optimizer: Any, var: Any, slot_name: Any, slot: Any) -> None:
         """Hook (via `Trackable._track_new_slot`): assign a pending slot value if any."""
