@@ -19,9 +19,11 @@ _NOT_FROM_CORE = ["eagerflow.graph", "eagerflow.ops.conv", "eagerflow.ops.poolin
                   "eagerflow.losses", "eagerflow.data", "eagerflow.datasets", "eagerflow.saving",
                   "eagerflow.callbacks", "eagerflow.summary"]
 _MAX_LINES = 1000
-# DESIGN.md budgets the engine at 2,000 lines of code (counted on tokens: about 1,700 now);
-# this lighter check counts every line, docstrings included.
-_MAX_CORE_LINES = 3100
+# DESIGN.md budgets the engine at 2,000 lines of code (counted on tokens); this lighter
+# check counts every line, docstrings included. Raised from 3,100 for forward mode
+# (core/forwardprop.py: ForwardAccumulator and the JVP derivations, ~300 lines, a sixth
+# of them its design notes), which must sit beside the tape it shares the dispatch hook with.
+_MAX_CORE_LINES = 3400
 
 
 @functools.cache
@@ -137,7 +139,7 @@ def test_no_two_modules_share_a_misleading_name():
         "regression.py": ["losses", "metrics"], "probabilistic.py": ["losses", "metrics"],
         "digits.py": ["datasets", "examples"],
         "math.py": [".", "ops"], "linalg.py": [".", "ops"], "nn.py": [".", "ops"],
-        "image.py": [".", "ops"], "dtypes.py": [".", "core"],
+        "image.py": [".", "ops"], "dtypes.py": [".", "core"], "autodiff.py": [".", "core"],
     }
     shared = {name: sorted(dirs) for name, dirs in names.items() if len(dirs) > 1}
     unexpected = {name: dirs for name, dirs in shared.items() if allowed.get(name) != dirs}
@@ -174,6 +176,7 @@ def test_doctests_print_no_machine_dependent_float_digits():
 # Modules that are themselves public namespaces (ef.math, ef.random, ef.activations, ...).
 _NAMESPACE_MODULES = {
     "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "backend.py",
+    "autodiff.py",
     "testing.py",
     "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
     "layers/initializers.py",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import indexing as _indexing
@@ -88,6 +88,9 @@ def _labels_like(labels, z, op_name):
 @primitive("SoftmaxCrossEntropyWithLogits")
 def _softmax_xent(labels, logits):
     return np.add.reduce(labels * _neg_log_softmax_last(logits), axis=-1)
+
+
+_softmax_xent.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_softmax_xent.gradient
@@ -185,6 +188,9 @@ def _sparse_softmax_xent(labels, logits, save_for_gradient=False):
     return loss
 
 
+_sparse_softmax_xent.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_sparse_softmax_xent.gradient
 def _sparse_softmax_xent_grad(dy, loss, labels, logits):
     return None, execute(_sparse_softmax_xent_backprop, (dy, loss, labels, logits))
@@ -206,6 +212,9 @@ saved.pair("SparseSoftmaxCrossEntropyWithLogitsGrad", "SparseSoftmaxCrossEntropy
            lambda node: node.inputs[1], lambda node: node.outputs[0],
            lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
            and None not in producer.inputs[1].shape)
+
+
+_sparse_softmax_xent_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_sparse_softmax_xent_backprop.gradient
@@ -270,6 +279,9 @@ def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorL
 def _sigmoid_xent(labels, logits):
     # max(z, 0) - z p + log(1 + e^-|z|): no exp of a positive number, so no overflow.
     return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+_sigmoid_xent.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_sigmoid_xent.gradient

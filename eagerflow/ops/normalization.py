@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import math as _math
@@ -81,6 +81,9 @@ def _moments(x, axes):
     centered = x - mean
     np.square(centered, out=centered)
     return mean, np.mean(centered, axis=axes, keepdims=True)
+
+
+_moments.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_moments.gradient
