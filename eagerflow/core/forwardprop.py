@@ -82,8 +82,8 @@ class ForwardAccumulator:
         tangents: the direction for each primal, in the same structure and shapes.
 
     Raises:
-        ValueError: if `tangents` does not match `primals` in structure or shape, or a
-            primal is not floating-point.
+        ValueError: if `tangents` does not match `primals` in structure or shape, a
+            primal is not floating-point, or a primal is given twice.
 
     Examples:
         >>> import eagerflow as ef
@@ -98,12 +98,18 @@ class ForwardAccumulator:
         self._tracked: dict[int, tuple] = {}
         self._variables: dict[int, tuple] = {}
         self._entered = False
-        flat_primals, flat_tangents = nest.flatten(primals), nest.flatten(tangents)
+        flat_primals = nest.flatten(primals)
+        # A single primal takes its tangent whole (a Python list is one tangent's value).
+        single = isinstance(primals, (_Tensor, variable.Variable))
+        flat_tangents = [tangents] if single else nest.flatten(tangents)
         if len(flat_primals) != len(flat_tangents):
             raise ValueError(
                 f"ForwardAccumulator got {len(flat_primals)} primals but "
                 f"{len(flat_tangents)} tangents; pass one tangent per primal."
             )
+        if len({id(p) for p in flat_primals}) != len(flat_primals):
+            raise ValueError("A tensor was specified as a primal multiple times; sum its "
+                             "tangents and pass it once.")
         for primal, tangent in zip(flat_primals, flat_tangents, strict=True):
             self._watch(primal, tangent)
 
