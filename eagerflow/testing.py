@@ -207,8 +207,9 @@ def _check_jvp_orders(f, values, indices, rng, current, order, tolerances, name)
     directions = {i: rng.standard_normal(values[i].shape) for i in indices}
     groups = [[i] for i in indices] + ([indices] if len(indices) > 1 else [])
     for group in groups:
-        _check_jvp_once(f, values, {i: directions[i] for i in group}, *tolerances, current,
-                        name)
+        eps, rtol, atol = tolerances
+        _check_jvp_once(f, values, {i: directions[i] for i in group}, eps, rtol, atol,
+                        current, name)
     if current == order:
         return
     # Forward over forward (the JVP of the JVP), then forward over reverse (the JVP of the

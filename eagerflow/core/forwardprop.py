@@ -133,7 +133,11 @@ class ForwardAccumulator:
 
     def _set(self, x, tangent) -> None:
         key, table = id(x), self._tracked
-        table[key] = (_weakref(x, lambda _, k=key: table.pop(k, None)), tangent)
+
+        def forget(_: object) -> None:  # the primal died: its tangent goes with it
+            table.pop(key, None)
+
+        table[key] = (_weakref(x, forget), tangent)
 
     def _get(self, x):
         entry = self._tracked.get(id(x))

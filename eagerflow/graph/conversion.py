@@ -170,7 +170,7 @@ class _Lowering(ast.NodeTransformer):
 
     def block(self, stmts):
         in_loop = bool(self.loop_flags)
-        out = []
+        out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, ast.If) and _may_exit(stmt, in_loop):
                 rest = stmts[i + 1:]
