@@ -162,7 +162,10 @@ class ForwardAccumulator:
             return
         state = context.thread
         saved = state.tapes
-        state.tapes = saved[:next(i for i, t in enumerate(saved) if t is self)]
+        # Only what was entered before this accumulator sees its JVP ops (none of them
+        # when it is handed an op from outside its own stack).
+        below = next((i for i, t in enumerate(saved) if t is self), 0)
+        state.tapes = saved[:below]
         try:
             results = _jvp(op, tangents, inputs, attrs, outputs)
         finally:

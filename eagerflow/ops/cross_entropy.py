@@ -90,9 +90,6 @@ def _softmax_xent(labels, logits):
     return np.add.reduce(labels * _neg_log_softmax_last(logits), axis=-1)
 
 
-_softmax_xent.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
-
-
 @_softmax_xent.gradient
 def _softmax_xent_grad(dy, loss, labels, logits, needs):
     dy = _array.expand_dims(dy, -1)
@@ -104,6 +101,22 @@ def _softmax_xent_grad(dy, loss, labels, logits, needs):
     if needs[0]:
         d_labels = _math.multiply(_unary.negative(dy), _nn.log_softmax(logits))
     return d_labels, d_logits
+
+
+@_softmax_xent.jvp
+def _softmax_xent_jvp(tangents, loss, labels, logits):
+    # d loss = sum(-d labels * log_softmax(z) + (softmax(z) * sum(labels) - labels) * d z)
+    d_labels, d_logits = tangents
+    total = None
+    if d_logits is not None:
+        weight = _math.subtract(_math.multiply(
+            _nn.softmax(logits), _reduce.reduce_sum(labels, -1, keepdims=True)), labels)
+        total = _reduce.reduce_sum(_math.multiply(weight, d_logits), -1)
+    if d_labels is not None:
+        term = _reduce.reduce_sum(_math.multiply(_unary.negative(d_labels),
+                                                 _nn.log_softmax(logits)), -1)
+        total = term if total is None else _math.add(total, term)
+    return total
 
 
 def _last_axis(x, axis, op_name):

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, forwardprop
+from eagerflow.core import errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array as _array
 from eagerflow.ops import math as _math
@@ -83,9 +83,6 @@ def _moments(x, axes):
     return mean, np.mean(centered, axis=axes, keepdims=True)
 
 
-_moments.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
-
-
 @_moments.gradient
 def _moments_grad(dys, outs, x, axes):
     # mean = sum(x) / N, var = sum((x - mean)^2) / N; d var / d mean = 0, so
@@ -103,6 +100,16 @@ def _moments_grad(dys, outs, x, axes):
     centered = _math.subtract(x, outs[0])
     spread = _math.multiply(centered, _math.divide(_math.multiply(dvar, 2.0), count))
     return _math.add(spread, _math.divide(dmean, count))
+
+
+@_moments.jvp
+def _moments_jvp(tangents, outs, x, axes):
+    # d mean = mean(dx); d var = mean(2 (x - mean) dx) (the mean's own change averages out)
+    dx = tangents[0]
+    centered = _math.subtract(x, outs[0])
+    return (_reduce.reduce_mean(dx, list(axes), keepdims=True),
+            _reduce.reduce_mean(_math.multiply(_math.multiply(centered, 2.0), dx), list(axes),
+                                keepdims=True))
 
 
 def batch_normalization(x: TensorLike, mean: TensorLike, variance: Any, offset: Any, scale: Any,
