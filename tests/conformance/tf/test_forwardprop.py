@@ -13,7 +13,8 @@ Not ported, because they test TensorFlow internals with no public counterpart:
 ``testSpecialForwardFunctionUsed`` (``tape_lib.record_operation*``),
 ``testMirroredVariableWatched`` (``MirroredStrategy``) and ``testCustomGradientRecomputeGrad``
 (``recompute_grad``, not in eagerflow). The Hessian tests loop in Python where upstream
-uses ``map_fn``/``vectorized_map`` (not in eagerflow).
+uses ``map_fn``/``vectorized_map`` (not in eagerflow); ``fused_batch_norm`` is composed
+from ``moments`` and ``batch_normalization`` and runs NHWC only.
 """
 
 import functools
@@ -87,6 +88,23 @@ def _grad(f, argnums=0):
             tape.watch(params)
             primals_out = f(*params)
         return tape.gradient(primals_out, params[argnums], unconnected_gradients="zero")
+
+    return _f
+
+
+def _gradfwd(f, argnums=0):
+    """The Jacobian of `f` with respect to argument `argnums`, one JVP per element."""
+
+    def _f(*params):
+        def _single_jvp(param_mask):
+            with ef.autodiff.ForwardAccumulator(primals=[params[argnums]],
+                                                tangents=param_mask) as acc:
+                primals_out = f(*params)
+            return acc.jvp(primals_out)
+
+        size = int(np.prod(params[argnums].shape))
+        return ef.stack([_single_jvp([ef.reshape(ef.one_hot(i, size), params[argnums].shape)])
+                         for i in range(size)])
 
     return _f
 
@@ -244,6 +262,77 @@ def test_keras_layers(value, op_fn, atol):
     layer = _deterministic(op_fn(), input_value)
     # These are linear, so second-order is pretty boring.
     _test_gradients(layer, [input_value], atol=atol, order=2)
+
+
+_BN_VALUES = [[[0.1], [0.2], [-0.3]], [[[[0.1, 2.0]]], [[[0.2, -3.0]]], [[[-0.3, 4.0]]]]]
+
+
+@pytest.mark.parametrize("value", _BN_VALUES, ids=["NonFused", "Fused"])
+def test_batch_norm(value):
+    # eagerflow has one BatchNormalization (no `fused=`): both upstream inputs run on it.
+    for training in [True, False]:
+        layer = ef.layers.BatchNormalization()
+        input_value = ef.constant(value, dtype=ef.float32)
+        layer.build(input_value.shape)
+        _test_gradients(functools.partial(layer, training=training), [input_value], order=2,
+                        atol=1e-3)
+
+
+@pytest.mark.parametrize("value", _BN_VALUES, ids=["NonFused", "Fused"])
+def test_batch_norm_layer_param_grads(value):
+    for training in [True, False]:
+        layer = ef.layers.BatchNormalization()
+        with ef.GradientTape() as tape:
+            input_value = ef.constant(value, dtype=ef.float32)
+            tape.watch(input_value)
+            output = layer(input_value, training=training)
+        jac_back = tape.jacobian(output, [input_value] + layer.trainable_variables)
+        jac_forward = _jacfwd(lambda *args: layer(args[0], training=training),  # noqa: B023
+                              [input_value] + layer.trainable_variables)
+        for backward, forward in zip(jac_back, jac_forward):
+            _close(backward, ef.reshape(forward, backward.shape), rtol=1e-5, atol=1e-5)
+
+
+def _fused_batch_norm(x, scale, offset, epsilon, mean=None, variance=None):
+    """``tf.nn.fused_batch_norm`` (NHWC) from eagerflow's moments and batch_normalization."""
+    if mean is None:
+        mean, variance = ef.nn.moments(x, axes=[0, 1, 2])
+    return ef.nn.batch_normalization(x, mean, variance, offset, scale, epsilon)
+
+
+@pytest.mark.parametrize("x_shape, channels, test_back_over_forward",
+                         [([4, 2, 2, 3], 3, False), ([2, 1, 1, 2], 2, True)],
+                         ids=["NHWC", "NHWCForward"])
+def test_fused_batch_norm_grads_training(x_shape, channels, test_back_over_forward):
+    # Upstream's NCHW variants are left out: eagerflow's images are NHWC.
+    increment = 3.0 / float(np.prod(x_shape))
+    x = ef.reshape(ef.range(-2.0, 1.0, increment), x_shape)
+    scale = ef.constant([1.0, 1.1, 0.9])[:channels]
+    offset = ef.constant([-0.5, -0.6, -0.7])[:channels]
+
+    def _bn_fused(x_arg, scale_arg, offset_arg):
+        return _fused_batch_norm(x_arg, scale_arg, offset_arg, 0.001)
+
+    _test_gradients(_bn_fused, [x, scale, offset], order=2, atol=1e-3)
+    if test_back_over_forward:
+        for argnums in range(3):
+            _test_gradients(_gradfwd(_bn_fused, argnums), [x, scale, offset], order=1,
+                            atol=1e-3)
+
+
+def test_fused_batch_norm_grads_inference():
+    x_shape = [4, 10, 10, 2]
+    increment = 3.0 / float(np.prod(x_shape))
+    x = ef.reshape(ef.range(-2.0, 1.0, increment), x_shape)
+    scale = ef.constant([1.0, 1.1])
+    offset = ef.constant([-0.5, -0.6])
+    mean = ef.constant([-1.3, 1.4])
+    variance = ef.constant([0.7, 0.9])
+
+    def _bn_fused(x_arg, scale_arg, offset_arg):
+        return _fused_batch_norm(x_arg, scale_arg, offset_arg, 0.001, mean, variance)
+
+    _test_gradients(_bn_fused, [x, scale, offset], order=2, atol=1e-2)
 
 
 @pytest.mark.parametrize("decorator", [ef.function, lambda f: f], ids=["Function", "NoFunction"])
