@@ -249,7 +249,7 @@ def _jvp(op, tangents, inputs, attrs, outputs) -> tuple:
         for i, t in enumerate(tangents):
             if t is not None:
                 term = dispatch.execute(op, inputs[:i] + (t,) + inputs[i + 1:], attrs)
-                result = term if result is None else _add(result, term)
+                result = term if result is None else _run("AddV2", (result, term))
     elif rule is DIAGONAL:
         result = None
         out = outputs[0]
@@ -265,7 +265,7 @@ def _jvp(op, tangents, inputs, attrs, outputs) -> tuple:
                 grads = op.grad(t, out, *inputs, **attrs)
             term = grads[i] if type(grads) is tuple or type(grads) is list else grads
             if term is not None:
-                result = term if result is None else _add(result, term)
+                result = term if result is None else _run("AddV2", (result, term))
     elif rule is FROM_VJP:
         return _transposed_vjp(op, tangents, inputs, attrs, outputs)
     else:
@@ -274,12 +274,6 @@ def _jvp(op, tangents, inputs, attrs, outputs) -> tuple:
     if op.num_outputs == 1:
         return (result,)
     return tuple(result)
-
-
-def _add(a, b):
-    if isinstance(a, tuple):
-        return tuple(_add(x, y) for x, y in zip(a, b, strict=True))
-    return _run("AddV2", (a, b))
 
 
 def _transposed_vjp(op, tangents, inputs, attrs, outputs) -> tuple:
