@@ -5,12 +5,13 @@ Examples:
     >>> ef.matmul([[2.0]], [[2.0]])
     ef.Tensor([[4.]], shape=(1, 1), dtype=float32)
 
-TensorFlow names left out on purpose (ragged, sparse, string ops, tf.io) say so:
+TensorFlow and Keras names eagerflow lacks say so, with what to write instead (an
+`AttributeError` subclass, see `eagerflow.absent`):
 
     >>> ef.sparse.SparseTensor(indices=[[0, 0]], values=[1], dense_shape=[2, 2])
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    AttributeError: module 'eagerflow' has no attribute 'sparse': eagerflow has no sparse ...
+    eagerflow.absent.AbsentNameError: module 'eagerflow' has no attribute 'sparse': ...
 """
 
 __version__ = "0.1.0"
@@ -20,6 +21,7 @@ import typing as _typing
 # The eager engine and the ops every program uses. ef.nn, ef.function and the high-level
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
+from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
 from eagerflow.core import debugging, errors
@@ -38,9 +40,11 @@ from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
+from eagerflow.ops.gradient_shaping import grad_pass_through, recompute_grad
 from eagerflow.math import (
     abs,
     add,
+    add_n,
     argmax,
     argmin,
     cast,
@@ -124,6 +128,7 @@ from eagerflow.ops.creation import (
     convert_to_tensor,
     eye,
     fill,
+    from_dlpack,
     linspace,
     ones,
     ones_like,
@@ -213,52 +218,18 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow.saving import Checkpoint, CheckpointManager
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
-# packages `core` and `ops` are bound here by importing them, but are not API namespaces.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"core", "ops"})
+# packages `core` and `ops` and the module `absent` are bound here by importing them, but
+# are not API namespaces.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"absent", "core", "ops"})
                  | set(_LAZY))
 
-
-# TensorFlow/Keras names eagerflow leaves out on purpose (docs/guides/keras-compatibility.md,
-# "What differs on purpose"): asking for one says what is missing and what to write instead.
-_RAGGED = ("eagerflow has no ragged tensors (tf.ragged, tf.RaggedTensor); pad the rows to "
-           "one length and carry their lengths or a mask (ef.sequence_mask)")
-_SPARSE = ("eagerflow has no sparse tensors (tf.sparse, tf.SparseTensor); use dense tensors "
-           "(ef.scatter_nd builds one from indices and values)")
-_ABSENT = {
-    "ragged": _RAGGED,
-    "RaggedTensor": _RAGGED,
-    "sparse": _SPARSE,
-    "SparseTensor": _SPARSE,
-    "strings": "eagerflow has no string ops (tf.strings): string tensors can be made, compared "
-               "and looked up (ef.layers.StringLookup, TextVectorization), but split or decode "
-               "text in Python before making the tensor",
-    "io": "eagerflow has no tf.io (file reading, parsing and byte decoding); read and decode "
-          "files with Python or NumPy, then make tensors",
-    "TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "
-                   "write a tuple such as (4, 5)",
-    "applications": "there is no model zoo (keras.applications); build the network from "
-                    "ef.layers",
-    "types": "there is no tf.types (the TraceType tracing protocol): ef.function keys "
-             "Python objects by identity, so pass the values that matter (such as "
-             "`fruit.flavor`) as arguments",
-    "TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
-                   "with ef.concat on a loop variable (its first dimension may grow from 0)",
-    "string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string dtype: "
-              "trace a string function with an example tensor, such as "
-              "f.get_concrete_function(ef.constant('a'))",
-    "autograph": "ef.function converts Python control flow itself (autograph=True), but it "
-                 "rewrites the function's syntax tree and does not generate Python source, so "
-                 "there is no ef.autograph.to_code / to_graph; print "
-                 "f.get_concrete_function(...).graph to see what was traced",
-}
+_absent_getattr = _absent.namespace_getattr(__name__, "tf", "keras")
 
 
 def __getattr__(name: str):
     target = _LAZY.get(name)
-    if target is None:
-        hint = _ABSENT.get(name)
-        raise AttributeError(f"module 'eagerflow' has no attribute {name!r}"
-                             + (f": {hint}." if hint else ""))
+    if target is None:  # a TensorFlow/Keras name says what to write instead (ef.absent)
+        _absent_getattr(name)
     import importlib
 
     module_name, _, attribute = target.partition(":")

@@ -9,6 +9,7 @@ Examples:
     ['CPU']
 """
 
+from eagerflow import absent as _absent
 from eagerflow.core import graph_options as optimizer
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
@@ -114,3 +115,6 @@ def functions_run_eagerly() -> bool:
         False
     """
     return _eager_mode.eager
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.config")

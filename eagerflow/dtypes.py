@@ -10,6 +10,7 @@ Examples:
     ef.Tensor([ 1 -2], shape=(2,), dtype=int32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.core.dtypes import (
     as_dtype,
     bool,
@@ -33,3 +34,6 @@ __all__ = [
     "as_dtype", "bool", "cast", "complex64", "complex128", "float16", "float32", "float64",
     "int8", "int16", "int32", "int64", "string", "uint8",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.dtypes")

@@ -7,6 +7,7 @@ Examples:
     (2, 2, 3)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.image import (
     adjust_brightness,
     adjust_contrast,
@@ -29,3 +30,6 @@ __all__ = [
     "flip_left_right", "flip_up_down", "projective_transform", "random_crop",
     "random_flip_left_right", "random_flip_up_down", "resize", "rot90",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.image")

@@ -6,9 +6,11 @@ Examples:
     ef.Tensor([[2.]], shape=(1, 1), dtype=float32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.decompositions import (
     cholesky,
     det,
+    diag,
     diag_part,
     inv,
     logdet,
@@ -22,6 +24,9 @@ from eagerflow.ops.linalg import global_norm, matmul, norm, tensordot
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "cholesky", "det", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
+    "cholesky", "det", "diag", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
     "solve", "tensordot", "trace", "triangular_solve",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.linalg")

@@ -6,6 +6,7 @@ Examples:
     ef.Tensor(0.6931, shape=(), dtype=float32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.einsum import einsum
 from eagerflow.ops.linalg import (
     clip_by_global_norm,
@@ -29,6 +30,7 @@ from eagerflow.ops.logic import (
 )
 from eagerflow.ops.math import (
     add,
+    add_n,
     cast,
     clip_by_value,
     divide,
@@ -87,7 +89,7 @@ from eagerflow.ops.unary import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "abs", "add", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
+    "abs", "add", "add_n", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
     "clip_by_value", "cos", "cumprod", "cumsum", "divide", "einsum", "equal", "erf", "exp",
     "expm1", "floor", "floordiv", "global_norm", "greater", "greater_equal", "less",
     "less_equal", "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or",
@@ -98,3 +100,6 @@ __all__ = [
     "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tensordot", "top_k",
     "truediv", "where",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.math")

@@ -6,6 +6,7 @@ Examples:
     ef.Tensor([0. 1.], shape=(2,), dtype=float32)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.ops.activations import elu, gelu, leaky_relu, relu6, selu, silu, softsign, swish
 from eagerflow.ops.conv import conv1d, conv2d, conv2d_transpose, conv3d, depthwise_conv2d
 from eagerflow.ops.cross_entropy import (
@@ -47,3 +48,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.nn")

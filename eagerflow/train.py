@@ -7,6 +7,8 @@ Examples:
     dtype('int64')
 """
 
+from eagerflow import absent as _absent
+from eagerflow.core.variable import atomic_update
 from eagerflow.optim.global_step import get_or_create_global_step
 from eagerflow.saving.checkpoint import Checkpoint
 from eagerflow.saving.index import latest_checkpoint
@@ -17,6 +19,10 @@ from eagerflow.saving.manager import CheckpointManager
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "Checkpoint", "CheckpointManager", "CheckpointReader", "get_or_create_global_step",
-    "latest_checkpoint", "list_variables", "load_checkpoint", "load_variable",
+    "Checkpoint", "CheckpointManager", "CheckpointReader", "atomic_update",
+    "get_or_create_global_step", "latest_checkpoint", "list_variables", "load_checkpoint",
+    "load_variable",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.train")

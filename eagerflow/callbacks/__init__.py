@@ -9,6 +9,7 @@ Examples:
     ... ]
 """
 
+from eagerflow import absent as _absent
 from eagerflow.callbacks.backup_and_restore import BackupAndRestore
 from eagerflow.callbacks.base import Callback
 from eagerflow.callbacks.callback_list import CallbackList
@@ -39,3 +40,6 @@ __all__ = [
     "TensorBoard",
     "TerminateOnNaN",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.callbacks")

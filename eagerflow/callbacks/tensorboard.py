@@ -6,7 +6,10 @@ The layout follows Keras, so TensorBoard shows train and validation curves on on
 ``val_`` values under the same ``epoch_*`` names plus ``evaluation_*_vs_iterations``
 (x axis: training steps).
 
-Needs tensorboardX: ``pip install 'eagerflow[tensorboard]'``.
+With ``write_graph=True`` (Keras's default; eagerflow's is False) ``log_dir/train`` also
+gets the graph `fit` traced its training step into, for TensorBoard's Graphs tab.
+
+The event files are written by `ef.summary` itself: no tensorboardX or protobuf needed.
 
 Examples:
     >>> import eagerflow as ef, tempfile
@@ -48,7 +51,9 @@ class TensorBoard(base.Callback):
         log_dir: directory for the event files (``train/`` and ``validation/`` inside);
             point ``tensorboard --logdir`` at it.
         histogram_freq: write a histogram of every weight every this many epochs (0: never).
-        write_graph: eagerflow models have no static graph to show; True warns once.
+        write_graph: write the graph of the traced training step (after the first batch)
+            for TensorBoard's Graphs tab. A model compiled with ``run_eagerly=True`` has
+            none: it warns once.
         write_images: write weights that have an image form (vectors, matrices, conv
             kernels on one input channel) as images, with the histograms.
         write_steps_per_second: also log ``epoch_steps_per_second``.
@@ -59,7 +64,6 @@ class TensorBoard(base.Callback):
         embeddings_metadata: must be None.
 
     Raises:
-        ImportError: if tensorboardX is missing.
         ValueError: for a bad `histogram_freq` or `update_freq`, or the profiler or the
             projector turned on.
 
@@ -89,7 +93,6 @@ class TensorBoard(base.Callback):
                 "does not write projector data); pass 0 / None. Received: "
                 f"embeddings_freq={embeddings_freq!r}, "
                 f"embeddings_metadata={embeddings_metadata!r}")
-        summary_writer._import_tensorboardx()
         if isinstance(histogram_freq, bool) or not isinstance(histogram_freq, (int, np.integer)) \
                 or histogram_freq < 0:
             raise ValueError(
@@ -105,12 +108,8 @@ class TensorBoard(base.Callback):
                 "TensorBoard: update_freq must be 'epoch', 'batch' or a positive int. "
                 f"Received: update_freq={update_freq!r}"
             )
-        if write_graph:
-            errors.warn_once(
-                "tensorboard-write-graph",
-                "TensorBoard(write_graph=True): eagerflow models run eagerly and have no "
-                "static graph to write; only scalars, histograms and images are logged.",
-            )
+        self.write_graph = bool(write_graph)
+        self._graph_written = not self.write_graph
         self.log_dir = os.fspath(log_dir)
         self.histogram_freq = int(histogram_freq)
         self.write_images = write_images
@@ -130,7 +129,24 @@ class TensorBoard(base.Callback):
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self._train_step = 0
+        self._graph_written = not self.write_graph
         self._writer("train")
+
+    def _write_graph(self) -> None:
+        """Writes the traced training step's graph, once: it exists after the first batch."""
+        self._graph_written = True
+        graphs = getattr(getattr(self.model, "train_function", None), "graphs", None)
+        traced = graphs() if graphs is not None else []
+        if not traced:
+            errors.warn_once(
+                "tensorboard-write-graph",
+                f"TensorBoard(write_graph=True): model {getattr(self.model, 'name', '')!r} "
+                "runs its training step eagerly (compiled with run_eagerly=True), so there "
+                "is no traced graph to write; scalars, histograms and images are logged.",
+            )
+            return
+        with self._writer("train").as_default():
+            summary_ops.graph(traced[0])
 
     def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         self._epoch_start = time.perf_counter()
@@ -139,6 +155,8 @@ class TensorBoard(base.Callback):
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         self._train_step += 1
         self._epoch_batches += 1
+        if not self._graph_written:
+            self._write_graph()
         # (update_freq is an int past the "epoch" test; mypy cannot narrow it by ==)
         if self.update_freq == "epoch" or self._train_step % self.update_freq:  # type: ignore[operator]
             return

@@ -68,7 +68,9 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
             ``"zero"`` (zeros of its shape), as for `GradientTape.gradient`.
 
     Returns:
-        A function with `f`'s arguments; Python numbers become float32 tensors.
+        A function with `f`'s arguments (Python numbers become float32 tensors) and a
+        keyword `dy`: the gradient of the result to start from (default ones), as
+        TensorFlow's ``output_gradients``.
 
     Examples:
         >>> import eagerflow as ef
@@ -78,9 +80,16 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
     """
 
     @functools.wraps(f)
-    def decorated(*args, **kwargs):
+    def decorated(*args, dy=None, **kwargs):
         arguments = [_as_argument(a) for a in args]
         indices = _param_indices(f, params, len(arguments))
+        # One tensor passed for two differentiated arguments counts as two independent
+        # arguments (TensorFlow's "unique tensor objects"): f(x, x) gets one gradient each.
+        seen: set = set()
+        for i in indices:
+            if id(arguments[i]) in seen:
+                arguments[i] = _detached(arguments[i])
+            seen.add(id(arguments[i]))
         with tape_lib.GradientTape() as tape:
             for i in indices:
                 tape.watch(arguments[i])
@@ -88,6 +97,7 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
         if value is None:
             raise ValueError(f"Cannot differentiate {f.__name__}: it returned None")
         return value, tape.gradient(value, [arguments[i] for i in indices],
+                                    output_gradients=dy,
                                     unconnected_gradients=unconnected_gradients)
 
     return decorated

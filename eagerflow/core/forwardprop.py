@@ -97,6 +97,7 @@ class ForwardAccumulator:
     def __init__(self, primals: Any, tangents: Any) -> None:
         self._tracked: dict[int, tuple] = {}
         self._variables: dict[int, tuple] = {}
+        self._left_by_numpy: set[int] = set()  # the tape protocol's; only tapes explain it
         self._entered = False
         flat_primals = nest.flatten(primals)
         # A single primal takes its tangent whole (a Python list is one tangent's value).

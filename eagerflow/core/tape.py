@@ -155,6 +155,7 @@ class GradientTape:
         self._watched: dict[int, object] = {}
         self._watched_vars: dict[int, object] = {}
         self._var_reads: dict[int, list] = {}
+        self._left_by_numpy: set[int] = set()  # ids of tensors whose .numpy() was called
 
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -364,10 +365,11 @@ class GradientTape:
             if id(source) not in self._watched_vars:
                 if not source.trainable:
                     return "the variable is not trainable (trainable=False) and was not watched"
-                return (
-                    "the variable was never read while the tape was recording (or the tape "
-                    "was created with watch_accessed_variables=False and did not watch it)"
-                )
+                return "the variable was never read while the tape was recording " + (
+                    "except by .numpy(), which leaves the tape (a NumPy array has no gradient): "
+                    "use the variable itself in ef ops" if id(source) in self._left_by_numpy
+                    else "(or the tape was created with watch_accessed_variables=False and did "
+                    "not watch it)")
             if not keys:
                 return "the variable was watched but never read while the tape was recording"
         elif not keys:
@@ -376,10 +378,13 @@ class GradientTape:
                 "before the tape started or outside its `with` block. Call tape.watch(x) on it "
                 "before computing the target, or use an ef.Variable"
             )
-        return (
-            "the target does not depend on it: no path of differentiable ops leads from it to "
-            "the target (the path may go through a non-differentiable op such as argmax, "
-            "round, a comparison or a cast to an integer dtype, or through stop_gradient)"
+        return "the target does not depend on it: " + (
+            ".numpy() was called inside the tape (on it or on a value computed from it), and "
+            ".numpy() leaves the tape: a NumPy array has no gradient. Keep the computation in "
+            "ef ops, on the tensor or variable itself" if self._left_by_numpy & self._tracked
+            else "no path of differentiable ops leads from it to the target (the path may go "
+            "through a non-differentiable op such as argmax, round, a comparison or a cast to "
+            "an integer dtype, or through stop_gradient)"
         )
 
     def why_none(self, source: Any) -> str | None:

@@ -1,20 +1,17 @@
 """Tensor: an immutable value with operators, produced and consumed by every op.
 
-A Tensor wraps one NumPy array that nobody writes to: eagerflow never mutates it, and
-`numpy()` / `__array__` hand out read-only views, so a tensor keeps its value for its
-whole life (the tape relies on that when it replays an op backwards).
+A Tensor wraps one NumPy array that nobody writes to (the tape relies on that when it
+replays an op backwards): `numpy()` / `__array__` hand out read-only views, DLPack a copy.
 
 Examples:
     >>> import eagerflow as ef
-    >>> x = ef.constant([[1.0, 2.0], [3.0, 4.0]])
+    >>> x = ef.constant([1.0, 2.0])
     >>> x.shape, x.dtype
-    ((2, 2), dtype('float32'))
+    ((2,), dtype('float32'))
     >>> x * 2 + 1
-    ef.Tensor(
-    [[3. 5.]
-     [7. 9.]], shape=(2, 2), dtype=float32)
+    ef.Tensor([3. 5.], shape=(2,), dtype=float32)
     >>> float(ef.reduce_sum(x))
-    10.0
+    3.0
 """
 
 from __future__ import annotations
@@ -23,10 +20,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, logits, masks
+from eagerflow.core import context, device, dtypes, errors, logits, masks
 
 _DEVICE = "/device:CPU:0"
-if TYPE_CHECKING:  # the operators are bound at import time by ops/operators.py
+if TYPE_CHECKING:  # operators, indexing, iteration, DLPack: bound by ops/operators.py
     from eagerflow.core.operators import TensorOperators as _Operators
 else:
     _Operators = object
@@ -68,18 +65,22 @@ class Tensor(_Operators):
     # -- value access ---------------------------------------------------------------
     @property
     def shape(self) -> tuple:
+        """The shape, a tuple of ints."""
         return self._value.shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The element type, a `numpy.dtype` (`ef.float32`, ...)."""
         return self._value.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (the rank)."""
         return self._value.ndim
 
     @property
     def device(self) -> str:
+        """The device holding the value, ``"/device:CPU:0"``."""
         return _DEVICE
 
     @property
@@ -95,14 +96,18 @@ class Tensor(_Operators):
 
     def numpy(self) -> np.ndarray:
         """Returns the value as a read-only NumPy array (a view: no copy is made)."""
+        for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
+            tape._left_by_numpy.add(id(self))
         view = self._value.view()
         view.flags.writeable = False
         return view
 
     def __array__(self, dtype=None, copy=None):
-        if copy or (dtype is not None and np.dtype(dtype) != self._value.dtype):
-            return self._value.astype(dtype if dtype is not None else self._value.dtype)
-        return self.numpy()
+        if dtype is None or np.dtype(dtype) == self._value.dtype:
+            return self._value.copy() if copy else self.numpy()
+        if copy is False:  # NumPy 2's protocol: never copy, and a new dtype is a copy
+            raise ValueError(f"Tensor.__array__: {self.dtype} to {dtype} copies; copy=False")
+        return self._value.astype(dtype)
 
     def cpu(self) -> Tensor:
         """Returns this tensor: every tensor already lives on the CPU."""
@@ -110,8 +115,6 @@ class Tensor(_Operators):
 
     def gpu(self, gpu_index: int = 0) -> Tensor:
         """Raises NotFoundError: eagerflow has no GPU backend."""
-        from eagerflow.core import device
-
         return device.no_gpu(f"Tensor.gpu({gpu_index})")
 
     # -- Python protocol ------------------------------------------------------------
@@ -142,7 +145,7 @@ class Tensor(_Operators):
         return self._value.reshape(()).item()
 
     def __bool__(self) -> bool:
-        return builtins_bool(self._scalar("bool"))
+        return bool(self._scalar("bool"))
 
     def __int__(self) -> int:
         return int(self._scalar("int"))
@@ -162,7 +165,7 @@ class Tensor(_Operators):
 
     def __len__(self) -> int:
         if self._value.ndim == 0:
-            raise TypeError("len() of a scalar tensor (shape ()) is undefined")
+            raise TypeError("len() of unsized object: a scalar tensor (shape ()) has no length")
         return self._value.shape[0]
 
     def __setitem__(self, key, value):
@@ -184,10 +187,7 @@ class Tensor(_Operators):
         return self
 
 
-builtins_bool = bool
 _new = object.__new__
-# Operators, indexing and iteration are installed by eagerflow.core.operators, once the
-# ops they are made of exist.
 
 
 def new_tensor(value: np.ndarray) -> Tensor:

@@ -27,10 +27,11 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any
 
-from eagerflow.core import context
+from eagerflow.core import context, variable
 
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
@@ -86,9 +87,7 @@ def is_trackable_value(value) -> bool:
 
 
 def _is_variable(value) -> bool:
-    from eagerflow.core.variable import Variable
-
-    return isinstance(value, Variable)
+    return isinstance(value, variable.Variable)
 
 
 class Trackable:
@@ -267,8 +266,6 @@ class Module(Trackable):
             >>> _ = module(ef.ones([2])); module.w.name
             'lazy/w'
         """
-        import functools
-
         @functools.wraps(method)
         def scoped(self, *args, **kwargs):
             with self.name_scope:

@@ -19,6 +19,8 @@ Examples:
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -113,6 +115,8 @@ class Variable(tensor._Operators):
 
     def numpy(self) -> np.ndarray:
         """Returns a copy of the current value as a writable NumPy array."""
+        for tape in context.thread.tapes:  # it leaves them: `tape.gradient` may say so
+            tape._left_by_numpy.add(id(self))
         return self._buf.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -120,26 +124,32 @@ class Variable(tensor._Operators):
 
     @property
     def shape(self) -> tuple:
+        """The shape, a tuple of ints; fixed when the variable is made."""
         return self._buf.shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The element type, a `numpy.dtype`; fixed when the variable is made."""
         return self._buf.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (the rank)."""
         return self._buf.ndim
 
     @property
     def name(self) -> str:
+        """The name given when the variable was made (layers give ``layer/weight``)."""
         return self._name
 
     @property
     def device(self) -> str:
+        """The device holding the value, ``"/device:CPU:0"``."""
         return "/device:CPU:0"
 
     @property
     def trainable(self) -> bool:
+        """Whether tapes watch it and optimizers update it (settable; floats only)."""
         return self._trainable
 
     @trainable.setter
@@ -153,6 +163,7 @@ class Variable(tensor._Operators):
 
     @property
     def constraint(self) -> Any:
+        """The function applied to the value after each optimizer update, or None."""
         return self._constraint
 
     # -- writing ---------------------------------------------------------------------
@@ -301,3 +312,145 @@ def adopt(variable: Variable, array: np.ndarray) -> None:
             f"{variable._buf.dtype.name}.")
     variable._buf = array
     variable._snapshot = None
+
+
+# -- consistent snapshots: saving while other threads write ---------------------------------
+# A checkpoint saved while another thread trains must hold one state, not a mix of steps.
+# Writes that belong together (an optimizer step, the writes of one traced-function run, a
+# restore) form an update group; `snapshot` takes its references at an instant when no other
+# thread is inside a group or a single write. Groups cost two uncontended lock round trips
+# each; single writes cost nothing more (the hot path is unchanged): `snapshot` finds a
+# write in flight in the other threads' frames, and later writes copy the buffer first
+# because the snapshot holds a reference to it (see `_writable_buffer`).
+
+
+class _GroupDepth(threading.local):
+    depth = 0  # the update groups this thread has open
+
+
+class _UpdateGroups:
+    """The update groups in progress, in all threads (see `atomic_update`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.condition = threading.Condition(self.lock)
+        self.open = 0  # groups in progress, all threads together
+        self.waiting = 0  # snapshots waiting for the open groups to end
+        self.local = _GroupDepth()
+
+    def __enter__(self) -> None:
+        local = self.local
+        depth = local.depth
+        with self.lock:
+            if self.waiting and not depth:
+                # A snapshot waits: let it go first, or a loop of back-to-back groups would
+                # starve it. Bounded, so a group that waits for this thread cannot deadlock.
+                self.condition.wait_for(lambda: not self.waiting, _YIELD_SECONDS)
+            self.open += 1
+        local.depth = depth + 1
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.local.depth -= 1
+        with self.lock:
+            self.open -= 1
+            if self.waiting and not self.open:
+                self.condition.notify_all()
+
+
+_groups = _UpdateGroups()
+_YIELD_SECONDS = 1.0
+
+
+def atomic_update() -> Any:
+    """Groups variable writes so that a checkpoint saved in another thread holds all or none.
+
+    A save (`Checkpoint.save`/`write`, `CheckpointManager.save`, `save_weights`, `save_model`)
+    waits until no other thread is inside such a group, then takes its snapshot. Optimizer
+    steps (`apply_gradients`, `apply`, `minimize`), the writes of one run of a traced
+    function and restores are groups already. Groups nest and run concurrently with each
+    other; they are not transactions (an exception leaves the writes made so far).
+
+    Returns:
+        A reentrant context manager.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> step, total = ef.Variable(0), ef.Variable(0)
+        >>> with ef.train.atomic_update():  # a save in another thread sees both or neither
+        ...     _ = step.assign_add(1)
+        ...     _ = total.assign_add(10)
+        >>> int(step), int(total)
+        (1, 10)
+    """
+    return _groups
+
+
+def snapshot(variables: list, timeout: float = 60.0) -> list:
+    """The values of `variables` at one instant outside other threads' writes and groups.
+
+    Returns each variable's buffer itself (no copy): while the caller holds it, a write
+    copies the buffer first (it sees the extra reference), so the arrays never change.
+
+    Raises:
+        FailedPreconditionError: if other threads kept writing for `timeout` seconds (an
+            update group that stays open, or writes that never pause).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.core import variable
+        >>> v = ef.Variable([1.0, 2.0])
+        >>> [before] = variable.snapshot([v])
+        >>> _ = v.assign_add([1.0, 1.0])
+        >>> before, v.numpy()
+        (array([1., 2.], dtype=float32), array([2., 3.], dtype=float32))
+    """
+    deadline = time.monotonic() + timeout
+    own = _groups.local.depth  # this thread's own open groups do not wait
+    with _groups.lock:
+        _groups.waiting += 1
+        try:
+            while True:
+                if _groups.open <= own:  # no other thread is inside a group
+                    arrays = [v._buf for v in variables]
+                    if not _writing_elsewhere() and all(
+                            v._buf is a for v, a in zip(variables, arrays, strict=True)):
+                        return arrays
+                    pause = 0.001  # a single write in flight ends within microseconds
+                else:
+                    pause = deadline - time.monotonic()  # until a group ends (notified)
+                if time.monotonic() >= deadline:
+                    raise errors.FailedPreconditionError(
+                        f"Cannot take a consistent snapshot of {len(variables)} variables: "
+                        f"other threads kept writing them for {timeout:g} s (an update group "
+                        "such as an optimizer step or an ef.train.atomic_update() block "
+                        "stayed open). Save between steps, or end the group first.")
+                _groups.condition.wait(max(min(pause, deadline - time.monotonic()), 0.0))
+        finally:
+            _groups.waiting -= 1
+            _groups.condition.notify_all()
+
+
+def _writing_elsewhere() -> bool:
+    """Whether another thread is inside `Variable._write`: one that found its buffer
+    unshared before `snapshot` took its reference may still be writing it in place.
+    (`sys._current_frames` is CPython's documented hook for such inspection.)"""
+    # This thread's own frame goes first and the dict is emptied at the end: the dict
+    # holding this function's frame, whose stack holds the dict, is a reference cycle that
+    # kept every caller's locals (a prefetching iterator with its thread) alive until the
+    # garbage collector ran.
+    frames: dict[int, Any] = sys._current_frames()
+    frames.pop(threading.get_ident(), None)
+    frame: Any = None
+    try:
+        for frame in frames.values():
+            while frame is not None:
+                if frame.f_code is _WRITE_CODE:
+                    return True
+                frame = frame.f_back
+        return False
+    finally:
+        frame = None
+        frames.clear()
+
+
+_WRITE_CODE = Variable._write.__code__

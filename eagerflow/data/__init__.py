@@ -9,6 +9,7 @@ Examples:
     [(4,), (4,)]
 """
 
+from eagerflow import absent as _absent
 from eagerflow.data import experimental
 from eagerflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from eagerflow.data.iterator import Iterator
@@ -16,3 +17,6 @@ from eagerflow.data.text import TextLineDataset
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "Dataset", "Iterator",
            "TextLineDataset", "experimental"]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.data")

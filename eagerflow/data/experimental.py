@@ -7,6 +7,10 @@ Examples:
     True
 """
 
+from eagerflow import absent as _absent
 from eagerflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, cardinality
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality"]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.data.experimental")

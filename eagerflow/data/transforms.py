@@ -10,6 +10,7 @@ Examples:
 
 from __future__ import annotations
 
+import functools
 from contextlib import closing
 from itertools import islice
 from typing import Any
@@ -19,6 +20,7 @@ import numpy as np
 from eagerflow.core import errors, nest
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, iterator, parallel, structure
+from eagerflow.ops import random as random_ops
 
 _INFINITE = dataset.INFINITE_CARDINALITY
 _UNKNOWN = dataset.UNKNOWN_CARDINALITY
@@ -63,15 +65,18 @@ class MapDataset(dataset.Dataset):
         self._fn = map_func
         self._workers = parallel.resolve_workers(num_parallel_calls)
         self._deterministic = deterministic is None or bool(deterministic)
+        self._function_seed = random_ops.next_function_seed()
 
-    def _apply(self, element, index):
-        return structure.from_function(
-            structure.call(self._fn, element), f"map function at element {index}"
-        )
+    def _apply(self, element, index, streams):
+        with random_ops.function_streams(streams):  # (on worker threads too)
+            result = structure.call(self._fn, element)
+        return structure.from_function(result, f"map function at element {index}")
 
     def _elements(self):
         check = _SameStructure("map function")
-        apply = self._apply
+        # Random ops in the function restart at every pass, as in a traced tf.data map.
+        streams = random_ops.FunctionStreams(self._function_seed)
+        apply = functools.partial(self._apply, streams=streams)
         with closing(self._inputs[0]._elements()) as elements:
             if self._workers is None:
                 for index, element in enumerate(elements):

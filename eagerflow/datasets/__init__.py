@@ -11,6 +11,7 @@ Examples:
     ((32, 8, 8), (32,))
 """
 
+from eagerflow import absent as _absent
 from eagerflow.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from eagerflow.data.iterator import Iterator
 from eagerflow.data.text import TextLineDataset
@@ -28,3 +29,6 @@ __all__ = [
     "fashion_mnist",
     "mnist",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.datasets")

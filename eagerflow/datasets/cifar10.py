@@ -37,8 +37,11 @@ ARCHIVE = downloads.RemoteFile(
     ("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz",),
     "md5:c32a1d4ab5d03f1284b67883e8d87530",
 )
+"""The CIFAR-10 binary archive: its file name, download address and checksum."""
 FOLDER = "cifar-10-batches-bin"
+"""The folder the archive unpacks to."""
 MEMBERS = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
+"""The batch files read from that folder: five of training data, one of test data."""
 _RECORD = 1 + 32 * 32 * 3
 
 

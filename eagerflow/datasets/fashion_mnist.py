@@ -44,6 +44,7 @@ FILES = {
     )
     for role, name in idx.FILES.items()
 }
+"""The four gzipped IDX files by role (``x_train``, ...): name, mirrors and checksum."""
 
 
 def load_data(path=None) -> tuple:

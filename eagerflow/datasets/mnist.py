@@ -35,6 +35,7 @@ NPZ = downloads.RemoteFile(
     ("https://storage.googleapis.com/tensorflow/tf-keras-datasets/mnist.npz",),
     "sha256:731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1",
 )
+"""Keras's ``mnist.npz``: its file name, download address and checksum."""
 _IMAGE_SHAPE = (28, 28)
 
 

@@ -16,7 +16,11 @@ Examples:
     1
 """
 
+from eagerflow import absent as _absent
 from eagerflow.distribute.distributed_optimizer import DistributedOptimizer
 from eagerflow.distribute.mpi_strategy import MPIStrategy
 
 __all__ = ["DistributedOptimizer", "MPIStrategy"]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.distribute")

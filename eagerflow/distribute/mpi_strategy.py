@@ -9,8 +9,9 @@ collective runs.
 The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`, since the
 layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
 ``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
-``_allreduce(arrays, op)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
-``_reduce_gradients(grads)``, ``_end_of_data()`` and ``_after_chief(action, function)``.
+``_allreduce(arrays, op, what)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
+``_reduce_gradients(grads)``, ``_end_of_data()``, ``_after_chief(action, function)`` and
+``_report_failure(error)``.
 
 Examples:
     >>> import eagerflow as ef
@@ -21,6 +22,9 @@ Examples:
 
 from __future__ import annotations
 
+import atexit
+import datetime
+import math
 import os
 import pickle
 import sys
@@ -43,6 +47,23 @@ _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNR
 _LAUNCH_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 _abort_hook_installed = False
 _CHIEF_NOTE_TAG = 7301  # point-to-point notes of `_after_chief` (below any MPI_TAG_UB)
+# How long a collective may wait for the other ranks: PyTorch's default process-group
+# timeout. Generous, because a rank legitimately waits while the chief alone writes a
+# large checkpoint or evaluates; a short one would fail healthy jobs.
+DEFAULT_TIMEOUT = 1800.0
+# Polling: a collective's request is tested in a tight loop (as MPI's blocking calls
+# spin), with the other ranks' failure notes and the clock looked at, and the CPU yielded
+# (as MPICH's waits do), every `_POLLS_PER_CHECK` tests: without the yield, a rank sharing
+# a core with the one it waits for took the MPI tests 40% longer on a loaded machine.
+# After `_SPIN_SECONDS` of waiting (e.g. while the chief writes a checkpoint) it sleeps
+# between checks instead, backing off to `_MAX_PAUSE`.
+_POLLS_PER_CHECK = 32
+_yield = getattr(os, "sched_yield", lambda: None)
+_SPIN_SECONDS = 0.25
+_MAX_PAUSE = 0.002
+_FAILURE_TAG = 7302  # a rank's note that its fit failed (see `_report_failure`)
+_NOTE_CHARACTERS = 2000  # failure notes stay small: MPI sends them without a receiver
+_timed_out: list = []  # collectives left pending in this process (the exit hook aborts)
 
 
 def _launched_by_mpi() -> bool:
@@ -65,6 +86,24 @@ def _world_communicator():
             "is not installed, so the ranks cannot talk to each other. Install the `mpi` "
             "extra: pip install 'eagerflow[mpi]'") from None
     return MPI.COMM_WORLD
+
+
+def _seconds(timeout) -> float | None:
+    """`timeout` (seconds, a timedelta or None) as seconds, or an error naming it."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, datetime.timedelta):
+        seconds = timeout.total_seconds()
+    elif isinstance(timeout, (int, float, np.integer, np.floating)) and \
+            not isinstance(timeout, bool):
+        seconds = float(timeout)
+    else:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise ValueError("MPIStrategy: timeout must be a positive number of seconds, a "
+                         "datetime.timedelta, or None (no deadline). Received: "
+                         f"timeout={timeout!r}")
+    return seconds
 
 
 def _axes(axis, rank: int) -> tuple:
@@ -109,6 +148,18 @@ def _install_abort_hook(comm) -> None:
 
     sys.excepthook = abort_on_error
 
+    def abort_if_timed_out():
+        # A rank whose collective timed out (or was given up when another rank failed)
+        # still has it pending: MPI_Finalize would wait for it forever. End the job
+        # instead (the error was caught by the user).
+        if _timed_out:
+            sys.stderr.write(f"eagerflow: rank {rank} of {size} exits after {_timed_out[0]}; "
+                             "aborting the MPI job.\n")
+            sys.stderr.flush()
+            comm.Abort(1)
+
+    atexit.register(abort_if_timed_out)  # after mpi4py's finalizer: runs before it
+
 
 class MPIStrategy:
     """Synchronous data-parallel training over the ranks of an MPI job.
@@ -123,14 +174,30 @@ class MPIStrategy:
     global batch; logs are global and only the chief (rank 0) prints or writes files.
 
     An uncaught exception on any rank prints that rank's traceback and aborts the job
-    (``MPI_Abort``), so no rank waits forever.
+    (``MPI_Abort``), so no rank waits forever. When `fit`, `evaluate` or `predict` raises
+    on a rank (even if the user catches it), that rank sends the others a note, and a rank
+    waiting in a collective it will not join raises a `RuntimeError` naming it at once
+    (ranks that failed at the same point stay in step). Each collective also has a
+    deadline, `timeout` (as PyTorch's process groups have), after which it raises a
+    `TimeoutError` naming the collective and the rank. The strategy cannot be used after
+    either (its collectives are out of step; later ones raise at once), and a process
+    that exits with a collective given up aborts the job rather than hanging in
+    ``MPI_Finalize``.
 
     Args:
         communicator: an mpi4py communicator (default: ``MPI.COMM_WORLD`` when launched by
             MPI, else none: one replica).
+        timeout: the deadline of every collective: seconds, a ``datetime.timedelta``, or
+            None for none. The default, 30 minutes (``DEFAULT_TIMEOUT``, PyTorch's), leaves
+            room for a rank to wait while the chief alone writes a large checkpoint or
+            runs a long evaluation; lower it to notice a stuck job sooner.
+
+    Attributes:
+        timeout: the deadline in seconds (None: none).
 
     Raises:
         ImportError: if launched by ``mpiexec -n N`` with N > 1 but mpi4py is missing.
+        ValueError: for a `timeout` that is not a positive number, a timedelta or None.
 
     Examples:
         >>> import eagerflow as ef, numpy as np
@@ -143,7 +210,13 @@ class MPIStrategy:
         2.0
     """
 
-    def __init__(self, communicator: Any = None) -> None:
+    def __init__(self, communicator: Any = None,
+                 timeout: float | datetime.timedelta | None = DEFAULT_TIMEOUT) -> None:
+        self.timeout = _seconds(timeout)
+        self._broken: str | None = None  # what timed out: no collective may run after it
+        self._completed = 0  # collectives completed: equal on every rank while in step
+        self._failed_at: set[int] = set()  # `_completed` when this rank reported failures
+        self._unconfirmed: int | None = None  # the last, until the others' notes came
         self._comm = _world_communicator() if communicator is None else communicator
         if self._comm is not None and self._comm.Get_size() == 1:
             self._comm = None
@@ -231,7 +304,7 @@ class MPIStrategy:
     def _sum_of_replicas(self, *parts):
         arrays = [np.asarray(part) for part in parts]
         self._check_same_layout(arrays, "MPIStrategy.reduce")
-        return self._allreduce(arrays, "sum")
+        return self._allreduce(arrays, "sum", "the allreduce of MPIStrategy.reduce")
 
     def _check_same_layout(self, arrays, function: str) -> None:
         """Raises on every rank (never hangs or reduces mismatched buffers) unless every
@@ -241,12 +314,13 @@ class MPIStrategy:
         layout = repr([(a.shape, a.dtype.str) for a in arrays])
         code = zlib.crc32(layout.encode())
         bounds = np.array([code, -code], np.int64)  # max and -min in one MAX reduction
-        self._comm.Allreduce(MPI.IN_PLACE, bounds, op=MPI.MAX)
+        self._collective(f"the layout check of {function}", self._comm.Iallreduce,
+                         MPI.IN_PLACE, bounds, op=MPI.MAX)
         self._stats["allreduce_calls"] += 1
         self._stats["allreduce_bytes"] += bounds.nbytes
         if bounds[0] == -bounds[1]:
             return
-        layouts = self._comm.allgather(layout)
+        layouts = self._allgather_object(layout)
         described = "; ".join(f"rank {r}: {text}" for r, text in enumerate(layouts))
         raise ValueError(f"{function}: every rank must pass values of the same shape and "
                          f"dtype (reduce a differing axis with axis=...). Got (shape, dtype) "
@@ -304,20 +378,22 @@ class MPIStrategy:
         if self._comm is None:
             return
         array = np.array(variable.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
-        self._comm.Bcast(array.reshape(-1).view(np.uint8), root=0)
+        self._collective(f"the broadcast of variable {variable.name!r}", self._comm.Ibcast,
+                         array.reshape(-1).view(np.uint8), root=0)
         if self.rank != 0:
             variable_lib.adopt(variable, array)
 
-    def _allreduce(self, arrays, op="sum") -> list:
-        """Elementwise sum/max/min of each array over the ranks: one call per dtype."""
+    def _allreduce(self, arrays, op="sum", what: str = "an allreduce") -> list:
+        """Elementwise sum/max/min of each array over the ranks: one call per dtype
+        (`what` names it in a timeout's error)."""
         if self._comm is None:
             return [np.array(a) for a in arrays]
         from mpi4py import MPI
 
         mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
-        return self._packed(arrays, mpi_op, flag=None)
+        return self._packed(arrays, mpi_op, flag=None, what=what)
 
-    def _packed(self, arrays, mpi_op, flag, divisor=None):
+    def _packed(self, arrays, mpi_op, flag, divisor=None, what="the gradient allreduce"):
         """Packs `arrays` into one contiguous buffer per dtype and reduces each in place.
         With `flag`, the first buffer carries one more element (the step's "I had data"
         flag, see `_end_of_data`). With `divisor`, each reduced buffer is divided by it in
@@ -342,7 +418,7 @@ class MPIStrategy:
                 buffer[-1] = flag
                 self._first_bucket = (buffer.size, dtype)
             start = time.perf_counter()
-            self._comm.Allreduce(MPI.IN_PLACE, buffer, op=mpi_op)
+            self._collective(what, self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=mpi_op)
             self._stats["allreduce_seconds"] += time.perf_counter() - start
             self._stats["allreduce_calls"] += 1
             self._stats["allreduce_bytes"] += buffer.nbytes
@@ -406,7 +482,8 @@ class MPIStrategy:
 
         size, dtype = self._first_bucket
         buffer = np.zeros(size, dtype)
-        self._comm.Allreduce(MPI.IN_PLACE, buffer, op=MPI.SUM)
+        self._collective("the gradient allreduce (this rank's data had ended)",
+                         self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=MPI.SUM)
         self._check_flag(float(buffer[-1]), 0.0)
 
     def _after_chief(self, action, function: str):
@@ -425,6 +502,9 @@ class MPIStrategy:
                 raise
             self._post_note(None, function)
             return result
+        self._check_usable()
+        self._wait(lambda: self._comm.Iprobe(source=0, tag=_CHIEF_NOTE_TAG),
+                   f"the wait for rank 0's {function}")
         failure = self._comm.recv(source=0, tag=_CHIEF_NOTE_TAG)
         if failure is not None:
             raise failure
@@ -443,8 +523,138 @@ class MPIStrategy:
             self._notes.append(self._comm.isend(note, dest=rank, tag=_CHIEF_NOTE_TAG))
 
     def _broadcast_object(self, obj):
-        return obj if self._comm is None else self._comm.bcast(obj, root=0)
+        """Rank 0's `obj` (any picklable object) on every rank."""
+        if self._comm is None:
+            return obj
+        data = np.frombuffer(pickle.dumps(obj), np.uint8) if self.is_chief else None
+        size = np.array([0 if data is None else data.size], np.int64)
+        self._collective("a broadcast", self._comm.Ibcast, size, root=0)
+        buffer = data.copy() if data is not None else np.empty(int(size[0]), np.uint8)
+        self._collective("a broadcast", self._comm.Ibcast, buffer, root=0)
+        return obj if self.is_chief else pickle.loads(buffer.tobytes())  # noqa: S301 - ours
 
     def _allgather_object(self, obj) -> list:
-        return [obj] if self._comm is None else self._comm.allgather(obj)
+        """Every rank's `obj` (any picklable object), in rank order, on every rank."""
+        if self._comm is None:
+            return [obj]
+        from mpi4py import MPI
 
+        data = np.frombuffer(pickle.dumps(obj), np.uint8)
+        sizes = np.empty(self.num_replicas_in_sync, np.int64)
+        self._collective("an allgather", self._comm.Iallgather,
+                         np.array([data.size], np.int64), sizes)
+        counts = [int(n) for n in sizes]
+        offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(int).tolist()
+        buffer = np.empty(sum(counts), np.uint8)
+        self._collective("an allgather", self._comm.Iallgatherv, data,
+                         [buffer, (counts, offsets), MPI.BYTE])
+        return [pickle.loads(buffer[start:start + n].tobytes())  # noqa: S301 - our ranks'
+                for start, n in zip(offsets, counts, strict=True)]
+
+    # -- deadlines and failures --------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._broken is not None:
+            raise errors.FailedPreconditionError(
+                f"MPIStrategy: {self._broken}, so the ranks' collectives are out of step and "
+                "no other collective can run. End the job on every rank and start it again "
+                "(a BackupAndRestore callback resumes the training).")
+
+    def _collective(self, what: str, start, *args, **kwargs) -> None:
+        """Starts a non-blocking collective (``start(*args, **kwargs)``, e.g.
+        ``comm.Iallreduce``) and waits for it within the deadline; refuses to start one
+        once the ranks are out of step."""
+        self._check_usable()
+        if self._unconfirmed is not None:
+            self._confirm_in_step(what)
+        self._wait(start(*args, **kwargs).Test, what, pending=True)
+        self._completed += 1
+
+    def _report_failure(self, error: BaseException) -> None:
+        """Tells the other ranks that `fit` (or `evaluate`, `predict`) failed here with
+        `error`, so that those waiting in a collective this rank will not join raise at
+        once rather than at the deadline. A note carries the number of collectives this
+        rank completed: ranks that failed at the same point (the same error raised on
+        every rank, e.g. data that ends early) are still in step, and go on once each
+        has heard from all the others (`_confirm_in_step`). Sent without waiting; never
+        raises."""
+        if self._comm is None or getattr(error, "_eagerflow_reported", False):
+            return
+        try:
+            error._eagerflow_reported = True  # type: ignore[attr-defined]  # once, when nested
+        except AttributeError:
+            pass
+        kind = "broken" if self._broken is not None else "failed"
+        text = f"{type(error).__name__}: {error}"[:_NOTE_CHARACTERS]
+        if kind == "failed":
+            self._failed_at.add(self._completed)
+            self._unconfirmed = self._completed
+        self._notes = [request for request in self._notes if not request.Test()]
+        for rank in range(self.num_replicas_in_sync):
+            if rank != self.rank:
+                self._notes.append(self._comm.isend((kind, self._completed, text), dest=rank,
+                                                    tag=_FAILURE_TAG))
+
+    def _confirm_in_step(self, what: str) -> None:
+        """Before its next collective, a rank that failed waits for every other rank's
+        note: all failed at the same point (in step: go on), or one gave up waiting for
+        this rank (raise)."""
+        others = set(range(self.num_replicas_in_sync)) - {self.rank}
+        heard: set = set()
+        self._wait(lambda: heard >= others, f"{what} (after a failure, the other ranks' "
+                   "notes)", heard=heard)
+        self._unconfirmed = None
+
+    def _read_failure_notes(self, what: str, heard: set | None, pending: bool) -> None:
+        """Reads the other ranks' failure notes; raises for one this rank is not in step
+        with (`heard` collects the ranks that failed where this one did)."""
+        if self._comm is None:
+            return
+        from mpi4py import MPI
+
+        status = MPI.Status()
+        while self._comm.Iprobe(source=MPI.ANY_SOURCE, tag=_FAILURE_TAG, status=status):
+            source = status.Get_source()
+            kind, completed, text = self._comm.recv(source=source, tag=_FAILURE_TAG)
+            if kind == "failed" and completed in self._failed_at:
+                if heard is not None:
+                    heard.add(source)
+                continue  # we failed at the same point: still in step
+            self._broken = f"rank {source} failed ({text})"
+            if pending:
+                _timed_out.append(f"{what} was given up when rank {source} failed")
+            raise RuntimeError(
+                f"MPIStrategy: rank {source} failed ({text}) while this rank "
+                f"({self.rank}) waited in {what}, which it will never join. The strategy "
+                "cannot be used again; end the job on every rank.")
+
+    def _wait(self, ready, what: str, pending: bool = False, heard: set | None = None) -> None:
+        """Polls `ready()` until it is true; raises when another rank reports a failure
+        (`_report_failure`), or `TimeoutError` after `timeout`. `pending`: a collective
+        of this rank is under way (an exit after giving it up must abort the job)."""
+        self._check_usable()
+        if ready():
+            return
+        start = time.monotonic()
+        pause = 0.0
+        polls = 0
+        while not ready():
+            polls += 1
+            if polls % _POLLS_PER_CHECK:
+                continue  # the notes, the clock and the pause: once per so many polls
+            self._read_failure_notes(what, heard, pending)
+            waited = time.monotonic() - start
+            if self.timeout is not None and waited > self.timeout:
+                self._broken = f"{what} timed out on rank {self.rank} after {waited:.1f} s"
+                if pending:
+                    _timed_out.append(self._broken)
+                raise TimeoutError(
+                    f"MPIStrategy: {what} on rank {self.rank} of {self.num_replicas_in_sync} "
+                    f"did not complete within the deadline ({self.timeout:g} s): another rank "
+                    "never joined it (its error was caught and it went on, it hangs, or it "
+                    "runs other code). The strategy cannot be used again; end the job on "
+                    "every rank. Set the deadline with MPIStrategy(timeout=seconds).")
+            if waited > _SPIN_SECONDS:
+                pause = min(_MAX_PAUSE, pause * 2 or 5e-5)
+                time.sleep(pause)
+            else:  # let a rank sharing this core run (MPICH's own waits yield too)
+                _yield()

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import dispatch, errors
+from eagerflow.core import variable as variable_module
 from eagerflow.graph import graph, trace
 from eagerflow.ops.kernels import extrema, saved
 
@@ -245,9 +246,26 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
                     and slot not in returned and slot not in kept:
                 lines.append(f"    {slot} = None")
                 alive.discard(slot)
+    writes = [n for n, (node, _) in line_nodes.items() if node.op.name in graph.ASSIGN_MODES]
+    if writes:
+        env["_updates"] = variable_module.atomic_update()
+        _group_writes(lines, line_nodes, min(writes), max(writes))
     results = [names[id(t)] for t in program.outputs]
     lines.append(f"    return ({', '.join(results)}{',' if results else ''})")
     return "\n".join(lines) + "\n", env
+
+
+def _group_writes(lines: list, line_nodes: dict, first: int, last: int) -> None:
+    """Puts source lines `first` to `last` (1-based: the first and last variable write) in
+    one update group, so a checkpoint saved by another thread holds all of this run's
+    writes or none (`variable.atomic_update`). Only the writing stretch, not the whole run,
+    so that the group rarely spans a wait for another thread (an iterator's next element
+    comes before a step's first write)."""
+    lines[first - 1:last] = ["    with _updates:"] + ["    " + line for line in
+                                                      lines[first - 1:last]]
+    moved = {number + (number >= first): entry for number, entry in line_nodes.items()}
+    line_nodes.clear()
+    line_nodes.update(moved)
 
 
 def _node_code(node, k, args, targets, names, env, program, save=False) -> list:

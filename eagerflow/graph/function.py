@@ -286,6 +286,19 @@ class Function:
                 self._fast[fast] = cf
         return cf.pack(cf.call_flat(tensors))
 
+    def list_concrete_functions(self) -> list:
+        """The `ConcreteFunction`s traced so far, oldest first (one per input signature).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> double = ef.function(lambda x: x * 2)
+            >>> _ = double(ef.constant(1.0)), double(ef.constant([1, 2]))
+            >>> [cf.inputs[0].dtype.name for cf in double.list_concrete_functions()]
+            ['float32', 'int32']
+        """
+        with self._lock:
+            return list(dict.fromkeys(self._cache.values()))
+
     def get_concrete_function(self, *args, **kwargs):
         """Traces (if needed) and returns the `ConcreteFunction` for these arguments.
 

@@ -304,6 +304,40 @@ def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
     return outputs[0] if single else list(outputs)
 
 
+def checked(value: Any, check: Callable[[np.ndarray], None]) -> Any:
+    """Runs ``check(array)`` on the values of `value`: at once when running eagerly, and
+    on every run of the graph inside a traced function (the first run included).
+
+    For run-time input checks that must hold in `fit`'s traced steps as well as eagerly:
+    `check` raises (the same error either way) or returns None. A graph runs its nodes in
+    the order they were traced and never drops a Python call, so everything traced after
+    the check (the loss, its gradients, the update) runs after it: a failing batch
+    changes no variable.
+
+    Returns:
+        `value`, unchanged.
+
+    Examples:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph import python_ops
+        >>> def non_negative(array):
+        ...     if (array < 0).any():
+        ...         raise ValueError(f"negative values: {array.min()}")
+        >>> ef.function(lambda x: python_ops.checked(x, non_negative) * 2)(ef.constant(1.0))
+        ef.Tensor(2.0, shape=(), dtype=float32)
+    """
+    if context.thread.tracer is None:
+        check(np.asarray(value))
+        return value
+
+    def run(t):
+        check(t.numpy())
+
+    py_function(run, [value], None)
+    return value
+
+
 def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
     """`next(iterator)` inside a trace: a stateful ``EagerPyFunc`` node with no inputs that
     takes the next element each time the graph runs (as TensorFlow's ``IteratorGetNext``).

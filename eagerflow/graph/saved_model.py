@@ -38,14 +38,18 @@ import os
 import h5py
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import concrete, export, function, replay
 from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
+"""The format name written into every export, checked when loading."""
 VERSION = 1
+"""The version of the export format this eagerflow writes and reads."""
 DEFAULT = "serving_default"
+"""The signature name used when `save` is given a single function, as in TensorFlow."""
 
 
 def _concrete_functions(fn, name) -> list:
@@ -54,7 +58,7 @@ def _concrete_functions(fn, name) -> list:
     if isinstance(fn, function.Function):
         if fn.input_signature is not None:
             fn.get_concrete_function()
-        functions = list(dict.fromkeys(fn._cache.values()))
+        functions = fn.list_concrete_functions()
         if not functions:
             raise errors.InvalidArgumentError(
                 f"saved_model.save: ef.function {name!r} has not been traced yet: call it once "
@@ -222,6 +226,7 @@ class LoadedFunction:
 
     @property
     def concrete_functions(self) -> list:
+        """The traced graphs this function runs, one per input signature it was exported with."""
         return list(self._functions)
 
     def __call__(self, *args, **kwargs):
@@ -284,6 +289,7 @@ class LoadedModel:
 
     @property
     def trainable_variables(self) -> list:
+        """The loaded variables marked trainable (a subset of `variables`)."""
         return [v for v in self.variables if v.trainable]
 
     def __call__(self, *args, **kwargs):
@@ -425,3 +431,6 @@ def _decode_structure(value, reader, context, count):
         return {"dict": [[str(k), _decode_structure(v, reader, context, count)]
                          for k, v in content]}
     raise reader._fail(context, f"malformed output structure {kind!r}")
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.saved_model")

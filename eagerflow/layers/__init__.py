@@ -7,6 +7,7 @@ Examples:
     (2, 4)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.advanced_activations import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from eagerflow.layers.attention import AdditiveAttention, Attention
@@ -154,3 +155,6 @@ __all__ = [
     "Hashing", "Discretization", "EinsumDense", "RandomBrightness", "RandomContrast",
     "RandomGrayscale", "StackedRNNCells", "GroupQueryAttention", "Pipeline",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.layers")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow import absent as _absent
 from eagerflow.core import logits, tensor
 from eagerflow.ops import activations as nn_activations
 from eagerflow.ops import creation
@@ -190,6 +191,7 @@ def silu(x: TensorLike) -> Tensor:
 
 
 swish = silu
+"""Another name for `silu`, ``x * sigmoid(x)``; the same function."""
 
 
 def leaky_relu(x: TensorLike, negative_slope: float = 0.2) -> Tensor:
@@ -300,3 +302,6 @@ def deserialize(name: str) -> Any:
         True
     """
     return get(name)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.activations")

@@ -163,6 +163,9 @@ class _AffineLayer(ImageLayer):
     width)`` draws."""
 
     transforms: Callable[[int, Any, Any], Any]  # each subclass's random matrices
+    """``transforms(batch, height, width)``: one random ``[batch, 8]`` row per image,
+    mapping output pixels to input pixels (the layout of `ef.image` projective
+    transforms); `transform` samples the images through them in training."""
 
     def __init__(self, fill_mode: str = "reflect", interpolation: str = "bilinear",
                  seed: int | random_ops.Generator | None = None, fill_value: float = 0.0,

@@ -57,6 +57,7 @@ from eagerflow.layers import (
 )
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
+from eagerflow.ops import random as random_ops
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import load_budget, registry
 from eagerflow.utils import naming
@@ -447,9 +448,14 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         outer_training = state.training
         state.training = training
         stack.append(self)
+        streams = random_ops.active_streams()  # a layer's randomness is its own (see there)
         try:
             # Inside a converted trace, `call`'s own control flow is converted too.
-            outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
+            if streams is None:
+                outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
+            else:
+                with random_ops.function_streams(None):
+                    outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
         except BaseException:
             if state.created:
                 state.created[:] = [c for c in state.created if c[0] is not self]

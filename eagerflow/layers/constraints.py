@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from eagerflow import absent as _absent
 from eagerflow.core.tensor import Tensor
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
@@ -184,3 +185,6 @@ def deserialize(config: dict[str, Any]) -> Any:
         MaxNorm(max_value=3, axis=0)
     """
     return get(config)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.constraints")

@@ -44,6 +44,9 @@ class ImageLayer(Layer):
     """
 
     transform: Callable[[Any, bool | None], Any]  # what each subclass does to a batch
+    """``transform(images, training)``: the layer's work on a channels-last batch
+    ``(batch, height, width, channels)``; `call` moves the channels and adds the batch axis
+    around it. With ``training`` false a random augmentation returns its input."""
 
     def __init__(self, data_format: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)

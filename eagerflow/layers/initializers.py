@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow import backend
 from eagerflow.core import dtypes, tensor
 from eagerflow.ops import random
@@ -500,3 +501,6 @@ def deserialize(config: dict[str, Any]) -> Any:
         Constant(value=2)
     """
     return get(config)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.initializers")

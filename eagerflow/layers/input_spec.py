@@ -67,6 +67,7 @@ class InputSpec:
         return f"InputSpec({', '.join(parts)})"
 
     def get_config(self) -> dict:
+        """The constraints as a dict (`dtype`, `shape`, `ndim`, `max_ndim`, `min_ndim`, `axes`)."""
         return {"dtype": self.dtype, "shape": self.shape, "ndim": self.ndim,
                 "max_ndim": self.max_ndim, "min_ndim": self.min_ndim, "axes": self.axes}
 

@@ -224,30 +224,153 @@ class Concatenate(_Merge):
         return config
 
 
-def _functional(layer_class, doc_name):
-    is_dot = layer_class.__name__ == "Dot"
-    shape = (1, 4) if layer_class is Concatenate else (1, 1) if is_dot else (1, 2)
+def add(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise sum of a list of tensors of one shape: the functional form of `Add`.
 
-    def merge(inputs: Sequence[Any], **kwargs: Any) -> Any:
-        return layer_class(**kwargs)(inputs)
+    ``add(inputs, **kwargs)`` is ``Add(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
 
-    merge.__name__ = merge.__qualname__ = doc_name
-    merge.__doc__ = (
-        f"Functional form of `{layer_class.__name__}`: ``{doc_name}(inputs, **kwargs)`` is "
-        f"``{layer_class.__name__}(**kwargs)(inputs)`` (Keras's lower-case merge functions).\n"
-        "\nExample:\n    >>> import eagerflow as ef\n"
-        f"    >>> ef.layers.{doc_name}([ef.ones([1, 2]), ef.ones([1, 2])]"
-        f"{', axes=1' if is_dot else ''}).shape\n    {shape}\n")
-    return merge
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Add` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.add([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[4. 6.]], shape=(1, 2), dtype=float32)
+    """
+    return Add(**kwargs)(inputs)
 
 
-add = _functional(Add, "add")
-subtract = _functional(Subtract, "subtract")
-multiply = _functional(Multiply, "multiply")
-average = _functional(Average, "average")
-maximum = _functional(Maximum, "maximum")
-minimum = _functional(Minimum, "minimum")
-concatenate = _functional(Concatenate, "concatenate")
+def subtract(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise difference of exactly two tensors, ``inputs[0] - inputs[1]``: the functional form of `Subtract`.
+
+    ``subtract(inputs, **kwargs)`` is ``Subtract(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
+
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Subtract` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.subtract([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[-2. -2.]], shape=(1, 2), dtype=float32)
+    """
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise product of a list of tensors of one shape: the functional form of `Multiply`.
+
+    ``multiply(inputs, **kwargs)`` is ``Multiply(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
+
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Multiply` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.multiply([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[3. 8.]], shape=(1, 2), dtype=float32)
+    """
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise mean of a list of tensors of one shape: the functional form of `Average`.
+
+    ``average(inputs, **kwargs)`` is ``Average(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
+
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Average` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.average([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[2. 3.]], shape=(1, 2), dtype=float32)
+    """
+    return Average(**kwargs)(inputs)
+
+
+def maximum(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise maximum of a list of tensors of one shape: the functional form of `Maximum`.
+
+    ``maximum(inputs, **kwargs)`` is ``Maximum(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
+
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Maximum` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.maximum([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[3. 4.]], shape=(1, 2), dtype=float32)
+    """
+    return Maximum(**kwargs)(inputs)
+
+
+def minimum(inputs: Sequence[Any], **kwargs: Any) -> Any:
+    """Elementwise minimum of a list of tensors of one shape: the functional form of `Minimum`.
+
+    ``minimum(inputs, **kwargs)`` is ``Minimum(**kwargs)(inputs)``, as Keras's lower-case merge
+    functions are; it works on tensors and on the symbolic tensors of a functional model.
+
+    Args:
+        inputs: the list of tensors to merge.
+        **kwargs: arguments of the `Minimum` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The merged tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.minimum([ef.constant([[1.0, 5.0]]), ef.constant([[3.0, 4.0]])])
+        ef.Tensor([[1. 4.]], shape=(1, 2), dtype=float32)
+    """
+    return Minimum(**kwargs)(inputs)
+
+
+def concatenate(inputs: Sequence[Any], axis: int = -1, **kwargs: Any) -> Any:
+    """Joins a list of tensors along `axis`: the functional form of `Concatenate`.
+
+    ``concatenate(inputs, axis, **kwargs)`` is ``Concatenate(axis, **kwargs)(inputs)``, as
+    Keras's lower-case merge functions are; it works on tensors and on the symbolic tensors
+    of a functional model.
+
+    Args:
+        inputs: the list of tensors, of one shape except along `axis`.
+        axis: the axis to join along.
+        **kwargs: other arguments of the `Concatenate` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The joined tensor.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.concatenate([ef.ones([1, 2]), ef.zeros([1, 1])])
+        ef.Tensor([[1. 1. 0.]], shape=(1, 3), dtype=float32)
+    """
+    return Concatenate(axis=axis, **kwargs)(inputs)
 
 
 class Dot(_Merge):
@@ -338,4 +461,24 @@ def _l2_normalize(x, axis):
     return math_ops.divide(x, unary_ops.sqrt(math_ops.maximum(squares, 1e-12)))
 
 
-dot = _functional(Dot, "dot")
+def dot(inputs: Sequence[Any], axes: Any, normalize: bool = False, **kwargs: Any) -> Any:
+    """Dot product of two batches of tensors along `axes`: the functional form of `Dot`.
+
+    ``dot(inputs, axes, normalize, **kwargs)`` is ``Dot(axes, normalize, **kwargs)(inputs)``,
+    as Keras's lower-case merge functions are.
+
+    Args:
+        inputs: a list of two tensors of rank 2 or 3.
+        axes: an int (the same axis of both), or a pair; not the batch axis 0.
+        normalize: L2-normalize both inputs along their axes first (cosine similarity).
+        **kwargs: other arguments of the `Dot` layer (`name`, `dtype`, ...).
+
+    Returns:
+        The batch of dot products.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.layers.dot([ef.constant([[1.0, 2.0]]), ef.constant([[3.0, 4.0]])], axes=1)
+        ef.Tensor([[11.]], shape=(1, 1), dtype=float32)
+    """
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -225,7 +225,7 @@ class Normalization(Layer):
             >>> rows = np.arange(8.0).reshape(8, 1)
             >>> ds = ef.data.Dataset.from_tensor_slices(rows).batch(3)
             >>> layer.adapt(ds)
-            >>> float(layer.mean.numpy()), float(layer.variance.numpy())
+            >>> float(layer.adapt_mean.numpy()), float(layer.adapt_variance.numpy())
             (3.5, 5.25)
         """
         if self.input_mean is not None:

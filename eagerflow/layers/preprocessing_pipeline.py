@@ -65,6 +65,7 @@ class Pipeline(Layer):
 
     @property
     def layers(self) -> list:
+        """The layers the pipeline applies, in order (a copy of the list)."""
         return list(self._pipeline_layers)
 
     def call(self, inputs: Any, training: bool | None = True, mask: Any = None) -> Any:

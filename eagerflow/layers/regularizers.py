@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow import absent as _absent
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
@@ -184,3 +185,6 @@ def activity_loss(regularizer: Any, output: Any) -> Any:
     else:
         batch = float(batch)
     return math_ops.divide(regularizer(output), batch)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.regularizers")

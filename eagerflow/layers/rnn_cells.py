@@ -80,10 +80,12 @@ class _Cell(Layer):
 
     @property
     def state_size(self) -> Any:
+        """The size of the state the cell carries between steps: `units`."""
         return self.units
 
     @property
     def output_size(self) -> int:
+        """The size of the cell's output at each step: `units`."""
         return self.units
 
     def _bias_shape(self) -> tuple:
@@ -236,6 +238,7 @@ class LSTMCell(_Cell):
 
     @property
     def state_size(self) -> Any:
+        """The sizes of the two states, ``[h, c]``: ``[units, units]``."""
         return [self.units, self.units]
 
     def _bias_initializer(self):
@@ -373,10 +376,12 @@ class StackedRNNCells(Layer):
 
     @property
     def state_size(self) -> list:
+        """The state sizes of all the cells, in order, flattened into one list."""
         return [size for cell in self.cells for size in flat_state_sizes(cell)]
 
     @property
     def output_size(self) -> int:
+        """The output size of the last cell, which is the stack's output."""
         last = self.cells[-1]
         return int(getattr(last, "output_size", flat_state_sizes(last)[0]))
 

@@ -63,6 +63,7 @@ class SymbolicTensor:
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions (the rank), batch axis included."""
         return len(self.shape)
 
     @property

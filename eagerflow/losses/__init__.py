@@ -7,6 +7,7 @@ Examples:
     0.12693
 """
 
+from eagerflow import absent as _absent
 from eagerflow.losses.crossentropy import (
     BinaryCrossentropy,
     CategoricalCrossentropy,
@@ -80,3 +81,6 @@ __all__ = [
     "CategoricalGeneralizedCrossEntropy", "Dice", "Tversky",
     "categorical_generalized_cross_entropy", "dice", "tversky",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.losses")

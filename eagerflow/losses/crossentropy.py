@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow import backend
-from eagerflow.core import context, errors, masks
+from eagerflow.core import errors, masks
 from eagerflow.core import logits as logits_lib
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import array as array_ops
@@ -196,8 +196,8 @@ def categorical_crossentropy(y_true: TensorLike, y_pred: TensorLike, from_logits
 def _sparse_labels(y_true, y_pred, owner: str):
     """Validated integer class indices of shape ``y_pred.shape[:-1]``, as an int64 tensor.
 
-    Shape and dtype are checked at once; values are checked here when running eagerly, and
-    inside the cross-entropy op when the graph of a traced function runs.
+    Shape and dtype are checked at once; values (integral, in ``[0, classes)``) when the
+    step runs, eagerly or in the graph of a traced function, with the same error.
     """
     labels = creation_ops.convert_to_tensor(y_true)
     if labels.ndim == y_pred.ndim and labels.ndim and labels.shape[-1] == 1:
@@ -212,26 +212,12 @@ def _sparse_labels(y_true, y_pred, owner: str):
             f"y_pred.shape[:-1]={expected} (or with a trailing axis of size 1). "
             f"Received: y_true.shape={labels.shape}, y_pred.shape={y_pred.shape}"
         )
-    kind = labels.dtype.kind
-    if kind not in "iubf":
+    if labels.dtype.kind not in "iubf":
         raise errors.InvalidArgumentError(
             f"{owner}: y_true must hold integer class indices. Received dtype "
             f"{labels.dtype.name}."
         )
-    if context.executing_eagerly():
-        values = labels._value
-        if kind == "f" and not np.all(np.floor(values) == values):
-            raise errors.InvalidArgumentError(
-                f"{owner}: y_true must hold integer class indices; it has non-integer values "
-                f"such as {float(values[np.floor(values) != values].flat[0])}."
-            )
-        classes = y_pred.shape[-1]
-        outside = (values < 0) | (values >= classes)
-        if outside.any():
-            raise errors.InvalidArgumentError(
-                f"{owner}: received a label value of {int(values[outside].flat[0])} which is "
-                f"outside the valid range of [0, {classes})."
-            )
+    xent.check_class_indices(labels, owner, y_pred.shape[-1])  # eagerly and in graphs
     return labels if labels.dtype == np.int64 else math_ops.cast(labels, np.int64)
 
 

@@ -100,10 +100,24 @@ def check_same_shape(y_true, y_pred, owner: str) -> None:
     if y_true.shape != y_pred.shape:
         raise errors.InvalidArgumentError(
             f"{owner}: y_true and y_pred must have the same shape. Received: "
-            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}. eagerflow does not "
-            "broadcast one against the other (Keras does, silently): give the targets the "
-            "model's output shape."
+            f"y_true.shape={y_true.shape}, y_pred.shape={y_pred.shape}. "
+            + _shape_advice(y_true.shape, y_pred.shape, owner)
         )
+
+
+def _shape_advice(true_shape: tuple, pred_shape: tuple, owner: str) -> str:
+    """What to do about targets whose shape differs from the predictions'."""
+    if owner == "categorical_crossentropy" and pred_shape and true_shape in (
+            pred_shape[:-1], pred_shape[:-1] + (1,)):
+        return (f"y_true looks like integer class labels (one per sample, not {pred_shape[-1]} "
+                "one-hot columns): use loss='sparse_categorical_crossentropy' "
+                "(ef.losses.SparseCategoricalCrossentropy), or one-hot encode the labels with "
+                f"ef.one_hot(labels, {pred_shape[-1]}).")
+    if "crossentropy" in owner:  # Keras 3 raises as well
+        return "Give the targets the model's output shape."
+    # Keras's regression and probabilistic losses broadcast one against the other.
+    return ("eagerflow does not broadcast one against the other (Keras does, silently): "
+            "give the targets the model's output shape.")
 
 
 def _align_weights(values, sample_weight):

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow import backend
+from eagerflow.losses import loss as loss_module
 from eagerflow.losses.crossentropy import _sparse_labels
-from eagerflow.losses.probabilistic import _wrapper
 from eagerflow.losses.regression import _aligned
 from eagerflow.ops import indexing as indexing_ops
 from eagerflow.ops import math as math_ops
@@ -123,18 +123,64 @@ def _check_q(q, owner):
     return float(q)
 
 
-Dice = _wrapper(dice, "Dice", "dice", (("axis", None),))
-Tversky = _wrapper(tversky, "Tversky", "tversky",
-                   (("alpha", 0.5), ("beta", 0.5), ("axis", None)))
-_GeneralizedBase = _wrapper(categorical_generalized_cross_entropy,
-                            "CategoricalGeneralizedCrossEntropy",
-                            "categorical_generalized_cross_entropy", (("q", 0.5),))
+class Dice(loss_module.LossFunctionWrapper):
+    """Dice loss ``1 - 2 * sum(y_true * y_pred) / (sum(y_true) + sum(y_pred))``, for
+    segmentation masks; `dice` as a `Loss` (with its reduction and sample weights).
+
+    Args:
+        axis: the axes to sum over (None: all of them, one loss for the batch).
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.Dice()([[1.0, 0.0, 1.0]], [[0.8, 0.2, 0.6]])), 4)
+        0.2222
+    """
+
+    def __init__(self, axis: AxisLike = None, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "dice") -> None:
+        super().__init__(dice, reduction=reduction, name=name, axis=axis)
 
 
-# (the base is a class that `_wrapper` makes at import time)
-class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):  # type: ignore[misc, valid-type]
+class Tversky(loss_module.LossFunctionWrapper):
+    """Tversky loss ``1 - TP / (TP + alpha FP + beta FN)``, a Dice loss with the two kinds of
+    error weighted apart (0.5 and 0.5 give Dice); `tversky` as a `Loss` (with its reduction and
+    sample weights).
+
+    Args:
+        alpha: the weight of ``FP = sum((1 - y_pred) * y_true)`` (Keras's naming: the missed
+            target mass).
+        beta: the weight of ``FN = sum(y_pred * (1 - y_true))``.
+        axis: the axes to sum over (None: all of them, one loss for the batch).
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.Tversky()([[1.0, 0.0, 1.0]], [[0.8, 0.2, 0.6]])), 4)
+        0.2222
+    """
+
+    def __init__(self, alpha: float = 0.5, beta: float = 0.5, axis: AxisLike = None,
+                 reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "tversky") -> None:
+        super().__init__(tversky, reduction=reduction, name=name,
+                         alpha=alpha, beta=beta, axis=axis)
+
+
+class CategoricalGeneralizedCrossEntropy(loss_module.LossFunctionWrapper):
     """The `categorical_generalized_cross_entropy` loss as a `Loss` (reduction and sample
     weights); `q` is checked when the loss is made.
+
+    Args:
+        q: in (0, 1): small values behave like cross-entropy, values near 1 like the mean
+            absolute error, which is robust to noisy labels.
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Raises:
+        ValueError: if `q` is not in (0, 1).
 
     Examples:
         >>> import eagerflow as ef
@@ -143,13 +189,11 @@ class CategoricalGeneralizedCrossEntropy(_GeneralizedBase):  # type: ignore[misc
         0.3599
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        _check_q(self.get_config()["q"], "CategoricalGeneralizedCrossEntropy")
+    def __init__(self, q: float = 0.5, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "categorical_generalized_cross_entropy") -> None:
+        super().__init__(categorical_generalized_cross_entropy, reduction=reduction, name=name,
+                         q=_check_q(q, "CategoricalGeneralizedCrossEntropy"))
 
-
-for _cls in (Dice, Tversky):
-    _cls.__module__ = __name__
 
 for _loss in (dice, tversky, categorical_generalized_cross_entropy, Dice, Tversky,
               CategoricalGeneralizedCrossEntropy):

@@ -190,42 +190,163 @@ def categorical_focal_crossentropy(y_true: TensorLike, y_pred: TensorLike, alpha
     return reduce_ops.reduce_sum(math_ops.multiply(factor, cce), axis=axis)
 
 
-def _wrapper(fn, class_name, default_name, params=()):
-    """A `LossFunctionWrapper` subclass named `class_name` for `fn`, taking `params`."""
+class KLDivergence(loss_module.LossFunctionWrapper):
+    """Kullback-Leibler divergence ``y_true * log(y_true / y_pred)``, summed over the last
+    axis; `kl_divergence` as a `Loss` (with its reduction and sample weights).
 
-    def __init__(self: Any, *args: Any, reduction: str | None = "sum_over_batch_size",
-                 name: str = default_name, **kwargs: Any) -> None:
-        names = [p for p, _ in params]
-        if len(args) > len(names):
-            raise TypeError(f"{class_name} takes at most {len(names)} positional arguments")
-        values = {**dict(params), **dict(zip(names, args, strict=False)), **kwargs}
-        unknown = set(values) - set(names)
-        if unknown:
-            raise TypeError(f"{class_name}: unexpected arguments {sorted(unknown)}")
-        loss_module.LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name,
-                                                 **values)
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
 
-    doc = (f"The `{fn.__name__}` loss as a `Loss` (reduction and sample weights; see "
-           f"`{fn.__name__}` for the formula).\n\nExample:\n    >>> import eagerflow as ef\n"
-           f"    >>> ef.losses.{class_name}().name\n    '{default_name}'\n")
-    return type(class_name, (loss_module.LossFunctionWrapper,),
-                {"__init__": __init__, "__doc__": doc, "__module__": __name__})
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.KLDivergence()([[0.2, 0.8]], [[0.4, 0.6]])), 4)
+        0.0915
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "kl_divergence") -> None:
+        super().__init__(kl_divergence, reduction=reduction, name=name)
 
 
-KLDivergence = _wrapper(kl_divergence, "KLDivergence", "kl_divergence")
-Poisson = _wrapper(poisson, "Poisson", "poisson")
-Hinge = _wrapper(hinge, "Hinge", "hinge")
-SquaredHinge = _wrapper(squared_hinge, "SquaredHinge", "squared_hinge")
-CategoricalHinge = _wrapper(categorical_hinge, "CategoricalHinge", "categorical_hinge")
-BinaryFocalCrossentropy = _wrapper(
-    binary_focal_crossentropy, "BinaryFocalCrossentropy", "binary_focal_crossentropy",
-    (("apply_class_balancing", False), ("alpha", 0.25), ("gamma", 2.0),
-     ("from_logits", False), ("label_smoothing", 0.0), ("axis", -1)))
-CategoricalFocalCrossentropy = _wrapper(
-    categorical_focal_crossentropy, "CategoricalFocalCrossentropy",
-    "categorical_focal_crossentropy",
-    (("alpha", 0.25), ("gamma", 2.0), ("from_logits", False), ("label_smoothing", 0.0),
-     ("axis", -1)))
+class Poisson(loss_module.LossFunctionWrapper):
+    """Poisson loss, the mean of ``y_pred - y_true * log(y_pred)`` over the last axis;
+    `poisson` as a `Loss` (with its reduction and sample weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.Poisson()([[1.0, 2.0]], [[1.5, 1.5]])), 4)
+        0.8918
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "poisson") -> None:
+        super().__init__(poisson, reduction=reduction, name=name)
+
+
+class Hinge(loss_module.LossFunctionWrapper):
+    """Hinge loss ``max(1 - y_true * y_pred, 0)`` for labels in {-1, 1} (0/1 labels are
+    converted), averaged over the last axis; `hinge` as a `Loss` (with its reduction and sample
+    weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.Hinge()([[1.0, 0.0]], [[0.5, -2.0]])), 4)
+        0.25
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "hinge") -> None:
+        super().__init__(hinge, reduction=reduction, name=name)
+
+
+class SquaredHinge(loss_module.LossFunctionWrapper):
+    """Squared hinge loss ``max(1 - y_true * y_pred, 0) ** 2`` for labels in {-1, 1} (0/1
+    labels are converted), averaged over the last axis; `squared_hinge` as a `Loss` (with its
+    reduction and sample weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.SquaredHinge()([[1.0, 0.0]], [[0.5, -2.0]])), 4)
+        0.125
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "squared_hinge") -> None:
+        super().__init__(squared_hinge, reduction=reduction, name=name)
+
+
+class CategoricalHinge(loss_module.LossFunctionWrapper):
+    """Categorical hinge loss ``max(0, 1 + max(wrong-class score) - true-class score)`` for
+    one-hot labels; `categorical_hinge` as a `Loss` (with its reduction and sample weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.CategoricalHinge()([[0.0, 1.0]], [[0.3, 0.6]])), 4)
+        0.7
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "categorical_hinge") -> None:
+        super().__init__(categorical_hinge, reduction=reduction, name=name)
+
+
+class BinaryFocalCrossentropy(loss_module.LossFunctionWrapper):
+    """Binary cross-entropy with the focal factor ``(1 - p_t) ** gamma`` that down-weights
+    well-classified examples (Lin et al., 2017); `binary_focal_crossentropy` as a `Loss` (with
+    its reduction and sample weights).
+
+    Args:
+        apply_class_balancing: weigh the positive class by `alpha` and the negative by ``1 -
+            alpha``.
+        alpha: the class-balancing weight, used with `apply_class_balancing`.
+        gamma: the focusing parameter: ``(1 - p_t) ** gamma`` down-weights easy examples.
+        from_logits: whether `y_pred` holds logits instead of probabilities.
+        label_smoothing: in [0, 1]: squeeze the labels towards 0.5.
+        axis: the axis the per-sample mean is taken over.
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.BinaryFocalCrossentropy()([[0.0, 1.0]], [[0.2, 0.7]])), 4)
+        0.0205
+    """
+
+    def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
+                 gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
+                 axis: int = -1, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "binary_focal_crossentropy") -> None:
+        super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
+                         apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
+                         from_logits=from_logits,                          label_smoothing=label_smoothing, axis=axis)
+
+
+class CategoricalFocalCrossentropy(loss_module.LossFunctionWrapper):
+    """Categorical cross-entropy for one-hot labels with the focal factor ``(1 - p) ** gamma``
+    that down-weights well-classified examples; `categorical_focal_crossentropy` as a `Loss`
+    (with its reduction and sample weights).
+
+    Args:
+        alpha: scales every term: the loss is ``alpha * (1 - p) ** gamma`` times the cross-
+            entropy.
+        gamma: the focusing parameter: ``(1 - p) ** gamma`` down-weights easy examples.
+        from_logits: whether `y_pred` holds logits instead of probabilities.
+        label_smoothing: in [0, 1]: mix the one-hot labels with a uniform distribution.
+        axis: the class axis.
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.CategoricalFocalCrossentropy()([[0.0, 1.0]], [[0.3, 0.7]])), 4)
+        0.008
+    """
+
+    def __init__(self, alpha: float = 0.25, gamma: float = 2.0, from_logits: bool = False,
+                 label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "categorical_focal_crossentropy") -> None:
+        super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
+                         alpha=alpha, gamma=gamma, from_logits=from_logits,
+                         label_smoothing=label_smoothing, axis=axis)
+
 
 for _loss in (kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
               binary_focal_crossentropy, categorical_focal_crossentropy, KLDivergence, Poisson,

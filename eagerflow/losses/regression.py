@@ -19,7 +19,6 @@ from typing import Any
 
 from eagerflow import backend
 from eagerflow.losses import loss as loss_module
-from eagerflow.losses import probabilistic
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import reduce as reduce_ops
@@ -227,18 +226,86 @@ def cosine_similarity(y_true: TensorLike, y_pred: TensorLike, axis: AxisLike = -
         math_ops.multiply(_l2_normalize(y_true, axis), _l2_normalize(y_pred, axis)), axis=axis))
 
 
-LogCosh = probabilistic._wrapper(log_cosh, "LogCosh", "log_cosh")
-MeanAbsolutePercentageError = probabilistic._wrapper(
-    mean_absolute_percentage_error, "MeanAbsolutePercentageError",
-    "mean_absolute_percentage_error")
-MeanSquaredLogarithmicError = probabilistic._wrapper(
-    mean_squared_logarithmic_error, "MeanSquaredLogarithmicError",
-    "mean_squared_logarithmic_error")
-CosineSimilarity = probabilistic._wrapper(cosine_similarity, "CosineSimilarity",
-                                          "cosine_similarity", (("axis", -1),))
-for _cls in (LogCosh, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
-             CosineSimilarity):
-    _cls.__module__ = __name__
+class LogCosh(loss_module.LossFunctionWrapper):
+    """Logarithm of the hyperbolic cosine of the error, averaged over the last axis: about ``x
+    ** 2 / 2`` for small errors and ``abs(x) - log(2)`` for large ones; `log_cosh` as a `Loss`
+    (with its reduction and sample weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.LogCosh()([[0.0, 1.0]], [[1.0, 1.0]])), 4)
+        0.2169
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "log_cosh") -> None:
+        super().__init__(log_cosh, reduction=reduction, name=name)
+
+
+class MeanAbsolutePercentageError(loss_module.LossFunctionWrapper):
+    """Mean absolute percentage error ``100 * mean(abs((y_true - y_pred) / y_true))`` over the
+    last axis; `mean_absolute_percentage_error` as a `Loss` (with its reduction and sample
+    weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.MeanAbsolutePercentageError()([[2.0, 4.0]], [[1.0, 5.0]])), 4)
+        37.5
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "mean_absolute_percentage_error") -> None:
+        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name)
+
+
+class MeanSquaredLogarithmicError(loss_module.LossFunctionWrapper):
+    """Mean squared logarithmic error ``mean((log(1 + y_true) - log(1 + y_pred)) ** 2)`` over
+    the last axis; `mean_squared_logarithmic_error` as a `Loss` (with its reduction and sample
+    weights).
+
+    Args:
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.MeanSquaredLogarithmicError()([[0.0, 1.0]], [[1.0, 1.0]])), 4)
+        0.2402
+    """
+
+    def __init__(self, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "mean_squared_logarithmic_error") -> None:
+        super().__init__(mean_squared_logarithmic_error, reduction=reduction, name=name)
+
+
+class CosineSimilarity(loss_module.LossFunctionWrapper):
+    """Negative cosine similarity between labels and predictions: -1 when they point the same
+    way, 0 when orthogonal, so minimising it aligns them; `cosine_similarity` as a `Loss` (with
+    its reduction and sample weights).
+
+    Args:
+        axis: the axis along which the similarity is computed.
+        reduction: how the per-sample values are reduced; see `Loss`.
+        name: the loss's name.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.losses.CosineSimilarity()([[0.0, 1.0]], [[1.0, 1.0]])), 4)
+        -0.7071
+    """
+
+    def __init__(self, axis: int = -1, reduction: str | None = "sum_over_batch_size",
+                 name: str | None = "cosine_similarity") -> None:
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+
 
 for _loss in (mean_squared_error, mean_absolute_error, huber, MeanSquaredError, MeanAbsoluteError,
               Huber, log_cosh, mean_absolute_percentage_error, mean_squared_logarithmic_error,

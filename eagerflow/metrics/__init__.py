@@ -8,6 +8,7 @@ Examples:
     2.5
 """
 
+from eagerflow import absent as _absent
 from eagerflow.metrics.accuracy_metrics import (
     Accuracy,
     BinaryAccuracy,
@@ -86,3 +87,6 @@ __all__ = [
     "sparse_categorical_accuracy", "sparse_top_k_categorical_accuracy",
     "top_k_categorical_accuracy",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.metrics")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow import backend
-from eagerflow.core import context, errors
+from eagerflow.core import errors
 from eagerflow.graph import python_ops
 from eagerflow.metrics import confusion, metric
 from eagerflow.ops import logic, math, reduce, unary
@@ -116,10 +116,8 @@ class AUC(metric.Metric):
         scores = metric.as_tensor(y_pred, np.float32)
         if self.from_logits:
             scores = unary.sigmoid(scores)
-        elif context.executing_eagerly():
-            _check_probabilities(scores.numpy())
-        else:  # checked when the graph runs
-            python_ops.py_function(lambda s: _check_probabilities(s.numpy()), [scores], None)
+        else:  # eagerly, and each time a traced graph runs
+            scores = python_ops.checked(scores, _check_probabilities)
         counts = confusion.update_confusion_matrix(y_true, scores, self._thresholds,
                                                    sample_weight, owner="AUC")
         metric.add_to(self.true_positives, counts["tp"])

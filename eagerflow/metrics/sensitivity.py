@@ -136,6 +136,7 @@ class SensitivityAtSpecificity(_OperatingPoint):
 
     @property
     def specificity(self) -> float:
+        """The specificity the metric holds fixed (the constructor's `specificity`)."""
         return self.value
 
     def _rates(self):
@@ -170,6 +171,7 @@ class SpecificityAtSensitivity(_OperatingPoint):
 
     @property
     def sensitivity(self) -> float:
+        """The sensitivity the metric holds fixed (the constructor's `sensitivity`)."""
         return self.value
 
     def _rates(self):
@@ -204,6 +206,7 @@ class PrecisionAtRecall(_OperatingPoint):
 
     @property
     def recall(self) -> float:
+        """The recall the metric holds fixed (the constructor's `recall`)."""
         return self.value
 
     def _rates(self):
@@ -238,6 +241,7 @@ class RecallAtPrecision(_OperatingPoint):
 
     @property
     def precision(self) -> float:
+        """The precision the metric holds fixed (the constructor's `precision`)."""
         return self.value
 
     def _rates(self):

@@ -7,6 +7,7 @@ Examples:
     (1, 2)
 """
 
+from eagerflow import absent as _absent
 from eagerflow.models.cloning import clone_model
 from eagerflow.models.functional import Functional
 from eagerflow.models.model import Model, model_from_config, model_from_json
@@ -15,3 +16,6 @@ from eagerflow.saving.model_saving import load_model, save_model
 
 __all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model",
            "model_from_config", "model_from_json", "save_model"]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.models")

@@ -30,7 +30,8 @@ import numpy as np
 
 from eagerflow import losses as losses_lib
 from eagerflow import metrics as metrics_lib
-from eagerflow.core import context, errors, nest
+from eagerflow.core import errors, nest
+from eagerflow.ops import cross_entropy as xent
 from eagerflow.ops import math as math_ops
 
 
@@ -129,20 +130,12 @@ def _loss_kind(loss) -> str | None:
     return kinds.get(fn)
 
 
-def _check_target_range(loss, y_true, output: str) -> None:
-    """Probability targets of cross-entropies must be in [0, 1] (sparse labels are checked
-    by the loss itself)."""
-    if _loss_kind(loss) not in ("binary", "categorical"):
-        return
-    values = np.asarray(y_true)
-    if values.size and values.dtype.kind in "biuf":
-        low, high = values.min(), values.max()
-        if low < 0 or high > 1:
-            raise errors.InvalidArgumentError(
-                f"{loss.name}{output}: targets must be in [0, 1] (probabilities or 0/1 "
-                f"labels). Received values in [{low}, {high}]. For integer class labels use "
-                "sparse_categorical_crossentropy."
-            )
+def _checked_targets(loss, y_true, output: str):
+    """`y_true`, checked when the step runs (eagerly or in its traced graph): probability
+    targets of cross-entropies must be in [0, 1] (sparse labels are checked by the loss)."""
+    if _loss_kind(loss) in ("binary", "categorical"):
+        xent.check_probability_targets(y_true, f"{loss.name}{output}")
+    return y_true
 
 
 class CompiledLoss:
@@ -218,8 +211,7 @@ class CompiledLoss:
             if target is None:
                 raise ValueError(f"fit: no target (y) given for the output{name} of loss "
                                  f"{loss.name!r}")
-            if context.executing_eagerly():  # a traced step checks via check_targets
-                _check_target_range(loss, target, name)
+            target = _checked_targets(loss, target, name)  # eagerly and in graphs
             value = loss(target, prediction, sample_weight=weights[index])
             parts.append(value)
             scaled = value if self.weights[index] == 1.0 else \
@@ -228,18 +220,6 @@ class CompiledLoss:
         for extra in regularization_losses:
             total = math_ops.add(total, extra)
         return total, parts
-
-
-    def check_targets(self, y_true, y_pred) -> None:
-        """Checks the target values the loss cannot check inside a traced step."""
-        if self.losses is None:
-            return
-        flat_true = _flat_targets(y_true, y_pred, self.output_names, "fit")
-        for index, (loss, target) in enumerate(zip(self.losses, flat_true, strict=True)):
-            if loss is not None and target is not None:
-                name = "" if self.output_names is None else \
-                    f" (output {self.output_names[index]!r})"
-                _check_target_range(loss, target, name)
 
 
 def _leaves(spec) -> list:

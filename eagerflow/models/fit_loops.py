@@ -24,6 +24,7 @@ from eagerflow import callbacks as callbacks_lib
 from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.models import data_adapter, replication
+from eagerflow.saving import status as restore_status
 
 
 def pythonify_logs(logs) -> dict:
@@ -161,7 +162,7 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
     execution = model._steps_per_execution
     wants_batch_logs = callbacks.wants_batch_logs("train")
     if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
     model.stop_training = False
     model._initial_epoch = None
     with _hinting(data):
@@ -189,6 +190,10 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
                 if seen == 0 and epoch == start:
                     with _hinting(data):
                         logs = train_function(batch)
+                    # The first step built the optimizer's slots: a restored value still
+                    # waiting for its variable now will never find one (TF's "Unresolved
+                    # object in checkpoint" warning).
+                    restore_status.warn_pending_restores([model, model.optimizer])
                 else:
                     logs = train_function(batch)
                 seen = step + 1
@@ -276,7 +281,7 @@ def evaluate_loop(model, data, verbose, callbacks):
     test_function = model._make_test_function()
     wants_batch_logs = callbacks.wants_batch_logs("test")
     if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs)
+        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = None

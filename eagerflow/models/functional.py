@@ -220,19 +220,23 @@ class Functional(Model):
 
     @property
     def input_names(self) -> list:
+        """The names of the model's `Input` tensors, in order."""
         return [t.name for t in self._flat_inputs]
 
     @property
     def output_names(self) -> list:
+        """The names of the layers that produce the model's outputs, in order."""
         return [t._history[0].name for t in self._flat_outputs]
 
     @property
     def input_shape(self) -> Any:
+        """The shape of the input, batch axis as None (a list of shapes for several inputs)."""
         shapes = [t.shape for t in self._flat_inputs]
         return shapes[0] if len(shapes) == 1 else shapes
 
     @property
     def output_shape(self) -> Any:
+        """The shape of the output, batch axis as None (a list of shapes for several outputs)."""
         shapes = [t.shape for t in self._flat_outputs]
         return shapes[0] if len(shapes) == 1 else shapes
 

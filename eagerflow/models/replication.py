@@ -34,6 +34,7 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import zlib
 
 import numpy as np
@@ -138,6 +139,7 @@ class ReplicaData:
                 if rows:
                     local_rows(np.empty(rows), 0, size, function)
         if hasattr(data, "_draw_order"):  # arrays: one shuffle order, drawn on rank 0
+            _check_same_size(data, strategy, function)
             draw = data._draw_order
             data._draw_order = lambda count: strategy._broadcast_object(draw(count))
 
@@ -176,6 +178,25 @@ class ReplicaData:
             strategy._end_of_data()  # a rank out of data early: every rank raises
 
 
+def _check_same_size(data, strategy, function: str) -> None:
+    """Raises on every rank unless every rank holds as many samples (arrays) or batches (a
+    PyDataset): each rank reads its rows of the same global batches, in one order drawn
+    on rank 0 (with other sizes, rank 0's order indexed past another rank's rows)."""
+    arrays = data.num_samples is not None
+    size = data.num_samples if arrays else getattr(data, "count", None)
+    sizes = strategy._allgather_object(size)
+    if len(set(sizes)) == 1:
+        return
+    what = "samples" if arrays else "batches (len() of the PyDataset)"
+    listed = ", ".join(f"rank {rank}: {count}" for rank, count in enumerate(sizes))
+    raise ValueError(
+        f"{function}: every rank must pass the same data, but the ranks hold different "
+        f"numbers of {what} ({listed}). Under MPIStrategy `{function}` splits each global "
+        "batch of the same arrays over the ranks. To give each rank data of its own, pass "
+        "a Dataset of its batches (ef.data.Dataset.from_tensor_slices(...).shard(...), "
+        "with the same number of batches on every rank), or cut the arrays to one length.")
+
+
 def share_shuffle_seeds(dataset, strategy) -> None:
     """Gives every `shuffle` stage of a Dataset pipeline rank 0's seed, so that all ranks
     read the same global batches in the same order. (A shuffle's seed combines the global
@@ -210,7 +231,8 @@ def average_local_state(model, strategy) -> None:
     variables = [v for i, v in enumerate(variables) if len({c[i] for c in codes}) > 1]
     if not variables:
         return
-    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum")
+    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum",
+                               "the allreduce of the moving statistics")
     for variable, total in zip(variables, sums, strict=True):
         variable.assign((total / strategy.num_replicas_in_sync).astype(variable.dtype))
 
@@ -226,6 +248,20 @@ def _is_sharded(dataset) -> bool:
             return True
         pending.extend(getattr(node, "_inputs", ()))
     return False
+
+
+@contextlib.contextmanager
+def failures_reported(model):
+    """Runs the block (`fit`, `evaluate` or `predict` of `model`); an exception leaving
+    it is reported to the other ranks first (`strategy._report_failure`), so that ranks
+    waiting for this one in a collective raise at once instead of at the deadline."""
+    try:
+        yield
+    except BaseException as error:
+        strategy = strategy_of(model)
+        if strategy is not None:
+            strategy._report_failure(error)
+        raise
 
 
 def prepare_training(model, strategy) -> None:
@@ -244,9 +280,11 @@ def chief_callbacks(callbacks, strategy):
     return [c for c in callbacks if not getattr(c, "_chief_only", False)]
 
 
-def agree(strategy, flag: bool) -> bool:
-    """True on every rank if `flag` is true on any (so all ranks run the same collectives)."""
-    return bool(strategy._allreduce([np.array([int(flag)], np.int64)], "max")[0][0])
+def agree(strategy, flag: bool, what: str = "stop_training") -> bool:
+    """True on every rank if `flag` is true on any (so all ranks run the same collectives);
+    `what` names the flag in a timeout's error."""
+    return bool(strategy._allreduce([np.array([int(flag)], np.int64)], "max",
+                                    f"the allreduce agreeing on {what}")[0][0])
 
 
 def sync_start(model, strategy, start: int) -> int:
@@ -274,7 +312,7 @@ def global_logs(model, logs, pythonify) -> dict:
     strategy = strategy_of(model)
     metric_variables = [v for metric in model.metrics for v in metric.variables]
     local = [v.numpy() for v in metric_variables]
-    summed = strategy._allreduce(local, "sum")
+    summed = strategy._allreduce(local, "sum", "the allreduce of the metric states")
     try:
         for variable, value in zip(metric_variables, summed, strict=True):
             variable.assign(value)
@@ -289,7 +327,8 @@ def global_logs(model, logs, pythonify) -> dict:
         return {key: results[key] for key in flat}
     # The step logged values of its own: average the numbers over the ranks.
     keys = [key for key, value in flat.items() if isinstance(value, float)]
-    means = strategy._allreduce([np.array([flat[k] for k in keys], np.float64)], "sum")[0]
+    means = strategy._allreduce([np.array([flat[k] for k in keys], np.float64)], "sum",
+                                "the allreduce of the logs")[0]
     flat.update(zip(keys, (means / strategy.num_replicas_in_sync).tolist(), strict=True))
     return flat
 

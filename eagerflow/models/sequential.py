@@ -194,6 +194,7 @@ class Sequential(Model):
 
     @property
     def input_shape(self) -> Any:
+        """The shape of the input, batch axis as None; an `AttributeError` before it is known."""
         if self._graph_input is None:
             raise AttributeError(
                 f"Sequential model '{self.name}' has no defined input shape yet: add an "
@@ -202,6 +203,7 @@ class Sequential(Model):
 
     @property
     def output_shape(self) -> Any:
+        """The shape of the output, batch axis as None; an `AttributeError` before it is known."""
         if self._graph_input is None:
             raise AttributeError(
                 f"Sequential model '{self.name}' has no defined output shape yet: add an "

@@ -56,6 +56,12 @@ class TracedStep:
         """How many graphs the step was traced into so far (signatures x trainable states)."""
         return sum(f.experimental_get_tracing_count() for f in set(self._functions.values()))
 
+    def graphs(self) -> list:
+        """The graphs the step was traced into so far, oldest first (TensorBoard shows the
+        first with ``write_graph=True``)."""
+        functions = dict.fromkeys(self._functions.values())  # (one function, several keys)
+        return [cf.graph for f in functions for cf in f.list_concrete_functions()]
+
     def _key(self) -> tuple:
         if self._kind == "predict":
             return ()

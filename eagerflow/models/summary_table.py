@@ -5,6 +5,13 @@ Shapes come from where they are known: the graph of a functional or Sequential m
 real shapes made during the first call or a ``build(input_shape)`` dry run. A layer
 called several times shows each distinct output shape.
 
+The rows, names, shapes, parameter counts (``16,448``) and totals are Keras 3's, checked
+against Keras 3.15 on a Sequential, a branching functional and a subclassed model
+(tests/models/test_summary_table.py). What differs on purpose: the table is plain text,
+not Keras's box-drawn `rich` table (it reads the same in a log file, and needs no `rich`);
+a functional model lists its Input layers first, as its `layers` do (Keras lists each
+just before its first consumer); and the inbound layers of a merge stand one per line.
+
 Examples:
     >>> import eagerflow as ef
     >>> x = ef.layers.Input(shape=(3,), name="x")
@@ -67,7 +74,7 @@ def _byte_size(variables) -> str:
 def _param_text(layer) -> str:
     if not layer.built:
         return "(unbuilt)"
-    return str(sum(int(np.prod(v.shape)) for v in layer.variables))
+    return f"{sum(int(np.prod(v.shape)) for v in layer.variables):,}"  # 16,448 as in Keras
 
 
 def _graph_rows(model) -> list:

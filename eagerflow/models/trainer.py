@@ -36,7 +36,14 @@ from eagerflow import optim
 from eagerflow.core import errors, nest
 from eagerflow.core import tape as tape_module
 from eagerflow.graph.passes import fusion
-from eagerflow.models import compile_utils, data_adapter, fit_loops, replication, step_function
+from eagerflow.models import (
+    compile_utils,
+    data_adapter,
+    distribution,
+    fit_loops,
+    replication,
+    step_function,
+)
 from eagerflow.ops import array as array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
@@ -95,9 +102,13 @@ class Trainer:
     _caching = False
     if TYPE_CHECKING:  # from Layer, which Model combines with this class
         name: str
+        """The model's name (see `Layer.name`)."""
         variables: list[Any]
+        """All variables of the model (see `Layer.variables`)."""
         trainable_variables: list[Any]
+        """The variables optimizers update (see `Layer.trainable_variables`)."""
         losses: list[Any]
+        """Losses of the latest call plus weight penalties (see `Layer.losses`)."""
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -183,6 +194,22 @@ class Trainer:
         return self._compile_arguments is not None
 
     @property
+    def train_function(self) -> Any:
+        """The per-batch training callable `fit` and `train_on_batch` use, or None before
+        the first of them (Keras's attribute). Unless the model runs eagerly it runs
+        `train_step` through `ef.function`, and its ``graphs()`` are the traced steps.
+
+        Examples:
+            >>> import eagerflow as ef, numpy as np
+            >>> model = ef.Sequential([ef.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(optimizer="sgd", loss="mse")
+            >>> _ = model.train_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            >>> [op.type for op in model.train_function.graphs()[0].operations][:2]
+            ['Placeholder', 'Placeholder']
+        """
+        return self._train_function
+
+    @property
     def run_eagerly(self) -> bool:
         """Whether steps run eagerly (settable).
 
@@ -199,6 +226,21 @@ class Trainer:
     def run_eagerly(self, value) -> None:
         self._run_eagerly = bool(value)
         self._train_function = self._test_function = self._predict_function = None
+
+    @property
+    def distribute_strategy(self) -> Any:
+        """The `ef.distribute` strategy the model was made under (or the current one), or
+        None outside every strategy (Keras's name; callbacks use it to act per rank).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> strategy = ef.distribute.MPIStrategy()
+            >>> with strategy.scope():
+            ...     model = ef.Sequential([ef.layers.Dense(1)])
+            >>> model.distribute_strategy is strategy
+            True
+        """
+        return distribution.of(self) or distribution.current()
 
     def _static_output_names(self):
         outputs = getattr(self, "_output_structure", None)
@@ -591,8 +633,9 @@ class Trainer:
             validation_batch_size = batch_size  # Keras's default for array validation data
         validation = fit_loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
-        return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
-                              initial_epoch, validation_freq)
+        with replication.failures_reported(self):  # (tells the other ranks under MPI)
+            return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
+                                      initial_epoch, validation_freq)
 
     def evaluate(self, x: Any = None, y: Any = None, batch_size: Any = None,
                  verbose: int | str = "auto", sample_weight: Any = None, steps: Any = None,
@@ -624,7 +667,8 @@ class Trainer:
         verbose = fit_loops.check_verbose(verbose, "evaluate")
         data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, None,
                                   self._static_output_names(), "evaluate")
-        logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
+        with replication.failures_reported(self):
+            logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
         if return_dict:
             return logs
         values = [logs[name] for name in self.metrics_names if name in logs]
@@ -658,7 +702,8 @@ class Trainer:
         else:
             data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
                                       "predict")
-        return fit_loops.predict_loop(self, data, verbose, callbacks)
+        with replication.failures_reported(self):
+            return fit_loops.predict_loop(self, data, verbose, callbacks)
 
     # -- one batch -------------------------------------------------------------------------
     def _one_batch(self, x, y, sample_weight, class_weight, function):

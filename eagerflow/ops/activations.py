@@ -300,6 +300,7 @@ def silu(features: TensorLike, beta: float = 1.0, name: str | None = None) -> Te
 
 
 swish = silu
+"""Another name for `silu`, ``x * sigmoid(x)``; the same function."""
 
 
 def softsign(features: TensorLike, name: str | None = None) -> Tensor:

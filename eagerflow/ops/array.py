@@ -537,12 +537,17 @@ def _is_basic(key) -> bool:
     )
 
 
+class IndexOutOfBoundsError(errors.InvalidArgumentError, IndexError):
+    """An index past the end of an axis: TensorFlow's `InvalidArgumentError`, and also the
+    `IndexError` that NumPy raises and Python's sequence protocol stops at."""
+
+
 @primitive("StridedSlice")
 def _getitem(x, key):
     try:
         return x[key]
     except IndexError as e:
-        raise errors.InvalidArgumentError(f"{e} (indexing a tensor of shape {x.shape})") from None
+        raise IndexOutOfBoundsError(f"{e} (indexing a tensor of shape {x.shape})") from None
 
 
 _getitem.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents

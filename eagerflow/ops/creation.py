@@ -134,6 +134,44 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
     return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
 
 
+def from_dlpack(x: Any) -> Tensor:
+    """Creates a tensor from any array that speaks DLPack (PyTorch, NumPy, JAX, TF, ...).
+
+    The data is copied: the tensor is immutable, and a buffer shared with `x` would change
+    whenever `x` is written. (The other way, `torch.from_dlpack(t)` and
+    `np.from_dlpack(t)` take an eagerflow tensor or variable, also as a copy.)
+
+    Args:
+        x: an object with a `__dlpack__` method on the CPU, such as a `torch.Tensor` or a
+            NumPy array.
+
+    Returns:
+        A tensor with the values, shape and dtype of `x`.
+
+    Raises:
+        TypeError: if `x` has no `__dlpack__` method.
+        BufferError: if `x` cannot be exported to the CPU (its device or dtype).
+
+    Examples:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> ef.from_dlpack(np.arange(3, dtype=np.int64))
+        ef.Tensor([0 1 2], shape=(3,), dtype=int64)
+    """
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(
+            f"ef.from_dlpack expects an array with a __dlpack__ method (a torch.Tensor, a NumPy "
+            f"array, ...). Received: an object of type {type(x).__name__}"
+        )
+    try:
+        array = np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError, ValueError) as error:
+        raise BufferError(
+            f"ef.from_dlpack cannot import this {type(x).__name__} into a CPU tensor: {error}"
+        ) from error
+    return tensor.new_tensor(np.array(array, copy=True))
+
+
 def zeros(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None = None) -> Tensor:
     """Creates a tensor of zeros.
 

@@ -333,3 +333,85 @@ def sigmoid_cross_entropy_with_logits(labels: TensorLike | None = None,
         raise errors.InvalidArgumentError("both labels and logits are required", op_name)
     z = _float_logits(logits, op_name)
     return execute(_sigmoid_xent, (_labels_like(labels, z, op_name), z))
+
+
+# -- value checks of cross-entropy targets ------------------------------------------------
+# Ops rather than Python checks, so that they run each time a traced graph runs (a check
+# of values in Python runs once, while tracing) and exported graphs keep them. They have
+# effects (they may raise), so a graph keeps them in their place: before the loss and the
+# update that follow them.
+@primitive("CheckClassIndices", differentiable=False, pure=False)
+def _check_class_indices(labels, owner, classes):
+    # Keras truncates a label of 1.5 to class 1; a fractional label is a mistake to report.
+    if labels.dtype.kind == "f" and not np.all(np.floor(labels) == labels):
+        raise errors.InvalidArgumentError(
+            f"{owner}: y_true must hold integer class indices; it has non-integer values "
+            f"such as {float(labels[np.floor(labels) != labels].flat[0])} (integral floats "
+            "such as 1.0 are accepted)."
+        )
+    outside = (labels < 0) | (labels >= classes) if classes >= 0 else labels < 0
+    if outside.any():
+        raise errors.InvalidArgumentError(
+            f"{owner}: received a label value of {int(labels[outside].flat[0])} which is "
+            f"outside the valid range of [0, {classes})."
+        )
+    return labels
+
+
+def check_class_indices(labels: TensorLike, owner: str, classes: int | None) -> Tensor:
+    """Raises unless `labels` hold integral class indices in ``[0, classes)``, eagerly
+    or each time a traced graph runs; integral floats (1.0) pass.
+
+    Args:
+        labels: class indices (integers, or floats holding integers).
+        owner: the function named in the error (e.g. ``"sparse_categorical_crossentropy"``).
+        classes: the number of classes, or None when unknown (only negatives are refused).
+
+    Returns:
+        `labels`, unchanged.
+
+    Raises:
+        InvalidArgumentError: naming `owner` and the first bad value.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import cross_entropy
+        >>> cross_entropy.check_class_indices([1.5], "my_loss", 3)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        eagerflow.core.errors.InvalidArgumentError: my_loss: ... such as 1.5 ...
+    """
+    return execute(_check_class_indices, (labels,),
+                   {"owner": str(owner), "classes": -1 if classes is None else int(classes)})
+
+
+@primitive("CheckProbabilityTargets", differentiable=False, pure=False)
+def _check_probability_targets(targets, owner):
+    if targets.size and targets.dtype.kind in "biuf":
+        low, high = targets.min(), targets.max()
+        if low < 0 or high > 1:
+            raise errors.InvalidArgumentError(
+                f"{owner}: targets must be in [0, 1] (probabilities or 0/1 labels). Received "
+                f"values in [{low}, {high}]. For integer class labels use "
+                "sparse_categorical_crossentropy."
+            )
+    return targets
+
+
+def check_probability_targets(targets: TensorLike, owner: str) -> Tensor:
+    """Raises unless every value of `targets` is in [0, 1], eagerly or each time a traced
+    graph runs (the targets of binary and categorical cross-entropies).
+
+    Returns:
+        `targets`, unchanged.
+
+    Raises:
+        InvalidArgumentError: naming `owner` and the range of the values received.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import cross_entropy
+        >>> cross_entropy.check_probability_targets([0.0, 1.0], "bce")
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    return execute(_check_probability_targets, (targets,), {"owner": str(owner)})

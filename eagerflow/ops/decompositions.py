@@ -24,6 +24,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors, forwardprop
@@ -170,6 +172,68 @@ def logdet(matrix: TensorLike, name: str | None = None) -> Tensor:
     """
     diagonal = diag_part(cholesky(matrix))
     return _math.multiply(_reduce.reduce_sum(_unary.log(diagonal), -1), 2.0)
+
+
+def diag(diagonal: TensorLike, name: str | None = None, k: int = 0, num_rows: int = -1,
+         num_cols: int = -1, padding_value: Any = 0, align: str = "RIGHT_LEFT") -> Tensor:
+    """Matrices with `diagonal` on their `k`-th diagonal, as ``tf.linalg.diag``:
+    ``[..., N] -> [..., num_rows, num_cols]``, the rest `padding_value`.
+
+    Args:
+        diagonal: a tensor of rank >= 1 (one diagonal per matrix).
+        k: the diagonal: 0 the main one, > 0 above it, < 0 below it.
+        num_rows, num_cols: the matrices' size; -1 for the smallest that holds the
+            diagonal (both -1: a square of side ``N + |k|``).
+        padding_value: the value off the diagonal.
+        align: accepted for TensorFlow compatibility (it only matters for several
+            diagonals, which eagerflow does not take).
+
+    Raises:
+        InvalidArgumentError: for a scalar, a non-integer `k`, or sizes that cannot hold the
+            diagonal or leave part of it out.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.linalg.diag([1.0, 2.0]).numpy().tolist()
+        [[1.0, 0.0], [0.0, 2.0]]
+        >>> ef.linalg.diag([1.0, 2.0], k=-1, num_rows=4, padding_value=9).numpy().tolist()
+        [[9.0, 9.0], [1.0, 9.0], [9.0, 2.0], [9.0, 9.0]]
+    """
+    del name, align
+    x = convert_input(diagonal)
+    if x.ndim < 1:
+        raise errors.InvalidArgumentError(
+            f"diagonal must be at least 1-dim, received shape: {list(x.shape)}", "MatrixDiagV3")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise errors.InvalidArgumentError(
+            f"k must be one int (one diagonal), got {k!r}", "MatrixDiagV3")
+    k, count = int(k), x.shape[-1]
+    least_rows, least_cols = count + max(-k, 0), count + max(k, 0)
+    rows, cols = int(num_rows), int(num_cols)
+    if rows == -1 and cols == -1:
+        rows = cols = max(least_rows, least_cols)
+    rows = least_rows if rows == -1 else rows
+    cols = least_cols if cols == -1 else cols
+    if rows < least_rows or cols < least_cols:
+        raise errors.InvalidArgumentError(
+            f"The number of {'rows' if rows < least_rows else 'columns'} is too small: a "
+            f"diagonal of {count} values at k={k} needs at least {least_rows} x {least_cols} "
+            f"matrices, got {rows} x {cols}", "MatrixDiagV3")
+    if count != min(rows - max(-k, 0), cols - max(k, 0)):
+        raise errors.InvalidArgumentError(
+            f"a {rows} x {cols} matrix has a diagonal of "
+            f"{min(rows - max(-k, 0), cols - max(k, 0))} values at k={k}; the given diagonal "
+            f"has {count}: the sizes are not consistent with the diagonal", "MatrixDiagV3")
+    # Placement as data: value n goes to (n + max(-k, 0), n + max(k, 0)).
+    place = np.zeros((count, rows, cols), x.dtype)
+    index = np.arange(count)
+    place[index, index + max(-k, 0), index + max(k, 0)] = 1
+    out = _einsum.einsum("...n,nrc->...rc", x, place)
+    if padding_value is not None and np.any(np.asarray(padding_value) != 0):
+        off = (1 - place.sum(0)).astype(x.dtype)
+        out = _math.add(out, _math.multiply(
+            _math.cast(convert_input(padding_value), x.dtype), off))
+    return out
 
 
 def diag_part(input: TensorLike,

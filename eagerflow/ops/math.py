@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.core import dtypes, errors, forwardprop
-from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops.logic import (
     greater,
     greater_equal,
@@ -59,6 +59,40 @@ def add(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
          [21 22]], shape=(2, 2), dtype=int32)
     """
     return execute(_add, (x, y))
+
+
+def add_n(inputs: list, name: str | None = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape and dtype (no broadcasting),
+    as ``tf.math.add_n``.
+
+    Raises:
+        ValueError: for an empty list, or something that is not a list of tensors.
+        InvalidArgumentError: for inputs of different shapes or dtypes, naming them.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.add_n([ef.constant([1.0, 2.0]), ef.constant([3.0, 4.0])])
+        ef.Tensor([4. 6.], shape=(2,), dtype=float32)
+    """
+    del name
+    if not isinstance(inputs, (list, tuple)) or not inputs:
+        raise ValueError("add_n: inputs must be a list of at least one tensor of one dtype "
+                         f"and shape, got {type(inputs).__name__} {inputs!r:.80}")
+    tensors = [convert_input(x) for x in inputs]
+    first = tensors[0]
+    for i, x in enumerate(tensors[1:], 1):
+        if x.dtype != first.dtype:
+            raise errors.InvalidArgumentError(
+                f"input #{i} (zero-based) was expected to be a {first.dtype.name} tensor but "
+                f"is a {x.dtype.name} tensor", "AddN")
+        if tuple(x.shape) != tuple(first.shape):
+            raise errors.InvalidArgumentError(
+                f"Inputs must have the same size and shape. Input 0: {list(first.shape)} != "
+                f"input {i}: {list(x.shape)}", "AddN")
+    total = first
+    for x in tensors[1:]:
+        total = add(total, x)
+    return total
 
 
 _sub = primitive("Sub", elementwise=True, neutral={1: 0})(np.subtract)
@@ -131,6 +165,7 @@ def divide(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
 
 truediv = divide
+"""TensorFlow's name for `divide` (true division, ``x / y``); the same function."""
 
 
 # FloorDiv and FloorMod declare no `ufunc`: graphs call their forwards, which refuse an

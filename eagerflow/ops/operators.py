@@ -3,10 +3,13 @@
 Binding the ops themselves (``Tensor.__add__ = add``) keeps the operator path as short
 as a direct op call: there is no extra Python frame between ``a + b`` and the dispatcher.
 Variables get the same operators; ops read a variable (letting tapes watch it) when they
-convert their inputs.
+convert their inputs. DLPack export lives here too, so that any array library
+(`torch.from_dlpack(t)`, `torch.as_tensor(t)`, `np.from_dlpack(t)`) can take a tensor.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.variable import Variable
@@ -36,6 +39,28 @@ def _iter(self):
     return iter(array.unstack(value))
 
 
+def _dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """Exports the value through DLPack as a copy that the consumer owns and may write to.
+
+    A tensor is immutable, and sharing its buffer would let a consumer change it: DLPack
+    can flag a buffer read-only, but PyTorch ignores the flag and writes. So every export
+    copies, and `copy=False` raises BufferError; `t.numpy()` is the zero-copy, read-only view.
+    """
+    if copy is False:
+        raise BufferError(
+            f"__dlpack__(copy=False) on a {type(self).__name__} of shape {self.shape}: "
+            "eagerflow tensors are immutable, so DLPack exports a copy. Use t.numpy() for a "
+            "read-only view without a copy."
+        )
+    return np.array(self, copy=True).__dlpack__(
+        stream=stream, max_version=max_version, dl_device=dl_device
+    )
+
+
+def _dlpack_device(self):
+    return (1, 0)  # DLPack's kDLCPU, device 0: every tensor lives on the CPU
+
+
 _BINARY = {
     "add": math.add,
     "sub": math.subtract,
@@ -62,6 +87,8 @@ _OTHERS = {
     "__ne__": _ne,
     "__getitem__": array.getitem,
     "__iter__": _iter,
+    "__dlpack__": _dlpack,
+    "__dlpack_device__": _dlpack_device,
 }
 
 for _cls in (Tensor, Variable):

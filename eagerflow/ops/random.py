@@ -16,11 +16,14 @@ Examples:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
+from eagerflow import absent as _absent
 from eagerflow.core import context, dtypes, errors
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
@@ -259,6 +262,51 @@ def _scale(values, mean, stddev):
 _global_seed: int | None = None
 _global_generator = Generator.from_non_deterministic_state()
 _op_generators: dict = {}
+_function_count = 0  # functions given their own streams since the last set_seed
+_scoped = threading.local()  # the FunctionStreams in force in this thread, if any
+
+
+class FunctionStreams:
+    """The random streams of one run of a function that TensorFlow traces once and runs
+    afresh per iterator, such as a `Dataset.map` function: every pass over the dataset
+    gets new `FunctionStreams`, so seeded ops (and, with a global seed, unseeded ones)
+    draw the same numbers on every pass, as in tf.data.
+
+    Args:
+        function_seed: this function's number (`next_function_seed`), which separates the
+            unseeded streams of two functions.
+    """
+
+    def __init__(self, function_seed: int) -> None:
+        self.ops: dict = {}
+        self.unseeded = None if _global_seed is None else Generator([_global_seed, function_seed])
+
+
+def next_function_seed() -> int:
+    """A number for a new function's `FunctionStreams` (restarting at every `set_seed`, as
+    TensorFlow's op seeds restart with each graph)."""
+    global _function_count
+    _function_count += 1
+    return _function_count
+
+
+@contextlib.contextmanager
+def function_streams(streams: FunctionStreams | None) -> Iterator[None]:
+    """Random ops in this thread draw from `streams` inside the block (None: from the
+    global streams again, as a layer's own randomness does, see `active_streams`)."""
+    previous = getattr(_scoped, "streams", None)
+    _scoped.streams = streams
+    try:
+        yield
+    finally:
+        _scoped.streams = previous
+
+
+def active_streams() -> FunctionStreams | None:
+    """The `FunctionStreams` in force in this thread. Layers suspend them while they run:
+    a seeded augmentation or dropout layer keeps its own state across passes over a
+    dataset, as Keras's `SeedGenerator` does, where a bare seeded op restarts."""
+    return getattr(_scoped, "streams", None)
 
 
 def set_seed(seed: int | None) -> None:
@@ -268,10 +316,11 @@ def set_seed(seed: int | None) -> None:
         >>> import eagerflow as ef
         >>> ef.random.set_seed(0)
     """
-    global _global_seed, _global_generator
+    global _global_seed, _global_generator, _function_count
     _global_seed = None if seed is None else int(seed)
     _global_generator = Generator(_global_seed)
     _op_generators.clear()
+    _function_count = 0
 
 
 def get_global_seed() -> int | None:
@@ -307,12 +356,83 @@ def get_state() -> dict:
     }
 
 
+_BIT_GENERATOR = type(np.random.default_rng(0).bit_generator).__name__  # "PCG64"
+_STATE_BOUND = 2**128  # PCG64's state and increment are 128-bit; seeds stay below too
+
+
+def _shown(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _natural(value, bound: int) -> bool:
+    return type(value) is int and 0 <= value < bound
+
+
+def _check_generator_state(state, where: str) -> None:
+    expected = (f"{{'bit_generator': '{_BIT_GENERATOR}', 'state': {{'state': int, 'inc': "
+                "int}, 'has_uint32': 0 or 1, 'uinteger': int}")
+    inner = state.get("state") if isinstance(state, dict) else None
+    if not (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32",
+                                                        "uinteger"}
+            and state["bit_generator"] == _BIT_GENERATOR
+            and isinstance(inner, dict) and set(inner) == {"state", "inc"}
+            and _natural(inner["state"], _STATE_BOUND) and _natural(inner["inc"], _STATE_BOUND)
+            and _natural(state["has_uint32"], 2) and _natural(state["uinteger"], 2**32)):
+        raise ValueError(f"set_state: {where} is not a generator state: expected {expected} "
+                         f"(integers non-negative, below 2**128). Received: {_shown(state)}")
+
+
+def check_state(state: Any) -> None:
+    """Raises unless `state` is a snapshot `get_state` could have returned.
+
+    Every part is checked (keys, types, integer ranges, the bit generator's name), so
+    that `set_state` adopts all of a snapshot or none of it.
+
+    Raises:
+        ValueError: naming the first part that is wrong.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import random
+        >>> random.check_state(ef.random.get_state())
+        >>> random.check_state({"global_seed": -1})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+          ...
+        ValueError: set_state: expected a dict with exactly the keys ... ['global_seed']
+    """
+    if not isinstance(state, dict) or set(state) != {"global_seed", "global", "ops"}:
+        keys = sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__
+        raise ValueError("set_state: expected a dict with exactly the keys ['global', "
+                         "'global_seed', 'ops'] (from ef.random.get_state()). Received keys: "
+                         f"{keys}")
+    seed = state["global_seed"]
+    if seed is not None and not _natural(seed, _STATE_BOUND):
+        raise ValueError(f"set_state: global_seed must be None or a non-negative int below "
+                         f"2**128. Received: {_shown(seed)}")
+    _check_generator_state(state["global"], "'global'")
+    if not isinstance(state["ops"], dict):
+        raise ValueError(f"set_state: 'ops' must be a dict of op seed -> generator state. "
+                         f"Received: {type(state['ops']).__name__}")
+    for key, generator_state in state["ops"].items():
+        if not (isinstance(key, str) and key.isdigit() and key.isascii() and len(key) <= 39
+                and int(key) < _STATE_BOUND):
+            raise ValueError(f"set_state: the op seeds in 'ops' must be non-negative integers "
+                             f"below 2**128, written in decimal. Received: {_shown(key)}")
+        _check_generator_state(generator_state, f"'ops'[{key!r}]")
+
+
 def set_state(state: dict) -> None:
     """Rewinds every random stream to a `get_state` snapshot.
 
     Generators are updated in place, so traced functions holding them stay in step.
+    The snapshot is checked first (`check_state`): a malformed one changes nothing.
+
+    Raises:
+        ValueError: if `state` is not a snapshot from `get_state` (naming what is wrong).
     """
     global _global_seed
+    check_state(state)
     _global_seed = state["global_seed"]
     _global_generator._rng.bit_generator.state = state["global"]
     wanted = {int(key) for key in state["ops"]}
@@ -336,15 +456,19 @@ def set_global_generator(generator: Generator) -> None:
 def generator_for(seed) -> Generator:
     """The generator an op with op-level `seed` draws from (the global one for None, the
     generator itself for a `Generator` such as a `SeedGenerator`)."""
+    scoped = getattr(_scoped, "streams", None)
     if seed is None:
+        if scoped is not None and scoped.unseeded is not None:
+            return scoped.unseeded
         return _global_generator
     if isinstance(seed, Generator):
         return seed
     key = int(seed)
-    gen = _op_generators.get(key)
+    table = _op_generators if scoped is None else scoped.ops
+    gen = table.get(key)
     if gen is None:
         base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
-        gen = _op_generators[key] = Generator([base, key])
+        gen = table[key] = Generator([base, key])
     return gen
 
 
@@ -410,3 +534,6 @@ def shuffle(value: TensorLike, seed: int | Generator | None = None,
         [1, 2, 3]
     """
     return generator_for(seed).shuffle(value)
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.random", "keras.random")

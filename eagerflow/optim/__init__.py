@@ -11,6 +11,7 @@ Examples:
     True
 """
 
+from eagerflow import absent as _absent
 from eagerflow.optim import schedules
 from eagerflow.optim.adadelta import Adadelta
 from eagerflow.optim.adafactor import Adafactor
@@ -33,3 +34,6 @@ __all__ = [
     "GradientDescent", "Hyperparameter", "Lamb", "Lion", "Nadam", "Optimizer", "RMSprop",
     "deserialize", "get", "get_global_step", "get_or_create_global_step", "schedules", "serialize",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.optimizers")

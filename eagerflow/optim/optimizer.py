@@ -56,6 +56,7 @@ import numpy as np
 
 from eagerflow.core import context, errors, nest, tensor, trackable
 from eagerflow.core import tape as tape_module
+from eagerflow.core import variable as variable_module
 from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
 from eagerflow.ops.typing import DTypeLike
@@ -588,14 +589,17 @@ class Optimizer(trackable.Trackable, abc.ABC):
         if not variables:
             return self.iterations
         state = context.thread
-        if state.tracer is None and state.tapes:
-            # Eagerly, updates are not part of any recorded computation.
-            with context.eager_scope():
+        # One update group: a checkpoint saved by another thread holds the whole step or
+        # none of it (traced, the executor groups the run's writes the same way).
+        with variable_module.atomic_update():
+            if state.tracer is None and state.tapes:
+                # Eagerly, updates are not part of any recorded computation.
+                with context.eager_scope():
+                    self._apply(grads, variables)
+            else:
                 self._apply(grads, variables)
-        else:
-            self._apply(grads, variables)
-        if global_step is not None:
-            global_step.assign_add(1)
+            if global_step is not None:
+                global_step.assign_add(1)
         return self.iterations
 
     def _apply(self, grads, variables) -> None:

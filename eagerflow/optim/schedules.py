@@ -17,6 +17,7 @@ from __future__ import annotations
 import abc
 import math
 
+from eagerflow import absent as _absent
 from eagerflow.core.variable import Variable
 from eagerflow.ops import array, creation, indexing, logic, reduce, unary
 from eagerflow.ops import math as math_ops
@@ -326,3 +327,6 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> LearningRat
             f"schedule classes through `custom_objects`. Received: config={config!r}"
         )
     return classes[name].from_config(config.get("config", {}))
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "keras.optimizers.schedules")

@@ -77,6 +77,7 @@ class SGD(optimizer.Optimizer):
 
 
 GradientDescent = SGD
+"""TensorFlow 1's name for `SGD`; the same class."""
 
 
 registry.register("optimizer", SGD, "GradientDescent")

@@ -16,6 +16,7 @@ Examples:
     [('save_counter', (), 'int64'), ('v', (2,), 'float32')]
 """
 
+from eagerflow import absent as _absent
 from eagerflow.saving.registry import (
     custom_object_scope,
     deserialize,
@@ -49,10 +50,13 @@ __all__ = [
 __all__ += list(_LAZY)
 
 
+_absent_getattr = _absent.namespace_getattr(__name__, "keras.saving")
+
+
 def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'eagerflow.saving' has no attribute {name!r}")
+        _absent_getattr(name)
     import importlib
 
     value = getattr(importlib.import_module(f"eagerflow.saving.{module}"), name)

@@ -37,6 +37,11 @@ _RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter"})
 def collect_arrays(roots: dict, exclude=()) -> dict:
     """Returns ``{path: ndarray}`` of every variable under `roots` (no copies).
 
+    The values are one consistent snapshot even while other threads train: they are taken
+    at an instant when no other thread is inside an update group (an optimizer step, a
+    traced function's writes, an `ef.train.atomic_update()` block) or a single write, and
+    never change afterwards (see `variable.snapshot`).
+
     Values a restore still holds for variables under `roots` that do not exist yet are
     included at their future paths (see `status.pending_values`), so saving an unbuilt,
     restored model loses nothing.
@@ -60,15 +65,15 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
             f"checkpoint and are not saved: {names[:5]}. Add the model to the checkpoint to "
             "save them.",
         )
-    arrays = {}
-    for path, var in walked.all_variables().items():
-        array = var.read_value()._value
+    variables = walked.all_variables()
+    arrays = dict(zip(variables, variable.snapshot(list(variables.values())), strict=True))
+    for path, array in arrays.items():
+        var = variables[path]
         if array.dtype.kind not in _NUMERIC_KINDS:
             raise errors.InvalidArgumentError(
                 f"Variable {var.name!r} at checkpoint path {path!r} has dtype {array.dtype}; "
                 "checkpoints store numeric variables only."
             )
-        arrays[path] = array
     for path, array in status.pending_values(walked).items():
         arrays.setdefault(path, array)
     return arrays
@@ -127,7 +132,9 @@ class Checkpoint(trackable.Trackable):
     Args:
         **named_objects: Trackables (layers, models, optimizers, metrics, other
             Checkpoints), Variables, or lists/dicts/tuples of them. The objects are also
-            available as attributes (``ckpt.model``).
+            available as attributes (``ckpt.model``). Objects assigned as attributes
+            later (``ckpt.extra = v``, also ``ckpt._private = v``) are saved too, under
+            the attribute name, as in TensorFlow.
 
     Raises:
         InvalidArgumentError: if an object holds no trackable state, or a name is one of
@@ -168,16 +175,17 @@ class Checkpoint(trackable.Trackable):
 
     def __setattr__(self, name, value):
         # Objects assigned later (``ckpt.listed = [layer, ...]``) are saved and restored
-        # like those given to the constructor (TensorFlow tracks them the same way).
-        if not name.startswith("_"):
-            if name in _RESERVED or hasattr(type(self), name):
-                raise errors.InvalidArgumentError(
-                    f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
-                    "choose another name.")
-            if trackable.is_trackable_value(value):
-                self._objects[name] = value
-            else:
-                self._objects.pop(name, None)
+        # like those given to the constructor, underscored names included (``ckpt._step =
+        # v`` is saved as ``_step``): TensorFlow's Checkpoint tracks every attribute the
+        # same way, and so do our Layers and Modules.
+        if name in _RESERVED or hasattr(type(self), name):
+            raise errors.InvalidArgumentError(
+                f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
+                "choose another name.")
+        if trackable.is_trackable_value(value):
+            self._objects[name] = value
+        else:
+            self._objects.pop(name, None)
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
@@ -241,13 +249,18 @@ class Checkpoint(trackable.Trackable):
         """Saves to ``<file_prefix>-<N>.h5`` (N = the incremented save counter).
 
         The file is written atomically (a crash leaves the previous checkpoint intact), then
-        recorded as the directory's latest in its index (see `latest_checkpoint`).
+        recorded as the directory's latest in its index (see `latest_checkpoint`). The
+        values are one consistent snapshot even while other threads train: whole
+        optimizer steps, traced-function runs and `ef.train.atomic_update()` blocks.
 
         Args:
             file_prefix: e.g. ``"training/ckpt"``; missing directories are created.
 
         Returns:
             The path of the new checkpoint file.
+
+        Raises:
+            FailedPreconditionError: if other threads kept an update group open for 60 s.
 
         Examples:
             >>> import os, tempfile

@@ -5,9 +5,10 @@ then renamed over the target with `os.replace` (atomic on POSIX and Windows), an
 directory is fsync'ed so the rename itself survives a power cut. A reader therefore sees
 either the old complete file or the new complete file, never a partial one.
 
-Temporary names are ``.<target name>.tmp-<host>-<pid>-<random>``, so a later save can
-recognise leftovers of a killed writer and remove them (`remove_stale_temporaries`): every
-`atomic_write` first removes those of dead processes of this host in its directory.
+Temporary names are ``.<target name>.tmp-<host>-<pid>-<random>``, so a later save
+can recognise leftovers of a killed writer and remove them (`remove_stale_temporaries`):
+every `atomic_write` first removes those of dead processes of this host in its directory,
+and a `CheckpointManager` removes those of its own checkpoints when it starts.
 
 Examples:
     >>> import os, tempfile
@@ -101,7 +102,7 @@ def atomic_write(path, write_fn) -> str:
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
     # Leftovers of writers killed earlier in this directory (each a full-size file).
-    remove_stale_temporaries(directory, "")
+    remove_stale_temporaries(directory, ".+")
     tmp = _create_temporary(directory, os.path.basename(path))
     try:
         write_fn(tmp)
@@ -129,15 +130,18 @@ def _process_alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
-    """Removes temporary files left by killed writers of targets named ``target_prefix*``.
+def remove_stale_temporaries(directory: str, target_pattern: str) -> list:
+    r"""Removes temporary files left by killed writers of targets named `target_pattern`.
 
-    Only files written on this host by a process that no longer exists are removed, so a
-    save running concurrently in another process is never disturbed.
+    Only files named like our temporaries (see the module docstring) of a target whose
+    whole name matches `target_pattern`, written on this host by a process that no longer
+    exists, are removed: a save running concurrently in another process is never
+    disturbed, and no other file is touched.
 
     Args:
         directory: the directory to clean.
-        target_prefix: the start of the target file names (e.g. ``"ckpt-"``).
+        target_pattern: a regular expression the whole target file name must match (e.g.
+            ``r"ckpt-\d+\.h5"``).
 
     Returns:
         The removed paths.
@@ -145,11 +149,11 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
     Examples:
         >>> import tempfile
         >>> from eagerflow.saving import fileio
-        >>> fileio.remove_stale_temporaries(tempfile.mkdtemp(), "ckpt-")
+        >>> fileio.remove_stale_temporaries(tempfile.mkdtemp(), r"ckpt-\d+\.h5")
         []
     """
     pattern = re.compile(
-        rf"\.{re.escape(target_prefix)}.*\.tmp-{re.escape(_HOST)}-(\d+)-[^/]*"
+        rf"\.(?:{target_pattern})\.tmp-{re.escape(_HOST)}-(?P<pid>\d+)-[^/]*"
     )
     removed: list[Any] = []
     try:
@@ -158,7 +162,7 @@ def remove_stale_temporaries(directory: str, target_prefix: str) -> list:
         return removed
     for name in names:
         match = pattern.fullmatch(name)
-        if match and not _process_alive(int(match.group(1))):
+        if match and not _process_alive(int(match.group("pid"))):
             with contextlib.suppress(OSError):
                 os.remove(os.path.join(directory, name))
                 removed.append(os.path.join(directory, name))

@@ -271,7 +271,8 @@ class Reader:
         entries: ``{object path: Entry}`` for every saved variable.
 
     Raises:
-        NotFoundError: if the file does not exist.
+        NotFoundError: if the file does not exist, also when it is deleted while being
+            opened.
         InvalidCheckpointError: if it is not HDF5, is truncated or corrupt, is not an
             eagerflow checkpoint, has an unknown format version, or holds a dataset or
             attribute the format does not allow.
@@ -288,11 +289,14 @@ class Reader:
 
     def __init__(self, path):
         self.path = os.fspath(path)
+        if not os.path.lexists(self.path):
+            raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
         try:  # links, external and virtual storage, filters, dtypes, sizes: checked there
             self._file = h5safe.open_file(self.path, "Checkpoint file", InvalidCheckpointError)
-        except FileNotFoundError:  # (also when deleted after a caller checked it exists)
-            raise errors.NotFoundError(
-                f"Checkpoint file {self.path!r} does not exist.") from None
+        except FileNotFoundError as e:
+            # It vanished after that check (a manager in another process rotating it out):
+            # a missing file, not a corrupted one.
+            raise self._vanished() from e
         self._file_size = os.fstat(self._file.id.get_vfd_handle()).st_size
         try:
             self._check_header()
@@ -300,6 +304,11 @@ class Reader:
         except BaseException:
             self._file.close()
             raise
+
+    def _vanished(self) -> errors.NotFoundError:
+        return errors.NotFoundError(
+            f"Checkpoint file {self.path!r} does not exist (it was deleted while being "
+            "opened).")
 
     # -- validation -------------------------------------------------------------------
     def _fail(self, message: str) -> NoReturn:

@@ -3,7 +3,12 @@
 The manager's state lives in the directory's index (see `index`), so a new manager on the
 same directory, in a new process, knows the checkpoints an earlier one wrote. Each save
 writes the new file completely, then rewrites the index, then deletes the files that fell
-out of it: a crash at any point leaves the index naming only complete files.
+out of it: a crash at any point leaves the index naming only complete files. A process
+killed during a save can leave a temporary file, a file the index no longer names (killed
+before deleting it) or one it never named (killed before recording it); the next manager
+started on the directory deletes those (TensorFlow's manager never does: it only forgets
+them). The manager owns the names ``<checkpoint_name>-<number>.h5`` in its directory: keep
+no other files named so there, and let one manager at a time save under one name.
 
 Examples:
     >>> import tempfile
@@ -49,6 +54,11 @@ class CheckpointManager:
             many hours among those rotated out (listed in the index as "preserved").
         checkpoint_name: file name prefix: files are ``<name>-<number>.h5``.
         init_fn: called by `restore_or_initialize` when there is no checkpoint yet.
+
+    When it starts, the manager cleans up after saves that were killed: it deletes files
+    ``<checkpoint_name>-<number>.h5`` in `directory` that the directory's index does not
+    name, and leftover temporary files of its checkpoints and of the index (see the
+    module docstring).
 
     Raises:
         InvalidArgumentError: for a non-Checkpoint, a bad `max_to_keep`,
@@ -100,10 +110,32 @@ class CheckpointManager:
         self._name = checkpoint_name
         self._init_fn = init_fn
         self._pattern = re.compile(re.escape(checkpoint_name) + r"-(\d+)\.h5")
-        fileio.remove_stale_temporaries(self._directory, f"{checkpoint_name}-")
-        state = index.read(self._directory) or index.Index()
+        recovered = index.read(self._directory)
+        self._sweep(recovered)
+        state = recovered or index.Index()
         self._entries = self._mine(state)
         self._last_preserved = state.last_preserved_time.get(checkpoint_name, _clock())
+
+    def _sweep(self, state) -> None:
+        """Deletes what killed saves left behind: temporaries of this manager's files and
+        of the index (of dead writers on this host), and this manager's checkpoint files
+        that the index does not name (rotated out by a save killed before it deleted
+        them, or written by one killed before it recorded them).
+
+        Without an index nothing shows that the directory's files are the manager's, so
+        then no checkpoint file is deleted.
+        """
+        fileio.remove_stale_temporaries(self._directory, self._pattern.pattern)
+        fileio.remove_stale_temporaries(self._directory, re.escape(index.INDEX_NAME))
+        if state is None:
+            return
+        named = {e.file for e in state.checkpoints + state.preserved} | {state.latest}
+        for name in sorted(os.listdir(self._directory)):
+            path = os.path.join(self._directory, name)
+            if (self._pattern.fullmatch(name) and name not in named
+                    and os.path.isfile(path) and not os.path.islink(path)):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
 
     def _mine(self, state) -> list:
         return [e for e in state.checkpoints if self._pattern.fullmatch(e.file)

@@ -119,8 +119,9 @@ def restore(save_path, roots: dict, exclude=(), optional=(), skip_mismatch=False
         values = [(target, arrays[path]) for path, target in ready]
         pending = {key: arrays[key] for key in pending_keys}
         previous = [(target, target.numpy()) for target in targets.values()] if then else []
-        for target, value in values:
-            variable.adopt(target, value)  # the fresh array becomes the value: no copy
+        with variable.atomic_update():  # a save in another thread sees all or none
+            for target, value in values:
+                variable.adopt(target, value)  # the fresh array becomes the value: no copy
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
                                              optional, skip_mismatch)
     if then is not None:

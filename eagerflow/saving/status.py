@@ -330,6 +330,13 @@ class CheckpointLoadStatus:
                     del obj.__dict__[_ATTACHED]
         self._graph = None
 
+    def _restores_into(self, objects: list) -> bool:
+        """Whether this restore's objects include any of `objects` (or hold them)."""
+        with self._lock:
+            graph = self._graph
+            return graph is not None and any(graph.path_of(obj) is not None
+                                             for obj in objects)
+
     def _translate(self, key: str, walked):
         """Where pending `key` goes in another walk `walked` (another checkpoint's naming of
         the same objects), or None if its parent object is not part of that walk."""
@@ -432,19 +439,29 @@ def _root_trackables(values):
             yield from _root_trackables(value)
 
 
-def warn_pending_restores() -> None:
+def warn_pending_restores(objects: Any = None) -> None:
     """Warns once per restore about saved values still waiting for their variables.
 
-    Training loops call this after the first step: a value still pending then usually
-    means the model's structure differs from the checkpoint's. Restores marked with
-    `expect_partial()` are skipped.
+    Training loops call this after their first step (`fit` does), once the optimizer has
+    built its slots: a value still pending then (an optimizer slot of another optimizer,
+    a layer the model no longer has) will never find its variable, and usually means the
+    objects differ from the checkpoint's, as TensorFlow's "Unresolved object in
+    checkpoint" warnings say. Restores marked with `expect_partial()` are skipped.
+
+    Args:
+        objects: the objects the loop trains (e.g. ``[model, optimizer]``): only restores
+            into them, or into objects holding them, are checked. None checks every
+            restore still pending (also those of models not trained yet).
 
     Examples:
         >>> import eagerflow as ef
         >>> ef.saving.warn_pending_restores()  # nothing pending: no warning
     """
+    wanted = None if objects is None else [o for o in _root_trackables([objects])]
     for pending in list(_live):
         if pending._pending and not pending._partial_expected and not pending._warned:
+            if wanted is not None and not pending._restores_into(wanted):
+                continue
             pending._warned = True
             warnings.warn(
                 f"{len(pending._pending)} value(s) restored from {pending.save_path!r} are still "

@@ -1,6 +1,7 @@
 """TensorBoard summaries (`ef.summary`): scalars, histograms, images and text in event files.
 
-Writing needs the optional tensorboardX package: ``pip install 'eagerflow[tensorboard]'``.
+Event files are written by eagerflow itself: no TensorBoard, tensorboardX or protobuf package
+is needed to write them (only to view them: ``pip install tensorboard``).
 
 Examples:
     >>> import eagerflow as ef, tempfile
@@ -15,7 +16,8 @@ Examples:
 
 from types import SimpleNamespace
 
-from eagerflow.summary.ops import histogram, image, scalar, text
+from eagerflow import absent as _absent
+from eagerflow.summary.ops import graph, histogram, image, scalar, text
 from eagerflow.summary.writer import (
     SummaryWriter,
     create_file_writer,
@@ -30,6 +32,8 @@ from eagerflow.summary.writer import (
 
 # TensorFlow keeps the default-step functions under tf.summary.experimental.
 experimental = SimpleNamespace(set_step=set_step, get_step=get_step)
+"""``tf.summary.experimental``'s names: `set_step` and `get_step`, the default step of
+the summary ops."""
 
 __all__ = [
     "SummaryWriter",
@@ -38,6 +42,7 @@ __all__ = [
     "experimental",
     "flush",
     "get_step",
+    "graph",
     "histogram",
     "image",
     "record_every_n_steps",
@@ -47,3 +52,6 @@ __all__ = [
     "should_record_summaries",
     "text",
 ]
+
+
+__getattr__ = _absent.namespace_getattr(__name__, "tf.summary")

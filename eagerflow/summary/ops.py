@@ -20,17 +20,9 @@ import numpy as np
 
 from eagerflow.core import context, errors, tensor
 from eagerflow.core.variable import Variable
-from eagerflow.summary import png, writer
+from eagerflow.summary import png, records, writer
 
 DEFAULT_BUCKET_COUNT = 30  # TensorFlow 2's default for tf.summary.histogram
-
-
-def _protos():
-    writer._import_tensorboardx()
-    from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
-    from tensorboardX.proto.plugin_text_pb2 import TextPluginData
-
-    return summary_pb2, tensor_pb2, tensor_shape_pb2, TextPluginData
 
 
 def _check_name(name, op_name: str) -> str:
@@ -77,16 +69,6 @@ def _traced(op, name, data, step, **kwargs):
     return python_ops.py_function(write, inputs, "bool")
 
 
-def _metadata(summary_pb2, description, plugin=None, content=b""):
-    kwargs = {}
-    if description:
-        kwargs["summary_description"] = description
-    if plugin is not None:
-        kwargs["plugin_data"] = summary_pb2.SummaryMetadata.PluginData(
-            plugin_name=plugin, content=content)
-    return summary_pb2.SummaryMetadata(**kwargs) if kwargs else None
-
-
 def _numeric(data, op_name: str, name: str) -> np.ndarray:
     values = np.asarray(data)
     if values.dtype.kind not in "biuf":
@@ -129,12 +111,10 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
         )
 
     def build():
-        summary_pb2 = _protos()[0]
-        value = summary_pb2.Summary.Value(tag=name, simple_value=float(values.reshape(())))
-        meta = _metadata(summary_pb2, description)
-        if meta is not None:
-            value.metadata.CopyFrom(meta)
-        return summary_pb2.Summary(value=[value])
+        value = float(values.reshape(()))
+        return records.summary(
+            [records.value(name, simple_value=value, metadata=records.metadata(description))]
+        )
 
     return _write("scalar", name, step, build)
 
@@ -181,10 +161,8 @@ def histogram(name: str, data: Any, step: Any = None, buckets: Any = None,
         )
 
     def build():
-        summary_pb2 = _protos()[0]
         if values.size == 0:
-            histo = summary_pb2.HistogramProto(min=0.0, max=0.0, num=0.0, sum=0.0,
-                                               sum_squares=0.0)
+            histo = records.histogram(0.0, 0.0, 0.0, 0.0, 0.0, [], [])
         else:
             low, high = float(values.min()), float(values.max())
             # Equal edges would make a zero-width range: widen it by one unit, as TF does.
@@ -192,15 +170,11 @@ def histogram(name: str, data: Any, step: Any = None, buckets: Any = None,
                 low, high = low - 0.5, high + 0.5
             counts, edges = np.histogram(values, bins=int(bucket_count), range=(low, high))
             # The proto stores right edges only; the left edge of the first bucket is `min`.
-            histo = summary_pb2.HistogramProto(
-                min=float(edges[0]), max=float(edges[-1]), num=float(values.size),
-                sum=float(values.sum()), sum_squares=float(values @ values),
-                bucket_limit=edges[1:].tolist(), bucket=counts.astype(float).tolist())
-        value = summary_pb2.Summary.Value(tag=name, histo=histo)
-        meta = _metadata(summary_pb2, description)
-        if meta is not None:
-            value.metadata.CopyFrom(meta)
-        return summary_pb2.Summary(value=[value])
+            histo = records.histogram(
+                float(edges[0]), float(edges[-1]), float(values.size), float(values.sum()),
+                float(values @ values), edges[1:].tolist(), counts.astype(float).tolist())
+        meta = records.metadata(description)
+        return records.summary([records.value(name, histo=histo, metadata=meta)])
 
     return _write("histogram", name, step, build)
 
@@ -255,20 +229,15 @@ def image(name: str, data: Any, step: Any = None, max_outputs: int = 3,
         )
 
     def build():
-        summary_pb2 = _protos()[0]
         batch = _to_uint8(images[:max_outputs])
-        meta = _metadata(summary_pb2, description)
+        meta = records.metadata(description)
         values = []
         for index, pixels in enumerate(batch):
             tag = name if len(batch) == 1 else f"{name}/image/{index}"
-            picture = summary_pb2.Summary.Image(
-                height=pixels.shape[0], width=pixels.shape[1], colorspace=pixels.shape[2],
-                encoded_image_string=png.encode_png(np.ascontiguousarray(pixels)))
-            value = summary_pb2.Summary.Value(tag=tag, image=picture)
-            if meta is not None:
-                value.metadata.CopyFrom(meta)
-            values.append(value)
-        return summary_pb2.Summary(value=values)
+            picture = records.image(pixels.shape[0], pixels.shape[1], pixels.shape[2],
+                                    png.encode_png(np.ascontiguousarray(pixels)))
+            values.append(records.value(tag, image=picture, metadata=meta))
+        return records.summary(values)
 
     return _write("image", name, step, build)
 
@@ -308,14 +277,75 @@ def text(name: str, data: Any, step: Any = None, description: str | None = None)
     encoded = [item.encode("utf-8") if isinstance(item, str) else item for item in flat]
 
     def build():
-        summary_pb2, tensor_pb2, tensor_shape_pb2, text_plugin_data = _protos()
-        shape = tensor_shape_pb2.TensorShapeProto(
-            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in strings.shape])
-        tensor = tensor_pb2.TensorProto(dtype="DT_STRING", string_val=encoded,
-                                        tensor_shape=shape)
-        meta = _metadata(summary_pb2, description, "text",
-                         text_plugin_data(version=0).SerializeToString())
-        value = summary_pb2.Summary.Value(tag=name, metadata=meta, tensor=tensor)
-        return summary_pb2.Summary(value=[value])
+        # The text plugin's TextPluginData(version=0) encodes as no bytes.
+        meta = records.metadata(description, "text")
+        tensor = records.string_tensor(encoded, strings.shape)
+        return records.summary([records.value(name, tensor=tensor, metadata=meta)])
 
     return _write("text", name, step, build)
+
+
+def graph(graph_data: Any) -> bool:
+    """Writes a traced graph for TensorBoard's Graphs tab (TensorFlow's `tf.summary.graph`).
+
+    Each operation becomes a node with its name, op type, inputs, the dtype of its first
+    output (attribute ``T``) and its output shapes (``_output_shapes``, shown on the
+    edges; an unknown size is -1). Every variable the graph reads or writes becomes a
+    ``VarHandleOp`` node named after the variable, an input of its reads and writes.
+    Python numbers that an op takes as inputs are left out, and a `cond` or `while_loop`
+    shows as one node (its branches and body are not expanded).
+
+    Args:
+        graph_data: an `ef.Graph` (``concrete_function.graph``), or a `ConcreteFunction`.
+
+    Returns:
+        True if written, False if there is no default writer or recording is off.
+
+    Raises:
+        TypeError: if `graph_data` is neither.
+
+    Examples:
+        >>> import eagerflow as ef, tempfile
+        >>> square = ef.function(lambda x: x * x).get_concrete_function(ef.TensorSpec([2]))
+        >>> with ef.summary.create_file_writer(tempfile.mkdtemp()).as_default():
+        ...     ef.summary.graph(square.graph)
+        True
+    """
+    from eagerflow.graph import graph as graph_module
+
+    traced = getattr(graph_data, "graph", graph_data)
+    if not isinstance(traced, graph_module.Graph):
+        raise TypeError(
+            "ef.summary.graph expects an ef.Graph (concrete_function.graph) or a "
+            f"ConcreteFunction. Received: an object of type {type(graph_data).__name__}"
+        )
+    target = writer.default_writer()
+    if target is None or not writer.should_record_summaries(0):
+        return False
+    target.write_graph(records.graph_def(_graph_nodes(traced)))
+    return True
+
+
+def _graph_nodes(traced) -> list[bytes]:
+    """The encoded NodeDefs of `traced`: its variables first, then its operations."""
+    handles: dict[int, str] = {}
+    nodes = []
+    for variable in traced.variable_list:
+        name = str(variable.name).replace(":", "_")
+        while name in handles.values():  # two variables with one name: two nodes
+            name += "_"
+        handles[id(variable)] = name
+        nodes.append(records.node_def(name, "VarHandleOp", attrs={
+            "dtype": records.attr_type(variable.dtype),
+            "shape": records.attr_shape(variable.shape)}))
+    for node in traced.operations:
+        inputs = [t.name[:-2] if t.name.endswith(":0") else t.name
+                  for t in node.tensor_inputs()]
+        variable = node.attrs.get("variable")
+        if id(variable) in handles:
+            inputs.insert(0, handles[id(variable)])
+        attrs = {"_output_shapes": records.attr_shapes(out.shape for out in node.outputs)}
+        if node.outputs:
+            attrs["T"] = records.attr_type(node.outputs[0].dtype)
+        nodes.append(records.node_def(node.name, node.type, inputs, attrs))
+    return nodes

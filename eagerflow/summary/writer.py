@@ -9,9 +9,9 @@ its `step` argument or, when that is omitted, the default step (`set_step`, or t
 The state is thread-local, like TensorFlow's: a writer made default in one thread is not the
 default in another.
 
-Event files are written synchronously through tensorboardX's record writer (an optional
-dependency: ``pip install 'eagerflow[tensorboard]'``): `flush()` therefore means the events are
-in the file, which tensorboardX's own queue-and-thread writer does not guarantee.
+Event files are written synchronously, one record per summary (`records` encodes them, with
+no dependency): `flush()` therefore means the events are in the file, which a
+queue-and-thread writer such as tensorboardX's does not guarantee.
 
 Examples:
     >>> import eagerflow as ef, tempfile
@@ -29,6 +29,7 @@ import atexit
 import contextlib
 import itertools
 import os
+import socket
 import threading
 import time
 import weakref
@@ -38,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors
+from eagerflow.summary import records
 
-_INSTALL_HINT = "pip install 'eagerflow[tensorboard]'"
 _file_counter = itertools.count()
 _open_writers: weakref.WeakSet = weakref.WeakSet()
 
@@ -71,18 +72,6 @@ def _default(writer, step):
         _state.writer, _state.step = old_writer, old_step
 
 
-def _import_tensorboardx():
-    try:
-        from tensorboardX import event_file_writer
-        from tensorboardX.proto import event_pb2
-    except ImportError as e:
-        raise ImportError(
-            "ef.summary needs the tensorboardX package to write TensorBoard event files, "
-            f"and it is not installed. Install it with: {_INSTALL_HINT}"
-        ) from e
-    return event_file_writer, event_pb2
-
-
 class SummaryWriter:
     """Writes summaries to one TensorBoard event file in `logdir`.
 
@@ -104,8 +93,8 @@ class SummaryWriter:
         self._filename_suffix = filename_suffix
         self._flush_seconds = None if flush_millis is None else flush_millis / 1000.0
         self._max_queue = max_queue
-        self._events: Any = None
-        self._event_pb2: Any = None
+        self._file: Any = None
+        self._path = ""
         self._pending = 0
         self._last_flush = time.monotonic()
         self._closed = False
@@ -113,7 +102,6 @@ class SummaryWriter:
         self._open()
 
     def _open(self) -> None:
-        event_file_writer, self._event_pb2 = _import_tensorboardx()
         if os.path.exists(self._logdir) and not os.path.isdir(self._logdir):
             raise errors.InvalidArgumentError(
                 f"create_file_writer: logdir {self._logdir!r} exists and is not a directory"
@@ -121,10 +109,11 @@ class SummaryWriter:
         os.makedirs(self._logdir, exist_ok=True)
         # pid and a counter make the name unique even for writers opened in the same second.
         suffix = f".{os.getpid()}.{next(_file_counter)}.v2{self._filename_suffix or ''}"
-        self._events = event_file_writer.EventsWriter(
-            os.path.join(self._logdir, "events"), suffix
-        )
-        self._events.flush()
+        name = f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}{suffix}"
+        self._path = os.path.join(self._logdir, name)
+        self._file = open(self._path, "wb")  # closed by close(), or at exit
+        self._write(records.event(time.time(), file_version="brain.Event:2"))
+        self._file.flush()
         _open_writers.add(self)
 
     @property
@@ -135,7 +124,7 @@ class SummaryWriter:
     @property
     def path(self) -> str:
         """The path of the event file this writer appends to."""
-        return self._events._file_name
+        return self._path
 
     @property
     def closed(self) -> bool:
@@ -186,20 +175,33 @@ class SummaryWriter:
         """
         _set_default(self, step)
 
-    def write_summary(self, summary: Any, step: Any) -> None:
-        """Appends a tensorboardX `Summary` protobuf at `step` (used by the summary ops).
+    def _write(self, event: bytes) -> None:
+        self._file.write(records.record(event))
+
+    def write_summary(self, summary: bytes, step: Any) -> None:
+        """Appends an encoded `Summary` message at `step` (used by the summary ops).
 
         Raises:
             FailedPreconditionError: if the writer is closed.
         """
+        self._append(records.event(time.time(), int(step), summary=summary))
+
+    def write_graph(self, graph_def: bytes) -> None:
+        """Appends an encoded `GraphDef` message: TensorBoard's Graphs tab shows it.
+
+        Raises:
+            FailedPreconditionError: if the writer is closed.
+        """
+        self._append(records.event(time.time(), graph_def=graph_def))
+
+    def _append(self, event: bytes) -> None:
         if self._closed:
             raise errors.FailedPreconditionError(
                 f"summary writer for logdir {self._logdir!r} is closed; call writer.init() "
                 "to reopen it or create a new one"
             )
-        event = self._event_pb2.Event(summary=summary, wall_time=time.time(), step=int(step))
         with self._lock:
-            self._events.write_event(event)
+            self._write(event)
             self._pending += 1
             due = (self._max_queue is not None and self._pending >= self._max_queue) or (
                 self._flush_seconds is not None
@@ -218,7 +220,7 @@ class SummaryWriter:
         if self._closed:
             return
         with self._lock:
-            self._events.flush()
+            self._file.flush()
             self._pending = 0
             self._last_flush = time.monotonic()
 
@@ -237,7 +239,7 @@ class SummaryWriter:
         if self._closed:
             return
         with self._lock:
-            self._events.close()
+            self._file.close()
             self._closed = True
         if _state.writer is self:
             # A closed writer stops being the default; writing to it directly still raises.
@@ -261,6 +263,9 @@ class _NoopWriter:
         _set_default(self, step)
 
     def write_summary(self, summary, step) -> None:
+        pass
+
+    def write_graph(self, graph_def) -> None:
         pass
 
     def init(self) -> None:
@@ -291,7 +296,6 @@ def create_file_writer(logdir: str | os.PathLike[str], max_queue: Any = None,
         A `SummaryWriter`.
 
     Raises:
-        ImportError: if tensorboardX is missing (install ``eagerflow[tensorboard]``).
         InvalidArgumentError: if `logdir` is an existing file.
 
     Examples:

@@ -6,6 +6,7 @@ Examples:
     True
 """
 
+from eagerflow import absent as _absent
 from eagerflow.utils.categorical import to_categorical
 from eagerflow.utils.image_utils import array_to_img, img_to_array, load_img, save_img
 from eagerflow.utils.model_plot import plot_model
@@ -39,6 +40,9 @@ __all__ = [
 ]
 
 
+_absent_getattr = _absent.namespace_getattr(__name__, "keras.utils")
+
+
 def __getattr__(name: str):
     import importlib
 
@@ -49,7 +53,7 @@ def __getattr__(name: str):
 
         value = getattr(registry, name)
     else:
-        raise AttributeError(f"module 'eagerflow.utils' has no attribute {name!r}")
+        _absent_getattr(name)  # raises, saying what to write instead
     globals()[name] = value
     return value
 

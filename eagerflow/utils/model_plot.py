@@ -6,6 +6,10 @@ needed. Layers are placed in ranks by their longest path from the inputs, top to
 (``rankdir="TB"``) or left to right (``"LR"``); each box names the layer and its class and
 can show its input/output shapes, dtype, activation and trainability.
 
+The boxes and arrows are Keras 3's (checked against `keras.utils.model_to_dot` on a
+Sequential, a branching functional and a subclassed model): a Sequential model has no
+Input box, a functional one has one per Input, a subclassed one is a single box.
+
 Examples:
     >>> import eagerflow as ef, os, tempfile
     >>> x = ef.Input((4,), name="features")
@@ -43,6 +47,7 @@ def _graph(model):
     """``(layers, edges, shapes)``: the boxes in topological order, ``(source, target)``
     index pairs, and per layer the ``(input shapes, output shapes, dtype)`` it was called
     with (None when unknown)."""
+    from eagerflow.layers import symbolic
     from eagerflow.models import functional, sequential
 
     def shapes_of(structure):
@@ -91,6 +96,12 @@ def _graph(model):
             shapes.append(("multiple", "multiple", found[0][2]))
         else:
             shapes.append(None)
+    if graph_model is not model:  # a Sequential model: no Input box, as in Keras (and as
+        # its summary lists no InputLayer row)
+        kept = [i for i, layer in enumerate(layers) if not isinstance(layer, symbolic.InputLayer)]
+        renumber = {old: new for new, old in enumerate(kept)}
+        edges = [(renumber[a], renumber[b]) for a, b in edges if a in renumber and b in renumber]
+        layers, shapes = [layers[i] for i in kept], [shapes[i] for i in kept]
     return layers, edges, shapes
 
 

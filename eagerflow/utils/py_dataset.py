@@ -89,3 +89,4 @@ class PyDataset(abc.ABC):
 
 
 Sequence = PyDataset
+"""Keras 2's name for `PyDataset`; the same class."""

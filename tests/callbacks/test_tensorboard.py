@@ -1,7 +1,5 @@
 """TensorBoard callback, read back with TensorBoard's event reader."""
 
-import sys
-
 import numpy as np
 import pytest
 
@@ -11,7 +9,6 @@ from eagerflow.core.errors import EagerflowWarning
 
 from .fakes import FakeModel, run_epochs
 
-pytest.importorskip("tensorboardX")
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 
 
@@ -76,9 +73,43 @@ def test_weight_image_forms():
     assert tensorboard._weight_image(np.zeros((2, 2, 2))) is None
 
 
-def test_write_graph_warns():
-    with pytest.warns(EagerflowWarning, match=r"no static graph to write"):
-        ef.callbacks.TensorBoard("logs", write_graph=True)
+def _mlp(**compile_kwargs):
+    model = ef.Sequential([ef.layers.Dense(4, activation="relu", input_shape=(3,), name="hidden"),
+                           ef.layers.Dense(2, name="out")])
+    model.compile(optimizer="sgd", loss="mse", **compile_kwargs)
+    return model
+
+
+def test_write_graph_writes_the_traced_train_step(tmp_path):
+    x, y = np.ones((8, 3), np.float32), np.zeros((8, 2), np.float32)
+    _mlp().fit(x, y, batch_size=4, epochs=2, verbose=0,
+               callbacks=[ef.callbacks.TensorBoard(tmp_path, write_graph=True)])
+    graph = _read(tmp_path / "train").Graph()
+    nodes = {node.name: node for node in graph.node}
+    ops = [node.op for node in graph.node]
+    assert ops.count("Placeholder") == 2 and "Relu" in ops and "AssignAddVariableOp" in ops
+    assert nodes["hidden/kernel"].op == "VarHandleOp"
+    reads = [n for n in graph.node if n.op == "ReadVariableOp" and n.input == ["hidden/kernel"]]
+    assert reads, "the kernel's reads take its handle as input"
+    relu = next(n for n in graph.node if n.op == "Relu")
+    assert [d.size for d in relu.attr["_output_shapes"].list.shape[0].dim] == [4, 4]
+    assert relu.attr["T"].type == 1  # DT_FLOAT
+    assert all(i.split(":")[0] in nodes for n in graph.node for i in n.input)
+    assert ops.count("Placeholder") == 2, "written once, not once per epoch"
+
+
+def test_write_graph_off_writes_no_graph(tmp_path):
+    _mlp().fit(np.ones((4, 3)), np.zeros((4, 2)), verbose=0,
+               callbacks=[ef.callbacks.TensorBoard(tmp_path)])
+    assert not _read(tmp_path / "train").Tags()["graph"]
+
+
+def test_write_graph_of_an_eager_model_warns_once(tmp_path):
+    with pytest.warns(EagerflowWarning, match=r"run_eagerly=True.*no traced graph"):
+        callback = ef.callbacks.TensorBoard(tmp_path, write_graph=True)
+        _mlp(run_eagerly=True).fit(np.ones((4, 3)), np.zeros((4, 2)), verbose=0, epochs=2,
+                                   callbacks=[callback])
+    assert not _read(tmp_path / "train").Tags()["graph"]
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -89,12 +120,6 @@ def test_write_graph_warns():
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ef.callbacks.TensorBoard("logs", **kwargs)
-
-
-def test_missing_tensorboardx(monkeypatch):
-    monkeypatch.setitem(sys.modules, "tensorboardX", None)
-    with pytest.raises(ImportError, match=r"eagerflow\[tensorboard\]"):
-        ef.callbacks.TensorBoard("logs")
 
 
 def test_model_without_optimizer_logs_no_learning_rate(tmp_path):

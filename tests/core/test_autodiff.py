@@ -203,3 +203,10 @@ def test_stop_gradient():
         tape.watch(x)
         y = x * ef.stop_gradient(x)
     assert float(tape.gradient(y, x)) == 3.0
+
+
+def test_one_tensor_passed_as_two_arguments_gets_two_gradients_like_tf():
+    # TF 2.21's backprop.gradients_function(lambda a, b: a * b)(x, x): [[1, 1], [1, 1]].
+    x = ef.constant([1.0, 1.0])
+    grads = ef.gradients_function(lambda a, b: a * b)(x, x)
+    assert [g.numpy().tolist() for g in grads] == [[1.0, 1.0], [1.0, 1.0]]

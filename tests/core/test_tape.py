@@ -479,3 +479,33 @@ def test_unconnected_gradients_enum_means_the_same_as_its_string():
     zero = tape.gradient(z, [x, y], unconnected_gradients=ef.UnconnectedGradients.ZERO)
     np.testing.assert_array_equal(zero[0].numpy(), [2.0, 2.0])
     assert zero[1].numpy() == 0.0 and zero[1].dtype == ef.float32
+
+
+def test_why_none_says_numpy_left_the_tape():
+    v = ef.Variable([1.0, 2.0], name="w")
+    with ef.GradientTape() as tape:
+        loss = ef.reduce_sum(v.numpy() * 2.0)  # v is only read through .numpy()
+    assert tape.gradient(loss, v) is None
+    assert "except by .numpy(), which leaves the tape" in tape.why_none(v)
+
+    x = ef.constant([1.0, 2.0])
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 3.0
+        loss = ef.constant(np.sum(y.numpy()))  # the path to x goes through NumPy
+    assert tape.gradient(loss, x) is None
+    assert ".numpy() was called inside the tape" in tape.why_none(x)
+
+
+def test_why_none_without_numpy_keeps_the_general_reasons():
+    v = ef.Variable([1.0, 2.0])
+    with ef.GradientTape() as tape:
+        loss = ef.constant(1.0)
+    tape.gradient(loss, v)
+    assert "watch_accessed_variables=False" in tape.why_none(v)
+    x = ef.constant([1.0, 2.0])
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        loss = ef.reduce_sum(ef.cast(ef.argmax(x), ef.float32))
+    tape.gradient(loss, x)
+    assert "non-differentiable op such as argmax" in tape.why_none(x)

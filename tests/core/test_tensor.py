@@ -187,3 +187,71 @@ def test_tensor_constructor_and_copy():
 def test_gpu_requests_fail_clearly():
     with pytest.raises(ef.errors.NotFoundError, match="no GPU is available"):
         ef.constant(1.0).gpu()
+
+
+def test_array_protocol_follows_numpy_2():
+    t = ef.constant([1.0, 2.0])
+    view = np.asarray(t)
+    assert not view.flags.writeable and np.shares_memory(view, t.numpy())
+    copied = np.array(t, copy=True)
+    copied[0] = 9.0  # a copy is the caller's
+    assert copied.flags.writeable and t.numpy()[0] == 1.0
+    assert np.asarray(t, dtype=np.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="float32 to float64 copies; copy=False"):
+        np.asarray(t, dtype=np.float64, copy=False)
+    with pytest.raises(TypeError, match=r"len\(\) of unsized object"):
+        len(ef.constant(1.0))
+
+
+@pytest.mark.parametrize("make", [ef.constant, ef.Variable], ids=["tensor", "variable"])
+def test_dlpack_export_is_a_copy_the_consumer_owns(make):
+    source = make([[1.0, 2.0], [3.0, 4.0]])
+    assert source.__dlpack_device__() == (1, 0)
+    exported = np.from_dlpack(source)
+    assert exported.dtype == np.float32 and exported.shape == (2, 2)
+    exported[0, 0] = 100.0  # writable, and writing it leaves the tensor alone
+    assert source.numpy()[0, 0] == 1.0
+    legacy = np.from_dlpack(source, copy=True)  # a consumer asking for a copy gets one
+    assert legacy.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    with pytest.raises(BufferError, match=r"copy=False.*immutable.*t\.numpy\(\)"):
+        np.from_dlpack(source, copy=False)
+
+
+def test_dlpack_export_of_a_variable_is_its_value_at_export_time():
+    v = ef.Variable([1.0, 2.0])
+    exported = np.from_dlpack(v)
+    v.assign([5.0, 6.0])
+    assert exported.tolist() == [1.0, 2.0] and v.numpy().tolist() == [5.0, 6.0]
+
+
+def test_torch_takes_tensors_through_dlpack():
+    torch = pytest.importorskip("torch")
+    t = ef.constant([[1.0, 2.0], [3.0, 4.0]])
+    for converted in (torch.from_dlpack(t), torch.as_tensor(t), torch.tensor(t)):
+        assert converted.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+        assert converted.dtype == torch.float32
+    converted[0, 0] = 0.0
+    assert t.numpy()[0, 0] == 1.0
+    assert torch.as_tensor(ef.constant(3, ef.int64)).item() == 3
+    back = ef.from_dlpack(torch.arange(4))
+    assert back.dtype == np.int64 and back.numpy().tolist() == [0, 1, 2, 3]
+
+
+def test_an_index_past_the_end_is_an_index_error_as_in_numpy():
+    t = ef.constant([1.0, 2.0])
+    for index_into in (t, ef.Variable([1.0, 2.0])):
+        with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 2"):
+            index_into[5]  # noqa: B018
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"0-dimensional.*StridedSlice"):
+        ef.constant(1.0)[0]  # noqa: B018
+
+    def by_index(sequence):  # Python's old sequence protocol: stop at IndexError
+        items, i = [], 0
+        while True:
+            try:
+                items.append(float(sequence[i]))
+            except IndexError:
+                return items
+            i += 1
+
+    assert by_index(t) == [1.0, 2.0]

@@ -110,3 +110,24 @@ def test_tf_data_methods_eagerflow_lacks_say_what_to_write_instead():
         assert not hasattr(ds, name)
     with pytest.raises(AttributeError, match="'BatchDataset' object has no attribute 'nope'"):
         _ = ds.nope
+
+
+def test_seeded_random_ops_in_map_repeat_on_every_pass_like_tf_data():
+    # TF 2.21 repeats them (the map function is traced once and its random ops restart
+    # with every iterator): op seed only, op and global seed, and global seed only.
+    for global_seed, op_seed in [(None, 7), (3, 7), (3, None)]:
+        if global_seed is not None:
+            ef.random.set_seed(global_seed)
+        ds = ef.data.Dataset.range(3).map(lambda x: ef.random.uniform([], seed=op_seed))
+        first, second = [float(v) for v in ds], [float(v) for v in ds]
+        assert first == second and len(set(first)) == 3
+    ef.random.set_seed(None)
+
+
+def test_a_seeded_layer_in_map_keeps_its_own_state_across_passes_like_keras():
+    # Keras 3's augmentation layers draw from their SeedGenerator: new values every pass.
+    layer = ef.layers.RandomRotation(0.3, seed=5)
+    image = np.arange(18, dtype="float32").reshape(2, 3, 3, 1)
+    ds = ef.data.Dataset.from_tensors(image).repeat(3).map(lambda x: layer(x, training=True))
+    first, second = [v.numpy() for v in ds], [v.numpy() for v in ds]
+    assert not all(np.array_equal(a, b) for a, b in zip(first, second))

@@ -409,6 +409,70 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
     assert _same_everywhere(comm, model.get_weights())
     _ok("pydataset_shuffled", rank)
 
+    # 21. BackupAndRestore with Dropout (each rank draws its own masks): a run stopped in
+    #     epoch 3 and resumed with fresh objects and other random streams (a new job) ends
+    #     bitwise where an uninterrupted run ends: every rank's random state is restored.
+    def dropout_net():
+        with strategy.scope():
+            net = ef.Sequential([ef.layers.Dense(16, activation="relu", input_shape=(8,)),
+                                 ef.layers.Dropout(0.5), ef.layers.Dense(3)])
+            net.compile(optimizer="adam", loss=loss)
+        return net
+
+    class StopInEpoch(ef.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 1 and self.epoch == 2:
+                raise KeyboardInterrupt("killed in epoch 3")
+
+        def on_epoch_begin(self, epoch, logs=None):
+            self.epoch = epoch
+
+    ef.random.set_seed(40 + rank)
+    straight = dropout_net()
+    straight.fit(x, y, batch_size=64, epochs=4, verbose=0)
+    ef.random.set_seed(40 + rank)
+    backup = os.path.join(directory, "dropout_backup")
+    try:
+        dropout_net().fit(x, y, batch_size=64, epochs=4, verbose=0, callbacks=[
+            ef.callbacks.BackupAndRestore(backup), StopInEpoch()])
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the run was not stopped")
+    ef.random.set_seed(900 + rank)
+    resumed = dropout_net()
+    history = resumed.fit(x, y, batch_size=64, epochs=4, verbose=0,
+                          callbacks=[ef.callbacks.BackupAndRestore(backup)])
+    assert history.epoch == [2, 3], history.epoch
+    for got, want in zip(resumed.get_weights(), straight.get_weights(), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert _same_everywhere(comm, resumed.get_weights())
+    _ok("backup_and_restore_dropout_bitwise", rank)
+
+    # 22. Unequal data per rank (arrays shuffled by fit, a PyDataset's batch order): a
+    #     clear error on every rank naming the sizes (rank 0's order indexed past rank 1's
+    #     rows: a bare IndexError there while rank 0 waited forever).
+    rows = 64 if rank == 0 else 48
+
+    class Unequal(ef.utils.PyDataset):
+        def __len__(self):
+            return 4 - rank
+
+        def __getitem__(self, index):
+            return x[64 * index:64 * (index + 1)], y[64 * index:64 * (index + 1)]
+
+    for call in (lambda: resumed.fit(x[:rows], y[:rows], batch_size=16, verbose=0),
+                 lambda: resumed.evaluate(x[:rows], y[:rows], batch_size=16, verbose=0),
+                 lambda: resumed.fit(Unequal(), verbose=0)):
+        try:
+            call()
+        except ValueError as e:
+            assert "the ranks hold different numbers of" in str(e), e
+            assert "(rank 0: 64, rank 1: 48)" in str(e) or "(rank 0: 4, rank 1: 3)" in str(e), e
+        else:
+            raise AssertionError("unequal data did not raise")
+    _ok("unequal_data_error", rank)
+
 
 def fault(directory):
     import numpy as np
@@ -431,5 +495,61 @@ def fault(directory):
     print("fault: training finished, which it should not have", flush=True)
 
 
+def caught_fault(directory):
+    """Rank 1 fails inside fit and its error is caught: rank 0, waiting in its next
+    collective, raises at once (rank 1's note); a rank that skips a collective outside
+    fit leaves the other to its collective's deadline, which raises instead of hanging."""
+    import time
+
+    import numpy as np
+    from mpi4py import MPI
+
+    import eagerflow as ef
+
+    del directory
+    # Made first: a communicator is duplicated by every rank, before any rank fails.
+    deadline = ef.distribute.MPIStrategy(MPI.COMM_WORLD.Dup(), timeout=1.0)
+    strategy = ef.distribute.MPIStrategy(timeout=60.0)
+    rank = strategy.rank
+    with strategy.scope():
+        model = ef.Sequential([ef.layers.Dense(2, input_shape=(4,))])
+        model.compile(optimizer="sgd", loss="mse")
+
+    class Boom(ef.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if rank == 1 and batch == 2:
+                raise RuntimeError("boom on rank 1")
+
+    # 1. A failure inside fit: the other rank learns of it at once, with its text.
+    start = time.monotonic()
+    try:
+        model.fit(np.ones((512, 4)), np.ones((512, 2)), batch_size=8, epochs=50, verbose=0,
+                  callbacks=[Boom()])
+    except RuntimeError as e:
+        if rank == 1:
+            assert str(e) == "boom on rank 1", e
+            print("rank 1 caught its error and went on", flush=True)
+        else:
+            assert "rank 1 failed (RuntimeError: boom on rank 1) while this rank (0) " \
+                   "waited in the allreduce agreeing on stop_training" in str(e), e
+            print(f"rank 0 learned of it after {time.monotonic() - start:.1f} s", flush=True)
+    try:  # rank 1 goes on; rank 0's failure (it gave up its allreduce) reaches it too
+        strategy.reduce("sum", 1.0)
+    except (RuntimeError, ef.errors.FailedPreconditionError) as e:
+        assert "out of step" in str(e) or "rank 0 failed" in str(e), e
+        print(f"rank {rank} refuses further collectives", flush=True)
+
+    # 2. Rank 1 skips a collective (its error was caught outside fit): rank 0 times out.
+    start = time.monotonic()
+    if rank == 0:
+        try:
+            deadline.reduce("sum", 1.0)
+        except TimeoutError as e:
+            assert "did not complete within the deadline (1 s)" in str(e), e
+            print(f"rank 0 timed out after {time.monotonic() - start:.1f} s: {e}", flush=True)
+    # Rank 0 exits with collectives pending: it aborts the job rather than hang in
+    # MPI_Finalize.
+
+
 if __name__ == "__main__":
-    {"main": main, "fault": fault}[sys.argv[1]](sys.argv[2])
+    {"main": main, "fault": fault, "caught_fault": caught_fault}[sys.argv[1]](sys.argv[2])

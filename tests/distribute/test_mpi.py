@@ -1,7 +1,9 @@
 """`ef.distribute` on a real MPI job: ``mpiexec -n 2`` launched from the venv's bin/.
 
-The checks live in `mpi_worker.py` and are grouped into two launches (each costs about a
-second): everything that must work, and a rank that raises.
+The checks live in `mpi_worker.py` and are grouped into three launches (each costs about a
+second): everything that must work, a rank that raises, and a rank whose error is caught
+(the others learn of it at once when it failed in fit, else at their collective's
+deadline, 1 s there).
 """
 
 import os
@@ -20,7 +22,8 @@ CHECKS = ["replicas_identical_after_fit", "equals_one_process", "evaluate_predic
           "distributed_dataset_evaluation", "batchnorm_moving_statistics", "early_stopping",
           "clipping_after_averaging", "reduce_checks_layout", "load_after_chief_save",
           "one_rank_stops", "optimizers_made_in_scope_average",
-          "pydataset_shuffled"]
+          "pydataset_shuffled", "backup_and_restore_dropout_bitwise",
+          "unequal_data_error"]
 
 
 def _mpiexec():
@@ -66,3 +69,17 @@ def test_a_raising_rank_aborts_the_job_with_its_traceback(tmp_path):
         result.returncode, output)
     assert "training finished" not in output
     assert seconds < 30, seconds  # no rank waited forever in its allreduce
+
+
+def test_a_caught_error_on_one_rank_reaches_the_others_or_times_them_out(tmp_path):
+    result, seconds = _launch("caught_fault", tmp_path, timeout=60)
+    output = result.stdout + result.stderr
+    assert "rank 1 caught its error and went on" in output, output
+    assert "rank 0 learned of it after" in output, output
+    assert "rank 0 refuses further collectives" in output, output
+    assert "rank 1 refuses further collectives" in output, output
+    assert "rank 0 timed out after" in output, output
+    assert "exits after the allreduce agreeing on stop_training was given up when rank 1 " \
+           "failed" in output, output
+    assert result.returncode != 0, output  # rank 0 aborted the job at its exit
+    assert seconds < 30, seconds

@@ -100,3 +100,33 @@ def test_distributed_optimizer_checks_its_argument_and_keeps_the_optimizer():
     assert ef.distribute.DistributedOptimizer(opt) is opt
     with pytest.raises(TypeError, match="DistributedOptimizer: expected an ef.optim"):
         ef.distribute.DistributedOptimizer("sgd")
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf"), "10", True])
+def test_timeout_must_be_a_positive_number_a_timedelta_or_none(timeout):
+    with pytest.raises(ValueError, match=r"timeout must be a positive number of seconds.*"
+                                         rf"Received: timeout={timeout!r}"):
+        ef.distribute.MPIStrategy(timeout=timeout)
+
+
+def test_timeout_default_and_forms():
+    import datetime
+
+    assert ef.distribute.MPIStrategy().timeout == mpi_strategy.DEFAULT_TIMEOUT == 1800.0
+    assert ef.distribute.MPIStrategy(timeout=datetime.timedelta(minutes=2)).timeout == 120.0
+    assert ef.distribute.MPIStrategy(timeout=None).timeout is None
+
+
+def test_a_collective_past_its_deadline_raises_and_the_strategy_refuses_more(monkeypatch):
+    monkeypatch.setattr(mpi_strategy, "_timed_out", [])
+    strategy = ef.distribute.MPIStrategy(timeout=0.05)
+    polls = iter([False] * 3 + [True])
+    strategy._wait(lambda: next(polls), "an allreduce")  # completes before the deadline
+    with pytest.raises(TimeoutError, match=r"MPIStrategy: the gradient allreduce on rank 0 of "
+                                           r"1 did not complete within the deadline \(0\.05 s\)"):
+        strategy._wait(lambda: False, "the gradient allreduce", pending=True)
+    assert mpi_strategy._timed_out  # a process exiting now aborts its MPI job
+    with pytest.raises(ef.errors.FailedPreconditionError,
+                       match=r"the gradient allreduce timed out on rank 0 after .* s, so the "
+                             r"ranks' collectives are out of step"):
+        strategy._wait(lambda: True, "a broadcast")

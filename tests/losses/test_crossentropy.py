@@ -294,3 +294,18 @@ def test_ignore_class_in_fit_matches_the_loss():
     logs = model.evaluate(IGNORE_LOGITS, IGNORE_LABELS, batch_size=2, return_dict=True,
                           verbose=0)
     assert logs["loss"] == pytest.approx(1.9013010, rel=1e-5)
+
+
+@pytest.mark.parametrize("labels", [[0, 2], [[0], [2]]], ids=["(batch,)", "(batch, 1)"])
+def test_integer_labels_with_categorical_crossentropy_suggest_the_sparse_loss(labels):
+    # Keras 3 raises too ("Arguments `target` and `output` must have the same shape").
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"looks like integer class labels.*"
+                             r"sparse_categorical_crossentropy.*ef\.one_hot\(labels, 3\)"):
+        ef.losses.categorical_crossentropy(np.array(labels), np.full((2, 3), 1 / 3))
+
+
+def test_other_crossentropy_shape_errors_do_not_claim_keras_broadcasts():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="output shape") as caught:
+        ef.losses.binary_crossentropy(np.ones((2, 2)), np.full((2, 3), 0.5))
+    assert "Keras" not in str(caught.value)

@@ -55,7 +55,7 @@ def test_gan_style_train_step_with_fit_callbacks_and_progress_bar():
         ef.callbacks.ProgbarLogger(file=out),
         ef.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: seen.append(dict(logs)))])
     assert set(history.history) == {"g_loss", "c_loss"}
-    assert "g_loss=" in out.getvalue() and "4/4" in out.getvalue()
+    assert "Epoch 2/2 - 4/4 - " in out.getvalue() and "g_loss: " in out.getvalue()
     assert [m.name for m in model.metrics] == ["loss", "g_loss", "c_loss"]
     # Trackers held in attributes are reset every epoch: the epoch value is a mean of 4.
     assert model.g_tracker.count.numpy() == 4

@@ -24,11 +24,18 @@ def test_local_rows_refuse_uneven_or_mismatched_batches():
 
 
 class _Disagreeing:
-    """A two-rank stand-in whose other rank read a different first batch."""
+    """A two-rank stand-in whose other rank holds one sample more (the first allgather:
+    the sizes) or read a different first batch (the next one: its fingerprint)."""
 
     num_replicas_in_sync, rank, is_chief = 2, 0, True
 
+    def __init__(self, sizes_agree=False):
+        self.sizes_agree = sizes_agree
+
     def _allgather_object(self, obj):
+        if self.sizes_agree:
+            self.sizes_agree = False
+            return [obj, obj]
         return [obj, obj + 1]
 
     def _broadcast_object(self, obj):
@@ -37,9 +44,19 @@ class _Disagreeing:
 
 def test_ranks_reading_different_batches_is_an_error():
     data = data_adapter.adapt(np.ones((4, 2)), np.ones(4), batch_size=4, shuffle=True)
-    replica = replication.ReplicaData(data, _Disagreeing(), "fit", training=True)
+    replica = replication.ReplicaData(data, _Disagreeing(sizes_agree=True), "fit",
+                                      training=True)
     with pytest.raises(ValueError, match="the ranks read different global batches"):
         next(iter(replica.epoch()))
+
+
+def test_ranks_holding_different_numbers_of_samples_is_an_error():
+    # (shuffled, rank 0's order indexed past the other rank's rows: a bare IndexError)
+    data = data_adapter.adapt(np.ones((4, 2)), np.ones(4), batch_size=4, shuffle=True)
+    with pytest.raises(ValueError, match=r"fit: every rank must pass the same data, but the "
+                                         r"ranks hold different numbers of samples \(rank 0: "
+                                         r"4, rank 1: 5\)"):
+        replication.ReplicaData(data, _Disagreeing(), "fit", training=True)
 
 
 def test_fit_refuses_a_batch_size_the_ranks_cannot_share():

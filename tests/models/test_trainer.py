@@ -176,7 +176,7 @@ def test_verbose_modes(capsys, monkeypatch):
     assert len(out) == 2 and out[1].startswith("Epoch 2/2 - ") and "accuracy: " in out[1]
     model.fit(x, y, epochs=1, verbose=1)
     err = capsys.readouterr().err
-    assert "Epoch 1/1" in err and "1/1" in err and "loss=" in err
+    assert "Epoch 1/1 - 1/1 - " in err and "loss: " in err and "accuracy: " in err
     buffer = io.StringIO()
     model.fit(x, y, epochs=1, callbacks=[ef.callbacks.ProgbarLogger(file=buffer)])
     assert "Epoch 1/1" in buffer.getvalue()

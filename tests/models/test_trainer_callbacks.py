@@ -71,7 +71,7 @@ def test_learning_rate_callbacks_refuse_a_schedule():
 
 
 def test_csv_logger_and_tensorboard_on_a_real_run(tmp_path):
-    pytest.importorskip("tensorboardX")
+    pytest.importorskip("tensorboard")
     x, y = classification_data(16)
     model = compiled_mlp()
     model.fit(x, y, epochs=2, verbose=0, validation_data=(x, y), callbacks=[

@@ -135,3 +135,27 @@ def test_range_bad_arguments():
         ef.range(1, 5, 0)
     with pytest.raises(_E, match=r"expected a scalar, got shape \(2,\) \[Op:Range\]"):
         ef.range([1, 2])
+
+
+def test_from_dlpack_copies_from_any_dlpack_producer():
+    source = np.arange(6, dtype=np.int64).reshape(2, 3)
+    t = ef.from_dlpack(source)
+    assert t.dtype == np.int64 and t.shape == (2, 3)
+    source[0, 0] = 100  # the tensor is immutable: it does not share the producer's buffer
+    assert t.numpy()[0, 0] == 0
+    assert ef.from_dlpack(ef.constant([True, False])).numpy().tolist() == [True, False]
+
+
+def test_from_dlpack_errors_name_the_function_and_the_input():
+    with pytest.raises(TypeError, match=r"ef.from_dlpack expects .*__dlpack__.*type list"):
+        ef.from_dlpack([1, 2])
+
+    class OnAnotherDevice:
+        def __dlpack__(self, **kwargs):
+            raise BufferError("no CPU copy")
+
+        def __dlpack_device__(self):
+            return (2, 0)  # kDLCUDA
+
+    with pytest.raises(BufferError, match="ef.from_dlpack cannot import this OnAnotherDevice"):
+        ef.from_dlpack(OnAnotherDevice())

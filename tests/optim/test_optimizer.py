@@ -342,3 +342,14 @@ def test_reset_state_zeroes_slots_and_iterations():
     assert int(opt.iterations) == 0
     for _, _, slot in opt._slot_variables():
         np.testing.assert_array_equal(slot.numpy(), 0.0)
+
+
+def test_apply_gradients_says_numpy_left_the_tape():
+    v = ef.Variable([1.0, 2.0], name="w")
+    with ef.GradientTape() as tape:
+        loss = ef.reduce_sum(v.numpy() * 2.0)
+    grads = tape.gradient(loss, [v])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"'w': the variable was never read .* except by \.numpy\(\), "
+                             r"which leaves the tape"):
+        ef.optimizers.SGD().apply_gradients(zip(grads, [v]))

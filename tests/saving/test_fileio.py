@@ -52,6 +52,6 @@ def test_remove_stale_temporaries(tmp_path):
     other_prefix = tmp_path / f".model.h5.tmp-{fileio._HOST}-999999999-00"
     for path in (dead, mine, other_prefix):
         path.write_text("partial")
-    assert fileio.remove_stale_temporaries(str(tmp_path), "ckpt-") == [str(dead)]
+    assert fileio.remove_stale_temporaries(str(tmp_path), r"ckpt-\d+\.h5") == [str(dead)]
     assert mine.exists() and other_prefix.exists()
-    assert fileio.remove_stale_temporaries(str(tmp_path / "absent"), "ckpt-") == []
+    assert fileio.remove_stale_temporaries(str(tmp_path / "absent"), "ckpt-.*") == []

@@ -10,7 +10,6 @@ import eagerflow as ef
 from eagerflow.core import errors
 from eagerflow.summary import png
 
-pytest.importorskip("tensorboardX")
 
 
 @pytest.fixture
@@ -161,3 +160,23 @@ def test_text_rejects_non_strings(logdir):
 def test_png_encoder_rejects_bad_arrays():
     with pytest.raises(ValueError, match=r"expects a uint8 array"):
         png.encode_png(np.zeros((2, 2, 3), np.float32))
+
+
+def test_graph_writes_a_traced_function(tmp_path, read_events):
+    v = ef.Variable([1.0, 2.0], name="scale")
+    spec = ef.TensorSpec([None, 2])
+    traced = ef.function(lambda x: ef.nn.relu(x * v)).get_concrete_function(spec)
+    assert ef.summary.graph(traced) is False  # no default writer
+    with ef.summary.create_file_writer(tmp_path).as_default():
+        assert ef.summary.graph(traced) is True
+    nodes = {node.name: node for node in read_events(tmp_path).Graph().node}
+    assert nodes["scale"].op == "VarHandleOp"
+    ops = sorted(node.op for node in nodes.values())
+    assert ops == ["Mul", "Placeholder", "ReadVariableOp", "Relu", "VarHandleOp"]
+    placeholder = next(n for n in nodes.values() if n.op == "Placeholder")
+    assert [d.size for d in placeholder.attr["_output_shapes"].list.shape[0].dim] == [-1, 2]
+
+
+def test_graph_refuses_what_is_not_a_graph():
+    with pytest.raises(TypeError, match=r"ef.summary.graph expects an ef.Graph .*type int"):
+        ef.summary.graph(3)

@@ -5,7 +5,6 @@ import pytest
 
 import eagerflow as ef
 
-pytest.importorskip("tensorboardX")
 
 
 def test_scalar_inside_a_function_writes_on_every_call(tmp_path, read_events):

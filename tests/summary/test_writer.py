@@ -9,7 +9,6 @@ import eagerflow as ef
 from eagerflow.core import errors
 from eagerflow.summary import writer as writer_module
 
-pytest.importorskip("tensorboardX")
 
 
 def _scalars(acc, tag):

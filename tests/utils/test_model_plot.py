@@ -50,7 +50,9 @@ def test_sequential_models_with_and_without_an_input(tmp_path):
     model = ef.Sequential([ef.Input((3,)), ef.layers.Dense(2, name="d1"),
                            ef.layers.Dense(1, name="d2")])
     svg = _svg(model, tmp_path, show_shapes=True, show_layer_names=False)
-    assert "InputLayer" in svg and "Output shape: (None, 1)" in svg
+    # Keras 3 draws no Input box for a Sequential model: the first layer shows the shape.
+    assert "InputLayer" not in svg and "Input shape: (None, 3)" in svg
+    assert "Output shape: (None, 1)" in svg
     # Labels are SVG comments; matplotlib's random element ids may contain "d1" anywhere.
     assert "<!-- Dense -->" in svg and "<!-- d1" not in svg
     os.remove(tmp_path / "m.svg")
@@ -112,3 +114,27 @@ def test_missing_matplotlib_is_named(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(ImportError, match=r"plot_model needs matplotlib.*no system Graphviz"):
         ef.utils.plot_model(_two_branch_model(), str(tmp_path / "m.png"))
+
+
+def test_the_graph_has_keras_nodes_and_edges_on_three_models():
+    # The nodes and edges of Keras 3.15's `keras.utils.model_to_dot` for the same models
+    # (recorded with pydot in a TensorFlow 2.21 / Keras 3.15 install).
+    from tests.models.test_summary_table import _three_models
+
+    keras_graphs = {
+        "seq": [("conv1", "pool1"), ("pool1", "flatten"), ("flatten", "drop"),
+                ("drop", "hidden"), ("hidden", "bn"), ("bn", "logits")],
+        "branches": [("features", "branch_a"), ("features", "branch_b"),
+                     ("branch_a", "add"), ("branch_b", "add"), ("add", "concat"),
+                     ("extra", "concat"), ("concat", "score"), ("concat", "klass")],
+        "sub": [],
+    }
+    keras_nodes = {"seq": {"conv1", "pool1", "flatten", "drop", "hidden", "bn", "logits"},
+                   "branches": {"features", "extra", "branch_a", "branch_b", "add", "concat",
+                                "score", "klass"},
+                   "sub": {"sub"}}
+    for model in _three_models():
+        layers, edges, _ = model_plot._graph(model)
+        names = [layer.name for layer in layers]
+        assert set(names) == keras_nodes[model.name]
+        assert sorted((names[a], names[b]) for a, b in edges) == sorted(keras_graphs[model.name])
