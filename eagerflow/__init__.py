@@ -22,7 +22,8 @@ import typing as _typing
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
 from eagerflow import absent as _absent
-from eagerflow import config, dtypes, linalg, math, strings, testing
+from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
+from eagerflow.autodiff import hessian_vector_product, jvp
 from eagerflow.core import debugging, errors
 from eagerflow.core.autodiff import (
     custom_gradient,

@@ -8,6 +8,12 @@ its own; on a mismatch the checker computes that input's full numeric gradient a
 the worst element. With ``order=2`` the gradient function itself is checked the same way
 (and so on for higher orders).
 
+`check_jvp(f, *args, order=2)` checks forward mode the same way: the Jacobian-vector
+product a `ForwardAccumulator` computes along a random direction must equal
+``(f(x + eps v) - f(x - eps v)) / (2 eps)`` element by element, for each input alone and
+for all together; with ``order=2`` the maps from the inputs to that JVP (nested
+accumulators) and to the gradient (an accumulator around a tape) are checked again.
+
 Examples:
     >>> import eagerflow as ef
     >>> ef.testing.check_gradients(lambda x: ef.sin(x) * x, [0.3, 1.2], order=2)
@@ -28,10 +34,11 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import nest, tensor
+from eagerflow.core.forwardprop import ForwardAccumulator
 from eagerflow.core.tape import GradientTape
 from eagerflow.ops.typing import TensorLike
 
-__all__ = ["assert_allclose", "check_gradients", "numeric_gradient"]
+__all__ = ["assert_allclose", "check_gradients", "check_jvp", "numeric_gradient"]
 
 
 def _as_float64(value):
@@ -164,6 +171,96 @@ def _gradient_function(f, weights, indices):
 
     grad_f.__name__ = getattr(f, "__name__", "f")
     return grad_f
+
+
+def check_jvp(f: Callable[..., Any], *args: Any, order: int = 2, eps: float = 1e-6,
+              rtol: float = 1e-4, atol: float = 1e-5, seed: int | None = 0) -> None:
+    """Checks the forward-mode JVPs of `f` at `args` against finite differences.
+
+    Args:
+        f: a function of tensors returning a tensor or a structure of tensors.
+        *args: its arguments; floating-point ones are converted to float64 and get
+            tangents, integer ones are passed through unchanged.
+        order: highest derivative order to check (2 also checks the JVP of the JVP and
+            the JVP of the gradient).
+        eps: finite-difference step.
+        rtol, atol: elementwise tolerances.
+        seed: seed of the random directions.
+
+    Raises:
+        AssertionError: naming the order, the inputs and the worst element on a mismatch.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.testing.check_jvp(lambda x, y: ef.sin(x) * y, [0.3, 1.2], [2.0, -1.0])
+    """
+    rng = np.random.default_rng(seed)
+    values = [_as_float64(a) for a in args]
+    indices = [i for i, a in enumerate(values) if a.dtype.kind == "f"]
+    if not indices:
+        raise ValueError("check_jvp needs at least one floating-point argument")
+    _check_jvp_orders(f, values, indices, rng, 1, order, (eps, rtol, atol),
+                      getattr(f, "__name__", "f"))
+
+
+def _check_jvp_orders(f, values, indices, rng, current, order, tolerances, name):
+    directions = {i: rng.standard_normal(values[i].shape) for i in indices}
+    groups = [[i] for i in indices] + ([indices] if len(indices) > 1 else [])
+    for group in groups:
+        eps, rtol, atol = tolerances
+        _check_jvp_once(f, values, {i: directions[i] for i in group}, eps, rtol, atol,
+                        current, name)
+    if current == order:
+        return
+    # Forward over forward (the JVP of the JVP), then forward over reverse (the JVP of the
+    # gradient, a Hessian-vector product): the second reaches the JVP rules of the ops
+    # that only gradients run (GatherGrad, Conv2DBackpropInput, ...).
+    _check_jvp_orders(_jvp_function(f, directions), values, indices, rng, current + 1, order,
+                      tolerances, f"JVP of {name}")
+    weights = [rng.standard_normal(o.shape) for o in _flat_outputs(f, values)]
+    _check_jvp_orders(_gradient_function(f, weights, indices), values, indices, rng,
+                      current + 1, order, tolerances, f"gradient of {name}")
+
+
+def _forward_tangents(f, args, directions):
+    primals = [args[i] for i in directions]
+    tangents = [tensor.new_tensor(np.asarray(d, args[i].dtype)) for i, d in directions.items()]
+    with ForwardAccumulator(primals, tangents) as accumulator:
+        outputs = _flat_outputs(f, args)
+    return outputs, [accumulator.jvp(o, unconnected_gradients="zero") for o in outputs]
+
+
+def _check_jvp_once(f, args, directions, eps, rtol, atol, order, name):
+    outputs, tangents = _forward_tangents(f, args, directions)
+    plus, minus = list(args), list(args)
+    for i, d in directions.items():
+        plus[i] = tensor.new_tensor(args[i]._value + eps * d)
+        minus[i] = tensor.new_tensor(args[i]._value - eps * d)
+    ups, downs = _flat_outputs(f, plus), _flat_outputs(f, minus)
+    for k, (out, tangent) in enumerate(zip(outputs, tangents, strict=True)):
+        if out.dtype.kind != "f":
+            continue
+        numeric = (ups[k]._value.astype(np.float64) - downs[k]._value) / (2 * eps)
+        analytic = np.broadcast_to(tangent._value, numeric.shape)
+        bad = np.abs(analytic - numeric) > atol + rtol * np.maximum(np.abs(analytic),
+                                                                    np.abs(numeric))
+        if bad.any():
+            worst = np.unravel_index(int(np.argmax(np.abs(analytic - numeric))), bad.shape)
+            raise AssertionError(
+                f"order-{order} JVP of {name} along inputs {sorted(directions)} disagrees with "
+                f"finite differences at output {k}, element {tuple(int(w) for w in worst)}: "
+                f"forward mode gives {_fmt(analytic[worst])}, numeric {_fmt(numeric[worst])}"
+            )
+
+
+def _jvp_function(f, directions):
+    """The map args -> JVP of `f` along `directions`; what the next order checks."""
+
+    def jvp_f(*args):
+        return _forward_tangents(f, list(args), directions)[1]
+
+    jvp_f.__name__ = getattr(f, "__name__", "f")
+    return jvp_f
 
 
 def assert_allclose(actual: Any, expected: Any, rtol: float = 1e-6, atol: float = 0.0,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import context, errors, tensor
+from eagerflow.core import context, errors, forwardprop, tensor
 from eagerflow.core.dispatch import execute, primitive
 
 __all__ = ["check_numerics", "disable_check_numerics", "enable_check_numerics"]
@@ -27,6 +27,9 @@ def _check_numerics(x, message):
         kind = "NaN" if np.isnan(x).any() else "Inf"
         raise errors.InvalidArgumentError(f"{message} : Tensor had {kind} values")
     return x
+
+
+_check_numerics.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_check_numerics.gradient

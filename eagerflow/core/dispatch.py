@@ -53,6 +53,9 @@ class Op:
         name: CamelCase op name, unique in `OPS`.
         forward: ``forward(*arrays, **attrs)`` returning an ndarray (or a tuple of them
             when `num_outputs` is not 1).
+        jvp_rule: ``jvp(tangents, y, *inputs, **attrs)`` returning the output's tangent
+            from one tangent (or None) per input, or a derivation named in
+            `core/forwardprop.py`; see there.
         grad: ``grad(dy, y, *inputs, **attrs)`` returning one gradient (or None) per
             input; ``dy``/``y`` are tuples for multi-output ops. A rule that declares a
             ``needs`` parameter receives a tuple of booleans saying which inputs need a
@@ -95,6 +98,7 @@ class Op:
         "grad",
         "grad_needs",
         "involution",
+        "jvp_rule",
         "name",
         "neutral",
         "num_outputs",
@@ -112,6 +116,7 @@ class Op:
         self.forward = forward
         self.grad = None
         self.grad_needs = False
+        self.jvp_rule = None
         self.differentiable = differentiable
         self.num_outputs = num_outputs
         self.stateful = stateful
@@ -132,6 +137,14 @@ class Op:
             raise errors.InternalError(f"op {self.name} is not differentiable", op=self.name)
         self.grad = rule
         self.grad_needs = "needs" in inspect.signature(rule).parameters
+        return rule
+
+    def jvp(self, rule):
+        """Registers `rule` as this op's forward-mode (JVP) rule; use as a decorator, or
+        pass a derivation declared in `core/forwardprop.py` (``forwardprop.LINEAR``)."""
+        if not self.differentiable:
+            raise errors.InternalError(f"op {self.name} is not differentiable", op=self.name)
+        self.jvp_rule = rule
         return rule
 
     def __repr__(self) -> str:

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, nest, tensor
+from eagerflow.core import context, dispatch, errors, forwardprop, nest, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import fusion, pipeline
@@ -213,6 +213,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     if tapes and any(o.dtype.kind in "fc" for o in outputs):
         op = dispatch.Op("If", None, num_outputs=len(outputs))
         op.gradient(_cond_rule(true_fn, false_fn, union, len(outputs), name))
+        op.jvp(_cond_jvp(true_fn, false_fn, union, outputs, name))
         tape_lib.record(tapes, op, (pred, *union), {}, outputs)
     return nest.pack_sequence_as(r_true, list(outputs))
 
@@ -263,6 +264,33 @@ def _skeleton(value):
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_skeleton(v) for v in value))
     return "leaf"
+
+
+def _jvp_of(fn, primals, tangents, like):
+    """`fn` run under an accumulator: its flat outputs, and the tangents of those whose
+    counterpart in `like` is floating-point."""
+    with forwardprop.ForwardAccumulator(list(primals), list(tangents)) as accumulator:
+        flat = [dispatch.convert_input(o) for o in nest.flatten(fn())]
+    return flat, [accumulator.jvp(o, unconnected_gradients="zero")
+                  for o, ref in zip(flat, like, strict=True) if ref.dtype.kind in "fc"]
+
+
+def _cond_jvp(true_fn, false_fn, union, outputs, name):
+    """JVP of a traced cond: a cond of the branches' JVPs (each branch run under an
+    accumulator of the captured tensors' tangents), as TensorFlow does."""
+    reads = _hoisted_reads(union)
+
+    def rule(tangents, y, pred, *captured):
+        pairs = [(c, t) for c, t in zip(captured, tangents[1:], strict=True) if t is not None]
+        primals, tangent_list = [c for c, _ in pairs], [t for _, t in pairs]
+        jvps = iter(list(_cond(
+            pred, lambda: _jvp_of(true_fn, primals, tangent_list, outputs)[1],
+            lambda: _jvp_of(false_fn, primals, tangent_list, outputs)[1], f"{name}_jvp",
+            recompute=True, overrides=reads)))
+        found = tuple(next(jvps) if o.dtype.kind in "fc" else None for o in outputs)
+        return found if len(outputs) > 1 else found[0]
+
+    return rule
 
 
 def _cond_rule(true_fn, false_fn, union, num_outputs, name):
@@ -421,6 +449,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
             op.gradient(_second_order_rule(name))
         else:
             op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
+            op.jvp(_while_jvp(lambda *v: cond(*pack(v)), attrs["_body_fn"], n, limit, name))
         tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])
 
@@ -486,6 +515,38 @@ def _eager_while(cond, body, loop_vars, flat, limit):
         values = [dispatch.convert_input(v) for v in new]
         count += 1
     return nest.pack_sequence_as(loop_vars, values)
+
+
+def _while_jvp(cond_fn, body_fn, n, limit, name):
+    """JVP of a traced loop: the loop run again carrying the float loop variables'
+    tangents beside them, its body under an accumulator (TensorFlow does the same). The
+    per-iteration stacks get no tangent: only the loop's gradient reads them, and
+    differentiating that gradient inside a trace is refused (`_second_order_rule`)."""
+
+    def rule(tangents, y, *inputs):
+        initial, captured = list(inputs[:n]), inputs[n:]
+        floats = [i for i in range(n) if initial[i].dtype.kind in "fc"]
+        pairs = [(c, t) for c, t in zip(captured, tangents[n:], strict=True) if t is not None]
+        start = [tangents[i] if tangents[i] is not None else _zeros_like(initial[i])
+                 for i in floats]
+
+        def body(*carried):
+            loop, carried_tangents = carried[:n], carried[n:]
+            new, jvps = _jvp_of(lambda: body_fn(*loop),
+                                [loop[i] for i in floats] + [c for c, _ in pairs],
+                                list(carried_tangents) + [t for _, t in pairs], loop)
+            return (*new, *jvps)
+
+        result = _while_loop(lambda *carried: cond_fn(*carried[:n]), body,
+                             (*initial, *start), limit, f"{name}_jvp")
+        found = dict(zip(floats, result[n:], strict=True))
+        return tuple(found.get(i) for i in range(len(y)))
+
+    return rule
+
+
+def _zeros_like(x):
+    return dispatch.execute(dispatch.OPS["ZerosLike"], (x,), {"dtype": None})
 
 
 def run_while(attrs, values, accumulate=True) -> tuple:

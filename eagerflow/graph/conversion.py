@@ -84,6 +84,12 @@ def _always_exits(stmts) -> bool:
     return False
 
 
+def _ends_in_its_only_exit(stmts, in_loop: bool) -> bool:
+    """Whether `stmts` end in a `return` and hold no other return/break/continue."""
+    return bool(stmts) and isinstance(stmts[-1], ast.Return) and not any(
+        _may_exit(s, in_loop) for s in stmts[:-1])
+
+
 def _may_exit(stmt, in_loop: bool) -> bool:
     if _contains([stmt], (ast.Return,)):
         return True
@@ -164,7 +170,7 @@ class _Lowering(ast.NodeTransformer):
 
     def block(self, stmts):
         in_loop = bool(self.loop_flags)
-        out = []
+        out: list[ast.stmt] = []
         for i, stmt in enumerate(stmts):
             if isinstance(stmt, ast.If) and _may_exit(stmt, in_loop):
                 rest = stmts[i + 1:]
@@ -183,6 +189,12 @@ class _Lowering(ast.NodeTransformer):
                     out.append(_locate(guard, stmt))
                     return out
                 continue
+            if isinstance(stmt, ast.With) and _ends_in_its_only_exit(stmt.body, in_loop):
+                # `with ...: ...; return x` (TF's forward-over-back HVP): the value is
+                # taken inside the block, the block exits, and what follows is dead code.
+                stmt.body = self.block(stmt.body)
+                out.append(stmt)
+                return out
             if isinstance(stmt, (ast.With, ast.Try, ast.AsyncWith, ast.AsyncFor)) and \
                     _may_exit(stmt, in_loop):
                 raise ConversionError(

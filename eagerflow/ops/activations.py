@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from eagerflow.core import forwardprop
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
@@ -44,6 +45,9 @@ def _relu6(x):
     out = extrema.maximum(x, 0, out=scratch.empty(x.shape, x.dtype)) if x.dtype.kind in "fiu" \
         else np.maximum(x, 0)
     return extrema.minimum(out, 6, out=out)
+
+
+_relu6.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_relu6.gradient
@@ -72,6 +76,9 @@ def relu6(features: TensorLike, name: str | None = None) -> Tensor:
 def _leaky_relu(x, alpha):
     # max(x, alpha x) for alpha <= 1 (TensorFlow's form), min(x, alpha x) above 1.
     return np.maximum(x, x * alpha) if alpha <= 1 else np.minimum(x, x * alpha)
+
+
+_leaky_relu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_leaky_relu.gradient
@@ -117,6 +124,9 @@ def _elu(x):
     return out
 
 
+_elu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_elu.gradient
 def _elu_grad(dy, out, x):
     # slope 1 for x > 0 and e^x = y + 1 for x <= 0; both are min(y, 0) + 1.
@@ -151,6 +161,9 @@ def _selu(x):
     out += np.maximum(x, 0)
     out *= _SELU_SCALE
     return out
+
+
+_selu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_selu.gradient
@@ -193,6 +206,9 @@ def _gelu(x, approximate):
         inner = (x + _GELU_K * x * x * x) * _GELU_C
         return (0.5 * x * (1.0 + np.tanh(inner))).astype(x.dtype, copy=False)
     return (0.5 * x * (1.0 + special.erf_array(x * _SQRT_HALF))).astype(x.dtype, copy=False)
+
+
+_gelu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_gelu.gradient
@@ -249,6 +265,9 @@ def _silu(x, beta):
         denominator = np.exp(x * -beta)
     denominator += 1.0
     return x / denominator
+
+
+_silu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_silu.gradient

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
@@ -45,6 +45,9 @@ def _axis(axis, ndim: int, op_name: str) -> int:
 @primitive("Identity", elidable=True)
 def _identity(x):
     return x
+
+
+_identity.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_identity.gradient
@@ -147,6 +150,9 @@ def _reshape(x, shape):
         ) from None
 
 
+_reshape.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_reshape.gradient
 def _reshape_grad(dy, out, x, shape):
     return reshape(dy, x.shape)
@@ -183,6 +189,9 @@ def _transpose(x, perm):
             f"of shape {x.shape}"
         )
     return x.transpose(perm)
+
+
+_transpose.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_transpose.gradient
@@ -267,6 +276,9 @@ def _broadcast_to(x, shape):
         ) from None
 
 
+_broadcast_to.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_broadcast_to.gradient
 def _broadcast_to_grad(dy, out, x, shape):
     return dy  # the tape sums it back to x's shape
@@ -290,6 +302,9 @@ def broadcast_to(input: TensorLike, shape: ShapeLike,
 @primitive("ConcatV2", fresh=True)
 def _concat(*values, axis):
     return np.concatenate(values, axis=axis)
+
+
+_concat.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_concat.gradient
@@ -331,6 +346,9 @@ def _stack(*values, axis):
     return np.stack(values, axis=axis)
 
 
+_stack.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_stack.gradient
 def _stack_grad(dy, out, *values, axis):
     return unstack(dy, axis=axis)
@@ -355,6 +373,9 @@ def stack(values: list[TensorLike] | tuple[TensorLike, ...], axis: int = 0,
 @primitive("Unpack", num_outputs=-1)
 def _unstack(x, axis):
     return tuple(np.moveaxis(x, axis, 0))
+
+
+_unstack.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_unstack.gradient
@@ -387,6 +408,9 @@ def unstack(value: TensorLike, num: int | None = None, axis: int = 0,
 @primitive("SplitV", num_outputs=-1)
 def _split(x, sizes, axis):
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+_split.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_split.gradient
@@ -450,6 +474,9 @@ def _tile(x, multiples):
             strict=True))
         budget.charge(shape, x.dtype, f"op Tile: output of shape {shape}", transient=True)
     return np.tile(x, multiples)
+
+
+_tile.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_tile.gradient
@@ -523,6 +550,9 @@ def _getitem(x, key):
         raise IndexOutOfBoundsError(f"{e} (indexing a tensor of shape {x.shape})") from None
 
 
+_getitem.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_getitem.gradient
 def _getitem_grad(dy, out, x, key):
     # A traced tensor with unknown dimensions passes its shape as a tensor, read at run time.
@@ -538,6 +568,9 @@ def _getitem_grad_op(dy, key, shape):
     else:
         np.add.at(dx, key, dy)  # repeated indices accumulate
     return dx
+
+
+_getitem_grad_op.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_getitem_grad_op.gradient

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
@@ -80,6 +80,9 @@ def _conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
         saved.remember(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups),
                        cols)
     return out.reshape((x.shape[0],) + out_sizes + (out_c,))
+
+
+_conv2d.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_conv2d.gradient
@@ -120,6 +123,9 @@ def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
         dw_g = np.matmul(cols.transpose(0, 2, 1), dy_g)  # (groups, kh*kw*cin, out_c/groups)
         dw = dw_g.transpose(1, 0, 2).reshape(filter_shape)
     return dw
+
+
+_backprop_filter.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_backprop_filter.gradient
@@ -182,6 +188,9 @@ def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     result = scratch.empty((n, h, width, c), dy.dtype)
     np.copyto(result, grad[:, top:top + h, left:left + width].reshape((n, h, width, c)))
     return result
+
+
+_backprop_input.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_backprop_input.gradient

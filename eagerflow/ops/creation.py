@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, tensor
+from eagerflow.core import context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
@@ -250,6 +250,9 @@ def _fill(value, shape):
         budget.charge(shape, np.asarray(value).dtype, f"op Fill: output of shape "
                       f"{tuple(shape)}", transient=True)
     return np.full(shape, value, dtype=np.asarray(value).dtype)
+
+
+_fill.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_fill.gradient

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
@@ -101,6 +101,22 @@ def _softmax_xent_grad(dy, loss, labels, logits, needs):
     if needs[0]:
         d_labels = _math.multiply(_unary.negative(dy), _nn.log_softmax(logits))
     return d_labels, d_logits
+
+
+@_softmax_xent.jvp
+def _softmax_xent_jvp(tangents, loss, labels, logits):
+    # d loss = sum(-d labels * log_softmax(z) + (softmax(z) * sum(labels) - labels) * d z)
+    d_labels, d_logits = tangents
+    total = None
+    if d_logits is not None:
+        weight = _math.subtract(_math.multiply(
+            _nn.softmax(logits), _reduce.reduce_sum(labels, -1, keepdims=True)), labels)
+        total = _reduce.reduce_sum(_math.multiply(weight, d_logits), -1)
+    if d_labels is not None:
+        term = _reduce.reduce_sum(_math.multiply(_unary.negative(d_labels),
+                                                 _nn.log_softmax(logits)), -1)
+        total = term if total is None else _math.add(total, term)
+    return total
 
 
 def _last_axis(x, axis, op_name):
@@ -185,6 +201,9 @@ def _sparse_softmax_xent(labels, logits, save_for_gradient=False):
     return loss
 
 
+_sparse_softmax_xent.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_sparse_softmax_xent.gradient
 def _sparse_softmax_xent_grad(dy, loss, labels, logits):
     return None, execute(_sparse_softmax_xent_backprop, (dy, loss, labels, logits))
@@ -206,6 +225,9 @@ saved.pair("SparseSoftmaxCrossEntropyWithLogitsGrad", "SparseSoftmaxCrossEntropy
            lambda node: node.inputs[1], lambda node: node.outputs[0],
            lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
            and None not in producer.inputs[1].shape)
+
+
+_sparse_softmax_xent_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_sparse_softmax_xent_backprop.gradient
@@ -270,6 +292,9 @@ def sparse_softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorL
 def _sigmoid_xent(labels, logits):
     # max(z, 0) - z p + log(1 + e^-|z|): no exp of a positive number, so no overflow.
     return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+_sigmoid_xent.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_sigmoid_xent.gradient

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -85,6 +85,12 @@ def _inv_grad(dy, y, a):
                                          transpose_b=True))
 
 
+@_inv.jvp
+def _inv_jvp(tangents, y, a):
+    # d(A^-1) = -A^-1 dA A^-1
+    return _unary.negative(_linalg.matmul(_linalg.matmul(y, tangents[0]), y))
+
+
 def inv(input: TensorLike, adjoint: bool = False,
         name: str | None = None) -> Tensor:  # noqa: A002 - TensorFlow's name
     """Inverse of each square matrix in the last two axes.
@@ -113,6 +119,9 @@ def inv(input: TensorLike, adjoint: bool = False,
 @primitive("MatrixDeterminant")
 def _det(a):
     return np.asarray(np.linalg.det(a))
+
+
+_det.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_det.gradient
@@ -294,6 +303,9 @@ def _solve(a, b, adjoint):
                    "is singular")
 
 
+_solve.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_solve.gradient
 def _solve_grad(dy, x, a, b, needs, adjoint):
     db = execute(_solve, (a, dy), {"adjoint": not adjoint})
@@ -343,6 +355,9 @@ def _triangular_solve(a, b, lower, adjoint):
                    "a zero on its diagonal")
 
 
+_triangular_solve.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_triangular_solve.gradient
 def _triangular_solve_grad(dy, x, a, b, needs, lower, adjoint):
     db = execute(_triangular_solve, (a, dy), {"lower": lower, "adjoint": not adjoint})
@@ -390,6 +405,9 @@ def _cholesky(a):
     return _lapack(lambda: np.linalg.cholesky(a),
                    "Cholesky decomposition was not successful. The input might not be valid: "
                    f"a matrix of the batch of shape {a.shape} is not positive definite")
+
+
+_cholesky.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_cholesky.gradient

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.core.tensor import Tensor
 from eagerflow.ops import array_ops as _array
@@ -52,6 +52,9 @@ def _einsum(*operands, equation):
     # search costs tens of microseconds, more than a tiny einsum itself.
     big = len(operands) > 1 and sum(op.size for op in operands) > 4096
     return np.asarray(np.einsum(equation, *operands, optimize=big))
+
+
+_einsum.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_einsum.gradient

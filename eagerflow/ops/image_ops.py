@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors
+from eagerflow.core import context, dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import einsum_ops as _einsum
@@ -628,6 +628,9 @@ def _transform(images, transforms, output_shape, interpolation, fill_mode, fill_
     return out.astype(images.dtype, copy=False)
 
 
+_transform.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_transform.gradient
 def _transform_grad(dy, out, images, transforms, output_shape, interpolation, fill_mode,
                     fill_value):
@@ -653,6 +656,9 @@ def _transform_grad_op(dy, transforms, image_shape, interpolation, fill_mode):
         for channel in range(channels):
             grad[:, channel] += np.bincount(where, scaled[:, channel], batch * height * width)
     return grad.reshape(image_shape).astype(dy.dtype)
+
+
+_transform_grad_op.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_transform_grad_op.gradient

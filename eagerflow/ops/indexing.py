@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors
+from eagerflow.core import context, dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -74,6 +74,9 @@ def _gather(params, indices, axis, batch_dims):
     return result.reshape(indices.shape + params.shape[axis + 1:])
 
 
+_gather.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_gather.gradient
 def _gather_grad(dy, out, params, indices, axis, batch_dims):
     grad = execute(_gather_grad_op, (dy, indices),
@@ -108,6 +111,9 @@ def _gather_grad_op(dy, indices, shape, axis, batch_dims):
     result = np.zeros((batch * n,) + shape[axis + 1:], dy.dtype)
     np.add.at(result, flat_indices, dy.reshape(flat_indices.shape + shape[axis + 1:]))
     return result.reshape(shape)
+
+
+_gather_grad_op.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_gather_grad_op.gradient
@@ -184,6 +190,9 @@ def _gather_nd(params, indices):
     return params[_nd_coordinates(indices, params.shape, "GatherNd")]
 
 
+_gather_nd.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_gather_nd.gradient
 def _gather_nd_grad(dy, out, params, indices):
     return scatter_nd(indices, dy, params.shape), None
@@ -216,6 +225,9 @@ def _scatter_nd(indices, updates, shape):
     result = np.zeros(shape, updates.dtype)
     np.add.at(result, _nd_coordinates(indices, shape, "ScatterNd"), updates)
     return result
+
+
+_scatter_nd.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_scatter_nd.gradient
@@ -378,6 +390,12 @@ def _pad(x, paddings, constant_values):
     return np.pad(x, paddings, constant_values=constant_values)
 
 
+@_pad.jvp
+def _pad_jvp(tangents, out, x, paddings, constant_values):
+    # affine in x: the padding value is a constant, so the tangent is padded with zeros
+    return execute(_pad, (tangents[0],), {"paddings": paddings, "constant_values": 0})
+
+
 @_pad.gradient
 def _pad_grad(dy, out, x, paddings, constant_values):
     # Stops counted from the end: a traced input may have unknown sizes (batch None).
@@ -393,6 +411,9 @@ def _mirror_index(n: int, lo: int, hi: int, mode: str) -> np.ndarray:
 def _mirror_pad(x, paddings, mode):
     _charge_padded("MirrorPad", x, paddings)
     return np.pad(x, paddings, mode=mode)
+
+
+_mirror_pad.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_mirror_pad.gradient
@@ -413,6 +434,9 @@ def _mirror_pad_grad_op(dy, paddings, mode):
         np.add.at(folded, _mirror_index(n, lo, hi, mode), moved)
         result = np.moveaxis(folded, 0, axis)
     return result
+
+
+_mirror_pad_grad_op.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_mirror_pad_grad_op.gradient

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import logic as _logic
@@ -54,6 +54,9 @@ def _matmul(a, b, transpose_a=False, transpose_b=False):
             f"Matrix size-incompatible: In[0]: {list(a.shape)}, In[1]: {list(b.shape)}"
         )
     return out
+
+
+_matmul.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_matmul.gradient

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops.logic import (
     greater,
@@ -38,6 +38,9 @@ from eagerflow.ops.unary import (
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward: no
 # Python frame between the dispatcher and NumPy (~70 ns per op).
 _add = primitive("AddV2", elementwise=True, neutral={0: 0, 1: 0})(np.add)
+
+
+_add.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_add.gradient
@@ -95,6 +98,9 @@ def add_n(inputs: list, name: str | None = None) -> Tensor:
 _sub = primitive("Sub", elementwise=True, neutral={1: 0})(np.subtract)
 
 
+_sub.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_sub.gradient
 def _sub_grad(dy, out, x, y):
     return dy, negative(dy)
@@ -114,6 +120,9 @@ def subtract(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 _mul = primitive("Mul", elementwise=True, neutral={0: 1, 1: 1})(np.multiply)
 
 
+_mul.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_mul.gradient
 def _mul_grad(dy, out, x, y, needs):
     return (multiply(dy, y) if needs[0] else None), (multiply(dy, x) if needs[1] else None)
@@ -131,6 +140,9 @@ def multiply(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
 
 _div = primitive("RealDiv", elementwise=True, neutral={1: 1})(np.true_divide)
+
+
+_div.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_div.gradient
@@ -191,6 +203,9 @@ def _mod(x, y, out=None):
     return np.mod(x, y, out=out)
 
 
+_mod.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_mod.gradient
 def _mod_grad(dy, out, x, y, needs):
     # x mod y = x - floor(x / y) * y
@@ -214,6 +229,9 @@ def mod(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
 
 _pow = primitive("Pow", elementwise=True, neutral={1: 1})(np.power)
+
+
+_pow.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_pow.gradient
@@ -245,6 +263,9 @@ def _squared_difference(x, y):
     return np.multiply(d, d, out=d if isinstance(d, np.ndarray) else None)
 
 
+_squared_difference.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_squared_difference.gradient
 def _squared_difference_grad(dy, out, x, y):
     g = multiply(multiply(dy, 2.0), subtract(x, y))
@@ -263,6 +284,9 @@ def squared_difference(x: TensorLike, y: TensorLike, name: str | None = None) ->
 
 
 _maximum = primitive("Maximum", elementwise=True)(np.maximum)
+
+
+_maximum.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_maximum.gradient
@@ -294,6 +318,9 @@ def maximum(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
 
 _minimum = primitive("Minimum", elementwise=True)(np.minimum)
+
+
+_minimum.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_minimum.gradient
@@ -336,6 +363,9 @@ def _cast(x, dtype):
     return x.astype(dtype)
 
 
+_cast.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_cast.gradient
 def _cast_grad(dy, out, x, dtype):
     if x.dtype.kind in "fc" and dtype.kind in "fc":
@@ -357,6 +387,9 @@ def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
 @primitive("SelectV2", fresh=True)
 def _select(condition, x, y):
     return np.where(condition, x, y)
+
+
+_select.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_select.gradient

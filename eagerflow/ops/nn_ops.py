@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core import logits as logits_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
@@ -40,6 +40,9 @@ def _relu(x):
         return np.maximum(x, 0)
     # Pooled output memory: a fresh 6 MB array costs ~2.5 ms of page faults (scratch.py).
     return extrema.maximum(x, 0, out=scratch.empty(x.shape, x.dtype))
+
+
+_relu.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_relu.gradient
@@ -93,6 +96,12 @@ def _softmax_grad(dy, out, x, axis):
     return _math.multiply(out, _math.subtract(dy, inner))
 
 
+@_softmax.jvp
+def _softmax_jvp(tangents, out, x, axis):
+    # dy = y * (dx - sum(y * dx)): the Jacobian is symmetric, so the gradient formula
+    return _softmax_grad(tangents[0], out, x, axis)
+
+
 def softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
     """Softmax along `axis`: ``exp(x) / sum(exp(x))``, stable for any logit magnitude.
 
@@ -132,6 +141,14 @@ def _log_softmax_grad(dy, out, x, axis):
     # dx = dy - softmax(x) * sum(dy)
     total = _reduce.reduce_sum(dy, axis, keepdims=True)
     return _math.subtract(dy, _math.multiply(_unary.exp(out), total))
+
+
+@_log_softmax.jvp
+def _log_softmax_jvp(tangents, out, x, axis):
+    # dy = dx - sum(softmax(x) * dx)
+    dx = tangents[0]
+    inner = _reduce.reduce_sum(_math.multiply(_unary.exp(out), dx), axis, keepdims=True)
+    return _math.subtract(dx, inner)
 
 
 def log_softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
@@ -182,6 +199,9 @@ def _bias_add(x, bias, channel_axis, out=None):
     return np.add(x, bias.reshape(shape), out=out)
 
 
+_bias_add.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_bias_add.gradient
 def _bias_add_grad(dy, out, x, bias, channel_axis):
     return dy, execute(_bias_add_backprop, (dy,), {"channel_axis": channel_axis})
@@ -194,6 +214,9 @@ def _bias_add_backprop(dy, channel_axis):
     if rows is not None:
         return np.add.reduce(rows, axis=0).reshape(dy.shape[-2], -1).sum(axis=0)
     return np.add.reduce(dy, axis=tuple(i for i in range(dy.ndim) if i != channel_axis))
+
+
+_bias_add_backprop.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_bias_add_backprop.gradient
@@ -255,6 +278,9 @@ def _dropout(x, noise, rate):
     np.multiply(x, noise >= rate, out=out)
     out *= 1.0 / (1.0 - rate)
     return out
+
+
+_dropout.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
 
 
 @_dropout.gradient

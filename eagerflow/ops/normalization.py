@@ -102,6 +102,16 @@ def _moments_grad(dys, outs, x, axes):
     return _math.add(spread, _math.divide(dmean, count))
 
 
+@_moments.jvp
+def _moments_jvp(tangents, outs, x, axes):
+    # d mean = mean(dx); d var = mean(2 (x - mean) dx) (the mean's own change averages out)
+    dx = tangents[0]
+    centered = _math.subtract(x, outs[0])
+    return (_reduce.reduce_mean(dx, list(axes), keepdims=True),
+            _reduce.reduce_mean(_math.multiply(_math.multiply(centered, 2.0), dx), list(axes),
+                                keepdims=True))
+
+
 def batch_normalization(x: TensorLike, mean: TensorLike, variance: Any, offset: Any, scale: Any,
                         variance_epsilon: Any, name: str | None = None) -> Tensor:
     """Normalises `x` with the given statistics: ``scale * (x - mean) / sqrt(var + eps) + offset``.

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, errors
+from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import reduce as _reduce
@@ -123,6 +123,9 @@ for _consumer in ("MaxPoolGrad", "MaxPoolGradGrad"):  # inputs (x, y, ...): keye
                lambda node: node.outputs[0], _same_pool)
 
 
+_max_pool.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_max_pool.gradient
 def _max_pool_grad(dy, y, x, ksize, strides, pads):
     return execute(_max_pool_backprop, (x, y, dy),
@@ -159,6 +162,9 @@ def _max_pool_backprop(x, y, dy, ksize, strides, pads):
     return _crop(grad, pads, x.shape[1:3])
 
 
+_max_pool_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
 @_max_pool_backprop.gradient
 def _max_pool_backprop_grad(ddx, out, x, y, dy, ksize, strides, pads):
     # The routing is piecewise constant in x (and y): only dy carries a gradient.
@@ -174,6 +180,9 @@ def _max_pool_backprop_grad_op(x, y, ddx, ksize, strides, pads):
     for k, index in enumerate(_offsets(ksize, strides, y.shape[1:3])):
         result += ddxp[index] * (winners == k)
     return result
+
+
+_max_pool_backprop_grad_op.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_max_pool_backprop_grad_op.gradient
@@ -208,6 +217,9 @@ def _avg_pool(x, ksize, strides, pads):
     return out
 
 
+_avg_pool.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_avg_pool.gradient
 def _avg_pool_grad(dy, y, x, ksize, strides, pads):
     return execute(_avg_pool_backprop, (dy,), {"input_shape": x.shape, "ksize": ksize,
@@ -225,6 +237,9 @@ def _avg_pool_backprop(dy, input_shape, ksize, strides, pads):
     for index in _offsets(ksize, strides, dy.shape[1:3]):
         grad[index] += scaled
     return _crop(grad, pads, (h, w))
+
+
+_avg_pool_backprop.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_avg_pool_backprop.gradient

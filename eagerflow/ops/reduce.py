@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors
+from eagerflow.core import dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -98,6 +98,9 @@ def _sum(x, axis=None, keepdims=False):
     return _add_reduce(x, axis, dtype, None, keepdims)  # type: ignore[call-overload]
 
 
+_sum.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_sum.gradient
 def _sum_grad(dy, out, x, axis=None, keepdims=False):
     return _spread(dy, x, axis, keepdims)
@@ -123,6 +126,9 @@ def _mean(x, axis=None, keepdims=False):
         total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
         return (total // builtins.max(_count(x.shape, axis), 1)).astype(x.dtype)
     return np.mean(x, axis=axis, keepdims=keepdims)
+
+
+_mean.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
 
 
 @_mean.gradient
@@ -172,6 +178,7 @@ def _max(x, axis, keepdims):
 
 
 _max.gradient(_extreme_grad)
+_max.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule (ties share it)
 
 
 def reduce_max(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
@@ -193,6 +200,7 @@ def _min(x, axis, keepdims):
 
 
 _min.gradient(_extreme_grad)
+_min.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule (ties share it)
 
 
 def reduce_min(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
@@ -211,6 +219,9 @@ def reduce_min(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool =
 def _prod(x, axis, keepdims):
     dtype = x.dtype if x.dtype.kind != "b" else np.dtype(np.int32)
     return np.multiply.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+_prod.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_prod.gradient
@@ -257,6 +268,14 @@ def _logsumexp(x, axis, keepdims):
 def _logsumexp_grad(dy, out, x, axis, keepdims):
     y = out if keepdims else _array.reshape(out, _kept_shape(x.shape, axis))
     return _math.multiply(_spread(dy, x, axis, keepdims), _unary.exp(_math.subtract(x, y)))
+
+
+@_logsumexp.jvp
+def _logsumexp_jvp(tangents, out, x, axis, keepdims):
+    # d logsumexp(x) = sum(softmax(x) * dx) over axis
+    y = out if keepdims else _array.reshape(out, _kept_shape(x.shape, axis))
+    weighted = _math.multiply(tangents[0], _unary.exp(_math.subtract(x, y)))
+    return reduce_sum(weighted, None if axis is None else list(axis), keepdims=keepdims)
 
 
 def reduce_logsumexp(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool = False,
@@ -416,6 +435,9 @@ def _cumsum(x, axis, exclusive, reverse):
     return _scan(np.cumsum, x, axis, exclusive, reverse, 0)
 
 
+_cumsum.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
+
+
 @_cumsum.gradient
 def _cumsum_grad(dy, out, x, axis, exclusive, reverse):
     return cumsum(dy, axis, exclusive=exclusive, reverse=not reverse)
@@ -439,6 +461,9 @@ def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool 
 @primitive("Cumprod", fresh=True)
 def _cumprod(x, axis, exclusive, reverse):
     return _scan(np.cumprod, x, axis, exclusive, reverse, 1)
+
+
+_cumprod.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_cumprod.gradient
@@ -468,6 +493,9 @@ def cumprod(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool
 def _top_k(x, k, sorted):  # noqa: A002 - TensorFlow's attribute name
     order = np.argsort(-x if x.dtype.kind != "b" else ~x, axis=-1, kind="stable")[..., :k]
     return np.take_along_axis(x, order, axis=-1), order.astype(np.int32)
+
+
+_top_k.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
 
 
 @_top_k.gradient

@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import unary as _unary
@@ -146,6 +146,9 @@ def _erf(x):
     return erf_array(x)
 
 
+_erf.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_erf.gradient
 def _erf_grad(dy, out, x):
     # d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2)
@@ -181,6 +184,9 @@ def _softplus(x):
     out = np.log1p(np.exp(-np.abs(x)))
     out += np.maximum(x, 0)
     return out
+
+
+_softplus.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_softplus.gradient

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import logits, tensor
+from eagerflow.core import forwardprop, logits, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
@@ -25,6 +25,9 @@ _Tensor = tensor.Tensor
 # Ops whose forward is exactly one NumPy ufunc use the ufunc itself as the forward (see
 # `ops/math.py`).
 _neg = primitive("Neg", elementwise=True, involution=True)(np.negative)
+
+
+_neg.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_neg.gradient
@@ -44,6 +47,9 @@ def negative(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _abs = primitive("Abs", elementwise=True)(np.abs)
+
+
+_abs.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_abs.gradient
@@ -67,6 +73,9 @@ def _sign(x):
     return np.sign(x)
 
 
+_sign.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_sign.gradient
 def _sign_grad(dy, out, x):
     return _creation.zeros_like(x)  # piecewise constant: zero almost everywhere, like TensorFlow
@@ -84,6 +93,9 @@ def sign(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _exp = primitive("Exp", elementwise=True)(np.exp)
+
+
+_exp.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_exp.gradient
@@ -107,6 +119,9 @@ def _expm1(x):
     return np.expm1(x)
 
 
+_expm1.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_expm1.gradient
 def _expm1_grad(dy, out, x):
     return _math.multiply(dy, _math.add(out, 1))  # d/dx (e^x - 1) = e^x
@@ -124,6 +139,9 @@ def expm1(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _log = primitive("Log", elementwise=True)(np.log)
+
+
+_log.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_log.gradient
@@ -147,6 +165,9 @@ def _log1p(x):
     return np.log1p(x)
 
 
+_log1p.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_log1p.gradient
 def _log1p_grad(dy, out, x):
     return _math.divide(dy, _math.add(x, 1))
@@ -164,6 +185,9 @@ def log1p(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _sqrt = primitive("Sqrt", elementwise=True)(np.sqrt)
+
+
+_sqrt.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_sqrt.gradient
@@ -185,6 +209,9 @@ def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
 @primitive("Rsqrt", fresh=True)
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
+
+
+_rsqrt.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_rsqrt.gradient
@@ -209,6 +236,9 @@ def _reciprocal(x):
     return np.reciprocal(x)
 
 
+_reciprocal.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_reciprocal.gradient
 def _reciprocal_grad(dy, out, x):
     return negative(_math.multiply(dy, square(out)))  # d/dx 1/x = -1/x^2
@@ -226,6 +256,9 @@ def reciprocal(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _square = primitive("Square", elementwise=True)(np.square)
+
+
+_square.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_square.gradient
@@ -249,6 +282,9 @@ def _sin(x):
     return np.sin(x)
 
 
+_sin.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_sin.gradient
 def _sin_grad(dy, out, x):
     return _math.multiply(dy, cos(x))
@@ -268,6 +304,9 @@ def sin(x: TensorLike, name: str | None = None) -> Tensor:
 @primitive("Cos", elementwise=True, ufunc=np.cos)
 def _cos(x):
     return np.cos(x)
+
+
+_cos.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_cos.gradient
@@ -291,6 +330,9 @@ def _tan(x):
     return np.tan(x)
 
 
+_tan.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
 @_tan.gradient
 def _tan_grad(dy, out, x):
     return _math.multiply(dy, _math.add(square(out), 1))  # d/dx tan = 1 + tan^2
@@ -308,6 +350,9 @@ def tan(x: TensorLike, name: str | None = None) -> Tensor:
 
 
 _tanh = primitive("Tanh", elementwise=True)(np.tanh)
+
+
+_tanh.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_tanh.gradient
@@ -336,6 +381,9 @@ def _sigmoid(x):
     r = 1 / (1 + e)
     np.multiply(e, r, out=r, where=flat < 0)
     return r.reshape(x.shape)
+
+
+_sigmoid.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
 
 
 @_sigmoid.gradient

@@ -198,6 +198,7 @@ class Checkpoint(trackable.Trackable):
 
     _objects: dict[str, Any]
     _save_counter: variable.Variable
+    _root: Any
 
     def __setattr__(self, name, value):
         # Objects assigned later (``ckpt.listed = [layer, ...]``) are saved and restored

@@ -22,7 +22,7 @@ Examples:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from eagerflow.core import errors, trackable, variable
@@ -138,7 +138,7 @@ def _is_node(value) -> bool:
     return isinstance(value, (trackable.Trackable, variable.Variable, list, tuple, dict))
 
 
-def walk(roots: dict, exclude=()) -> ObjectGraph:
+def walk(roots: Mapping, exclude=()) -> ObjectGraph:
     """Walks the object graph from the named `roots` (breadth-first, in order).
 
     Args:

@@ -117,7 +117,7 @@ class CheckpointLoadStatus:
         True
     """
 
-    def __init__(self, save_path: str | os.PathLike[str], roots: dict, exclude: Any = (),
+    def __init__(self, save_path: str | os.PathLike[str], roots: Mapping, exclude: Any = (),
                  entries: Any = None, optional: Any = (), skip_mismatch: bool = False) -> None:
         self.save_path = None if save_path is None else os.fspath(save_path)
         # A live mapping (a Checkpoint's roots) stays live: objects attached later are found.

@@ -321,3 +321,28 @@ def test_a_converted_function_can_call_itself():
     assert recursive_fn(3) == 1 and traces == [3, 2, 1]
     with pytest.raises(RecursionError):  # a tensor bound never ends the tracing
         recursive_fn(ef.constant(3))
+
+
+def test_a_return_ending_a_with_block_is_converted():
+    @ef.function
+    def f(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+            return y + 1.0
+        return x  # dead code, as in Python
+
+    assert float(f(ef.constant(3.0))) == 10.0
+
+
+def test_a_return_inside_a_branch_of_a_with_block_is_refused():
+    @ef.function
+    def f(x):
+        with ef.GradientTape():
+            if x > 0:
+                return x
+            y = -x
+        return y
+
+    with pytest.raises(autograph.ConversionError, match="inside a `with` or `try` block"):
+        f(ef.constant(1.0))

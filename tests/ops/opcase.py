@@ -1,4 +1,5 @@
-"""One-row-per-op test tables: forward against NumPy, gradients against finite differences.
+"""One-row-per-op test tables: forward against NumPy, gradients and JVPs against finite
+differences.
 
 Each op test module defines ``CASES = [OpCase(...), ...]`` and calls ``parametrize(CASES)``
 for its forward and gradient tests. `test_coverage.py` runs every case under a tape and
@@ -21,7 +22,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import nest
-from eagerflow.testing import check_gradients
+from eagerflow.testing import check_gradients, check_jvp
 
 
 @dataclasses.dataclass
@@ -103,6 +104,14 @@ def check_gradient(case: OpCase) -> None:
     rtol, atol = case.grad_tol
     check_gradients(case.fn, *case.make_inputs(np.float64), order=case.order, rtol=rtol,
                     atol=atol)
+
+
+def check_forward_mode(case: OpCase) -> None:
+    """The row's JVPs (forward mode) against finite differences, to the same order."""
+    if case.order == 0:
+        pytest.skip("not differentiable")
+    rtol, atol = case.grad_tol
+    check_jvp(case.fn, *case.make_inputs(np.float64), order=case.order, rtol=rtol, atol=atol)
 
 
 def gradient(f, value) -> np.ndarray:

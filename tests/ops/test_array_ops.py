@@ -10,6 +10,7 @@ import eagerflow as ef
 from tests.ops.opcase import (
     OpCase,
     check_forward,
+    check_forward_mode,
     check_gradient,
     gradient,
     parametrize,
@@ -127,6 +128,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 # Multi-output ops that happen to return a single output keep tuple gradients.

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import eagerflow as ef
 from eagerflow.ops import conv_ops as conv
 from eagerflow.ops.kernels import windows
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 
 # -- loop references (slow, obviously right) ----------------------------------------------
@@ -145,6 +145,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 # -- output shapes: TensorFlow's formulas, worked out by hand -------------------------------

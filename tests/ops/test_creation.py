@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 CASES = [
     OpCase("fill", lambda v: ef.fill([2, 3], v), lambda v: np.full((2, 3), v), shapes=[()]),
@@ -22,6 +22,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_zeros_ones_eye_fill():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 
 def np_log_softmax(z, axis=-1):
@@ -51,6 +51,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def _loss_and_grad(fn, labels, logits):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 _rng = np.random.default_rng(4)
 _A = _rng.uniform(-1, 1, size=(2, 3, 3)) + 3 * np.eye(3)  # well-conditioned batch
@@ -60,6 +60,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_cholesky_reads_only_the_lower_triangle_and_its_gradient_is_symmetric():

@@ -7,7 +7,14 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize, squared
+from tests.ops.opcase import (
+    OpCase,
+    check_forward,
+    check_forward_mode,
+    check_gradient,
+    parametrize,
+    squared,
+)
 
 # -- NumPy transcriptions (one output pixel at a time, as the C++ kernels loop) ------------
 
@@ -168,6 +175,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 # -- values recorded from TensorFlow 2.21 ---------------------------------------------------

@@ -12,6 +12,7 @@ from eagerflow.ops import indexing
 from tests.ops.opcase import (
     OpCase,
     check_forward,
+    check_forward_mode,
     check_gradient,
     gradient,
     parametrize,
@@ -103,6 +104,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_gather_gradient_accumulates_repeated_indices():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 _E = ef.errors.InvalidArgumentError
 
@@ -106,6 +106,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_seed_example_repr():

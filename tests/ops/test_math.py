@@ -12,6 +12,7 @@ from eagerflow.ops import math as math_ops
 from tests.ops.opcase import (
     OpCase,
     check_forward,
+    check_forward_mode,
     check_gradient,
     parametrize,
     squared,
@@ -109,6 +110,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 # -- gradient conventions -----------------------------------------------------------------

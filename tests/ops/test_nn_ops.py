@@ -6,7 +6,7 @@ import pytest
 import eagerflow as ef
 from eagerflow.core.dispatch import execute
 from eagerflow.ops import nn_ops
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 
 def np_softmax(x, axis=-1):
@@ -69,6 +69,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_one_hot_of_labels():

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 
 def np_batch_norm(x, mean, variance, offset, scale, eps=1e-3):
@@ -39,6 +39,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_moments_then_batch_normalization_standardises():

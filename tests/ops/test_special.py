@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import eagerflow as ef
 from eagerflow.ops import special
-from tests.ops.opcase import OpCase, check_forward, check_gradient, parametrize
+from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 _erf = np.vectorize(math.erf, otypes=[float])
 
@@ -31,6 +31,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_erf_is_within_two_ulp_of_math_erf():

@@ -6,6 +6,7 @@ import eagerflow as ef
 from tests.ops.opcase import (
     OpCase,
     check_forward,
+    check_forward_mode,
     check_gradient,
     gradient,
     parametrize,
@@ -56,6 +57,11 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@parametrize(CASES)
+def test_jvp(case):
+    check_forward_mode(case)
 
 
 def test_abs_and_sign_at_zero():
