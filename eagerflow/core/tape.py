@@ -160,7 +160,8 @@ class GradientTape:
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._entered:
-            raise RuntimeError("This GradientTape is already recording; tapes do not re-enter.")
+            # ValueError, as TensorFlow raises ("Tape is still recording").
+            raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
         self._start()
         return self
@@ -222,7 +223,7 @@ class GradientTape:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
-            TypeError: for anything that is not a Tensor or Variable.
+            ValueError: for anything that is not a Tensor or Variable (TensorFlow's class).
         """
         for item in nest.flatten(tensor):
             if _is_variable(item):
@@ -231,7 +232,7 @@ class GradientTape:
                     notify_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
-                raise TypeError(
+                raise ValueError(
                     f"GradientTape.watch() expects Tensors or Variables, got "
                     f"{type(item).__name__}: {item!r}. Convert it first: x = ef.constant(x)."
                 )
@@ -246,8 +247,9 @@ class GradientTape:
             self._watched[id(item)] = item
 
     def watched_variables(self) -> tuple:
-        """The variables this tape watched (explicitly or because they were read), in order."""
-        return tuple(self._watched_vars.values())
+        """The variables this tape watched (explicitly or because they were read), in the
+        order they were created, as TensorFlow lists them."""
+        return tuple(sorted(self._watched_vars.values(), key=lambda v: v._creation_index))
 
     # -- gradients ----------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:

@@ -18,6 +18,7 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
 import sys
 from typing import Any
 
@@ -27,6 +28,9 @@ from eagerflow.core import context, dtypes, errors, tensor
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
+# Creation order: tapes list the variables they watched in this order, as TensorFlow does
+# (its tape keeps watched variables sorted by their unique id).
+_creation_counter = itertools.count()
 
 
 class Variable(tensor._Operators):
@@ -84,6 +88,7 @@ class Variable(tensor._Operators):
         self._name = context.current_name_scope() + (name if name is not None else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
+        self._creation_index = next(_creation_counter)
         context.thread.variables_made = getattr(context.thread, "variables_made", 0) + 1
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(self, variable=True)
