@@ -454,18 +454,30 @@ class GradientTape:
 
         Returns:
             A tensor of shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
+
+        Raises:
+            InvalidArgumentError: (a ValueError, as TensorFlow raises) if `target` or
+                `source` has rank below 2 or their first dimensions differ.
         """
         del parallel_iterations, experimental_use_pfor
         self._check_usable("batch_jacobian")
         unconnected = _check_unconnected(unconnected_gradients)
         target = _target_tensor(target)
-        if target.ndim < 1 or len(source.shape) < 1 or target.shape[0] != source.shape[0]:
+        for name, value in (("target", target), ("source", source)):
+            if len(value.shape) < 2:  # TensorFlow refuses rank 1 too: no per-row part
+                raise errors.InvalidArgumentError(
+                    f"batch_jacobian needs a {name} of rank at least 2 (batch, ...), got "
+                    f"shape {tuple(value.shape)}; use `jacobian` for a {name} without a "
+                    "batch dimension"
+                )
+        if target.shape[0] != source.shape[0]:
             raise errors.InvalidArgumentError(
                 f"batch_jacobian needs target and source with the same leading (batch) "
                 f"dimension, got shapes {target.shape} and {tuple(source.shape)}"
             )
         batch = target.shape[0]
-        inner = int(target._value[0].size) if batch else 0
+        # From the static shape, so it also works while ef.function traces.
+        inner = int(np.prod(target.shape[1:], dtype=np.int64)) if batch else 0
         rows = []
         try:
             for j in range(inner):
