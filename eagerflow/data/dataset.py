@@ -283,13 +283,17 @@ class Dataset(abc.ABC):
 
         Args:
             generator: a callable returning an iterable (a generator function).
-            output_types, output_shapes: not supported; use `output_signature`.
+            output_types: TensorFlow's older form of the signature: a structure of dtypes
+                (use it or `output_signature`, not both).
+            output_shapes: with `output_types`, the matching structure of shapes (lists
+                of ints and None); a component without one has an unknown shape.
             args: a tuple of arguments for `generator`.
             output_signature: the structure of `ef.TensorSpec` every element must match.
                 Python numbers are converted to the spec's dtype; arrays must have it
                 (or a dtype that converts without loss).
 
         Raises:
+            TypeError: without a signature, or with both forms of it.
             InvalidArgumentError: (while iterating) for an element that does not match
                 the signature, naming its index, shape and dtype.
 
@@ -301,13 +305,23 @@ class Dataset(abc.ABC):
             ...     gen, output_signature=ef.TensorSpec([None], ef.float32))
             >>> [t.numpy().tolist() for t in ds]
             [[1.0, 2.0], [3.0]]
+            >>> ef.data.Dataset.from_generator(gen, output_types=ef.float32,
+            ...                                output_shapes=[None]).element_spec
+            TensorSpec(shape=(None,), dtype=float32, name=None)
         """
         from eagerflow.data import sources
-        if output_types is not None or output_shapes is not None:
+        if output_types is not None and output_signature is not None:
             raise TypeError(
-                "from_generator: `output_types`/`output_shapes` are not supported; pass "
-                "`output_signature=` a structure of ef.TensorSpec instead"
+                "from_generator: pass `output_signature`, or the older `output_types` (with "
+                "optional `output_shapes`), not both."
             )
+        if output_shapes is not None and output_types is None:
+            raise TypeError(
+                "from_generator: `output_shapes` needs `output_types` (or use "
+                "`output_signature=` a structure of ef.TensorSpec)."
+            )
+        if output_types is not None:
+            output_signature = sources.signature_from_types(output_types, output_shapes)
         return sources.GeneratorDataset(generator, output_signature, args)
 
     @staticmethod
