@@ -66,7 +66,8 @@ def int_argument(value, name: str, minimum: int, special=()) -> int:
     """Validates an integer argument (Tensors and NumPy ints accepted).
 
     Raises:
-        InvalidArgumentError: if `value` is not an int >= `minimum` nor in `special`.
+        TypeError: if `value` is not an integer (tf.data's class for a wrong type).
+        InvalidArgumentError: if `value` is an int below `minimum` and not in `special`.
 
     Examples:
         >>> import numpy as np
@@ -79,7 +80,7 @@ def int_argument(value, name: str, minimum: int, special=()) -> int:
         number = None
     if number is None or (number < minimum and number not in special):
         allowed = f" or one of {list(special)}" if special else ""
-        raise errors.InvalidArgumentError(
+        raise (TypeError if number is None else errors.InvalidArgumentError)(
             f"`{name}` must be an int >= {minimum}{allowed}. Received: {name}={value!r}"
         )
     return number
@@ -203,7 +204,8 @@ class Dataset(abc.ABC):
             The final state, as tensors.
 
         Raises:
-            InvalidArgumentError: if `reduce_func` changes the state's structure or dtype.
+            InvalidArgumentError: if `reduce_func` changes the state's structure.
+            TypeError: if it keeps the structure but changes a dtype (as tf.data).
 
         Examples:
             >>> import eagerflow as ef, numpy as np
@@ -211,14 +213,18 @@ class Dataset(abc.ABC):
             >>> int(ds.reduce(np.int64(0), lambda total, x: total + x))
             10
         """
-        state = structure.from_user(initial_state, "reduce: initial_state")
+        state = initial = structure.from_user(initial_state, "reduce: initial_state")
         expected = structure.signature(state)
         with closing(self._elements()) as elements:
             for index, element in enumerate(elements):
                 result = reduce_func(structure.to_tensors(state), structure.to_tensors(element))
                 state = structure.from_function(result, f"reduce_func at element {index}")
                 if structure.signature(state) != expected:
-                    raise errors.InvalidArgumentError(
+                    # Same structure, other dtypes: TypeError, as tf.data raises; another
+                    # structure: InvalidArgumentError (a ValueError), as tf.data raises.
+                    same_structure = (structure.leaf_paths(state)
+                                      == structure.leaf_paths(initial))
+                    raise (TypeError if same_structure else errors.InvalidArgumentError)(
                         f"reduce_func returned {structure.describe(state)} at element {index}, "
                         f"but the state must keep the structure and dtypes of the initial "
                         f"state"

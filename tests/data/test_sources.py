@@ -190,7 +190,7 @@ def test_range_argument_errors():
         Dataset.range()
     with pytest.raises(errors.InvalidArgumentError, match="`step` must not be zero"):
         Dataset.range(0, 5, 0)
-    with pytest.raises(errors.InvalidArgumentError, match="`range argument` must be an int"):
+    with pytest.raises(TypeError, match="`range argument` must be an int"):
         Dataset.range(2.5)
 
 
