@@ -104,10 +104,8 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
 
 def _check_returned(value, f) -> None:
     if value is None:
-        raise ValueError(
-            f"Cannot differentiate {getattr(f, '__name__', f)}: it returned None; did you "
-            "forget a `return`?"
-        )
+        name = getattr(f, "__name__", f)
+        raise ValueError(f"Cannot differentiate {name}: it returned None; a missing `return`?")
 
 
 def gradients_function(f: Callable, params: Sequence[int | str] | None = None,

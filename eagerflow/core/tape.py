@@ -160,7 +160,6 @@ class GradientTape:
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._entered:
-            # ValueError, as TensorFlow raises ("Tape is still recording").
             raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
         self._start()
@@ -247,8 +246,7 @@ class GradientTape:
             self._watched[id(item)] = item
 
     def watched_variables(self) -> tuple:
-        """The variables this tape watched (explicitly or because they were read), in the
-        order they were created, as TensorFlow lists them."""
+        """The variables this tape watched (explicitly or when read), in creation order (TF's)."""
         return tuple(sorted(self._watched_vars.values(), key=lambda v: v._creation_index))
 
     # -- gradients ----------------------------------------------------------------------
@@ -456,8 +454,7 @@ class GradientTape:
             A tensor of shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
 
         Raises:
-            InvalidArgumentError: (a ValueError, as TensorFlow raises) if `target` or
-                `source` has rank below 2 or their first dimensions differ.
+            InvalidArgumentError: (a ValueError, as in TF) for a rank below 2 or unequal batches.
         """
         del parallel_iterations, experimental_use_pfor
         self._check_usable("batch_jacobian")

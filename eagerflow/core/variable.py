@@ -28,8 +28,7 @@ from eagerflow.core import context, dtypes, errors, tensor
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
-# Creation order: tapes list the variables they watched in this order, as TensorFlow does
-# (its tape keeps watched variables sorted by their unique id).
+# Creation order: tapes list watched variables in it, as TensorFlow's (sorted by unique id).
 _creation_counter = itertools.count()
 
 
