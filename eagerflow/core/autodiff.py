@@ -94,13 +94,18 @@ def value_and_gradients_function(f: Callable, params: Sequence[int | str] | None
             for i in indices:
                 tape.watch(arguments[i])
             value = f(*arguments, **kwargs)
-        if value is None:
-            raise ValueError(f"Cannot differentiate {f.__name__}: it returned None")
+        _check_returned(value, f)
         return value, tape.gradient(value, [arguments[i] for i in indices],
                                     output_gradients=dy,
                                     unconnected_gradients=unconnected_gradients)
 
     return decorated
+
+
+def _check_returned(value, f) -> None:
+    if value is None:
+        name = getattr(f, "__name__", f)
+        raise ValueError(f"Cannot differentiate {name}: it returned None; a missing `return`?")
 
 
 def gradients_function(f: Callable, params: Sequence[int | str] | None = None,
@@ -148,6 +153,7 @@ def implicit_value_and_gradients(f: Callable) -> Callable:
     def decorated(*args, **kwargs):
         with tape_lib.GradientTape() as tape:
             value = f(*args, **kwargs)
+        _check_returned(value, f)
         variables = list(tape.watched_variables())
         if not variables:
             raise ValueError(

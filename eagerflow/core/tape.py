@@ -160,7 +160,7 @@ class GradientTape:
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._entered:
-            raise RuntimeError("This GradientTape is already recording; tapes do not re-enter.")
+            raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
         self._start()
         return self
@@ -222,7 +222,7 @@ class GradientTape:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
-            TypeError: for anything that is not a Tensor or Variable.
+            ValueError: for anything that is not a Tensor or Variable (TensorFlow's class).
         """
         for item in nest.flatten(tensor):
             if _is_variable(item):
@@ -231,7 +231,7 @@ class GradientTape:
                     notify_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
-                raise TypeError(
+                raise ValueError(
                     f"GradientTape.watch() expects Tensors or Variables, got "
                     f"{type(item).__name__}: {item!r}. Convert it first: x = ef.constant(x)."
                 )
@@ -246,8 +246,8 @@ class GradientTape:
             self._watched[id(item)] = item
 
     def watched_variables(self) -> tuple:
-        """The variables this tape watched (explicitly or because they were read), in order."""
-        return tuple(self._watched_vars.values())
+        """The variables this tape watched (explicitly or when read), in creation order (TF's)."""
+        return tuple(sorted(self._watched_vars.values(), key=lambda v: v._creation_index))
 
     # -- gradients ----------------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
@@ -452,18 +452,29 @@ class GradientTape:
 
         Returns:
             A tensor of shape ``(batch,) + target.shape[1:] + source.shape[1:]``.
+
+        Raises:
+            InvalidArgumentError: (a ValueError, as in TF) for a rank below 2 or unequal batches.
         """
         del parallel_iterations, experimental_use_pfor
         self._check_usable("batch_jacobian")
         unconnected = _check_unconnected(unconnected_gradients)
         target = _target_tensor(target)
-        if target.ndim < 1 or len(source.shape) < 1 or target.shape[0] != source.shape[0]:
+        for name, value in (("target", target), ("source", source)):
+            if len(value.shape) < 2:  # TensorFlow refuses rank 1 too: no per-row part
+                raise errors.InvalidArgumentError(
+                    f"batch_jacobian needs a {name} of rank at least 2 (batch, ...), got "
+                    f"shape {tuple(value.shape)}; use `jacobian` for a {name} without a "
+                    "batch dimension"
+                )
+        if target.shape[0] != source.shape[0]:
             raise errors.InvalidArgumentError(
                 f"batch_jacobian needs target and source with the same leading (batch) "
                 f"dimension, got shapes {target.shape} and {tuple(source.shape)}"
             )
         batch = target.shape[0]
-        inner = int(target._value[0].size) if batch else 0
+        # From the static shape, so it also works while ef.function traces.
+        inner = int(np.prod(target.shape[1:], dtype=np.int64)) if batch else 0
         rows = []
         try:
             for j in range(inner):

@@ -18,6 +18,7 @@ Examples:
 
 from __future__ import annotations
 
+import itertools
 import sys
 import threading
 import time
@@ -29,6 +30,8 @@ from eagerflow.core import context, dtypes, errors, tensor
 
 _flags = context.flags
 _getrefcount = sys.getrefcount
+# Creation order: tapes list watched variables in it, as TensorFlow's (sorted by unique id).
+_creation_counter = itertools.count()
 
 
 class Variable(tensor._Operators):
@@ -86,6 +89,7 @@ class Variable(tensor._Operators):
         self._name = context.current_name_scope() + (name if name is not None else "Variable")
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
+        self._creation_index = next(_creation_counter)
         context.thread.variables_made = getattr(context.thread, "variables_made", 0) + 1
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(self, variable=True)

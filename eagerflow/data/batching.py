@@ -172,6 +172,32 @@ class PaddedBatchDataset(_Batching):
         self._padded_shapes = padded_shapes
         self._padding_values = padding_values
         self._drop_remainder = bool(drop_remainder)
+        if input_dataset._has_static_spec():
+            self._check_static(input_dataset.element_spec)
+
+    def _check_static(self, spec):
+        """Refuses, when the dataset is built (as tf.data does), padded shapes and padding
+        values that cannot fit the input's static element spec."""
+        leaves = nest.flatten(spec)
+        paths = structure.leaf_paths(spec)
+        if self._padded_shapes is not None:
+            shapes = _leaf_values(spec, self._padded_shapes, "padded_shapes", [])
+            for leaf, shape, path in zip(leaves, shapes, paths, strict=True):
+                padded = _as_shape(shape, path)
+                if padded is None or leaf.shape is None:
+                    continue
+                if len(padded) != len(leaf.shape) or any(
+                        p is not None and d is not None and p < d
+                        for p, d in zip(padded, leaf.shape, strict=True)):
+                    raise errors.InvalidArgumentError(
+                        f"padded_batch: padded_shapes {padded}{_component(path)} is not "
+                        f"compatible with the element shape {tuple(leaf.shape)}: it needs the "
+                        "same rank and no dimension smaller than the element's"
+                    )
+        if self._padding_values is not None:
+            for leaf, path, value in zip(leaves, paths, self._plan(spec)[2], strict=True):
+                if value is not None:
+                    _check_padding_value(value, np.dtype(leaf.dtype), path)
 
     def _plan(self, example):
         """Per component: (target shape or None, padding value or None)."""
@@ -248,6 +274,8 @@ def _pad(column, path, padded_shape, padding_value, first_index):
                     f"{_component(path)}, larger than padded_shapes {padded_shape}"
                 )
     dtype = column[0].dtype
+    if padding_value is not None:
+        _check_padding_value(padding_value, dtype, path)
     if padding_value is None:
         fill: Any = b"" if dtype.kind == "O" else 0
     else:
@@ -269,11 +297,30 @@ def _pad(column, path, padded_shape, padding_value, first_index):
     return out
 
 
+def _check_padding_value(value, dtype: np.dtype, path) -> None:
+    """A padding value that has a dtype (a tensor or array) must have the component's, as
+    in tf.data (TypeError); Python numbers take the component's dtype."""
+    given = getattr(value, "dtype", None)
+    if given is not None and dtype.kind not in "SUO" and np.dtype(given) != dtype:
+        raise TypeError(
+            f"padded_batch: the padding value{_component(path)} has dtype "
+            f"{np.dtype(given).name}, but the component has dtype {dtype.name}; cast it "
+            f"(ef.cast(value, ef.{dtype.name})) or pass a Python number"
+        )
+    if tuple(np.shape(value)) != ():
+        raise errors.InvalidArgumentError(
+            f"padded_batch: padding values must be scalars, but the one{_component(path)} "
+            f"has shape {tuple(np.shape(value))}"
+        )
+
+
 class UnbatchDataset(dataset.Dataset):
     """`Dataset.unbatch`: splits elements along their first dimension."""
 
     def __init__(self, input_dataset):
         self._inputs = (input_dataset,)
+        if input_dataset._has_static_spec():
+            self._compute_spec()  # scalars and unequal first dimensions: refused now, as TF
 
     def _elements(self):
         flatten: Any = None
@@ -304,7 +351,15 @@ class UnbatchDataset(dataset.Dataset):
                 )
             return TensorSpec(None if spec.shape is None else spec.shape[1:], spec.dtype)
 
-        return structure.map_leaves(unbatched, self._inputs[0].element_spec)
+        spec = self._inputs[0].element_spec
+        firsts = {leaf.shape[0] for leaf in nest.flatten(spec)
+                  if leaf.shape is not None and len(leaf.shape) and leaf.shape[0] is not None}
+        if len(firsts) > 1:
+            raise errors.InvalidArgumentError(
+                "unbatch needs components with the same first dimension, but they have "
+                f"{sorted(firsts)}. Received: {spec}"
+            )
+        return structure.map_leaves(unbatched, spec)
 
     def _cardinality(self) -> int:
         # Like tf.data: known when a component's first dimension is known statically

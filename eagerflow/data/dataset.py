@@ -66,7 +66,8 @@ def int_argument(value, name: str, minimum: int, special=()) -> int:
     """Validates an integer argument (Tensors and NumPy ints accepted).
 
     Raises:
-        InvalidArgumentError: if `value` is not an int >= `minimum` nor in `special`.
+        TypeError: if `value` is not an integer (tf.data's class for a wrong type).
+        InvalidArgumentError: if `value` is an int below `minimum` and not in `special`.
 
     Examples:
         >>> import numpy as np
@@ -79,7 +80,7 @@ def int_argument(value, name: str, minimum: int, special=()) -> int:
         number = None
     if number is None or (number < minimum and number not in special):
         allowed = f" or one of {list(special)}" if special else ""
-        raise errors.InvalidArgumentError(
+        raise (TypeError if number is None else errors.InvalidArgumentError)(
             f"`{name}` must be an int >= {minimum}{allowed}. Received: {name}={value!r}"
         )
     return number
@@ -203,7 +204,8 @@ class Dataset(abc.ABC):
             The final state, as tensors.
 
         Raises:
-            InvalidArgumentError: if `reduce_func` changes the state's structure or dtype.
+            InvalidArgumentError: if `reduce_func` changes the state's structure.
+            TypeError: if it keeps the structure but changes a dtype (as tf.data).
 
         Examples:
             >>> import eagerflow as ef, numpy as np
@@ -211,14 +213,18 @@ class Dataset(abc.ABC):
             >>> int(ds.reduce(np.int64(0), lambda total, x: total + x))
             10
         """
-        state = structure.from_user(initial_state, "reduce: initial_state")
+        state = initial = structure.from_user(initial_state, "reduce: initial_state")
         expected = structure.signature(state)
         with closing(self._elements()) as elements:
             for index, element in enumerate(elements):
                 result = reduce_func(structure.to_tensors(state), structure.to_tensors(element))
                 state = structure.from_function(result, f"reduce_func at element {index}")
                 if structure.signature(state) != expected:
-                    raise errors.InvalidArgumentError(
+                    # Same structure, other dtypes: TypeError, as tf.data raises; another
+                    # structure: InvalidArgumentError (a ValueError), as tf.data raises.
+                    same_structure = (structure.leaf_paths(state)
+                                      == structure.leaf_paths(initial))
+                    raise (TypeError if same_structure else errors.InvalidArgumentError)(
                         f"reduce_func returned {structure.describe(state)} at element {index}, "
                         f"but the state must keep the structure and dtypes of the initial "
                         f"state"
@@ -283,13 +289,17 @@ class Dataset(abc.ABC):
 
         Args:
             generator: a callable returning an iterable (a generator function).
-            output_types, output_shapes: not supported; use `output_signature`.
+            output_types: TensorFlow's older form of the signature: a structure of dtypes
+                (use it or `output_signature`, not both).
+            output_shapes: with `output_types`, the matching structure of shapes (lists
+                of ints and None); a component without one has an unknown shape.
             args: a tuple of arguments for `generator`.
             output_signature: the structure of `ef.TensorSpec` every element must match.
                 Python numbers are converted to the spec's dtype; arrays must have it
                 (or a dtype that converts without loss).
 
         Raises:
+            TypeError: without a signature, or with both forms of it.
             InvalidArgumentError: (while iterating) for an element that does not match
                 the signature, naming its index, shape and dtype.
 
@@ -301,13 +311,23 @@ class Dataset(abc.ABC):
             ...     gen, output_signature=ef.TensorSpec([None], ef.float32))
             >>> [t.numpy().tolist() for t in ds]
             [[1.0, 2.0], [3.0]]
+            >>> ef.data.Dataset.from_generator(gen, output_types=ef.float32,
+            ...                                output_shapes=[None]).element_spec
+            TensorSpec(shape=(None,), dtype=float32, name=None)
         """
         from eagerflow.data import sources
-        if output_types is not None or output_shapes is not None:
+        if output_types is not None and output_signature is not None:
             raise TypeError(
-                "from_generator: `output_types`/`output_shapes` are not supported; pass "
-                "`output_signature=` a structure of ef.TensorSpec instead"
+                "from_generator: pass `output_signature`, or the older `output_types` (with "
+                "optional `output_shapes`), not both."
             )
+        if output_shapes is not None and output_types is None:
+            raise TypeError(
+                "from_generator: `output_shapes` needs `output_types` (or use "
+                "`output_signature=` a structure of ef.TensorSpec)."
+            )
+        if output_types is not None:
+            output_signature = sources.signature_from_types(output_types, output_shapes)
         return sources.GeneratorDataset(generator, output_signature, args)
 
     @staticmethod

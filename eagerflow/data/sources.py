@@ -103,6 +103,48 @@ class TensorDataset(dataset.Dataset):
         return 1
 
 
+def signature_from_types(output_types, output_shapes):
+    """`from_generator`'s older `output_types`/`output_shapes` pair as an `output_signature`.
+
+    A shape is a list/tuple of ints and None, so in a structure of shapes only a tuple or
+    list whose items are not all dims (or a dict) is a structure.
+    """
+
+    def is_shape(value):
+        return value is None or (
+            isinstance(value, (list, tuple))
+            and all(d is None or isinstance(d, (int, np.integer)) for d in value)
+        )
+
+    def build(types, shapes, path):
+        if isinstance(types, dict):
+            if shapes is not None and (not isinstance(shapes, dict) or set(shapes) != set(types)):
+                raise TypeError(
+                    f"from_generator: `output_shapes` must have the structure of "
+                    f"`output_types`; {path} has keys {sorted(types)}, shapes are {shapes!r}"
+                )
+            return {k: build(t, None if shapes is None else shapes[k], f"{path}[{k!r}]")
+                    for k, t in types.items()}
+        if isinstance(types, (tuple, list)):
+            if shapes is not None and (not isinstance(shapes, (tuple, list))
+                                       or len(shapes) != len(types)):
+                raise TypeError(
+                    f"from_generator: `output_shapes` must have the structure of "
+                    f"`output_types`; {path} has {len(types)} components, shapes are "
+                    f"{shapes!r}"
+                )
+            return tuple(build(t, None if shapes is None else shapes[i], f"{path}[{i}]")
+                         for i, t in enumerate(types))
+        if not is_shape(shapes):
+            raise TypeError(
+                f"from_generator: {path} of `output_shapes` must be a shape (a list of ints "
+                f"and None). Received: {shapes!r}"
+            )
+        return TensorSpec(None if shapes is None else list(shapes), types)
+
+    return build(output_types, output_shapes, "output_types")
+
+
 def _normalize_signature(signature, path="output_signature"):
     if isinstance(signature, TensorSpec):
         return signature
@@ -129,7 +171,7 @@ class GeneratorDataset(dataset.Dataset):
             )
         if output_signature is None:
             raise TypeError(
-                "from_generator needs `output_signature`, e.g. "
+                "from_generator needs `output_signature` (or the older `output_types`), e.g. "
                 "output_signature=(ef.TensorSpec([None], ef.float32), ef.TensorSpec([], ef.int64))"
             )
         self._generator = generator

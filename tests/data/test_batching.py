@@ -177,10 +177,16 @@ def test_unbatch_cardinality_is_known_when_the_batch_dimension_is():
 
 
 def test_unbatch_errors():
+    # Static element specs: refused when the dataset is built, as tf.data does.
+    with pytest.raises(errors.InvalidArgumentError,
+                       match=r"same first dimension, but they have \[2, 3\]"):
+        Dataset.from_tensors(([1, 2], [1, 2, 3])).unbatch()
+    with pytest.raises(errors.InvalidArgumentError, match="unbatch needs elements of rank >= 1"):
+        Dataset.range(2).unbatch()
+    # Element specs read from a user function's result: refused while iterating.
     with pytest.raises(errors.InvalidArgumentError,
                        match=r"same first dimension, but element 0 is \(int32\[2\], int32\[3\]\)"):
-        list(Dataset.from_tensors(([1, 2], [1, 2, 3])).unbatch())
+        list(Dataset.range(1).map(lambda _: (ef.constant([1, 2]), ef.constant([1, 2, 3])))
+             .unbatch())
     with pytest.raises(errors.InvalidArgumentError, match="element 0 is int64\\[\\]"):
-        list(Dataset.range(2).unbatch())
-    with pytest.raises(errors.InvalidArgumentError, match="unbatch needs elements of rank >= 1"):
-        _ = Dataset.range(2).unbatch().element_spec
+        list(Dataset.range(2).map(lambda x: x).unbatch())

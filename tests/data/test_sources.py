@@ -155,8 +155,18 @@ def test_from_generator_argument_errors():
         Dataset.from_generator([1, 2], output_signature=ef.TensorSpec(()))
     with pytest.raises(TypeError, match="structure \\(tuple, dict\\) of ef.TensorSpec"):
         Dataset.from_generator(lambda: iter([]), output_signature=(ef.int32,))
-    with pytest.raises(TypeError, match="`output_types`/`output_shapes` are not supported"):
-        Dataset.from_generator(lambda: iter([]), output_types=ef.int32)
+    with pytest.raises(TypeError, match="not both"):
+        Dataset.from_generator(lambda: iter([]), output_types=ef.int32,
+                               output_signature=ef.TensorSpec((), ef.int32))
+    with pytest.raises(TypeError, match="`output_shapes` needs `output_types`"):
+        Dataset.from_generator(lambda: iter([]), output_shapes=[])
+    with pytest.raises(TypeError, match="must have the structure of `output_types`"):
+        Dataset.from_generator(lambda: iter([]), output_types=(ef.int32,), output_shapes=[])
+    with pytest.raises(TypeError, match="must have the structure of `output_types`"):
+        Dataset.from_generator(lambda: iter([]), output_types={"a": ef.int32},
+                               output_shapes={"b": []})
+    with pytest.raises(TypeError, match="must be a shape"):
+        Dataset.from_generator(lambda: iter([]), output_types=ef.int32, output_shapes="x")
 
 
 def test_range_like_python():
@@ -181,7 +191,7 @@ def test_range_argument_errors():
         Dataset.range()
     with pytest.raises(errors.InvalidArgumentError, match="`step` must not be zero"):
         Dataset.range(0, 5, 0)
-    with pytest.raises(errors.InvalidArgumentError, match="`range argument` must be an int"):
+    with pytest.raises(TypeError, match="`range argument` must be an int"):
         Dataset.range(2.5)
 
 
