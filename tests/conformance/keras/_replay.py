@@ -1,0 +1,61 @@
+"""Replays a Keras test's calls on the eagerflow class of the same name.
+
+A recorded case is ``(keras_test, class_name, args, kwargs, calls)``: the object is built as
+``cls(*args, **kwargs)``, then each ``(method, args, kwargs, expected)`` in ``calls`` is run
+in order (``"__call__"``, ``"update_state"``, ``"result"``, ``"reset_state"``) and its
+result compared with the value Keras 3.15 returned, or, when ``expected`` is
+``("raises", name)``, the call must raise (the builtin exception of that name, or any
+``Exception`` for a Keras-specific one).
+"""
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+RTOL = 1e-5
+ATOL = 1e-6
+
+
+def A(data: Any, dtype: str) -> np.ndarray:  # noqa: N802 - reads like np.array in tables
+    """An array literal of a recorded case (bfloat16 values were recorded as float32)."""
+    return np.array(data, "float32" if dtype == "bfloat16" else dtype)
+
+
+def check_result(got: Any, expected: Any, where: str) -> None:
+    """Compares one returned value (array, scalar or dict of them) with Keras's."""
+    if isinstance(expected, dict):
+        assert isinstance(got, dict) and sorted(got) == sorted(expected), where
+        for key, value in expected.items():
+            check_result(got[key], value, f"{where}[{key!r}]")
+        return
+    if isinstance(expected, (list, tuple)) and expected and not np.isscalar(expected[0]):
+        assert len(got) == len(expected), where
+        for i, (g, e) in enumerate(zip(got, expected)):
+            check_result(g, e, f"{where}[{i}]")
+        return
+    got_np = np.asarray(got.numpy() if hasattr(got, "numpy") else got, "float64")
+    np.testing.assert_allclose(got_np, np.asarray(expected, "float64"), rtol=RTOL, atol=ATOL,
+                               err_msg=where)
+
+
+def raised(name: str) -> type[BaseException]:
+    """The exception type a Keras error of ``name`` corresponds to."""
+    found = getattr(builtins, name, None)
+    return found if isinstance(found, type) and issubclass(found, Exception) else Exception
+
+
+def replay(factory: Any, args: list[Any], kwargs: dict[str, Any], calls: list[tuple]) -> None:
+    """Builds ``factory(*args, **kwargs)`` and checks every recorded call against Keras."""
+    import pytest
+
+    obj = factory(*args, **kwargs)
+    for step, (method, call_args, call_kwargs, expected) in enumerate(calls):
+        where = f"call {step}: {method}"
+        if isinstance(expected, tuple) and expected[:1] == ("raises",):
+            with pytest.raises(raised(expected[1])):
+                getattr(obj, method)(*call_args, **call_kwargs)
+            continue
+        got = getattr(obj, method)(*call_args, **call_kwargs)
+        if method != "reset_state" and expected is not None:
+            check_result(got, expected, where)
