@@ -14,7 +14,7 @@ import eagerflow as ef
 from tests.conformance.keras._replay import A, replay
 
 nan = float("nan")
-INF = float("inf")
+INF = inf = float("inf")
 
 # (Keras test, class, constructor args, constructor kwargs, [(method, args, kwargs, Keras's result)])
 CASES = [
