@@ -35,13 +35,13 @@ CASES = [
     ('BinaryAccuracyTest.test_threshold', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32', 'threshold': 0.3}, [
         ('update_state', [A([[1], [1], [0], [0]], 'int64'), A([[0.98], [0.5], [0.1], [0.2]], 'float64')], {}, None),
         ('result', [], {}, A(1.0, 'float32'))]),
-    ('BinaryAccuracyTest.test_threshold', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32', 'threshold': 0.9}, [
+    ('BinaryAccuracyTest.test_threshold#2', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32', 'threshold': 0.9}, [
         ('update_state', [A([[1], [1], [0], [0]], 'int64'), A([[0.98], [0.5], [0.1], [0.2]], 'float64')], {}, None),
         ('result', [], {}, A(0.75, 'float32'))]),
     ('BinaryAccuracyTest.test_unweighted', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32'}, [
         ('update_state', [A([[1], [1], [0], [0]], 'int64'), A([[0.98], [1.0], [0.0], [0.6]], 'float64')], {}, None),
         ('result', [], {}, A(0.75, 'float32'))]),
-    ('BinaryAccuracyTest.test_unweighted', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32'}, [
+    ('BinaryAccuracyTest.test_unweighted#2', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32'}, [
         ('update_state', [A([1, 1, 0, 0], 'int64'), A([[0.98], [1.0], [0.0], [0.6]], 'float64')], {}, None),
         ('result', [], {}, A(0.75, 'float32'))]),
     ('BinaryAccuracyTest.test_weighted', 'BinaryAccuracy', [], {'name': 'binary_accuracy', 'dtype': 'float32'}, [

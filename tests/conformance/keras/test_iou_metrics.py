@@ -43,11 +43,11 @@ CASES = [
         ('result', [], {}, A(0.0, 'float32'))]),
     ('BinaryIoUTest.test_different_thresholds_unweighted', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.3}, [
         ('__call__', [[0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7]], {}, A(0.3333333432674408, 'float32'))]),
-    ('BinaryIoUTest.test_different_thresholds_unweighted', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.5}, [
+    ('BinaryIoUTest.test_different_thresholds_unweighted#2', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.5}, [
         ('__call__', [[0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7]], {}, A(0.5833333730697632, 'float32'))]),
     ('BinaryIoUTest.test_different_thresholds_weighted', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.3, 'dtype': 'float32'}, [
         ('__call__', [[0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7]], {'sample_weight': A([0.2, 0.3, 0.4, 0.1], 'float64')}, A(0.1736110895872116, 'float32'))]),
-    ('BinaryIoUTest.test_different_thresholds_weighted', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.5, 'dtype': 'float32'}, [
+    ('BinaryIoUTest.test_different_thresholds_weighted#2', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.5, 'dtype': 'float32'}, [
         ('__call__', [[0, 1, 0, 1], [0.1, 0.2, 0.4, 0.7]], {'sample_weight': A([0.1, 0.2, 0.4, 0.3], 'float64')}, A(0.6571427583694458, 'float32'))]),
     ('BinaryIoUTest.test_multi_dim_input', 'BinaryIoU', [], {'target_class_ids': [0, 1], 'threshold': 0.4, 'dtype': 'float32'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 1.0]], 'float32'), A([[0.1, 0.7], [0.9, 0.3]], 'float64')], {'sample_weight': A([[0.2, 0.3], [0.4, 0.1]], 'float64')}, A(0.33035707473754883, 'float32'))]),
@@ -89,7 +89,7 @@ CASES = [
         ('__call__', [A([[0, 0, 1], [1, 0, 0], [0, 1, 0], [1, 0, 0]], 'int64'), A([[0.2, 0.3, 0.5], [0.1, 0.2, 0.7], [0.5, 0.3, 0.1], [0.1, 0.4, 0.5]], 'float64')], {}, A(0.1111111119389534, 'float32'))]),
     ('OneHotMeanIoUTest.test_weighted', 'OneHotMeanIoU', [], {'num_classes': 3, 'dtype': 'float32'}, [
         ('__call__', [A([[0, 0, 1], [1, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 0]], 'int64'), A([[0.2, 0.3, 0.5], [0.1, 0.2, 0.7], [0.5, 0.3, 0.1], [0.1, 0.4, 0.5], [0.6, 0.2, 0.2]], 'float64')], {'sample_weight': [0.1, 0.2, 0.3, 0.3, 0.1]}, A(0.09259257465600967, 'float32'))]),
-    ('OneHotMeanIoUTest.test_weighted', 'OneHotMeanIoU', [], {'num_classes': 3}, [
+    ('OneHotMeanIoUTest.test_weighted#2', 'OneHotMeanIoU', [], {'num_classes': 3}, [
         ('__call__', [A([[0, 0, 1], [1, 0, 0], [0, 1, 0], [1, 0, 0], [1, 0, 0]], 'int64'), A([[0.2, 0.3, 0.5], [0.1, 0.2, 0.7], [0.5, 0.3, 0.1], [0.1, 0.4, 0.5], [0.6, 0.2, 0.2]], 'float64')], {'sample_weight': [1, 2, 3, 3, 1]}, A(0.09259259700775146, 'float32'))]),
 ]
 

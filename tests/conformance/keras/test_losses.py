@@ -94,15 +94,15 @@ CASES = [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.296875, 'bfloat16'))]),
     ('HingeTest.test_unweighted', 'Hinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.2999999523162842, 'float32'))]),
-    ('HingeTest.test_unweighted', 'Hinge', [], {'reduction': 'sum'}, [
+    ('HingeTest.test_unweighted#2', 'Hinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(2.5999999046325684, 'float32'))]),
-    ('HingeTest.test_unweighted', 'Hinge', [], {'reduction': None}, [
+    ('HingeTest.test_unweighted#3', 'Hinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A([1.100000023841858, 1.5], 'float32'))]),
     ('HingeTest.test_weighted', 'Hinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(0.550000011920929, 'float32'))]),
-    ('HingeTest.test_weighted', 'Hinge', [], {'reduction': 'sum'}, [
+    ('HingeTest.test_weighted#2', 'Hinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(1.100000023841858, 'float32'))]),
-    ('HingeTest.test_weighted', 'Hinge', [], {'reduction': None}, [
+    ('HingeTest.test_weighted#3', 'Hinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A([1.100000023841858, 0.0], 'float32'))]),
     ('HingeTest.test_zero_weighted', 'Hinge', [], {}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': 0.0}, A(0.0, 'float32'))]),
@@ -110,15 +110,15 @@ CASES = [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.859375, 'bfloat16'))]),
     ('SquaredHingeTest.test_unweighted', 'SquaredHinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.8600000143051147, 'float32'))]),
-    ('SquaredHingeTest.test_unweighted', 'SquaredHinge', [], {'reduction': 'sum'}, [
+    ('SquaredHingeTest.test_unweighted#2', 'SquaredHinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(3.7200000286102295, 'float32'))]),
-    ('SquaredHingeTest.test_unweighted', 'SquaredHinge', [], {'reduction': None}, [
+    ('SquaredHingeTest.test_unweighted#3', 'SquaredHinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A([1.4600000381469727, 2.259999990463257], 'float32'))]),
     ('SquaredHingeTest.test_weighted', 'SquaredHinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(0.7300000190734863, 'float32'))]),
-    ('SquaredHingeTest.test_weighted', 'SquaredHinge', [], {'reduction': 'sum'}, [
+    ('SquaredHingeTest.test_weighted#2', 'SquaredHinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(1.4600000381469727, 'float32'))]),
-    ('SquaredHingeTest.test_weighted', 'SquaredHinge', [], {'reduction': None}, [
+    ('SquaredHingeTest.test_weighted#3', 'SquaredHinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A([1.4600000381469727, 0.0], 'float32'))]),
     ('SquaredHingeTest.test_zero_weighted', 'SquaredHinge', [], {}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': 0.0}, A(0.0, 'float32'))]),
@@ -126,15 +126,15 @@ CASES = [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.40625, 'bfloat16'))]),
     ('CategoricalHingeTest.test_unweighted', 'CategoricalHinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(1.4000000953674316, 'float32'))]),
-    ('CategoricalHingeTest.test_unweighted', 'CategoricalHinge', [], {'reduction': 'sum'}, [
+    ('CategoricalHingeTest.test_unweighted#2', 'CategoricalHinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(2.8000001907348633, 'float32'))]),
-    ('CategoricalHingeTest.test_unweighted', 'CategoricalHinge', [], {'reduction': None}, [
+    ('CategoricalHingeTest.test_unweighted#3', 'CategoricalHinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A([1.2000000476837158, 1.600000023841858], 'float32'))]),
     ('CategoricalHingeTest.test_weighted', 'CategoricalHinge', [], {'reduction': 'sum_over_batch_size'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(0.6000000238418579, 'float32'))]),
-    ('CategoricalHingeTest.test_weighted', 'CategoricalHinge', [], {'reduction': 'sum'}, [
+    ('CategoricalHingeTest.test_weighted#2', 'CategoricalHinge', [], {'reduction': 'sum'}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A(1.2000000476837158, 'float32'))]),
-    ('CategoricalHingeTest.test_weighted', 'CategoricalHinge', [], {'reduction': None}, [
+    ('CategoricalHingeTest.test_weighted#3', 'CategoricalHinge', [], {'reduction': None}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': [1, 0]}, A([1.2000000476837158, 0.0], 'float32'))]),
     ('CategoricalHingeTest.test_zero_weighted', 'CategoricalHinge', [], {}, [
         ('__call__', [A([[0.0, 1.0], [0.0, 0.0]], 'float64'), A([[0.6, 0.4], [0.4, 0.6]], 'float64')], {'sample_weight': 0.0}, A(0.0, 'float32'))]),
@@ -210,7 +210,7 @@ CASES = [
         ('__call__', [A([[4.0, 8.0, 12.0], [8.0, 1.0, 3.0]], 'float32'), A([[1.0, 9.0, 2.0], [5.0, 2.0, 6.0]], 'float32')], {'sample_weight': 0}, A(0.0, 'float32'))]),
     ('BinaryCrossentropyTest.test_all_correct_unweighted', 'BinaryCrossentropy', [], {}, [
         ('__call__', [A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(1.1920930376163597e-07, 'float32'))]),
-    ('BinaryCrossentropyTest.test_all_correct_unweighted', 'BinaryCrossentropy', [], {'from_logits': True}, [
+    ('BinaryCrossentropyTest.test_all_correct_unweighted#2', 'BinaryCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32'), A([[10.0, -10.0, -10.0], [-10.0, 10.0, -10.0], [-10.0, -10.0, 10.0]], 'float64')], {}, A(4.5398901420412585e-05, 'float32'))]),
     ('BinaryCrossentropyTest.test_dtype_arg', 'BinaryCrossentropy', [], {'dtype': 'bfloat16'}, [
         ('__call__', [A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32'), A([[0.8999999761581421, 0.10000000149011612, 0.20000000298023224], [0.30000001192092896, 0.800000011920929, 0.10000000149011612], [0.10000000149011612, 0.20000000298023224, 0.699999988079071]], 'float32')], {}, A(0.2001953125, 'bfloat16'))]),
@@ -218,7 +218,7 @@ CASES = [
         ('__call__', [A([[0], [1], [2]], 'int64'), A([[0.9, 0.05, 0.05], [0.5, 0.89, 0.6], [0.05, 0.01, 0.94]], 'float64')], {}, ('raises', 'ValueError'))]),
     ('CategoricalCrossentropyTest.test_all_correct_unweighted', 'CategoricalCrossentropy', [], {}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(1.1920930376163597e-07, 'float32'))]),
-    ('CategoricalCrossentropyTest.test_all_correct_unweighted', 'CategoricalCrossentropy', [], {'from_logits': True}, [
+    ('CategoricalCrossentropyTest.test_all_correct_unweighted#2', 'CategoricalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 10.0]], 'float64')], {}, A(9.083335316972807e-05, 'float32'))]),
     ('CategoricalCrossentropyTest.test_dtype_arg', 'CategoricalCrossentropy', [], {'dtype': 'bfloat16'}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(0.0, 'bfloat16'))]),
@@ -228,11 +228,11 @@ CASES = [
         ('__call__', [A([[0], [1], [2]], 'int64'), A([[0.9, 0.05, 0.05], [0.5, 0.89, 0.6], [0.05, 0.01, 0.94]], 'float64')], {}, ('raises', 'ValueError'))]),
     ('SparseCategoricalCrossentropyTest.test_all_correct_unweighted', 'SparseCategoricalCrossentropy', [], {}, [
         ('__call__', [A([[0], [1], [2]], 'int64'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(2.3841853646899835e-07, 'float32'))]),
-    ('SparseCategoricalCrossentropyTest.test_all_correct_unweighted', 'SparseCategoricalCrossentropy', [], {'from_logits': True}, [
+    ('SparseCategoricalCrossentropyTest.test_all_correct_unweighted#2', 'SparseCategoricalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[0], [1], [2]], 'int64'), A([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 10.0]], 'float64')], {}, A(9.083335316972807e-05, 'float32'))]),
     ('SparseCategoricalCrossentropyTest.test_binary_segmentation', 'SparseCategoricalCrossentropy', [], {}, [
         ('__call__', [A([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]], 'float64')], {}, A(1.1920928244535389e-07, 'float32'))]),
-    ('SparseCategoricalCrossentropyTest.test_binary_segmentation', 'SparseCategoricalCrossentropy', [], {}, [
+    ('SparseCategoricalCrossentropyTest.test_binary_segmentation#2', 'SparseCategoricalCrossentropy', [], {}, [
         ('__call__', [A([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.2, 0.8]], [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.6, 0.4]]], 'float64')], {}, A(0.15785814821720123, 'float32'))]),
     ('SparseCategoricalCrossentropyTest.test_binary_segmentation_different_axis', 'SparseCategoricalCrossentropy', [], {'axis': 0}, [
         ('__call__', [A([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]], [[0.0, 1.0, 1.0, 0.0], [1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]]], 'float64')], {}, ('raises', 'ValueError'))]),
@@ -240,17 +240,17 @@ CASES = [
         ('__call__', [A([[0], [1], [2]], 'int64'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(0.0, 'bfloat16'))]),
     ('SparseCategoricalCrossentropyTest.test_ignore_class', 'SparseCategoricalCrossentropy', [], {'from_logits': True, 'ignore_class': -1, 'reduction': None}, [
         ('__call__', [A([[-1, 2]], 'int64'), A([[[0.854, 0.698, 0.598], [0.088, 0.86, 0.018]]], 'float64')], {}, A([[0.0, 1.4801290035247803]], 'float32'))]),
-    ('SparseCategoricalCrossentropyTest.test_ignore_class', 'SparseCategoricalCrossentropy', [], {'from_logits': True, 'ignore_class': -1, 'reduction': None}, [
+    ('SparseCategoricalCrossentropyTest.test_ignore_class#2', 'SparseCategoricalCrossentropy', [], {'from_logits': True, 'ignore_class': -1, 'reduction': None}, [
         ('__call__', [A([[[-1], [2]]], 'int64'), A([[[0.854, 0.698, 0.598], [0.088, 0.86, 0.018]]], 'float64')], {}, A([[0.0, 1.4801290035247803]], 'float32'))]),
     ('SparseCategoricalCrossentropyTest.test_multi_class_segmentation', 'SparseCategoricalCrossentropy', [], {}, [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], 'float64')], {}, A(2.3841855067985307e-07, 'float32'))]),
-    ('SparseCategoricalCrossentropyTest.test_multi_class_segmentation', 'SparseCategoricalCrossentropy', [], {}, [
+    ('SparseCategoricalCrossentropyTest.test_multi_class_segmentation#2', 'SparseCategoricalCrossentropy', [], {}, [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.0, 0.8]], [[0.7, 0.3, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]], 'float64')], {}, A(0.2191600799560547, 'float32'))]),
     ('SparseCategoricalCrossentropyTest.test_multi_class_segmentation_different_axis', 'SparseCategoricalCrossentropy', [], {'axis': 0}, [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]], [[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]]], 'float64')], {}, ('raises', 'ValueError'))]),
     ('BinaryFocalCrossentropyTest.test_all_correct_unweighted', 'BinaryFocalCrossentropy', [], {'gamma': 1.5}, [
         ('__call__', [A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(0.0, 'float32'))]),
-    ('BinaryFocalCrossentropyTest.test_all_correct_unweighted', 'BinaryFocalCrossentropy', [], {'gamma': 2.0, 'from_logits': True}, [
+    ('BinaryFocalCrossentropyTest.test_all_correct_unweighted#2', 'BinaryFocalCrossentropy', [], {'gamma': 2.0, 'from_logits': True}, [
         ('__call__', [A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32'), A([[100.0, -100.0, -100.0], [-100.0, 100.0, -100.0], [-100.0, -100.0, 100.0]], 'float64')], {}, A(0.0, 'float32'))]),
     ('BinaryFocalCrossentropyTest.test_dtype_arg', 'BinaryFocalCrossentropy', [], {'dtype': 'bfloat16'}, [
         ('__call__', [A([[1, 0], [1, 0]], 'int64'), A([[0.8999999761581421, 0.800000011920929], [0.699999988079071, 0.20000000298023224]], 'float32')], {}, A(0.26953125, 'bfloat16'))]),
@@ -258,19 +258,19 @@ CASES = [
         ('__call__', [A([[1, 0], [1, 0]], 'int64'), A([[0.8999999761581421, 0.800000011920929], [0.699999988079071, 0.20000000298023224]], 'float32')], {}, A([0.515546977519989, 0.020513243973255157], 'float32'))]),
     ('BinaryFocalCrossentropyTest.test_sample_weighted', 'BinaryFocalCrossentropy', [], {'gamma': 2.0}, [
         ('__call__', [A([[1, 0], [1, 0]], 'int64'), A([[0.8999999761581421, 0.800000011920929], [0.699999988079071, 0.20000000298023224]], 'float32')], {'sample_weight': A([[1.2], [3.4]], 'float64')}, A(0.3442007303237915, 'float32'))]),
-    ('BinaryFocalCrossentropyTest.test_sample_weighted', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
+    ('BinaryFocalCrossentropyTest.test_sample_weighted#2', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
         ('__call__', [A([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], 'float32'), A([[1.5, -2.7, 2.9], [-3.8, 1.2, -4.5]], 'float64')], {'sample_weight': A([[1.2], [3.4]], 'float64')}, A(0.9600960612297058, 'float32'))]),
     ('BinaryFocalCrossentropyTest.test_scalar_weighted', 'BinaryFocalCrossentropy', [], {'gamma': 2.0}, [
         ('__call__', [A([[1, 0], [1, 0]], 'int64'), A([[0.8999999761581421, 0.800000011920929], [0.699999988079071, 0.20000000298023224]], 'float32')], {'sample_weight': 1.23}, A(0.3296770453453064, 'float32'))]),
-    ('BinaryFocalCrossentropyTest.test_scalar_weighted', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
+    ('BinaryFocalCrossentropyTest.test_scalar_weighted#2', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
         ('__call__', [A([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], 'float32'), A([[1.5, -2.7, 2.9], [-3.8, 1.2, -4.5]], 'float64')], {'sample_weight': 3.21}, A(2.565053939819336, 'float32'))]),
     ('BinaryFocalCrossentropyTest.test_unweighted', 'BinaryFocalCrossentropy', [], {'gamma': 2.0}, [
         ('__call__', [A([[1, 0], [1, 0]], 'int64'), A([[0.8999999761581421, 0.800000011920929], [0.699999988079071, 0.20000000298023224]], 'float32')], {}, A(0.2680301070213318, 'float32'))]),
-    ('BinaryFocalCrossentropyTest.test_unweighted', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
+    ('BinaryFocalCrossentropyTest.test_unweighted#2', 'BinaryFocalCrossentropy', [], {'gamma': 3.0, 'from_logits': True}, [
         ('__call__', [A([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0]], 'float32'), A([[1.5, -2.7, 2.9], [-3.8, 1.2, -4.5]], 'float64')], {}, A(0.7990821599960327, 'float32'))]),
     ('CategoricalFocalCrossentropyTest.test_all_correct_unweighted', 'CategoricalFocalCrossentropy', [], {'alpha': 0.25, 'gamma': 2.0}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], 'float32')], {}, A(4.235165241142481e-22, 'float32'))]),
-    ('CategoricalFocalCrossentropyTest.test_all_correct_unweighted', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
+    ('CategoricalFocalCrossentropyTest.test_all_correct_unweighted#2', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[10.0, 0.0, 0.0], [0.0, 10.0, 0.0], [0.0, 0.0, 10.0]], 'float64')], {}, A(1.8727078535899638e-13, 'float32'))]),
     ('CategoricalFocalCrossentropyTest.test_dtype_arg', 'CategoricalFocalCrossentropy', [], {'from_logits': True, 'dtype': 'bfloat16'}, [
         ('__call__', [A([[1, 0, 0]], 'int64'), A([[4.9, -0.5, 2.05]], 'float64')], {}, A(5.173683166503906e-05, 'bfloat16'))]),
@@ -280,15 +280,15 @@ CASES = [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[8.0, 1.0, 1.0], [0.0, 9.0, 1.0], [2.0, 3.0, 5.0]], 'float64')], {}, A([1.5096224270649827e-09, 2.413654692778877e-11, 0.0010360637679696083], 'float32'))]),
     ('CategoricalFocalCrossentropyTest.test_sample_weighted', 'CategoricalFocalCrossentropy', [], {}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[0.8999999761581421, 0.05000000074505806, 0.05000000074505806], [0.5, 0.8899999856948853, 0.6000000238418579], [0.05000000074505806, 0.009999999776482582, 0.9399999976158142]], 'float32')], {'sample_weight': A([[1.2], [3.4], [5.6]], 'float64')}, A(0.0698709711432457, 'float32'))]),
-    ('CategoricalFocalCrossentropyTest.test_sample_weighted', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
+    ('CategoricalFocalCrossentropyTest.test_sample_weighted#2', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[8.0, 1.0, 1.0], [0.0, 9.0, 1.0], [2.0, 3.0, 5.0]], 'float64')], {'sample_weight': A([[1.2], [3.4], [5.6]], 'float64')}, A(0.001933986321091652, 'float32'))]),
     ('CategoricalFocalCrossentropyTest.test_scalar_weighted', 'CategoricalFocalCrossentropy', [], {}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[0.8999999761581421, 0.05000000074505806, 0.05000000074505806], [0.5, 0.8899999856948853, 0.6000000238418579], [0.05000000074505806, 0.009999999776482582, 0.9399999976158142]], 'float32')], {'sample_weight': 2.3}, A(0.047368694096803665, 'float32'))]),
-    ('CategoricalFocalCrossentropyTest.test_scalar_weighted', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
+    ('CategoricalFocalCrossentropyTest.test_scalar_weighted#2', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[8.0, 1.0, 1.0], [0.0, 9.0, 1.0], [2.0, 3.0, 5.0]], 'float64')], {'sample_weight': 2.3}, A(0.000794316700194031, 'float32'))]),
     ('CategoricalFocalCrossentropyTest.test_unweighted', 'CategoricalFocalCrossentropy', [], {}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[0.8999999761581421, 0.05000000074505806, 0.05000000074505806], [0.5, 0.8899999856948853, 0.6000000238418579], [0.05000000074505806, 0.009999999776482582, 0.9399999976158142]], 'float32')], {}, A(0.020595086738467216, 'float32'))]),
-    ('CategoricalFocalCrossentropyTest.test_unweighted', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
+    ('CategoricalFocalCrossentropyTest.test_unweighted#2', 'CategoricalFocalCrossentropy', [], {'from_logits': True}, [
         ('__call__', [A([[1, 0, 0], [0, 1, 0], [0, 0, 1]], 'int64'), A([[8.0, 1.0, 1.0], [0.0, 9.0, 1.0], [2.0, 3.0, 5.0]], 'float64')], {}, A(0.00034535510349087417, 'float32'))]),
     ('DiceTest.test_binary_segmentation', 'Dice', [], {}, [
         ('__call__', [A([[1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1]], 'int64'), A([[0, 1, 0, 1], [1, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 1]], 'int64')], {}, A(0.7777777910232544, 'float32'))]),
@@ -314,21 +314,21 @@ CASES = [
         ('__call__', [A([[1, 2], [1, 2]], 'int64'), A([[4, 1], [6, 1]], 'int64')], {}, A(-0.5546875, 'bfloat16'))]),
     ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_binary', 'CategoricalGeneralizedCrossEntropy', [], {}, [
         ('__call__', [A([0, 1, 0, 1], 'int64'), A([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(0.3598597049713135, 'float32'))]),
-    ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_binary', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.8}, [
+    ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_binary#2', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.8}, [
         ('__call__', [A([0, 1, 0, 1], 'int64'), A([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(0.33832812309265137, 'float32'))]),
     ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_multi_class', 'CategoricalGeneralizedCrossEntropy', [], {}, [
         ('__call__', [A([0, 1, 0, 1], 'int64'), A([[0.7, 0.3, 0.0], [0.2, 0.2, 0.6], [0.6, 0.4, 0.0], [0.2, 0.2, 0.6]], 'float64')], {}, A(0.7471580505371094, 'float32'))]),
-    ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_multi_class', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.8}, [
+    ('CategoricalGeneralizedCrossEntropyTest.test_basic_correctness_for_multi_class#2', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.8}, [
         ('__call__', [A([0, 1, 0, 1], 'int64'), A([[0.7, 0.3, 0.0], [0.2, 0.2, 0.6], [0.6, 0.4, 0.0], [0.2, 0.2, 0.6]], 'float64')], {}, A(0.6349405646324158, 'float32'))]),
     ('CategoricalGeneralizedCrossEntropyTest.test_binary_segmentation', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
         ('__call__', [A([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [1.0, 0.0]], [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.0, 1.0]]], 'float64')], {}, A(0.0, 'float32'))]),
-    ('CategoricalGeneralizedCrossEntropyTest.test_binary_segmentation', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
+    ('CategoricalGeneralizedCrossEntropyTest.test_binary_segmentation#2', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
         ('__call__', [A([[0, 1, 1, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.2, 0.8]], [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.6, 0.4]]], 'float64')], {}, A(0.11504136025905609, 'float32'))]),
     ('CategoricalGeneralizedCrossEntropyTest.test_dtype_arg', 'CategoricalGeneralizedCrossEntropy', [], {'dtype': 'bfloat16'}, [
         ('__call__', [A([0, 1, 0, 1], 'int64'), A([[0.7, 0.3], [0.2, 0.8], [0.6, 0.4], [0.4, 0.6]], 'float64')], {}, A(0.357421875, 'bfloat16'))]),
     ('CategoricalGeneralizedCrossEntropyTest.test_multi_class_segmentation', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], 'float64')], {}, A(0.0, 'float32'))]),
-    ('CategoricalGeneralizedCrossEntropyTest.test_multi_class_segmentation', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
+    ('CategoricalGeneralizedCrossEntropyTest.test_multi_class_segmentation#2', 'CategoricalGeneralizedCrossEntropy', [], {'q': 0.5}, [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.0, 0.8]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]], 'float64')], {}, A(0.23070994019508362, 'float32'))]),
 ]
 
