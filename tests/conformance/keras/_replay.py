@@ -59,3 +59,31 @@ def replay(factory: Any, args: list[Any], kwargs: dict[str, Any], calls: list[tu
         got = getattr(obj, method)(*call_args, **call_kwargs)
         if method in ("__call__", "result"):  # what update_state returns is not Keras's API
             check_result(got, expected, where)
+
+
+def assert_same(got: Any, expected: Any, where: str = "") -> None:
+    """Structures equal (dict keys, list lengths, strings), numbers close (NaN equals NaN)."""
+    if isinstance(expected, dict):
+        assert isinstance(got, dict), where
+        assert sorted(got) == sorted(expected), f"{where}: {sorted(got)} != {sorted(expected)}"
+        for key in expected:
+            assert_same(got[key], expected[key], f"{where}[{key!r}]")
+    elif isinstance(expected, (list, tuple)):
+        assert isinstance(got, (list, tuple)), f"{where}: {got!r}"
+        assert len(got) == len(expected), f"{where}: {got!r} != {expected!r}"
+        for i, (g, e) in enumerate(zip(got, expected, strict=True)):
+            assert_same(g, e, f"{where}[{i}]")
+    elif isinstance(expected, (str, bool)) or expected is None:
+        assert got == expected, f"{where}: {got!r} != {expected!r}"
+    else:
+        np.testing.assert_allclose(float(got), expected, rtol=RTOL, atol=ATOL, err_msg=where)
+
+
+def outcome(scenario: Any, namespace: Any) -> Any:
+    """``scenario(namespace)``, or ``{"raises": name}`` with the builtin exception type the
+    error it raised derives from (the same rule recorded Keras's outcome)."""
+    try:
+        return scenario(namespace)
+    except Exception as error:  # noqa: BLE001 - the type is the outcome compared
+        builtin = next(c for c in type(error).__mro__ if c.__module__ == "builtins")
+        return {"raises": builtin.__name__}

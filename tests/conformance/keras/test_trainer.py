@@ -23,8 +23,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-
-RTOL, ATOL = 1e-5, 1e-6
+from tests.conformance.keras._replay import assert_same, outcome
 
 
 def dense_ones(K: Any, units: int, inputs: int = 4) -> Any:
@@ -224,24 +223,6 @@ SCENARIOS = {f.__name__: f for f in (
     metrics_order, loss_weights)}
 
 
-def assert_same(got: Any, expected: Any, where: str = "") -> None:
-    """Structures equal, numbers close (ints and strings exactly)."""
-    if isinstance(expected, dict):
-        assert isinstance(got, dict), where
-        assert sorted(got) == sorted(expected), f"{where}: keys {sorted(got)} != {sorted(expected)}"
-        for key in expected:
-            assert_same(got[key], expected[key], f"{where}[{key!r}]")
-    elif isinstance(expected, (list, tuple)):
-        assert isinstance(got, (list, tuple)), f"{where}: {got!r}"
-        assert len(got) == len(expected), f"{where}: {got!r} != {expected!r}"
-        for i, (g, e) in enumerate(zip(got, expected)):
-            assert_same(g, e, f"{where}[{i}]")
-    elif isinstance(expected, str):
-        assert got == expected, where
-    else:
-        np.testing.assert_allclose(float(got), expected, rtol=RTOL, atol=ATOL, err_msg=where)
-
-
 # Recorded from Keras 3.15 (TensorFlow 2.21 backend) by running SCENARIOS with K = keras.
 KERAS: dict = {'batch_size_same_loss': {'evaluate_12': 2.827072858810425,
                           'evaluate_3': 2.827072858810425,
@@ -349,4 +330,4 @@ MARKS: dict = {  # steps_per_epoch=11 over 10 batches runs out of data, as in Ke
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=MARKS.get(n, ())) for n in SCENARIOS])
 def test_matches_keras(name):
-    assert_same(SCENARIOS[name](ef), KERAS[name], name)
+    assert_same(outcome(SCENARIOS[name], ef), KERAS[name], name)
