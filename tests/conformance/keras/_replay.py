@@ -87,3 +87,13 @@ def outcome(scenario: Any, namespace: Any) -> Any:
     except Exception as error:  # noqa: BLE001 - the type is the outcome compared
         builtin = next(c for c in type(error).__mro__ if c.__module__ == "builtins")
         return {"raises": builtin.__name__}
+
+
+def replay_layer(factory: Any, args: list[Any], kwargs: dict[str, Any], call_args: list[Any],
+                 call_kwargs: dict[str, Any], weights: list[Any], expected: Any) -> None:
+    """Builds the layer, gives it Keras's weights, calls it and compares the output."""
+    layer = factory(*args, **kwargs)
+    if weights:
+        layer(*call_args, **call_kwargs)  # builds the weights
+        layer.set_weights(weights)
+    check_result(layer(*call_args, **call_kwargs), expected, type(layer).__name__)
