@@ -239,13 +239,7 @@ CASES = [
         ('__call__', [A([[0, 0], [0, 0], [1, 1], [1, 1]], 'int64'), A([[0.0, 0.10000000149011612], [0.5, 0.20000000298023224], [0.30000001192092896, 0.30000001192092896], [0.8999999761581421, 0.4000000059604645]], 'float32')], {'sample_weight': [1, 2, 3, 4]}, A(0.9285714626312256, 'float32'))]),
 ]
 
-_AUC_TODO = pytest.mark.xfail(
-    strict=True, raises=(TypeError, ValueError),
-    reason="not implemented yet: AUC(multi_label=, num_labels=, label_weights=) and "
-           "curve='PRGAIN' (eagerflow flattens multi-label predictions)")
-MARKS: dict = {case[0]: _AUC_TODO for case in CASES
-               if case[1] == "AUC" and (set(case[3]) & {"multi_label", "num_labels", "label_weights"}
-                                        or str(case[3].get("curve", "")).upper() == "PRGAIN")}
+MARKS: dict = {}
 
 
 @pytest.mark.parametrize("test, name, args, kwargs, calls", [
