@@ -380,7 +380,8 @@ class GroupNormalization(_Normalization):
     channels`` instance normalization.
 
     Args:
-        groups: the number of groups; must divide the number of channels.
+        groups: the number of groups; must divide the number of channels. -1 is one
+            group per channel (instance normalization), set when the layer is built.
         axis: the channel axis (default -1).
         epsilon, center, scale: as in `LayerNormalization`.
         beta_initializer, gamma_initializer: as in `LayerNormalization`, as are the
@@ -403,9 +404,10 @@ class GroupNormalization(_Normalization):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-            raise ValueError(f"GroupNormalization: `groups` must be a positive int. "
-                             f"Received: groups={groups!r}")
+        if isinstance(groups, bool) or not isinstance(groups, int) or (
+                groups < 1 and groups != -1):
+            raise ValueError(f"GroupNormalization: `groups` must be a positive int (or -1 "
+                             f"for instance normalization). Received: groups={groups!r}")
         if not isinstance(axis, int):
             raise ValueError(f"GroupNormalization: `axis` must be one int (the channel "
                              f"axis). Received: axis={axis!r}")
@@ -416,6 +418,8 @@ class GroupNormalization(_Normalization):
 
     def build(self, input_shape: Any) -> None:
         channels = input_shape[self.axis]
+        if self.groups == -1 and channels is not None:  # one group per channel, as Keras
+            self.groups = int(channels)
         if channels is not None and (self.groups > channels or channels % self.groups):
             raise ValueError(
                 f"GroupNormalization '{self.name}': groups={self.groups} must divide the "
