@@ -1,7 +1,8 @@
 """`CSVLogger`: one CSV row per epoch, safe to append to and to read while training.
 
 Each row is flushed and fsynced at the end of its epoch, so a crash loses at most the
-epoch in progress. Columns are ``epoch`` then the log keys in sorted order; a key that
+epoch in progress. Columns are ``epoch`` then the log keys in sorted order, followed by
+their ``val_`` names when the first epoch has no validation (as Keras 3); a key that
 appears later (``val_*`` with ``validation_freq > 1``, or a different set of metrics when
 appending to an older file) widens the header: the file is rewritten atomically with
 ``NA`` in the rows that lack it, instead of dropping the value like Keras does.
@@ -14,8 +15,8 @@ Examples:
     >>> logger.on_epoch_end(0, {"loss": 0.5, "accuracy": 0.75})
     >>> logger.on_train_end()
     >>> print(open(path).read().strip())
-    epoch,accuracy,loss
-    0,0.75,0.5
+    epoch,accuracy,loss,val_accuracy,val_loss
+    0,0.75,0.5,NA,NA
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ class CSVLogger(base.Callback):
         values.update((key, _cell(value)) for key, value in logs.items())
         new_keys = ["epoch"] + sorted(logs)
         if self.keys is None:
+            if not any(key.startswith("val_") for key in logs):
+                # As Keras 3: the first header also names the validation columns (``NA``
+                # until an epoch validates), so validation_freq > 1 keeps one header.
+                new_keys += ["val_" + key for key in sorted(logs)]
             self.keys = new_keys
             self._rewrite(self.keys, [])
         elif any(key not in self.keys for key in new_keys):

@@ -59,7 +59,8 @@ def set_learning_rate(model, value: float, owner: str) -> None:
     """Sets `model.optimizer`'s learning rate, refusing to overwrite a schedule.
 
     Raises:
-        ValueError: if the optimizer's rate comes from a schedule, or there is no optimizer.
+        TypeError: if the optimizer's rate comes from a schedule (as in Keras).
+        ValueError: if there is no optimizer.
 
     Examples:
         >>> import eagerflow as ef
@@ -76,8 +77,8 @@ def set_learning_rate(model, value: float, owner: str) -> None:
         current.assign(np.asarray(value, current.dtype))
     elif isinstance(current, numbers.Real):
         optimizer.learning_rate = float(value)
-    else:
-        raise ValueError(
+    else:  # a TypeError, as Keras's learning_rate setter raises for a schedule
+        raise TypeError(
             f"{owner}: the optimizer's learning rate is computed by a schedule "
             f"({type(getattr(optimizer, '_learning_rate', current)).__name__}), so this "
             "callback cannot set it. Give the optimizer a float learning rate, or use the "
@@ -106,9 +107,8 @@ class LearningRateScheduler(base.Callback):
         verbose: 1 prints the rate at every change.
 
     Raises:
-        TypeError: if `schedule` is not callable.
-        ValueError: if it returns something that is not a finite number, or the optimizer
-            uses a schedule.
+        TypeError: if `schedule` is not callable, or the optimizer uses a schedule.
+        ValueError: if it returns something that is not a finite number.
 
     Examples:
         >>> import eagerflow as ef

@@ -17,6 +17,7 @@ import numpy as np
 from eagerflow.core.tensor import Tensor
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import logic as logic_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn_ops
@@ -48,7 +49,7 @@ class _Elementwise(Layer):
 class ReLU(_Elementwise):
     """Rectified linear unit with an optional cap, threshold and leak (Keras 3's ReLU).
 
-    ``max_value`` where ``x >= max_value``, ``x`` where ``threshold <= x < max_value``,
+    ``max_value`` where ``x >= max_value``, ``x`` where ``threshold < x < max_value``,
     ``negative_slope * (x - threshold)`` otherwise.
 
     Args:
@@ -78,7 +79,8 @@ class ReLU(_Elementwise):
     def call(self, inputs: Any) -> Any:
         threshold = math_ops.cast(self.threshold, inputs.dtype)
         below = math_ops.multiply(math_ops.subtract(inputs, threshold), self.negative_slope)
-        outputs = math_ops.where(logic_ops.greater_equal(inputs, threshold), inputs, below)
+        # Strictly above: x == threshold gives 0, as Keras 3's relu (`ops.greater`).
+        outputs = math_ops.where(logic_ops.greater(inputs, threshold), inputs, below)
         if self.max_value is not None:
             outputs = math_ops.minimum(outputs, math_ops.cast(self.max_value, inputs.dtype))
         return outputs
@@ -200,10 +202,10 @@ class ELU(_Elementwise):
 
 
 class Softmax(_Elementwise):
-    """Softmax over `axis`; masked positions (mask False) get (almost) zero probability.
+    """Softmax over `axis`; masked positions (mask False) get zero probability.
 
-    As in Keras 3, a large negative number (-1e9; -3e4 in float16) is added to the masked
-    positions before the softmax.
+    As in Keras 3, the masked positions become a large negative number (-1e9; -3e4 in
+    float16) before the softmax and 0 after it, so a fully masked axis gives zeros.
 
     Args:
         axis: the axis (or list of axes) normalized over.
@@ -220,15 +222,20 @@ class Softmax(_Elementwise):
         self.axis = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else int(axis)
 
     def call(self, inputs: Any, mask: Any = None) -> Tensor:
-        if mask is not None:
+        if mask is not None:  # kept where True (or > 0.5), as Keras 3
+            mask = creation_ops.convert_to_tensor(mask)
+            if mask.dtype != np.bool_:
+                mask = logic_ops.greater(mask, math_ops.cast(0.5, mask.dtype))
             large = -3e4 if inputs.dtype == np.float16 else -1e9
-            adder = math_ops.multiply(
-                math_ops.subtract(1.0, math_ops.cast(mask, inputs.dtype)), large)
-            inputs = math_ops.add(inputs, adder)
+            inputs = math_ops.where(mask, inputs, math_ops.cast(large, inputs.dtype))
         if isinstance(self.axis, list):
-            return unary_ops.exp(math_ops.subtract(
+            outputs = unary_ops.exp(math_ops.subtract(
                 inputs, reduce_ops.reduce_logsumexp(inputs, axis=self.axis, keepdims=True)))
-        return activations.softmax(inputs, axis=self.axis)  # remembers the logits, as Keras
+        else:
+            outputs = activations.softmax(inputs, axis=self.axis)  # remembers the logits
+        if mask is not None:  # a fully masked axis gives zeros, not a uniform distribution
+            outputs = math_ops.where(mask, outputs, math_ops.cast(0.0, outputs.dtype))
+        return outputs
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}

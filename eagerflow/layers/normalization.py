@@ -12,6 +12,7 @@ Examples:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from eagerflow.layers import call_context, constraints, initializers, regularizers
@@ -231,7 +232,9 @@ class LayerNormalization(_Normalization):
             per element of these axes.
         epsilon: added to the variance.
         center, scale: whether to learn beta and gamma.
-        rms_scaling: divide by the root mean square instead (no centering, no beta).
+        rms_scaling: deprecated, as in Keras 3.15: multiply the inputs by
+            ``rsqrt(variance + epsilon)`` without centering them (no beta); despite its
+            name this is not the root mean square (`RMSNormalization` is).
         beta_initializer, gamma_initializer: as in Dense.
         beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint: as in Dense.
 
@@ -252,6 +255,11 @@ class LayerNormalization(_Normalization):
         super().__init__(**kwargs)
         self.rms_scaling = bool(rms_scaling)
         if self.rms_scaling:
+            warnings.warn(
+                "LayerNormalization: rms_scaling=True is deprecated, as in Keras 3: it scales "
+                "the inputs by their variance (x / sqrt(var + epsilon), not centered), not by "
+                "their root mean square. Use ef.layers.RMSNormalization for that.",
+                DeprecationWarning, stacklevel=2)
             center = False
         self._init_params(axis, epsilon, center, scale, beta_initializer, gamma_initializer,
                           beta_regularizer, gamma_regularizer, beta_constraint,
@@ -264,10 +272,11 @@ class LayerNormalization(_Normalization):
         shape = self._param_shape
         gamma = _broadcast(self.gamma, shape)
         if self.rms_scaling:
-            mean_square = reduce_ops.reduce_mean(unary_ops.square(inputs), self._axes,
-                                                 keepdims=True)
+            # Keras 3.15's (deprecated) rms_scaling divides by the standard deviation, not
+            # the root mean square; RMSNormalization is the root mean square.
+            _, variance = norm_ops.moments(inputs, self._axes, keepdims=True)
             outputs = math_ops.multiply(inputs,
-                                        unary_ops.rsqrt(math_ops.add(mean_square, self.epsilon)))
+                                        unary_ops.rsqrt(math_ops.add(variance, self.epsilon)))
             return outputs if gamma is None else math_ops.multiply(outputs, gamma)
         mean, variance = norm_ops.moments(inputs, self._axes, keepdims=True)
         return norm_ops.batch_normalization(inputs, mean, variance,
@@ -371,7 +380,8 @@ class GroupNormalization(_Normalization):
     channels`` instance normalization.
 
     Args:
-        groups: the number of groups; must divide the number of channels.
+        groups: the number of groups; must divide the number of channels. -1 is one
+            group per channel (instance normalization), set when the layer is built.
         axis: the channel axis (default -1).
         epsilon, center, scale: as in `LayerNormalization`.
         beta_initializer, gamma_initializer: as in `LayerNormalization`, as are the
@@ -394,9 +404,10 @@ class GroupNormalization(_Normalization):
                  gamma_regularizer: Any = None, beta_constraint: Any = None,
                  gamma_constraint: Any = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
-            raise ValueError(f"GroupNormalization: `groups` must be a positive int. "
-                             f"Received: groups={groups!r}")
+        if isinstance(groups, bool) or not isinstance(groups, int) or (
+                groups < 1 and groups != -1):
+            raise ValueError(f"GroupNormalization: `groups` must be a positive int (or -1 "
+                             f"for instance normalization). Received: groups={groups!r}")
         if not isinstance(axis, int):
             raise ValueError(f"GroupNormalization: `axis` must be one int (the channel "
                              f"axis). Received: axis={axis!r}")
@@ -407,6 +418,8 @@ class GroupNormalization(_Normalization):
 
     def build(self, input_shape: Any) -> None:
         channels = input_shape[self.axis]
+        if self.groups == -1 and channels is not None:  # one group per channel, as Keras
+            self.groups = int(channels)
         if channels is not None and (self.groups > channels or channels % self.groups):
             raise ValueError(
                 f"GroupNormalization '{self.name}': groups={self.groups} must divide the "

@@ -232,6 +232,9 @@ class LSTMCell(_Cell):
 
     def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
                  unit_forget_bias: bool = True, **kwargs: Any) -> None:
+        # Keras's implementation=1 or 2 picks how its kernels are split, with the same
+        # results: accepted (and, as in Keras, left out of the config) without effect.
+        self.implementation = int(kwargs.pop("implementation", 2))
         super().__init__(units, activation=activation,
                          recurrent_activation=recurrent_activation, **kwargs)
         self.unit_forget_bias = bool(unit_forget_bias)

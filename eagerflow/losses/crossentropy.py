@@ -408,6 +408,8 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
         from_logits: whether `y_pred` holds logits (more accurate; prefer it).
         ignore_class: a label value left out of the loss: its entries weigh 0 and the
             default reduction divides by the number of the other entries.
+        axis: the class axis; only -1 (the last axis) is supported, as in Keras with
+            TensorFlow: another axis raises `InvalidArgumentError` (a `ValueError`).
         reduction: see `Loss`.
         name: the loss's name.
 
@@ -423,18 +425,19 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
 
     def __init__(self, from_logits: bool = False, ignore_class: int | None = None,
                  reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "sparse_categorical_crossentropy") -> None:
+                 name: str | None = "sparse_categorical_crossentropy", axis: int = -1) -> None:
         super().__init__(name=name, reduction=reduction)
         self.from_logits = bool(from_logits)
         self.ignore_class = None if ignore_class is None else int(ignore_class)
+        self.axis = int(axis)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return sparse_categorical_crossentropy(y_true, y_pred, self.from_logits,
-                                               self.ignore_class)
+                                               self.ignore_class, axis=self.axis)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "from_logits": self.from_logits,
-                "ignore_class": self.ignore_class}
+                "ignore_class": self.ignore_class}  # Keras 3.15 leaves axis out
 
 
 for _loss in (binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy,

@@ -98,7 +98,7 @@ class CategoricalCrossentropy(reduction.MeanMetricWrapper):
 
 class SparseCategoricalCrossentropy(reduction.MeanMetricWrapper):
     """The mean over samples of `ef.losses.sparse_categorical_crossentropy` (integer
-    labels).
+    labels); entries labelled `ignore_class` are left out of the mean, as in Keras.
 
     Examples:
         >>> import eagerflow as ef
@@ -108,9 +108,10 @@ class SparseCategoricalCrossentropy(reduction.MeanMetricWrapper):
     """
 
     def __init__(self, name: str | None = "sparse_categorical_crossentropy",
-                 dtype: DTypeLike = None, from_logits: bool = False, axis: int = -1) -> None:
+                 dtype: DTypeLike = None, from_logits: bool = False,
+                 ignore_class: int | None = None, axis: int = -1) -> None:
         super().__init__(losses.sparse_categorical_crossentropy, name=name, dtype=dtype,
-                         from_logits=from_logits, axis=axis)
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
 
 
 class Hinge(reduction.MeanMetricWrapper):

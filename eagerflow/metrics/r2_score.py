@@ -44,7 +44,8 @@ class R2Score(metric.Metric):
             ``"variance_weighted_average"`` (their mean weighted by each column's label
             variance). Scikit-learn calls it ``multioutput``.
         num_regressors: the number of independent variables, for the adjusted R2 (0:
-            plain R2). When it is not below ``num_samples - 1``, the plain R2 is
+            plain R2); its ``n`` is `num_samples`, the number of target values seen (batch
+            times outputs, zero weights included), as in Keras. When it is not below ``num_samples - 1``, the plain R2 is
             returned, with a warning when computed eagerly after some samples.
         name, dtype: see `Metric`.
 
@@ -118,9 +119,9 @@ class R2Score(metric.Metric):
         metric.add_to(self.residual,
                       reduce.reduce_sum(unary.square(y_true - y_pred) * weights, axis=0))
         metric.add_to(self.count, reduce.reduce_sum(weights, axis=0))
-        # A sample counts towards n when any of its outputs has a non-zero weight.
-        counted = reduce.reduce_any(logic.not_equal(weights, 0.0), axis=-1)
-        metric.add_to(self.num_samples, reduce.reduce_sum(math.cast(counted, np.float64)))
+        # n of the adjusted R2 counts every value of y_true, whatever its weight, as Keras 3
+        # does (`ops.size(y_true)`): (batch, outputs) targets add batch * outputs.
+        metric.add_to(self.num_samples, float(np.prod(y_true.shape)))
 
     def result(self) -> Any:
         if self.num_outputs is None:  # nothing seen yet

@@ -21,7 +21,7 @@ import numpy as np
 from eagerflow.core import errors, masks, tensor
 from eagerflow.losses import loss as loss_lib
 from eagerflow.metrics import metric
-from eagerflow.ops import array_ops as array, math, reduce
+from eagerflow.ops import array_ops as array, logic, math, reduce
 from eagerflow.ops.typing import DTypeLike, TensorLike
 from eagerflow.saving import registry
 from eagerflow.utils.naming import snake_case
@@ -175,6 +175,13 @@ class MeanMetricWrapper(Mean):
         """
         mask = masks.get_mask(y_pred) if isinstance(y_pred, tensor.Tensor) else None
         values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        out_mask = masks.get_mask(values) if isinstance(values, tensor.Tensor) else None
+        if out_mask is not None and sample_weight is not None:
+            # The mask the values carry (ignore_class of a sparse cross-entropy) zeroes their
+            # weights only when weights are given, as Keras 3's `reduce_to_samplewise_values`
+            # does: unweighted, the ignored entries count as zeros in the mean.
+            mask = out_mask if mask is None else logic.logical_and(
+                metric.as_tensor(mask, np.bool_), out_mask)
         if mask is not None:  # masked steps weigh 0 (Keras 3)
             values = metric.as_tensor(values, np.float64)
             sample_weight = loss_lib.mask_weights(mask, sample_weight, values.dtype, "sum")

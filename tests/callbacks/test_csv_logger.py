@@ -19,15 +19,16 @@ def test_one_row_per_epoch(tmp_path):
     path = tmp_path / "log.csv"
     run_epochs([ef.callbacks.CSVLogger(path)], FakeModel(),
                [{"loss": 0.5, "accuracy": 0.75}, {"loss": 0.25, "accuracy": 1.0}])
-    assert _rows(path) == [["epoch", "accuracy", "loss"], ["0", "0.75", "0.5"],
-                           ["1", "1.0", "0.25"]]
+    # Keras 3 names the validation columns from the first header on (NA without validation).
+    assert _rows(path) == [["epoch", "accuracy", "loss", "val_accuracy", "val_loss"],
+                           ["0", "0.75", "0.5", "NA", "NA"], ["1", "1.0", "0.25", "NA", "NA"]]
 
 
 def test_without_append_the_file_is_replaced(tmp_path):
     path = tmp_path / "log.csv"
     path.write_text("old\n")
     run_epochs([ef.callbacks.CSVLogger(path)], FakeModel(), [{"loss": 0.5}])
-    assert _rows(path) == [["epoch", "loss"], ["0", "0.5"]]
+    assert _rows(path) == [["epoch", "loss", "val_loss"], ["0", "0.5", "NA"]]
 
 
 def test_append_keeps_earlier_rows(tmp_path):
@@ -35,7 +36,7 @@ def test_append_keeps_earlier_rows(tmp_path):
     logger = ef.callbacks.CSVLogger(path, append=True)
     run_epochs([logger], FakeModel(), [{"loss": 0.5}])
     run_epochs([logger], FakeModel(), [{"loss": 0.25}])
-    assert _rows(path) == [["epoch", "loss"], ["0", "0.5"], ["0", "0.25"]]
+    assert _rows(path) == [["epoch", "loss", "val_loss"], ["0", "0.5", "NA"], ["0", "0.25", "NA"]]
 
 
 def test_late_keys_widen_the_header_instead_of_being_dropped(tmp_path):
@@ -57,8 +58,9 @@ def test_separator_and_array_values(tmp_path):
     path = tmp_path / "log.tsv"
     run_epochs([ef.callbacks.CSVLogger(path, separator="\t")], FakeModel(),
                [{"loss": np.float32(0.5), "per_class": np.array([1.0, 2.0]), "note": "ok"}])
-    assert _rows(path, "\t") == [["epoch", "loss", "note", "per_class"],
-                                 ["0", "0.5", "ok", "[1.0, 2.0]"]]
+    assert _rows(path, "\t") == [["epoch", "loss", "note", "per_class", "val_loss", "val_note",
+                                  "val_per_class"],
+                                 ["0", "0.5", "ok", "[1.0, 2.0]", "NA", "NA", "NA"]]
 
 
 def test_bad_separator():

@@ -83,8 +83,12 @@ def test_reset_and_checkpointable_state():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=r"`curve` must be one of \['ROC', 'PR'\]"):
-        ef.metrics.AUC(curve="PRGAIN")
+    with pytest.raises(ValueError, match=r"`curve` must be one of \['ROC', 'PR', 'PRGAIN'\]"):
+        ef.metrics.AUC(curve="DET")
+    with pytest.raises(ValueError, match="`num_labels` is needed only when `multi_label`"):
+        ef.metrics.AUC(num_labels=3)
+    with pytest.raises(ef.errors.InvalidArgumentError, match="must have rank 2"):
+        ef.metrics.AUC(multi_label=True)([0, 1], [0.2, 0.5])
     with pytest.raises(ValueError, match="`summation_method` must be one of"):
         ef.metrics.AUC(summation_method="simpson")
     with pytest.raises(ValueError, match="`num_thresholds` must be an integer > 1"):

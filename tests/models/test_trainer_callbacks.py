@@ -65,7 +65,7 @@ def test_learning_rate_callbacks_refuse_a_schedule():
     x, y = classification_data(8)
     schedule = ef.optim.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5)
     model = compiled_mlp(optimizer=ef.optim.SGD(schedule))
-    with pytest.raises(ValueError, match=r"computed by a schedule \(ExponentialDecay\)"):
+    with pytest.raises(TypeError, match=r"computed by a schedule \(ExponentialDecay\)"):
         model.fit(x, y, verbose=0, callbacks=[
             ef.callbacks.LearningRateScheduler(lambda epoch, lr: lr)])
 

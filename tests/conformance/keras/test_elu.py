@@ -1,0 +1,32 @@
+"""Port of Keras 3.15's ``keras/src/layers/activations/elu_test.py`` (eager calls with numeric results).
+
+Every eager call of a layer those tests make was recorded by running them under Keras 3.15
+(TensorFlow 2.21 backend, CPU): constructor arguments, inputs, the layer's weights and the
+output Keras returned are the literals below. The test builds the eagerflow layer of the
+same name, gives it those weights and compares its output. Symbolic calls, random layers
+and cases too large to keep as literals are left out.
+"""
+# ruff: noqa: E501  (the case table holds recorded literals, one case per line)
+
+import pytest
+
+import eagerflow as ef
+from tests.conformance.keras._replay import A, replay_layer
+
+nan, INF = float("nan"), float("inf")
+inf = INF
+
+# (Keras test, layer, constructor args, kwargs, call args, call kwargs, weights, Keras's output)
+CASES = [
+    ('ELUTest.test_correctness', 'ELU', [], {}, [A([[[0.3852770857796577, 0.8862509467451571, 0.060187003122212035, 0.9085976381957109, 0.8703821432667003], [0.5152560997433476, 0.6655962254542529, 0.8831273648553735, 0.17190932998827524, 0.30950942697844286]], [[0.09077239687651772, 0.6673049733963458, 0.41331317349831986, 0.256450224414816, 0.9386023536531066], [0.1618847617123883, 0.02807855877039589, 0.7100417238476159, 0.12298413512614048, 0.9047924874200411]]], 'float64')], {}, [], A([[[0.3852770924568176, 0.8862509727478027, 0.06018700450658798, 0.9085976481437683, 0.8703821301460266], [0.5152561068534851, 0.6655962467193604, 0.8831273913383484, 0.17190933227539062, 0.30950942635536194]], [[0.09077239781618118, 0.6673049926757812, 0.4133131802082062, 0.25645023584365845, 0.9386023283004761], [0.16188475489616394, 0.028078557923436165, 0.7100417017936707, 0.1229841336607933, 0.9047924876213074]]], 'float32')),
+    ('ELUTest.test_correctness#2', 'ELU', [], {'alpha': 0.7}, [A([[[0.3852770857796577, 0.8862509467451571, 0.060187003122212035, 0.9085976381957109, 0.8703821432667003], [0.5152560997433476, 0.6655962254542529, 0.8831273648553735, 0.17190932998827524, 0.30950942697844286]], [[0.09077239687651772, 0.6673049733963458, 0.41331317349831986, 0.256450224414816, 0.9386023536531066], [0.1618847617123883, 0.02807855877039589, 0.7100417238476159, 0.12298413512614048, 0.9047924874200411]]], 'float64')], {}, [], A([[[0.3852770924568176, 0.8862509727478027, 0.06018700450658798, 0.9085976481437683, 0.8703821301460266], [0.5152561068534851, 0.6655962467193604, 0.8831273913383484, 0.17190933227539062, 0.30950942635536194]], [[0.09077239781618118, 0.6673049926757812, 0.4133131802082062, 0.25645023584365845, 0.9386023283004761], [0.16188475489616394, 0.028078557923436165, 0.7100417017936707, 0.1229841336607933, 0.9047924876213074]]], 'float32')),
+]
+
+MARKS: dict = {}
+
+
+@pytest.mark.parametrize("test, name, args, kwargs, call_args, call_kwargs, weights, expected", [
+    pytest.param(*case, id=case[0], marks=MARKS.get(case[0], ())) for case in CASES
+])
+def test_matches_keras(test, name, args, kwargs, call_args, call_kwargs, weights, expected):
+    replay_layer(getattr(ef.layers, name), args, kwargs, call_args, call_kwargs, weights, expected)
