@@ -508,14 +508,36 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where, tar
             f"{where}: a `for` loop over an ef.data iterator made outside ef.function is "
             "not supported (the graph cannot see where it ends); loop over the dataset "
             "itself, or call next(iterator) once per call.")
+    ran = False
     for item in iterable:
         if extra_test is not None and not _python_bool(extra_test(), "for"):
             break
+        ran = True
         body(item)
+    if not ran and target is not None and _is_tensor(iterable) and iterable.ndim \
+            and context.thread.tracer is not None:
+        _zero_target(iterable, get_state, set_state, names, target)
         if extra_test is not None and _is_graph_tensor(extra_test()):
             raise ConversionError(
                 f"{where}: `break` depends on a tensor inside a loop over a Python iterable "
                 f"({type(iterable).__name__}); iterate over a tensor or ef.range instead.")
+
+
+def _zero_target(items, get_state, set_state, names, target, index_dtype=None):
+    """Gives the variable of a loop over a tensor (a range when `items` is None) a value
+    before the loop when it has none: zero, or zeros of a row's shape (what TensorFlow
+    gives after such a loop that never ran; the loop's values replace it)."""
+    from eagerflow.ops import math, reduce
+
+    values = list(get_state())
+    position = names.index(target)
+    if not isinstance(values[position], Undefined):
+        return
+    if items is None:
+        values[position] = math.cast(0, index_dtype)
+    elif items.dtype.kind in "iuf":
+        values[position] = reduce.reduce_sum(items[:0], axis=0)
+    set_state(values)
 
 
 def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_state, names,
@@ -531,17 +553,8 @@ def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_sta
     if step_sign is None:
         step_sign = logic.greater(delta, math.cast(0, delta.dtype))
 
-    if target is not None and isinstance(get_state()[names.index(target)], Undefined):
-        # the loop's variable keeps its last value after the loop, as in TensorFlow, so it
-        # needs one before: zero (what TensorFlow gives after a loop that never ran)
-        values = list(get_state())
-        if items is None:
-            values[names.index(target)] = math.cast(0, limit.dtype)
-        elif items.dtype.kind in "iuf":
-            from eagerflow.ops import reduce
-
-            values[names.index(target)] = reduce.reduce_sum(items[:0], axis=0)
-        set_state(values)
+    if target is not None:
+        _zero_target(items, get_state, set_state, names, target, limit.dtype)
 
     def state():
         return [index[0], *get_state()]

@@ -336,6 +336,16 @@ def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
     return nest_lib.pack_sequence_as(element_spec, list(node.outputs))
 
 
+def traced_effect(tracer: Any, func: Callable[..., None], *args: Any) -> None:
+    """Adds to `tracer`'s graph a node with no inputs or outputs that calls
+    ``func(*args)`` each time the graph runs (not now: the trace is where it stands)."""
+    def run():
+        func(*args)
+
+    attrs = {"func": run, "Tout": None, "single": False, "shapes": []}
+    tracer.add_node(graph.PY_FUNCTION, [], attrs, [])
+
+
 def _py_function_rule(func, floats, single, touts):
     def rule(dy, y, *inputs):
         dys = [dy] if len(touts) == 1 else list(dy)
