@@ -411,7 +411,7 @@ class GradientTape:
         unconnected = _check_unconnected(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = nest.flatten(sources)
-        size = int(target._value.size)
+        size = _static_size(target.shape, "jacobian")
         rows: list[list] = [[] for _ in flat_sources]
         try:
             for i in range(size):
@@ -458,13 +458,19 @@ class GradientTape:
                 f"dimension, got shapes {target.shape} and {tuple(source.shape)}"
             )
         batch = target.shape[0]
-        inner = int(target._value[0].size) if batch else 0
+        inner = _static_size(target.shape[1:], "batch_jacobian") if batch != 0 else 0
+        ones = _run("OnesLike", (target,), dtype=target.dtype) if batch is None else None  # traced, batch unknown
         rows = []
         try:
             for j in range(inner):
-                one_hot = np.zeros((batch, inner), target.dtype)
-                one_hot[:, j] = 1
-                seed = tensor.new_tensor(one_hot.reshape(target.shape))
+                if ones is None:
+                    one_hot = np.zeros((batch, inner), target.dtype)
+                    one_hot[:, j] = 1
+                    seed = tensor.new_tensor(one_hot.reshape(target.shape))
+                else:
+                    row = np.zeros(inner, target.dtype)
+                    row[j] = 1
+                    seed = _run("Mul", (ones, tensor.new_tensor(row.reshape(target.shape[1:]))))
                 (g,) = self._gradients([target], [seed], [source], True, True)
                 rows.append(g)
         finally:
@@ -505,6 +511,18 @@ def _check_unconnected(value) -> bool:
             f"unconnected_gradients={value!r}"
         )
     return text == "zero"
+
+
+def _static_size(shape, method: str) -> int:
+    """The number of elements of `shape` (one backward pass each), which must be known."""
+    if None in shape:
+        raise errors.InvalidArgumentError(
+            f"GradientTape.{method}: the target's shape {tuple(shape)} has an unknown "
+            "dimension (None) in ef.function, and each of its elements needs its own "
+            "backward pass. Give that dimension a fixed size in the input_signature"
+            + (", or keep the unknown one first (the batch)." if method == "batch_jacobian"
+               else "."))
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _target_tensor(value: Any) -> tensor.Tensor:

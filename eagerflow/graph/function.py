@@ -451,10 +451,12 @@ class Function:
             call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
             state = context.thread
             saved_autograph, state.autograph = state.autograph, self._autograph
+            before = [_structure(v) for v in new_values]
             try:
                 result = self._traced_function()(*call_args, **call_kwargs)
             finally:
                 state.autograph = saved_autograph
+            self._check_unmodified(names, before, new_values)
             structure = _outputs(result, tracer, graph_)
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
         graph_.input_keys = list(graph_.inputs)
@@ -465,6 +467,19 @@ class Function:
         if executing:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
         return cf, outputs, lambda: self._register(key, tensors, specs, cf, values, names)
+
+    def _check_unmodified(self, names, before, values):
+        """Refuses a trace that changed a list or dict argument, as TensorFlow: the change
+        would happen once, while tracing, to a copy the caller never sees."""
+        changed = [name for name, old, value in zip(names, before, values, strict=True)
+                   if _structure(value) != old]
+        if changed:
+            raise ValueError(
+                f"ef.function {self._name!r} should not modify its Python input arguments; "
+                f"the following parameter(s) were modified: {', '.join(changed)}. The "
+                "change would happen only while tracing, to a copy the caller never sees. "
+                "Modifying a copy is allowed (`items = list(items)`); return new values "
+                "instead of storing them in an argument.")
 
     def _register(self, key, tensors, specs, cf, values, names):
         self._cache[key] = cf
@@ -495,6 +510,16 @@ class Function:
             "shape changes an input_signature with None dimensions (or use "
             "reduce_retracing=True), and create the ef.function once, outside loops."
         )
+
+
+def _structure(value) -> Any:
+    """The nesting of `value`'s lists, tuples and dicts, with the identity of each leaf
+    (what an argument must still have after the trace)."""
+    if isinstance(value, dict):
+        return ("dict", [(key, _structure(item)) for key, item in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_structure(item) for item in value])
+    return id(value)
 
 
 def _variables_made() -> int:

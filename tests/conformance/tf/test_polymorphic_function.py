@@ -89,3 +89,98 @@ def test_loop_variable_after_empty_python_range_is_unbound():
 
     with pytest.raises(UnboundLocalError):  # TF: UnboundLocalError
         f(0)
+
+
+# -- arguments must not be modified --------------------------------------------------------------
+@pytest.mark.parametrize("mutate", [
+    lambda items: items.append(ef.constant(1.0)),
+    lambda items: items.pop(),
+    lambda items: items.__setitem__(0, ef.constant(5.0)),
+])
+def test_modifying_a_list_argument_raises_value_error(mutate):
+    @ef.function
+    def f(items):
+        mutate(items)
+        return ef.constant(0.0)
+
+    # TF: ValueError "... should not modify its Python input arguments ..."
+    with pytest.raises(ValueError, match="should not modify its Python input arguments.*items"):
+        f([ef.constant(2.0)])
+
+
+def test_modifying_a_dict_argument_raises_value_error():
+    @ef.function
+    def f(d):
+        d["a"] += 1
+        return ef.constant(0.0)
+
+    with pytest.raises(ValueError, match="modified: d"):
+        f({"a": ef.constant(1.0)})
+
+
+def test_modifying_a_copy_or_a_local_list_is_allowed():
+    @ef.function
+    def f(items, x):
+        items = list(items)
+        items.append(x)
+        local = []
+        local.append(x * 2.0)
+        return items[0] + items[1], local
+
+    total, local = f([ef.constant(2.0)], ef.constant(1.0))
+    assert float(total) == 3.0 and float(local[0]) == 2.0
+
+
+# -- jacobians inside ef.function ------------------------------------------------------------
+def test_batch_jacobian_in_function():
+    @ef.function
+    def f(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x * x
+        return tape.batch_jacobian(y, x)
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = [[[0.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 12.0]],
+                [[27.0, 0.0, 0.0], [0.0, 48.0, 0.0], [0.0, 0.0, 75.0]]]  # TF
+    np.testing.assert_allclose(f(ef.constant(x)).numpy(), expected)
+
+
+def test_batch_jacobian_in_function_with_unknown_batch():
+    @ef.function(input_signature=[ef.TensorSpec([None, 2])])
+    def f(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = ef.stack([x[:, 0] * x[:, 1], ef.sin(x[:, 0])], 1)
+        return tape.batch_jacobian(y, x)
+
+    expected = [[[2.0, 1.0], [0.5403, 0.0]], [[4.0, 3.0], [-0.99, 0.0]],
+                [[6.0, 5.0], [0.2837, 0.0]]]  # TF, rounded
+    out = f(ef.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    np.testing.assert_allclose(out.numpy(), expected, atol=1e-4)
+
+
+def test_jacobian_in_function():
+    @ef.function
+    def f(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = ef.reduce_sum(x * x, axis=0)
+        return tape.jacobian(y, x)
+
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    expected = [[[0.0, 0.0, 0.0], [6.0, 0.0, 0.0]], [[0.0, 2.0, 0.0], [0.0, 8.0, 0.0]],
+                [[0.0, 0.0, 4.0], [0.0, 0.0, 10.0]]]  # TF
+    np.testing.assert_allclose(f(ef.constant(x)).numpy(), expected)
+
+
+def test_jacobian_of_unknown_size_in_function_says_which_dimension():
+    @ef.function(input_signature=[ef.TensorSpec([None])])
+    def f(x):
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = x * x
+        return tape.jacobian(y, x)
+
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"jacobian: .*\(None,\)"):
+        f(ef.constant([1.0]))
