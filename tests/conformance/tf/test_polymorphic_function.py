@@ -184,3 +184,25 @@ def test_jacobian_of_unknown_size_in_function_says_which_dimension():
 
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"jacobian: .*\(None,\)"):
         f(ef.constant([1.0]))
+
+
+# -- Python lists holding traced tensors ---------------------------------------------------------
+def test_list_holding_a_traced_tensor_is_packed():
+    concat = ef.function(lambda x: ef.concat([ef.constant([0.0]), [x]], 0))
+    np.testing.assert_array_equal(concat(ef.constant(1.0)).numpy(), [0.0, 1.0])  # TF
+    convert = ef.function(lambda x: ef.convert_to_tensor([x, x]))
+    np.testing.assert_array_equal(convert(ef.constant(1.0)).numpy(), [1.0, 1.0])  # TF
+
+
+def test_nested_list_with_a_variable_reads_it_when_the_graph_runs():
+    v = ef.Variable(2.0)
+    f = ef.function(lambda x: ef.convert_to_tensor([[x, 1.0], [v, x]]))
+    assert f(ef.constant(3.0)).numpy().tolist() == [[3.0, 1.0], [2.0, 3.0]]  # TF
+    v.assign(5.0)
+    assert f(ef.constant(3.0)).numpy().tolist() == [[3.0, 1.0], [5.0, 3.0]]  # TF
+
+
+def test_list_of_tensors_of_two_dtypes_raises_type_error():
+    f = ef.function(lambda x: ef.convert_to_tensor([x, ef.constant(1)]))
+    with pytest.raises(TypeError, match="float32 and int32"):  # TF: TypeError
+        f(ef.constant(3.0))
