@@ -68,7 +68,12 @@ class Variable(tensor._Operators):
         if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, tensor.Tensor):
-            value = initial_value._value
+            tracer = context.thread.tracer
+            if tracer is not None and type(initial_value) is not tensor.Tensor:
+                # a traced tensor (a function's argument): its value on the first call
+                value = tracer.initial_value(initial_value)
+            else:
+                value = initial_value._value
             value = value.astype(dtypes.as_dtype(dtype)) if dtype is not None else value.copy()
         elif isinstance(initial_value, Variable):
             value = initial_value.numpy().astype(dtype or initial_value.dtype)

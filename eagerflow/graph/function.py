@@ -420,6 +420,7 @@ class Function:
         graph_.jit_compile = self._jit_compile
         tracer = trace.Tracer(graph_, executing=executing)
         tracer.py_record, tracer.py_replay = py_record, py_replay
+        tracer.checking = py_replay is not None
         values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
         with trace.active(tracer, private=True) as recorder:
             counter = iter(range(len(specs)))

@@ -147,6 +147,9 @@ class Tracer:
         self._consts: dict[int, tuple] = {}
         self._shadow_vars: dict[int, np.ndarray] = {}
         self.private = None  # the tape recording the trace for gradients (see `active`)
+        # Whether this trace repeats an executing one to check variable creation (its
+        # shadows are the same real arguments; nothing it does is kept).
+        self.checking = False
         self.deferred: Exception | None = None  # set by `_forward`, taken by `execute`
         # id(variable) -> the read to use instead of reading again (gradient re-runs).
         self.read_overrides = dict(parent.read_overrides) if parent is not None else {}
@@ -364,6 +367,26 @@ class Tracer:
         return node
 
     # -- variables ------------------------------------------------------------------------
+    def initial_value(self, value) -> np.ndarray:
+        """The value of `value` (a tensor of this trace) for a Variable created from it.
+
+        As in TensorFlow, a variable made on the first call of a function may start from
+        the function's arguments: the call that traces is the one that runs, so the value
+        is known. A trace that does not run (`get_concrete_function`, a loop body or a
+        branch) does not know it."""
+        if _is_symbolic(value) and value._graph is not self.graph and self.parent is not None:
+            return self.parent.initial_value(value)
+        if not _is_symbolic(value) or value._const is not None:
+            return np.asarray(value._const if _is_symbolic(value) else value._value)
+        if (self.executing or self.checking) and not self.recompute and self.parent is None:
+            graph.raise_deferred([value])
+            return np.array(value._shadow)
+        raise ValueError(
+            f"ef.Variable created from the traced tensor {value.name}{_at()}, in a trace that "
+            "does not run (get_concrete_function, or a loop or branch of the graph): its "
+            "value is not known. Create the variable on the first call of the function "
+            "outside loops and branches, from a value known when tracing, or outside it.")
+
     def read_variable(self, variable):
         """A symbolic read of `variable` (hoisted into the parent graph when possible)."""
         key = id(variable)

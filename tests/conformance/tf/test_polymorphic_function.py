@@ -206,3 +206,39 @@ def test_list_of_tensors_of_two_dtypes_raises_type_error():
     f = ef.function(lambda x: ef.convert_to_tensor([x, ef.constant(1)]))
     with pytest.raises(TypeError, match="float32 and int32"):  # TF: TypeError
         f(ef.constant(3.0))
+
+
+# -- variables created from arguments ---------------------------------------------------------
+class _Lazy:
+    def __init__(self):
+        self.v = None
+
+    @ef.function
+    def __call__(self, x):
+        if self.v is None:
+            self.v = ef.Variable(x * 2.0)
+        return self.v + 1
+
+
+def test_variable_created_on_first_call_from_an_argument():
+    m = _Lazy()
+    assert float(m(ef.constant(2.0))) == 5.0  # TF: 5.0, 5.0, v = 4.0
+    assert float(m(ef.constant(3.0))) == 5.0
+    assert float(m.v.numpy()) == 4.0
+    assert float(_Lazy()(ef.constant(7.0))) == 15.0  # a second instance: its own variable
+
+
+def test_variable_from_an_argument_on_every_call_raises_value_error():
+    @ef.function
+    def f(x):
+        v = ef.Variable(x)
+        return v + 1
+
+    with pytest.raises(ValueError, match="creates variables on every call"):  # TF: ValueError
+        f(ef.constant(1.0))
+
+
+def test_variable_from_an_argument_in_a_trace_that_does_not_run():
+    m = _Lazy()
+    with pytest.raises(ValueError, match="in a trace that does not run"):  # TF: UnliftableError
+        m.__call__.get_concrete_function(ef.TensorSpec([], ef.float32))
