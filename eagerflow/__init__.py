@@ -29,14 +29,14 @@ from eagerflow.core.autodiff import (
     implicit_value_and_gradients,
     value_and_gradients_function,
 )
-from eagerflow.core.context import executing_eagerly
+from eagerflow.core.context import executing_eagerly, name_scope
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
-from eagerflow.core.variable import Variable
+from eagerflow.core.variable import Variable, variable_creator_scope
 from eagerflow.math import (
     abs,
     add,
@@ -151,6 +151,11 @@ _LAZY: dict[str, str] = {
     "while_loop": "eagerflow.graph.control_flow:while_loop",
     "print": "eagerflow.graph.python_ops:print",
     "py_function": "eagerflow.graph.python_ops:py_function",
+    "numpy_function": "eagerflow.graph.python_ops:numpy_function",
+    "case": "eagerflow.graph.control_flow:case",
+    "gradients": "eagerflow.graph.function:gradients",
+    "get_static_value": "eagerflow.graph.function:get_static_value",
+    "autograph": "eagerflow.autograph",
     "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
     # layers and models
     "layers": "eagerflow.layers",
@@ -204,9 +209,10 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow import optim as optimizers
     from eagerflow import saving as checkpoint
     from eagerflow.graph import saved_model
-    from eagerflow.graph.control_flow import cond, while_loop
-    from eagerflow.graph.function import function, init_scope
-    from eagerflow.graph.python_ops import print, py_function
+    from eagerflow import autograph
+    from eagerflow.graph.control_flow import case, cond, while_loop
+    from eagerflow.graph.function import function, get_static_value, gradients, init_scope
+    from eagerflow.graph.python_ops import numpy_function, print, py_function
     from eagerflow.layers import Input, activations, constraints, initializers, regularizers
     from eagerflow.models import Model, Sequential
     from eagerflow.saving import Checkpoint, CheckpointManager
@@ -245,10 +251,6 @@ _ABSENT = {
     "string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string dtype: "
               "trace a string function with an example tensor, such as "
               "f.get_concrete_function(ef.constant('a'))",
-    "autograph": "ef.function converts Python control flow itself (autograph=True), but it "
-                 "rewrites the function's syntax tree and does not generate Python source, so "
-                 "there is no ef.autograph.to_code / to_graph; print "
-                 "f.get_concrete_function(...).graph to see what was traced",
 }
 
 

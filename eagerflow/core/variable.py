@@ -18,7 +18,9 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,69 @@ _flags = context.flags
 _getrefcount = sys.getrefcount
 
 
-class Variable(tensor._Operators):
+class _Creators(type):
+    """Variable's metaclass: ``Variable(...)`` goes through the creators of the
+    `variable_creator_scope`s in force (innermost first), as in TensorFlow."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        creators = context.thread.__dict__.get("variable_creators")
+        if not creators:
+            return super().__call__(*args, **kwargs)
+        names = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
+        if len(args) > len(names):
+            raise TypeError(f"Variable takes at most {len(names)} positional arguments, "
+                            f"got {len(args)}")
+        arguments = {"initial_value": None, "trainable": True, "name": None, "dtype": None,
+                     "constraint": None, "shape": None, **dict(zip(names, args)), **kwargs}
+
+        def creator_at(index: int) -> Any:
+            def next_creator(**given: Any) -> Any:
+                if index < 0:
+                    return type.__call__(cls, **given)
+                return creators[index](creator_at(index - 1), **given)
+            return next_creator
+
+        return creator_at(len(creators) - 1)(**arguments)
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
+    """Makes every `Variable` created in the block go through `variable_creator`.
+
+    ``variable_creator(next_creator, **kwargs)`` receives the arguments of the
+    `Variable` call (``initial_value``, ``trainable``, ``name``, ``dtype``,
+    ``constraint``, ``shape``) and returns a variable, usually ``next_creator(**kwargs)``
+    with some changed; scopes nest, the innermost creator running first (TensorFlow's
+    ``tf.variable_creator_scope``). Inside `ef.function` it applies while tracing.
+
+    Args:
+        variable_creator: the creator, a callable as above.
+
+    Raises:
+        TypeError: if `variable_creator` is not callable.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> def frozen(next_creator, **kwargs):
+        ...     kwargs["trainable"] = False
+        ...     return next_creator(**kwargs)
+        >>> with ef.variable_creator_scope(frozen):
+        ...     v = ef.Variable(1.0)
+        >>> v.trainable
+        False
+    """
+    if not callable(variable_creator):
+        raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
+                        f"{type(variable_creator).__name__}")
+    stack = context.thread.__dict__.setdefault("variable_creators", [])
+    stack.append(variable_creator)
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+
+
+class Variable(tensor._Operators, metaclass=_Creators):
     """A mutable tensor-like value: model weights, optimizer slots, metric state, counters.
 
     Args:

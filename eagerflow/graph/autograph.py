@@ -660,3 +660,47 @@ def call_converted(fn, *args, **kwargs):
 
 
 del nest
+
+
+_UNSPECIFIED = object()
+
+
+def set_loop_options(parallel_iterations: Any = _UNSPECIFIED, swap_memory: Any = _UNSPECIFIED,
+                     maximum_iterations: Any = _UNSPECIFIED,
+                     shape_invariants: Any = _UNSPECIFIED) -> None:
+    """Hints for the converted loop it is called in (TensorFlow's
+    ``tf.autograph.experimental.set_loop_options``); a no-op elsewhere, as in TensorFlow.
+
+    `parallel_iterations` and `swap_memory` are scheduling hints TensorFlow's runtime
+    uses; eagerflow runs a loop's iterations in order and keeps its values in memory, so
+    they change nothing. `shape_invariants` is not needed: a loop variable whose shape
+    changes between iterations gets unknown (None) dimensions by itself.
+
+    Args:
+        parallel_iterations: accepted (a hint).
+        swap_memory: accepted (a hint).
+        maximum_iterations: not supported (it changes the result): write the bound into
+            the loop's condition, or use ``ef.while_loop(..., maximum_iterations=n)``.
+        shape_invariants: accepted: a list of ``(variable, shape)`` pairs.
+
+    Raises:
+        UnimplementedError: if `maximum_iterations` is given.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def total(n):
+        ...     s = ef.constant(0)
+        ...     for i in ef.range(n):
+        ...         ef.autograph.experimental.set_loop_options(parallel_iterations=1)
+        ...         s += i
+        ...     return s
+        >>> total(ef.constant(4))
+        ef.Tensor(6, shape=(), dtype=int32)
+    """
+    del parallel_iterations, swap_memory, shape_invariants
+    if maximum_iterations is not _UNSPECIFIED and maximum_iterations is not None:
+        raise errors.UnimplementedError(
+            "set_loop_options(maximum_iterations=...) is not supported in converted loops: "
+            "write the bound into the loop's condition (`while i < n and ...`), or call "
+            "ef.while_loop(cond, body, loop_vars, maximum_iterations=n).")

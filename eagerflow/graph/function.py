@@ -85,6 +85,101 @@ def init_scope() -> Any:
     return trace.eager_scope()
 
 
+def get_static_value(tensor_value: Any, partial: bool = False) -> Any:
+    """The value of a tensor when it is known without running the graph, else None.
+
+    Eagerly every tensor's value is known. While tracing, a tensor is known when it is
+    computed from constants alone, or is a shape of known size (``ef.shape(x)``), as
+    TensorFlow's constant folding finds; a value that depends on an argument is not.
+
+    Args:
+        tensor_value: a tensor, a variable or a Python/NumPy value.
+        partial: accepted for TensorFlow compatibility (a partly known value is None).
+
+    Returns:
+        A NumPy array (or the Python/NumPy value itself), or None.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.get_static_value(ef.constant([1, 2]))
+        array([1, 2], dtype=int32)
+        >>> @ef.function
+        ... def f(x):
+        ...     return ef.get_static_value(x), ef.get_static_value(ef.shape(x))
+        >>> f.python_function(ef.constant([1.0, 2.0]))[1]
+        array([2], dtype=int32)
+    """
+    del partial
+    if hasattr(tensor_value, "_read") and hasattr(tensor_value, "assign"):
+        return tensor_value.numpy() if context.thread.tracer is None else None
+    if graph.is_symbolic(tensor_value):
+        const = tensor_value._const
+        return None if const is None else np.array(const)
+    if isinstance(tensor_value, _Tensor):
+        return tensor_value.numpy()
+    return tensor_value
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str | None = "gradients",
+              gate_gradients: bool = False, aggregation_method: Any = None,
+              stop_gradients: Any = None, unconnected_gradients: Any = "none") -> list:
+    """The symbolic gradients of the sum of `ys` with respect to each of `xs`, inside
+    `ef.function` (TensorFlow's ``tf.gradients``): every op of the trace is recorded, so
+    no tape is needed. Eagerly use `ef.GradientTape`.
+
+    Args:
+        ys: a tensor or a list of tensors of the trace.
+        xs: a tensor or a list of tensors (arguments or intermediate values) or variables.
+        grad_ys: the gradients of `ys` to start from (ones when None), one per `ys`.
+        name, gate_gradients, aggregation_method: accepted for TensorFlow compatibility.
+        stop_gradients: must be None (not supported: use `ef.stop_gradient` in the
+            computation).
+        unconnected_gradients: ``"none"`` (None for an `xs` that `ys` do not depend on)
+            or ``"zero"``.
+
+    Returns:
+        A list with one gradient (or None) per entry of `xs`.
+
+    Raises:
+        RuntimeError: when called eagerly (as TensorFlow).
+        UnimplementedError: inside a loop body or a branch, or with `stop_gradients`.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def slope(x):
+        ...     y = x * x
+        ...     return ef.gradients(y, x)[0]
+        >>> slope(ef.constant(3.0))
+        ef.Tensor(6.0, shape=(), dtype=float32)
+    """
+    del name, gate_gradients, aggregation_method
+    tracer = context.thread.tracer
+    if tracer is None:
+        raise RuntimeError("ef.gradients is not supported when eager execution is enabled: "
+                           "use ef.GradientTape (or call it inside an ef.function).")
+    if stop_gradients is not None:
+        raise errors.UnimplementedError(
+            "ef.gradients: stop_gradients is not supported; apply ef.stop_gradient to those "
+            "tensors in the computation instead.")
+    recorder = tracer.private
+    if recorder is None:
+        raise errors.UnimplementedError(
+            "ef.gradients inside a loop body or a branch (ef.while_loop, ef.cond, or a "
+            "converted Python loop or if) is not supported; call it after the loop, or use "
+            "an ef.GradientTape inside the body.")
+    targets = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    seeds = None
+    if grad_ys is not None:
+        seeds = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys]
+        if len(seeds) != len(targets):
+            raise ValueError(f"ef.gradients: grad_ys has {len(seeds)} entries but ys has "
+                             f"{len(targets)}; give one per ys.")
+    return list(recorder.gradient(targets, sources, output_gradients=seeds,
+                                  unconnected_gradients=unconnected_gradients))
+
+
 class Function:
     """A Python function compiled by tracing; made by `ef.function` (see `function`).
 

@@ -242,3 +242,116 @@ def test_variable_from_an_argument_in_a_trace_that_does_not_run():
     m = _Lazy()
     with pytest.raises(ValueError, match="in a trace that does not run"):  # TF: UnliftableError
         m.__call__.get_concrete_function(ef.TensorSpec([], ef.float32))
+
+
+# -- names TensorFlow has ----------------------------------------------------------------------
+def test_concrete_function_output_shapes_and_dtypes():
+    cf = ef.function(lambda x: (x, [x > 0])).get_concrete_function(ef.constant(1.0))
+    assert cf.output_shapes == ((), [()])  # TF: (TensorShape([]), [TensorShape([])])
+    assert cf.output_dtypes == (ef.float32, [ef.bool])  # TF: (tf.float32, [tf.bool])
+
+
+def test_case():
+    @ef.function
+    def f(x):
+        return ef.case([(x < 0, lambda: -x), (x > 2, lambda: x * 10)], default=lambda: x)
+
+    assert [int(f(ef.constant(v))) for v in (-3, 1, 5)] == [3, 1, 50]  # TF
+
+
+def test_case_without_default_and_no_true_predicate_raises():
+    f = ef.function(lambda x: ef.case([(x < 0, lambda: -x), (x > 2, lambda: x * 10)]))
+    assert int(f(ef.constant(5))) == 50  # TF
+    with pytest.raises(ef.errors.InvalidArgumentError, match="no predicate is true"):
+        f(ef.constant(1))  # TF: InvalidArgumentError
+
+
+def test_case_exclusive():
+    f = ef.function(lambda x: ef.case([(x > 0, lambda: 1), (x > 2, lambda: 2)],
+                                      default=lambda: 0, exclusive=True))
+    assert int(f(ef.constant(1))) == 1  # TF
+    with pytest.raises(ef.errors.InvalidArgumentError, match="2 predicates are true"):
+        f(ef.constant(5))  # TF: InvalidArgumentError
+    with pytest.raises(TypeError, match="pred_fn_pairs"):
+        ef.case(ef.constant(True))
+
+
+def test_numpy_function_gets_arrays_on_every_call_and_has_no_gradient():
+    seen = []
+
+    @ef.function
+    def f(x):
+        return ef.numpy_function(lambda a: seen.append(type(a)) or np.cumsum(a), [x], ef.float32)
+
+    assert f(ef.constant([1.0, 2.0])).numpy().tolist() == [1.0, 3.0]  # TF
+    assert f(ef.constant([3.0, 4.0])).numpy().tolist() == [3.0, 7.0]  # TF
+    assert seen == [np.ndarray, np.ndarray]
+    x = ef.constant([1.0, 2.0])
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = ef.numpy_function(lambda a: a * 2, [x], ef.float32)
+    assert tape.gradient(y, x) is None  # TF: None
+
+
+def test_get_static_value():
+    assert ef.get_static_value(ef.constant([1, 2])).tolist() == [1, 2]  # TF
+    assert ef.get_static_value(3) == 3  # TF
+
+    @ef.function
+    def f(x):
+        return ef.get_static_value(x), ef.get_static_value(ef.shape(x))
+
+    static, shape = f.python_function(ef.constant([1, 2]))
+    assert static.tolist() == [1, 2]  # eager call: known
+    found = []
+    ef.function(lambda x: found.extend([ef.get_static_value(x), ef.get_static_value(
+        ef.shape(x))]) or x)(ef.constant([1, 2]))
+    assert found[0] is None and found[1].tolist() == [2]  # TF: None, [2]
+
+
+def test_name_scope():
+    with ef.name_scope("a") as scope:
+        v = ef.Variable(1.0, name="v")
+        with ef.name_scope("b") as inner:
+            pass
+    assert (scope, inner, ef.name_scope("a").name) == ("a/", "a/b/", "a")  # TF
+    assert v.name.startswith("a/v")  # TF: a/v:0
+    with pytest.raises(ValueError, match="must be a string"):  # TF: ValueError
+        ef.name_scope(None)
+
+
+def test_variable_creator_scope_innermost_first():
+    log = []
+
+    def freeze(next_creator, **kwargs):
+        log.append(("freeze", kwargs["name"]))
+        kwargs["trainable"] = False
+        return next_creator(**kwargs)
+
+    def record(next_creator, **kwargs):
+        log.append(("record", kwargs["name"]))
+        return next_creator(**kwargs)
+
+    with ef.variable_creator_scope(freeze), ef.variable_creator_scope(record):
+        v = ef.Variable(1.0, name="w")
+    assert log == [("record", "w"), ("freeze", "w")]  # TF
+    assert (v.trainable, float(v.numpy()), ef.Variable(1.0).trainable) == (False, 1.0, True)
+    with pytest.raises(TypeError, match="callable"):
+        with ef.variable_creator_scope(1):
+            pass
+
+
+def test_set_loop_options_is_accepted_as_a_hint():
+    @ef.function
+    def total(n):
+        s = ef.constant(0)
+        for i in ef.range(n):
+            ef.autograph.experimental.set_loop_options(parallel_iterations=1, swap_memory=True)
+            s += i
+        return s
+
+    assert int(total(ef.constant(4))) == 6  # TF
+    with pytest.raises(ef.errors.UnimplementedError, match="maximum_iterations"):
+        ef.autograph.experimental.set_loop_options(maximum_iterations=3)
+    with pytest.raises(AttributeError, match="to_code"):
+        ef.autograph.to_code  # noqa: B018
