@@ -385,7 +385,7 @@ def traced_effect(tracer: Any, func: Callable[..., None], *args: Any) -> None:
     def run():
         func(*args)
 
-    attrs = {"func": run, "Tout": None, "single": False, "shapes": []}
+    attrs: dict[str, Any] = {"func": run, "Tout": None, "single": False, "shapes": []}
     tracer.add_node(graph.PY_FUNCTION, [], attrs, [])
 
 
@@ -403,7 +403,7 @@ def check(func: Callable[..., None], inputs: list) -> None:
     def run(*values: Any) -> None:
         func(*[v.numpy() for v in values])
 
-    attrs = {"func": run, "Tout": None, "single": False, "shapes": []}
+    attrs: dict[str, Any] = {"func": run, "Tout": None, "single": False, "shapes": []}
     tracer.add_node(graph.PY_FUNCTION, refs, attrs, [])
     if tracer.executing and not tracer.recompute:
         graph.raise_deferred(refs)
