@@ -156,6 +156,8 @@ _LAZY: dict[str, str] = {
     "gradients": "eagerflow.graph.function:gradients",
     "get_static_value": "eagerflow.graph.function:get_static_value",
     "autograph": "eagerflow.autograph",
+    "TensorArray": "eagerflow.graph.tensor_array:TensorArray",
+    "map_fn": "eagerflow.graph.tensor_array:map_fn",
     "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
     # layers and models
     "layers": "eagerflow.layers",
@@ -213,6 +215,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow.graph.control_flow import case, cond, while_loop
     from eagerflow.graph.function import function, get_static_value, gradients, init_scope
     from eagerflow.graph.python_ops import numpy_function, print, py_function
+    from eagerflow.graph.tensor_array import TensorArray, map_fn
     from eagerflow.layers import Input, activations, constraints, initializers, regularizers
     from eagerflow.models import Model, Sequential
     from eagerflow.saving import Checkpoint, CheckpointManager
@@ -246,8 +249,6 @@ _ABSENT = {
     "types": "there is no tf.types (the TraceType tracing protocol): ef.function keys "
              "Python objects by identity, so pass the values that matter (such as "
              "`fruit.flavor`) as arguments",
-    "TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
-                   "with ef.concat on a loop variable (its first dimension may grow from 0)",
     "string": "string tensors carry NumPy's str dtypes ('<U...'), not one ef.string dtype: "
               "trace a string function with an example tensor, such as "
               "f.get_concrete_function(ef.constant('a'))",

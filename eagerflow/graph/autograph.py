@@ -231,6 +231,8 @@ def _tensor_state(value, name, where, what):
         return value.value
     if isinstance(value, tensor.Tensor):
         return value
+    if hasattr(value, "_loop_components"):  # a TensorArray: the tensors it is made of
+        return tuple(value._loop_components())
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
         return creation.convert_to_tensor(value)
     if _is_structure(value):  # a list or tuple of tensors: one state, as in TensorFlow
@@ -357,6 +359,19 @@ class _Retype(Exception):
     """A loop variable that started as a Python number changed dtype in the body."""
 
 
+class _Restart(Exception):
+    """A TensorArray whose element shape the body's first write gave: the loop starts
+    again with the array's tensors of that shape."""
+
+
+def _rebuild(initial, values):
+    """A loop's values as the Python objects the state held (a TensorArray from its
+    tensors); other values as they are."""
+    if hasattr(initial, "_from_loop_components"):
+        return initial._from_loop_components(tuple(values))
+    return values
+
+
 def _tensor_loop(test, body, get_state, set_state, names, where):
     if _RETVAL in names:
         raise ConversionError(
@@ -375,11 +390,14 @@ def _tensor_loop(test, body, get_state, set_state, names, where):
             from eagerflow.ops import math
 
             start[index] = math.cast(start[index], dtype)
+        except _Restart as restart:
+            index, components = restart.args
+            start[index] = components
     else:
         raise errors.InternalError(f"{where}: loop variable dtypes do not settle")
     final = list(initial)
     for i, v in zip(carried, result, strict=True):
-        final[i] = v
+        final[i] = _rebuild(initial[i], v)
     set_state(final)
 
 
@@ -389,7 +407,7 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
 
     def load(values):
         for i, v in zip(carried, values, strict=True):
-            current[i] = v
+            current[i] = _rebuild(initial[i], v)
         set_state(current)
 
     def cond_fn(*values):
@@ -406,6 +424,10 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
             if isinstance(value, Undefined):
                 raise NameError(f"{where}: {names[i]!r} is deleted inside the loop")
             out = _tensor_state(value, names[i], where, "inside the loop")
+            if hasattr(initial[i], "_loop_components"):
+                if out[0].ndim != start[i][0].ndim:
+                    raise _Restart(i, value._loop_start())
+                value = out
             outs.append(_same_dtypes(i, value, out, initial[i], start[i], names[i], where))
         return outs
 

@@ -592,8 +592,8 @@ def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive
     Examples:
         >>> import eagerflow as ef
         >>> x = ef.constant(3)
-        >>> ef.case([(x < 0, lambda: -1), (x > 2, lambda: 1)], default=lambda: 0)
-        ef.Tensor(1, shape=(), dtype=int32)
+        >>> ef.case([(x < 0, lambda: -x), (x > 2, lambda: x * 10)], default=lambda: x)
+        ef.Tensor(30, shape=(), dtype=int32)
     """
     del strict, name
     if isinstance(pred_fn_pairs, dict):

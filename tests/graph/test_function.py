@@ -283,12 +283,13 @@ def test_variables_created_inside_init_scope_on_the_first_call():
     np.testing.assert_allclose(f(ef.ones([2])).numpy(), first.numpy())
 
 
-def test_variable_from_a_traced_value_explains_what_to_do():
+def test_variable_from_a_traced_value_on_every_call_explains_what_to_do():
     @ef.function
     def f(x):
         return ef.Variable(x * 2.0)
 
-    with pytest.raises(graph.OperatorNotAllowedInGraphError, match="init_scope"):
+    # as TensorFlow: a variable may start from an argument, but only on the first call
+    with pytest.raises(ValueError, match="creates variables on every call"):
         f(ef.constant(1.0))
 
 
