@@ -159,7 +159,8 @@ class GradientTape:
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._entered:
-            raise RuntimeError("This GradientTape is already recording; tapes do not re-enter.")
+            raise ValueError(  # TensorFlow's class
+                "This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
         self._start()
         return self
@@ -221,7 +222,7 @@ class GradientTape:
         """Makes the tape track `tensor` (a Tensor, a Variable, or a nested structure of them).
 
         Raises:
-            TypeError: for anything that is not a Tensor or Variable.
+            ValueError: for anything that is not a Tensor or Variable (TensorFlow's class).
         """
         for item in nest.flatten(tensor):
             if _is_variable(item):
@@ -230,7 +231,7 @@ class GradientTape:
                     notify_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
-                raise TypeError(
+                raise ValueError(  # TensorFlow's class
                     f"GradientTape.watch() expects Tensors or Variables, got "
                     f"{type(item).__name__}: {item!r}. Convert it first: x = ef.constant(x)."
                 )

@@ -239,7 +239,7 @@ def _tensor_state(value, name, where, what):
         return type(value)(_tensor_state(v, f"{name}[{k}]", where, what)
                            for k, v in enumerate(value))
     if isinstance(value, Undefined):
-        raise NameError(
+        raise ValueError(  # TensorFlow's class, at trace time
             f"{where}: variable {name!r} is assigned in only one branch of an `if` whose "
             f"condition is a tensor, and used afterwards: assign it in both branches (or "
             "before the `if`)."
@@ -304,7 +304,7 @@ def _explain_mismatch(names, true_values, false_values, where, error):
     for name, a, b in zip(names, true_values, false_values, strict=True):
         if isinstance(a, Undefined) != isinstance(b, Undefined):
             branch = "else" if isinstance(b, Undefined) else "if"
-            raise NameError(
+            raise ValueError(  # TensorFlow's class, at trace time
                 f"{where}: {name!r} must also be assigned in the {branch} branch: the `if` "
                 "depends on a tensor, so both branches run in the graph and the variable "
                 "must have a value after either.") from None

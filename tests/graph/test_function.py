@@ -559,7 +559,7 @@ def test_pretty_printed_concrete_signatures():
 
 
 def test_tensorflow_only_names_say_why_they_are_absent():
-    with pytest.raises(AttributeError, match="'autograph': ef.function converts Python control"):
+    with pytest.raises(AttributeError, match="'to_code': ef.function converts Python control"):
         ef.autograph.to_code(lambda x: x)
     graph = ef.function(lambda x: x + 1).get_concrete_function(ef.constant(1.0)).graph
     with pytest.raises(AttributeError, match="'as_graph_def': eagerflow graphs are not GraphDef"):
