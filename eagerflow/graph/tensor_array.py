@@ -240,10 +240,10 @@ class TensorArray:
         from eagerflow.ops import array
 
         rows = array.unstack(dispatch.convert_input(value, dtype=self._dtype))
+        positions = dispatch.convert_input(indices)
         result = self
         for k, row in enumerate(rows):
-            result = result.write(array.gather(indices, k) if not isinstance(
-                indices, (list, tuple)) else indices[k], row)
+            result = result.write(positions[k], row)
         return result
 
     def close(self, name: str | None = None) -> None:

@@ -119,3 +119,8 @@ def test_map_fn_over_an_unknown_number_of_rows():
                        input_signature=[ef.TensorSpec([None, 2])])
     with pytest.raises(ef.errors.InvalidArgumentError, match="fn_output_signature"):
         bare(rows)
+
+
+def test_scatter():
+    ta = ef.TensorArray(ef.float32, size=3).scatter([2, 0], ef.constant([[1.0], [2.0]]))
+    assert ta.stack().numpy().tolist() == [[2.0], [0.0], [1.0]]  # TF
