@@ -377,7 +377,7 @@ class Tracer:
         if _is_symbolic(value) and value._graph is not self.graph and self.parent is not None:
             return self.parent.initial_value(value)
         if not _is_symbolic(value) or value._const is not None:
-            return np.asarray(value._const if _is_symbolic(value) else value._value)
+            return np.asarray(value._const if _is_symbolic(value) else value.numpy())
         if (self.executing or self.checking) and not self.recompute and self.parent is None:
             graph.raise_deferred([value])
             return np.array(value._shadow)
