@@ -460,7 +460,8 @@ class GradientTape:
             )
         batch = target.shape[0]
         inner = _static_size(target.shape[1:], "batch_jacobian") if batch != 0 else 0
-        ones = _run("OnesLike", (target,), dtype=target.dtype) if batch is None else None  # traced, batch unknown
+        # traced with an unknown batch: each seed is ones times a one-hot row
+        ones = _run("OnesLike", (target,), dtype=target.dtype) if batch is None else None
         rows = []
         try:
             for j in range(inner):

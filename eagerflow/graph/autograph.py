@@ -472,6 +472,9 @@ def _loop_dtype(index, value, out, initial, start, name, where):
         "or cast the new value back inside it.")
 
 
+_NO_ITEM = object()  # the end of a Python iterable in `for_stmt`
+
+
 class _TensorRange:
     """``range(start, limit, delta)`` with a tensor bound, for `for_stmt`."""
 
@@ -531,18 +534,24 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where, tar
             "not supported (the graph cannot see where it ends); loop over the dataset "
             "itself, or call next(iterator) once per call.")
     ran = False
-    for item in iterable:
+    items = iter(iterable)
+    while True:
+        # the `break` flag is checked before the next item is taken, as Python does: a
+        # loop that breaks leaves the rest of an iterator to the next loop over it
         if extra_test is not None and not _python_bool(extra_test(), "for"):
+            break
+        item = next(items, _NO_ITEM)
+        if item is _NO_ITEM:
             break
         ran = True
         body(item)
-    if not ran and target is not None and _is_tensor(iterable) and iterable.ndim \
-            and context.thread.tracer is not None:
-        _zero_target(iterable, get_state, set_state, names, target)
         if extra_test is not None and _is_graph_tensor(extra_test()):
             raise ConversionError(
                 f"{where}: `break` depends on a tensor inside a loop over a Python iterable "
                 f"({type(iterable).__name__}); iterate over a tensor or ef.range instead.")
+    if not ran and target is not None and _is_tensor(iterable) and iterable.ndim \
+            and context.thread.tracer is not None:
+        _zero_target(iterable, get_state, set_state, names, target)
 
 
 def _zero_target(items, get_state, set_state, names, target, index_dtype=None):

@@ -51,8 +51,10 @@ class TensorArray:
     Examples:
         >>> import eagerflow as ef
         >>> ta = ef.TensorArray(ef.int32, size=2).write(0, 5).write(1, 7)
-        >>> ta.stack(), ta.read(1), ta.size()
-        (ef.Tensor([5 7], shape=(2,), dtype=int32), ef.Tensor(7, shape=(), dtype=int32), ef.Tensor(2, shape=(), dtype=int32))
+        >>> ta.stack()
+        ef.Tensor([5 7], shape=(2,), dtype=int32)
+        >>> int(ta.read(1)), int(ta.size())
+        (7, 2)
     """
 
     def __init__(self, dtype: Any, size: Any = None, dynamic_size: bool | None = None,

@@ -355,3 +355,17 @@ def test_set_loop_options_is_accepted_as_a_hint():
         ef.autograph.experimental.set_loop_options(maximum_iterations=3)
     with pytest.raises(AttributeError, match="to_code"):
         ef.autograph.to_code  # noqa: B018
+
+
+def test_break_on_a_tensor_in_a_loop_over_a_python_list_says_what_to_do():
+    @ef.function
+    def f(x):
+        for item in [1.0, 2.0]:
+            x = x + item
+            if x > 2.0:
+                break
+        return x
+
+    with pytest.raises(ef.errors.UnimplementedError,
+                       match="`break` depends on a tensor inside a loop over a Python"):
+        f(ef.constant(1.0))
