@@ -52,15 +52,15 @@ def tf_return_in_py_while(x):
     return s
 
 
-@pytest.mark.parametrize("values, target", itertools.product(
-    ([1], [1, 2], [1, 2, 3]), (tf_break_in_py_for, tf_return_in_py_for)))
+@pytest.mark.parametrize("values, target", list(itertools.product(
+    ([1], [1, 2], [1, 2, 3]), (tf_break_in_py_for, tf_return_in_py_for))))
 def test_tf_control_flow_in_py_for(values, target):
     with pytest.raises(NotImplementedError):
         ef.function(target)([ef.constant(v) for v in values])
 
 
-@pytest.mark.parametrize("n, target", itertools.product(
-    (1, 2, 3), (tf_break_in_py_while, tf_return_in_py_while)))
+@pytest.mark.parametrize("n, target", list(itertools.product(
+    (1, 2, 3), (tf_break_in_py_while, tf_return_in_py_while))))
 def test_tf_control_flow_in_py_while(n, target):
     # A difference: TensorFlow raises NotImplementedError, since any tf.Tensor condition
     # is a graph value there. Here `ef.greater(x % 2, 0)` of a Python int is a constant of
