@@ -29,14 +29,14 @@ from eagerflow.core.autodiff import (
     implicit_value_and_gradients,
     value_and_gradients_function,
 )
-from eagerflow.core.context import executing_eagerly, name_scope
+from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
-from eagerflow.core.variable import Variable, variable_creator_scope
+from eagerflow.core.variable import Variable
 from eagerflow.math import (
     abs,
     add,
@@ -155,6 +155,8 @@ _LAZY: dict[str, str] = {
     "case": "eagerflow.graph.control_flow:case",
     "gradients": "eagerflow.graph.function:gradients",
     "get_static_value": "eagerflow.graph.function:get_static_value",
+    "variable_creator_scope": "eagerflow.graph.function:variable_creator_scope",
+    "name_scope": "eagerflow.graph.function:name_scope",
     "autograph": "eagerflow.autograph",
     "TensorArray": "eagerflow.graph.tensor_array:TensorArray",
     "map_fn": "eagerflow.graph.tensor_array:map_fn",
@@ -213,7 +215,14 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow.graph import saved_model
     from eagerflow import autograph
     from eagerflow.graph.control_flow import case, cond, while_loop
-    from eagerflow.graph.function import function, get_static_value, gradients, init_scope
+    from eagerflow.graph.function import (
+        function,
+        get_static_value,
+        gradients,
+        init_scope,
+        name_scope,
+        variable_creator_scope,
+    )
     from eagerflow.graph.python_ops import numpy_function, print, py_function
     from eagerflow.graph.tensor_array import TensorArray, map_fn
     from eagerflow.layers import Input, activations, constraints, initializers, regularizers

@@ -10,9 +10,16 @@ Examples:
     >>> ef.autograph.experimental.set_loop_options(parallel_iterations=4)
 """
 
-from eagerflow.autograph import experimental
+from eagerflow.graph import autograph as _autograph
 
 __all__ = ["experimental"]
+
+
+class experimental:  # noqa: N801 - TensorFlow's namespace name
+    """``ef.autograph.experimental``: loop directives, under TensorFlow's names."""
+
+    set_loop_options = staticmethod(_autograph.set_loop_options)
+
 
 _NO_CODE = ("ef.function converts Python control flow itself (autograph=True), but it "
             "rewrites the function's syntax tree and does not generate Python source, so "

@@ -89,42 +89,24 @@ def eager_scope():
         thread.tracer, thread.tapes = saved
 
 
-class name_scope:  # noqa: N801 - TensorFlow's name
-    """A context manager: variables created in the block are named ``"<name>/..."``
-    (nested scopes join with ``/``); entering it gives the full scope, ``"outer/inner/"``.
-    `Module.name_scope` is this scope with the module's name. As in TensorFlow 2, it
-    names variables only (ops have no names here).
-
-    Args:
-        name: the scope's name (a string).
-
-    Raises:
-        ValueError: if `name` is not a string (TensorFlow's class).
+@contextlib.contextmanager
+def name_scope(name: str):
+    """Variables created in the block are named ``"<name>/..."`` (nested scopes join with
+    ``/``); `Module.name_scope` is this scope with the module's name.
 
     Examples:
         >>> import eagerflow as ef
-        >>> with ef.name_scope("outer") as scope, ef.name_scope("inner"):
-        ...     scope, ef.Variable(1.0, name="v").name
-        ('outer/', 'outer/inner/v')
+        >>> from eagerflow.core import context
+        >>> with context.name_scope("outer"), context.name_scope("inner"):
+        ...     ef.Variable(1.0, name="v").name
+        'outer/inner/v'
     """
-
-    def __init__(self, name: str) -> None:  # noqa: D107
-        if not isinstance(name, str):
-            raise ValueError(f"name for name_scope must be a string. Received: name={name!r}")
-        self._name = name
-
-    @property
-    def name(self) -> str:
-        """The scope's own name, as given."""
-        return self._name
-
-    def __enter__(self) -> str:
-        stack = thread.__dict__.setdefault("name_scopes", [])
-        stack.append(self._name)
-        return "/".join(stack) + "/"
-
-    def __exit__(self, *exc_info: object) -> None:
-        thread.__dict__["name_scopes"].pop()
+    stack = thread.__dict__.setdefault("name_scopes", [])
+    stack.append(name)
+    try:
+        yield "/".join(stack) + "/"
+    finally:
+        stack.pop()
 
 
 def current_name_scope() -> str:

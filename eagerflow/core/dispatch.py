@@ -394,42 +394,14 @@ def convert_input(value, op: Op | None = None, copy: bool = False,
         if copy or value.flags.writeable:
             value = value.copy()
         return tensor.new_tensor(value)
-    if isinstance(value, (list, tuple)) and context.thread.tracer is not None \
-            and contains_tensor(value):
-        return _pack(value, dtype)
+    tracer = context.thread.tracer  # a list holding traced tensors: packed by graph ops
+    if tracer is not None and isinstance(value, (list, tuple)) and tracer.holds_tensor(value):
+        return tracer.pack(value, dtype)
     try:
         return tensor.new_tensor(dtypes.to_array(value, dtype))
     except errors.OpError as e:
         name = op.name if op is not None else None
         raise type(e)(e.message, op=name) from None
-
-
-def contains_tensor(value) -> bool:
-    """Whether a (nested) list or tuple holds a tensor or variable."""
-    if isinstance(value, (list, tuple)):
-        return any(contains_tensor(v) for v in value)
-    return isinstance(value, (_Tensor, _Variable))
-
-
-def _first_dtype(value):
-    if isinstance(value, (list, tuple)):
-        return next((d for d in map(_first_dtype, value) if d is not None), None)
-    return value.dtype if isinstance(value, (_Tensor, _Variable)) else None
-
-
-def _pack(value, dtype=None) -> tensor.Tensor:
-    """A (nested) list holding tensors, while tracing: stacked with ``Pack`` ops, so the
-    graph reads the tensors' values when it runs (as TensorFlow packs such lists); Python
-    numbers in it take the tensors' dtype."""
-    dtype = dtype if dtype is not None else _first_dtype(value)
-    rows = [_pack(v, dtype) if isinstance(v, (list, tuple)) and contains_tensor(v)
-            else convert_input(v, dtype=dtype) for v in value]
-    for row in rows:
-        if row.dtype != dtype:
-            raise TypeError(  # TensorFlow's class for this conversion
-                f"Cannot pack a list of tensors of dtypes {dtype.name} and {row.dtype.name} "
-                "into one tensor: cast them to one dtype first (ef.cast).")
-    return execute(OPS["Pack"], tuple(rows), {"axis": 0})
 
 
 def _describe(values, attrs) -> str:

@@ -159,8 +159,7 @@ class GradientTape:
     # -- recording ----------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._entered:
-            raise ValueError(  # TensorFlow's class
-                "This GradientTape is already recording; tapes do not re-enter.")
+            raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
         self._start()
         return self
@@ -460,19 +459,13 @@ class GradientTape:
             )
         batch = target.shape[0]
         inner = _static_size(target.shape[1:], "batch_jacobian") if batch != 0 else 0
-        # traced with an unknown batch: each seed is ones times a one-hot row
-        ones = _run("OnesLike", (target,), dtype=target.dtype) if batch is None else None
+        ones = _run("OnesLike", (target,), dtype=target.dtype)  # the batch may be unknown
         rows = []
         try:
             for j in range(inner):
-                if ones is None:
-                    one_hot = np.zeros((batch, inner), target.dtype)
-                    one_hot[:, j] = 1
-                    seed = tensor.new_tensor(one_hot.reshape(target.shape))
-                else:
-                    row = np.zeros(inner, target.dtype)
-                    row[j] = 1
-                    seed = _run("Mul", (ones, tensor.new_tensor(row.reshape(target.shape[1:]))))
+                row = np.zeros(inner, target.dtype)
+                row[j] = 1
+                seed = _run("Mul", (ones, tensor.new_tensor(row.reshape(target.shape[1:]))))
                 (g,) = self._gradients([target], [seed], [source], True, True)
                 rows.append(g)
         finally:
@@ -520,10 +513,8 @@ def _static_size(shape, method: str) -> int:
     if None in shape:
         raise errors.InvalidArgumentError(
             f"GradientTape.{method}: the target's shape {tuple(shape)} has an unknown "
-            "dimension (None) in ef.function, and each of its elements needs its own "
-            "backward pass. Give that dimension a fixed size in the input_signature"
-            + (", or keep the unknown one first (the batch)." if method == "batch_jacobian"
-               else "."))
+            "dimension (None) in ef.function, and each element needs its own backward "
+            "pass: give that dimension a fixed size in the input_signature.")
     return int(np.prod(shape, dtype=np.int64))
 
 

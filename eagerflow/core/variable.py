@@ -18,9 +18,7 @@ Examples:
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,65 +30,11 @@ _getrefcount = sys.getrefcount
 
 
 class _Creators(type):
-    """Variable's metaclass: ``Variable(...)`` goes through the creators of the
-    `variable_creator_scope`s in force (innermost first), as in TensorFlow."""
+    """``Variable(...)`` inside `ef.variable_creator_scope` (graph/function.py)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        creators = context.thread.__dict__.get("variable_creators")
-        if not creators:
-            return super().__call__(*args, **kwargs)
-        names = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
-        if len(args) > len(names):
-            raise TypeError(f"Variable takes at most {len(names)} positional arguments, "
-                            f"got {len(args)}")
-        arguments = {"initial_value": None, "trainable": True, "name": None, "dtype": None,
-                     "constraint": None, "shape": None, **dict(zip(names, args)), **kwargs}
-
-        def creator_at(index: int) -> Any:
-            def next_creator(**given: Any) -> Any:
-                if index < 0:
-                    return type.__call__(cls, **given)
-                return creators[index](creator_at(index - 1), **given)
-            return next_creator
-
-        return creator_at(len(creators) - 1)(**arguments)
-
-
-@contextlib.contextmanager
-def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
-    """Makes every `Variable` created in the block go through `variable_creator`.
-
-    ``variable_creator(next_creator, **kwargs)`` receives the arguments of the
-    `Variable` call (``initial_value``, ``trainable``, ``name``, ``dtype``,
-    ``constraint``, ``shape``) and returns a variable, usually ``next_creator(**kwargs)``
-    with some changed; scopes nest, the innermost creator running first (TensorFlow's
-    ``tf.variable_creator_scope``). Inside `ef.function` it applies while tracing.
-
-    Args:
-        variable_creator: the creator, a callable as above.
-
-    Raises:
-        TypeError: if `variable_creator` is not callable.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> def frozen(next_creator, **kwargs):
-        ...     kwargs["trainable"] = False
-        ...     return next_creator(**kwargs)
-        >>> with ef.variable_creator_scope(frozen):
-        ...     v = ef.Variable(1.0)
-        >>> v.trainable
-        False
-    """
-    if not callable(variable_creator):
-        raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
-                        f"{type(variable_creator).__name__}")
-    stack = context.thread.__dict__.setdefault("variable_creators", [])
-    stack.append(variable_creator)
-    try:
-        yield
-    finally:
-        stack.remove(variable_creator)
+        create = context.thread.__dict__.get("variable_creator")
+        return super().__call__(*args, **kwargs) if create is None else create(cls, args, kwargs)
 
 
 class Variable(tensor._Operators, metaclass=_Creators):
@@ -132,12 +76,9 @@ class Variable(tensor._Operators, metaclass=_Creators):
         if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, tensor.Tensor):
-            tracer = context.thread.tracer
-            if tracer is not None and type(initial_value) is not tensor.Tensor:
-                # a traced tensor (a function's argument): its value on the first call
-                value = tracer.initial_value(initial_value)
-            else:
-                value = initial_value._value
+            tracer = context.thread.tracer  # a traced tensor: its value on the first call
+            value = (tracer.initial_value(initial_value) if tracer is not None and
+                     type(initial_value) is not tensor.Tensor else initial_value._value)
             value = value.astype(dtypes.as_dtype(dtype)) if dtype is not None else value.copy()
         elif isinstance(initial_value, Variable):
             value = initial_value.numpy().astype(dtype or initial_value.dtype)

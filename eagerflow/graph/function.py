@@ -45,12 +45,13 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -83,6 +84,108 @@ def init_scope() -> Any:
         ef.Tensor(True, shape=(), dtype=bool)
     """
     return trace.eager_scope()
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
+    """Makes every `Variable` created in the block go through `variable_creator`.
+
+    ``variable_creator(next_creator, **kwargs)`` receives the arguments of the
+    `Variable` call (``initial_value``, ``trainable``, ``name``, ``dtype``,
+    ``constraint``, ``shape``) and returns a variable, usually ``next_creator(**kwargs)``
+    with some changed; scopes nest, the innermost creator running first (TensorFlow's
+    ``tf.variable_creator_scope``). Inside `ef.function` it applies while tracing.
+
+    Args:
+        variable_creator: the creator, a callable as above.
+
+    Raises:
+        TypeError: if `variable_creator` is not callable.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> def frozen(next_creator, **kwargs):
+        ...     kwargs["trainable"] = False
+        ...     return next_creator(**kwargs)
+        >>> with ef.variable_creator_scope(frozen):
+        ...     v = ef.Variable(1.0)
+        >>> v.trainable
+        False
+    """
+    if not callable(variable_creator):
+        raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
+                        f"{type(variable_creator).__name__}")
+    state = context.thread.__dict__
+    stack = state.setdefault("variable_creators", [])
+    stack.append(variable_creator)
+    state["variable_creator"] = _create_variable  # read by Variable's metaclass
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+        if not stack:
+            state["variable_creator"] = None
+
+
+_VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
+
+
+def _create_variable(cls: type, args: tuple, kwargs: dict) -> Any:
+    """``cls(*args, **kwargs)`` through the creators of the scopes in force, innermost
+    first; the last `next_creator` makes the variable."""
+    creators = context.thread.__dict__["variable_creators"]
+    if len(args) > len(_VARIABLE_ARGUMENTS):
+        raise TypeError(f"Variable takes at most {len(_VARIABLE_ARGUMENTS)} positional "
+                        f"arguments, got {len(args)}")
+    arguments = {"initial_value": None, "trainable": True, "name": None, "dtype": None,
+                 "constraint": None, "shape": None,
+                 **dict(zip(_VARIABLE_ARGUMENTS, args)), **kwargs}
+
+    def creator_at(index: int) -> Any:
+        def next_creator(**given: Any) -> Any:
+            if index < 0:
+                return type.__call__(cls, **given)
+            return creators[index](creator_at(index - 1), **given)
+        return next_creator
+
+    return creator_at(len(creators) - 1)(**arguments)
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """A context manager: variables created in the block are named ``"<name>/..."``
+    (nested scopes join with ``/``); entering it gives the full scope, ``"outer/inner/"``.
+    As in TensorFlow 2, it names variables only (ops have no names here).
+
+    Args:
+        name: the scope's name (a string).
+
+    Raises:
+        ValueError: if `name` is not a string (TensorFlow's class).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> with ef.name_scope("outer") as scope, ef.name_scope("inner"):
+        ...     scope, ef.Variable(1.0, name="v").name
+        ('outer/', 'outer/inner/v')
+    """
+
+    def __init__(self, name: str) -> None:  # noqa: D107
+        if not isinstance(name, str):
+            raise ValueError(f"name for name_scope must be a string. Received: name={name!r}")
+        self._name = name
+        self._scope: Any = None
+
+    @property
+    def name(self) -> str:
+        """The scope's own name, as given."""
+        return self._name
+
+    def __enter__(self) -> str:
+        self._scope = context.name_scope(self._name)
+        return self._scope.__enter__()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._scope.__exit__(*exc_info)
 
 
 def get_static_value(tensor_value: Any, partial: bool = False) -> Any:

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, tensor
+from eagerflow.core import context, dispatch, errors, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
 
@@ -220,6 +220,26 @@ class Tracer:
             self.private._tracked.add(id(outer))
             self.private._watched[id(outer)] = outer
         return out
+
+    def holds_tensor(self, value) -> bool:
+        """Whether a (nested) list or tuple holds a tensor or variable."""
+        return _holds_tensor(value)
+
+    def pack(self, value, dtype=None):
+        """A (nested) list holding tensors or variables, stacked with ``Pack`` ops so the
+        graph reads their values when it runs (as TensorFlow packs such lists; Python
+        numbers in it take the tensors' dtype); None for a list without tensors."""
+        if not _holds_tensor(value):
+            return None
+        dtype = dtype if dtype is not None else _first_dtype(value)
+        rows = [self.pack(v, dtype) if isinstance(v, (list, tuple)) and _holds_tensor(v)
+                else dispatch.convert_input(v, dtype=dtype) for v in value]
+        for row in rows:
+            if row.dtype != dtype:
+                raise TypeError(  # TensorFlow's class for this conversion
+                    f"Cannot pack a list of tensors of dtypes {dtype.name} and "
+                    f"{row.dtype.name} into one tensor: cast them to one dtype first (ef.cast).")
+        return dispatch.execute(dispatch.OPS["Pack"], tuple(rows), {"axis": 0})
 
     # -- ops ---------------------------------------------------------------------------
     def execute(self, op, inputs, attrs):
@@ -453,6 +473,18 @@ class Tracer:
             "function update variables with variable.assign/assign_add/assign_sub and "
             "eagerflow ops, or apply the update outside the function."
         )
+
+
+def _holds_tensor(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return isinstance(value, (_Tensor, variable.Variable))
+
+
+def _first_dtype(value):
+    if isinstance(value, (list, tuple)):
+        return next((d for d in map(_first_dtype, value) if d is not None), None)
+    return value.dtype if isinstance(value, (_Tensor, variable.Variable)) else None
 
 
 def _at() -> str:

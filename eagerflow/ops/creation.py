@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import context, dtypes, errors, tensor
-from eagerflow.core.dispatch import contains_tensor, convert_input, execute, primitive
+from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
@@ -131,10 +131,12 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
                 f"tensor of dtype {result.dtype.name}; use ef.cast to change it"
             )
         return result
-    if isinstance(value, (list, tuple)) and context.thread.tracer is not None and \
-            contains_tensor(value):
-        # a list holding traced tensors is packed by ops (see `dispatch.convert_input`)
-        return convert_input(value, dtype=None if dtype is None else dtypes.as_dtype(dtype))
+    if isinstance(value, (list, tuple)) and context.thread.tracer is not None:
+        # a list holding traced tensors is packed by ops (see `Tracer.pack`)
+        packed = context.thread.tracer.pack(value, None if dtype is None else
+                                            dtypes.as_dtype(dtype))
+        if packed is not None:
+            return packed
     return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
 
 
