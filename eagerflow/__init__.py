@@ -157,6 +157,15 @@ _LAZY: dict[str, str] = {
     "while_loop": "eagerflow.graph.control_flow:while_loop",
     "print": "eagerflow.graph.python_ops:print",
     "py_function": "eagerflow.graph.python_ops:py_function",
+    "numpy_function": "eagerflow.graph.python_ops:numpy_function",
+    "case": "eagerflow.graph.control_flow:case",
+    "gradients": "eagerflow.graph.function:gradients",
+    "get_static_value": "eagerflow.graph.function:get_static_value",
+    "variable_creator_scope": "eagerflow.graph.function:variable_creator_scope",
+    "name_scope": "eagerflow.graph.function:name_scope",
+    "autograph": "eagerflow.autograph",
+    "TensorArray": "eagerflow.graph.tensor_array:TensorArray",
+    "map_fn": "eagerflow.graph.tensor_array:map_fn",
     "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
     # layers and models
     "layers": "eagerflow.layers",
@@ -210,9 +219,18 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow import optim as optimizers
     from eagerflow import saving as checkpoint
     from eagerflow.graph import saved_model
-    from eagerflow.graph.control_flow import cond, while_loop
-    from eagerflow.graph.function import function, init_scope
-    from eagerflow.graph.python_ops import print, py_function
+    from eagerflow import autograph
+    from eagerflow.graph.control_flow import case, cond, while_loop
+    from eagerflow.graph.function import (
+        function,
+        get_static_value,
+        gradients,
+        init_scope,
+        name_scope,
+        variable_creator_scope,
+    )
+    from eagerflow.graph.python_ops import numpy_function, print, py_function
+    from eagerflow.graph.tensor_array import TensorArray, map_fn
     from eagerflow.layers import Input, activations, constraints, initializers, regularizers
     from eagerflow.models import Model, Sequential
     from eagerflow.saving import Checkpoint, CheckpointManager

@@ -105,12 +105,6 @@ _HINTS = {
     "tf.types": "there is no tf.types (the TraceType tracing protocol): ef.function keys "
                 "Python objects by identity, so pass the values that matter (such as "
                 "`fruit.flavor`) as arguments",
-    "tf.TensorArray": "there is no TensorArray: in an ef.function loop, collect the steps "
-                      "with ef.concat on a loop variable (its first dimension may grow from 0)",
-    "tf.autograph": "ef.function converts Python control flow itself (autograph=True), but "
-                    "it rewrites the function's syntax tree and does not generate Python "
-                    "source, so there is no ef.autograph.to_code / to_graph; print "
-                    "f.get_concrete_function(...).graph to see what was traced",
     "tf.compat": "eagerflow has no TensorFlow 1 API (tf.compat.v1: sessions, placeholders); "
                  "write the TensorFlow 2 form (eager code, ef.function)",
     "tf.keras": "eagerflow's Keras API is at the top level: write ef.layers.Dense for "

@@ -407,6 +407,9 @@ def convert_input(value, op: Op | None = None, copy: bool = False,
         if copy or value.flags.writeable:
             value = value.copy()
         return tensor.new_tensor(value)
+    tracer = context.thread.tracer  # a list holding traced tensors: packed by graph ops
+    if tracer is not None and isinstance(value, (list, tuple)) and tracer.holds_tensor(value):
+        return tracer.pack(value, dtype)
     try:
         return tensor.new_tensor(dtypes.to_array(value, dtype))
     except errors.OpError as e:

@@ -231,7 +231,7 @@ class GradientTape:
                     notify_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
-                raise ValueError(
+                raise ValueError(  # TensorFlow's class
                     f"GradientTape.watch() expects Tensors or Variables, got "
                     f"{type(item).__name__}: {item!r}. Convert it first: x = ef.constant(x)."
                 )
@@ -416,7 +416,7 @@ class GradientTape:
         unconnected = _check_unconnected(unconnected_gradients)
         target = _target_tensor(target)
         flat_sources = nest.flatten(sources)
-        size = int(target._value.size)
+        size = _static_size(target.shape, "jacobian")
         rows: list[list] = [[] for _ in flat_sources]
         try:
             for i in range(size):
@@ -473,14 +473,14 @@ class GradientTape:
                 f"dimension, got shapes {target.shape} and {tuple(source.shape)}"
             )
         batch = target.shape[0]
-        # From the static shape, so it also works while ef.function traces.
-        inner = int(np.prod(target.shape[1:], dtype=np.int64)) if batch else 0
+        inner = _static_size(target.shape[1:], "batch_jacobian") if batch != 0 else 0
+        ones = _run("OnesLike", (target,), dtype=target.dtype)  # the batch may be unknown
         rows = []
         try:
             for j in range(inner):
-                one_hot = np.zeros((batch, inner), target.dtype)
-                one_hot[:, j] = 1
-                seed = tensor.new_tensor(one_hot.reshape(target.shape))
+                row = np.zeros(inner, target.dtype)
+                row[j] = 1
+                seed = _run("Mul", (ones, tensor.new_tensor(row.reshape(target.shape[1:]))))
                 (g,) = self._gradients([target], [seed], [source], True, True)
                 rows.append(g)
         finally:
@@ -521,6 +521,16 @@ def _check_unconnected(value) -> bool:
             f"unconnected_gradients={value!r}"
         )
     return text == "zero"
+
+
+def _static_size(shape, method: str) -> int:
+    """The number of elements of `shape` (one backward pass each), which must be known."""
+    if None in shape:
+        raise errors.InvalidArgumentError(
+            f"GradientTape.{method}: the target's shape {tuple(shape)} has an unknown "
+            "dimension (None) in ef.function, and each element needs its own backward "
+            "pass: give that dimension a fixed size in the input_signature.")
+    return int(np.prod(shape, dtype=np.int64))
 
 
 def _target_tensor(value: Any) -> tensor.Tensor:

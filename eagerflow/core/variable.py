@@ -34,7 +34,15 @@ _getrefcount = sys.getrefcount
 _creation_counter = itertools.count()
 
 
-class Variable(tensor._Operators):
+class _Creators(type):
+    """``Variable(...)`` inside `ef.variable_creator_scope` (graph/function.py)."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        create = context.thread.__dict__.get("variable_creator")
+        return super().__call__(*args, **kwargs) if create is None else create(cls, args, kwargs)
+
+
+class Variable(tensor._Operators, metaclass=_Creators):
     """A mutable tensor-like value: model weights, optimizer slots, metric state, counters.
 
     Args:
@@ -73,7 +81,9 @@ class Variable(tensor._Operators):
         if callable(initial_value):
             initial_value = initial_value()
         if isinstance(initial_value, tensor.Tensor):
-            value = initial_value._value
+            tracer = context.thread.tracer  # a traced tensor: its value on the first call
+            value = (tracer.initial_value(initial_value) if tracer is not None and
+                     type(initial_value) is not tensor.Tensor else initial_value._value)
             value = value.astype(dtypes.as_dtype(dtype)) if dtype is not None else value.copy()
         elif isinstance(initial_value, Variable):
             value = initial_value.numpy().astype(dtype or initial_value.dtype)

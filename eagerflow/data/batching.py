@@ -106,7 +106,9 @@ class BatchDataset(_Batching):
         )
 
 
-def _stack(column, example, component: int, first_index: int) -> np.ndarray:
+def _stack(column, example, component: int, first_index: int) -> np.ndarray | None:
+    if column[0] is None:  # a None component (from a map function) batches to None
+        return None
     try:
         return np.stack(column)
     except ValueError:

@@ -145,6 +145,9 @@ class Iterator(trackable.Trackable):
         self._elements = dataset._elements()
         self._error: BaseException | None = None
         self._made_in_trace = context.thread.tracer is not None
+        # The trace that made it, and whether the graph reads it (see `__next__`).
+        self._tracer = context.thread.tracer
+        self._read_by_graph = False
         if self._made_in_trace and (self._shuffles or self._blocker):
             # its loop is unrolled while tracing: the graph would keep one pass's elements
             stage = "shuffle" if self._shuffles else self._blocker
@@ -191,17 +194,38 @@ class Iterator(trackable.Trackable):
         return self
 
     def __next__(self):
-        if context.thread.tracer is not None and not self._made_in_trace:
-            # an iterator from outside ef.function: the graph reads it each time it runs
-            # (an iterator made inside starts afresh on every call: its loop is unrolled)
+        tracer = context.thread.tracer
+        if tracer is not None and (not self._made_in_trace or self._read_by_graph
+                                   or tracer is not self._tracer):
+            # An iterator from outside ef.function: the graph reads it each time it runs.
+            # One made inside is read while tracing (a Python `for` over a dataset unrolls)
+            # until a graph loop or branch reads it (`next(it)` in a tensor `while`): from
+            # then on the graph reads it, from where the trace left it (as TensorFlow's
+            # IteratorGetNext, an effect in program order).
             from eagerflow.graph import python_ops
 
+            if self._made_in_trace and not self._read_by_graph:
+                self._read_by_graph = True
+                python_ops.traced_effect(self._tracer, self._restart, self._count)
             return python_ops.traced_next(self.get_next, self.element_spec)
         if int(self._position.numpy()) != self._count:
             self._sync_with_restore()
         element = _advance(self, structure.to_tensors, "next(iterator)")
         self._position.assign(self._count)
         return element
+
+    def _restart(self, count: int) -> None:
+        """Starts the pipeline afresh and skips `count` elements: where the trace that
+        made this iterator left it, on each run of that trace's graph."""
+        self._elements.close()
+        self._elements = self._dataset._elements()
+        self._error = None
+        self._count = 0
+        for _ in range(count):
+            if next(self._elements, _END) is _END:
+                break
+            self._count += 1
+        self._position.assign(self._count)
 
     def get_next(self) -> Any:
         """Returns the next element, like `next(iterator)`.

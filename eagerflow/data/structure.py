@@ -29,7 +29,10 @@ _new_tensor = tensor_lib.new_tensor
 
 
 def map_leaves(fn, element):
-    """Applies `fn` to every leaf, keeping the structure (faster than nest for tuples)."""
+    """Applies `fn` to every leaf, keeping the structure (faster than nest for tuples).
+    A None component (``(x, None)`` from a map function, as tf.data allows) stays None."""
+    if element is None:
+        return None
     kind = type(element)
     if kind is tuple:
         return tuple([map_leaves(fn, item) for item in element])
@@ -50,6 +53,8 @@ def to_tensors(element):
         return _new_tensor(element)
     if kind is tuple:
         return tuple([_new_tensor(x) if type(x) is _ndarray else to_tensors(x) for x in element])
+    if element is None:
+        return None
     return map_leaves(_new_tensor, element)
 
 
@@ -87,12 +92,15 @@ def _convert_leaf(value, what):
         raise errors.InvalidArgumentError(f"{what}: {e.message}") from None
 
 
-def from_user(value, what: str):
+def from_user(value, what: str, allow_none: bool = False):
     """Converts a user-given structure (tensors, arrays, Python data) to an element.
 
     Tuples, namedtuples and dicts are structure; a list is one tensor, as in tf.data.
-    `what` names the source in error messages.
+    `what` names the source in error messages; `allow_none` keeps None components (what
+    a map function returns may hold them, as in tf.data).
     """
+    if value is None or (not allow_none and any(v is None for v in nest.flatten(value))):
+        _convert_leaf(None, what)  # raises
     return map_leaves(lambda leaf: _convert_leaf(leaf, what), value)
 
 
@@ -103,10 +111,10 @@ def from_function(value, what: str):
     if kind is _Tensor:
         return value._value
     if kind is tuple or kind is list:
-        leaves = [item._value if type(item) is _Tensor else from_user(item, what)
-                  for item in value]
+        leaves = [item._value if type(item) is _Tensor else
+                  None if item is None else from_user(item, what, True) for item in value]
         return tuple(leaves)
-    return from_user(value, what)
+    return from_user(value, what, allow_none=True)
 
 
 def _dtype_key(dtype):

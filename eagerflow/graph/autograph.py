@@ -231,13 +231,15 @@ def _tensor_state(value, name, where, what):
         return value.value
     if isinstance(value, tensor.Tensor):
         return value
+    if hasattr(value, "_loop_components"):  # a TensorArray: the tensors it is made of
+        return tuple(value._loop_components())
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
         return creation.convert_to_tensor(value)
     if _is_structure(value):  # a list or tuple of tensors: one state, as in TensorFlow
         return type(value)(_tensor_state(v, f"{name}[{k}]", where, what)
                            for k, v in enumerate(value))
     if isinstance(value, Undefined):
-        raise NameError(
+        raise ValueError(  # TensorFlow's class, at trace time
             f"{where}: variable {name!r} is assigned in only one branch of an `if` whose "
             f"condition is a tensor, and used afterwards: assign it in both branches (or "
             "before the `if`)."
@@ -302,7 +304,7 @@ def _explain_mismatch(names, true_values, false_values, where, error):
     for name, a, b in zip(names, true_values, false_values, strict=True):
         if isinstance(a, Undefined) != isinstance(b, Undefined):
             branch = "else" if isinstance(b, Undefined) else "if"
-            raise NameError(
+            raise ValueError(  # TensorFlow's class, at trace time
                 f"{where}: {name!r} must also be assigned in the {branch} branch: the `if` "
                 "depends on a tensor, so both branches run in the graph and the variable "
                 "must have a value after either.") from None
@@ -357,6 +359,19 @@ class _Retype(Exception):
     """A loop variable that started as a Python number changed dtype in the body."""
 
 
+class _Restart(Exception):
+    """A TensorArray whose element shape the body's first write gave: the loop starts
+    again with the array's tensors of that shape."""
+
+
+def _rebuild(initial, values):
+    """A loop's values as the Python objects the state held (a TensorArray from its
+    tensors); other values as they are."""
+    if hasattr(initial, "_from_loop_components"):
+        return initial._from_loop_components(tuple(values))
+    return values
+
+
 def _tensor_loop(test, body, get_state, set_state, names, where):
     if _RETVAL in names:
         raise ConversionError(
@@ -375,11 +390,14 @@ def _tensor_loop(test, body, get_state, set_state, names, where):
             from eagerflow.ops import math
 
             start[index] = math.cast(start[index], dtype)
+        except _Restart as restart:
+            index, components = restart.args
+            start[index] = components
     else:
         raise errors.InternalError(f"{where}: loop variable dtypes do not settle")
     final = list(initial)
     for i, v in zip(carried, result, strict=True):
-        final[i] = v
+        final[i] = _rebuild(initial[i], v)
     set_state(final)
 
 
@@ -389,7 +407,7 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
 
     def load(values):
         for i, v in zip(carried, values, strict=True):
-            current[i] = v
+            current[i] = _rebuild(initial[i], v)
         set_state(current)
 
     def cond_fn(*values):
@@ -406,6 +424,10 @@ def _run_tensor_loop(test, body, get_state, set_state, names, where, initial, ca
             if isinstance(value, Undefined):
                 raise NameError(f"{where}: {names[i]!r} is deleted inside the loop")
             out = _tensor_state(value, names[i], where, "inside the loop")
+            if hasattr(initial[i], "_loop_components"):
+                if out[0].ndim != start[i][0].ndim:
+                    raise _Restart(i, value._loop_start())
+                value = out
             outs.append(_same_dtypes(i, value, out, initial[i], start[i], names[i], where))
         return outs
 
@@ -448,6 +470,9 @@ def _loop_dtype(index, value, out, initial, start, name, where):
         f"{out.dtype.name} after one iteration; a loop over a tensor keeps each variable's "
         f"dtype. Cast it before the loop (e.g. {name} = ef.cast({name}, ef.{out.dtype.name})) "
         "or cast the new value back inside it.")
+
+
+_NO_ITEM = object()  # the end of a Python iterable in `for_stmt`
 
 
 class _TensorRange:
@@ -508,14 +533,42 @@ def for_stmt(iterable, extra_test, body, get_state, set_state, names, where, tar
             f"{where}: a `for` loop over an ef.data iterator made outside ef.function is "
             "not supported (the graph cannot see where it ends); loop over the dataset "
             "itself, or call next(iterator) once per call.")
-    for item in iterable:
+    ran = False
+    items = iter(iterable)
+    while True:
+        # the `break` flag is checked before the next item is taken, as Python does: a
+        # loop that breaks leaves the rest of an iterator to the next loop over it
         if extra_test is not None and not _python_bool(extra_test(), "for"):
             break
+        item = next(items, _NO_ITEM)
+        if item is _NO_ITEM:
+            break
+        ran = True
         body(item)
         if extra_test is not None and _is_graph_tensor(extra_test()):
             raise ConversionError(
                 f"{where}: `break` depends on a tensor inside a loop over a Python iterable "
                 f"({type(iterable).__name__}); iterate over a tensor or ef.range instead.")
+    if not ran and target is not None and _is_tensor(iterable) and iterable.ndim \
+            and context.thread.tracer is not None:
+        _zero_target(iterable, get_state, set_state, names, target)
+
+
+def _zero_target(items, get_state, set_state, names, target, index_dtype=None):
+    """Gives the variable of a loop over a tensor (a range when `items` is None) a value
+    before the loop when it has none: zero, or zeros of a row's shape (what TensorFlow
+    gives after such a loop that never ran; the loop's values replace it)."""
+    from eagerflow.ops import math, reduce
+
+    values = list(get_state())
+    position = names.index(target)
+    if not isinstance(values[position], Undefined):
+        return
+    if items is None:
+        values[position] = math.cast(0, index_dtype)
+    elif items.dtype.kind in "iuf":
+        values[position] = reduce.reduce_sum(items[:0], axis=0)
+    set_state(values)
 
 
 def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_state, names,
@@ -531,17 +584,8 @@ def _tensor_for(start, limit, delta, items, extra_test, body, get_state, set_sta
     if step_sign is None:
         step_sign = logic.greater(delta, math.cast(0, delta.dtype))
 
-    if target is not None and isinstance(get_state()[names.index(target)], Undefined):
-        # the loop's variable keeps its last value after the loop, as in TensorFlow, so it
-        # needs one before: zero (what TensorFlow gives after a loop that never ran)
-        values = list(get_state())
-        if items is None:
-            values[names.index(target)] = math.cast(0, limit.dtype)
-        elif items.dtype.kind in "iuf":
-            from eagerflow.ops import reduce
-
-            values[names.index(target)] = reduce.reduce_sum(items[:0], axis=0)
-        set_state(values)
+    if target is not None:
+        _zero_target(items, get_state, set_state, names, target, limit.dtype)
 
     def state():
         return [index[0], *get_state()]
@@ -647,3 +691,47 @@ def call_converted(fn, *args, **kwargs):
 
 
 del nest
+
+
+_UNSPECIFIED = object()
+
+
+def set_loop_options(parallel_iterations: Any = _UNSPECIFIED, swap_memory: Any = _UNSPECIFIED,
+                     maximum_iterations: Any = _UNSPECIFIED,
+                     shape_invariants: Any = _UNSPECIFIED) -> None:
+    """Hints for the converted loop it is called in (TensorFlow's
+    ``tf.autograph.experimental.set_loop_options``); a no-op elsewhere, as in TensorFlow.
+
+    `parallel_iterations` and `swap_memory` are scheduling hints TensorFlow's runtime
+    uses; eagerflow runs a loop's iterations in order and keeps its values in memory, so
+    they change nothing. `shape_invariants` is not needed: a loop variable whose shape
+    changes between iterations gets unknown (None) dimensions by itself.
+
+    Args:
+        parallel_iterations: accepted (a hint).
+        swap_memory: accepted (a hint).
+        maximum_iterations: not supported (it changes the result): write the bound into
+            the loop's condition, or use ``ef.while_loop(..., maximum_iterations=n)``.
+        shape_invariants: accepted: a list of ``(variable, shape)`` pairs.
+
+    Raises:
+        UnimplementedError: if `maximum_iterations` is given.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def total(n):
+        ...     s = ef.constant(0)
+        ...     for i in ef.range(n):
+        ...         ef.autograph.experimental.set_loop_options(parallel_iterations=1)
+        ...         s += i
+        ...     return s
+        >>> total(ef.constant(4))
+        ef.Tensor(6, shape=(), dtype=int32)
+    """
+    del parallel_iterations, swap_memory, shape_invariants
+    if maximum_iterations is not _UNSPECIFIED and maximum_iterations is not None:
+        raise errors.UnimplementedError(
+            "set_loop_options(maximum_iterations=...) is not supported in converted loops: "
+            "write the bound into the loop's condition (`while i < n and ...`), or call "
+            "ef.while_loop(cond, body, loop_vars, maximum_iterations=n).")

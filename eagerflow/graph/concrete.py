@@ -163,6 +163,38 @@ class ConcreteFunction:
             self._structured)
 
     @property
+    def output_shapes(self) -> Any:
+        """The shape of each output (a tuple, None for an unknown dimension), in the
+        structure the function returned; None for a Python value it returned.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> cf = ef.function(lambda x: (x, [x[0]])).get_concrete_function(
+            ...     ef.TensorSpec([None, 2], ef.float32))
+            >>> cf.output_shapes
+            ((None, 2), [(2,)])
+        """
+        return self._map_outputs(lambda t: tuple(t.shape))
+
+    @property
+    def output_dtypes(self) -> Any:
+        """The dtype of each output, in the structure the function returned; None for a
+        Python value it returned.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> ef.function(lambda x: {"y": x > 0}).get_concrete_function(
+            ...     ef.constant(1.0)).output_dtypes
+            {'y': dtype('bool')}
+        """
+        return self._map_outputs(lambda t: t.dtype)
+
+    def _map_outputs(self, fn) -> Any:
+        return nest.map_structure(
+            lambda leaf: fn(self.graph.outputs[leaf.index]) if isinstance(leaf, Output)
+            else None, self._structured)
+
+    @property
     def variables(self) -> list:
         return self.graph.variable_list
 

@@ -625,3 +625,80 @@ def _second_order_rule(name):
         )
 
     return rule
+
+
+def case(pred_fn_pairs: Any, default: Callable[[], Any] | None = None, exclusive: bool = False,
+         strict: bool = False, name: str | None = None) -> Any:
+    """Runs the function of the first true predicate (TensorFlow's ``tf.case``).
+
+    Built from nested `cond`s, so it works eagerly and inside graphs, with gradients.
+
+    Args:
+        pred_fn_pairs: a list of ``(pred, fn)`` pairs: scalar bool tensors (or Python
+            bools) and functions of no argument returning the same structure.
+        default: the function to run when no predicate is true. Without it, the last
+            pair's function runs then, and it is an error when its predicate is false.
+        exclusive: also check that at most one predicate is true.
+        strict: accepted for TensorFlow compatibility (structures are always strict).
+        name: unused.
+
+    Returns:
+        What the chosen function returns.
+
+    Raises:
+        TypeError: if `pred_fn_pairs` is not a list of pairs with callable functions.
+        InvalidArgumentError: when it runs, if `exclusive` and several predicates are
+            true, or if there is no `default` and no predicate is true (as TensorFlow).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> x = ef.constant(3)
+        >>> ef.case([(x < 0, lambda: -x), (x > 2, lambda: x * 10)], default=lambda: x)
+        ef.Tensor(30, shape=(), dtype=int32)
+    """
+    del strict, name
+    if isinstance(pred_fn_pairs, dict):
+        pred_fn_pairs = list(pred_fn_pairs.items())
+    if not isinstance(pred_fn_pairs, (list, tuple)) or not pred_fn_pairs or not all(
+            isinstance(p, (list, tuple)) and len(p) == 2 for p in pred_fn_pairs):
+        raise TypeError(f"case: pred_fn_pairs must be a non-empty list of (pred, fn) pairs. "
+                        f"Received: pred_fn_pairs={pred_fn_pairs!r}")
+    for index, (_, fn) in enumerate(pred_fn_pairs):
+        if not callable(fn):
+            raise TypeError(f"case: the function of pair {index} must be callable. "
+                            f"Received: {fn!r}")
+    if default is not None and not callable(default):
+        raise TypeError(f"case: default must be callable. Received: default={default!r}")
+    preds = [p for p, _ in pred_fn_pairs]
+    if exclusive or default is None:
+        _check_case(preds, exclusive, default is None)
+    fallback = default if default is not None else pred_fn_pairs[-1][1]
+    pairs = pred_fn_pairs if default is not None else pred_fn_pairs[:-1]
+
+    def chain(index: int) -> Any:
+        if index == len(pairs):
+            return fallback()
+        pred, fn = pairs[index]
+        return cond(pred, fn, lambda: chain(index + 1))
+
+    return chain(0)
+
+
+def _check_case(preds: list, exclusive: bool, need_one: bool) -> None:
+    """Checks, when the predicates are known (now, or each time the graph runs), that at
+    most one is true (`exclusive`) and that one is (`need_one`)."""
+    from eagerflow.graph import python_ops
+    from eagerflow.ops import array_ops as array
+
+    def check(values: Any) -> None:
+        count = int(np.count_nonzero(np.asarray(values)))
+        if exclusive and count > 1:
+            raise errors.InvalidArgumentError(
+                f"case: exclusive=True but {count} predicates are true "
+                f"({np.asarray(values).tolist()}); at most one may be.", "Case")
+        if need_one and count == 0:
+            raise errors.InvalidArgumentError(
+                "case: no predicate is true and there is no default; give default=.",
+                "Case")
+
+    python_ops.check(check, [array.stack([dispatch.convert_input(p) for p in preds])])

@@ -32,13 +32,18 @@ RETVAL, DO_RETURN = "ag__retval", "ag__do_return"
 _PREFIX, _RETVAL, _DO_RETURN = PREFIX, RETVAL, DO_RETURN
 
 
-class ConversionError(errors.UnimplementedError):
+class ConversionError(errors.UnimplementedError, NotImplementedError):
     """A function's control flow cannot be converted for `ef.function` (names the line).
+
+    Also a `NotImplementedError`, the class TensorFlow's AutoGraph raises for these
+    programs.
 
     Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.autograph import ConversionError
         >>> issubclass(ConversionError, ef.errors.UnimplementedError)
+        True
+        >>> issubclass(ConversionError, NotImplementedError)
         True
     """
 

@@ -45,12 +45,13 @@ Examples:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
 import types
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -83,6 +84,203 @@ def init_scope() -> Any:
         ef.Tensor(True, shape=(), dtype=bool)
     """
     return trace.eager_scope()
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
+    """Makes every `Variable` created in the block go through `variable_creator`.
+
+    ``variable_creator(next_creator, **kwargs)`` receives the arguments of the
+    `Variable` call (``initial_value``, ``trainable``, ``name``, ``dtype``,
+    ``constraint``, ``shape``) and returns a variable, usually ``next_creator(**kwargs)``
+    with some changed; scopes nest, the innermost creator running first (TensorFlow's
+    ``tf.variable_creator_scope``). Inside `ef.function` it applies while tracing.
+
+    Args:
+        variable_creator: the creator, a callable as above.
+
+    Raises:
+        TypeError: if `variable_creator` is not callable.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> def frozen(next_creator, **kwargs):
+        ...     kwargs["trainable"] = False
+        ...     return next_creator(**kwargs)
+        >>> with ef.variable_creator_scope(frozen):
+        ...     v = ef.Variable(1.0)
+        >>> v.trainable
+        False
+    """
+    if not callable(variable_creator):
+        raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
+                        f"{type(variable_creator).__name__}")
+    state = context.thread.__dict__
+    stack = state.setdefault("variable_creators", [])
+    stack.append(variable_creator)
+    state["variable_creator"] = _create_variable  # read by Variable's metaclass
+    try:
+        yield
+    finally:
+        stack.remove(variable_creator)
+        if not stack:
+            state["variable_creator"] = None
+
+
+_VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
+
+
+def _create_variable(cls: type, args: tuple, kwargs: dict) -> Any:
+    """``cls(*args, **kwargs)`` through the creators of the scopes in force, innermost
+    first; the last `next_creator` makes the variable."""
+    creators = context.thread.__dict__["variable_creators"]
+    if len(args) > len(_VARIABLE_ARGUMENTS):
+        raise TypeError(f"Variable takes at most {len(_VARIABLE_ARGUMENTS)} positional "
+                        f"arguments, got {len(args)}")
+    arguments = {"initial_value": None, "trainable": True, "name": None, "dtype": None,
+                 "constraint": None, "shape": None,
+                 **dict(zip(_VARIABLE_ARGUMENTS, args)), **kwargs}
+
+    def creator_at(index: int) -> Any:
+        def next_creator(**given: Any) -> Any:
+            if index < 0:
+                return type.__call__(cls, **given)
+            return creators[index](creator_at(index - 1), **given)
+        return next_creator
+
+    return creator_at(len(creators) - 1)(**arguments)
+
+
+class name_scope:  # noqa: N801 - TensorFlow's name
+    """A context manager: variables created in the block are named ``"<name>/..."``
+    (nested scopes join with ``/``); entering it gives the full scope, ``"outer/inner/"``.
+    As in TensorFlow 2, it names variables only (ops have no names here).
+
+    Args:
+        name: the scope's name (a string).
+
+    Raises:
+        ValueError: if `name` is not a string (TensorFlow's class).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> with ef.name_scope("outer") as scope, ef.name_scope("inner"):
+        ...     scope, ef.Variable(1.0, name="v").name
+        ('outer/', 'outer/inner/v')
+    """
+
+    def __init__(self, name: str) -> None:  # noqa: D107
+        if not isinstance(name, str):
+            raise ValueError(f"name for name_scope must be a string. Received: name={name!r}")
+        self._name = name
+        self._scope: Any = None
+
+    @property
+    def name(self) -> str:
+        """The scope's own name, as given."""
+        return self._name
+
+    def __enter__(self) -> str:
+        self._scope = context.name_scope(self._name)
+        return self._scope.__enter__()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._scope.__exit__(*exc_info)
+
+
+def get_static_value(tensor_value: Any, partial: bool = False) -> Any:
+    """The value of a tensor when it is known without running the graph, else None.
+
+    Eagerly every tensor's value is known. While tracing, a tensor is known when it is
+    computed from constants alone, or is a shape of known size (``ef.shape(x)``), as
+    TensorFlow's constant folding finds; a value that depends on an argument is not.
+
+    Args:
+        tensor_value: a tensor, a variable or a Python/NumPy value.
+        partial: accepted for TensorFlow compatibility (a partly known value is None).
+
+    Returns:
+        A NumPy array (or the Python/NumPy value itself), or None.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.get_static_value(ef.constant([1, 2]))
+        array([1, 2], dtype=int32)
+        >>> @ef.function
+        ... def f(x):
+        ...     return ef.get_static_value(x), ef.get_static_value(ef.shape(x))
+        >>> f.python_function(ef.constant([1.0, 2.0]))[1]
+        array([2], dtype=int32)
+    """
+    del partial
+    if hasattr(tensor_value, "_read") and hasattr(tensor_value, "assign"):
+        return tensor_value.numpy() if context.thread.tracer is None else None
+    if graph.is_symbolic(tensor_value):
+        const = tensor_value._const
+        return None if const is None else np.array(const)
+    if isinstance(tensor_value, _Tensor):
+        return tensor_value.numpy()
+    return tensor_value
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str | None = "gradients",
+              gate_gradients: bool = False, aggregation_method: Any = None,
+              stop_gradients: Any = None, unconnected_gradients: Any = "none") -> list:
+    """The symbolic gradients of the sum of `ys` with respect to each of `xs`, inside
+    `ef.function` (TensorFlow's ``tf.gradients``): every op of the trace is recorded, so
+    no tape is needed. Eagerly use `ef.GradientTape`.
+
+    Args:
+        ys: a tensor or a list of tensors of the trace.
+        xs: a tensor or a list of tensors (arguments or intermediate values) or variables.
+        grad_ys: the gradients of `ys` to start from (ones when None), one per `ys`.
+        name, gate_gradients, aggregation_method: accepted for TensorFlow compatibility.
+        stop_gradients: must be None (not supported: use `ef.stop_gradient` in the
+            computation).
+        unconnected_gradients: ``"none"`` (None for an `xs` that `ys` do not depend on)
+            or ``"zero"``.
+
+    Returns:
+        A list with one gradient (or None) per entry of `xs`.
+
+    Raises:
+        RuntimeError: when called eagerly (as TensorFlow).
+        UnimplementedError: inside a loop body or a branch, or with `stop_gradients`.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def slope(x):
+        ...     y = x * x
+        ...     return ef.gradients(y, x)[0]
+        >>> slope(ef.constant(3.0))
+        ef.Tensor(6.0, shape=(), dtype=float32)
+    """
+    del name, gate_gradients, aggregation_method
+    tracer = context.thread.tracer
+    if tracer is None:
+        raise RuntimeError("ef.gradients is not supported when eager execution is enabled: "
+                           "use ef.GradientTape (or call it inside an ef.function).")
+    if stop_gradients is not None:
+        raise errors.UnimplementedError(
+            "ef.gradients: stop_gradients is not supported; apply ef.stop_gradient to those "
+            "tensors in the computation instead.")
+    recorder = tracer.private
+    if recorder is None:
+        raise errors.UnimplementedError(
+            "ef.gradients inside a loop body or a branch (ef.while_loop, ef.cond, or a "
+            "converted Python loop or if) is not supported; call it after the loop, or use "
+            "an ef.GradientTape inside the body.")
+    targets = list(ys) if isinstance(ys, (list, tuple)) else [ys]
+    sources = list(xs) if isinstance(xs, (list, tuple)) else [xs]
+    seeds = None
+    if grad_ys is not None:
+        seeds = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys]
+        if len(seeds) != len(targets):
+            raise ValueError(f"ef.gradients: grad_ys has {len(seeds)} entries but ys has "
+                             f"{len(targets)}; give one per ys.")
+    return list(recorder.gradient(targets, sources, output_gradients=seeds,
+                                  unconnected_gradients=unconnected_gradients))
 
 
 class Function:
@@ -433,6 +631,7 @@ class Function:
         graph_.jit_compile = self._jit_compile
         tracer = trace.Tracer(graph_, executing=executing)
         tracer.py_record, tracer.py_replay = py_record, py_replay
+        tracer.checking = py_replay is not None
         values, names, layout = signatures.bind(self._signature, self._name, args, kwargs)
         with trace.active(tracer, private=True) as recorder:
             counter = iter(range(len(specs)))
@@ -464,10 +663,12 @@ class Function:
             call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
             state = context.thread
             saved_autograph, state.autograph = state.autograph, self._autograph
+            before = [_structure(v) for v in new_values]
             try:
                 result = self._traced_function()(*call_args, **call_kwargs)
             finally:
                 state.autograph = saved_autograph
+            self._check_unmodified(names, before, new_values)
             structure = _outputs(result, tracer, graph_)
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
         graph_.input_keys = list(graph_.inputs)
@@ -478,6 +679,19 @@ class Function:
         if executing:
             outputs = [concrete._wrap(t._shadow) for t in graph_.outputs]
         return cf, outputs, lambda: self._register(key, tensors, specs, cf, values, names)
+
+    def _check_unmodified(self, names, before, values):
+        """Refuses a trace that changed a list or dict argument, as TensorFlow: the change
+        would happen once, while tracing, to a copy the caller never sees."""
+        changed = [name for name, old, value in zip(names, before, values, strict=True)
+                   if _structure(value) != old]
+        if changed:
+            raise ValueError(
+                f"ef.function {self._name!r} should not modify its Python input arguments; "
+                f"the following parameter(s) were modified: {', '.join(changed)}. The "
+                "change would happen only while tracing, to a copy the caller never sees. "
+                "Modifying a copy is allowed (`items = list(items)`); return new values "
+                "instead of storing them in an argument.")
 
     def _register(self, key, tensors, specs, cf, values, names):
         self._cache[key] = cf
@@ -508,6 +722,16 @@ class Function:
             "shape changes an input_signature with None dimensions (or use "
             "reduce_retracing=True), and create the ef.function once, outside loops."
         )
+
+
+def _structure(value) -> Any:
+    """The nesting of `value`'s lists, tuples and dicts, with the identity of each leaf
+    (what an argument must still have after the trace)."""
+    if isinstance(value, dict):
+        return ("dict", [(key, _structure(item)) for key, item in value.items()])
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [_structure(item) for item in value])
+    return id(value)
 
 
 def _variables_made() -> int:

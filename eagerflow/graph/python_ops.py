@@ -340,6 +340,49 @@ def checked(value: Any, check: Callable[[np.ndarray], None]) -> Any:
     return value
 
 
+def numpy_function(func: Callable[..., Any], inp: Any, Tout: Any,  # noqa: N803
+                   stateful: bool = True, name: str | None = None) -> Any:
+    """Calls a Python function on NumPy arrays, on every call of a traced graph.
+
+    As `py_function`, but `func` receives ``numpy.ndarray``s (TensorFlow's
+    ``tf.numpy_function``), and the result has no gradient.
+
+    Args:
+        func: called with one ndarray per entry of `inp`; returns arrays (or values
+            convertible to `Tout`).
+        inp: a list of tensors (or a single tensor).
+        Tout: the output dtype, or a list of dtypes for several outputs, or None.
+        stateful: accepted for TensorFlow compatibility (the call always runs).
+        name: unused.
+
+    Returns:
+        A tensor (or list of tensors) of the `Tout` dtypes; None when `Tout` is None.
+
+    Raises:
+        TypeError: if `func` is not callable.
+        InvalidArgumentError: if `func` returns another number of outputs or dtypes than
+            `Tout` says.
+
+    Examples:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> ef.numpy_function(np.cumsum, [ef.constant([1.0, 2.0])], ef.float32)
+        ef.Tensor([1. 3.], shape=(2,), dtype=float32)
+    """
+    del stateful
+    if not callable(func):
+        raise TypeError(f"numpy_function: func must be callable, got {type(func).__name__}")
+    from eagerflow.ops import array_ops as array
+
+    def call_numpy(*tensors: Any) -> Any:
+        return func(*[np.asarray(t.numpy()) for t in tensors])
+
+    call_numpy.__name__ = _name(func)
+    inputs = list(inp) if isinstance(inp, (list, tuple)) else [inp]
+    # no gradient flows through NumPy code (TensorFlow gives None, not zeros)
+    return py_function(call_numpy, [array.stop_gradient(x) for x in inputs], Tout, name)
+
+
 def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
     """`next(iterator)` inside a trace: a stateful ``EagerPyFunc`` node with no inputs that
     takes the next element each time the graph runs (as TensorFlow's ``IteratorGetNext``).
@@ -370,6 +413,37 @@ def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
                            [(shape, v.dtype, v, None)
                             for shape, v in zip(shapes, values, strict=True)])
     return nest_lib.pack_sequence_as(element_spec, list(node.outputs))
+
+
+def traced_effect(tracer: Any, func: Callable[..., None], *args: Any) -> None:
+    """Adds to `tracer`'s graph a node with no inputs or outputs that calls
+    ``func(*args)`` each time the graph runs (not now: the trace is where it stands)."""
+    def run():
+        func(*args)
+
+    attrs: dict[str, Any] = {"func": run, "Tout": None, "single": False, "shapes": []}
+    tracer.add_node(graph.PY_FUNCTION, [], attrs, [])
+
+
+def check(func: Callable[..., None], inputs: list) -> None:
+    """Calls ``func(*arrays)`` on the values of `inputs` now when eager, else each time the
+    graph runs (and now too in a trace that runs, the first call of a function): a check
+    that raises when the values are wrong, never called on example values."""
+    tensors = [dispatch.convert_input(x) for x in inputs]
+    tracer: Any = context.thread.tracer
+    if tracer is None:
+        func(*[t.numpy() for t in tensors])
+        return
+    refs = [tracer.ref(t) for t in tensors]
+
+    def run(*values: Any) -> None:
+        func(*[v.numpy() for v in values])
+
+    attrs: dict[str, Any] = {"func": run, "Tout": None, "single": False, "shapes": []}
+    tracer.add_node(graph.PY_FUNCTION, refs, attrs, [])
+    if tracer.executing and not tracer.recompute:
+        graph.raise_deferred(refs)
+        func(*[r._shadow for r in refs])
 
 
 def _py_function_rule(func, floats, single, touts):

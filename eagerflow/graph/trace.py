@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, dtypes, errors, tensor
+from eagerflow.core import context, dispatch, dtypes, errors, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
 
@@ -149,6 +149,9 @@ class Tracer:
         self._consts: dict[int, tuple] = {}
         self._shadow_vars: dict[int, np.ndarray] = {}
         self.private = None  # the tape recording the trace for gradients (see `active`)
+        # Whether this trace repeats an executing one to check variable creation (its
+        # shadows are the same real arguments; nothing it does is kept).
+        self.checking = False
         self.deferred: Exception | None = None  # set by `_forward`, taken by `execute`
         # id(variable) -> the read to use instead of reading again (gradient re-runs).
         self.read_overrides = dict(parent.read_overrides) if parent is not None else {}
@@ -219,6 +222,26 @@ class Tracer:
             self.private._tracked.add(id(outer))
             self.private._watched[id(outer)] = outer
         return out
+
+    def holds_tensor(self, value) -> bool:
+        """Whether a (nested) list or tuple holds a tensor or variable."""
+        return _holds_tensor(value)
+
+    def pack(self, value, dtype=None):
+        """A (nested) list holding tensors or variables, stacked with ``Pack`` ops so the
+        graph reads their values when it runs (as TensorFlow packs such lists; Python
+        numbers in it take the tensors' dtype); None for a list without tensors."""
+        if not _holds_tensor(value):
+            return None
+        dtype = dtype if dtype is not None else _first_dtype(value)
+        rows = [self.pack(v, dtype) if isinstance(v, (list, tuple)) and _holds_tensor(v)
+                else dispatch.convert_input(v, dtype=dtype) for v in value]
+        for row in rows:
+            if row.dtype != dtype:
+                raise TypeError(  # TensorFlow's class for this conversion
+                    f"Cannot pack a list of tensors of dtypes {dtype.name} and "
+                    f"{row.dtype.name} into one tensor: cast them to one dtype first (ef.cast).")
+        return dispatch.execute(dispatch.OPS["Pack"], tuple(rows), {"axis": 0})
 
     # -- ops ---------------------------------------------------------------------------
     def execute(self, op, inputs, attrs):
@@ -367,6 +390,26 @@ class Tracer:
         return node
 
     # -- variables ------------------------------------------------------------------------
+    def initial_value(self, value) -> np.ndarray:
+        """The value of `value` (a tensor of this trace) for a Variable created from it.
+
+        As in TensorFlow, a variable made on the first call of a function may start from
+        the function's arguments: the call that traces is the one that runs, so the value
+        is known. A trace that does not run (`get_concrete_function`, a loop body or a
+        branch) does not know it."""
+        if _is_symbolic(value) and value._graph is not self.graph and self.parent is not None:
+            return self.parent.initial_value(value)
+        if not _is_symbolic(value) or value._const is not None:
+            return np.asarray(value._const if _is_symbolic(value) else value.numpy())
+        if (self.executing or self.checking) and not self.recompute and self.parent is None:
+            graph.raise_deferred([value])
+            return np.array(value._shadow)
+        raise ValueError(
+            f"ef.Variable created from the traced tensor {value.name}{_at()}, in a trace that "
+            "does not run (get_concrete_function, or a loop or branch of the graph): its "
+            "value is not known. Create the variable on the first call of the function "
+            "outside loops and branches, from a value known when tracing, or outside it.")
+
     def read_variable(self, variable):
         """A symbolic read of `variable` (hoisted into the parent graph when possible)."""
         key = id(variable)
@@ -433,6 +476,18 @@ class Tracer:
             "function update variables with variable.assign/assign_add/assign_sub and "
             "eagerflow ops, or apply the update outside the function."
         )
+
+
+def _holds_tensor(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_holds_tensor(v) for v in value)
+    return isinstance(value, (_Tensor, variable.Variable))
+
+
+def _first_dtype(value):
+    if isinstance(value, (list, tuple)):
+        return next((d for d in map(_first_dtype, value) if d is not None), None)
+    return value.dtype if isinstance(value, (_Tensor, variable.Variable)) else None
 
 
 def _at() -> str:

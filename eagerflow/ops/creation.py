@@ -131,6 +131,12 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
                 f"tensor of dtype {result.dtype.name}; use ef.cast to change it"
             )
         return result
+    if isinstance(value, (list, tuple)) and context.thread.tracer is not None:
+        # a list holding traced tensors is packed by ops (see `Tracer.pack`)
+        packed = context.thread.tracer.pack(value, None if dtype is None else
+                                            dtypes.as_dtype(dtype))
+        if packed is not None:
+            return packed
     return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
 
 

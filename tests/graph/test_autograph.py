@@ -174,7 +174,7 @@ def test_a_variable_assigned_in_one_branch_only_names_the_line():
             y = x
         return y
 
-    with pytest.raises(NameError, match=r"test_autograph.py:\d+: 'y' must also be assigned "
+    with pytest.raises(ValueError, match=r"test_autograph.py:\d+: 'y' must also be assigned "
                                         r"in the else branch"):
         f(ef.constant(1.0))
 

@@ -147,7 +147,7 @@ def test_dict_items_and_attributes_assigned_in_tensor_control_flow_are_state():
             d["k"] = x
         return d.get("k", 0.0)
 
-    with pytest.raises(NameError, match=r"\"d\['k'\]\" must also be assigned in the else"):
+    with pytest.raises(ValueError, match=r"\"d\['k'\]\" must also be assigned in the else"):
         one_branch(ef.constant(-2.0))
 
 

@@ -63,7 +63,7 @@ def test_converting_python_functions_to_graphs():
 
     # A difference on purpose: AutoGraph converts the function but does not print the
     # generated source.
-    with pytest.raises(AttributeError, match=r"'autograph': .* does not generate Python source"):
+    with pytest.raises(AttributeError, match=r"'to_code': .* does not generate Python source"):
         print(ef.autograph.to_code(simple_relu))
 
     # The graph itself: ops of eagerflow's own graph, not a GraphDef protocol buffer.
