@@ -52,6 +52,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import zlib
 from collections.abc import Iterator
 from concurrent import futures
@@ -114,16 +115,15 @@ def _eagerflow_version() -> str:
 _SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
-def _signature_offset(path: str, size: int) -> int | None:
+def _signature_offset(f, size: int) -> int | None:
     # The signature sits at offset 0, or 512, 1024, 2048, ... after a user block. Read
     # here rather than with h5py.is_hdf5, which opens the file (and may try to lock it).
-    with open(path, "rb") as f:
-        offset = 0
-        while offset + len(_SIGNATURE) <= size:
-            f.seek(offset)
-            if f.read(len(_SIGNATURE)) == _SIGNATURE:
-                return offset
-            offset = 512 if offset == 0 else offset * 2
+    offset = 0
+    while offset + len(_SIGNATURE) <= size:
+        f.seek(offset)
+        if f.read(len(_SIGNATURE)) == _SIGNATURE:
+            return offset
+        offset = 512 if offset == 0 else offset * 2
     return None
 
 
@@ -153,11 +153,17 @@ def superblock_problem(path: str) -> str | None:
         >>> h5format.superblock_problem(path)[:60]
         'is truncated or corrupted: its HDF5 superblock says the file'
     """
-    size = os.path.getsize(path)
-    start = _signature_offset(path, size)
-    if start is None:
-        return f"is not an HDF5 file ({size} bytes, no HDF5 signature)"
-    with open(path, "rb") as f:
+    # Opened without blocking and checked on the open file: a FIFO or a device named like
+    # a checkpoint is refused, never read (that would block or never end).
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(descriptor, "rb") as f:
+        status = os.fstat(f.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            return "is not a regular file (a FIFO, device or directory)"
+        size = status.st_size
+        start = _signature_offset(f, size)
+        if start is None:
+            return f"is not an HDF5 file ({size} bytes, no HDF5 signature)"
         f.seek(start)
         head = f.read(64)
     layout = _SUPERBLOCK.get(head[8]) if len(head) > 8 else None
