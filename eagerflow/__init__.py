@@ -25,13 +25,13 @@ from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
 from eagerflow.core import debugging, errors
-from eagerflow.core.autodiff import (
-    custom_gradient,
+from eagerflow.backprop import (
     gradients_function,
     implicit_gradients,
     implicit_value_and_gradients,
     value_and_gradients_function,
 )
+from eagerflow.core.autodiff import custom_gradient
 from eagerflow.core.context import executing_eagerly
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8

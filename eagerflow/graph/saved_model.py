@@ -62,7 +62,8 @@ VERSION = 2
 """The version of the export format this eagerflow writes and reads (2: checksummed)."""
 DEFAULT = "serving_default"
 """The signature name used when `save` is given a single function, as in TensorFlow."""
-MANIFEST = "manifest"  # the checksum manifest's dataset
+MANIFEST = "manifest"
+"""The name of the dataset that holds an export's checksum manifest."""
 # What reading a malformed or corrupted file can raise from h5py or the decoders.
 _READ_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
                 IndexError, UnicodeDecodeError)

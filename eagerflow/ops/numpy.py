@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes as _dtypes
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import decompositions as _decompositions
@@ -93,7 +92,7 @@ _f = _core.as_float
 _binary = _core.binary
 
 
-def _sum_dtype(x: Tensor) -> _dtypes.DType:
+def _sum_dtype(x: Tensor) -> Any:
     """Keras's accumulator dtype: small ints and bools sum in int32, uint8 in uint32."""
     if x.dtype.kind == "b" or x.dtype in (np.int8, np.int16):
         return np.dtype("int32")
@@ -102,7 +101,7 @@ def _sum_dtype(x: Tensor) -> _dtypes.DType:
     return x.dtype
 
 
-def _scan_dtype(x: Tensor) -> _dtypes.DType:
+def _scan_dtype(x: Tensor) -> Any:
     """Keras's running sums and products: bools accumulate in int32, the rest as they are."""
     return np.dtype("int32") if x.dtype.kind == "b" else x.dtype
 

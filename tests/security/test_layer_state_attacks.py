@@ -81,7 +81,7 @@ def _blob(manifest, arrays, compressed=False):
 def _forge(path, blob):
     """Re-saves `path` with its layer state replaced by `blob`, through eagerflow's writer."""
     with h5py.File(path, "r") as raw:
-        names = list(raw[h5format.META])
+        names = [n for n in raw[h5format.META] if n != h5format.MANIFEST]  # (rewritten)
     with h5format.Reader(path) as reader:
         arrays, kind = reader.read_all(list(reader.entries)), reader.kind
         metadata = {name: reader.metadata(name) for name in names}

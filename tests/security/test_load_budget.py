@@ -17,6 +17,7 @@ import pytest
 import eagerflow as ef
 from eagerflow.core import context
 from eagerflow.saving import h5format, layer_state, load_budget
+from tests.security import forge
 
 _GiB = 1 << 30
 
@@ -253,6 +254,7 @@ def test_an_export_graph_naming_huge_sizes_is_refused_before_allocating(tmp_path
                                '10000000000]}').replace("[null, 6]", "[null, 20000000000]")
         assert hostile != text
         f.create_dataset(key, data=np.frombuffer(hostile.encode("utf-8"), np.uint8))
+    forge.reseal(path)  # as a forger would: the checksums pass, the budget refuses
     with pytest.raises(ef.errors.ResourceExhaustedError,
                        match=r"saved_model\.load\(.*export\.h5'\): op Tile: output of shape "
                              r"\(\d+, 20000000000\)"):
