@@ -333,11 +333,7 @@ def image_dataset_from_directory(directory: str, labels: Any = "inferred",
         if pixels.ndim == 2:
             pixels = pixels[:, :, None]
         if crop_to_aspect_ratio:
-            rows, cols = pixels.shape[0], pixels.shape[1]
-            crop_h = max(min(rows, int(cols * height / width)), 1)
-            crop_w = max(min(cols, int(rows * width / height)), 1)
-            top, left = (rows - crop_h) // 2, (cols - crop_w) // 2
-            pixels = pixels[top:top + crop_h, left:left + crop_w]
+            pixels = image_ops.crop_to_aspect_ratio(pixels[None], height, width)[0]
         elif pad_to_aspect_ratio:
             # tf.image.resize_with_pad: resize to fit inside, then pad evenly with zeros.
             rows, cols = pixels.shape[0], pixels.shape[1]

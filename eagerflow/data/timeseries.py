@@ -20,7 +20,7 @@ from eagerflow.core import tensor as tensor_lib
 from eagerflow.data import dataset
 
 
-def _positive_int(value, name: str) -> int:
+def _integer(value, name: str) -> int:
     try:
         number = operator.index(value)
     except TypeError:
@@ -100,9 +100,9 @@ def timeseries_dataset_from_array(data: Any, targets: Any, sequence_length: int,
         ValueError: for an index, stride, rate or length outside the data, with Keras's
             messages.
     """
-    sequence_length = _positive_int(sequence_length, "sequence_length")
-    sequence_stride = _positive_int(sequence_stride, "sequence_stride")
-    sampling_rate = _positive_int(sampling_rate, "sampling_rate")
+    sequence_length = _integer(sequence_length, "sequence_length")
+    sequence_stride = _integer(sequence_stride, "sequence_stride")
+    sampling_rate = _integer(sampling_rate, "sampling_rate")
     array = np.asarray(data)
     if array.ndim == 0:
         raise ValueError("timeseries_dataset_from_array: `data` must have a time axis; got a "

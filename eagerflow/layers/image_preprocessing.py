@@ -114,24 +114,6 @@ class SizedImageLayer(ImageLayer):
         return {**super().get_config(), "height": self.height, "width": self.width}
 
 
-def crop_to_aspect_ratio(images, height: int, width: int):
-    """The largest centred window of `images` (NHWC) with the aspect ratio height:width.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> from eagerflow.layers import image_preprocessing
-        >>> image_preprocessing.crop_to_aspect_ratio(ef.ones([1, 4, 8, 3]), 1, 1).shape
-        (1, 4, 4, 3)
-    """
-    in_height, in_width = images.shape[1], images.shape[2]
-    crop_height = max(min(in_height, int(in_width * height / width)), 1)
-    crop_width = max(min(in_width, int(in_height * width / height)), 1)
-    top, left = (in_height - crop_height) // 2, (in_width - crop_width) // 2
-    if (crop_height, crop_width) == (in_height, in_width):
-        return images
-    return images[:, top:top + crop_height, left:left + crop_width, :]
-
-
 def smart_resize(images, height: int, width: int, interpolation="bilinear", antialias=False):
     """Crops `images` (NHWC) to the target aspect ratio, then resizes to height x width.
 
@@ -141,7 +123,7 @@ def smart_resize(images, height: int, width: int, interpolation="bilinear", anti
         >>> image_preprocessing.smart_resize(ef.ones([1, 4, 8, 3]), 2, 2).shape
         (1, 2, 2, 3)
     """
-    images = crop_to_aspect_ratio(images, height, width)
+    images = image_ops.crop_to_aspect_ratio(images, height, width)
     return image_ops.resize(images, [height, width], method=interpolation, antialias=antialias)
 
 
@@ -216,7 +198,7 @@ class Resizing(SizedImageLayer):
         if source.kind in "iu" and self.interpolation != "nearest":
             images = self.to_compute_dtype(images)
         if self.crop_to_aspect_ratio:
-            images = crop_to_aspect_ratio(images, self.height, self.width)
+            images = image_ops.crop_to_aspect_ratio(images, self.height, self.width)
         elif self.pad_to_aspect_ratio:
             images = self._pad(images)
         resized = image_ops.resize(images, [self.height, self.width],

@@ -33,7 +33,6 @@ Examples:
 from __future__ import annotations
 
 import inspect
-import itertools
 import math
 import warnings
 from typing import Any

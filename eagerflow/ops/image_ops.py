@@ -258,6 +258,26 @@ def resize(images: TensorLike, size: Any, method: str = "bilinear",
     return images if batched else _array.squeeze(images, 0)
 
 
+
+def crop_to_aspect_ratio(images: Any, height: int, width: int) -> Any:
+    """The largest centred window of `images` (NHWC tensors or arrays) with the aspect ratio
+    height:width, as Keras's `crop_to_aspect_ratio` (the `Resizing` layer, `smart_resize`
+    and `image_dataset_from_directory` crop with it).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import image_ops
+        >>> image_ops.crop_to_aspect_ratio(ef.ones([1, 4, 8, 3]), 1, 1).shape
+        (1, 4, 4, 3)
+    """
+    in_height, in_width = images.shape[1], images.shape[2]
+    crop_height = max(min(in_height, int(in_width * height / width)), 1)
+    crop_width = max(min(in_width, int(in_height * width / height)), 1)
+    top, left = (in_height - crop_height) // 2, (in_width - crop_width) // 2
+    if (crop_height, crop_width) == (in_height, in_width):
+        return images
+    return images[:, top:top + crop_height, left:left + crop_width, :]
+
 # -- flips, rotations, crops --------------------------------------------------------------
 _REVERSED = slice(None, None, -1)
 

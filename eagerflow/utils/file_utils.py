@@ -30,6 +30,7 @@ import zipfile
 from typing import Any
 
 from eagerflow.core import errors
+from eagerflow.saving import fileio
 
 ENV_VAR = "EAGERFLOW_HOME"
 _CHUNK = 1 << 16
@@ -60,36 +61,27 @@ def _algorithm(hash_algorithm: str, file_hash: str) -> str:
 def _copy_into(origin: str, target: str) -> None:
     """Copies a local file or downloads a URL to `target`, atomically."""
     parsed = urllib.parse.urlsplit(origin)
-    directory = os.path.dirname(target)
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=os.path.basename(target) + ".",
-                                         suffix=".part")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            if parsed.scheme in ("http", "https", "ftp"):
-                from urllib import request  # ~20 ms to import: only when downloading
+    if parsed.scheme in ("http", "https", "ftp"):
+        from urllib import request  # ~20 ms to import: only when downloading
 
-                try:
-                    source: Any = request.urlopen(origin, timeout=_TIMEOUT_SECONDS)
-                except OSError as e:
-                    raise errors.NotFoundError(
-                        f"get_file could not download {origin}: {e}. Without a network, "
-                        "download the file elsewhere and pass its local path (or a file:// "
-                        "address) as `origin`.") from e
-            else:
-                local = urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else origin
-                if not os.path.isfile(local):
-                    raise errors.NotFoundError(f"get_file: no file at {origin!r}")
-                source = open(local, "rb")
-            with source:
-                while chunk := source.read(_CHUNK):
-                    out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+        try:
+            source: Any = request.urlopen(origin, timeout=_TIMEOUT_SECONDS)
+        except OSError as e:
+            raise errors.NotFoundError(
+                f"get_file could not download {origin}: {e}. Without a network, download the "
+                "file elsewhere and pass its local path (or a file:// address) as `origin`."
+            ) from e
+    else:
+        local = urllib.parse.unquote(parsed.path) if parsed.scheme == "file" else origin
+        if not os.path.isfile(local):
+            raise errors.NotFoundError(f"get_file: no file at {origin!r}")
+        source = open(local, "rb")
+
+    def write(temporary: str) -> None:
+        with source, open(temporary, "wb") as out:
+            shutil.copyfileobj(source, out, _CHUNK)
+
+    fileio.atomic_write(target, write)
 
 
 def _inside(root: str, name: str, archive: str) -> str:

@@ -42,9 +42,8 @@ def unique_name(prefix: str) -> str:
         >>> naming.unique_name("doc_example"), naming.unique_name("doc_example")
         ('doc_example', 'doc_example_1')
     """
-    count = _name_uids.get(prefix, 0)
-    _name_uids[prefix] = count + 1
-    return prefix if count == 0 else f"{prefix}_{count}"
+    earlier = count_name_uid(prefix) - 1
+    return prefix if earlier == 0 else f"{prefix}_{earlier}"
 
 
 def count_name_uid(prefix: str) -> int:
