@@ -168,7 +168,7 @@ def cond(pred: Any, true_fn: Callable[..., Any] | None = None,
 def _converted(fn):
     """The user's `fn` converted by AutoGraph when it is on for the trace in progress
     (branches and bodies written with `if`/`while` on tensors), as TensorFlow does."""
-    if not getattr(context.thread, "autograph", False) or context.thread.tracer is None:
+    if not trace.options.autograph or context.thread.tracer is None:
         return fn
     from eagerflow.graph import autograph
 
@@ -260,7 +260,7 @@ def _check_same_structure(a, b, outs_a, outs_b, what=("true_fn", "false_fn")):
 
 def _skeleton(value):
     if isinstance(value, dict):
-        return ("dict", tuple((k, _skeleton(value[k])) for k in nest._keys(value)))
+        return ("dict", tuple((k, _skeleton(value[k])) for k in nest.sorted_keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_skeleton(v) for v in value))
     return "leaf"

@@ -397,7 +397,7 @@ class Function:
                 shape, dtype = next(leaves, (value.shape, value.dtype))
                 return repr(spec.TensorSpec(shape, dtype))
             if isinstance(value, dict):
-                items = {k: text(value[k]) for k in nest._keys(value)}
+                items = {k: text(value[k]) for k in nest.sorted_keys(value)}
                 return "Dict[" + ", ".join(f"{k!r}: {items[k]}" for k in value) + "]"
             if isinstance(value, (list, tuple)):
                 kind = "List" if isinstance(value, list) else "Tuple"
@@ -661,13 +661,12 @@ class Function:
                 new_values = [signatures.map_leaves(v, placeholder, name)
                               for v, name in zip(values, names, strict=True)]
             call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
-            state = context.thread
-            saved_autograph, state.autograph = state.autograph, self._autograph
+            saved_autograph, trace.options.autograph = trace.options.autograph, self._autograph
             before = [_structure(v) for v in new_values]
             try:
                 result = self._traced_function()(*call_args, **call_kwargs)
             finally:
-                state.autograph = saved_autograph
+                trace.options.autograph = saved_autograph
             self._check_unmodified(names, before, new_values)
             structure = _outputs(result, tracer, graph_)
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import threading
 from typing import Any
 
 import numpy as np
@@ -50,6 +51,15 @@ _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 
 
 eager_scope = context.eager_scope  # real effects inside a trace (see core/context.py)
+
+
+class _TraceOptions(threading.local):
+    """Per-thread switches of the trace in progress, the compiler's own (not the engine's)."""
+
+    autograph = False  # converts control flow (graph/autograph); set by Function's trace
+
+
+options = _TraceOptions()
 
 
 @contextlib.contextmanager
