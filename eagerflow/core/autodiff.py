@@ -92,7 +92,7 @@ def _call_with_custom_gradient(f, args, kwargs):
     snapshots = [v._read() for v in variables]
     op = Op(f"CustomGradient_{f.__name__}", None, num_outputs=len(outputs))
     op.gradient(_custom_rule(f, grad_fn, len(tensor_inputs), variables, len(outputs)))
-    tape_lib.record(context.thread.tapes, op, tuple(tensor_inputs + snapshots), {}, outputs)
+    context.record_op(context.thread.tapes, op, tuple(tensor_inputs + snapshots), {}, outputs)
     return nest.pack_sequence_as(result, list(outputs))
 
 

@@ -8,12 +8,57 @@ Two kinds of state live here:
   call plus a few attribute reads.
 * `thread`, per-thread: the stack of tapes recording in this thread, the tracer of the
   function being traced in this thread, and the device scopes.
+
+It also declares the two interfaces through which the packages above meet the engine:
+
+* **The tracer protocol** (`Tracer`), in the manner of JAX's ``Trace``: while a function is
+  traced into a graph, ``thread.tracer`` is an object with these methods, and the engine
+  hands it, instead of running them, every op (`dispatch.execute`) and every variable read,
+  write and creation (`core/variable.py`). A trace makes itself current by setting
+  ``thread.tracer`` and ``thread.tapes`` (the tapes recording inside the trace) and counting
+  itself with ``update_flags(tracing=1)``; `eager_scope` suspends it. ``graph/trace.py``'s
+  `Tracer` is the one implementation.
+* **The tape hooks**, which tell the recording tapes about an op (`record_op`) or a variable
+  read (`record_read`), and ask whether a tape can differentiate through a value
+  (`on_tape`). The dispatcher and `Variable` call them, and so does code above the engine
+  that runs an op its own way (control flow, `py_function`, concrete functions, custom
+  gradients). A tape is anything on ``thread.tapes`` with ``_record(op, inputs, attrs,
+  outputs)``, ``_variable_read(variable, snapshot)`` and ``_tracked`` (ids it tracks): the
+  `GradientTape` and the `ForwardAccumulator`, both in the engine.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Any, Protocol
+
+
+class Tracer(Protocol):
+    """What the engine asks of the trace in progress (``thread.tracer``)."""
+
+    tapes: list  # the tapes recording inside the trace (``thread.tapes`` while it is current)
+
+    def execute(self, op: Any, inputs: tuple | list, attrs: dict) -> Any:
+        """Adds one op call to the graph; returns its symbolic output(s) (`dispatch.execute`)."""
+
+    def read_variable(self, variable: Any) -> Any:
+        """A symbolic read of `variable`; tells the tapes with `record_read`."""
+
+    def assign_variable(self, variable: Any, value: Any, mode: str) -> Any:
+        """Adds a write (``mode``: ``assign``, ``assign_add``, ``assign_sub``); returns it."""
+
+    def writable_buffer(self, variable: Any) -> Any:
+        """In-place NumPy writes to `variable`'s buffer, which a graph cannot hold: raises."""
+
+    def initial_value(self, value: Any) -> Any:
+        """The ndarray a Variable created from the traced tensor `value` starts from."""
+
+    def holds_tensor(self, value: Any) -> bool:
+        """Whether the (nested) list or tuple `value` holds a traced tensor."""
+
+    def pack(self, value: Any, dtype: Any = None) -> Any:
+        """One traced tensor from a (nested) list holding traced tensors (graph ops)."""
 
 
 class _Flags:
@@ -29,7 +74,7 @@ class _Flags:
 class _ThreadState(threading.local):
     def __init__(self):
         self.tapes = []
-        self.tracer = None
+        self.tracer: Tracer | None = None
         self.devices = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
@@ -50,6 +95,24 @@ def update_flags(tapes: int = 0, tracing: int = 0) -> None:
         flags.tapes += tapes
         flags.tracing += tracing
         flags.slow = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
+
+
+def record_op(tapes: list, op: Any, inputs: tuple | list, attrs: dict, outputs: tuple) -> None:
+    """Records one op call on each tape of `tapes` that tracks one of its `inputs`."""
+    for tape in tapes:  # hot path while recording (see benchmarks/bench_ops.py)
+        tape._record(op, inputs, attrs, outputs)
+
+
+def record_read(variable: Any, snapshot: Any) -> None:
+    """Tells this thread's recording tapes that `variable` was read as tensor `snapshot`."""
+    for tape in thread.tapes:
+        tape._variable_read(variable, snapshot)
+
+
+def on_tape(tapes: list, value: Any) -> bool:
+    """Whether a tape of `tapes` can differentiate through `value` (watched, or made by an
+    op it recorded)."""
+    return any(id(value) in tape._tracked for tape in tapes)
 
 
 def executing_eagerly() -> bool:

@@ -288,8 +288,7 @@ def _execute_slow(op, inputs, attrs):
     if _flags.check_numerics:
         _check_numerics(op, outputs)
     if tapes and op.differentiable:
-        for tape in tapes:  # the recording tapes of this thread (core/tape.py)
-            tape._record(op, inputs, attrs, outputs)
+        context.record_op(tapes, op, inputs, attrs, outputs)
     return result
 
 

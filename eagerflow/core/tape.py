@@ -54,18 +54,6 @@ _Variable = variable.Variable
 _VARIABLE_NONE_REASONS: dict[int, tuple] = {}
 
 
-def record(tapes, op, inputs, attrs, outputs) -> None:
-    """Records one op call on every tape in `tapes` that tracks one of its inputs."""
-    for tape in tapes:
-        tape._record(op, inputs, attrs, outputs)
-
-
-def notify_read(variable, snapshot) -> None:
-    """Tells this thread's recording tapes that `variable` was read as `snapshot`."""
-    for tape in context.thread.tapes:
-        tape._variable_read(variable, snapshot)
-
-
 def none_reason(variable) -> str | None:
     """Why the most recent `tape.gradient` call returned None for `variable`, if it did."""
     entry = _VARIABLE_NONE_REASONS.get(id(variable))
@@ -228,7 +216,7 @@ class GradientTape:
             if _is_variable(item):
                 self._watched_vars[id(item)] = item
                 if self._recording():
-                    notify_read(item, item._read())
+                    context.record_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
                 raise ValueError(  # TensorFlow's class
@@ -334,7 +322,7 @@ class GradientTape:
     def _gradients(self, targets, seeds, flat_sources, unconnected, keep) -> list:
         keys = [self._source_keys(s) for s in flat_sources]
         wanted = {k for ks in keys for k in ks}
-        grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
+        grads = backprop(self._records, targets, seeds, wanted, free=not keep)
         results = []
         self._none_reasons = {}
         for source, source_keys in zip(flat_sources, keys, strict=True):
@@ -577,78 +565,45 @@ def _live_outputs(entry):
     return None if out is None else (out,)
 
 
-def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
-    """Plays `records` backwards from `targets`; returns gradients keyed by tensor id."""
-    depends = set(wanted)
-    count = len(records)
-    for i in range(count):
-        _, inputs, _, entry = records[i]
-        for x in inputs:
-            if id(x) in depends:
-                outputs = _live_outputs(entry)
-                if outputs is not None:
-                    depends.update(id(o) for o in outputs)
-                break
-    grads: dict[int, object] = {}
+def recorded(tape: GradientTape) -> tuple[list, dict]:
+    """What `tape` recorded, for a compiler that keeps it as a graph's gradient information
+    (`ef.function` does): the records ``(op, inputs, attrs, outputs or a weak reference to
+    the single output)`` in order, and ``{id(variable): (variable, [read snapshots])}`` for
+    each variable it watched. `backprop` plays the records."""
+    watched = tape._watched_vars
+    return tape._records, {key: (watched[key], list(reads))
+                           for key, reads in tape._var_reads.items() if key in watched}
+
+
+def backprop(records: list, targets: list, seeds: list | None, wanted: set,
+             free: bool) -> dict:
+    """Plays `records` backwards from `targets`; returns gradients keyed by tensor id.
+
+    The backward pass in three named steps, as tinygrad writes ``Tensor.backward``:
+
+    1. `_reachable`: one forward walk finds every tensor that depends on a wanted source
+       (the ids in `wanted`); no rule runs for anything else.
+    2. `_seed`: each target that depends on a source starts with its seed from `seeds`
+       (ones when None).
+    3. `_apply_rule`: one backward walk calls each record's gradient rule when its outputs
+       received a gradient, for the inputs that lead to a source, and accumulates what the
+       rule returns (summed back to each input's shape and dtype by `_fit`).
+
+    With `free`, each record is dropped once played (a non-persistent tape), and only the
+    gradients of `wanted` tensors are kept to the end.
+    """
+    depends = _reachable(records, wanted)
+    grads = _seed(targets, seeds, depends)
     pending: dict[int, object] = {}
-    for i, t in enumerate(targets):
-        if id(t) not in depends:
-            continue
-        seed = seeds[i] if seeds is not None and seeds[i] is not None else None
-        if seed is None:
-            seed = _run("OnesLike", (t,), dtype=None)
-        _accumulate(grads, id(t), dispatch.convert_input(seed))
-    for i in range(count - 1, -1, -1):
-        op, inputs, attrs, entry = records[i]
+    for i in range(len(records) - 1, -1, -1):
+        record = records[i]
         if free:
             records[i] = None
-        outputs = _live_outputs(entry)
+        outputs = _apply_rule(record, grads, depends)
         if outputs is None:
             continue
-        if len(outputs) == 1 and type(entry) is not tuple:
-            y = outputs[0]
-            dy = grads.get(id(y))
-            if dy is None:
-                continue
-        else:
-            dys = [grads.get(id(o)) for o in outputs]
-            if all(d is None for d in dys):
-                continue
-            dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
-                       for d, o in zip(dys, outputs, strict=True))
-            y = outputs
-        flags = []
-        for x in inputs:
-            flags.append(id(x) in depends and isinstance(x, _Tensor)
-                         and x._value.dtype.kind in "fc")
-        if True not in flags:
-            continue
-        needs = tuple(flags)
-        if op.grad is None:
-            raise errors.UnimplementedError(
-                f"No gradient is defined for op {op.name}; it cannot be differentiated. "
-                "Wrap the computation in ef.stop_gradient or define one with "
-                "@ef.custom_gradient.",
-                op.name,
-            )
-        if op.grad_needs:
-            dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
-        else:
-            dxs = op.grad(dy, y, *inputs, **attrs)
-        if type(dxs) is not tuple and type(dxs) is not list:
-            dxs = (dxs,)
-        if len(dxs) != len(inputs):
-            raise errors.InternalError(
-                f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
-                op.name,
-            )
-        for x, dx, need in zip(inputs, dxs, needs, strict=True):
-            if need and dx is not None:
-                if type(dx) is not _Tensor:
-                    dx = dispatch.convert_input(dx)
-                if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
-                    dx = _fit(dx, x, op)
-                _accumulate(grads, id(x), dx)
+        for x in record[1]:
+            if id(x) in grads:
                 # Freed records no longer hold their inputs: keep alive every tensor
                 # that has a gradient waiting for its producer to be processed.
                 pending[id(x)] = x
@@ -657,6 +612,84 @@ def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
             if id(out) not in wanted:
                 grads.pop(id(out), None)
     return grads
+
+
+def _reachable(records, wanted: set) -> set:
+    """Step 1: the ids of `wanted` and of every recorded output that depends on one."""
+    depends = set(wanted)
+    for _, inputs, _, entry in records:
+        for x in inputs:
+            if id(x) in depends:
+                outputs = _live_outputs(entry)
+                if outputs is not None:
+                    depends.update(id(o) for o in outputs)
+                break
+    return depends
+
+
+def _seed(targets, seeds, depends: set) -> dict:
+    """Step 2: the starting gradients, ``{id(target): seed}`` (ones where no seed is given)."""
+    grads: dict[int, object] = {}
+    for i, t in enumerate(targets):
+        if id(t) not in depends:
+            continue
+        seed = seeds[i] if seeds is not None and seeds[i] is not None else None
+        if seed is None:
+            seed = _run("OnesLike", (t,), dtype=None)
+        _accumulate(grads, id(t), dispatch.convert_input(seed))
+    return grads
+
+
+def _apply_rule(record, grads: dict, depends: set):
+    """Step 3, for one record: runs its op's gradient rule and accumulates the input
+    gradients into `grads`. Returns the record's outputs, or None when it was skipped (its
+    output died, received no gradient, or no input leads to a source)."""
+    op, inputs, attrs, entry = record
+    outputs = _live_outputs(entry)
+    if outputs is None:
+        return None
+    if len(outputs) == 1 and type(entry) is not tuple:
+        y = outputs[0]
+        dy = grads.get(id(y))
+        if dy is None:
+            return None
+    else:
+        dys = [grads.get(id(o)) for o in outputs]
+        if all(d is None for d in dys):
+            return None
+        dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
+                   for d, o in zip(dys, outputs, strict=True))
+        y = outputs
+    needs = tuple(id(x) in depends and isinstance(x, _Tensor) and x._value.dtype.kind in "fc"
+                  for x in inputs)
+    if True not in needs:
+        return None
+    if op.grad is None:
+        raise errors.UnimplementedError(
+            f"No gradient is defined for op {op.name}; it cannot be differentiated. "
+            "Wrap the computation in ef.stop_gradient or define one with "
+            "@ef.custom_gradient.",
+            op.name,
+        )
+    if op.grad_needs:
+        dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
+    else:
+        dxs = op.grad(dy, y, *inputs, **attrs)
+    if type(dxs) is not tuple and type(dxs) is not list:
+        dxs = (dxs,)
+    if len(dxs) != len(inputs):
+        raise errors.InternalError(
+            f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
+            op.name,
+        )
+    for x, dx, need in zip(inputs, dxs, needs, strict=True):
+        if need and dx is not None:
+            if type(dx) is not _Tensor:
+                dx = dispatch.convert_input(dx)
+            if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
+                dx = _fit(dx, x, op)
+            _accumulate(grads, id(x), dx)
+    return outputs
 
 
 def _accumulate(grads: dict, key: int, grad) -> None:

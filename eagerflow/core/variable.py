@@ -114,8 +114,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
             state = context.thread
             if state.tracer is not None:
                 return state.tracer.read_variable(self)
-            for tape in state.tapes:  # the recording tapes of this thread (core/tape.py)
-                tape._variable_read(self, snapshot)
+            context.record_read(self, snapshot)
         return snapshot
 
     def read_value(self) -> tensor.Tensor:

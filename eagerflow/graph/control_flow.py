@@ -84,7 +84,7 @@ class Branch:
 
 def _trace_subgraph(fn, specs, name, executing, recompute=False, no_hoist=(), overrides=None):
     """Traces `fn(*placeholders)` into a new graph under the current tracer."""
-    parent = context.thread.tracer
+    parent = trace.current()
     sub = graph.Graph(name)
     if parent is not None:
         sub.jit_compile = parent.graph.jit_compile
@@ -214,7 +214,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
         op = dispatch.Op("If", None, num_outputs=len(outputs))
         op.gradient(_cond_rule(true_fn, false_fn, union, len(outputs), name))
         op.jvp(_cond_jvp(true_fn, false_fn, union, outputs, name))
-        tape_lib.record(tapes, op, (pred, *union), {}, outputs)
+        context.record_op(tapes, op, (pred, *union), {}, outputs)
     return nest.pack_sequence_as(r_true, list(outputs))
 
 
@@ -396,7 +396,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
                 overrides=None):
     limit = _check_loop_args(cond, body, loop_vars, maximum_iterations)
     flat = [dispatch.convert_input(v) for v in nest.flatten(loop_vars)]
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         return _eager_while(cond, body, loop_vars, flat, limit)
     refs = [tracer.ref(v) for v in flat]
@@ -450,7 +450,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
         else:
             op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
             op.jvp(_while_jvp(lambda *v: cond(*pack(v)), attrs["_body_fn"], n, limit, name))
-        tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
+        context.record_op(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])
 
 

@@ -257,7 +257,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str | None = "gradien
         ef.Tensor(6.0, shape=(), dtype=float32)
     """
     del name, gate_gradients, aggregation_method
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         raise RuntimeError("ef.gradients is not supported when eager execution is enabled: "
                            "use ef.GradientTape (or call it inside an ef.function).")
@@ -645,8 +645,7 @@ class Function:
                 shadow = real._value if isinstance(real, _Tensor) else None
                 ph = tracer.placeholder(shape, dtype, name, shadow=shadow)
                 if ph.dtype.kind in "fc":
-                    recorder._tracked.add(id(ph))
-                    recorder._watched[id(ph)] = ph
+                    recorder.watch(ph)
                 return ph
 
             if self._input_signature is not None:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -62,6 +62,13 @@ class _TraceOptions(threading.local):
 options = _TraceOptions()
 
 
+def current() -> Tracer | None:
+    """The trace in progress in this thread (`context.thread.tracer`, declared there as the
+    engine's `context.Tracer` protocol, of which this module's `Tracer` is the one
+    implementation), or None."""
+    return cast("Tracer | None", context.thread.tracer)
+
+
 @contextlib.contextmanager
 def in_tracer(tracer):
     """Makes `tracer` (and the tapes of its trace) current for the block."""
@@ -86,17 +93,13 @@ def active(tracer, private: bool = False):
     try:
         if private:
             recorder = tape_lib.GradientTape(persistent=True)
-            recorder._start()
+            recorder.__enter__()  # on the trace's own tapes
             tracer.private = recorder
         yield recorder
     finally:
         if recorder is not None:
-            recorder._stop()
-            tracer.graph.records = recorder._records
-            tracer.graph.var_reads = {
-                key: (recorder._watched_vars[key], list(reads))
-                for key, reads in recorder._var_reads.items() if key in recorder._watched_vars
-            }
+            recorder.__exit__(None, None, None)
+            tracer.graph.records, tracer.graph.var_reads = tape_lib.recorded(recorder)
         state.tracer, state.tapes = saved
         context.update_flags(tracing=-1)
 
@@ -229,8 +232,7 @@ class Tracer:
         self.graph.capture_map[id(outer)] = out
         if self.private is not None and outer.dtype.kind in "fc":
             # Records name the outer tensor (ops receive it), so the recorder tracks it.
-            self.private._tracked.add(id(outer))
-            self.private._watched[id(outer)] = outer
+            self.private.watch(outer)
         return out
 
     def holds_tensor(self, value) -> bool:
@@ -283,7 +285,7 @@ class Tracer:
         outputs = tuple(node.outputs)
         tapes = context.thread.tapes
         if tapes and op.differentiable:
-            tape_lib.record(tapes, op, inputs, attrs, outputs)
+            context.record_op(tapes, op, inputs, attrs, outputs)
         return outputs[0] if op.num_outputs == 1 else outputs
 
     def _check_unknown_dims(self, op, attrs):
@@ -431,7 +433,7 @@ class Tracer:
             with in_tracer(self.parent):
                 outer = self.parent.read_variable(variable)
             if context.thread.tapes:  # tapes inside this branch/body see the read too
-                tape_lib.notify_read(variable, outer)
+                context.record_read(variable, outer)
             return outer
         self.graph.variables[key] = variable
         if self.executing and not self.recompute:
@@ -442,7 +444,7 @@ class Tracer:
                              [(variable.shape, variable.dtype, shadow, None)])
         out = node.outputs[0]
         if context.thread.tapes:
-            tape_lib.notify_read(variable, out)
+            context.record_read(variable, out)
         return out
 
     def assign_variable(self, variable, value, mode):
