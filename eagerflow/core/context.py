@@ -18,9 +18,9 @@ It also declares the two interfaces through which the packages above meet the en
   ``thread.tracer`` and ``thread.tapes`` (the tapes recording inside the trace) and counting
   itself with ``update_flags(tracing=1)``; `eager_scope` suspends it. ``graph/trace.py``'s
   `Tracer` is the one implementation.
-* **The tape hooks**, which tell the recording tapes about an op (`record_op`) or a variable
-  read (`record_read`), and ask whether a tape can differentiate through a value
-  (`on_tape`). The dispatcher and `Variable` call them, and so does code above the engine
+* **The tape hooks**, which start and stop a tape recording in this thread (`push_tape`,
+  `pop_tape`), tell the recording tapes about an op (`record_op`) or a variable read
+  (`record_read`), and ask whether a tape can differentiate through a value (`on_tape`). The dispatcher and `Variable` call them, and so does code above the engine
   that runs an op its own way (control flow, `py_function`, concrete functions, custom
   gradients). A tape is anything on ``thread.tapes`` with ``_record(op, inputs, attrs,
   outputs)``, ``_variable_read(variable, snapshot)`` and ``_tracked`` (ids it tracks): the
@@ -95,6 +95,22 @@ def update_flags(tapes: int = 0, tracing: int = 0) -> None:
         flags.tapes += tapes
         flags.tracing += tracing
         flags.slow = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
+
+
+def push_tape(tape: Any) -> None:
+    """Starts `tape` recording in this thread (on top of ``thread.tapes``)."""
+    thread.tapes.append(tape)
+    update_flags(tapes=1)
+
+
+def pop_tape(tape: Any) -> None:
+    """Stops `tape` recording in this thread, wherever it is on ``thread.tapes``."""
+    stack = thread.tapes
+    for i in range(len(stack) - 1, -1, -1):
+        if stack[i] is tape:
+            del stack[i]
+            update_flags(tapes=-1)
+            return
 
 
 def record_op(tapes: list, op: Any, inputs: tuple | list, attrs: dict, outputs: tuple) -> None:

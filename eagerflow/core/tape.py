@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import weakref
 from typing import Any
 from weakref import ref as _weakref
@@ -150,24 +151,12 @@ class GradientTape:
         if self._entered:
             raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
-        self._start()
+        context.push_tape(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
         self._entered = False
-        self._stop()
-
-    def _start(self) -> None:
-        context.thread.tapes.append(self)
-        context.update_flags(tapes=1)
-
-    def _stop(self) -> None:
-        stack = context.thread.tapes
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is self:
-                del stack[i]
-                context.update_flags(tapes=-1)
-                return
+        context.pop_tape(self)
 
     def _recording(self) -> bool:
         return any(t is self for t in context.thread.tapes)
@@ -195,11 +184,11 @@ class GradientTape:
                 "GradientTape.stop_recording() needs a tape that is recording: use it "
                 "inside the tape's `with` block."
             )
-        self._stop()
+        context.pop_tape(self)
         try:
             yield
         finally:
-            self._start()
+            context.push_tape(self)
 
     def reset(self) -> None:
         """Forgets everything recorded and watched, as if the tape had just been created."""
@@ -330,10 +319,8 @@ class GradientTape:
             if _is_variable(source) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
                     found = []
-            if found:
-                total = found[0]
-                for g in found[1:]:
-                    total = _run("AddV2", (total, g))
+            if found:  # one gradient per read of a variable: their sum
+                total = functools.reduce(lambda a, b: _run("AddV2", (a, b)), found)
                 results.append(_cast_like(total, source))
                 continue
             reason = self._explain(source, source_keys)
@@ -602,11 +589,9 @@ def backprop(records: list, targets: list, seeds: list | None, wanted: set,
         outputs = _apply_rule(record, grads, depends)
         if outputs is None:
             continue
-        for x in record[1]:
-            if id(x) in grads:
-                # Freed records no longer hold their inputs: keep alive every tensor
-                # that has a gradient waiting for its producer to be processed.
-                pending[id(x)] = x
+        # Freed records no longer hold their inputs: keep alive every tensor that has a
+        # gradient waiting for its producer to be processed.
+        pending.update((id(x), x) for x in record[1] if id(x) in grads)
         for out in outputs:
             pending.pop(id(out), None)
             if id(out) not in wanted:
@@ -633,7 +618,7 @@ def _seed(targets, seeds, depends: set) -> dict:
     for i, t in enumerate(targets):
         if id(t) not in depends:
             continue
-        seed = seeds[i] if seeds is not None and seeds[i] is not None else None
+        seed = seeds[i] if seeds is not None else None
         if seed is None:
             seed = _run("OnesLike", (t,), dtype=None)
         _accumulate(grads, id(t), dispatch.convert_input(seed))

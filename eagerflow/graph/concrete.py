@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, nest, spec, tensor
+from eagerflow.core import autodiff, context, dispatch, errors, nest, spec, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import fusion, pipeline
@@ -403,10 +403,10 @@ def custom_gradient_names(graph_) -> list[str]:
     names = set()
     for record in graph_.records:
         op = record[0]
-        if op.name.startswith("CustomGradient_"):
-            names.add(op.name[len("CustomGradient_"):])
-        elif isinstance(getattr(op.grad, "__self__", None), _Backward):
-            names.update(custom_gradient_names(op.grad.__self__.forward.graph))
+        if op.family is autodiff.CUSTOM_GRADIENT:
+            names.add(op.origin.__name__)
+        elif op.family is graph.CALL:
+            names.update(custom_gradient_names(op.origin.graph))
     return sorted(names)
 
 
@@ -444,8 +444,8 @@ class _Backward:
         self._positions: dict[Any, Any] = {}
         for i, t in enumerate(results):
             self._positions.setdefault(id(t), []).append(i)
-        self.op = dispatch.Op(f"{forward.name}_call", None, num_outputs=len(results))
-        self.op.gradient(self._rule)
+        self.op = graph.CALL.instance(len(results), self._rule, name=f"{forward.name}_call",
+                                      origin=forward)
 
     def _targets(self):
         seen, targets = set(), []

@@ -211,8 +211,8 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     outputs = tuple(node.outputs)
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs):
-        op = dispatch.Op("If", None, num_outputs=len(outputs))
-        op.gradient(_cond_rule(true_fn, false_fn, union, len(outputs), name))
+        op = graph.COND.instance(len(outputs), _cond_rule(true_fn, false_fn, union,
+                                                           len(outputs), name))
         op.jvp(_cond_jvp(true_fn, false_fn, union, outputs, name))
         context.record_op(tapes, op, (pred, *union), {}, outputs)
     return nest.pack_sequence_as(r_true, list(outputs))
@@ -444,11 +444,11 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     outputs = tuple(node.outputs)
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs[:n]):
-        op = dispatch.Op("While", None, num_outputs=len(outputs))
         if recompute:  # this loop is itself a gradient: differentiating it is second order
-            op.gradient(_second_order_rule(name))
+            op = graph.WHILE.instance(len(outputs), _second_order_rule(name))
         else:
-            op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
+            op = graph.WHILE.instance(len(outputs), _while_rule(attrs["_body_fn"], n, union,
+                                                                name, attrs["varying"]))
             op.jvp(_while_jvp(lambda *v: cond(*pack(v)), attrs["_body_fn"], n, limit, name))
         context.record_op(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])

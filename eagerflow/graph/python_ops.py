@@ -298,8 +298,8 @@ def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
     tapes = context.thread.tapes
     floats = [i for i, t in enumerate(tensors) if t.dtype.kind in "fc"]
     if tapes and floats and any(o.dtype.kind in "fc" for o in outputs):
-        op = dispatch.Op("EagerPyFunc", None, num_outputs=len(outputs))
-        op.gradient(_py_function_rule(func, floats, single, touts))
+        op = graph.PY_FUNCTION.instance(len(outputs),
+                                        _py_function_rule(func, floats, single, touts))
         context.record_op(tapes, op, tuple(tensors), {}, outputs)
     if touts is None:
         return None

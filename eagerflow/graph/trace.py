@@ -43,10 +43,6 @@ from eagerflow.graph import graph
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
-# Ops whose output length along one axis depends on the input's values: {name: axis}.
-_VALUE_DEPENDENT = {"Where": 0, "StringSplitV2": -1, "UnicodeSplit": -1}
-# Ops that accept unknown (None) dimensions in their shape attributes (see ops/array_ops.py).
-_UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 
 
@@ -289,7 +285,7 @@ class Tracer:
         return outputs[0] if op.num_outputs == 1 else outputs
 
     def _check_unknown_dims(self, op, attrs):
-        if op.name in _UNKNOWN_DIMS_OK:
+        if op.unknown_dims:
             return
         for key, value in attrs.items():
             if key in _SHAPE_ATTRS and isinstance(value, tuple) and any(v is None for v in value):
@@ -327,9 +323,9 @@ class Tracer:
             else:
                 shape = tuple(a if a == b else None
                               for a, b in zip(array.shape, probes[i].shape, strict=True))
-            if op.name in _VALUE_DEPENDENT and shape:
+            if op.value_shaped_axis is not None and shape:
                 shape = list(shape)
-                shape[_VALUE_DEPENDENT[op.name]] = None
+                shape[op.value_shaped_axis] = None
             # Kept even for a static shape: a value (like a Shape op's) may depend on the
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
