@@ -20,11 +20,12 @@ It also declares the two interfaces through which the packages above meet the en
   `Tracer` is the one implementation.
 * **The tape hooks**, which start and stop a tape recording in this thread (`push_tape`,
   `pop_tape`), tell the recording tapes about an op (`record_op`) or a variable read
-  (`record_read`), and ask whether a tape can differentiate through a value (`on_tape`). The dispatcher and `Variable` call them, and so does code above the engine
-  that runs an op its own way (control flow, `py_function`, concrete functions, custom
-  gradients). A tape is anything on ``thread.tapes`` with ``_record(op, inputs, attrs,
-  outputs)``, ``_variable_read(variable, snapshot)`` and ``_tracked`` (ids it tracks): the
-  `GradientTape` and the `ForwardAccumulator`, both in the engine.
+  (`record_read`), and ask whether a tape can differentiate through a value (`on_tape`).
+  The dispatcher and `Variable` call them, and so does code above the engine that runs an
+  op its own way (control flow, `py_function`, concrete functions, custom gradients). A
+  tape is anything on ``thread.tapes`` with ``_record(op, inputs, attrs, outputs)``,
+  ``_variable_read(variable, snapshot)`` and ``_tracked`` (the ids it tracks): the
+  `GradientTape` and the `ForwardAccumulator`, both in the engine, which alone call them.
 """
 
 from __future__ import annotations

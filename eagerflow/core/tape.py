@@ -3,10 +3,11 @@
 How recording works. Each tape keeps ``_tracked``, the ids of the tensors it can
 differentiate through: those it watches (`watch`, or trainable variables read while it
 records; held in ``_watched``) and the outputs of ops it recorded. The dispatcher hands
-every op run while a tape is active to each recording tape of the thread (the list in
-`context.thread`, so the dispatcher needs no import of this module), and a tape appends
-the op when it tracks one of its inputs (`_record`); a Variable read reaches the tapes
-the same way (`_variable_read`). Ops that touch nothing a tape tracks cost that tape one
+every op run while a tape is active to each recording tape of the thread through the tape
+hook `context.record_op` (the list is in `context.thread`, so the dispatcher needs no
+import of this module), and a tape appends the op when it tracks one of its inputs
+(`_record`); a Variable read reaches the tapes the same way (`context.record_read`, then
+`_variable_read`). Ops that touch nothing a tape tracks cost that tape one
 set lookup per input.
 
 A record holds its inputs but only a weak reference to a single output: a result nobody
@@ -15,9 +16,11 @@ gradient, so it is freed at once instead of living as long as the tape. An id in
 ``_tracked`` whose tensor died may be reused by a new tensor; that only makes the new
 tensor's ops recorded needlessly, since the backward pass skips records whose output died.
 
-How gradients work. `gradient` walks the records once forwards to find what depends on a
-source, then once backwards, calling each op's gradient rule only for records whose
-outputs received a gradient and only for inputs that lead to a source. Rules are written
+How gradients work. `gradient` calls `backprop`, in three named steps: `_reachable` walks
+the records once forwards to find what depends on a source, `_seed` starts each target's
+gradient, and `_apply_rule`, once per record walking backwards, calls the op's gradient
+rule only for records whose outputs received a gradient and only for inputs that lead to
+a source. Rules are written
 in eagerflow ops, so while an outer tape is recording, the backward pass is itself
 recorded, which is how gradients of gradients work to any order. The engine (not the
 rules) sums a broadcast gradient back to its input's shape.

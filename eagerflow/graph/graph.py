@@ -3,8 +3,9 @@
 A `Graph` is a list of `Node`s in execution order. Each node applies one op of the registry
 `dispatch.OPS` (an op with a forward, or one of the graph-only ops registered below, which
 the executor runs itself: placeholders, constants, variable reads and writes, control
-flow, printing, Python calls) to its inputs and produces `SymbolicTensor`s. Inputs are symbolic tensors of the same graph or Python
-scalars (kept as weak literals so NumPy promotes them exactly as eagerly).
+flow, printing, Python calls) to its inputs and produces `SymbolicTensor`s. Inputs are
+symbolic tensors of the same graph or Python scalars (kept as weak literals so NumPy
+promotes them exactly as eagerly).
 
 A `SymbolicTensor` is a `Tensor` whose value is not known while the function is traced:
 it has a shape (``None`` for a dimension that varies between calls) and a dtype, so op
