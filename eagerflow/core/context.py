@@ -76,6 +76,10 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.tapes = []
         self.tracer: Tracer | None = None
+        self.variables_made = 0  # Variables made in this thread (core/variable.py counts)
+        # ef.variable_creator_scope (graph/function.py): makes each Variable instead of
+        # its class, as ``variable_creator(cls, args, kwargs)``.
+        self.variable_creator = None
         self.devices = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.

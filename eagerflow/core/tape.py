@@ -66,10 +66,6 @@ def none_reason(variable) -> str | None:
     return entry[1]
 
 
-def _is_variable(value) -> bool:
-    return isinstance(value, _Variable)
-
-
 def _run(name, inputs, **attrs):
     """Runs the registered op `name`: the engine's own steps (summing broadcast gradients,
     casting, stacking Jacobian rows) are recorded ops like any other, found in the registry
@@ -205,7 +201,7 @@ class GradientTape:
             ValueError: for anything that is not a Tensor or Variable (TensorFlow's class).
         """
         for item in nest.flatten(tensor):
-            if _is_variable(item):
+            if isinstance(item, _Variable):
                 self._watched_vars[id(item)] = item
                 if self._recording():
                     context.record_read(item, item._read())
@@ -290,7 +286,7 @@ class GradientTape:
         for i, source in enumerate(flat_sources):
             # A variable differentiated with respect to itself: ones (times its seed), as in
             # TensorFlow, even when it was not read inside the tape's block.
-            if not _is_variable(source) or source.dtype.kind not in "fc" or (
+            if not isinstance(source, _Variable) or source.dtype.kind not in "fc" or (
                     grads[i] is not None and id(source) not in self._none_reasons):
                 continue
             for j, t in enumerate(raw_targets):
@@ -302,7 +298,7 @@ class GradientTape:
         return nest.pack_sequence_as(sources, grads)
 
     def _source_keys(self, source) -> list[int]:
-        if _is_variable(source):
+        if isinstance(source, _Variable):
             return [id(s) for s in self._var_reads.get(id(source), ())]
         if isinstance(source, _Tensor):
             return [id(source)] if id(source) in self._tracked else []
@@ -319,7 +315,7 @@ class GradientTape:
         self._none_reasons = {}
         for source, source_keys in zip(flat_sources, keys, strict=True):
             found = [grads[k] for k in source_keys if k in grads]
-            if _is_variable(source) or isinstance(source, _Tensor):
+            if isinstance(source, _Variable) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
                     found = []
             if found:  # one gradient per read of a variable: their sum
@@ -328,7 +324,7 @@ class GradientTape:
                 continue
             reason = self._explain(source, source_keys)
             self._none_reasons[id(source)] = reason
-            if _is_variable(source):
+            if isinstance(source, _Variable):
                 _VARIABLE_NONE_REASONS[id(source)] = (weakref.ref(source), reason)
             results.append(_zeros(source.shape, source.dtype) if unconnected else None)
         return results
@@ -339,7 +335,7 @@ class GradientTape:
                 f"the source has dtype {source.dtype.name}: gradients exist only for "
                 "floating-point tensors and variables"
             )
-        if _is_variable(source):
+        if isinstance(source, _Variable):
             if id(source) not in self._watched_vars:
                 if not source.trainable:
                     return "the variable is not trainable (trainable=False) and was not watched"
@@ -514,7 +510,7 @@ def _static_size(shape, method: str) -> int:
 def _target_tensor(value: Any) -> tensor.Tensor:
     if isinstance(value, _Tensor):
         return value
-    if _is_variable(value):
+    if isinstance(value, _Variable):
         return value._read()
     raise TypeError(
         f"GradientTape.gradient() target must be a Tensor or Variable, got "

@@ -38,7 +38,7 @@ class _Creators(type):
     """``Variable(...)`` inside `ef.variable_creator_scope` (graph/function.py)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        create = context.thread.__dict__.get("variable_creator")
+        create = context.thread.variable_creator
         return super().__call__(*args, **kwargs) if create is None else create(cls, args, kwargs)
 
 
@@ -100,7 +100,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
         self._creation_index = next(_creation_counter)
-        context.thread.variables_made = getattr(context.thread, "variables_made", 0) + 1
+        context.thread.variables_made += 1
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(self, variable=True)
 

@@ -115,25 +115,32 @@ def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
     if not callable(variable_creator):
         raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
                         f"{type(variable_creator).__name__}")
-    state = context.thread.__dict__
-    stack = state.setdefault("variable_creators", [])
+    stack = _creators.stack
     stack.append(variable_creator)
-    state["variable_creator"] = _create_variable  # read by Variable's metaclass
+    context.thread.variable_creator = _create_variable  # read by Variable's metaclass
     try:
         yield
     finally:
         stack.remove(variable_creator)
         if not stack:
-            state["variable_creator"] = None
+            context.thread.variable_creator = None
 
 
+class _CreatorStack(threading.local):
+    """The creators of the `variable_creator_scope`s in force in this thread, outermost first."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_creators = _CreatorStack()
 _VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
 
 
 def _create_variable(cls: type, args: tuple, kwargs: dict) -> Any:
     """``cls(*args, **kwargs)`` through the creators of the scopes in force, innermost
     first; the last `next_creator` makes the variable."""
-    creators = context.thread.__dict__["variable_creators"]
+    creators = _creators.stack
     if len(args) > len(_VARIABLE_ARGUMENTS):
         raise TypeError(f"Variable takes at most {len(_VARIABLE_ARGUMENTS)} positional "
                         f"arguments, got {len(args)}")
@@ -734,7 +741,7 @@ def _structure(value) -> Any:
 
 def _variables_made() -> int:
     """How many Variables this thread made so far (counted by `Variable.__init__`)."""
-    return getattr(context.thread, "variables_made", 0)
+    return context.thread.variables_made
 
 
 def _fast_key(args):
