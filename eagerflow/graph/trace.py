@@ -527,7 +527,7 @@ class GeneratorRef:
         """The NumPy generator this stands for now."""
         from eagerflow.ops import random
 
-        return random.generator_for(self.key)._rng
+        return random.numpy_generator(self.key)
 
     def __repr__(self) -> str:
         return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
@@ -540,12 +540,10 @@ def _generator_refs(attrs):
     found = {}
     for k, v in attrs.items():
         if isinstance(v, np.random.Generator):
-            if v is random.get_global_generator()._rng:
-                found[k] = GeneratorRef()
-            else:
-                for key, gen in random._op_generators.items():
-                    if gen._rng is v:
-                        found[k] = GeneratorRef(key)
+            for key, rng in random.numpy_generators():  # the global one first (key None)
+                if rng is v:
+                    found[k] = GeneratorRef(key)
+                    break
     return {**attrs, **found} if found else attrs
 
 

@@ -472,6 +472,29 @@ def generator_for(seed) -> Generator:
     return gen
 
 
+def numpy_generator(seed=None) -> np.random.Generator:
+    """The NumPy generator under `generator_for(seed)`: what a random op with op seed
+    `seed` draws from (its ``rng`` attribute). `ef.function` binds the random nodes of a
+    compiled graph to it again on each run.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import random
+        >>> random.numpy_generator() is random.numpy_generators()[0][1]
+        True
+    """
+    return generator_for(seed)._rng
+
+
+def numpy_generators() -> list:
+    """The NumPy generators random ops draw from outside a function's own streams, with
+    the op seed each belongs to: ``(None, global generator's)`` first, then ``(seed,
+    generator)`` for each op seed used so far. `ef.function` finds a random node's
+    generator here to record it by its seed."""
+    return [(None, _global_generator._rng)] + [(key, gen._rng)
+                                               for key, gen in _op_generators.items()]
+
+
 def normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
            dtype: DTypeLike = dtypes.float32, seed: int | Generator | None = None,
            name: str | None = None) -> Tensor:
