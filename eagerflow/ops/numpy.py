@@ -359,10 +359,13 @@ def minimum(x1: TensorLike, x2: TensorLike) -> Tensor:
 
 
 def hypot(x1: TensorLike, x2: TensorLike) -> Tensor:
-    """`sqrt(x1^2 + x2^2)` (`keras.ops.hypot`)."""
+    """`sqrt(x1^2 + x2^2)` without overflow or underflow, as Keras computes it:
+    ``max * sqrt(1 + (min / max)^2)`` of the absolute values (`keras.ops.hypot`)."""
     dtype = _core.result_type(x1, x2, 1.0)
-    a, b = _core.as_tensor(x1, dtype), _core.as_tensor(x2, dtype)
-    return _unary.sqrt(_math.add(_unary.square(a), _unary.square(b)))
+    a, b = _unary.abs(_core.as_tensor(x1, dtype)), _unary.abs(_core.as_tensor(x2, dtype))
+    high, low = _math.maximum(a, b), _math.minimum(a, b)
+    ratio = divide_no_nan(low, high)
+    return _math.multiply(high, _unary.sqrt(_math.add(1.0, _unary.square(ratio))))
 
 
 def logaddexp(x1: TensorLike, x2: TensorLike) -> Tensor:

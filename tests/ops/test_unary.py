@@ -112,3 +112,13 @@ def test_atan2_follows_tensorflow_argument_order_and_broadcasts():
     np.testing.assert_allclose(ef.atan2(y, x).numpy(), np.arctan2(y, x), rtol=1e-12)
     ef.testing.check_gradients(ef.atan2, y, x, order=2)
     assert ef.ops.arctan2(np.int32(1), np.int32(2)).dtype == ef.float32
+
+
+def test_hypot_neither_overflows_nor_underflows():
+    # Keras 3.15 (TensorFlow backend) gives these; sqrt(x^2 + y^2) gives inf and 0.
+    big, tiny = np.float32(1e30), np.float32(1e-30)
+    np.testing.assert_allclose(float(ef.ops.hypot(big, big)), 1.4142135e30, rtol=1e-6)
+    np.testing.assert_allclose(float(ef.ops.hypot(tiny, tiny)), 1.4142136e-30, rtol=1e-6)
+    assert float(ef.ops.hypot(0.0, 0.0)) == 0.0
+    ef.testing.check_gradients(ef.ops.hypot, np.array([3.0, -1.0]), np.array([4.0, 2.0]),
+                               order=2)
