@@ -169,9 +169,10 @@ def exp(x: TensorLike) -> Tensor:
 
 
 def exp2(x: TensorLike) -> Tensor:
-    """`2 ** x` (`keras.ops.exp2`)."""
+    """`2 ** x` (`keras.ops.exp2`): a power of 2, not ``exp(x log 2)``, which loses ~30 ulp
+    at x = 100 in float32."""
     x = _f(x)
-    return _unary.exp(_math.multiply(x, _creation.constant(_pymath.log(2.0), x.dtype)))
+    return _math.pow(_creation.constant(2.0, x.dtype), x)
 
 
 def expm1(x: TensorLike) -> Tensor:
