@@ -67,8 +67,9 @@ _Variable = variable_lib.Variable
 _ndarray = np.ndarray
 _state = call_context.state
 # Bumped by every `trainable` assignment, so that traced training steps (whose graphs may
-# depend on layers' `trainable` flags, as BatchNormalization's does) know to look again.
-_trainable_changes = 0
+# depend on layers' `trainable` flags, as BatchNormalization's does) know to look again
+# (read through `layer_info.trainable_generation`).
+trainable_generation = 0
 
 _MISSING_INIT = (
     "It looks like you are subclassing `{cls}` and forgot to call `super().__init__()`. "
@@ -208,7 +209,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _UNTRACKED = frozenset({
         "_layer_initialized", "_name", "_dtype", "_trainable", "_autocast", "built", "_called",
         "_own_weights", "_trainable_ids", "_weight_regularizers", "_frozen_vars",
-        "_call_losses", "_loss_generation", "_generation", "_call_record", "_auto_config",
+        "_call_losses", "_loss_generation", "_generation", "_call_shapes", "_auto_config",
         "_build_input_shape", "_batch_input_shape", "_inbound_nodes", "_input_spec",
         "_activity_regularizer"})
     supports_masking = False
@@ -227,7 +228,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _call_losses: list[Any]
     _loss_generation: int
     _generation: int
-    _call_record: Any
+    _call_shapes: Any
     _auto_config: Any
     _build_input_shape: Any
     _batch_input_shape: tuple[int | None, ...] | None
@@ -291,7 +292,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             _call_losses=[],
             _loss_generation=-1,
             _generation=0,
-            _call_record=None,
+            _call_shapes=None,
             _auto_config=None,
             _build_input_shape=None,
             _batch_input_shape=None if batch_input_shape is None else tuple(
@@ -470,7 +471,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if record is not None:
             record[slot] = (self, _shapes_of(inputs), _shapes_of(outputs))
             if own_record is not None and len(own_record) > 1:
-                self.__dict__["_call_record"] = own_record
+                self.__dict__["_call_shapes"] = own_record
         if not state.probing:
             self.__dict__["_called"] = True
         if cls._overrides_compute_mask or (previous_mask is not None and self.supports_masking):
@@ -545,8 +546,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     @trainable.setter
     def trainable(self, value) -> None:
-        global _trainable_changes
-        _trainable_changes += 1
+        global trainable_generation
+        trainable_generation += 1
         value = bool(value)
         for layer in tracking.flatten_layers(self):
             layer.__dict__["_trainable"] = value

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,6 +40,15 @@ from eagerflow.saving import load_budget
 _PROBE_SIZES = ((2, 32), (3, 33))
 
 
+class Origin(NamedTuple):
+    """Where a `SymbolicTensor` comes from: output `tensor_index` of call `node_index` of
+    `layer` (Keras's ``KerasHistory``)."""
+
+    layer: Any
+    node_index: int
+    tensor_index: int
+
+
 class SymbolicTensor:
     """A placeholder for a tensor in a functional model: shape and dtype, no value.
 
@@ -47,18 +56,23 @@ class SymbolicTensor:
         shape: tuple of ints, None for unknown sizes (the batch axis, usually).
         dtype: a NumPy dtype.
         name: the name of the layer that produced it.
+        origin: where it comes from, an `Origin` ``(layer, node_index, tensor_index)``:
+            the layer whose call produced it, which call of that layer (an index into
+            its `Node` list, `layer_info.inbound_nodes`) and which of that call's
+            outputs it is (Keras's ``_keras_history``); None for a bare placeholder.
         ndim: the rank.
     """
 
     _is_symbolic = True
-    __slots__ = ("_history", "_mask_shape", "dtype", "name", "shape")
+    __slots__ = ("_mask_shape", "dtype", "name", "origin", "shape")
 
     def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = dtypes.float32,
-                 name: str | None = None, history: Any = None, mask_shape: Any = None) -> None:
+                 name: str | None = None, origin: Origin | None = None,
+                 mask_shape: Any = None) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
-        self._history = history  # (layer, node index, output index)
+        self.origin = origin
         self._mask_shape = mask_shape
 
     @property
@@ -121,7 +135,7 @@ class Node:
 
     @property
     def inbound_layers(self) -> list:
-        return [t._history[0] for t in self.inputs]
+        return [t.origin.layer for t in self.inputs]
 
 
 def symbolic_leaves(structure) -> list:
@@ -265,7 +279,7 @@ def call_symbolic(layer, inputs, args, kwargs):
     template, specs = infer(layer, call_args, kwargs)
     index = len(layer._inbound_nodes)
     flat = [None if spec is None else SymbolicTensor(
-        spec[0], spec[1], layer.name, (layer, index, position), spec[2])
+        spec[0], spec[1], layer.name, Origin(layer, index, position), spec[2])
         for position, spec in enumerate(specs)]
     outputs = nest.pack_sequence_as(template, flat)
     layer._inbound_nodes.append(Node(layer, call_args, kwargs, outputs))
@@ -330,7 +344,8 @@ class InputLayer(base.Layer):
         self.built = True
         self._input_dtype = dtypes.as_dtype(backend.floatx() if dtype is None else dtype)
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name, (self, 0, 0))
+        tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name,
+                                Origin(self, 0, 0))
         self._inbound_nodes.append(Node(self, (), {}, tensor))
 
     @property

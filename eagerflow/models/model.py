@@ -177,7 +177,7 @@ class Model(trainer.Trainer, base.Layer):
             symbolic.infer(self, (inputs,), {}, records)
         finally:
             self.__dict__["_in_build_probe"] = False
-        self.__dict__["_call_record"] = symbolic.merge_records(records)
+        self.__dict__["_call_shapes"] = symbolic.merge_records(records)
         self.__dict__["_build_input_shape"] = input_shape
         self.__dict__["built"] = True
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.layers import symbolic, tracking
+from eagerflow.layers import layer_info, symbolic, tracking
 
 
 def _format_shape(shape) -> str:
@@ -85,13 +85,14 @@ def _graph_rows(model) -> list:
     indices = functional_config._node_indices(model)
     rows = []
     for layer in model._functional_layers:
-        nodes = [n for n in layer._inbound_nodes if id(n) in node_set]
+        nodes = [n for n in layer_info.inbound_nodes(layer) if id(n) in node_set]
         if isinstance(layer, symbolic.InputLayer):
             shapes, connected = [layer.output.shape], []
         else:
             shapes = [_output_shape(n.outputs) for n in nodes]
-            connected = [f"{t._history[0].name}[{indices[(id(t._history[0]), t._history[1])]}]"
-                         f"[{t._history[2]}]" for n in nodes for t in n.inputs]
+            origins = [t.origin for n in nodes for t in n.inputs]
+            connected = [f"{o.layer.name}[{indices[(id(o.layer), o.node_index)]}]"
+                         f"[{o.tensor_index}]" for o in origins]
         rows.append((layer, _shapes_text(shapes), connected))
     return rows
 
@@ -105,7 +106,7 @@ def _output_shape(outputs):
 
 
 def _recorded_rows(model, layers) -> list:
-    record = model._call_record or []
+    record = layer_info.call_shapes(model) or []
     rows: list[Any] = []
     for layer in layers:
         shapes = [entry[2] for entry in record if entry[0] is layer]
