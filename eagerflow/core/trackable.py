@@ -28,10 +28,11 @@ Examples:
 from __future__ import annotations
 
 import functools
+import re
 import weakref
 from typing import Any
 
-from eagerflow.core import context, variable
+from eagerflow.core import context, nest, variable
 
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
@@ -66,6 +67,24 @@ def remove_restore_listener(listener) -> None:
     See `add_restore_listener` for an example.
     """
     _restore_listeners.discard(listener)
+
+
+def snake_case(name: str) -> str:
+    """The one naming rule for default names: a class name in snake case, as Keras's
+    ``to_snake_case`` (``"MaxPooling2D"`` -> ``"max_pooling2d"``). A capital followed by
+    lower case starts a word and a lower-case letter followed by a capital ends one, so
+    runs of capitals stay one word (``"MNISTModel"`` -> ``"mnist_model"``, ``"LSTM"`` ->
+    ``"lstm"``, ``"RMSprop"`` -> ``"rm_sprop"``); characters that cannot be in a Python
+    identifier are dropped. `ef.utils.naming` re-exports it for the packages above.
+
+    Examples:
+        >>> from eagerflow.core.trackable import snake_case
+        >>> snake_case("MNISTModel"), snake_case("RMSprop"), snake_case("Conv2DTranspose")
+        ('mnist_model', 'rm_sprop', 'conv2d_transpose')
+    """
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def is_trackable_value(value) -> bool:
@@ -218,8 +237,7 @@ class Module(Trackable):
 
     def __init__(self, name: str | None = None) -> None:
         if name is None:
-            name = "".join("_" + c.lower() if c.isupper() else c
-                           for c in type(self).__name__).lstrip("_")
+            name = snake_case(type(self).__name__)
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(
                 f"{type(self).__name__}: name must be a valid Python identifier. Received: "
@@ -237,30 +255,26 @@ class Module(Trackable):
         return context.name_scope(self.name)
 
     def _walk(self):
-        """Every Variable and Module reachable from the attributes (attribute names in
-        sorted order, depth first, each object once), excluding self."""
-        seen = {id(self)}
-        found = []
+        """Every Variable and Module reachable from the attributes, each once, excluding
+        self, in the order TensorFlow's ``tf.Module`` documents: a module's own leaves
+        first (attributes in sorted name order, dict keys sorted, lists in order), then
+        each submodule's, recursively (``a.b.d``'s variables come before ``a.c``'s)."""
+        found, seen = [], {id(self)}
 
-        def visit(value):
-            if isinstance(value, dict):
-                for key in sorted(value, key=str):
-                    visit(value[key])
-            elif isinstance(value, (list, tuple)):
-                for item in value:
-                    visit(item)
-            elif (_is_variable(value) or isinstance(value, Module)) and id(value) not in seen:
-                seen.add(id(value))
-                found.append(value)
-                if isinstance(value, Module):
-                    value._walk_into(visit)
+        def flatten(module):
+            submodules = []
+            for key in sorted(vars(module)):
+                for leaf in nest.flatten(vars(module)[key]):
+                    if (_is_variable(leaf) or isinstance(leaf, Module)) and id(leaf) not in seen:
+                        seen.add(id(leaf))
+                        found.append(leaf)
+                        if isinstance(leaf, Module):
+                            submodules.append(leaf)
+            for submodule in submodules:
+                flatten(submodule)
 
-        self._walk_into(visit)
+        flatten(self)
         return found
-
-    def _walk_into(self, visit) -> None:
-        for key in sorted(vars(self)):
-            visit(vars(self)[key])
 
     @property
     def variables(self) -> tuple | list:
