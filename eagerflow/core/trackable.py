@@ -172,17 +172,22 @@ class Trackable:
         the variable. A pending (deferred) restore for that path assigns the saved value
         here, before the variable is first used.
         """
-        own = self.__dict__.get("_deferred_restore")
-        if own is not None or _restore_listeners:
-            # A restore is a real, one-time write even when the variable is created while a
-            # function is traced (it must not become an assignment the graph repeats).
-            with context.eager_scope():
-                if own is not None:
-                    own.variable_created(self, name, variable)
-                for listener in list(_restore_listeners):
-                    listener.variable_created(self, name, variable)
+        self._tell_restores("variable_created", name, variable)
         if context.creation_observer is not None:  # after the restore: shares its value
             context.creation_observer.announce(self, variable)
+
+    def _tell_restores(self, event: str, *args) -> None:
+        """Calls ``listener.<event>(self, *args)`` on this object's own restore listener
+        (its ``_deferred_restore``) and on every restore still waiting for values."""
+        own = self.__dict__.get("_deferred_restore")
+        if own is None and not _restore_listeners:
+            return  # (the common case: nothing is being restored)
+        listeners = ([] if own is None else [own]) + list(_restore_listeners)
+        # A restore is a real, one-time write even when the variable is created while a
+        # function is traced (it must not become an assignment the graph repeats).
+        with context.eager_scope():
+            for listener in listeners:
+                getattr(listener, event)(self, *args)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
@@ -190,13 +195,7 @@ class Trackable:
         The optimizer must also list it in ``_slot_variables()`` as
         ``(variable, slot_name, slot)``.
         """
-        own = self.__dict__.get("_deferred_restore")
-        if own is not None or _restore_listeners:
-            with context.eager_scope():
-                if own is not None:
-                    own.slot_created(self, variable, slot_name, slot)
-                for listener in list(_restore_listeners):
-                    listener.slot_created(self, variable, slot_name, slot)
+        self._tell_restores("slot_created", variable, slot_name, slot)
         if context.creation_observer is not None:
             context.creation_observer.announce(self, slot, parent=variable)
 
@@ -255,26 +254,35 @@ class Module(Trackable):
         return context.name_scope(self.name)
 
     def _walk(self):
-        """Every Variable and Module reachable from the attributes, each once, excluding
-        self, in the order TensorFlow's ``tf.Module`` documents: a module's own leaves
-        first (attributes in sorted name order, dict keys sorted, lists in order), then
-        each submodule's, recursively (``a.b.d``'s variables come before ``a.c``'s)."""
+        """Every Variable and Module reachable from this module, each once, excluding self,
+        in the order TensorFlow's ``tf.Module`` documents: a module's own leaves first (as
+        its `_walk_leaves` lists them), then each submodule's, recursively (``a.b.d``'s
+        variables come before ``a.c``'s). The one walk of an object's state: `variables`,
+        `submodules` and a layer's `weights` are all read from it."""
         found, seen = [], {id(self)}
 
         def flatten(module):
             submodules = []
-            for key in sorted(vars(module)):
-                for leaf in nest.flatten(vars(module)[key]):
-                    if (_is_variable(leaf) or isinstance(leaf, Module)) and id(leaf) not in seen:
-                        seen.add(id(leaf))
-                        found.append(leaf)
-                        if isinstance(leaf, Module):
-                            submodules.append(leaf)
+            for leaf in module._walk_leaves():
+                if id(leaf) not in seen:
+                    seen.add(id(leaf))
+                    found.append(leaf)
+                    if isinstance(leaf, Module):
+                        submodules.append(leaf)
             for submodule in submodules:
                 flatten(submodule)
 
         flatten(self)
         return found
+
+    def _walk_leaves(self):
+        """The Variables and Modules this module holds itself, in walk order: attributes
+        sorted by name, dict keys sorted, lists in order (``tf.Module``'s). Layers list
+        theirs in insertion order instead, as Keras tracks them."""
+        for key in sorted(vars(self)):
+            for leaf in nest.flatten(vars(self)[key]):
+                if _is_variable(leaf) or isinstance(leaf, Module):
+                    yield leaf
 
     @property
     def variables(self) -> tuple | list:

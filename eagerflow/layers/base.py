@@ -688,6 +688,14 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """``(attribute, value)`` pairs holding sublayers or variables, in order."""
         return tracking.attribute_items(self)
 
+    def _walk_leaves(self):
+        """What the one walk (`ef.Module`'s) finds in this layer itself: its own weights
+        (in creation order), then the Layers and Variables its attributes hold, in
+        insertion order (dicts too), as Keras tracks them."""
+        yield from self._own_weights.values()
+        for _, value in self._tracked_items():
+            yield from tracking.leaves(value)
+
     def _trackable_children(self) -> dict:
         """Own weights by weight name, then attributes holding anything a checkpoint saves.
 
@@ -706,10 +714,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     @property
     def variables(self) -> list:
-        """All variables of this layer and its sublayers, each once, in creation order."""
-        found: list = []
-        tracking.collect_variables(self, found, set())
-        return found
+        """All variables of this layer and its sublayers, each once, in Keras's order: the
+        layer's own (its weights in creation order, then variables held by attributes),
+        then each sublayer's, recursively, in attribute order."""
+        return [v for v in self._walk() if isinstance(v, _Variable)]
 
     @property
     def weights(self) -> list:

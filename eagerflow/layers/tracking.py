@@ -7,6 +7,11 @@ a list appended to after assignment is seen on the next walk exactly like one bu
 place. The walk is cheap (a few hundred attributes for a large model)
 and runs when a collection is asked for, never per op.
 
+A layer's variables are read from the one walk of an object's state, `ef.Module`'s
+(`Layer._walk_leaves` says what a layer holds itself): its own variables first, then each
+sublayer's, recursively, as Keras's ``Layer.weights``. `flatten_layers` lists the layers
+themselves depth first, each before its sublayers, as Keras's ``_flatten_layers``.
+
 Examples:
     >>> import eagerflow as ef
     >>> class Stack(ef.layers.Layer):
@@ -89,33 +94,15 @@ def flatten_layers(layer, include_self: bool = True) -> list:
     return found
 
 
-def collect_variables(layer, found: list, seen: set) -> None:
-    """Appends the variables of `layer` and its sublayers to `found`, creation order first."""
-    _append_variables(layer, found, seen, recurse=True)
-
-
 def own_variables(layer) -> list:
     """The variables `layer` holds itself (`add_weight`'s and those in its attributes), not
     its sublayers', in the order `save_own_variables` stores them."""
-    found: list = []
-    _append_variables(layer, found, set(), recurse=False)
+    found, seen = [], set()
+    for leaf in layer._walk_leaves():
+        if isinstance(leaf, _Variable) and id(leaf) not in seen:
+            seen.add(id(leaf))
+            found.append(leaf)
     return found
-
-
-def _append_variables(layer, found: list, seen: set, recurse: bool) -> None:
-    for variable in layer._own_weights.values():
-        if id(variable) not in seen:
-            seen.add(id(variable))
-            found.append(variable)
-    for _, value in layer._tracked_items():
-        for leaf in leaves(value):
-            if isinstance(leaf, _Variable):
-                if id(leaf) not in seen:
-                    seen.add(id(leaf))
-                    found.append(leaf)
-            elif recurse and leaf is not layer and id(leaf) not in seen:
-                seen.add(id(leaf))
-                _append_variables(leaf, found, seen, recurse)
 
 
 def assign_own_variables(layer, store) -> None:
