@@ -3,7 +3,7 @@
 A layer holds weights, creates them the first time it is called (when the input shape is
 known), and computes its output in `call`. Its `__call__` wraps `call` with everything a
 Keras user expects: input conversion and casting, building, input checks, the `training`
-flag inherited from enclosing calls, masks, shape recording for `summary`, activity
+flag inherited from enclosing calls, masks, the shape log for `summary`, activity
 regularization, and the functional API when called on `ef.layers.Input` tensors.
 
 What a layer owns follows one rule (see `tracking`): the weights it made with
@@ -35,7 +35,6 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -53,6 +52,7 @@ from eagerflow.layers import (
     initializers,
     masking,
     regularizers,
+    subclassing,
     tracking,
 )
 from eagerflow.layers import input_spec as input_spec_lib
@@ -123,51 +123,13 @@ class _LayerMeta(type):
         if "_layer_initialized" not in layer.__dict__:
             raise RuntimeError(_MISSING_INIT.format(cls=cls.__name__))
         if cls._uses_auto_config:  # type: ignore[attr-defined]  # (set per Layer subclass)
-            layer.__dict__["_auto_config"] = _bind_config(cls, args, kwargs)
+            layer.__dict__["_auto_config"] = subclassing.bind_config(cls, args, kwargs)
         shape = layer.__dict__["_batch_input_shape"]
         if shape is not None and not layer.built:
             # `input_shape=` builds at once, so weights exist before the first call
             #; Sequential probes the shapes through its layers itself.
             layer._build_from_shape(shape)
         return layer
-
-
-def _bind_config(cls, args, kwargs):
-    """The constructor arguments of a user layer, for its automatic `get_config`."""
-    signature = inspect.signature(cls.__init__)
-    try:
-        bound = signature.bind(None, *args, **kwargs)
-    except TypeError:
-        return None
-    config = {}
-    for index, (name, value) in enumerate(bound.arguments.items()):
-        if index == 0:
-            continue
-        kind = signature.parameters[name].kind
-        if kind is inspect.Parameter.VAR_KEYWORD:
-            config.update(value)
-        elif kind is inspect.Parameter.VAR_POSITIONAL:
-            if value:
-                return None
-        else:
-            config[name] = value
-    return config
-
-
-def _marks_built(build):
-    """Wraps a subclass's `build` so that calling it directly (``layer.build((None, 8))``,
-    as Keras code does before `set_weights`) leaves the layer built, with the shape it was
-    built for recorded for `get_build_config`, as Keras 3 does."""
-    @functools.wraps(build)
-    def wrapper(self, *args, **kwargs):
-        build(self, *args, **kwargs)
-        if self.__dict__.get("_build_input_shape") is None:
-            shape = args[0] if args else kwargs.get("input_shape")
-            if shape is not None:
-                self.__dict__["_build_input_shape"] = shape
-        self.__dict__["built"] = True
-
-    return wrapper
 
 
 class Layer(trackable.Module, metaclass=_LayerMeta):
@@ -214,7 +176,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         "_activity_regularizer"})
     supports_masking = False
     # The state above, set in one batch by `__init__` (declared here for type checkers), and
-    # what `_describe_call` records about each subclass's `call`.
+    # what `subclassing.describe_call` finds out about each subclass's `call`.
     _name: str
     _dtype: np.dtype
     _trainable: bool
@@ -244,9 +206,9 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         super().__init_subclass__(**kwargs)
         if "_functional_variant_of" not in vars(cls):  # (models/model.py's mix-ins)
             registry.register("layer", cls)  # user-defined layers too
-        _describe_call(cls)
+        subclassing.describe_call(cls, Layer)
         if "build" in vars(cls):
-            cls.build = _marks_built(vars(cls)["build"])  # type: ignore[method-assign]
+            cls.build = subclassing.marks_built(vars(cls)["build"])  # type: ignore[method-assign]
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: DTypeLike = None, *,
                  input_shape: Any = None, batch_input_shape: Any = None, input_dim: Any = None,
@@ -388,6 +350,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # hot path: benchmarks/bench_layers.py measures this against raw ops.
+        # 1. Separate the input (first positional argument, or `inputs=`) from the rest.
         if args:
             inputs = args[0]
             args = args[1:]
@@ -395,6 +358,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             inputs = kwargs.pop("inputs")
         else:
             raise TypeError(f"Layer '{self._name}' was called without an input tensor.")
+        # 2. Symbolic inputs build a functional graph; anything else becomes tensors, and
+        #    floating inputs are cast to the layer's dtype.
         if type(inputs) is _Tensor:
             if (args or kwargs) and _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
@@ -405,12 +370,15 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             if _is_symbolic_structure(inputs) or _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
+        # 3. Check the input spec, and build the layer on its first call.
         if not self.built:
             if self._input_spec is not None:
                 input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
             self._build_from_shape(_shapes_of(inputs))
         if self._input_spec is not None:
             input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
+        # 4. Resolve `training`: the argument, else the enclosing call's, else `call`'s
+        #    default; always off in a shape probe. Passed only if `call` declares it.
         state = _state
         cls = type(self)
         if "training" in kwargs:
@@ -427,6 +395,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             training = False
         if training is not None and cls._call_accepts_training:
             kwargs["training"] = training
+        # 5. Find the input mask: the `mask=` argument, else the one the inputs carry.
         previous_mask = None
         if cls._call_accepts_mask and kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]
@@ -435,23 +404,26 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             previous_mask = masking.get_masks(inputs)
             if previous_mask is not None and cls._call_accepts_mask:
                 kwargs["mask"] = previous_mask
+        # 6. Bookkeeping: stamp the call's generation (for `losses`) and reserve this
+        #    call's entry in the shape log (a first call starts its own log, for `summary`).
         stack = state.stack
         if not stack:
             state.generation += 1
         self.__dict__["_generation"] = state.generation
-        record = state.recorder
-        own_record = None
-        if record is None and not self._called and not state.probing:
-            record = own_record = state.recorder = []
-        if record is not None:
-            slot = len(record)
-            record.append(None)
+        log = state.shape_log
+        own_log = None
+        if log is None and not self._called and not state.probing:
+            log = own_log = state.shape_log = []
+        if log is not None:
+            entry = len(log)
+            log.append(None)
+        # 7. Run `call` with this layer on the call stack and `training` in force (its
+        #    control flow converted inside a trace; its randomness its own).
         outer_training = state.training
         state.training = training
         stack.append(self)
         streams = random_ops.active_streams()  # a layer's randomness is its own (see there)
         try:
-            # Inside a converted trace, `call`'s own control flow is converted too.
             if streams is None:
                 outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
             else:
@@ -464,16 +436,18 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         finally:
             stack.pop()
             state.training = outer_training
-            if own_record is not None:
-                state.recorder = None
+            if own_log is not None:
+                state.shape_log = None
+        # 8. Check that layers created inside `call` are owned, and log the shapes.
         if state.created:
             self._check_created_layers()
-        if record is not None:
-            record[slot] = (self, _shapes_of(inputs), _shapes_of(outputs))
-            if own_record is not None and len(own_record) > 1:
-                self.__dict__["_call_shapes"] = own_record
+        if log is not None:
+            log[entry] = (self, _shapes_of(inputs), _shapes_of(outputs))
+            if own_log is not None and len(own_log) > 1:
+                self.__dict__["_call_shapes"] = own_log
         if not state.probing:
             self.__dict__["_called"] = True
+        # 9. Attach the output mask and add the activity regularizer's loss.
         if cls._overrides_compute_mask or (previous_mask is not None and self.supports_masking):
             masking.set_masks(outputs, self.compute_mask(inputs, previous_mask))
         if self._activity_regularizer is not None and not state.probing:
@@ -855,7 +829,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def get_config(self) -> dict:
         """The constructor arguments that recreate this layer (without its weights).
 
-        Layers defined by users get their constructor arguments recorded automatically,
+        Layers defined by users get their constructor arguments kept automatically,
         unless they override this method.
 
         Examples:
@@ -940,19 +914,7 @@ def _as_shape_structure(value):
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
-def _describe_call(cls) -> None:
-    """Computes once per class what `__call__` needs to know about `call`."""
-    parameters = inspect.signature(cls.call).parameters
-    cls._call_accepts_training = "training" in parameters
-    cls._call_accepts_mask = "mask" in parameters
-    default = parameters["training"].default if "training" in parameters else None
-    cls._call_training_default = None if default is inspect.Parameter.empty else default
-    cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
-    owner = next(k for k in cls.__mro__ if "get_config" in k.__dict__)
-    cls._uses_auto_config = "_auto_config_base" in owner.__dict__ and cls is not owner
-
-
-_describe_call(Layer)
+subclassing.describe_call(Layer, Layer)
 registry.register("layer", Layer)
 
 

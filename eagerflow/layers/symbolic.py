@@ -2,7 +2,7 @@
 
 ``x = ef.layers.Input(shape=(784,))`` returns a `SymbolicTensor`: a shape (None for sizes
 not known yet, such as the batch) and a dtype, with no value. Calling a layer on
-symbolic tensors builds the layer, records a `Node` (layer, arguments, outputs) and
+symbolic tensors builds the layer, adds a `Node` (layer, arguments, outputs) and
 returns symbolic outputs; `ef.models.Model(inputs, outputs)` then walks the nodes back
 from the outputs.
 
@@ -191,18 +191,18 @@ def _merge_shapes(first, second) -> tuple:
     return tuple(a if a == b else None for a, b in zip(first, second, strict=False))
 
 
-def infer(layer, args, kwargs, records=None):
+def infer(layer, args, kwargs, shape_logs=None):
     """Runs the probes; returns the output structure and one ``(shape, dtype, mask_shape)``
     per output leaf (None for leaves that are not tensors).
 
-    With a `records` list, each probe also records every layer call inside it (see
-    `merge_records`)."""
+    With a `shape_logs` list, each probe also logs the shapes of every layer call inside it
+    (see `merge_shape_logs`)."""
     # During a load, budget errors of the build and the probes name the layer.
     with load_budget.site(f"layer {layer.name!r} (finding its output shape)"):
-        return _infer(layer, args, kwargs, records)
+        return _infer(layer, args, kwargs, shape_logs)
 
 
-def _infer(layer, args, kwargs, records):
+def _infer(layer, args, kwargs, shape_logs):
     leaves = symbolic_leaves([list(args), kwargs])
     if not layer.built:
         inputs = args[0]
@@ -218,12 +218,12 @@ def _infer(layer, args, kwargs, records):
     for which in ((0,) if known else (0, 1)):
         mapping = {id(t): _dummy(t, which) for t in leaves}
         try:
-            with call_context.probing(), np.errstate(all="ignore"), _maybe_recording(
-                    records) as record:
+            with call_context.probing(), np.errstate(all="ignore"), _maybe_logging(
+                    shape_logs) as log:
                 outputs = layer(*replace_symbolic(list(args), mapping),
                                 **replace_symbolic(kwargs, mapping))
-            if records is not None:
-                records.append(record)
+            if shape_logs is not None:
+                shape_logs.append(log)
         except Exception as e:
             if hasattr(e, "add_note"):
                 e.add_note(
@@ -245,19 +245,19 @@ def _infer(layer, args, kwargs, records):
 
 
 @contextlib.contextmanager
-def _maybe_recording(records):
-    if records is None:
+def _maybe_logging(shape_logs):
+    if shape_logs is None:
         yield None
         return
-    with call_context.recording() as record:
-        yield record
+    with call_context.logging_shapes() as log:
+        yield log
 
 
-def merge_records(records: list) -> list:
-    """One call record from the probes' records: sizes that differ become None."""
-    if not records:
+def merge_shape_logs(shape_logs: list) -> list:
+    """One shape log from the probes' logs: sizes that differ become None."""
+    if not shape_logs:
         return []
-    first, last = records[0], records[-1]
+    first, last = shape_logs[0], shape_logs[-1]
     if len(first) != len(last):  # data-dependent control flow: keep the first probe's
         return first
 
@@ -274,7 +274,7 @@ def merge_records(records: list) -> list:
 
 
 def call_symbolic(layer, inputs, args, kwargs):
-    """Calls `layer` on symbolic tensors: records a Node and returns symbolic outputs."""
+    """Calls `layer` on symbolic tensors: adds a Node and returns symbolic outputs."""
     call_args = (inputs, *args)
     template, specs = infer(layer, call_args, kwargs)
     index = len(layer._inbound_nodes)

@@ -153,7 +153,7 @@ class Model(trainer.Trainer, base.Layer):
         """Builds every weight at once for inputs of `input_shape` (None: unknown sizes).
 
         Runs the model on small dummy inputs (training off, no state updated), which also
-        records each sublayer's output shapes for `summary`.
+        logs each sublayer's output shapes for `summary`.
 
         Examples:
             >>> import eagerflow as ef
@@ -173,11 +173,11 @@ class Model(trainer.Trainer, base.Layer):
         self.__dict__["_in_build_probe"] = True
         try:
             inputs = _placeholders(input_shape, self.dtype)
-            records: list = []
-            symbolic.infer(self, (inputs,), {}, records)
+            shape_logs: list = []
+            symbolic.infer(self, (inputs,), {}, shape_logs)
         finally:
             self.__dict__["_in_build_probe"] = False
-        self.__dict__["_call_shapes"] = symbolic.merge_records(records)
+        self.__dict__["_call_shapes"] = symbolic.merge_shape_logs(shape_logs)
         self.__dict__["_build_input_shape"] = input_shape
         self.__dict__["built"] = True
 
@@ -193,7 +193,7 @@ class Model(trainer.Trainer, base.Layer):
             expand_nested: also list the layers inside nested models.
             show_trainable: add a column saying whether each layer trains.
             input_shape: build the model for this input shape first (a dry run that
-                records the real shape of every layer call).
+                logs the real shape of every layer call).
 
         Raises:
             ValueError: if the model is not built and no `input_shape` is given.

@@ -1,7 +1,7 @@
 """`Model.summary()`: a table of layers, output shapes and parameter counts.
 
 Shapes come from where they are known: the graph of a functional or Sequential model
-(None for the batch axis), or, for subclassed and deferred-build models, the record of
+(None for the batch axis), or, for subclassed and deferred-build models, the log of
 real shapes made during the first call or a ``build(input_shape)`` dry run. A layer
 called several times shows each distinct output shape.
 
@@ -105,11 +105,11 @@ def _output_shape(outputs):
     return [t.shape if t is not None else None for t in outputs]
 
 
-def _recorded_rows(model, layers) -> list:
-    record = layer_info.call_shapes(model) or []
+def _logged_rows(model, layers) -> list:
+    log = layer_info.call_shapes(model) or []
     rows: list[Any] = []
     for layer in layers:
-        shapes = [entry[2] for entry in record if entry[0] is layer]
+        shapes = [entry[2] for entry in log if entry[0] is layer]
         rows.append((layer, _shapes_text(shapes), []))
     return rows
 
@@ -121,7 +121,7 @@ def _rows(model) -> list:
     if graph_outputs and len(graph_outputs) == len(model._layers):
         return [(layer, _format_shape(out.shape), [])
                 for layer, out in zip(model._layers, graph_outputs, strict=True)]
-    return _recorded_rows(model, model.layers)
+    return _logged_rows(model, model.layers)
 
 
 def _sequential_like(model, rows) -> bool:
