@@ -6,7 +6,7 @@ Keras user expects: input conversion and casting, building, input checks, the `t
 flag inherited from enclosing calls, masks, the shape log for `summary`, activity
 regularization, and the functional API when called on `ef.layers.Input` tensors.
 
-What a layer owns follows one rule (see `tracking`): the weights it made with
+What a layer owns follows one rule (see `ownership`): the weights it made with
 `add_weight`, plus every Layer and Variable reachable from its attributes. The facts
 `__call__` needs about a class's `call` signature are computed once per class, when the
 class is defined, so a call costs a few attribute reads on top of the ops it runs.
@@ -51,9 +51,9 @@ from eagerflow.layers import (
     constraints,
     initializers,
     masking,
+    ownership,
     regularizers,
     subclassing,
-    tracking,
 )
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
@@ -168,7 +168,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _auto_config_base = True
     # The base class's own bookkeeping: never children (own weights are listed through
     # `_own_weights`), and skipping them by name keeps the attribute walk short.
-    _UNTRACKED = frozenset({
+    _BOOKKEEPING = frozenset({
         "_layer_initialized", "_name", "_dtype", "_trainable", "_autocast", "built", "_called",
         "_own_weights", "_trainable_ids", "_weight_regularizers", "_frozen_vars",
         "_call_losses", "_loss_generation", "_generation", "_call_shapes", "_auto_config",
@@ -268,7 +268,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def __setattr__(self, name, value):
         state = self.__dict__
         if "_layer_initialized" not in state:
-            if next(tracking.leaves(value), None) is not None:
+            if next(ownership.leaves(value), None) is not None:
                 raise RuntimeError(_MISSING_INIT.format(cls=type(self).__name__))
         elif _state.stack and state["_called"] and any(x is self for x in _state.stack):
             self._check_new_state(name, value)
@@ -276,10 +276,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     def _check_new_state(self, name, value) -> None:
         """Refuses layers/variables first created inside `call` after the first call."""
-        new = list(tracking.leaves(value))
+        new = list(ownership.leaves(value))
         if not new:
             return
-        known = {id(x) for x in tracking.flatten_layers(self)}
+        known = {id(x) for x in ownership.flatten_layers(self)}
         known.update(id(v) for v in self.variables)
         for item in new:
             if id(item) in known:
@@ -477,13 +477,13 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if not mine:
             return
         _state.created[:] = [c for c in _state.created if c[0] is not self]
-        owned = {id(layer) for layer in tracking.flatten_layers(self)}
+        owned = {id(layer) for layer in ownership.flatten_layers(self)}
         for _, creator, variable_name in mine:
             if id(creator) not in owned:
                 kind = type(creator).__name__
                 raise ValueError(
                     f"Layer '{creator._name}' ({kind}) was created inside the call() of "
-                    f"layer '{self._name}', which does not track it: its variable "
+                    f"layer '{self._name}', which does not own it: its variable "
                     f"'{variable_name}' would never be trained or saved. Create the layer "
                     f"once in __init__() (or build()) and assign it to an attribute of "
                     f"'{self._name}', e.g. `self.{creator._name} = {kind}(...)`, then call "
@@ -523,7 +523,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         global trainable_generation
         trainable_generation += 1
         value = bool(value)
-        for layer in tracking.flatten_layers(self):
+        for layer in ownership.flatten_layers(self):
             layer.__dict__["_trainable"] = value
             for variable in layer._own_weights.values():
                 variable.trainable = value and id(variable) in layer._trainable_ids
@@ -532,8 +532,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                     variable.trainable = True
                 layer._frozen_vars.clear()
                 continue
-            for _, item in layer._tracked_items():
-                for leaf in tracking.leaves(item):
+            for _, item in layer._owned_items():
+                for leaf in ownership.leaves(item):
                     if isinstance(leaf, _Variable) and leaf.trainable:
                         leaf.trainable = False
                         layer._frozen_vars.append(leaf)
@@ -602,7 +602,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             self._weight_regularizers[child] = regularizers.get(regularizer)
         for outer in reversed(_state.stack):
             if outer is not self:
-                # Checked when that call ends: the creating layer must be tracked by it.
+                # Checked when that call ends: the creating layer must be owned by it.
                 _state.created.append((outer, self, variable.name))
                 break
         self._track_new_variable(child, variable)
@@ -658,17 +658,17 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             index += 1
         return f"{name}_{index}"
 
-    def _tracked_items(self) -> list:
+    def _owned_items(self) -> list:
         """``(attribute, value)`` pairs holding sublayers or variables, in order."""
-        return tracking.attribute_items(self)
+        return ownership.attribute_items(self)
 
     def _walk_leaves(self):
         """What the one walk (`ef.Module`'s) finds in this layer itself: its own weights
         (in creation order), then the Layers and Variables its attributes hold, in
         insertion order (dicts too), as Keras tracks them."""
         yield from self._own_weights.values()
-        for _, value in self._tracked_items():
-            yield from tracking.leaves(value)
+        for _, value in self._owned_items():
+            yield from ownership.leaves(value)
 
     def _trackable_children(self) -> dict:
         """Own weights by weight name, then attributes holding anything a checkpoint saves.
@@ -678,7 +678,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """
         children = dict(self._own_weights)
         own = {id(v) for v in children.values()}
-        skip = self._UNTRACKED
+        skip = self._BOOKKEEPING
         for name, value in vars(self).items():
             if name in skip or name in children or id(value) in own:
                 continue
@@ -717,7 +717,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     non_trainable_weights = non_trainable_variables
 
     def _unbuilt_paths(self) -> list:
-        return [layer._name for layer in tracking.flatten_layers(self) if not layer.built]
+        return [layer._name for layer in ownership.flatten_layers(self) if not layer.built]
 
     def _require_built(self, what: str) -> None:
         missing = self._unbuilt_paths()
@@ -818,7 +818,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """
         generation = self._generation
         found = []
-        for layer in tracking.flatten_layers(self):
+        for layer in ownership.flatten_layers(self):
             if layer._loss_generation >= generation and layer._call_losses:
                 found.extend(layer._call_losses)
             for child, regularizer in layer._weight_regularizers.items():
@@ -892,12 +892,12 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def save_own_variables(self, store: dict[str, Any]) -> None:
         """Puts this layer's own variables (not its sublayers') in `store` as ``"0"``,
         ``"1"``...; `Model.save` calls an override of it, as Keras does."""
-        for index, variable in enumerate(tracking.own_variables(self)):
+        for index, variable in enumerate(ownership.own_variables(self)):
             store[str(index)] = variable.numpy()
 
     def load_own_variables(self, store: dict[str, Any]) -> None:
         """Assigns the values `save_own_variables` stored, in the same order."""
-        tracking.assign_own_variables(self, store)
+        ownership.assign_own_variables(self, store)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self._name}, built={self.built}>"

@@ -249,16 +249,16 @@ class Functional(Model):
     def build(self, input_shape: Any = None) -> None:
         """Does nothing: a functional model is built when it is created."""
 
-    def _tracked_items(self) -> list:
+    def _owned_items(self) -> list:
         graph = [(layer.name, layer) for layer in self._functional_layers
                  if not isinstance(layer, symbolic.InputLayer)]
-        return graph + super()._tracked_items()
+        return graph + super()._owned_items()
 
     def _trackable_children(self) -> dict:
         # By position in the graph, like Sequential (see its comment): ``layers/0/kernel``.
         children = {"layers": [layer for layer in self._functional_layers
                                if not isinstance(layer, symbolic.InputLayer)]}
-        for name, value in super()._tracked_items():
+        for name, value in super()._owned_items():
             children.setdefault(name, value)
         return children
 

@@ -2,7 +2,7 @@
 
 Three ways to make one:
 
-* subclass it and write `call` (sublayers assigned as attributes are tracked);
+* subclass it and write `call` (sublayers assigned as attributes are owned: trained and saved);
 * ``ef.models.Model(inputs, outputs)`` on `ef.layers.Input` tensors (the functional API,
   see `functional`);
 * ``ef.models.Sequential([...])`` (see `sequential`).
@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import trackable
-from eagerflow.layers import base, symbolic, tracking
+from eagerflow.layers import base, ownership, symbolic
 from eagerflow.models import model_export, trainer
 from eagerflow.saving import registry
 
@@ -65,9 +65,9 @@ class Model(trainer.Trainer, base.Layer):
     _auto_config_base = True
     # The fit loop's caches (`Trainer._loop_cache`) list the model's own variables and
     # metrics again: tracked, they would give each variable a second checkpoint path.
-    _UNTRACKED = base.Layer._UNTRACKED | {"_functional_layers", "_flat_inputs",
-                                          "_flat_outputs", "_nodes", "_cached_variables",
-                                          "_cached_metrics"}
+    _BOOKKEEPING = base.Layer._BOOKKEEPING | {"_functional_layers", "_flat_inputs",
+                                              "_flat_outputs", "_nodes", "_cached_variables",
+                                              "_cached_metrics"}
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _functional_arguments(args, kwargs):
@@ -107,8 +107,8 @@ class Model(trainer.Trainer, base.Layer):
     # -- structure -------------------------------------------------------------------------
     @property
     def layers(self) -> list:
-        """The model's direct sublayers, in tracking order."""
-        return tracking.sublayers(self)
+        """The model's direct sublayers, in attribute order."""
+        return ownership.sublayers(self)
 
     def get_layer(self, name: str | None = None, index: Any = None) -> Any:
         """Returns a direct sublayer by name (or by position in `layers`).

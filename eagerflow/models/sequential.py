@@ -55,7 +55,7 @@ class Sequential(Model):
         1
     """
 
-    _UNTRACKED = Model._UNTRACKED | {"_graph_outputs"}
+    _BOOKKEEPING = Model._BOOKKEEPING | {"_graph_outputs"}
 
     def __init__(self, layers: Any = None, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
@@ -81,7 +81,7 @@ class Sequential(Model):
         # checkpoints: default names are numbered per process (dense, dense_1, ...), so a
         # model rebuilt in a new session, or a second copy, would match nothing by name.
         children = {"layers": list(self._layers)}
-        for name, value in self._tracked_items():
+        for name, value in self._owned_items():
             if name != "_layers":
                 children.setdefault(name, value)
         return children

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from eagerflow.graph import function as function_module
 from eagerflow.graph import graph
-from eagerflow.layers import layer_info, tracking
+from eagerflow.layers import layer_info, ownership
 
 
 class TracedStep:
@@ -72,7 +72,7 @@ class TracedStep:
         # They are walked again only after some `trainable` was assigned.
         if self._flags_seen != layer_info.trainable_generation():
             self._flags_seen = layer_info.trainable_generation()
-            self._flags = tuple(layer.trainable for layer in tracking.flatten_layers(self.model))
+            self._flags = tuple(layer.trainable for layer in ownership.flatten_layers(self.model))
         return self._flags
 
     def __call__(self, data):

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.layers import layer_info, symbolic, tracking
+from eagerflow.layers import layer_info, ownership, symbolic
 
 
 def _format_shape(shape) -> str:
@@ -214,7 +214,7 @@ def _count(variables) -> int:
 
 
 def _is_model(layer) -> bool:
-    return hasattr(layer, "get_layer") and bool(tracking.sublayers(layer))
+    return hasattr(layer, "get_layer") and bool(ownership.sublayers(layer))
 
 
 def _type_name(layer) -> str:

@@ -1,4 +1,4 @@
-"""Subclassed models: tracking, get_layer, build, nesting, configs."""
+"""Subclassed models: owned sublayers, get_layer, build, nesting, configs."""
 
 import numpy as np
 import pytest

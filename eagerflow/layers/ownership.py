@@ -1,4 +1,7 @@
-"""The one tracking rule: what a layer owns is what its attributes hold.
+"""The one ownership rule: what a layer owns is what its attributes hold.
+
+("Owned" is this rule; "tracked" means what a checkpoint follows, `core.trackable`'s
+children, which include what a layer owns and more, such as metrics.)
 
 A layer owns the variables it created with `add_weight`, plus every Layer and Variable
 reachable from its attributes, in attribute insertion order, looking inside lists, tuples
@@ -54,7 +57,7 @@ _PLAIN = frozenset({int, float, bool, str, type(None), bytes, complex})
 
 def attribute_items(obj) -> list:
     """``(name, value)`` of the attributes of `obj` that hold Layers or Variables."""
-    skip = obj._UNTRACKED
+    skip = obj._BOOKKEEPING
     items = []
     for name, value in vars(obj).items():
         if name in skip or type(value) in _PLAIN:
@@ -71,7 +74,7 @@ def sublayers(layer) -> list:
     """The layers `layer` holds directly (not their sublayers), deduplicated, in order."""
     seen = set()
     found = []
-    for _, value in layer._tracked_items():
+    for _, value in layer._owned_items():
         for leaf in leaves(value):
             if getattr(leaf, "_is_layer", False) and id(leaf) not in seen and leaf is not layer:
                 seen.add(id(leaf))
