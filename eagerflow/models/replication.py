@@ -209,7 +209,7 @@ def share_shuffle_seeds(dataset, strategy) -> None:
 
     if not isinstance(dataset, dataset_lib.Dataset):
         return
-    shuffles, _ = iterator._pipeline_state(dataset)
+    shuffles = iterator.shuffle_stages(dataset)
     seeds = strategy._broadcast_object([stage._seed for stage in shuffles])
     if len(seeds) != len(shuffles):
         raise ValueError(

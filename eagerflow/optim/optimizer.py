@@ -64,10 +64,6 @@ from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-
-
 def _check_count(value, what: str, owner: str, minimum: int):
     """None, or an int >= `minimum`; anything else is a ValueError naming `what`."""
     if value is None:
@@ -148,7 +144,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 "weight_decay, use_ema, ema_momentum, ema_overwrite_frequency, "
                 "gradient_accumulation_steps, name (and the rule's own, see help(ef.optim."
                 + owner + ")).")
-        self.name = name or _snake_case(owner)
+        self.name = name or trackable.snake_case(owner)
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         if sum(value is not None for value in clips.values()) > 1:
             raise ValueError(
