@@ -101,14 +101,6 @@ def _fingerprint(element) -> int:
     return code
 
 
-def _fingerprint(element) -> int:
-    code = 0
-    for leaf in nest.flatten(element):
-        if leaf is not None:
-            code = zlib.crc32(np.ascontiguousarray(np.asarray(leaf)).tobytes(), code)
-    return code
-
-
 def _rows(batch) -> int:
     """The batch size of a batch (0 for a rank's empty share of a small last batch)."""
     for leaf in nest.flatten(batch):

@@ -103,6 +103,8 @@ class Trainer:
         """The variables optimizers update (see `Layer.trainable_variables`)."""
         losses: list[Any]
         """Losses of the latest call plus weight penalties (see `Layer.losses`)."""
+        built: bool
+        """Whether the model's weights exist (see `Layer.built`)."""
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
