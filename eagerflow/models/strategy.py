@@ -254,20 +254,26 @@ class Strategy:
         replica (as `tf.distribute.Strategy.gather`); the sizes along `axis` may differ.
 
         Args:
-            value: a tensor, array or number (the same shape but along `axis` on every
-                replica).
-            axis: the axis to concatenate along.
+            value: a tensor or array of rank 1 or more (the same shape but along `axis`
+                on every replica).
+            axis: the axis to concatenate along (an int, negative counting from the end).
 
         Returns:
             A Tensor.
+
+        Raises:
+            ValueError: if `axis` is not an axis of `value`.
 
         Examples:
             >>> import eagerflow as ef
             >>> ef.distribute.get_strategy().gather(ef.constant([1.0, 2.0]), axis=0)
             ef.Tensor([1. 2.], shape=(2,), dtype=float32)
         """
+        function = f"{type(self).__name__}.gather"
+        if isinstance(axis, (list, tuple)):
+            raise ValueError(f"{function}: axis must be one int. Received: axis={axis!r}")
         value = value if isinstance(value, tensor.Tensor) else creation.convert_to_tensor(value)
-        _axes(axis, max(len(value.shape), 1), f"{type(self).__name__}.gather")
+        _axes(axis, len(value.shape), function)
         return value
 
     def broadcast_object(self, obj: Any) -> Any:
