@@ -109,7 +109,7 @@ class Strategy:
     tensors).
 
     A strategy for several processes subclasses it and overrides the communication:
-    `num_replicas_in_sync` and `rank` (attributes), `all_reduce`, `gather`,
+    `num_replicas_in_sync` and `rank` (attributes), `sum_arrays`, `all_reduce`, `gather`,
     `broadcast_object`, `all_gather_object`, and the hooks eagerflow calls:
     `variable_created` (a variable made under the scope), `reduce_gradients` (what every
     optimizer of the scope applies), `end_of_data`, `after_chief` and `report_failure`.
