@@ -30,6 +30,7 @@ import sys
 import time
 import traceback
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -297,7 +298,7 @@ class MPIStrategy(strategy_lib.Strategy):
         return dict(self._stats)
 
     # -- the communication (see the module docstring) -------------------------------------
-    def variable_created(self, variable) -> None:
+    def variable_created(self, variable: Any) -> None:
         """Gives `variable` rank 0's value on every rank (one broadcast)."""
         if self._comm is None:
             return
@@ -307,7 +308,7 @@ class MPIStrategy(strategy_lib.Strategy):
         if self.rank != 0:
             variable_lib.adopt(variable, array)
 
-    def sum_arrays(self, arrays, what: str = "an allreduce") -> list:
+    def sum_arrays(self, arrays: list, what: str = "an allreduce") -> list:
         """The elementwise sum of each array over the ranks: one call per dtype (`what`
         names it in a timeout's error)."""
         if self._comm is None:
@@ -378,7 +379,7 @@ class MPIStrategy(strategy_lib.Strategy):
             "strategy.distribute_dataset(ds)), or shard a dataset whose size is a multiple "
             "of num_shards * batch size.")
 
-    def reduce_gradients(self, grads) -> list:
+    def reduce_gradients(self, grads: list) -> list:
         """The mean over the ranks of each gradient, with one fused allreduce (a graph op
         inside `ef.function`): the `gradient_reducer` of the optimizers of the scope."""
         if self._comm is None or not grads:
@@ -409,7 +410,7 @@ class MPIStrategy(strategy_lib.Strategy):
                          self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=MPI.SUM)
         self._check_flag(float(buffer[-1]), 0.0)
 
-    def after_chief(self, action, what: str):
+    def after_chief(self, action: Callable[[], Any], what: str) -> Any:
         """Runs `action()` on the chief, and on every other rank once the chief's has
         ended (so a file the chief wrote just before is complete when the others read it).
         The chief only posts a note to each rank and waits for none: a call made on the
@@ -445,7 +446,7 @@ class MPIStrategy(strategy_lib.Strategy):
         for rank in range(1, self.num_replicas_in_sync):
             self._notes.append(self._comm.isend(note, dest=rank, tag=_CHIEF_NOTE_TAG))
 
-    def broadcast_object(self, obj):
+    def broadcast_object(self, obj: Any) -> Any:
         """Rank 0's `obj` (any picklable object) on every rank."""
         if self._comm is None:
             return obj
@@ -456,7 +457,7 @@ class MPIStrategy(strategy_lib.Strategy):
         self._collective("a broadcast", self._comm.Ibcast, buffer, root=0)
         return obj if self.is_chief else pickle.loads(buffer.tobytes())  # noqa: S301 - ours
 
-    def all_gather_object(self, obj) -> list:
+    def all_gather_object(self, obj: Any) -> list:
         """Every rank's `obj` (any picklable object), in rank order, on every rank."""
         if self._comm is None:
             return [obj]
