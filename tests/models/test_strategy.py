@@ -93,6 +93,9 @@ def test_the_collectives_check_their_arguments():
     with pytest.raises(ValueError, match=r"Strategy.gather: axis must be an int .* "
                                          r"Received: axis=1"):
         strategy.gather(ef.constant([1.0]), axis=1)
+    with pytest.raises(ValueError, match=r"Strategy.gather: axis must be one int. "
+                                         r"Received: axis=\[0\]"):
+        strategy.gather(ef.constant([1.0]), axis=[0])
     with pytest.raises(TypeError, match="DistributedOptimizer: strategy must be an "
                                         "ef.distribute.Strategy. Received: str"):
         ef.distribute.DistributedOptimizer(ef.optim.SGD(), strategy="mpi")
