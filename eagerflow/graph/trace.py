@@ -527,7 +527,7 @@ class GeneratorRef:
         """The NumPy generator this stands for now."""
         from eagerflow.ops import random
 
-        return random.numpy_generator(self.key)
+        return random.generator_for(self.key).numpy_generator
 
     def __repr__(self) -> str:
         return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
@@ -540,10 +540,12 @@ def _generator_refs(attrs):
     found = {}
     for k, v in attrs.items():
         if isinstance(v, np.random.Generator):
-            for key, rng in random.numpy_generators():  # the global one first (key None)
-                if rng is v:
-                    found[k] = GeneratorRef(key)
-                    break
+            if v is random.get_global_generator().numpy_generator:
+                found[k] = GeneratorRef()
+            else:
+                for key, gen in random.seeded_generators().items():
+                    if gen.numpy_generator is v:
+                        found[k] = GeneratorRef(key)
     return {**attrs, **found} if found else attrs
 
 

@@ -151,6 +151,13 @@ class Generator:
         """Creates a generator seeded from the operating system's entropy."""
         return cls(None)
 
+    @property
+    def numpy_generator(self) -> np.random.Generator:
+        """The NumPy generator that draws this generator's numbers, for code that samples
+        arrays directly (the input pipeline's epoch orders; a traced function's record of
+        which stream an op draws from)."""
+        return self._rng
+
     def reset_from_seed(self, seed: int | None) -> None:
         """Restarts the stream from `seed`."""
         self._seed = seed
@@ -453,6 +460,18 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
+def seeded_generators() -> dict:
+    """The generators of the op-level seeds used so far, by seed (a copy: a snapshot of
+    which seeds exist now)."""
+    return dict(_op_generators)
+
+
+def effective_global_seed() -> int:
+    """The global seed op-level seeds combine with: the one `set_seed` set, or, with none
+    set, TensorFlow's fixed default graph seed (so an op seed alone is reproducible)."""
+    return _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
+
+
 def generator_for(seed) -> Generator:
     """The generator an op with op-level `seed` draws from (the global one for None, the
     generator itself for a `Generator` such as a `SeedGenerator`)."""
@@ -467,32 +486,8 @@ def generator_for(seed) -> Generator:
     table = _op_generators if scoped is None else scoped.ops
     gen = table.get(key)
     if gen is None:
-        base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
-        gen = table[key] = Generator([base, key])
+        gen = table[key] = Generator([effective_global_seed(), key])
     return gen
-
-
-def numpy_generator(seed=None) -> np.random.Generator:
-    """The NumPy generator under `generator_for(seed)`: what a random op with op seed
-    `seed` draws from (its ``rng`` attribute). `ef.function` binds the random nodes of a
-    compiled graph to it again on each run.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> from eagerflow.ops import random
-        >>> random.numpy_generator() is random.numpy_generators()[0][1]
-        True
-    """
-    return generator_for(seed)._rng
-
-
-def numpy_generators() -> list:
-    """The NumPy generators random ops draw from outside a function's own streams, with
-    the op seed each belongs to: ``(None, global generator's)`` first, then ``(seed,
-    generator)`` for each op seed used so far. `ef.function` finds a random node's
-    generator here to record it by its seed."""
-    return [(None, _global_generator._rng)] + [(key, gen._rng)
-                                               for key, gen in _op_generators.items()]
 
 
 def normal(shape: ShapeLike, mean: TensorLike = 0.0, stddev: TensorLike = 1.0,
