@@ -33,7 +33,7 @@ from eagerflow.backprop import (
 )
 from eagerflow.core.autodiff import custom_gradient
 from eagerflow.core.context import executing_eagerly
-from eagerflow.core.device import device, num_gpus
+from eagerflow.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients

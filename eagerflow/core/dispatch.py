@@ -245,7 +245,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
     try:
         out = op.forward(*values, **attrs) if attrs else op.forward(*values)
     except Exception as e:
-        raise _op_error(op, values, attrs, e) from None
+        raise op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         if type(out) is not _ndarray:
             out = _as_array(out)
@@ -278,7 +278,7 @@ def _execute_slow(op, inputs, attrs):
     try:
         out = op.forward(*values, **attrs)
     except Exception as e:
-        raise _op_error(op, values, attrs, e) from None
+        raise op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         result = _new(_Tensor)
         result._value = out if type(out) is _ndarray else _as_array(out)
@@ -431,7 +431,7 @@ def _describe(values, attrs) -> str:
     return text
 
 
-def _op_error(op, values, attrs, e: Exception) -> Exception:
+def op_error(op, values, attrs, e: Exception) -> Exception:
     """Translates an exception raised by a forward function into a named OpError."""
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)

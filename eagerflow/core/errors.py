@@ -93,3 +93,10 @@ def warn_once(key: str, message: str, stacklevel: int = 3) -> None:
         return
     _warned.add(key)
     warnings.warn(message, EagerflowWarning, stacklevel=stacklevel)
+
+
+def no_gpu(what: str):
+    """Raises the error for any request of a GPU: eagerflow computes on the CPU only."""
+    raise NotFoundError(
+        f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
+        "backend); available devices: ['/device:CPU:0'].")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop, tensor
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
@@ -52,7 +52,7 @@ def shape_list(shape, op_name: str) -> tuple:
             "arithmetic, or give the dimension a fixed size in the input_signature.", op_name
         )
     if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 1]: scalar tensors inside
-        shape = [v._value if isinstance(v, tensor.Tensor) else v for v in shape]
+        shape = [buffers.read(v) if isinstance(v, tensor.Tensor) else v for v in shape]
     try:
         values = np.asarray(shape)
     except Exception:  # noqa: BLE001 - reported below with the offending value
@@ -93,7 +93,7 @@ def constant(value: TensorLike, dtype: DTypeLike = None, shape: ShapeLike | None
         result = tensor.new_tensor(dtypes.to_array(value, dtype))
     if shape is not None:
         shape = shape_list(shape, "Const")
-        array = result._value
+        array = buffers.read(result)
         if array.size == 1:
             array = np.broadcast_to(array.reshape(()), shape).copy()
         elif int(np.prod(shape)) == array.size:
@@ -332,7 +332,7 @@ def _scalar_value(value):
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, tensor.Tensor):  # e.g. ef.shape(x)[-1], a trace-time constant
-        value = value._value
+        value = buffers.read(value)
     array = np.asarray(value)
     if array.ndim != 0:
         raise errors.InvalidArgumentError(f"expected a scalar, got shape {array.shape}", "Range")
@@ -351,5 +351,5 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
     dtype = np.result_type(start_t.dtype, stop_t.dtype)
     if dtype.kind not in "fc":
         dtype = dtypes.float32
-    values = np.linspace(start_t._value, stop_t._value, int(num), axis=axis, dtype=dtype)
+    values = np.linspace(buffers.read(start_t), buffers.read(stop_t), int(num), axis=axis, dtype=dtype)
     return tensor.new_tensor(values)
