@@ -92,7 +92,7 @@ def write(target: variable.Variable, value: Any, mode: str = "assign") -> None:
 
     Raises:
         InvalidArgumentError: for another shape or dtype (see `checked`).
-        OperatorNotAllowedInGraphError: while `ef.function` traces.
+        TypeError: while `ef.function` traces (its OperatorNotAllowedInGraphError).
     """
     target._write(checked(target, value, mode), mode)
 
@@ -107,7 +107,7 @@ def update(variables: Sequence[variable.Variable], kernel: Callable[..., Any],
     Raises:
         TypeError: if an item of `variables` is not a Variable.
         ValueError: if a variable is given twice.
-        OperatorNotAllowedInGraphError: while `ef.function` traces.
+        TypeError: while `ef.function` traces (its OperatorNotAllowedInGraphError).
     """
     for v in variables:
         if not isinstance(v, variable.Variable):
