@@ -24,7 +24,7 @@ import typing as _typing
 from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
-from eagerflow.core import debugging, errors
+from eagerflow.core import errors
 from eagerflow.backprop import (
     gradients_function,
     implicit_gradients,
@@ -33,13 +33,14 @@ from eagerflow.backprop import (
 )
 from eagerflow.core.autodiff import custom_gradient
 from eagerflow.core.context import executing_eagerly
-from eagerflow.device import device, num_gpus
+from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
+from eagerflow.ops import debugging
 from eagerflow.ops.gradient_shaping import grad_pass_through, recompute_grad
 from eagerflow.math import (
     abs,

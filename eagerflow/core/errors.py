@@ -94,9 +94,3 @@ def warn_once(key: str, message: str, stacklevel: int = 3) -> None:
     _warned.add(key)
     warnings.warn(message, EagerflowWarning, stacklevel=stacklevel)
 
-
-def no_gpu(what: str):
-    """Raises the error for any request of a GPU: eagerflow computes on the CPU only."""
-    raise NotFoundError(
-        f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
-        "backend); available devices: ['/device:CPU:0'].")

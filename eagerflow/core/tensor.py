@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, logits, masks
+from eagerflow.core import context, device, dtypes, errors, logits, masks
 
 _DEVICE = "/device:CPU:0"
 if TYPE_CHECKING:  # operators, indexing, iteration, DLPack: bound by ops/operators.py
@@ -128,7 +128,7 @@ class Tensor(_Operators):
 
     def gpu(self, gpu_index: int = 0) -> Tensor:
         """Raises NotFoundError: eagerflow has no GPU backend."""
-        return errors.no_gpu(f"Tensor.gpu({gpu_index})")
+        return device.no_gpu(f"Tensor.gpu({gpu_index})")
 
     # -- Python protocol ------------------------------------------------------------
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""Device scopes and queries (eagerflow/device.py)."""
+"""Device scopes and queries (eagerflow/core/device.py)."""
 
 import pytest
 

@@ -37,7 +37,11 @@ class PhysicalDevice(NamedTuple):
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 
 
-no_gpu = errors.no_gpu
+def no_gpu(what: str):
+    """Raises the error for any request of a GPU."""
+    raise errors.NotFoundError(
+        f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
+        "backend); available devices: ['/device:CPU:0'].")
 
 
 @contextlib.contextmanager
