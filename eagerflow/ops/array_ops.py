@@ -24,6 +24,7 @@ import numpy as np
 
 from eagerflow.core import buffers, context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.variable import Variable
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import AxisLike, ShapeLike, Tensor, TensorLike
@@ -536,7 +537,7 @@ def _index_key(key):
     """Converts tensors inside an indexing key to NumPy values (hashable where possible)."""
     if isinstance(key, tuple):
         return tuple(_index_key(k) for k in key)
-    if isinstance(key, _Tensor) or hasattr(key, "_read"):
+    if isinstance(key, (_Tensor, Variable)):
         key = convert_input(key)
         if getattr(key, "_symbolic", False):  # traced by ef.function: read when the graph runs
             return key

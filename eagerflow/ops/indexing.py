@@ -469,8 +469,8 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
     paddings = tuple((int(lo), int(hi)) for lo, hi in pads)
     mode = mode.upper()
     if mode == "CONSTANT":
-        return execute(_pad, (x,), {"paddings": paddings,
-                                    "constant_values": buffers.read(convert_input(constant_values))})
+        fill = buffers.read(convert_input(constant_values))
+        return execute(_pad, (x,), {"paddings": paddings, "constant_values": fill})
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise errors.InvalidArgumentError(
             f"mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}", "MirrorPad"

@@ -54,7 +54,9 @@ _TENSORS = (Tensor, Variable)
 def _shape(shape, op_name) -> tuple:
     if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 4]: scalar tensors inside
         shape = [buffers.read(convert_input(v)) if isinstance(v, _TENSORS) else v for v in shape]
-    values = np.asarray(buffers.read(convert_input(shape)) if isinstance(shape, _TENSORS) else shape)
+    if isinstance(shape, _TENSORS):
+        shape = buffers.read(convert_input(shape))
+    values = np.asarray(shape)
     if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
         raise errors.InvalidArgumentError(
             f"shape must be non-negative integers, got {shape!r}", op_name
