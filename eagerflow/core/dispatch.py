@@ -365,9 +365,9 @@ def convert_input(value, op: Op | None = None, copy: bool = False,
 
     Args:
         value: a tensor (returned as it is, whatever `dtype`: callers that need a dtype
-            cast or check), a variable (read, so recording tapes watch it), a NumPy array,
-            Python data, or, while `ef.function` traces, a list holding traced tensors
-            (packed by graph ops).
+            cast or check), a variable (read, so recording tapes watch it), a NumPy array
+            (kept as it is, text included, unless `dtype` differs), Python data, or, while
+            `ef.function` traces, a list holding traced tensors (packed by graph ops).
         op: the op whose input this is, named in errors.
         copy: copy an array even when it is read-only (a writable one always is: the
             tensor must not change when the array does).
@@ -381,8 +381,7 @@ def convert_input(value, op: Op | None = None, copy: bool = False,
         return value
     if type(value) is _Variable:
         return value._read()
-    if type(value) is _ndarray and value.dtype.kind not in "SUO" and (
-            dtype is None or value.dtype == dtype):
+    if type(value) is _ndarray and (dtype is None or value.dtype == dtype):
         return tensor.new_tensor(value.copy() if copy or value.flags.writeable else value)
     tracer = context.thread.tracer
     if tracer is not None and isinstance(value, (list, tuple)) and tracer.holds_tensor(value):

@@ -136,6 +136,8 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
     if dtype is None and not (tracer is not None and isinstance(value, (list, tuple)) and
                               tracer.holds_tensor(value)):
         dtype = dtype_hint
+    if isinstance(value, np.ndarray) and value.dtype.kind in "SUO":
+        value = dtypes.to_array(value)  # text as `bytes`, as TensorFlow's string tensors
     return convert_input(value, copy=True, dtype=dtype)
 
 

@@ -167,7 +167,7 @@ def test_one_converter_for_arrays_python_data_and_traced_lists():
     converted = dispatch.convert_input(array, dtype=ef.float32)
     assert converted.dtype == ef.float32
     assert dispatch.convert_input(array).dtype == ef.int64  # arrays keep their dtype
-    assert dispatch.convert_input(np.array(["a"])).numpy().tolist() == [b"a"]  # text: bytes
+    assert ef.convert_to_tensor(np.array(["a"])).numpy().tolist() == [b"a"]  # text: bytes
     assert ef.convert_to_tensor(array, dtype_hint=ef.float32).dtype == ef.float32
     assert ef.convert_to_tensor([1, 2], dtype_hint=ef.float32).dtype == ef.float32
     array[0] = 9  # a copy was taken
