@@ -30,7 +30,6 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.tapes = []
         self.tracer = None
-        self.devices = []
         self.autograph = False  # a trace in progress converts control flow (graph/autograph)
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
