@@ -24,7 +24,7 @@ import typing as _typing
 from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
-from eagerflow.core import debugging, errors
+from eagerflow.core import errors
 from eagerflow.backprop import (
     gradients_function,
     implicit_gradients,
@@ -40,6 +40,7 @@ from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
+from eagerflow.ops import debugging
 from eagerflow.ops.gradient_shaping import grad_pass_through, recompute_grad
 from eagerflow.math import (
     abs,

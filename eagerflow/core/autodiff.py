@@ -64,12 +64,12 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
 
 def as_argument(value):
-    """Python numbers become float32 tensors; tensors and variables pass through."""
+    """An argument to differentiate: Python numbers become float32 tensors (an int one
+    could have no gradient); tensors and variables pass through; the rest converts."""
     if isinstance(value, (tensor.Tensor, variable.Variable)):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return tensor.new_tensor(np.asarray(value, dtypes.float32))
-    return convert_input(value)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return convert_input(value, dtype=dtypes.float32 if number else None)
 
 
 def _call_with_custom_gradient(f, args, kwargs):

@@ -80,7 +80,6 @@ class _ThreadState(threading.local):
         # ef.variable_creator_scope (graph/function.py): makes each Variable instead of
         # its class, as ``variable_creator(cls, args, kwargs)``.
         self.variable_creator = None
-        self.devices = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
         self.load_budget = None

@@ -19,7 +19,7 @@ import contextlib
 import re
 from typing import Any, NamedTuple
 
-from eagerflow.core import context, errors
+from eagerflow.core import errors
 
 _SPEC = re.compile(
     r"^(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?/?(?:device:)?"
@@ -41,8 +41,7 @@ def no_gpu(what: str):
     """Raises the error for any request of a GPU."""
     raise errors.NotFoundError(
         f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
-        "backend); available devices: ['/device:CPU:0']."
-    )
+        "backend); available devices: ['/device:CPU:0'].")
 
 
 @contextlib.contextmanager
@@ -71,11 +70,7 @@ def device(device_name: Any) -> Any:
             raise errors.NotFoundError(
                 f"Device {spec!r} does not exist; available devices: ['/device:CPU:0']."
             )
-    context.thread.devices.append("/device:CPU:0")
-    try:
-        yield
-    finally:
-        context.thread.devices.pop()
+    yield  # every op runs on the CPU: there is no placement to record
 
 
 def list_physical_devices(device_type: Any = None) -> list:

@@ -293,7 +293,7 @@ class GradientTape:
                 if t is source:
                     seed = (_run("OnesLike", (targets[j],), dtype=None) if seeds is None
                             else seeds[j])
-                    grads[i] = _cast_like(dispatch.convert_input(seed), source)
+                    grads[i] = cast_like(dispatch.convert_input(seed), source)
                     self._none_reasons.pop(id(source), None)
         return nest.pack_sequence_as(sources, grads)
 
@@ -320,7 +320,7 @@ class GradientTape:
                     found = []
             if found:  # one gradient per read of a variable: their sum
                 total = functools.reduce(lambda a, b: _run("AddV2", (a, b)), found)
-                results.append(_cast_like(total, source))
+                results.append(cast_like(total, source))
                 continue
             reason = self._explain(source, source_keys)
             self._none_reasons[id(source)] = reason
@@ -518,7 +518,7 @@ def _target_tensor(value: Any) -> tensor.Tensor:
     )
 
 
-def _cast_like(grad, like):
+def cast_like(grad, like):
     return grad if grad.dtype == like.dtype else _run("Cast", (grad,), dtype=like.dtype)
 
 

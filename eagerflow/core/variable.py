@@ -460,7 +460,7 @@ def _writing_elsewhere() -> bool:
     try:
         for frame in frames.values():
             while frame is not None:
-                if frame.f_code is _WRITE_CODE:
+                if frame.f_code in WRITE_CODES:
                     return True
                 frame = frame.f_back
         return False
@@ -469,4 +469,5 @@ def _writing_elsewhere() -> bool:
         frames.clear()
 
 
-_WRITE_CODE = Variable._write.__code__
+# The code of the functions that write variables in place (core/buffers.py adds its own).
+WRITE_CODES = {Variable._write.__code__}

@@ -37,9 +37,10 @@ from typing import Any, cast
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, dtypes, errors, tensor, variable
+from eagerflow.core import buffers, context, dispatch, dtypes, errors, tensor, variable
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import graph
+from eagerflow.ops.array_ops import index_value  # 0-d integers in indices
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
@@ -121,14 +122,6 @@ def _resize(value: np.ndarray, shape) -> np.ndarray:
                 return dummy_value(shape, value.dtype, size=3)
             value = np.take(value, np.arange(2 * n) % n, axis=axis)
     return value
-
-
-def _index_value(array):
-    # A 0-d integer array used inside an index becomes a Python int, as `_index_key` does
-    # eagerly, so basic indexing stays basic.
-    if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
-        return array.item()
-    return array
 
 
 class Tracer:
@@ -299,7 +292,7 @@ class Tracer:
     def _infer(self, op, refs, attrs):
         """Runs the forward on shadows (and probes): [(shadow, probe, static shape)]."""
         shadows = [r._shadow if _is_symbolic(r) else r for r in refs]
-        shadow_attrs = graph.map_attr_tensors(attrs, lambda t: _index_value(t._shadow))
+        shadow_attrs = graph.map_attr_tensors(attrs, lambda t: index_value(t._shadow))
         outs = self._forward(op, shadows, shadow_attrs, refs)
         dynamic = any(_is_symbolic(r) and r._probe is not None
                       for r in refs + graph._symbolic_leaves(attrs))
@@ -308,7 +301,7 @@ class Tracer:
             values = [(r._probe if r._probe is not None else r._shadow) if _is_symbolic(r) else r
                       for r in refs]
             probe_attrs = graph.map_attr_tensors(
-                attrs, lambda t: _index_value(t._probe if t._probe is not None else t._shadow))
+                attrs, lambda t: index_value(t._probe if t._probe is not None else t._shadow))
             try:
                 with np.errstate(all="ignore"):
                     probes = _as_list(op, op.forward(*values, **_private_rngs(op, probe_attrs)))
@@ -342,7 +335,7 @@ class Tracer:
             values = [dummy(r) if _is_symbolic(r) else r for r in refs]
             with np.errstate(all="ignore"):
                 return _as_list(op, op.forward(*values, **_private_rngs(
-                    op, graph.map_attr_tensors(attrs, lambda t: _index_value(dummy(t))))))
+                    op, graph.map_attr_tensors(attrs, lambda t: index_value(dummy(t))))))
         try:
             small, large = run(False), run(True)
         except Exception:  # noqa: BLE001 - the dimensions stay unknown
@@ -363,7 +356,7 @@ class Tracer:
             try:
                 return _as_list(op, op.forward(*values, **attrs))
             except Exception as e:  # noqa: BLE001 - translated like eager errors
-                error = dispatch._op_error(op, values, attrs, e)
+                error = dispatch.op_error(op, values, attrs, e)
             if not op.pure:
                 raise error from None
             # Fails on these values only? Then only a use of the result fails (see
@@ -388,7 +381,7 @@ class Tracer:
                 with np.errstate(all="ignore"):
                     return _as_list(op, op.forward(*dummies, **attrs))
             except Exception:  # noqa: BLE001
-                raise dispatch._op_error(op, values, attrs, first) from None
+                raise dispatch.op_error(op, values, attrs, first) from None
 
     def add_node(self, op, refs, attrs, out_specs):
         """Adds a graph-only node; `out_specs` is ``[(shape, dtype, shadow, probe)]``."""
@@ -433,9 +426,9 @@ class Tracer:
             return outer
         self.graph.variables[key] = variable
         if self.executing and not self.recompute:
-            shadow = variable._buf  # copy-on-write: a later write copies the buffer first
+            shadow = buffers.read(variable)  # copy-on-write: a later write copies the buffer first
         else:
-            shadow = self._shadow_vars.get(key, variable._buf)
+            shadow = self._shadow_vars.get(key, buffers.read(variable))
         node = self.add_node(graph.READ, [], {"variable": variable},
                              [(variable.shape, variable.dtype, shadow, None)])
         out = node.outputs[0]
@@ -448,7 +441,7 @@ class Tracer:
         value = dispatch.convert_input(value, dtype=variable.dtype)
         ref = self.ref(value)
         array = ref._shadow if ref._shadow is not None else dummy_value(ref.shape, ref.dtype)
-        checked = variable._coerce(tensor.new_tensor(np.asarray(array)), mode)
+        checked = buffers.checked(variable, np.asarray(array), mode)
         key = id(variable)
         if self.recompute:
             return variable
@@ -461,12 +454,12 @@ class Tracer:
             tracer.assigned.setdefault(key, variable)
             tracer = tracer.parent
         self.add_node(graph.ASSIGN[mode], [ref],
-                      {"variable": variable, "check_shape": None in ref.shape}, [])
+                      {"variable": variable}, [])
         if self.executing:
             with eager_scope():
                 variable._assign(checked, mode)
         else:
-            old = self._shadow_vars.get(key, variable._buf)
+            old = self._shadow_vars.get(key, buffers.read(variable))
             if mode == "assign":
                 new = np.asarray(checked, variable.dtype).copy()
             else:
@@ -478,7 +471,7 @@ class Tracer:
     def writable_buffer(self, variable):
         """Refuses in-place NumPy writes to a variable while tracing (they would run once)."""
         raise graph.OperatorNotAllowedInGraphError(
-            f"Variable {variable.name!r}: in-place NumPy updates through _writable_buffer() "
+            f"Variable {variable.name!r}: in-place NumPy updates through buffers.write/update "
             f"(as optimizers do outside ops){_at()} cannot be traced by ef.function: they "
             "would happen once, while tracing, instead of on every call. Inside a traced "
             "function update variables with variable.assign/assign_add/assign_sub and "

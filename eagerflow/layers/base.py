@@ -363,7 +363,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if type(inputs) is _Tensor:
             if (args or kwargs) and _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
-            dtype = inputs._value.dtype
+            dtype = inputs.dtype
             if dtype != self._dtype and self._autocast and dtype.kind == "f":
                 inputs = math_ops.cast(inputs, self._dtype)
         else:
@@ -467,7 +467,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             if isinstance(value, _ndarray) and value.dtype.kind == "f" and self._autocast:
                 return tensor.new_tensor(value.astype(self._dtype))
             value = convert_input(value)
-        if value._value.dtype.kind == "f" and value._value.dtype != self._dtype and (
+        if value.dtype.kind == "f" and value.dtype != self._dtype and (
                 self._autocast):
             return math_ops.cast(value, self._dtype)
         return value

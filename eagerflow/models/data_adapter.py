@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, nest, tensor
+from eagerflow.core import buffers, errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.ops import random as random_lib
 from eagerflow.utils import dataframes
@@ -94,7 +94,7 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 
 def _as_array(value, what: str) -> np.ndarray:
     if isinstance(value, tensor.Tensor):
-        return value._value
+        return buffers.read(value)
     if isinstance(value, Variable):
         return value.numpy()
     if dataframes.is_pandas(value):  # Keras 3: a Series is a column (n,), a DataFrame (n, cols)

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import einsum_ops as _einsum
@@ -132,7 +132,7 @@ def _float_dtype(dtype) -> np.dtype:
 # -- resize -------------------------------------------------------------------------------
 def _check_size(size, op_name: str) -> tuple:
     try:
-        values = np.asarray(convert_input(size)._value)
+        values = buffers.read(convert_input(size))
     except (TypeError, ValueError):
         values = np.asarray([])
     if values.shape != (2,) or values.dtype.kind not in "iu" or (values <= 0).any():
@@ -460,7 +460,7 @@ def random_crop(value: TensorLike, size: Any, seed: int | _random.Generator | No
         (3, 2, 3)
     """
     value = convert_input(value)
-    sizes = np.asarray(convert_input(size)._value)
+    sizes = buffers.read(convert_input(size))
     if sizes.shape != (value.ndim,) or sizes.dtype.kind not in "iu" or (sizes < 0).any() or (
             sizes > np.asarray(value.shape, dtype=np.int64)).any():
         raise errors.InvalidArgumentError(

@@ -3,9 +3,11 @@
 The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `ops/unary.py` and
 the comparisons and logic in `ops/logic.py`; `ef.math` gathers all three.
 
-Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
-``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
-the broadcast shape; the tape sums them back to each input's shape.
+Binary ops broadcast like NumPy and promote by eagerflow's dtype table (`core/dtypes.py`):
+a Python number is weak (``float32_tensor * 2.0`` stays float32), and an integer meeting
+a float becomes that float's dtype (``int32_tensor * 1.5`` is float32, not NumPy's
+float64). Every gradient rule below returns gradients of the broadcast shape; the tape
+sums them back to each input's shape.
 
 Examples:
     >>> import eagerflow as ef

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow import absent as _absent
-from eagerflow.core import context, dtypes, errors
+from eagerflow.core import buffers, context, dtypes, errors
+from eagerflow.core.variable import Variable
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
@@ -47,12 +48,15 @@ __all__ = [
 
 # TensorFlow's default graph seed, used with an op seed when no global seed is set.
 _DEFAULT_GLOBAL_SEED = 87654321
+_TENSORS = (Tensor, Variable)
 
 
 def _shape(shape, op_name) -> tuple:
     if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 4]: scalar tensors inside
-        shape = [convert_input(v)._value if hasattr(v, "_value") else v for v in shape]
-    values = np.asarray(convert_input(shape)._value if hasattr(shape, "_value") else shape)
+        shape = [buffers.read(convert_input(v)) if isinstance(v, _TENSORS) else v for v in shape]
+    if isinstance(shape, _TENSORS):
+        shape = buffers.read(convert_input(shape))
+    values = np.asarray(shape)
     if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
         raise errors.InvalidArgumentError(
             f"shape must be non-negative integers, got {shape!r}", op_name

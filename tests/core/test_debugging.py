@@ -1,4 +1,4 @@
-"""Numeric checks (eagerflow/core/debugging.py)."""
+"""Numeric checks (eagerflow/ops/debugging.py)."""
 
 import numpy as np
 import pytest
