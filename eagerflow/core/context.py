@@ -50,7 +50,7 @@ class Tracer(Protocol):
         """Adds a write (``mode``: ``assign``, ``assign_add``, ``assign_sub``); returns it."""
 
     def writable_buffer(self, variable: Any) -> Any:
-        """In-place NumPy writes to `variable`'s buffer, which a graph cannot hold: raises."""
+        """In-place NumPy writes (`buffers.write`, `update`), which a graph cannot hold: raises."""
 
     def initial_value(self, value: Any) -> Any:
         """The ndarray a Variable created from the traced tensor `value` starts from."""
