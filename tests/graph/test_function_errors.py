@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.graph import export, graph
+from eagerflow.graph import graph, graph_codec
 
 
 def test_symbolic_tensors_refuse_python_conversions():
@@ -94,7 +94,7 @@ def test_maximum_iterations_must_be_static():
 
 # -- export ---------------------------------------------------------------------------------
 def test_writer_refuses_values_that_are_not_data():
-    writer = export.Writer()
+    writer = graph_codec.Writer()
     with pytest.raises(ef.errors.InvalidArgumentError, match="only numeric and bool data"):
         writer.array(np.array(["text"], dtype=object))
     with pytest.raises(ef.errors.InvalidArgumentError, match="cannot be exported"):
@@ -148,7 +148,7 @@ PLACEHOLDER = {"op": "Placeholder", "inputs": [], "attrs": {},
             inputs=[{"tensor": [1, 0]}]), "graph inputs must be placeholders"),
 ])
 def test_reader_rejects_malformed_graphs(encoded, match):
-    reader = export.Reader([], [], "file.h5")
+    reader = graph_codec.Reader([], [], "file.h5")
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         reader.graph(encoded, "function 'f'")
 

@@ -53,7 +53,7 @@ import numpy as np
 from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
-from eagerflow.graph import concrete, export, function, replay
+from eagerflow.graph import concrete, function, graph_codec, replay
 from eagerflow.saving import fileio, h5format, h5safe, load_budget
 
 FORMAT = "eagerflow.graph.saved_model"
@@ -192,7 +192,7 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
         )
     functions = _collect(obj, signatures)
     _refuse_custom_gradients(functions)
-    writer = export.Writer()
+    writer = graph_codec.Writer()
     encoded = {name: [writer.function(cf, name) for cf in cfs] for name, cfs in functions.items()}
 
     def write(temporary):
@@ -405,7 +405,7 @@ def _load(path) -> LoadedModel:
             where = f"{path}: function {name!r} #{k}"
             encoded[name].append(fileio.loads_json(blob.decode("utf-8", "replace"), where,
                                                    errors.InvalidArgumentError))
-    reader = export.Reader(arrays, variables, path)
+    reader = graph_codec.Reader(arrays, variables, path)
     functions = {name: _rebuild(name, items, reader) for name, items in encoded.items()}
     return LoadedModel(functions, variables)
 
