@@ -170,16 +170,17 @@ def test_saved_model_with_malformed_function_records(tmp_path):
     path = str(tmp_path / "m.h5")
     ef.saved_model.save(ef.function(lambda x: x, input_signature=[ef.TensorSpec([])]), path)
     with h5py.File(path, "r+") as f:
-        del f["functions/serving_default/0"]
-        f["functions/serving_default"].create_dataset("0", data=np.zeros(3, np.float64))
-    with pytest.raises(ef.errors.InvalidArgumentError, match="malformed function"):
+        del f[".eagerflow/functions/serving_default/0"]
+        f[".eagerflow/functions/serving_default"].create_dataset("0", data=np.zeros(3, np.float64))
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match="functions/serving_default/0' must be 1-D uint8 text"):
         ef.saved_model.load(path)
     for item, match in (([1], "missing graph or output structure"),
                         ({"graph": {}, "structure": {"list": [3]}}, "list of nodes")):
         with h5py.File(path, "r+") as f:
-            del f["functions/serving_default/0"]
+            del f[".eagerflow/functions/serving_default/0"]
             data = np.frombuffer(__import__("json").dumps(item).encode(), np.uint8)
-            f["functions/serving_default"].create_dataset("0", data=data)
+            f[".eagerflow/functions/serving_default"].create_dataset("0", data=data)
         forge.reseal(path)  # a forged record: past the checksums, to the decoder
         with pytest.raises(ef.errors.InvalidArgumentError, match=match):
             ef.saved_model.load(path)
