@@ -109,9 +109,15 @@ def test_a_checkpoint_is_not_a_saved_model_and_the_reverse(tmp_path):
     with pytest.raises(ef.saving.InvalidCheckpointError,
                        match=r"c\.h5' is an eagerflow checkpoint file, not a saved model"):
         ef.saved_model.load(checkpoint)
+    export = _export(tmp_path)
     with pytest.raises(ef.saving.InvalidCheckpointError,
                        match=r"m\.h5' is a saved_model file, not a whole-model file"):
-        ef.models.load_model(_export(tmp_path))
+        ef.models.load_model(export)
+    model = ef.Sequential([ef.Input((2,)), ef.layers.Dense(1)])
+    for restore in (model.load_weights, ef.Checkpoint(model=model).read):
+        with pytest.raises(ef.saving.InvalidCheckpointError,
+                           match=r"m\.h5' is an ef.saved_model export, not a checkpoint"):
+            restore(export)
 
 
 # -- the compatibility path: files written before the one writer ---------------------------
