@@ -176,7 +176,7 @@ _LAZY: dict[str, str] = {
     "autograph": "eagerflow.autograph",
     "TensorArray": "eagerflow.graph.tensor_array:TensorArray",
     "map_fn": "eagerflow.graph.tensor_array:map_fn",
-    "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
+    "saved_model": "eagerflow.graph.function_file",  # imports h5py: only when used
     # layers and models
     "layers": "eagerflow.layers",
     "models": "eagerflow.models",
@@ -228,7 +228,7 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     )
     from eagerflow import optim as optimizers
     from eagerflow import saving as checkpoint
-    from eagerflow.graph import saved_model
+    from eagerflow.graph import function_file as saved_model
     from eagerflow import autograph
     from eagerflow.graph.control_flow import case, cond, while_loop
     from eagerflow.graph.function import (

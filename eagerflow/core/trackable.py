@@ -192,8 +192,9 @@ class Trackable:
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
 
-        The optimizer must also list it in ``_slot_variables()`` as
-        ``(variable, slot_name, slot)``.
+        The optimizer must also list it in ``slot_variables()`` as
+        ``(variable, slot_name, slot)`` (the `eagerflow.saving.object_graph.SlotHolder`
+        interface).
         """
         self._tell_restores("slot_created", variable, slot_name, slot)
         if context.creation_observer is not None:
