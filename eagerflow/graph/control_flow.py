@@ -43,7 +43,7 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, forwardprop, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import executor, graph, trace
+from eagerflow.graph import executor, graph, shape_probe, trace
 from eagerflow.graph.passes import fusion, pipeline
 
 _is_symbolic = graph.is_symbolic
@@ -468,10 +468,10 @@ def _relax(specs, outputs, result, loop_vars):
                 f"the loop but {graph.format_spec(out.shape, out.dtype)} after one iteration; "
                 "dtypes and ranks must stay the same (cast inside the body)"
             )
-        new = tuple(a if a == b else None for a, b in zip(shape, out.shape, strict=False))
+        new = shape_probe.merge(shape, out.shape)
         if new != shape:
-            probe = trace.dummy_value(new, dtype, size=4)
-            shadow = trace.dummy_value(new, dtype)
+            probe = shape_probe.dummy(new, dtype, size=shape_probe.TRACE_SIZES[1])
+            shadow = shape_probe.dummy(new, dtype)
         relaxed.append((new, dtype, shadow, probe))
     return relaxed
 

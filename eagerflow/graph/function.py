@@ -58,7 +58,7 @@ import numpy as np
 
 from eagerflow import config
 from eagerflow.core import context, dispatch, errors, nest, spec, tensor
-from eagerflow.graph import autograph, concrete, graph, signatures, trace
+from eagerflow.graph import autograph, concrete, graph, shape_probe, signatures, trace
 from eagerflow.graph.passes import fusion
 
 _Tensor = tensor.Tensor
@@ -584,7 +584,7 @@ class Function:
             previous = self._relaxed.get(signatures.generic(key))
             if previous:
                 old = previous[-1][0]
-                specs = [(signatures.merge_shapes(o[0], s[0]), s[1])
+                specs = [(shape_probe.merge(o[0], s[0]), s[1])
                          for o, s in zip(old, specs, strict=True)]
         return specs
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import graph, trace
+from eagerflow.graph import graph, shape_probe, trace
 
 _is_symbolic = graph.is_symbolic
 
@@ -406,8 +406,8 @@ def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
         with trace.eager_scope():
             values = _call(func, [], touts, single=False)
     else:
-        values = [trace.dummy_value(shape, dtype) for shape, dtype in zip(shapes, touts,
-                                                                          strict=True)]
+        values = [shape_probe.dummy(shape, dtype)
+                  for shape, dtype in zip(shapes, touts, strict=True)]
     attrs = {"func": func, "Tout": touts, "single": False, "shapes": shapes}
     node = tracer.add_node(graph.PY_FUNCTION, [], attrs,
                            [(shape, v.dtype, v, None)
