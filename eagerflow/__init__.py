@@ -32,7 +32,7 @@ from eagerflow.backprop import (
     value_and_gradients_function,
 )
 from eagerflow.core.autodiff import custom_gradient
-from eagerflow.core.context import executing_eagerly
+from eagerflow.core.context import executing_eagerly, init_scope
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
@@ -152,7 +152,6 @@ _LAZY: dict[str, str] = {
     "nn": "eagerflow.nn",
     "image": "eagerflow.image",
     "function": "eagerflow.graph.function:function",
-    "init_scope": "eagerflow.graph.function:init_scope",
     "cond": "eagerflow.graph.control_flow:cond",
     "while_loop": "eagerflow.graph.control_flow:while_loop",
     "print": "eagerflow.graph.python_ops:print",
@@ -225,7 +224,6 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
         function,
         get_static_value,
         gradients,
-        init_scope,
         name_scope,
         variable_creator_scope,
     )

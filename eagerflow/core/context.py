@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Iterator
 
 
 class _Flags:
@@ -68,18 +69,24 @@ def executing_eagerly() -> bool:
 
 
 @contextlib.contextmanager
-def eager_scope():
-    """Runs the block eagerly: no tracer and no tape of this thread sees its ops.
+def init_scope() -> Iterator[None]:
+    """Runs the block eagerly, even inside a traced function (`ef.init_scope`, TF's name).
 
-    State changes that must happen once and for real (creating a variable, restoring its
-    saved value, writing a summary) run in it even while a function is being traced;
-    `ef.init_scope` is this scope.
+    No tracer and no tape of this thread sees the block's ops: they run immediately, once.
+    State changes that must happen once and for real (creating a variable and running its
+    initializer on the first call of a traced function, restoring its saved value, writing
+    a summary) run in it. This is eagerflow's one eager scope: the engine, the tracer and
+    the layers use it under this name.
 
     Examples:
-        >>> from eagerflow.core import context
-        >>> with context.eager_scope():
-        ...     context.executing_eagerly()
-        True
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def f(x):
+        ...     with ef.init_scope():
+        ...         eager = ef.executing_eagerly()
+        ...     return x, eager
+        >>> f(ef.constant(1.0))[1]
+        ef.Tensor(True, shape=(), dtype=bool)
     """
     saved = thread.tracer, thread.tapes
     thread.tracer, thread.tapes = None, []

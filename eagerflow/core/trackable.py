@@ -110,7 +110,7 @@ def notify_attached(owner, value) -> None:
     just attached to `owner`: TensorFlow restores an object when it is attached to the
     restored graph (``ckpt.restore(p); ckpt.v = ef.Variable(0.)`` gets the saved value)."""
     if _restore_listeners and _holds_variable(value, set()):
-        with context.eager_scope():
+        with context.init_scope():
             for listener in list(_restore_listeners):
                 attached = getattr(listener, "object_attached", None)
                 if attached is not None:
@@ -157,7 +157,7 @@ class Trackable:
         if own is not None or _restore_listeners:
             # A restore is a real, one-time write even when the variable is created while a
             # function is traced (it must not become an assignment the graph repeats).
-            with context.eager_scope():
+            with context.init_scope():
                 if own is not None:
                     own.variable_created(self, name, variable)
                 for listener in list(_restore_listeners):
@@ -173,7 +173,7 @@ class Trackable:
         """
         own = self.__dict__.get("_deferred_restore")
         if own is not None or _restore_listeners:
-            with context.eager_scope():
+            with context.init_scope():
                 if own is not None:
                     own.slot_created(self, variable, slot_name, slot)
                 for listener in list(_restore_listeners):

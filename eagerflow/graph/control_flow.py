@@ -437,7 +437,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     inputs = refs + [tracer.ref(u) for u in union]
     values = None
     if tracer.executing and not tracer.recompute:  # run the loop for real: this is the call
-        with trace.eager_scope():
+        with context.init_scope():
             values = run_while(attrs, [r._shadow for r in inputs], accumulate=True)
     out_specs = _while_output_specs(specs, values)
     node = tracer.add_node(graph.WHILE, inputs, attrs, out_specs)

@@ -67,25 +67,6 @@ _eager_mode = config._eager_mode
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
 
 
-def init_scope() -> Any:
-    """A context manager that runs its block eagerly, even inside a traced function.
-
-    Use it to create variables (and run their initializers) on the first call of a traced
-    function: ops inside run immediately, no tape records them.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> @ef.function
-        ... def f(x):
-        ...     with ef.init_scope():
-        ...         eager = ef.executing_eagerly()
-        ...     return x, eager
-        >>> f(ef.constant(1.0))[1]
-        ef.Tensor(True, shape=(), dtype=bool)
-    """
-    return trace.eager_scope()
-
-
 @contextlib.contextmanager
 def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
     """Makes every `Variable` created in the block go through `variable_creator`.

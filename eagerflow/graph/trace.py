@@ -50,9 +50,6 @@ _UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
 
 
-eager_scope = context.eager_scope  # real effects inside a trace (see core/context.py)
-
-
 @contextlib.contextmanager
 def in_tracer(tracer):
     """Makes `tracer` (and the tapes of its trace) current for the block."""
@@ -434,7 +431,7 @@ class Tracer:
         self.add_node(graph.ASSIGN[mode], [ref],
                       {"variable": variable, "check_shape": None in ref.shape}, [])
         if self.executing:
-            with eager_scope():
+            with context.init_scope():
                 variable._assign(checked, mode)
         else:
             old = self._shadow_vars.get(key, variable._buf)

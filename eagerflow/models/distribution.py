@@ -80,7 +80,7 @@ def object_created(obj, variable=False) -> None:
         weakref.finalize(obj, _owners.pop, id(obj), None)  # the entry goes with its object
         _reduce_gradients_of(obj, strategy)
     if strategy is not None and variable:
-        with context.eager_scope():  # a real, one-time write even while tracing
+        with context.init_scope():  # a real, one-time write even while tracing
             strategy._variable_created(obj)
 
 
