@@ -24,7 +24,8 @@ import typing as _typing
 from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
-from eagerflow.core import debugging, errors
+from eagerflow.core import errors
+from eagerflow.ops import debugging
 from eagerflow.backprop import (
     gradients_function,
     implicit_gradients,

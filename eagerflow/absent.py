@@ -60,7 +60,7 @@ _EF_NAMESPACES = {
     "ef.utils": "eagerflow.utils", "ef.data": "eagerflow.data",
     "ef.data.experimental": "eagerflow.data.experimental", "ef.train": "eagerflow.train",
     "ef.saving": "eagerflow.saving", "ef.summary": "eagerflow.summary",
-    "ef.config": "eagerflow.config", "ef.debugging": "eagerflow.core.debugging",
+    "ef.config": "eagerflow.config", "ef.debugging": "eagerflow.ops.debugging",
     "ef.initializers": "eagerflow.layers.initializers",
     "ef.regularizers": "eagerflow.layers.regularizers",
     "ef.constraints": "eagerflow.layers.constraints",

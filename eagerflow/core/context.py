@@ -2,40 +2,54 @@
 
 Two kinds of state live here:
 
-* `flags`, process-wide, read on every op. `flags.slow` is the single check the hot path
-  makes: it is true while any tape is recording (in any thread), while any function is
-  being traced, or while numeric checking is on. When it is false, an op costs one NumPy
-  call plus a few attribute reads.
+* `flags`, process-wide, read on every op. `flags.intercepted` is the single check the hot
+  path makes: it is true while anything intercepts ops and variable accesses, that is
+  while any tape is recording (in any thread), while any function is being traced, or
+  while numeric checking is on; the dispatcher then takes its intercepting path. When it
+  is false, an op costs one NumPy call plus a few attribute reads.
 * `thread`, per-thread: the stack of tapes recording in this thread, the tracer of the
-  function being traced in this thread, and the device scopes.
+  function being traced in this thread, the device and name scopes, and the slots the
+  packages above set while their scopes are open.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 
 class _Flags:
-    __slots__ = ("check_numerics", "slow", "tapes", "tracing")
+    """The process-wide switches read on every op (see the module docstring)."""
 
-    def __init__(self):
-        self.slow = False
-        self.tapes = 0
-        self.tracing = 0
-        self.check_numerics = False
+    __slots__ = ("check_numerics", "intercepted", "tapes", "tracing")
+
+    def __init__(self) -> None:
+        self.intercepted: bool = False  # recomputed by `update_flags`
+        self.tapes: int = 0  # recording tapes and forward accumulators, all threads
+        self.tracing: int = 0  # traces in progress, all threads
+        self.check_numerics: bool = False  # ef.debugging.enable_check_numerics()
 
 
 class _ThreadState(threading.local):
-    def __init__(self):
-        self.tapes = []
-        self.tracer = None
-        self.devices = []
-        self.autograph = False  # a trace in progress converts control flow (graph/autograph)
+    """The per-thread state; every slot is declared here."""
+
+    def __init__(self) -> None:
+        # The tapes and forward accumulators recording in this thread, outermost first.
+        self.tapes: list[Any] = []
+        # The tracer of the function being traced in this thread (graph/trace.py), or None.
+        self.tracer: Any = None
+        self.devices: list[str] = []  # the `ef.device` scopes, innermost last
+        self.name_scopes: list[str] = []  # the `name_scope` blocks, innermost last
+        self.autograph: bool = False  # a trace in progress converts control flow (autograph)
+        # Inside `ef.variable_creator_scope` (graph/function.py): the function Variable's
+        # metaclass calls instead of creating the variable, and the user's creators.
+        self.variable_creator: Callable[..., Any] | None = None
+        self.variable_creators: list[Callable[..., Any]] = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
-        self.load_budget = None
+        self.load_budget: Any = None
 
 
 flags = _Flags()
@@ -47,11 +61,11 @@ _lock = threading.Lock()
 
 
 def update_flags(tapes: int = 0, tracing: int = 0) -> None:
-    """Adjusts the process-wide counters and recomputes `flags.slow`."""
+    """Adjusts the process-wide counters and recomputes `flags.intercepted`."""
     with _lock:
         flags.tapes += tapes
         flags.tracing += tracing
-        flags.slow = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
+        flags.intercepted = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
 
 
 def executing_eagerly() -> bool:
@@ -108,7 +122,7 @@ def name_scope(name: str):
         ...     ef.Variable(1.0, name="v").name
         'outer/inner/v'
     """
-    stack = thread.__dict__.setdefault("name_scopes", [])
+    stack = thread.name_scopes
     stack.append(name)
     try:
         yield "/".join(stack) + "/"
@@ -124,5 +138,5 @@ def current_name_scope() -> str:
         >>> context.current_name_scope()
         ''
     """
-    stack = thread.__dict__.get("name_scopes")
+    stack = thread.name_scopes
     return "/".join(stack) + "/" if stack else ""
