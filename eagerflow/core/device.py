@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from eagerflow.core import context, errors
@@ -46,7 +47,7 @@ def no_gpu(what: str):
 
 
 @contextlib.contextmanager
-def device(device_name: Any) -> Any:
+def device(device_name: Any) -> Iterator[Any]:
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from eagerflow.core import context, variable
@@ -263,17 +264,17 @@ class Module(Trackable):
             visit(vars(self)[key])
 
     @property
-    def variables(self) -> tuple | list:
+    def variables(self) -> Sequence[Any]:
         """The Variables of this module and its submodules (each once)."""
         return tuple(v for v in self._walk() if _is_variable(v))
 
     @property
-    def trainable_variables(self) -> tuple | list:
+    def trainable_variables(self) -> Sequence[Any]:
         """The trainable ones of `variables`."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple | list:
+    def non_trainable_variables(self) -> Sequence[Any]:
         """The non-trainable ones of `variables`."""
         return tuple(v for v in self.variables if not v.trainable)
 
