@@ -197,7 +197,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     union = _union(g_true, g_false)
     specs = []
     for a, b in zip(g_true.outputs, g_false.outputs, strict=False):
-        shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=False))
+        shape = shape_probe.merge(a.shape, b.shape)  # as two probes: sizes that differ
         first, second = (a, b) if taken else (b, a)
         probe = first._probe if None in first.shape else (
             second._shadow if first.shape != second.shape else None)
