@@ -111,7 +111,7 @@ def init_scope() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def name_scope(name: str):
+def name_scope(name: str) -> Iterator[str]:
     """Variables created in the block are named ``"<name>/..."`` (nested scopes join with
     ``/``); `Module.name_scope` is this scope with the module's name.
 

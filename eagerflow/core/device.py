@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NoReturn
 
 from eagerflow.core import context, errors
 
@@ -38,7 +38,7 @@ class PhysicalDevice(NamedTuple):
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 
 
-def no_gpu(what: str):
+def no_gpu(what: str) -> NoReturn:
     """Raises the error for any request of a GPU."""
     raise errors.NotFoundError(
         f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
