@@ -237,9 +237,10 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
 # package `core` and the modules `absent` and `tensor_shape` are bound here by importing
-# them, but are not API namespaces. `ops` is: Keras 3's ops API (`ef.ops.sum`), its op families submodules.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"absent", "core", "tensor_shape"})
-                 | set(_LAZY))
+# them, but are not API namespaces. `ops` is: Keras 3's ops API (`ef.ops.sum`), its op
+# families submodules.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")}
+                  - {"absent", "core", "tensor_shape"}) | set(_LAZY))
 
 _absent_getattr = _absent.namespace_getattr(__name__, "tf", "keras")
 
