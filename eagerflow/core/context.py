@@ -54,7 +54,7 @@ class _ThreadState(threading.local):
 
 flags = _Flags()
 thread = _ThreadState()
-# ef.distribute's registry (models/distribution.py), once a strategy scope was entered: told
+# ef.distribute's registry (models/strategy.py), once a strategy scope was entered: told
 # of each Trackable and Variable made and each variable an object announces later.
 creation_observer = None
 _lock = threading.Lock()

@@ -495,7 +495,7 @@ class GeneratorRef:
         """The NumPy generator this stands for now."""
         from eagerflow.ops import random
 
-        return random.generator_for(self.key)._rng
+        return random.generator_for(self.key).numpy_generator
 
     def __repr__(self) -> str:
         return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
@@ -508,11 +508,11 @@ def _generator_refs(attrs):
     found = {}
     for k, v in attrs.items():
         if isinstance(v, np.random.Generator):
-            if v is random.get_global_generator()._rng:
+            if v is random.get_global_generator().numpy_generator:
                 found[k] = GeneratorRef()
             else:
-                for key, gen in random._op_generators.items():
-                    if gen._rng is v:
+                for key, gen in random.seeded_generators().items():
+                    if gen.numpy_generator is v:
                         found[k] = GeneratorRef(key)
     return {**attrs, **found} if found else attrs
 

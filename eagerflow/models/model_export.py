@@ -7,6 +7,7 @@ from typing import Any
 
 from eagerflow.core import dtypes, spec
 from eagerflow.graph import function, saved_model
+from eagerflow.layers import layer_info
 
 FORMATS = ("tf_saved_model",)
 
@@ -15,7 +16,7 @@ def _signature(model) -> list:
     inputs = getattr(model, "inputs", None)
     if inputs:
         return [spec.TensorSpec(tuple(t.shape), t.dtype) for t in inputs]
-    shape = model._build_input_shape if model.built else None
+    shape = layer_info.build_input_shape(model) if model.built else None
     if shape is None or not all(isinstance(d, int) or d is None for d in shape):
         raise ValueError(
             f"{type(model).__name__} has not yet been built (or was built for nested inputs): "

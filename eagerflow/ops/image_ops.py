@@ -278,6 +278,28 @@ def crop_to_aspect_ratio(images: Any, height: int, width: int) -> Any:
         return images
     return images[:, top:top + crop_height, left:left + crop_width, :]
 
+def pad_to_aspect_ratio(images: Any, height: int, width: int, fill_value: float = 0.0) -> Any:
+    """`images` (NHWC) padded evenly on both sides of the shorter side with `fill_value` up
+    to the aspect ratio height:width, as Keras's `pad_to_aspect_ratio` (the `Resizing`
+    layer and `ops.image.resize` pad with it).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import image_ops
+        >>> image_ops.pad_to_aspect_ratio(ef.ones([1, 2, 4, 1]), 1, 1).shape
+        (1, 4, 4, 1)
+    """
+    in_height, in_width = images.shape[1], images.shape[2]
+    padded_height = max(in_height, int(in_width * height / width))
+    padded_width = max(in_width, int(in_height * width / height))
+    top, left = (padded_height - in_height) // 2, (padded_width - in_width) // 2
+    if not top and not left:
+        return images
+    # Keras pads the same amount on both sides.
+    return _indexing.pad(images, [[0, 0], [top, top], [left, left], [0, 0]],
+                         constant_values=fill_value)
+
+
 # -- flips, rotations, crops --------------------------------------------------------------
 _REVERSED = slice(None, None, -1)
 

@@ -151,6 +151,13 @@ class Generator:
         """Creates a generator seeded from the operating system's entropy."""
         return cls(None)
 
+    @property
+    def numpy_generator(self) -> np.random.Generator:
+        """The NumPy generator that draws this generator's numbers, for code that samples
+        arrays directly (the input pipeline's epoch orders; a traced function's record of
+        which stream an op draws from)."""
+        return self._rng
+
     def reset_from_seed(self, seed: int | None) -> None:
         """Restarts the stream from `seed`."""
         self._seed = seed
@@ -453,6 +460,18 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
+def seeded_generators() -> dict:
+    """The generators of the op-level seeds used so far, by seed (a copy: a snapshot of
+    which seeds exist now)."""
+    return dict(_op_generators)
+
+
+def effective_global_seed() -> int:
+    """The global seed op-level seeds combine with: the one `set_seed` set, or, with none
+    set, TensorFlow's fixed default graph seed (so an op seed alone is reproducible)."""
+    return _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
+
+
 def generator_for(seed) -> Generator:
     """The generator an op with op-level `seed` draws from (the global one for None, the
     generator itself for a `Generator` such as a `SeedGenerator`)."""
@@ -467,8 +486,7 @@ def generator_for(seed) -> Generator:
     table = _op_generators if scoped is None else scoped.ops
     gen = table.get(key)
     if gen is None:
-        base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
-        gen = table[key] = Generator([base, key])
+        gen = table[key] = Generator([effective_global_seed(), key])
     return gen
 
 

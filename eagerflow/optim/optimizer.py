@@ -64,10 +64,6 @@ from eagerflow.optim import clipping, hyperparameters, schedules
 from eagerflow.saving import registry
 
 
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-
-
 def _check_count(value, what: str, owner: str, minimum: int):
     """None, or an int >= `minimum`; anything else is a ValueError naming `what`."""
     if value is None:
@@ -113,6 +109,12 @@ class Optimizer(trackable.Trackable, abc.ABC):
         iterations: int64 Variable, the number of `apply_gradients` calls so far (the
             global step); with gradient accumulation it counts calls, not updates (Keras 3
             saves the same counter, and shows ``iterations // N`` as its `iterations`).
+        gradient_reducer: the gradient-reduction hook: None (the default), or a function
+            from the list of gradients to the list every update then uses, called first
+            in `apply_gradients` (before accumulation and clipping). A distribution
+            strategy sets it to its `reduce_gradients` (the mean over the replicas) on
+            the optimizers made under its scope, on the model's optimizer in `fit`, and in
+            `ef.distribute.DistributedOptimizer`.
 
     Raises:
         ValueError: for a learning rate of the wrong type, a non-positive clipping value,
@@ -130,6 +132,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     """
 
     weight_decay = hyperparameters.Hyperparameter()
+    gradient_reducer: Any = None  # the gradient-reduction hook (see Attributes)
 
     def __init__(self, learning_rate: Any = 0.001, clipnorm: Any = None, clipvalue: Any = None,
                  global_clipnorm: Any = None, weight_decay: Any = None, use_ema: bool = False,
@@ -148,7 +151,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 "weight_decay, use_ema, ema_momentum, ema_overwrite_frequency, "
                 "gradient_accumulation_steps, name (and the rule's own, see help(ef.optim."
                 + owner + ")).")
-        self.name = name or _snake_case(owner)
+        self.name = name or trackable.snake_case(owner)
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         if sum(value is not None for value in clips.values()) > 1:
             raise ValueError(
@@ -603,9 +606,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return self.iterations
 
     def _apply(self, grads, variables) -> None:
-        reducer = self.__dict__.get("_gradient_reducer")
-        if reducer is not None:  # set by ef.distribute: the replicas' mean, before clipping
-            grads = reducer(grads)
+        if self.gradient_reducer is not None:  # a strategy's: the replicas' mean, first
+            grads = self.gradient_reducer(grads)
         steps = self.gradient_accumulation_steps
         if steps is None:
             self._update(grads, variables)
