@@ -47,6 +47,9 @@ class _ThreadState(threading.local):
         # metaclass calls instead of creating the variable, and the user's creators.
         self.variable_creator: Callable[..., Any] | None = None
         self.variable_creators: list[Callable[..., Any]] = []
+        # The `ef.distribute` strategy scopes open in this thread, innermost last
+        # (models/strategy.py).
+        self.strategies: list[Any] = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
         self.load_budget: Any = None
