@@ -666,7 +666,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         with variable_module.atomic_update():
             if state.tracer is None and state.tapes:
                 # Eagerly, updates are not part of any recorded computation.
-                with context.eager_scope():
+                with context.init_scope():
                     self._apply(grads, variables)
             else:
                 self._apply(grads, variables)
