@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from eagerflow.core.dispatch import Op, convert_input
 CUSTOM_GRADIENT = dispatch.register(Op("CustomGradient", None, differentiable=False))
 
 
-def custom_gradient(f: Callable | None = None) -> Callable:
+def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorates `f(*x)` returning ``(y, grad_fn)`` so gradients use `grad_fn`.
 
     ``grad_fn(*dy)`` returns one gradient per tensor input of `f` (a single value for one

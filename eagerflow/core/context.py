@@ -2,12 +2,14 @@
 
 Two kinds of state live here:
 
-* `flags`, process-wide, read on every op. `flags.slow` is the single check the hot path
-  makes: it is true while any tape is recording (in any thread), while any function is
-  being traced, or while numeric checking is on. When it is false, an op costs one NumPy
-  call plus a few attribute reads.
+* `flags`, process-wide, read on every op. `flags.intercepted` is the single check the hot
+  path makes: it is true while anything intercepts ops and variable accesses, that is
+  while any tape is recording (in any thread), while any function is being traced, or
+  while numeric checking is on; the dispatcher then takes its intercepting path. When it
+  is false, an op costs one NumPy call plus a few attribute reads.
 * `thread`, per-thread: the stack of tapes recording in this thread, the tracer of the
-  function being traced in this thread, and the device scopes.
+  function being traced in this thread, the device and name scopes, and the slots the
+  packages above set while their scopes are open.
 
 It also declares the two interfaces through which the packages above meet the engine:
 
@@ -16,7 +18,7 @@ It also declares the two interfaces through which the packages above meet the en
   hands it, instead of running them, every op (`dispatch.execute`) and every variable read,
   write and creation (`core/variable.py`). A trace makes itself current by setting
   ``thread.tracer`` and ``thread.tapes`` (the tapes recording inside the trace) and counting
-  itself with ``update_flags(tracing=1)``; `eager_scope` suspends it. ``graph/trace.py``'s
+  itself with ``update_flags(tracing=1)``; `init_scope` suspends it. ``graph/trace.py``'s
   `Tracer` is the one implementation.
 * **The tape hooks**, which start and stop a tape recording in this thread (`push_tape`,
   `pop_tape`), tell the recording tapes about an op (`record_op`) or a variable read
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 
@@ -63,26 +66,36 @@ class Tracer(Protocol):
 
 
 class _Flags:
-    __slots__ = ("check_numerics", "slow", "tapes", "tracing")
+    """The process-wide switches read on every op (see the module docstring)."""
 
-    def __init__(self):
-        self.slow = False
-        self.tapes = 0
-        self.tracing = 0
-        self.check_numerics = False
+    __slots__ = ("check_numerics", "intercepted", "tapes", "tracing")
+
+    def __init__(self) -> None:
+        self.intercepted: bool = False  # recomputed by `update_flags`
+        self.tapes: int = 0  # recording tapes and forward accumulators, all threads
+        self.tracing: int = 0  # traces in progress, all threads
+        self.check_numerics: bool = False  # ef.debugging.enable_check_numerics()
 
 
 class _ThreadState(threading.local):
-    def __init__(self):
-        self.tapes = []
+    """The per-thread state; every slot is declared here."""
+
+    def __init__(self) -> None:
+        # The tapes and forward accumulators recording in this thread, outermost first.
+        self.tapes: list[Any] = []
+        # The tracer of the function being traced in this thread (graph/trace.py), or None.
         self.tracer: Tracer | None = None
-        self.variables_made = 0  # Variables made in this thread (core/variable.py counts)
-        # ef.variable_creator_scope (graph/function.py): makes each Variable instead of
-        # its class, as ``variable_creator(cls, args, kwargs)``.
-        self.variable_creator = None
+        self.variables_made: int = 0  # Variables made in this thread (core/variable.py counts)
+        self.name_scopes: list[str] = []  # the `name_scope` blocks, innermost last
+        # Inside `ef.variable_creator_scope` (graph/function.py, which keeps the user's
+        # creators): the function Variable's metaclass calls instead of creating one.
+        self.variable_creator: Callable[..., Any] | None = None
+        # The `ef.distribute` strategy scopes open in this thread, innermost last
+        # (models/strategy.py).
+        self.strategies: list[Any] = []
         # While a file is loaded: its allocation budget (saving/load_budget.py), charged
         # with ``charge(shape, dtype, what, transient=False)`` before each allocation.
-        self.load_budget = None
+        self.load_budget: Any = None
 
 
 flags = _Flags()
@@ -94,11 +107,11 @@ _lock = threading.Lock()
 
 
 def update_flags(tapes: int = 0, tracing: int = 0) -> None:
-    """Adjusts the process-wide counters and recomputes `flags.slow`."""
+    """Adjusts the process-wide counters and recomputes `flags.intercepted`."""
     with _lock:
         flags.tapes += tapes
         flags.tracing += tracing
-        flags.slow = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
+        flags.intercepted = flags.tapes > 0 or flags.tracing > 0 or flags.check_numerics
 
 
 def push_tape(tape: Any) -> None:
@@ -150,18 +163,24 @@ def executing_eagerly() -> bool:
 
 
 @contextlib.contextmanager
-def eager_scope():
-    """Runs the block eagerly: no tracer and no tape of this thread sees its ops.
+def init_scope() -> Iterator[None]:
+    """Runs the block eagerly, even inside a traced function (`ef.init_scope`, TF's name).
 
-    State changes that must happen once and for real (creating a variable, restoring its
-    saved value, writing a summary) run in it even while a function is being traced;
-    `ef.init_scope` is this scope.
+    No tracer and no tape of this thread sees the block's ops: they run immediately, once.
+    State changes that must happen once and for real (creating a variable and running its
+    initializer on the first call of a traced function, restoring its saved value, writing
+    a summary) run in it. This is eagerflow's one eager scope: the engine, the tracer and
+    the layers use it under this name.
 
     Examples:
-        >>> from eagerflow.core import context
-        >>> with context.eager_scope():
-        ...     context.executing_eagerly()
-        True
+        >>> import eagerflow as ef
+        >>> @ef.function
+        ... def f(x):
+        ...     with ef.init_scope():
+        ...         eager = ef.executing_eagerly()
+        ...     return x, eager
+        >>> f(ef.constant(1.0))[1]
+        ef.Tensor(True, shape=(), dtype=bool)
     """
     saved = thread.tracer, thread.tapes
     thread.tracer, thread.tapes = None, []
@@ -172,7 +191,7 @@ def eager_scope():
 
 
 @contextlib.contextmanager
-def name_scope(name: str):
+def name_scope(name: str) -> Iterator[str]:
     """Variables created in the block are named ``"<name>/..."`` (nested scopes join with
     ``/``); `Module.name_scope` is this scope with the module's name.
 
@@ -183,7 +202,7 @@ def name_scope(name: str):
         ...     ef.Variable(1.0, name="v").name
         'outer/inner/v'
     """
-    stack = thread.__dict__.setdefault("name_scopes", [])
+    stack = thread.name_scopes
     stack.append(name)
     try:
         yield "/".join(stack) + "/"
@@ -199,5 +218,5 @@ def current_name_scope() -> str:
         >>> context.current_name_scope()
         ''
     """
-    stack = thread.__dict__.get("name_scopes")
+    stack = thread.name_scopes
     return "/".join(stack) + "/" if stack else ""

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple, NoReturn
 
 from eagerflow.core import errors
 
@@ -37,7 +38,7 @@ class PhysicalDevice(NamedTuple):
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 
 
-def no_gpu(what: str):
+def no_gpu(what: str) -> NoReturn:
     """Raises the error for any request of a GPU."""
     raise errors.NotFoundError(
         f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
@@ -45,7 +46,7 @@ def no_gpu(what: str):
 
 
 @contextlib.contextmanager
-def device(device_name: Any) -> Any:
+def device(device_name: Any) -> Iterator[Any]:
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:

@@ -236,7 +236,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
     """
     # hot path: every public op funnels through here; see benchmarks/bench_ops.py.
     # Unrolling the one- and two-input cases saves ~0.1 us per op over a generic loop.
-    if _flags.slow:
+    if _flags.intercepted:
         return _execute_slow(op, inputs, attrs)
     # With no tape and no tracing a Variable is read straight from its buffer: a result
     # that is a view of it keeps the buffer referenced, so a later in-place write copies.

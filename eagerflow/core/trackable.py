@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import re
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 from eagerflow.core import context, nest, variable
@@ -129,7 +130,7 @@ def notify_attached(owner, value) -> None:
     just attached to `owner`: TensorFlow restores an object when it is attached to the
     restored graph (``ckpt.restore(p); ckpt.v = ef.Variable(0.)`` gets the saved value)."""
     if _restore_listeners and _holds_variable(value, set()):
-        with context.eager_scope():
+        with context.init_scope():
             for listener in list(_restore_listeners):
                 attached = getattr(listener, "object_attached", None)
                 if attached is not None:
@@ -185,15 +186,16 @@ class Trackable:
         listeners = ([] if own is None else [own]) + list(_restore_listeners)
         # A restore is a real, one-time write even when the variable is created while a
         # function is traced (it must not become an assignment the graph repeats).
-        with context.eager_scope():
+        with context.init_scope():
             for listener in listeners:
                 getattr(listener, event)(self, *args)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
 
-        The optimizer must also list it in ``_slot_variables()`` as
-        ``(variable, slot_name, slot)``.
+        The optimizer must also list it in ``slot_variables()`` as
+        ``(variable, slot_name, slot)`` (the `eagerflow.saving.object_graph.SlotHolder`
+        interface).
         """
         self._tell_restores("slot_created", variable, slot_name, slot)
         if context.creation_observer is not None:
@@ -285,17 +287,17 @@ class Module(Trackable):
                     yield leaf
 
     @property
-    def variables(self) -> tuple | list:
+    def variables(self) -> Sequence[Any]:
         """The Variables of this module and its submodules (each once)."""
         return tuple(v for v in self._walk() if _is_variable(v))
 
     @property
-    def trainable_variables(self) -> tuple | list:
+    def trainable_variables(self) -> Sequence[Any]:
         """The trainable ones of `variables`."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple | list:
+    def non_trainable_variables(self) -> Sequence[Any]:
         """The non-trainable ones of `variables`."""
         return tuple(v for v in self.variables if not v.trainable)
 

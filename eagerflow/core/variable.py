@@ -110,7 +110,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         snapshot = self._snapshot
         if snapshot is None:
             snapshot = self._snapshot = tensor.new_tensor(self._buf)
-        if _flags.slow:
+        if _flags.intercepted:
             state = context.thread
             if state.tracer is not None:
                 return state.tracer.read_variable(self)
@@ -185,7 +185,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
     # -- writing ---------------------------------------------------------------------
     def _writable_buffer(self) -> np.ndarray:
         """The buffer, safe to write in place: copied first if any tensor may share it."""
-        if _flags.slow and context.thread.tracer is not None:  # would write once, at trace
+        if _flags.intercepted and context.thread.tracer is not None:  # would write once, at trace
             return context.thread.tracer.writable_buffer(self)
         snapshot = self._snapshot
         shared = False
@@ -221,7 +221,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         return array
 
     def _assign(self, value, mode: str):
-        if _flags.slow:
+        if _flags.intercepted:
             tracer = context.thread.tracer
             if tracer is not None:
                 return tracer.assign_variable(self, value, mode)
@@ -252,10 +252,11 @@ class Variable(tensor._Operators, metaclass=_Creators):
 
     # -- Python protocol ---------------------------------------------------------------
     def __repr__(self) -> str:
-        return (
-            f"<ef.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
-            f"numpy={np.array_repr(self._buf) if self._buf.ndim else self._buf[()]!s}>"
-        )
+        value = self._buf
+        # TensorFlow's form: ``numpy=1`` for a scalar, ``numpy=array([...], dtype=...)`` else
+        numpy = np.array_repr(value) if value.ndim else str(value[()])
+        return (f"<ef.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={numpy}>")
 
     def __format__(self, spec: str) -> str:
         return format(self._read(), spec)

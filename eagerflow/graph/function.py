@@ -58,32 +58,13 @@ import numpy as np
 
 from eagerflow import config
 from eagerflow.core import context, dispatch, errors, nest, spec, tensor
-from eagerflow.graph import autograph, concrete, graph, signatures, trace
+from eagerflow.graph import autograph, concrete, graph, shape_probe, signatures, trace
 from eagerflow.graph.passes import fusion
 
 _Tensor = tensor.Tensor
 _flags = context.flags
 _eager_mode = config._eager_mode
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
-
-
-def init_scope() -> Any:
-    """A context manager that runs its block eagerly, even inside a traced function.
-
-    Use it to create variables (and run their initializers) on the first call of a traced
-    function: ops inside run immediately, no tape records them.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> @ef.function
-        ... def f(x):
-        ...     with ef.init_scope():
-        ...         eager = ef.executing_eagerly()
-        ...     return x, eager
-        >>> f(ef.constant(1.0))[1]
-        ef.Tensor(True, shape=(), dtype=bool)
-    """
-    return trace.eager_scope()
 
 
 @contextlib.contextmanager
@@ -468,7 +449,7 @@ class Function:
             return self._python_function(*args, **kwargs)
         if state.tracer is not None:  # inside another traced function: inline
             return self._traced_function()(*args, **kwargs)
-        if not kwargs and not _flags.slow:
+        if not kwargs and not _flags.intercepted:
             # hot path: positional tensors (and Nones), seen before, nothing recording: one
             # dict lookup
             key = _fast_key(args)
@@ -591,7 +572,7 @@ class Function:
             previous = self._relaxed.get(signatures.generic(key))
             if previous:
                 old = previous[-1][0]
-                specs = [(signatures.merge_shapes(o[0], s[0]), s[1])
+                specs = [(shape_probe.merge(o[0], s[0]), s[1])
                          for o, s in zip(old, specs, strict=True)]
         return specs
 

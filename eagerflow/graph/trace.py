@@ -17,7 +17,8 @@ tracer runs the op's own NumPy forward on *example values* ("shadows") of the in
 
 A dimension left unknown (``None``) by an input signature is inferred per op by running
 the forward a second time on inputs resized along the unknown dimensions ("probes"):
-output dimensions that change are unknown too.
+output dimensions that change are unknown too. This is `graph/shape_probe.py`'s mechanism,
+the one the functional API uses for layer calls.
 
 Examples:
     >>> import eagerflow as ef
@@ -39,15 +40,12 @@ import numpy as np
 
 from eagerflow.core import buffers, context, dispatch, dtypes, errors, tensor, variable
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import graph
+from eagerflow.graph import graph, shape_probe
 from eagerflow.ops.array_ops import index_value  # 0-d integers in indices
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
-
-
-eager_scope = context.eager_scope  # real effects inside a trace (see core/context.py)
 
 
 class _TraceOptions(threading.local):
@@ -101,27 +99,6 @@ def active(tracer, private: bool = False):
         context.update_flags(tracing=-1)
 
 
-def dummy_value(shape, dtype, size: int = 2) -> np.ndarray:
-    """A placeholder value: unknown dims get `size`; floats are identity matrices over the
-    last two axes when square (so inverses and factorizations work), zeros otherwise."""
-    concrete = tuple(size if d is None else d for d in shape)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f" and len(concrete) >= 2 and concrete[-1] == concrete[-2]:
-        return np.broadcast_to(np.eye(concrete[-1], dtype=dtype), concrete).copy()
-    if dtype.kind == "O":  # ef.string: empty bytes
-        return np.full(concrete, b"", dtype)
-    return np.zeros(concrete, dtype)
-
-
-def _resize(value: np.ndarray, shape) -> np.ndarray:
-    """`value` resized to twice its size along the unknown dims of `shape` (wrapping)."""
-    for axis, dim in enumerate(shape):
-        if dim is None:
-            n = value.shape[axis]
-            if n == 0:
-                return dummy_value(shape, value.dtype, size=3)
-            value = np.take(value, np.arange(2 * n) % n, axis=axis)
-    return value
 
 
 class Tracer:
@@ -170,11 +147,11 @@ class Tracer:
         node = self.graph.add_node(graph.PLACEHOLDER, (), {}, [(shape, dtype)], name=name)
         out = node.outputs[0]
         if shadow is None:
-            shadow = dummy_value(shape, dtype)
-            if any(d is None for d in shape):
-                probe = dummy_value(shape, dtype, size=4)
-        elif probe is None and any(d is None for d in shape):
-            probe = _resize(shadow, shape)
+            shadow = shape_probe.dummy(shape, dtype)
+            if not shape_probe.is_known(shape):
+                probe = shape_probe.dummy(shape, dtype, size=shape_probe.TRACE_SIZES[1])
+        elif probe is None and not shape_probe.is_known(shape):
+            probe = shape_probe.resize(shadow, shape)
         out._shadow, out._probe = shadow, probe
         self.graph.inputs.append(out)
         return out
@@ -311,11 +288,10 @@ class Tracer:
         for i, array in enumerate(outs):
             if not dynamic:
                 shape = array.shape
-            elif probes is None or probes[i].ndim != array.ndim:
+            elif probes is None:
                 shape = (None,) * array.ndim
             else:
-                shape = tuple(a if a == b else None
-                              for a, b in zip(array.shape, probes[i].shape, strict=True))
+                shape = shape_probe.merge(array.shape, probes[i].shape)
             if op.value_shaped_axis is not None and shape:
                 shape = list(shape)
                 shape[op.value_shaped_axis] = None
@@ -323,7 +299,7 @@ class Tracer:
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
             if probe is None and None in shape:  # every unknown dimension needs a probe
-                probe = _resize(array, shape)
+                probe = shape_probe.resize(array, shape)
             result.append((array, probe, tuple(shape)))
         return result
 
@@ -361,7 +337,8 @@ class Tracer:
                 raise error from None
             # Fails on these values only? Then only a use of the result fails (see
             # `graph.raise_deferred`); a wrong shape or dtype fails on dummies too.
-            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            dummies = [shape_probe.dummy(r.shape, r.dtype) if _is_symbolic(r) else r
+                       for r in refs]
             try:
                 with np.errstate(all="ignore"):
                     outs = _as_list(op, op.forward(*dummies, **attrs))
@@ -376,7 +353,8 @@ class Tracer:
         except Exception as first:  # noqa: BLE001
             # Example values may be invalid for this op (a guarded branch, a loop body run
             # past its condition): retry on dummies before calling the error real.
-            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            dummies = [shape_probe.dummy(r.shape, r.dtype) if _is_symbolic(r) else r
+                       for r in refs]
             try:
                 with np.errstate(all="ignore"):
                     return _as_list(op, op.forward(*dummies, **attrs))
@@ -440,7 +418,7 @@ class Tracer:
         """Adds a write of `value` to `variable` (done for real in an executing trace)."""
         value = dispatch.convert_input(value, dtype=variable.dtype)
         ref = self.ref(value)
-        array = ref._shadow if ref._shadow is not None else dummy_value(ref.shape, ref.dtype)
+        array = ref._shadow if ref._shadow is not None else shape_probe.dummy(ref.shape, ref.dtype)
         checked = buffers.checked(variable, np.asarray(array), mode)
         key = id(variable)
         if self.recompute:
@@ -456,7 +434,7 @@ class Tracer:
         self.add_node(graph.ASSIGN[mode], [ref],
                       {"variable": variable}, [])
         if self.executing:
-            with eager_scope():
+            with context.init_scope():
                 variable._assign(checked, mode)
         else:
             old = self._shadow_vars.get(key, buffers.read(variable))

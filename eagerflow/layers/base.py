@@ -590,7 +590,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         # Weights are state, not part of a computation: a layer first built inside a
         # traced function still gets concrete initial values (Keras does the same).
         # While a file is loaded, the weight is charged to its budget before it is made.
-        with function.init_scope(), load_budget.new_weight(self._name, child, shape, dtype):
+        with context.init_scope(), load_budget.new_weight(self._name, child, shape, dtype):
             value = initializers.get(initializer)(shape, dtype=dtype)
             variable = _Variable(value, trainable=trainable and self._trainable,
                                  name=f"{self._name}/{child}", dtype=dtype,

@@ -8,8 +8,9 @@ from the outputs.
 
 There is no symbolic execution engine: the output shape of a layer call is found by
 running the layer on small dummy inputs, twice, with different sizes in place of each
-unknown dimension; an output dimension that changes with them is unknown (None). The
-probes run with the training flag off and without updating any state, and they exercise
+unknown dimension; an output dimension that changes with them is unknown (None). This is
+the tracer's mechanism too (`eagerflow/graph/shape_probe.py`), at sizes fit for layers.
+The probes run with the training flag off and without updating any state, and they exercise
 exactly the code that later runs on real data, so shapes can never disagree with `call`.
 
 Examples:
@@ -31,14 +32,10 @@ import numpy as np
 
 from eagerflow import backend
 from eagerflow.core import context, dtypes, nest, tensor
+from eagerflow.graph import shape_probe
 from eagerflow.layers import base, call_context, masking
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import load_budget
-
-# Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
-# Other axes get sizes large enough for a few valid-padded convolutions and poolings.
-_PROBE_SIZES = ((2, 32), (3, 33))
-
 
 class Origin(NamedTuple):
     """Where a `SymbolicTensor` comes from: output `tensor_index` of call `node_index` of
@@ -167,28 +164,19 @@ def replace_symbolic(structure, mapping):
 
 
 def _probe_shape(shape, which: int) -> tuple:
-    batch, other = _PROBE_SIZES[which]
-    return tuple((batch if axis == 0 else other) if d is None else d
-                 for axis, d in enumerate(shape))
+    batch, other = shape_probe.LAYER_SIZES[which]
+    return shape_probe.concrete(shape, other, batch_size=batch)
 
 
 def _dummy(symbolic: SymbolicTensor, which: int):
     shape = _probe_shape(symbolic.shape, which)
-    # Ones keep divisions and logs finite; integer inputs (token ids) get valid index 0;
-    # text inputs get empty strings.
-    kind = symbolic.dtype.kind
-    fill = 1 if kind == "f" else "" if kind in "USO" else 0
     load_budget.charge(shape, symbolic.dtype, f"a dummy input of shape {shape}",
                        transient=True)
-    value = tensor.new_tensor(np.full(shape, fill, symbolic.dtype))
+    value = tensor.new_tensor(shape_probe.dummy(shape, symbolic.dtype, fill="ones"))
     if symbolic._mask_shape is not None:
         mask = np.ones(_probe_shape(symbolic._mask_shape, which), bool)
         masking.set_mask(value, tensor.new_tensor(mask))
     return value
-
-
-def _merge_shapes(first, second) -> tuple:
-    return tuple(a if a == b else None for a, b in zip(first, second, strict=False))
 
 
 def infer(layer, args, kwargs, shape_logs=None):
@@ -213,7 +201,7 @@ def _infer(layer, args, kwargs, shape_logs):
 
             input_spec.assert_input_compatibility(layer._input_spec, inputs, layer.name)
         layer._build_from_shape(shapes)
-    known = all(d is not None for t in leaves for d in t.shape)
+    known = all(shape_probe.is_known(t.shape) for t in leaves)
     runs = []
     for which in ((0,) if known else (0, 1)):
         mapping = {id(t): _dummy(t, which) for t in leaves}
@@ -239,8 +227,8 @@ def _infer(layer, args, kwargs, shape_logs):
             specs.append(None)
             continue
         mask_a, mask_b = masking.get_mask(a), masking.get_mask(b)
-        mask_shape = None if mask_a is None else _merge_shapes(mask_a.shape, mask_b.shape)
-        specs.append((_merge_shapes(a.shape, b.shape), a.dtype, mask_shape))
+        mask_shape = None if mask_a is None else shape_probe.merge(mask_a.shape, mask_b.shape)
+        specs.append((shape_probe.merge(a.shape, b.shape), a.dtype, mask_shape))
     return runs[0], specs
 
 
@@ -263,7 +251,7 @@ def merge_shape_logs(shape_logs: list) -> list:
 
     def merge(a, b):
         if isinstance(a, tuple) and all(isinstance(d, int) or d is None for d in a):
-            return _merge_shapes(a, b) if isinstance(b, tuple) and len(a) == len(b) else a
+            return shape_probe.merge(a, b) if isinstance(b, tuple) and len(a) == len(b) else a
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
             return type(a)(merge(x, y) for x, y in zip(a, b, strict=True))
         if isinstance(a, dict) and isinstance(b, dict):

@@ -37,7 +37,7 @@ from typing import Any
 
 from eagerflow.core import trackable
 from eagerflow.layers import base, ownership, symbolic
-from eagerflow.models import model_export, trainer
+from eagerflow.models import serving_export, trainer
 from eagerflow.saving import registry
 
 
@@ -244,7 +244,7 @@ class Model(trainer.Trainer, base.Layer):
                verbose: bool | None = None, input_signature: Any = None) -> str:
         """Exports the inference call as a SavedModel with a ``serve`` endpoint (Keras 3).
 
-        Only ``format="tf_saved_model"`` exists here; see `eagerflow.models.model_export`.
+        Only ``format="tf_saved_model"`` exists here; see `eagerflow.models.serving_export`.
 
         Example:
             >>> import os, tempfile
@@ -257,7 +257,7 @@ class Model(trainer.Trainer, base.Layer):
             >>> bool(np.allclose(reloaded.serve(x).numpy(), model(x).numpy()))
             True
         """
-        return model_export.export(self, filepath, format=format, verbose=verbose,
+        return serving_export.export(self, filepath, format=format, verbose=verbose,
                                  input_signature=input_signature)
 
     def to_json(self, **kwargs: Any) -> str:

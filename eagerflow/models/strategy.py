@@ -471,7 +471,7 @@ def replicas_expected() -> int:
 def scope(strategy):
     """Makes `strategy` current in this thread for the block (see the module docstring)."""
     context.creation_observer = sys.modules[__name__]  # type: ignore[assignment]  # from now on, creations come here
-    stack = context.thread.__dict__.setdefault("strategies", [])
+    stack = context.thread.strategies
     stack.append(strategy)
     try:
         yield strategy
@@ -481,7 +481,7 @@ def scope(strategy):
 
 def current():
     """The innermost strategy whose scope is open in this thread, or None."""
-    stack = context.thread.__dict__.get("strategies")
+    stack = context.thread.strategies
     return stack[-1] if stack else None
 
 
@@ -529,7 +529,7 @@ def object_created(obj, variable=False) -> None:
         if isinstance(obj, optimizer_lib.Optimizer):
             obj.gradient_reducer = strategy.reduce_gradients
     if variable:
-        with context.eager_scope():  # a real, one-time write even while tracing
+        with context.init_scope():  # a real, one-time write even while tracing
             strategy.variable_created(obj)
 
 

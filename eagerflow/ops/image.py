@@ -73,11 +73,12 @@ def resize(images: TensorLike, size: Sequence[int], interpolation: str = "biline
     single = x.ndim == 3
     if single:
         x = _array.expand_dims(x, 0)
+    height, width = int(size[0]), int(size[1])
     if crop_to_aspect_ratio:
-        x = _image.crop_to_aspect_ratio(x, *size)
+        x = _image.crop_to_aspect_ratio(x, height, width)
     elif pad_to_aspect_ratio:
-        x = _image.pad_to_aspect_ratio(x, *size, fill_value=fill_value)
-    out = _image.resize(x, list(size), method=interpolation, antialias=antialias)
+        x = _image.pad_to_aspect_ratio(x, height, width, fill_value=fill_value)
+    out = _image.resize(x, [height, width], method=interpolation, antialias=antialias)
     if out.dtype != x.dtype and x.dtype.kind == "f":
         out = _core.cast(out, x.dtype)
     out = _array.squeeze(out, 0) if single else out

@@ -6,7 +6,7 @@ import os
 from typing import Any
 
 from eagerflow.core import dtypes, spec
-from eagerflow.graph import function, saved_model
+from eagerflow.graph import function, function_file
 from eagerflow.layers import layer_info
 
 FORMATS = ("tf_saved_model",)
@@ -49,7 +49,7 @@ def export(model: Any, filepath: str | os.PathLike[str], format: str = "tf_saved
 
     endpoint = function.function(serve_one if len(specs) == 1 else serve_many,
                                  input_signature=specs)
-    saved_model.save(model, os.fspath(filepath), signatures={"serve": endpoint})
+    function_file.save(model, os.fspath(filepath), signatures={"serve": endpoint})
     if verbose:
         print(f"Saved artifact at {os.fspath(filepath)!r}. Endpoint: serve({specs})")
     return os.fspath(filepath)
