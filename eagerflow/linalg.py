@@ -19,13 +19,36 @@ from eagerflow.ops.decompositions import (
     triangular_solve,
 )
 from eagerflow.ops.einsum_ops import einsum
+from eagerflow.ops.creation import eye
+from eagerflow.ops.factorizations import (
+    eigh,
+    eigvalsh,
+    lstsq,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    svd,
+)
+from eagerflow.ops.normalization import l2_normalize
+from eagerflow.ops.tf_linalg import (
+    adjoint,
+    band_part,
+    cholesky_solve,
+    cross,
+    matrix_transpose,
+    matvec,
+    set_diag,
+)
 from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "cholesky", "det", "diag", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
-    "solve", "tensordot", "trace", "triangular_solve",
+    "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
+    "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet", "lstsq",
+    "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr", "set_diag",
+    "slogdet", "solve", "svd", "tensordot", "trace", "triangular_solve",
 ]
 
 
