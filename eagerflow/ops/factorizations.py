@@ -292,7 +292,7 @@ def svd(tensor: TensorLike, full_matrices: bool = False, compute_uv: bool = True
 def matrix_rank(a: TensorLike, tol: TensorLike | None = None, validate_args: bool = False,
                 name: str | None = None) -> Tensor:
     """The number of singular values above `tol` (default ``max(s) * max(M, N) * eps``),
-    as int64.
+    as int32.
 
     Raises:
         InvalidArgumentError: for non-floating-point input of rank below 2.
@@ -300,14 +300,14 @@ def matrix_rank(a: TensorLike, tol: TensorLike | None = None, validate_args: boo
     Examples:
         >>> import eagerflow as ef
         >>> ef.linalg.matrix_rank([[1.0, 2.0], [2.0, 4.0]])
-        ef.Tensor(1, shape=(), dtype=int64)
+        ef.Tensor(1, shape=(), dtype=int32)
     """
     a = _matrices(a, "MatrixRank", square=False)
     s = svd(a, compute_uv=False)
     if tol is None:
         eps = float(max(a.shape[-2:]) * np.finfo(a.dtype).eps)
         tol = _math.multiply(_reduce.reduce_max(s, -1, keepdims=True), eps)
-    above = _math.cast(_logic.greater(s, tol), "int64")
+    above = _math.cast(_logic.greater(s, tol), "int32")
     return _reduce.reduce_sum(above, axis=-1)
 
 

@@ -15,7 +15,10 @@ Examples:
 
 from __future__ import annotations
 
+import numpy as np
+
 from eagerflow.core import errors
+from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
@@ -74,9 +77,30 @@ def multiply_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Te
         ef.Tensor(0.0, shape=(), dtype=float32)
     """
     x, y = _float_pair(x, y, "MulNoNan")
-    zero = _logic.equal(y, 0.0)
-    safe = _math.where(zero, _creation.zeros_like(x), x)
-    return _math.where(zero, _creation.zeros_like(x), _math.multiply(safe, y))
+    return execute(_mul_no_nan, (x, y))
+
+
+@primitive("MulNoNan", fresh=True)
+def _mul_no_nan(x, y):
+    return np.where(y == 0, np.zeros_like(x), x * y)
+
+
+@_mul_no_nan.gradient
+def _mul_no_nan_grad(dy, out, x, y):
+    # TensorFlow's rule: dx = mul_no_nan(dy, y), dy = mul_no_nan(x, dy) (so at y == 0 the
+    # gradient for y is x wherever dy is non-zero).
+    return execute(_mul_no_nan, (dy, y)), execute(_mul_no_nan, (x, dy))
+
+
+@_mul_no_nan.jvp
+def _mul_no_nan_jvp(tangents, out, x, y):
+    tx, ty = tangents
+    parts = []
+    if tx is not None:
+        parts.append(execute(_mul_no_nan, (tx, y)))
+    if ty is not None:
+        parts.append(execute(_mul_no_nan, (x, ty)))
+    return parts[0] if len(parts) == 1 else _math.add(parts[0], parts[1])
 
 
 def reciprocal_no_nan(x: TensorLike, name: str | None = None) -> Tensor:

@@ -4,8 +4,9 @@
 Rows of `data` that share a segment id are reduced together. The sorted forms
 (`segment_*`) take non-decreasing ids and return ``ids[-1] + 1`` segments; the unsorted
 forms take any ids and an explicit `num_segments`, and drop the rows whose id is negative.
-An empty segment gives 0 (sum, mean, sqrt_n), 1 (prod), the dtype's lowest value (max) or
-its largest value (min), as TensorFlow. Sums are a scatter (gradient: a gather); max, min
+An empty segment gives 0 (sum, mean, sqrt_n, and max and min of the sorted forms), 1
+(prod), and for the unsorted max and min the dtype's lowest or largest value, as
+TensorFlow. Sums are a scatter (gradient: a gather); max, min
 and prod reduce a masked copy, so their gradients are those of `reduce_max` and friends.
 
 An output whose size depends on the values (``segment_sum``'s segment count, `bincount`
@@ -108,6 +109,7 @@ def _reduce_segments(kind: str, data: TensorLike, segment_ids: TensorLike,
                      num_segments: int | None, op_name: str) -> Tensor:
     data = _creation.convert_to_tensor(data)
     data, ids = _flat_ids(data, segment_ids, op_name)
+    unsorted = num_segments is not None
     if num_segments is None:
         num_segments = _sorted_count(ids, op_name)
     num_segments = int(num_segments)
@@ -124,7 +126,11 @@ def _reduce_segments(kind: str, data: TensorLike, segment_ids: TensorLike,
         return _reduce.reduce_prod(_masked(data, ids, num_segments, 1), axis=1)
     fill = _extreme(data, kind == "max")
     reduce_fn = _reduce.reduce_max if kind == "max" else _reduce.reduce_min
-    return reduce_fn(_masked(data, ids, num_segments, fill), axis=1)
+    result = reduce_fn(_masked(data, ids, num_segments, fill), axis=1)
+    if not unsorted:  # the sorted forms give 0 for an empty segment, the unsorted `fill`
+        present = _logic.greater(_counts(data, ids, num_segments), 0)
+        result = _math.where(present, result, _creation.zeros_like(result))
+    return result
 
 
 def segment_sum(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> Tensor:

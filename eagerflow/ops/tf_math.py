@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import errors, forwardprop
+from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import indexing as _indexing
@@ -169,12 +170,48 @@ def cumulative_logsumexp(x: TensorLike, axis: int = 0, exclusive: bool = False,
         ef.Tensor([0.        0.6931472 1.0986123], shape=(3,), dtype=float32)
     """
     x = _float(x, "CumulativeLogsumexp")
-    # Shift by the (constant) maximum so the exponentials cannot overflow.
-    shift = _array.stop_gradient(_reduce.reduce_max(x, axis=axis, keepdims=True))
-    shift = _math.where(_logic.less(_unary.abs(shift), np.inf), shift, _creation.zeros_like(shift))
-    summed = _reduce.cumsum(_unary.exp(_math.subtract(x, shift)), axis=axis,
-                            exclusive=exclusive, reverse=reverse)
-    return _math.add(_unary.log(summed), shift)
+    axis = int(axis)
+    if not -x.ndim <= axis < max(x.ndim, 1):
+        raise errors.InvalidArgumentError(f"axis {axis} is out of range for shape {x.shape}",
+                                          op="CumulativeLogsumexp")
+    return execute(_cumulative_logsumexp, (x,), {"axis": axis % max(x.ndim, 1),
+                                                 "exclusive": bool(exclusive),
+                                                 "reverse": bool(reverse)})
+
+
+@primitive("CumulativeLogsumexp", fresh=True)
+def _cumulative_logsumexp(x, axis, exclusive, reverse):
+    if x.ndim == 0:
+        return np.full_like(x, -np.inf) if exclusive else x.copy()
+    values = np.flip(x, axis) if reverse else x
+    out = np.logaddexp.accumulate(values, axis=axis)  # a running log-sum, no overflow
+    if exclusive:
+        out = np.concatenate([np.full_like(np.take(out, [0], axis), -np.inf),
+                              np.take(out, np.arange(out.shape[axis] - 1), axis)], axis)
+    return np.flip(out, axis) if reverse else out
+
+
+@_cumulative_logsumexp.gradient
+def _cumulative_logsumexp_grad(dy, out, x, axis, exclusive, reverse):
+    # dx_j = exp(x_j) * sum over the outputs i that include j of dy_i * exp(-out_i), summed
+    # in log space (TensorFlow's rule), the positive and negative parts of dy apart.
+    lowest = float(np.finfo(dy.dtype).min)
+    positive, negative = _logic.greater(dy, 0.0), _logic.less(dy, 0.0)
+    ones = _creation.ones_like(dy)
+    log_positive = _math.where(positive, _unary.log(_math.where(positive, dy, ones)), lowest)
+    log_negative = _math.where(negative, _unary.log(_math.where(negative,
+                                                                 _unary.negative(dy), ones)),
+                               lowest)
+
+    def spread(log_part):
+        total = execute(_cumulative_logsumexp, (_math.subtract(log_part, out),),
+                        {"axis": axis, "exclusive": exclusive, "reverse": not reverse})
+        return _unary.exp(_math.add(total, x))
+
+    return _math.subtract(spread(log_positive), spread(log_negative))
+
+
+_cumulative_logsumexp.jvp(forwardprop.FROM_VJP)
 
 
 def invert_permutation(x: TensorLike, name: str | None = None) -> Tensor:
