@@ -139,8 +139,8 @@ def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.math.xlogy([0.0, 1.0], [0.0, 2.0])
-        ef.Tensor([0.        0.6931472], shape=(2,), dtype=float32)
+        >>> ef.math.xlogy([0.0, 1.0], [0.0, 2.0]).numpy().round(4).tolist()
+        [0.0, 0.6931]
     """
     x, y = _float_pair(x, y, "Xlogy")
     zero = _logic.equal(x, 0.0)
@@ -163,8 +163,8 @@ def xlog1py(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.math.xlog1py([0.0, 1.0], [-1.0, 1.0])
-        ef.Tensor([0.        0.6931472], shape=(2,), dtype=float32)
+        >>> ef.math.xlog1py([0.0, 1.0], [-1.0, 1.0]).numpy().round(4).tolist()
+        [0.0, 0.6931]
     """
     x, y = _float_pair(x, y, "Xlog1py")
     zero = _logic.equal(x, 0.0)

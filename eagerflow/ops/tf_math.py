@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, forwardprop
+from eagerflow.core import errors
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -166,8 +166,8 @@ def cumulative_logsumexp(x: TensorLike, axis: int = 0, exclusive: bool = False,
 
     Examples:
         >>> import eagerflow as ef
-        >>> ef.math.cumulative_logsumexp([0.0, 0.0, 0.0])
-        ef.Tensor([0.        0.6931472 1.0986123], shape=(3,), dtype=float32)
+        >>> ef.math.cumulative_logsumexp([0.0, 0.0, 0.0]).numpy().round(4).tolist()
+        [0.0, 0.6931, 1.0986]
     """
     x = _float(x, "CumulativeLogsumexp")
     axis = int(axis)
@@ -195,13 +195,7 @@ def _cumulative_logsumexp(x, axis, exclusive, reverse):
 def _cumulative_logsumexp_grad(dy, out, x, axis, exclusive, reverse):
     # dx_j = exp(x_j) * sum over the outputs i that include j of dy_i * exp(-out_i), summed
     # in log space (TensorFlow's rule), the positive and negative parts of dy apart.
-    lowest = float(np.finfo(dy.dtype).min)
-    positive, negative = _logic.greater(dy, 0.0), _logic.less(dy, 0.0)
-    ones = _creation.ones_like(dy)
-    log_positive = _math.where(positive, _unary.log(_math.where(positive, dy, ones)), lowest)
-    log_negative = _math.where(negative, _unary.log(_math.where(negative,
-                                                                 _unary.negative(dy), ones)),
-                               lowest)
+    log_positive, log_negative = _log_parts(dy)
 
     def spread(log_part):
         total = execute(_cumulative_logsumexp, (_math.subtract(log_part, out),),
@@ -211,7 +205,28 @@ def _cumulative_logsumexp_grad(dy, out, x, axis, exclusive, reverse):
     return _math.subtract(spread(log_positive), spread(log_negative))
 
 
-_cumulative_logsumexp.jvp(forwardprop.FROM_VJP)
+@_cumulative_logsumexp.jvp
+def _cumulative_logsumexp_jvp(tangents, out, x, axis, exclusive, reverse):
+    # dy_i = sum over the j that y_i includes of exp(x_j - y_i) t_j: the same accumulation
+    # of x + log|t|, the positive and negative parts of t apart.
+    log_positive, log_negative = _log_parts(tangents[0])
+
+    def gather(log_part):
+        total = execute(_cumulative_logsumexp, (_math.add(x, log_part),),
+                        {"axis": axis, "exclusive": exclusive, "reverse": reverse})
+        return _unary.exp(_math.subtract(total, out))
+
+    return _math.subtract(gather(log_positive), gather(log_negative))
+
+
+def _log_parts(values: Tensor) -> tuple[Tensor, Tensor]:
+    """``log(max(v, 0))`` and ``log(max(-v, 0))``, the dtype's lowest number for log(0)."""
+    lowest = float(np.finfo(values.dtype).min)
+    positive, negative = _logic.greater(values, 0.0), _logic.less(values, 0.0)
+    ones = _creation.ones_like(values)
+    return (_math.where(positive, _unary.log(_math.where(positive, values, ones)), lowest),
+            _math.where(negative, _unary.log(_math.where(negative, _unary.negative(values),
+                                                         ones)), lowest))
 
 
 def invert_permutation(x: TensorLike, name: str | None = None) -> Tensor:
