@@ -8,6 +8,8 @@ Examples:
 
 from eagerflow import absent as _absent
 from eagerflow.ops.einsum_ops import einsum
+from eagerflow.ops.erfinv import erfinv, ndtri
+from eagerflow.ops.gamma import digamma, lgamma, polygamma
 from eagerflow.ops.linalg_ops import (
     clip_by_global_norm,
     clip_by_norm,
@@ -137,6 +139,8 @@ from eagerflow.ops.unary import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
+    "erfinv", "ndtri",
+    "digamma", "lgamma", "polygamma",
     "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin", "asinh", "atan", "atan2",
     "atanh", "bincount", "cast", "ceil", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
     "confusion_matrix", "cos", "cosh", "count_nonzero", "cumprod", "cumsum",
