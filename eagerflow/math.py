@@ -8,7 +8,7 @@ Examples:
 
 from eagerflow import absent as _absent
 from eagerflow.ops.einsum_ops import einsum
-from eagerflow.ops.erfinv import erfinv, ndtri
+from eagerflow.ops.inverse_erf import erfinv, ndtri
 from eagerflow.ops.gamma import digamma, lgamma, polygamma
 from eagerflow.ops.linalg_ops import (
     clip_by_global_norm,
