@@ -284,7 +284,8 @@ def svd(tensor: TensorLike, full_matrices: bool = False, compute_uv: bool = True
         ef.Tensor([4. 3.], shape=(2,), dtype=float32)
     """
     a = _matrices(tensor, "Svd", square=False)
-    s, u, v = execute(_svd, (a,), {"full_matrices": bool(full_matrices)})
+    # The singular values do not depend on full_matrices: the reduced form differentiates.
+    s, u, v = execute(_svd, (a,), {"full_matrices": bool(full_matrices) and compute_uv})
     return (s, u, v) if compute_uv else s
 
 

@@ -193,7 +193,8 @@ def _quantile(x: TensorLike, q: TensorLike, axis: AxisLike, method: str, keepdim
     if method not in _METHODS:
         raise ValueError(f"`method` must be one of {_METHODS}. Received: method={method!r}")
     x = _float_of(_t(x))
-    q = _t(q)
+    # Python numbers keep their float64 digits (0.1 as float32 would move the quantile).
+    q = q if isinstance(q, Tensor) else _t(np.asarray(q, np.float64))
     if context.thread.tracer is None:  # traced values are only known when the graph runs
         q_values = np.asarray(q.numpy(), np.float64)
         if np.any(q_values < 0) or np.any(q_values > scale):
