@@ -38,13 +38,17 @@ from eagerflow.ops.tf_linalg import (
     cross,
     matrix_transpose,
     matvec,
+    normalize,
     set_diag,
+    tensor_diag,
+    tensor_diag_part,
 )
 from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
+    "normalize", "tensor_diag", "tensor_diag_part",
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
     "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet", "lstsq",
     "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr", "set_diag",

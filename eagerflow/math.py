@@ -8,8 +8,9 @@ Examples:
 
 from eagerflow import absent as _absent
 from eagerflow.ops.einsum_ops import einsum
-from eagerflow.ops.inverse_erf import erfinv, ndtri
-from eagerflow.ops.gamma import digamma, lgamma, polygamma
+from eagerflow.ops.inverse_erf import erfcinv, erfinv, ndtri
+from eagerflow.ops.gamma import digamma, lbeta, lgamma, polygamma
+from eagerflow.ops.keras_numbers import nextafter
 from eagerflow.ops.linalg_ops import (
     clip_by_global_norm,
     clip_by_norm,
@@ -94,6 +95,13 @@ from eagerflow.ops.segment_ops import (
     unsorted_segment_sum,
 )
 from eagerflow.ops.tf_math import (
+    accumulate_n,
+    conj,
+    imag,
+    is_non_decreasing,
+    is_strictly_increasing,
+    real,
+    scalar_mul,
     count_nonzero,
     cumulative_logsumexp,
     in_top_k,
@@ -139,6 +147,9 @@ from eagerflow.ops.unary import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
+    "nextafter",
+    "accumulate_n", "conj", "erfcinv", "imag", "is_non_decreasing", "is_strictly_increasing",
+    "lbeta", "real", "scalar_mul",
     "erfinv", "ndtri",
     "digamma", "lgamma", "polygamma",
     "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin", "asinh", "atan", "atan2",

@@ -29,6 +29,7 @@ import numpy as np
 from eagerflow.core import errors, forwardprop
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import math as _math
+from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.special import check_float
 from eagerflow.ops.typing import Tensor, TensorLike
 
@@ -182,3 +183,18 @@ def polygamma(a: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
             op="Polygamma")
     n = int(orders[0])
     return digamma(x) if n == 0 else execute(_polygamma, (x,), {"n": n})
+
+
+def lbeta(x: TensorLike, name: str | None = None) -> Tensor:
+    """``log|Beta(x)|`` of the last axis: ``sum(lgamma(x)) - lgamma(sum(x))``.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> round(float(ef.math.lbeta([1.0, 1.0])), 4)  # Beta(1, 1) = 1
+        0.0
+    """
+    return _math.subtract(_reduce.reduce_sum(lgamma(x), -1),
+                          lgamma(_reduce.reduce_sum(x, -1)))

@@ -144,3 +144,18 @@ def ndtri(x: TensorLike, name: str | None = None) -> Tensor:
         ef.Tensor([-inf   0.  inf], shape=(3,), dtype=float32)
     """
     return execute(_ndtri, (x,))
+
+
+def erfcinv(x: TensorLike, name: str | None = None) -> Tensor:
+    """The inverse complementary error function: ``erfc(erfcinv(x)) == x`` on (0, 2),
+    computed as ``-ndtri(x / 2) / sqrt(2)`` (precise for small `x`).
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.erfcinv([0.3, 0.0]).numpy().round(4).tolist()
+        [0.7329, inf]
+    """
+    return _math.divide(_unary.negative(ndtri(_math.multiply(x, 0.5))), _SQRT2)

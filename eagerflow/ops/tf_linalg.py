@@ -13,6 +13,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from eagerflow.core import errors
@@ -22,6 +24,7 @@ from eagerflow.ops import decompositions as _decompositions
 from eagerflow.ops import einsum_ops as _einsum
 from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import math as _math
+from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import Tensor, TensorLike
 
 
@@ -183,3 +186,64 @@ def cholesky_solve(chol: TensorLike, rhs: TensorLike, name: str | None = None) -
     """
     half = _decompositions.triangular_solve(chol, rhs, lower=True)
     return _decompositions.triangular_solve(chol, half, lower=True, adjoint=True)
+
+
+def normalize(tensor: TensorLike, ord: Any = "euclidean", axis: Any = None,  # noqa: A002
+              name: str | None = None) -> tuple[Tensor, Tensor]:
+    """`tensor` divided by its norm along `axis`, and that norm (kept dims).
+
+    Args:
+        tensor: a floating-point tensor.
+        ord, axis: as `ef.linalg.norm`.
+
+    Returns:
+        ``(normalized, norm)``.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> unit, norm = ef.linalg.normalize([3.0, 4.0])
+        >>> unit, norm
+        (ef.Tensor([0.6 0.8], shape=(2,), dtype=float32), ef.Tensor([5.], shape=(1,), dtype=float32))
+    """
+    norm = _linalg.norm(tensor, ord=ord, axis=axis, keepdims=True)
+    return _math.divide(tensor, norm), norm
+
+
+def tensor_diag(diagonal: TensorLike, name: str | None = None) -> Tensor:
+    """The tensor with `diagonal` on its diagonal: shape ``s + s`` for a `diagonal` of
+    shape ``s``, ``out[i..., i...] = diagonal[i...]``.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.linalg.tensor_diag([1.0, 2.0])
+        ef.Tensor(
+        [[1. 0.]
+         [0. 2.]], shape=(2, 2), dtype=float32)
+    """
+    diagonal = _creation.convert_to_tensor(diagonal)
+    size = int(np.prod(diagonal.shape, dtype=np.int64))
+    eye = _creation.constant(np.eye(size, dtype=diagonal.dtype))
+    flat = _math.multiply(_array.reshape(diagonal, [size, 1]), eye)
+    return _array.reshape(flat, diagonal.shape + diagonal.shape)
+
+
+def tensor_diag_part(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002
+    """The diagonal of a tensor of shape ``s + s``: ``out[i...] = input[i..., i...]``.
+
+    Raises:
+        InvalidArgumentError: when the shape is not two equal halves.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.linalg.tensor_diag_part([[1.0, 5.0], [7.0, 2.0]])
+        ef.Tensor([1. 2.], shape=(2,), dtype=float32)
+    """
+    x = _creation.convert_to_tensor(input)
+    half = x.ndim // 2
+    if x.ndim % 2 or x.shape[:half] != x.shape[half:]:
+        raise errors.InvalidArgumentError(
+            f"input must have shape s + s, got {x.shape}", op="DiagPart")
+    size = int(np.prod(x.shape[:half], dtype=np.int64))
+    eye = _creation.constant(np.eye(size, dtype=x.dtype))
+    flat = _reduce.reduce_sum(_math.multiply(_array.reshape(x, [size, size]), eye), -1)
+    return _array.reshape(flat, x.shape[:half])

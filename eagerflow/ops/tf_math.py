@@ -281,3 +281,94 @@ def in_top_k(targets: TensorLike, predictions: TensorLike, k: int,
         _math.cast(_logic.greater(predictions, _array.expand_dims(picked, 1)), "int32"), axis=1)
     finite = _logic.less(_unary.abs(picked), np.inf) if picked.dtype.kind == "f" else valid
     return _logic.logical_and(_logic.logical_and(valid, finite), _logic.less(above, int(k)))
+
+
+def real(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002
+    """The real part: `input` itself, eagerflow's tensors being real.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.real([1.5, -2.0])
+        ef.Tensor([ 1.5 -2. ], shape=(2,), dtype=float32)
+    """
+    return _creation.convert_to_tensor(input)
+
+
+def imag(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002
+    """The imaginary part: zeros of `input`'s shape and dtype for real tensors.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.imag([1.5, -2.0])
+        ef.Tensor([0. 0.], shape=(2,), dtype=float32)
+    """
+    return _creation.zeros_like(_creation.convert_to_tensor(input))
+
+
+def conj(x: TensorLike, name: str | None = None) -> Tensor:
+    """The complex conjugate: `x` itself for real tensors.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.conj([1.0])
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+    return _creation.convert_to_tensor(x)
+
+
+def _ordered(x: TensorLike, strict: bool) -> Tensor:
+    flat = _array.reshape(_creation.convert_to_tensor(x), [-1])
+    compare = _logic.greater if strict else _logic.greater_equal
+    return _reduce.reduce_all(compare(flat[1:], flat[:-1]))
+
+
+def is_non_decreasing(x: TensorLike, name: str | None = None) -> Tensor:
+    """Whether the entries of `x`, in row-major order, never decrease (True for fewer than
+    two entries).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.is_non_decreasing([1, 1, 2])
+        ef.Tensor(True, shape=(), dtype=bool)
+    """
+    return _ordered(x, strict=False)
+
+
+def is_strictly_increasing(x: TensorLike, name: str | None = None) -> Tensor:
+    """Whether the entries of `x`, in row-major order, strictly increase.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.is_strictly_increasing([1, 1, 2])
+        ef.Tensor(False, shape=(), dtype=bool)
+    """
+    return _ordered(x, strict=True)
+
+
+def scalar_mul(scalar: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """`scalar * x` for a scalar `scalar`.
+
+    Raises:
+        ValueError: when `scalar` is not a scalar.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.scalar_mul(2.0, [1.0, 3.0])
+        ef.Tensor([2. 6.], shape=(2,), dtype=float32)
+    """
+    if np.ndim(scalar.numpy() if isinstance(scalar, Tensor) else scalar) != 0:
+        raise ValueError(f"`scalar` must be a 0-D value. Received: scalar={scalar!r}")
+    return _math.multiply(scalar, x)
+
+
+def accumulate_n(inputs: Sequence[TensorLike], shape: Any = None, tensor_dtype: Any = None,
+                 name: str | None = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape (TensorFlow's deprecated name
+    for `add_n`).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.accumulate_n([[1.0, 2.0], [3.0, 4.0]])
+        ef.Tensor([4. 6.], shape=(2,), dtype=float32)
+    """
+    return _math.add_n(list(inputs))

@@ -19,6 +19,7 @@ CASES = [
     OpCase("lgamma_negative", ef.math.lgamma, None, shapes=[(4,)], domain=(-2.9, -2.1)),
     OpCase("digamma", ef.math.digamma, None, shapes=[(2, 3)], domain=(0.2, 25.0)),
     OpCase("digamma_negative", ef.math.digamma, None, shapes=[(3,)], domain=(-0.9, -0.1)),
+    OpCase("lbeta", ef.math.lbeta, None, shapes=[(2, 3)], domain=(0.3, 3.0)),
     OpCase("polygamma", lambda x: ef.math.polygamma(2, x), None, shapes=[(4,)],
            domain=(0.5, 30.0), grad_tol=(1e-4, 1e-4)),
 ]
@@ -71,3 +72,8 @@ def test_bad_input_names_the_problem():
         ef.math.lgamma([1, 2])
     with pytest.raises(ef.errors.InvalidArgumentError, match="one non-negative whole order"):
         ef.math.polygamma([1.0, 2.0], [1.0, 1.0])
+
+
+def test_scalar_mul_needs_a_scalar():
+    with pytest.raises(ValueError, match="`scalar` must be a 0-D value"):
+        ef.math.scalar_mul([1.0, 2.0], [1.0, 2.0])

@@ -21,6 +21,7 @@ _ERFINV = [NAN, -INF, -3.4589107372754997, -0.4769362762044699, -8.8622699877950
 CASES = [
     OpCase("erfinv", ef.math.erfinv, None, shapes=[(2, 3)], domain=(-0.95, 0.95)),
     OpCase("ndtri", ef.math.ndtri, None, shapes=[(5,)], domain=(0.02, 0.98)),
+    OpCase("erfcinv", ef.math.erfcinv, None, shapes=[(4,)], domain=(0.05, 1.95)),
 ]
 
 

@@ -31,6 +31,13 @@ CASES = [
     OpCase("matvec_adjoint", lambda a, b: ef.linalg.matvec(a, b, adjoint_a=True),
            lambda a, b: np.swapaxes(a, -1, -2) @ b, shapes=[(3, 4), (3,)]),
     OpCase("cross", ef.linalg.cross, np.cross, shapes=[(2, 3), (3,)]),
+    OpCase("normalize", lambda a: ef.linalg.normalize(a, axis=-1),
+           lambda a: (a / np.linalg.norm(a, axis=-1, keepdims=True),
+                      np.linalg.norm(a, axis=-1, keepdims=True)), shapes=[(3, 4)]),
+    OpCase("tensor_diag", ef.linalg.tensor_diag,
+           lambda d: np.diag(d.ravel()).reshape(d.shape + d.shape), shapes=[(2, 3)]),
+    OpCase("tensor_diag_part", ef.linalg.tensor_diag_part,
+           lambda a: np.diagonal(a.reshape(6, 6)).reshape(2, 3), shapes=[(2, 3, 2, 3)]),
     OpCase("cholesky_solve", lambda b: ef.linalg.cholesky_solve(np.linalg.cholesky(_S).astype(b.dtype), b),
            lambda b: np.linalg.solve(_S, b), shapes=[(3, 2)]),
 ]
@@ -60,6 +67,7 @@ def test_eye_and_l2_normalize_are_the_shared_ops():
     (lambda: ef.linalg.matrix_transpose([1.0, 2.0]), "at least 2-D"),
     (lambda: ef.linalg.set_diag(ef.zeros((3, 3)), [1.0, 2.0]), r"diagonal must have shape \(3,\)"),
     (lambda: ef.linalg.cross([1.0, 2.0], [1.0, 2.0]), "vectors of 3 entries"),
+    (lambda: ef.linalg.tensor_diag_part(ef.zeros((2, 3))), r"shape s \+ s"),
 ])
 def test_bad_input_names_the_problem(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):

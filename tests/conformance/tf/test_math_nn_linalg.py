@@ -57,6 +57,19 @@ MATH = {
     "softsign": lambda: ef.math.softsign([-3.0, 1.0]),
     "log_softmax": lambda: ef.math.log_softmax([1.0, 2.0, 3.0]),
 }
+MATH.update({
+    "real": lambda: ef.math.real(ef.constant([1.5, -2.0])),
+    "imag": lambda: ef.math.imag(ef.constant([1.5, -2.0])),
+    "conj": lambda: ef.math.conj(ef.constant([1.5, -2.0])),
+    "is_non_decreasing": lambda: ef.math.is_non_decreasing([[1, 2], [2, 5]]),
+    "is_strictly_increasing": lambda: ef.math.is_strictly_increasing([1.0, 1.0, 2.0]),
+    "scalar_mul": lambda: ef.math.scalar_mul(3.0, ef.constant([1.0, -2.0])),
+    "accumulate_n": lambda: ef.math.accumulate_n([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]),
+    "erfcinv": lambda: ef.math.erfcinv(np.array([0.0, 1e-20, 0.3, 1.0, 1.7, 2.0, 2.5])),
+    "lbeta": lambda: ef.math.lbeta(np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]])),
+    "nextafter": lambda: ef.math.nextafter(np.array([1.0, 0.0], np.float32),
+                                           np.array([2.0, -1.0], np.float32)),
+})
 NN = {
     "max_pool1d": lambda: ef.nn.max_pool(ef.reshape(ef.range(8.0), (1, 8, 1)), 3, 2, "SAME"),
     "avg_pool2d": lambda: ef.nn.avg_pool(ef.reshape(ef.range(16.0), (1, 4, 4, 1)), 2, 2, "VALID"),
@@ -115,6 +128,10 @@ def _g(f, *xs):
 
 
 GRADS = {
+    "grad_lbeta": lambda: _g(lambda x: ef.reduce_sum(ef.math.lbeta(x)),
+                             np.array([[1.0, 2.0, 3.0], [0.5, 0.5, 4.0]])),
+    "grad_erfcinv": lambda: _g(lambda x: ef.reduce_sum(ef.math.erfcinv(x)),
+                               np.array([0.1, 1.0, 1.7])),
     "divide_no_nan": lambda: _g(lambda x, y: ef.reduce_sum(ef.math.divide_no_nan(x, y)), [1.0, 2.0, 3.0], [0.0, 4.0, -1.0]),
     "xlogy": lambda: _g(lambda x, y: ef.reduce_sum(ef.math.xlogy(x, y)), [0.0, 2.0, 3.0], [0.0, 4.0, 1.5]),
     "xdivy": lambda: _g(lambda x, y: ef.reduce_sum(ef.math.xdivy(x, y)), [0.0, 2.0, 3.0], [0.0, 4.0, 1.5]),
@@ -170,6 +187,18 @@ EXPECTED = {
     "math/l2_normalize": ([[0.6, 0.8], [0.0, 0.0]], "float32"),
     "math/softsign": ([-0.75, 0.5], "float32"),
     "math/log_softmax": ([-2.407606, -1.407606, -0.407606], "float32"),
+    "math/real": ([1.5, -2.0], "float32"),
+    "math/imag": ([0.0, 0.0], "float32"),
+    "math/conj": ([1.5, -2.0], "float32"),
+    "math/is_non_decreasing": (True, "bool"),
+    "math/is_strictly_increasing": (False, "bool"),
+    "math/scalar_mul": ([3.0, -6.0], "float32"),
+    "math/accumulate_n": ([9.0, 12.0], "float32"),
+    "math/erfcinv": ([INF, 6.601581, 0.732869, -0.0, -0.732869, -INF, NAN], "float64"),
+    "math/lbeta": ([-4.094345, -0.241564], "float64"),
+    "math/nextafter": ([1.0, -0.0], "float32"),
+    "grads/grad_lbeta": [([[-2.283333, -1.283333, -0.783333], [-3.469628, -3.469628, -0.25]], "float64")],
+    "grads/grad_erfcinv": [([-3.428043, -0.886227, -1.516363], "float64")],
     # nn
     "nn/max_pool1d": ([[[2.0], [4.0], [6.0], [7.0]]], "float32"),
     "nn/avg_pool2d": ([[[[2.5], [4.5]], [[10.5], [12.5]]]], "float32"),
