@@ -70,10 +70,12 @@ def _broadcast(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return _array.broadcast_to(a, shape), _array.broadcast_to(b, shape)
 
 
-def _float_dtype(*values: TensorLike) -> str:
-    dtype = _core.result_type(*values)
-    return "float64" if dtype.name in ("int64", "float64") else (
-        "float16" if dtype.name == "float16" else "float32")
+def _float_dtype(*values: TensorLike) -> np.dtype:
+    """Keras's float for these ops: float64 from float64 or int64, float16 stays, else
+    float32."""
+    name = _core.result_type(*values).name
+    return np.dtype("float64" if name in ("int64", "float64") else
+                    "float16" if name == "float16" else "float32")
 
 
 def correlate(x1: TensorLike, x2: TensorLike, mode: str = "valid") -> Tensor:

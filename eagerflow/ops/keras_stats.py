@@ -218,7 +218,7 @@ def _quantile(x: TensorLike, q: TensorLike, axis: AxisLike, method: str, keepdim
         count = _reduce.reduce_sum(_math.cast(_logic.logical_not(nan), rows.dtype), -1,
                                    keepdims=True)
     else:
-        count = _creation.fill(list(rows.shape[:-1]) + [1], float(n), rows.dtype)
+        count = _creation.fill(list(rows.shape[:-1]) + [1], float(n), rows.dtype.name)
     flat_q = _array.reshape(q, [-1])
     position = _math.multiply(_math.maximum(_math.subtract(count, 1.0), 0.0), flat_q)
     low, high = _unary.floor(position), _unary.ceil(position)

@@ -362,9 +362,10 @@ def confusion_matrix(labels: TensorLike, predictions: TensorLike,
             num_classes = int(both.max()) + 1 if both.size else 0
     elif num_classes is None:
         data_dependent("tf.math.confusion_matrix", "num_classes")
+    classes = int(num_classes or 0)  # None only inside a trace, where data_dependent raised
     weight_dtype = dtype if weights is None else _creation.convert_to_tensor(weights).dtype
-    rows = _math.cast(_indexing.one_hot(labels, int(num_classes)), weight_dtype)
+    rows = _math.cast(_indexing.one_hot(labels, classes), weight_dtype)
     if weights is not None:
         rows = _math.multiply(rows, _array.expand_dims(_math.cast(weights, weight_dtype), -1))
-    columns = _math.cast(_indexing.one_hot(predictions, int(num_classes)), weight_dtype)
+    columns = _math.cast(_indexing.one_hot(predictions, classes), weight_dtype)
     return _math.cast(_linalg.matmul(rows, columns, transpose_a=True), dtype)
