@@ -7,6 +7,7 @@ Examples:
 """
 
 from eagerflow import absent as _absent
+from eagerflow.ops.creation import eye
 from eagerflow.ops.decompositions import (
     cholesky,
     det,
@@ -19,7 +20,6 @@ from eagerflow.ops.decompositions import (
     triangular_solve,
 )
 from eagerflow.ops.einsum_ops import einsum
-from eagerflow.ops.creation import eye
 from eagerflow.ops.factorizations import (
     eigh,
     eigvalsh,
@@ -30,6 +30,7 @@ from eagerflow.ops.factorizations import (
     slogdet,
     svd,
 )
+from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
 from eagerflow.ops.normalization import l2_normalize
 from eagerflow.ops.tf_linalg import (
     adjoint,
@@ -43,7 +44,6 @@ from eagerflow.ops.tf_linalg import (
     tensor_diag,
     tensor_diag_part,
 )
-from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.

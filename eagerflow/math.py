@@ -7,9 +7,10 @@ Examples:
 """
 
 from eagerflow import absent as _absent
+from eagerflow.ops.activations import softsign
 from eagerflow.ops.einsum_ops import einsum
-from eagerflow.ops.inverse_erf import erfcinv, erfinv, ndtri
 from eagerflow.ops.gamma import digamma, lbeta, lgamma, polygamma
+from eagerflow.ops.inverse_erf import erfcinv, erfinv, ndtri
 from eagerflow.ops.keras_numbers import nextafter
 from eagerflow.ops.linalg_ops import (
     clip_by_global_norm,
@@ -49,6 +50,9 @@ from eagerflow.ops.math import (
     truediv,
     where,
 )
+from eagerflow.ops.math import mod as floormod
+from eagerflow.ops.nn_ops import log_softmax, softmax
+from eagerflow.ops.normalization import l2_normalize
 from eagerflow.ops.reduce import (
     argmax,
     argmin,
@@ -67,10 +71,6 @@ from eagerflow.ops.reduce import (
     top_k,
 )
 from eagerflow.ops.reduce import reduce_euclidean as reduce_euclidean_norm
-from eagerflow.ops.special import erf, erfc, log_sigmoid, softplus
-from eagerflow.ops.activations import softsign
-from eagerflow.ops.nn_ops import log_softmax, softmax
-from eagerflow.ops.normalization import l2_normalize
 from eagerflow.ops.safe_math import (
     divide_no_nan,
     multiply_no_nan,
@@ -94,6 +94,7 @@ from eagerflow.ops.segment_ops import (
     unsorted_segment_sqrt_n,
     unsorted_segment_sum,
 )
+from eagerflow.ops.special import erf, erfc, log_sigmoid, softplus
 from eagerflow.ops.tf_math import (
     accumulate_n,
     conj,
@@ -113,7 +114,6 @@ from eagerflow.ops.tf_math import (
     rint,
     zero_fraction,
 )
-from eagerflow.ops.math import mod as floormod
 from eagerflow.ops.unary import (
     abs,
     acos,

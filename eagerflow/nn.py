@@ -33,8 +33,8 @@ from eagerflow.ops.pooling import (
     max_pool2d,
 )
 from eagerflow.ops.pooling3d import avg_pool3d, global_avg_pool3d, global_max_pool3d, max_pool3d
-from eagerflow.ops.special import log_sigmoid, softplus
 from eagerflow.ops.reduce import top_k
+from eagerflow.ops.special import log_sigmoid, softplus
 from eagerflow.ops.tf_math import in_top_k, zero_fraction
 from eagerflow.ops.tf_nn import (
     avg_pool,

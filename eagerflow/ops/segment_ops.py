@@ -184,8 +184,6 @@ def segment_prod(data: TensorLike, segment_ids: TensorLike, name: str | None = N
     return _reduce_segments("prod", data, segment_ids, None, "SegmentProd")
 
 
-
-
 def unsorted_segment_sum(data: TensorLike, segment_ids: TensorLike, num_segments: int,
                          name: str | None = None) -> Tensor:
     """Sums of the entries of `data` that share a segment id, ids in any order;
@@ -247,8 +245,6 @@ def unsorted_segment_prod(data: TensorLike, segment_ids: TensorLike, num_segment
         InvalidArgumentError: when `segment_ids`'s shape is not a prefix of `data`'s.
     """
     return _reduce_segments("prod", data, segment_ids, num_segments, "UnsortedSegmentProd")
-
-
 
 
 def bincount(arr: TensorLike, weights: TensorLike | None = None, minlength: int | None = None,
