@@ -263,7 +263,7 @@ _svd.jvp(forwardprop.FROM_VJP)
 
 
 def svd(tensor: TensorLike, full_matrices: bool = False, compute_uv: bool = True,
-        name: str | None = None):
+        name: str | None = None) -> Tensor | tuple[Tensor, Tensor, Tensor]:
     """The singular value decomposition ``A = U diag(s) V^T`` (TensorFlow's order).
 
     Args:
