@@ -24,6 +24,10 @@ from eagerflow.ops.factorizations import (
     eigh,
     eigvalsh,
     lstsq,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
     matrix_rank,
     pinv,
     qr,
@@ -48,6 +52,7 @@ from eagerflow.ops.tf_linalg import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
+    "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve",
     "normalize", "tensor_diag", "tensor_diag_part",
     "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
     "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet", "lstsq",

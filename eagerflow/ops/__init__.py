@@ -83,7 +83,7 @@ _KERAS_FROM: dict[str, str] = {
         tanh_shrink threshold
     """,
     "eagerflow.ops.linalg": """
-        cholesky cholesky_inverse det eigh inv lstsq matrix_rank norm pinv qr solve
+        cholesky cholesky_inverse det eigh inv lstsq lu_factor matrix_rank norm pinv qr solve
         solve_triangular svd
     """,
     "eagerflow.ops.keras_products": """
@@ -408,6 +408,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         eigh,
         inv,
         lstsq,
+        lu_factor,
         matrix_rank,
         norm,
         pinv,

@@ -33,6 +33,7 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import decompositions as _decompositions
+from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
@@ -369,3 +370,131 @@ def lstsq(matrix: TensorLike, rhs: TensorLike, l2_regularizer: float = 0.0, fast
     eye = _creation.constant(np.eye(m, dtype=a.dtype))
     gram = _math.add(gram, _math.multiply(eye, l2_regularizer))
     return _mm(a, _decompositions.solve(gram, b), transpose_a=True)
+
+
+# -- LU --------------------------------------------------------------------------------------
+def lu_array(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LU with partial pivoting of square matrices [..., N, N]: ``(lu, perm)`` with
+    ``a[..., perm, :] = L @ U``, L unit lower triangular below the diagonal of `lu` and U
+    on and above it (Doolittle; the largest remaining entry of each column pivots)."""
+    n = a.shape[-1]
+    lu = a.reshape(-1, n, n).astype(a.dtype, copy=True)
+    perm = np.tile(np.arange(n, dtype=np.int32), (lu.shape[0], 1))
+    rows = np.arange(lu.shape[0])
+    for k in range(n):
+        pivot = k + np.argmax(np.abs(lu[:, k:, k]), axis=1)
+        lu[rows, k], lu[rows, pivot] = lu[rows, pivot], lu[rows, k].copy()
+        perm[rows, k], perm[rows, pivot] = perm[rows, pivot], perm[rows, k].copy()
+        head = lu[:, k, k][:, None]
+        safe = np.where(head == 0, 1, head)  # a singular column: leave its zeros
+        lu[:, k + 1:, k] = np.where(head == 0, 0, lu[:, k + 1:, k] / safe)
+        lu[:, k + 1:, k + 1:] -= lu[:, k + 1:, k:k + 1] * lu[:, k:k + 1, k + 1:]
+    return lu.reshape(a.shape), perm.reshape(a.shape[:-1])
+
+
+@primitive("Lu", num_outputs=2)
+def _lu(a, output_idx_type):
+    lu, perm = lu_array(a)
+    return lu, perm.astype(output_idx_type)
+
+
+@_lu.gradient
+def _lu_grad(dys, outs, a, output_idx_type):
+    raise errors.UnimplementedError(
+        "Lu has no gradient (as in TensorFlow); differentiate through ef.linalg.solve, "
+        "inv or det instead, or through lu_solve with the factors held constant", op="Lu")
+
+
+@_lu.jvp
+def _lu_jvp(tangents, outs, a, output_idx_type):
+    return _lu_grad(None, outs, a, output_idx_type)
+
+
+def lu(input: TensorLike, output_idx_type: object = "int32",  # noqa: A002
+       name: str | None = None) -> tuple[Tensor, Tensor]:
+    """The LU factorization with partial pivoting of square matrices: ``(lower_upper,
+    perm)`` with ``input[..., perm, :] = L @ U`` (L's unit diagonal left out of
+    `lower_upper`). Not differentiable, as in TensorFlow.
+
+    Raises:
+        InvalidArgumentError: for non-square or non-floating-point input.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> lower_upper, perm = ef.linalg.lu([[1.0, 2.0], [4.0, 4.0]])
+        >>> perm
+        ef.Tensor([1 0], shape=(2,), dtype=int32)
+    """
+    a = _matrices(input, "Lu")
+    return execute(_lu, (a,), {"output_idx_type": np.dtype(str(output_idx_type))})
+
+
+def _permuted_rows(rhs: Tensor, perm: Tensor) -> Tensor:
+    return _indexing.gather(rhs, perm, axis=-2, batch_dims=perm.ndim - 1)
+
+
+def lu_solve(lower_upper: TensorLike, perm: TensorLike, rhs: TensorLike,
+             validate_args: bool = False, name: str | None = None) -> Tensor:
+    """Solves ``A X = rhs`` from `lu`'s factors of A, by two triangular solves
+    (differentiable in `lower_upper` and `rhs`).
+
+    Raises:
+        InvalidArgumentError: for incompatible shapes.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> lower_upper, perm = ef.linalg.lu([[2.0, 0.0], [0.0, 4.0]])
+        >>> ef.linalg.lu_solve(lower_upper, perm, [[2.0], [2.0]])
+        ef.Tensor(
+        [[1. ]
+         [0.5]], shape=(2, 1), dtype=float32)
+    """
+    factors = _matrices(lower_upper, "LuSolve")
+    n = factors.shape[-1]
+    unit = _creation.constant(np.eye(n, dtype=factors.dtype))
+    strict = _creation.constant(np.tril(np.ones((n, n), factors.dtype), -1))
+    lower = _math.add(_math.multiply(factors, strict), unit)
+    permuted = _permuted_rows(_math.cast(rhs, factors.dtype), convert_input(perm))
+    half = _decompositions.triangular_solve(lower, permuted, lower=True)
+    return _decompositions.triangular_solve(factors, half, lower=False)
+
+
+def lu_reconstruct(lower_upper: TensorLike, perm: TensorLike, validate_args: bool = False,
+                   name: str | None = None) -> Tensor:
+    """The matrix A whose `lu` factors these are: ``L @ U`` with its rows put back.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.linalg.lu_reconstruct(*ef.linalg.lu([[1.0, 2.0], [4.0, 4.0]]))
+        ef.Tensor(
+        [[1. 2.]
+         [4. 4.]], shape=(2, 2), dtype=float32)
+    """
+    factors = _matrices(lower_upper, "LuReconstruct")
+    n = factors.shape[-1]
+    strict = _creation.constant(np.tril(np.ones((n, n), factors.dtype), -1))
+    upper = _creation.constant(np.triu(np.ones((n, n), factors.dtype)))
+    lower = _math.add(_math.multiply(factors, strict),
+                      _creation.constant(np.eye(n, dtype=factors.dtype)))
+    product = _mm(lower, _math.multiply(factors, upper))
+    # inverse[j] = i where perm[i] == j: the row of each one-hot column
+    hot = _indexing.one_hot(convert_input(perm), n, dtype="int32")
+    inverse = _reduce.argmax(hot, axis=-2, output_type=np.int32)
+    return _permuted_rows(product, inverse)
+
+
+def lu_matrix_inverse(lower_upper: TensorLike, perm: TensorLike, validate_args: bool = False,
+                      name: str | None = None) -> Tensor:
+    """The inverse of the matrix A from its `lu` factors.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.linalg.lu_matrix_inverse(*ef.linalg.lu([[2.0, 0.0], [0.0, 4.0]]))
+        ef.Tensor(
+        [[0.5  0.  ]
+         [0.   0.25]], shape=(2, 2), dtype=float32)
+    """
+    factors = _matrices(lower_upper, "LuMatrixInverse")
+    eye = _creation.constant(np.broadcast_to(np.eye(factors.shape[-1], dtype=factors.dtype),
+                                             factors.shape).copy())
+    return lu_solve(factors, perm, eye)

@@ -48,7 +48,6 @@ TOP: dict[str, str] = {
     "fft": _FFT, "fft2": _FFT, "fold": "", "i0": "", "ifft2": _FFT, "irfft": _FFT,
     "istft": _FFT,
     "jvp": "use ef.autodiff.ForwardAccumulator for forward mode",
-    "lu_factor": "there is no LU factorization; ef.ops.solve and ef.ops.inv solve systems",
     "polar": _COMPLEX, "rearrange": "", "rfft": _FFT, "separable_conv": "", "sparsemax": "",
     "stft": _FFT, "unfold": "",
     "vectorize": "use ef.ops.vectorized_map(function, elements)", "view": "",
@@ -67,7 +66,7 @@ sparsemax unfold
 """.split())
 """The names of `keras.ops.nn` among the missing ones (their hints are in `TOP`)."""
 LINALG = frozenset("""
-eig jvp lu_factor
+eig jvp
 """.split())
 """The names of `keras.ops.linalg` among the missing ones (their hints are in `TOP`)."""
 IMAGE: dict[str, str] = {

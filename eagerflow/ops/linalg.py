@@ -17,6 +17,7 @@ import numpy as np
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import decompositions as _decompositions
 from eagerflow.ops import factorizations as _factorizations
+from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import keras_core as _core
 from eagerflow.ops import keras_missing as _keras_missing
 from eagerflow.ops import linalg_ops as _linalg
@@ -151,6 +152,16 @@ def eigh(x: TensorLike) -> tuple[Tensor, Tensor]:
     return _factorizations.eigh(_core.as_float(x))
 
 
+def lu_factor(x: TensorLike) -> tuple[Tensor, Tensor]:
+    """The LU factorization with partial pivoting: ``(lu, pivots)`` as Keras's TensorFlow
+    backend gives them (`keras.ops.lu_factor`): `lu` holds L below the diagonal and U, and
+    ``pivots`` is the inverse of the row permutation of `ef.linalg.lu`. Not
+    differentiable."""
+    factors, perm = _factorizations.lu(_core.as_float(x))
+    hot = _indexing.one_hot(perm, perm.shape[-1], dtype="int32")  # [i, j]: perm[i] == j
+    return factors, _reduce.argmax(hot, axis=-2, output_type=np.int32)
+
+
 def _rcond(x: Tensor, rcond: Any) -> Any:
     return max(x.shape[-2:]) * float(np.finfo(x.dtype).eps) if rcond is None else rcond
 
@@ -194,7 +205,8 @@ def matrix_rank(x: TensorLike, tol: Any = None) -> Tensor:
 
 
 __all__ = [
-    "cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "matrix_rank", "norm",
+    "cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "lu_factor", "matrix_rank",
+    "norm",
     "pinv", "qr", "solve", "solve_triangular", "svd",
 ]
 

@@ -49,6 +49,11 @@ def _np_qr_parts(a):
     return q * q, r * r
 
 
+# tf.linalg.lu of _LU_A (TensorFlow 2.21): factors and permutation
+_LU_A = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 10.0]])
+_LU_FACTORS = np.array([[7.0, 8.0, 10.0], [0.14285714285714285, 0.8571428571428572, 1.5714285714285716], [0.5714285714285714, 0.5000000000000002, -0.49999999999999967]])
+_LU_PERM = np.array([2, 0, 1], np.int32)
+
 CASES = [
     OpCase("slogdet", lambda a: ef.linalg.slogdet(a)[1], lambda a: np.linalg.slogdet(a)[1],
            inputs=[_A]),
@@ -65,6 +70,10 @@ CASES = [
     OpCase("lstsq_tall", ef.linalg.lstsq,
            lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0], inputs=[_TALL[0], _TALL[1]],
            rtol=1e-4),
+    OpCase("lu_solve", lambda f, b: ef.linalg.lu_solve(f, _LU_PERM, b),
+           lambda f, b: np.linalg.solve(np.triu(f), np.linalg.solve(np.tril(f, -1) + np.eye(3),
+                                                                    b[_LU_PERM])),
+           inputs=[_LU_FACTORS, _rng.uniform(-1, 1, size=(3, 2))]),
     OpCase("lstsq_wide", ef.linalg.lstsq, lambda a, b: np.linalg.pinv(a) @ b,
            inputs=[_WIDE, _rng.uniform(-1, 1, size=(3, 2))], rtol=1e-4),
 ]
@@ -131,3 +140,30 @@ def test_slogdet_of_a_singular_matrix():
 def test_bad_input_names_the_problem(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         call()
+
+
+def test_lu_matches_tensorflow_and_has_no_gradient():
+    factors, perm = ef.linalg.lu(_LU_A)
+    np.testing.assert_allclose(factors.numpy(), _LU_FACTORS, rtol=1e-12)
+    assert perm.numpy().tolist() == _LU_PERM.tolist() and perm.dtype == np.int32
+    batch = np.stack([_LU_A, _LU_A.T + np.eye(3)])
+    np.testing.assert_allclose(ef.linalg.lu_reconstruct(*ef.linalg.lu(batch)).numpy(), batch,
+                               atol=1e-12)
+    np.testing.assert_allclose(ef.linalg.lu_matrix_inverse(factors, perm).numpy(),
+                               [[-0.6666666666666656, -1.3333333333333341, 1.0000000000000004], [-0.6666666666666689, 3.666666666666669, -2.000000000000001], [1.000000000000001, -2.0000000000000013, 1.0000000000000004]], rtol=1e-9)
+    lu_keras, pivots = ef.ops.lu_factor(_LU_A.astype(np.float32))
+    assert pivots.numpy().tolist() == [1, 2, 0]  # Keras 3.15, TensorFlow backend
+    a = ef.constant(_LU_A)
+    with ef.GradientTape() as tape:
+        tape.watch(a)
+        total = ef.reduce_sum(ef.linalg.lu(a)[0])
+    with pytest.raises(ef.errors.UnimplementedError, match="Lu has no gradient"):
+        tape.gradient(total, a)
+    with pytest.raises(ef.errors.UnimplementedError, match="Lu has no gradient"):
+        with ef.autodiff.ForwardAccumulator(a, ef.ones_like(a)):
+            ef.linalg.lu(a)
+
+
+def test_lu_reconstruct_traces():
+    rebuild = ef.function(lambda a: ef.linalg.lu_reconstruct(*ef.linalg.lu(a)))
+    np.testing.assert_allclose(rebuild(ef.constant(_LU_A)).numpy(), _LU_A, atol=1e-12)
