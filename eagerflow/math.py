@@ -8,6 +8,7 @@ Examples:
 
 from eagerflow import absent as _absent
 from eagerflow.ops.activations import softsign
+from eagerflow.ops.bessel import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e
 from eagerflow.ops.einsum_ops import einsum
 from eagerflow.ops.gamma import digamma, lbeta, lgamma, polygamma
 from eagerflow.ops.inverse_erf import erfcinv, erfinv, ndtri
@@ -147,6 +148,7 @@ from eagerflow.ops.unary import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e",
     "nextafter",
     "accumulate_n", "conj", "erfcinv", "imag", "is_non_decreasing", "is_strictly_increasing",
     "lbeta", "real", "scalar_mul",

@@ -58,7 +58,7 @@ _KERAS_FROM: dict[str, str] = {
         diagonal diff digitize divide divide_no_nan dot dsplit dstack einsum empty
         empty_like equal exp exp2 expand_dims expm1 eye fabs flip fliplr flipud floor
         floor_divide fmax fmin fmod full full_like gcd geomspace get_item greater
-        greater_equal hamming hanning heaviside histogram hsplit hstack hypot identity
+        greater_equal hamming hanning heaviside histogram hsplit hstack hypot i0 identity
         imag inner isclose isfinite isin isinf isnan isneginf isposinf isreal kaiser
         kron lcm ldexp left_shift less less_equal linspace log log10 log1p log2
         logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logspace
@@ -229,6 +229,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         hsplit,
         hstack,
         hypot,
+        i0,
         identity,
         imag,
         inner,

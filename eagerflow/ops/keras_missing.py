@@ -45,7 +45,7 @@ TOP: dict[str, str] = {
     "ctc_loss": "there is no CTC loss or decoder",
     "eig": _COMPLEX + " (a real matrix may have complex eigenvalues); for symmetric "
            "matrices use ef.ops.eigh",
-    "fft": _FFT, "fft2": _FFT, "fold": "", "i0": "", "ifft2": _FFT, "irfft": _FFT,
+    "fft": _FFT, "fft2": _FFT, "fold": "", "ifft2": _FFT, "irfft": _FFT,
     "istft": _FFT,
     "jvp": "use ef.autodiff.ForwardAccumulator for forward mode",
     "polar": _COMPLEX, "rearrange": "", "rfft": _FFT, "separable_conv": "", "sparsemax": "",
@@ -55,7 +55,7 @@ TOP: dict[str, str] = {
 }
 """The `keras.ops` functions eagerflow lacks, each with what to write instead (or "")."""
 NUMPY = frozenset("""
-angle diag diagflat dsplit dstack fabs fliplr flipud fmax fmin fmod geomspace hsplit i0 isneginf
+angle diag diagflat dsplit dstack fabs fliplr flipud fmax fmin fmod geomspace hsplit isneginf
 isposinf kron ldexp logaddexp2 logspace meshgrid rot90 sinc trapezoid vander vectorize view
 vsplit
 """.split())

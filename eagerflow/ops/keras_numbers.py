@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from eagerflow.core.dispatch import execute, primitive
+from eagerflow.ops import bessel as _bessel
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import keras_core as _core
 from eagerflow.ops import math as _math
@@ -243,3 +244,12 @@ def kaiser(x: TensorLike, beta: float) -> Tensor:
     (`keras.ops.kaiser`)."""
     return _window(np.kaiser(_length(x), float(beta)))
 
+
+
+def i0(x: TensorLike) -> Tensor:
+    """The modified Bessel function of the first kind of order 0 (`keras.ops.i0`);
+    integers are computed as floats (float64 for int64)."""
+    x = _t(x)
+    if x.dtype.kind != "f":
+        x = _math.cast(x, "float64" if x.dtype == np.int64 else "float32")
+    return _bessel.bessel_i0(x)

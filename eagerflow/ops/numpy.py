@@ -104,7 +104,7 @@ from eagerflow.ops.keras_arrays import (
 from eagerflow.ops.keras_data import argpartition, bincount, histogram, nonzero, unique
 from eagerflow.ops.keras_numbers import (  # noqa: I001
     bartlett, bitwise_left_shift, bitwise_right_shift, blackman, conj, conjugate, digitize,
-    gcd, hamming, hanning, imag, isin, isreal, kaiser, lcm, left_shift, nextafter, real,
+    gcd, hamming, hanning, i0, imag, isin, isreal, kaiser, lcm, left_shift, nextafter, real,
     right_shift, searchsorted, signbit, unravel_index,
 )
 from eagerflow.ops.keras_products import corrcoef, correlate, cross
@@ -970,7 +970,7 @@ __all__ = [
     "einsum", "empty", "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye",
     "fabs", "flip", "fliplr", "flipud", "floor", "floor_divide", "fmax", "fmin", "fmod",
     "full", "full_like", "gcd", "geomspace", "get_item", "greater", "greater_equal", "hamming",
-    "hanning", "heaviside", "histogram", "hsplit", "hstack", "hypot", "identity", "imag",
+    "hanning", "heaviside", "histogram", "hsplit", "hstack", "hypot", "i0", "identity", "imag",
     "inner", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal",
     "kaiser", "kron", "lcm", "ldexp", "left_shift", "less", "less_equal", "linspace", "log",
     "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
