@@ -1,14 +1,17 @@
-"""Compiled kernels of the fused recurrent-cell ops (`eagerflow/ops/recurrent.py`), on numba.
+"""The gate arithmetic of the fused recurrent-cell ops, compiled with numba.
 
-One pass per step over the gates, forward and backward, instead of the ~15 NumPy passes
-(sigmoid, tanh, products, split, concat) a composite cell costs. Each kernel is the
-compiled form of the NumPy kernel of the same name in `recurrent.py` and is tested
-against it. Rows of the batch run in parallel (``prange``); the arithmetic is done in
-float64 and rounded once on store, so float32 results are within an ulp of the NumPy
-kernels'.
+Same functions, arguments and results as the NumPy kernels in `rnn_gates.py` (tested
+against them), each one pass over the step instead of five to fifteen NumPy passes.
 
-The sigmoid is ``0.5 * tanh(0.5 * x) + 0.5``: the same function as ``1 / (1 + e^-x)``,
-without an overflow branch.
+What stays in NumPy: every tanh. numba calls the C library's scalar ``tanh``
+(~25-45 ns an element on the 2-core AVX-512 box: the llvmlite wheels carry no vector
+math library) where NumPy's SIMD tanh takes ~0.5 ns; a vectorizable rational tanh written
+here still cost ~4 ns. So a step is NumPy's tanh of all gates at once, then one of these
+loops, which LLVM vectorizes (``error_model="numpy"``: no zero-division test).
+
+The loops are serial: a step of a recurrent layer is a few thousand elements, less than
+a thread pool's wake-up, and under load numba's workers and OpenBLAS's spin against each
+other (a ``prange`` version measured 6-10x slower on the loaded 2-core box).
 """
 
 from __future__ import annotations
@@ -16,85 +19,100 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+# No nnan/ninf: NaN and inf propagate as in NumPy.
+_OPTIONS = {"fastmath": {"nsz", "arcp", "contract", "reassoc"}, "error_model": "numpy",
+            "cache": True}
 
-@numba.njit(cache=True, inline="always")
-def _sigmoid(x):
-    return 0.5 * np.tanh(0.5 * x) + 0.5
 
-
-@numba.njit(parallel=True, cache=True)
-def _lstm_forward(x, hz, c_prev, h_out, c_out):  # pragma: no cover - compiled
+@numba.njit(**_OPTIONS)
+def _lstm_state(t, c_prev, c):  # pragma: no cover - compiled
     batch, units = c_prev.shape
-    for b in numba.prange(batch):
+    for b in range(batch):
         for j in range(units):
-            i = _sigmoid(np.float64(x[b, j]) + hz[b, j])
-            f = _sigmoid(np.float64(x[b, units + j]) + hz[b, units + j])
-            g = np.tanh(np.float64(x[b, 2 * units + j]) + hz[b, 2 * units + j])
-            o = _sigmoid(np.float64(x[b, 3 * units + j]) + hz[b, 3 * units + j])
-            c = f * c_prev[b, j] + i * g
-            c_out[b, j] = c
-            h_out[b, j] = o * np.tanh(c_out[b, j])
+            i = 0.5 * t[b, j] + 0.5
+            f = 0.5 * t[b, units + j] + 0.5
+            c[b, j] = f * c_prev[b, j] + i * t[b, 2 * units + j]
 
 
-@numba.njit(parallel=True, cache=True)
-def _lstm_backward(x, hz, c_prev, c, dh, dc, dz, dc_prev):  # pragma: no cover - compiled
+@numba.njit(**_OPTIONS)
+def _lstm_output(t, tanh_c, h):  # pragma: no cover - compiled
+    batch, units = tanh_c.shape
+    for b in range(batch):
+        for j in range(units):
+            h[b, j] = (0.5 * t[b, 3 * units + j] + 0.5) * tanh_c[b, j]
+
+
+@numba.njit(**_OPTIONS)
+def _lstm_grad(t, tanh_c, c_prev, dh, dc, dz, dc_prev):  # pragma: no cover - compiled
     batch, units = c_prev.shape
-    for b in numba.prange(batch):
+    for b in range(batch):
         for j in range(units):
-            i = _sigmoid(np.float64(x[b, j]) + hz[b, j])
-            f = _sigmoid(np.float64(x[b, units + j]) + hz[b, units + j])
-            g = np.tanh(np.float64(x[b, 2 * units + j]) + hz[b, 2 * units + j])
-            o = _sigmoid(np.float64(x[b, 3 * units + j]) + hz[b, 3 * units + j])
-            tc = np.tanh(np.float64(c[b, j]))
-            d_h = np.float64(dh[b, j])
-            d_c = dc[b, j] + d_h * o * (1.0 - tc * tc)
-            dz[b, j] = d_c * g * i * (1.0 - i)
-            dz[b, units + j] = d_c * c_prev[b, j] * f * (1.0 - f)
-            dz[b, 2 * units + j] = d_c * i * (1.0 - g * g)
-            dz[b, 3 * units + j] = d_h * tc * o * (1.0 - o)
+            i = 0.5 * t[b, j] + 0.5
+            f = 0.5 * t[b, units + j] + 0.5
+            g = t[b, 2 * units + j]
+            o = 0.5 * t[b, 3 * units + j] + 0.5
+            tc = tanh_c[b, j]
+            d_h = dh[b, j]
+            d_c = dc[b, j] + d_h * o * (1 - tc * tc)
+            dz[b, j] = d_c * g * i * (1 - i)
+            dz[b, units + j] = d_c * c_prev[b, j] * f * (1 - f)
+            dz[b, 2 * units + j] = d_c * i * (1 - g * g)
+            dz[b, 3 * units + j] = d_h * tc * o * (1 - o)
             dc_prev[b, j] = d_c * f
 
 
-def lstm_forward(x, hz, c_prev):
-    """``(h, c)`` of one LSTM step from the input and recurrent projections (4 gates)."""
-    h = np.empty_like(c_prev)
-    c = np.empty_like(c_prev)
-    _lstm_forward(x, hz, c_prev, h, c)
-    return h, c
+def lstm_state(t, c_prev):
+    """``c = f * c_prev + i * g`` from the gates' tanh ``t``."""
+    c = np.empty(c_prev.shape, c_prev.dtype)
+    _lstm_state(t, c_prev, c)
+    return c
 
 
-def lstm_backward(x, hz, c_prev, c, dh, dc):
-    """``(dz, dc_prev)`` of one LSTM step; ``dz`` is the gradient of both projections."""
-    dz = np.empty_like(x)
-    dc_prev = np.empty_like(c_prev)
-    _lstm_backward(x, hz, c_prev, c, dh, dc, dz, dc_prev)
+def lstm_output(t, tanh_c):
+    """``h = o * tanh(c)``."""
+    h = np.empty(tanh_c.shape, tanh_c.dtype)
+    _lstm_output(t, tanh_c, h)
+    return h
+
+
+def lstm_grad(t, tanh_c, c_prev, dh, dc):
+    """``(dz, dc_prev)`` of one LSTM step, ``dz`` for the four gates' pre-activations."""
+    dz = np.empty(t.shape, t.dtype)
+    dc_prev = np.empty(c_prev.shape, c_prev.dtype)
+    _lstm_grad(t, tanh_c, c_prev, dh, dc, dz, dc_prev)
     return dz, dc_prev
 
 
-@numba.njit(parallel=True, cache=True)
-def _gru_forward(x, inner, h_prev, h_out):  # pragma: no cover - compiled
-    batch, units = h_prev.shape
-    for b in numba.prange(batch):
+@numba.njit(**_OPTIONS)
+def _gru_candidate_input(t, x, inner, out):  # pragma: no cover - compiled
+    batch, units = out.shape
+    for b in range(batch):
         for j in range(units):
-            z = _sigmoid(np.float64(x[b, j]) + inner[b, j])
-            r = _sigmoid(np.float64(x[b, units + j]) + inner[b, units + j])
-            hh = np.tanh(x[b, 2 * units + j] + r * inner[b, 2 * units + j])
-            h_out[b, j] = z * h_prev[b, j] + (1.0 - z) * hh
+            r = 0.5 * t[b, units + j] + 0.5
+            out[b, j] = x[b, 2 * units + j] + r * inner[b, 2 * units + j]
 
 
-@numba.njit(parallel=True, cache=True)
-def _gru_backward(x, inner, h_prev, dh, dx, dinner, dh_prev):  # pragma: no cover - compiled
+@numba.njit(**_OPTIONS)
+def _gru_state(t, candidate, h_prev, h):  # pragma: no cover - compiled
     batch, units = h_prev.shape
-    for b in numba.prange(batch):
+    for b in range(batch):
         for j in range(units):
-            z = _sigmoid(np.float64(x[b, j]) + inner[b, j])
-            r = _sigmoid(np.float64(x[b, units + j]) + inner[b, units + j])
-            inner_h = np.float64(inner[b, 2 * units + j])
-            hh = np.tanh(x[b, 2 * units + j] + r * inner_h)
-            d_h = np.float64(dh[b, j])
-            d_z = d_h * (h_prev[b, j] - hh) * z * (1.0 - z)
-            d_a = d_h * (1.0 - z) * (1.0 - hh * hh)
-            d_r = d_a * inner_h * r * (1.0 - r)
+            z = 0.5 * t[b, j] + 0.5
+            h[b, j] = z * h_prev[b, j] + (1 - z) * candidate[b, j]
+
+
+@numba.njit(**_OPTIONS)
+def _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev):  # pragma: no cover
+    batch, units = h_prev.shape
+    for b in range(batch):
+        for j in range(units):
+            z = 0.5 * t[b, j] + 0.5
+            r = 0.5 * t[b, units + j] + 0.5
+            hh = candidate[b, j]
+            d_h = dh[b, j]
+            d_z = d_h * (h_prev[b, j] - hh) * z * (1 - z)
+            d_a = d_h * (1 - z) * (1 - hh * hh)
+            d_r = d_a * inner[b, 2 * units + j] * r * (1 - r)
             dx[b, j] = d_z
             dx[b, units + j] = d_r
             dx[b, 2 * units + j] = d_a
@@ -104,32 +122,24 @@ def _gru_backward(x, inner, h_prev, dh, dx, dinner, dh_prev):  # pragma: no cove
             dh_prev[b, j] = d_h * z
 
 
-def gru_forward(x, inner, h_prev):
-    """``h`` of one GRU step (``reset_after=True``) from the input and recurrent projections."""
-    h = np.empty_like(h_prev)
-    _gru_forward(x, inner, h_prev, h)
+def gru_candidate_input(t, x, inner):
+    """``x_h + r * inner_h``, the candidate's pre-activation (``t`` holds z and r)."""
+    out = np.empty((t.shape[0], t.shape[1] // 2), t.dtype)
+    _gru_candidate_input(t, x, inner, out)
+    return out
+
+
+def gru_state(t, candidate, h_prev):
+    """``h = z * h_prev + (1 - z) * candidate``."""
+    h = np.empty(h_prev.shape, h_prev.dtype)
+    _gru_state(t, candidate, h_prev, h)
     return h
 
 
-def gru_backward(x, inner, h_prev, dh):
+def gru_grad(t, candidate, inner, h_prev, dh):
     """``(dx, dinner, dh_prev)`` of one GRU step (``reset_after=True``)."""
-    dx = np.empty_like(x)
-    dinner = np.empty_like(inner)
-    dh_prev = np.empty_like(h_prev)
-    _gru_backward(x, inner, h_prev, dh, dx, dinner, dh_prev)
+    dx = np.empty(inner.shape, inner.dtype)
+    dinner = np.empty(inner.shape, inner.dtype)
+    dh_prev = np.empty(h_prev.shape, h_prev.dtype)
+    _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev)
     return dx, dinner, dh_prev
-
-
-@numba.njit(parallel=True, cache=True)
-def _add_tanh(x, hz, out):  # pragma: no cover - compiled
-    batch, units = out.shape
-    for b in numba.prange(batch):
-        for j in range(units):
-            out[b, j] = np.tanh(x[b, j] + hz[b, j])
-
-
-def simple_rnn_forward(x, hz):
-    """``tanh(x + hz)``: one SimpleRNN step from the input and recurrent projections."""
-    out = np.empty_like(x)
-    _add_tanh(x, hz, out)
-    return out

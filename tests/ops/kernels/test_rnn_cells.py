@@ -1,4 +1,4 @@
-"""The compiled recurrent-cell kernels (numba) against the NumPy kernels they replace."""
+"""The compiled gate arithmetic of the recurrent cells (numba) against the NumPy kernels."""
 
 import numpy as np
 import pytest
@@ -6,11 +6,11 @@ import pytest
 pytest.importorskip("numba")
 
 from eagerflow.ops import recurrent  # noqa: E402
-from eagerflow.ops.kernels import rnn_cells  # noqa: E402
+from eagerflow.ops.kernels import rnn_cells, rnn_gates  # noqa: E402
 
 
 def _tol(dtype):
-    return {"rtol": 2e-6, "atol": 2e-6} if dtype == np.float32 else {"rtol": 1e-13,
+    return {"rtol": 1e-6, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-13,
                                                                         "atol": 1e-13}
 
 
@@ -19,51 +19,54 @@ def _inputs(dtype, widths, batch=5, seed=0, scale=2.0):
     return [(scale * rng.normal(size=(batch, w))).astype(dtype) for w in widths]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lstm_kernels_match_numpy(dtype):
-    x, hz, c_prev, dh, dc = _inputs(dtype, (12, 12, 3, 3, 3))
-    want = recurrent.lstm_forward(x, hz, c_prev)
-    got = rnn_cells.lstm_forward(x, hz, c_prev)
+def _same(got, want, dtype):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
     for g, w in zip(got, want, strict=True):
-        assert g.dtype == dtype
-        np.testing.assert_allclose(g, w, **_tol(dtype))
-    c = want[1]
-    for g, w in zip(rnn_cells.lstm_backward(x, hz, c_prev, c, dh, dc),
-                    recurrent.lstm_backward(x, hz, c_prev, c, dh, dc), strict=True):
-        assert g.dtype == dtype
+        assert g.dtype == dtype and g.shape == w.shape
         np.testing.assert_allclose(g, w, **_tol(dtype))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gru_kernels_match_numpy(dtype):
-    x, inner, h_prev, dh = _inputs(dtype, (9, 9, 3, 3))
-    np.testing.assert_allclose(rnn_cells.gru_forward(x, inner, h_prev),
-                               recurrent.gru_forward(x, inner, h_prev), **_tol(dtype))
-    for g, w in zip(rnn_cells.gru_backward(x, inner, h_prev, dh),
-                    recurrent.gru_backward(x, inner, h_prev, dh), strict=True):
-        assert g.dtype == dtype
-        np.testing.assert_allclose(g, w, **_tol(dtype))
+def test_lstm_gate_arithmetic_matches_numpy(dtype):
+    t = np.tanh(_inputs(dtype, (12,))[0])
+    c_prev, tanh_c, dh, dc = _inputs(dtype, (3, 3, 3, 3), seed=1)
+    tanh_c = np.tanh(tanh_c)
+    for name, args in (("lstm_state", (t, c_prev)), ("lstm_output", (t, tanh_c)),
+                       ("lstm_grad", (t, tanh_c, c_prev, dh, dc))):
+        _same(getattr(rnn_cells, name)(*args), getattr(rnn_gates, name)(*args), dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_simple_rnn_kernel_matches_numpy(dtype):
-    x, hz = _inputs(dtype, (4, 4))
-    np.testing.assert_allclose(rnn_cells.simple_rnn_forward(x, hz), np.tanh(x + hz),
-                               **_tol(dtype))
+def test_gru_gate_arithmetic_matches_numpy(dtype):
+    t = np.tanh(_inputs(dtype, (6,))[0])
+    x, inner, candidate, h_prev, dh = _inputs(dtype, (9, 9, 3, 3, 3), seed=2)
+    candidate = np.tanh(candidate)
+    for name, args in (("gru_candidate_input", (t, x, inner)),
+                       ("gru_state", (t, candidate, h_prev)),
+                       ("gru_grad", (t, candidate, inner, h_prev, dh))):
+        _same(getattr(rnn_cells, name)(*args), getattr(rnn_gates, name)(*args), dtype)
 
 
-def test_kernels_take_strided_views():
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_step_kernels_match_on_strided_views(dtype):
     """The layers pass one time step of the projected sequence: a non-contiguous view."""
-    sequence = np.random.default_rng(1).normal(size=(4, 6, 8))
-    x = sequence[:, 2]
-    hz, c_prev = np.ones((4, 8)), np.zeros((4, 2))
-    for g, w in zip(rnn_cells.lstm_forward(x, hz, c_prev),
-                    recurrent.lstm_forward(x, hz, c_prev), strict=True):
-        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-13)
+    sequence = np.random.default_rng(3).normal(size=(4, 6, 8)).astype(dtype)
+    x, hz = sequence[:, 2], sequence[:, 4]
+    c_prev, dh, dc = _inputs(dtype, (2, 2, 2), batch=4)
+    h, c = recurrent.lstm_kernel(x, hz, c_prev, rnn_gates)
+    _same(recurrent.lstm_kernel(x, hz, c_prev, rnn_cells), (h, c), dtype)
+    _same(recurrent.lstm_grad_kernel(x, hz, c_prev, c, dh, dc, rnn_cells),
+          recurrent.lstm_grad_kernel(x, hz, c_prev, c, dh, dc, rnn_gates), dtype)
+    x, inner = sequence[:, 1, :6], sequence[:, 5, :6]
+    _same(recurrent.gru_kernel(x, inner, c_prev, rnn_cells),
+          recurrent.gru_kernel(x, inner, c_prev, rnn_gates), dtype)
+    _same(recurrent.gru_grad_kernel(x, inner, c_prev, dh, rnn_cells),
+          recurrent.gru_grad_kernel(x, inner, c_prev, dh, rnn_gates), dtype)
 
 
 def test_saturated_gates_stay_finite():
     x, hz, c_prev = _inputs(np.float32, (8, 8, 2), scale=1e4)
-    h, c = rnn_cells.lstm_forward(x, hz, c_prev)
+    h, c = recurrent.lstm_kernel(x, hz, c_prev, rnn_cells)
     assert np.all(np.isfinite(h)) and np.all(np.isfinite(c))
-    np.testing.assert_allclose(h, recurrent.lstm_forward(x, hz, c_prev)[0], atol=1e-6)
+    assert np.all(np.abs(h) <= 1)
