@@ -1,0 +1,62 @@
+"""The one module that imports numba: how eagerflow's compiled kernels are compiled.
+
+Kernel modules (``*_jit.py`` beside this one) write their loops as plain Python and
+decorate them with `kernel` (one thread) or `parallel_kernel` (``prange`` loops over
+both cores). They are imported only when the numba kernel set is active and one of their
+ops first runs (see `kernel_sets.py`), so ``import eagerflow`` never loads numba.
+
+* **Disk cache.** Every kernel is compiled with ``cache=True``: the machine code of each
+  signature (dtype, rank, layout) is written the first time it is compiled and loaded by
+  later processes. numba writes it to ``__pycache__`` beside the kernel's source when that
+  directory is writable (an editable install, or a wheel in a writable environment), and
+  otherwise to the user's cache directory (``~/.cache/numba`` on Linux); the environment
+  variable ``NUMBA_CACHE_DIR`` puts it elsewhere. A cache entry is keyed by the source
+  file's path and modification time, so an edited kernel recompiles.
+* **Threads.** The threading layer is chosen explicitly, before any parallel kernel is
+  compiled: ``"threadsafe"`` (TBB if installed, else OpenMP), because eagerflow ops may run
+  in several Python threads at once (a dataset's ``map`` beside the training step) and
+  numba's fallback ``workqueue`` layer aborts the process on concurrent launches. A user
+  setting ``NUMBA_THREADING_LAYER`` keeps their choice. The kernels hand every large loop
+  to numba's pool and call BLAS (``np.matmul``, through NumPy's OpenBLAS) only from
+  Python, between kernels, never inside one; `blas_limited` runs a block with OpenBLAS on
+  one thread, for code that alternates many small products with parallel kernels.
+
+Examples:
+    >>> from eagerflow.ops.kernels import jit
+    >>> jit.threads() >= 1
+    True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numba
+
+_numba_config: Any = numba.config  # (numba's config attributes are set at run time)
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    _numba_config.THREADING_LAYER = "threadsafe"
+
+prange = numba.prange
+
+# cache=True: compiled once per signature, then loaded from disk (see above).
+# nogil=True: a kernel releases the GIL, so a dataset thread can run Python meanwhile.
+kernel = numba.njit(cache=True, nogil=True)
+parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)
+
+
+def threads() -> int:
+    """The number of threads the parallel kernels use (numba's ``get_num_threads``)."""
+    return int(numba.get_num_threads())
+
+
+@contextlib.contextmanager
+def blas_limited(limit: int = 1) -> Iterator[None]:
+    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl)."""
+    import threadpoolctl  # installed with numba by the `fast` extra
+
+    with threadpoolctl.threadpool_limits(limits=limit, user_api="blas"):
+        yield
