@@ -16,7 +16,7 @@ layers use them when the cell has the standard activations (`layers/rnn_cells.py
 
 Each op's kernel takes every tanh of the step in NumPy at once (its SIMD tanh is ~50x
 faster than the scalar one numba calls) and does the arithmetic between in one compiled
-pass with the ``fast`` extra (`ops/kernels/rnn_cells.py`), or in a few NumPy passes
+pass with the ``fast`` extra (`ops/kernels/rnn_jit.py`), or in a few NumPy passes
 without it (`ops/kernels/rnn_gates.py`). The backward passes are ops too
 (``LSTMBlockCellGrad``, ``GRUBlockCellGrad``), so a step's gradient is one op as well;
 their own gradients (second order) differentiate the same formulas written in eagerflow
@@ -42,52 +42,8 @@ from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import rnn_gates
+from eagerflow.ops.kernels import kernel_sets, rnn_gates
 from eagerflow.ops.typing import Tensor, TensorLike
-
-try:  # the `fast` extra: the same gate arithmetic compiled
-    from eagerflow.ops.kernels import rnn_cells as _gates
-except ImportError:  # pragma: no cover - exercised without numba
-    _gates = rnn_gates
-
-
-# -- the kernels: every tanh in NumPy, the arithmetic between in `_gates` ---------------
-
-def lstm_kernel(x, hz, c_prev, gates=None):
-    """``(h, c)`` of one LSTM step (the forward of ``LSTMBlockCell``); `gates` is the
-    module of gate arithmetic (`rnn_gates`, or the compiled `rnn_cells` by default)."""
-    gates = gates or _gates
-    t = rnn_gates.gate_tanh(x, hz, c_prev.shape[1], 4, 2)
-    c = gates.lstm_state(t, c_prev)
-    return gates.lstm_output(t, np.tanh(c)), c
-
-
-def lstm_grad_kernel(x, hz, c_prev, c, dh, dc, gates=None):
-    """``(dz, dc_prev)`` of one LSTM step (the forward of ``LSTMBlockCellGrad``)."""
-    gates = gates or _gates
-    t = rnn_gates.gate_tanh(x, hz, c_prev.shape[1], 4, 2)
-    return gates.lstm_grad(t, np.tanh(c), c_prev, dh, dc)
-
-
-def _gru_candidate(x, inner, units, gates):
-    t = rnn_gates.gate_tanh(x[:, :2 * units], inner[:, :2 * units], units, 2, None)
-    candidate = gates.gru_candidate_input(t, x, inner)
-    return t, np.tanh(candidate, out=candidate)
-
-
-def gru_kernel(x, inner, h_prev, gates=None):
-    """``h`` of one GRU step (the forward of ``GRUBlockCell``)."""
-    gates = gates or _gates
-    t, candidate = _gru_candidate(x, inner, h_prev.shape[1], gates)
-    return gates.gru_state(t, candidate, h_prev)
-
-
-def gru_grad_kernel(x, inner, h_prev, dh, gates=None):
-    """``(dx, dinner, dh_prev)`` of one GRU step (the forward of ``GRUBlockCellGrad``)."""
-    gates = gates or _gates
-    t, candidate = _gru_candidate(x, inner, h_prev.shape[1], gates)
-    return gates.gru_grad(t, candidate, inner, h_prev, dh)
-
 
 # -- the backward formulas on tensors, for second-order gradients ----------------------
 
@@ -132,7 +88,7 @@ def _second_order(formula, dy, inputs):
 
 @primitive("LSTMBlockCell", num_outputs=2)
 def _lstm_block_cell(x, hz, c_prev):
-    return lstm_kernel(x, hz, c_prev)
+    return rnn_gates.lstm_block_cell(x, hz, c_prev)
 
 
 _lstm_block_cell.jvp(forwardprop.FROM_VJP)
@@ -146,7 +102,7 @@ def _lstm_block_cell_grad(dy, y, x, hz, c_prev):
 
 @primitive("LSTMBlockCellGrad", num_outputs=2)
 def _lstm_block_cell_backward(x, hz, c_prev, c, dh, dc):
-    return lstm_grad_kernel(x, hz, c_prev, c, dh, dc)
+    return rnn_gates.lstm_block_cell_grad(x, hz, c_prev, c, dh, dc)
 
 
 _lstm_block_cell_backward.jvp(forwardprop.FROM_VJP)
@@ -159,7 +115,7 @@ def _lstm_block_cell_backward_grad(dy, y, *inputs):
 
 @primitive("GRUBlockCell")
 def _gru_block_cell(x, inner, h_prev):
-    return gru_kernel(x, inner, h_prev)
+    return rnn_gates.gru_block_cell(x, inner, h_prev)
 
 
 _gru_block_cell.jvp(forwardprop.FROM_VJP)
@@ -172,7 +128,7 @@ def _gru_block_cell_grad(dy, y, x, inner, h_prev):
 
 @primitive("GRUBlockCellGrad", num_outputs=3)
 def _gru_block_cell_backward(x, inner, h_prev, dh):
-    return gru_grad_kernel(x, inner, h_prev, dh)
+    return rnn_gates.gru_block_cell_grad(x, inner, h_prev, dh)
 
 
 _gru_block_cell_backward.jvp(forwardprop.FROM_VJP)
@@ -196,6 +152,14 @@ _simple_rnn_cell.jvp(forwardprop.DIAGONAL)
 def _simple_rnn_cell_grad(dy, y, x, hz):
     dz = dy * (1 - y * y)  # d tanh(u)/du = 1 - tanh(u)^2, for both summands
     return dz, dz
+
+
+# The numba kernel set's forwards: the same steps with the gate arithmetic compiled.
+for _name, _kernel in (("LSTMBlockCell", "lstm_block_cell"),
+                       ("LSTMBlockCellGrad", "lstm_block_cell_grad"),
+                       ("GRUBlockCell", "gru_block_cell"),
+                       ("GRUBlockCellGrad", "gru_block_cell_grad")):
+    kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.rnn_jit:{_kernel}")
 
 
 # -- public entry points (validate, then run) -----------------------------------------

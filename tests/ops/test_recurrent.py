@@ -60,12 +60,12 @@ def test_numpy_kernels_match_the_per_gate_formulas(dtype):
     x, hz = rng.normal(size=(2, 5, 12)).astype(dtype)
     c_prev = rng.normal(size=(5, 3)).astype(dtype)
     tol = 1e-6 if dtype == np.float32 else 1e-13
-    for got, want in zip(recurrent.lstm_kernel(x, hz, c_prev, rnn_gates),
+    for got, want in zip(rnn_gates.lstm_block_cell(x, hz, c_prev),
                          np_lstm(x, hz, c_prev),
                          strict=True):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
         assert got.dtype == dtype
-    got = recurrent.gru_kernel(x[:, :9], hz[:, :9], c_prev, rnn_gates)
+    got = rnn_gates.gru_block_cell(x[:, :9], hz[:, :9], c_prev)
     np.testing.assert_allclose(got, np_gru(x[:, :9], hz[:, :9], c_prev), rtol=tol, atol=tol)
 
 
@@ -81,14 +81,14 @@ def test_numpy_backward_kernels_are_the_tape_gradient_of_the_formulas():
     rng = np.random.default_rng(2)
     x, hz = rng.normal(size=(2, 4, 8))
     c_prev, dh, dc = rng.normal(size=(3, 4, 2))
-    h, c = recurrent.lstm_kernel(x, hz, c_prev, rnn_gates)
-    dz, dc_prev = recurrent.lstm_grad_kernel(x, hz, c_prev, c, dh, dc, rnn_gates)
+    h, c = rnn_gates.lstm_block_cell(x, hz, c_prev)
+    dz, dc_prev = rnn_gates.lstm_block_cell_grad(x, hz, c_prev, c, dh, dc)
     want = _vjp(lambda *a: list(np_lstm_tensor(*a)), (x, hz, c_prev),
                 [ef.constant(dh), ef.constant(dc)])
     for got, expected in zip((dz, dz, dc_prev), want, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     x, inner = x[:, :6], hz[:, :6]
-    grads = recurrent.gru_grad_kernel(x, inner, c_prev, dh, rnn_gates)
+    grads = rnn_gates.gru_block_cell_grad(x, inner, c_prev, dh)
     want = _vjp(lambda *a: np_gru_tensor(*a), (x, inner, c_prev), ef.constant(dh))
     for got, expected in zip(grads, want, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)

@@ -1,13 +1,17 @@
-"""The gate arithmetic of the fused recurrent-cell ops, compiled with numba.
+"""The numba kernels of the fused recurrent-cell ops (`ops/recurrent.py`): their gate
+arithmetic compiled.
 
-Same functions, arguments and results as the NumPy kernels in `rnn_gates.py` (tested
+`lstm_block_cell`, `lstm_block_cell_grad`, `gru_block_cell` and `gru_block_cell_grad` are
+the kernel forwards registered for the ops ``LSTMBlockCell``, ``LSTMBlockCellGrad``,
+``GRUBlockCell`` and ``GRUBlockCellGrad``: the steps of `rnn_gates.py` with the gate
+arithmetic below (same functions, arguments and results as the NumPy ones there, tested
 against them), each one pass over the step instead of five to fifteen NumPy passes.
 
 What stays in NumPy: every tanh. numba calls the C library's scalar ``tanh``
 (~25-45 ns an element on the 2-core AVX-512 box: the llvmlite wheels carry no vector
 math library) where NumPy's SIMD tanh takes ~0.5 ns; a vectorizable rational tanh written
 here still cost ~4 ns. So a step is NumPy's tanh of all gates at once, then one of these
-loops, which LLVM vectorizes (``error_model="numpy"``: no zero-division test).
+loops, which LLVM vectorizes.
 
 The loops are serial: a step of a recurrent layer is a few thousand elements, less than
 a thread pool's wake-up, and under load numba's workers and OpenBLAS's spin against each
@@ -16,15 +20,14 @@ other (a ``prange`` version measured 6-10x slower on the loaded 2-core box).
 
 from __future__ import annotations
 
-import numba
+import sys
+
 import numpy as np
 
-# No nnan/ninf: NaN and inf propagate as in NumPy.
-_OPTIONS = {"fastmath": {"nsz", "arcp", "contract", "reassoc"}, "error_model": "numpy",
-            "cache": True}
+from eagerflow.ops.kernels import jit, rnn_gates
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _lstm_state(t, c_prev, c):  # pragma: no cover - compiled
     batch, units = c_prev.shape
     for b in range(batch):
@@ -34,7 +37,7 @@ def _lstm_state(t, c_prev, c):  # pragma: no cover - compiled
             c[b, j] = f * c_prev[b, j] + i * t[b, 2 * units + j]
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _lstm_output(t, tanh_c, h):  # pragma: no cover - compiled
     batch, units = tanh_c.shape
     for b in range(batch):
@@ -42,7 +45,7 @@ def _lstm_output(t, tanh_c, h):  # pragma: no cover - compiled
             h[b, j] = (0.5 * t[b, 3 * units + j] + 0.5) * tanh_c[b, j]
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _lstm_grad(t, tanh_c, c_prev, dh, dc, dz, dc_prev):  # pragma: no cover - compiled
     batch, units = c_prev.shape
     for b in range(batch):
@@ -83,7 +86,7 @@ def lstm_grad(t, tanh_c, c_prev, dh, dc):
     return dz, dc_prev
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _gru_candidate_input(t, x, inner, out):  # pragma: no cover - compiled
     batch, units = out.shape
     for b in range(batch):
@@ -92,7 +95,7 @@ def _gru_candidate_input(t, x, inner, out):  # pragma: no cover - compiled
             out[b, j] = x[b, 2 * units + j] + r * inner[b, 2 * units + j]
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _gru_state(t, candidate, h_prev, h):  # pragma: no cover - compiled
     batch, units = h_prev.shape
     for b in range(batch):
@@ -101,7 +104,7 @@ def _gru_state(t, candidate, h_prev, h):  # pragma: no cover - compiled
             h[b, j] = z * h_prev[b, j] + (1 - z) * candidate[b, j]
 
 
-@numba.njit(**_OPTIONS)
+@jit.kernel
 def _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev):  # pragma: no cover
     batch, units = h_prev.shape
     for b in range(batch):
@@ -143,3 +146,26 @@ def gru_grad(t, candidate, inner, h_prev, dh):
     dh_prev = np.empty(h_prev.shape, h_prev.dtype)
     _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev)
     return dx, dinner, dh_prev
+
+
+_COMPILED = sys.modules[__name__]
+
+
+def lstm_block_cell(x, hz, c_prev):
+    """The forward of ``LSTMBlockCell`` with this module's gate arithmetic."""
+    return rnn_gates.lstm_block_cell(x, hz, c_prev, _COMPILED)
+
+
+def lstm_block_cell_grad(x, hz, c_prev, c, dh, dc):
+    """The forward of ``LSTMBlockCellGrad`` with this module's gate arithmetic."""
+    return rnn_gates.lstm_block_cell_grad(x, hz, c_prev, c, dh, dc, _COMPILED)
+
+
+def gru_block_cell(x, inner, h_prev):
+    """The forward of ``GRUBlockCell`` with this module's gate arithmetic."""
+    return rnn_gates.gru_block_cell(x, inner, h_prev, _COMPILED)
+
+
+def gru_block_cell_grad(x, inner, h_prev, dh):
+    """The forward of ``GRUBlockCellGrad`` with this module's gate arithmetic."""
+    return rnn_gates.gru_block_cell_grad(x, inner, h_prev, dh, _COMPILED)
