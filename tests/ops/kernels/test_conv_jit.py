@@ -85,14 +85,6 @@ def test_nan_and_inf_propagate():
     np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
 
 
-@pytest.fixture
-def numba_kernels():
-    before = kernel_sets.active()
-    kernel_sets.set_active("numba")
-    yield
-    kernel_sets.set_active(before)
-
-
 def test_gradients_of_every_convolution(numba_kernels):
     rng = np.random.default_rng(0)
     x4, x3, x5 = (rng.normal(size=s) for s in [(1, 5, 4, 6), (2, 6, 5), (1, 3, 4, 3, 5)])
