@@ -36,6 +36,12 @@ from typing import Any
 
 import numba
 
+# OpenMP's idle threads spin (GOMP_SPINCOUNT) after every parallel kernel, against the
+# OpenBLAS threads of the next matrix product: measured on the packed convolution (a
+# kernel, then BLAS, per block), 10-40x slower than with passive waiting. libgomp reads
+# this when numba first loads it (at the first parallel kernel, not at `import numba`),
+# so it is set here, unless the user chose a policy.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 _numba_config: Any = numba.config  # (numba's config attributes are set at run time)
 if "NUMBA_THREADING_LAYER" not in os.environ:
     _numba_config.THREADING_LAYER = "threadsafe"
@@ -46,6 +52,12 @@ prange = numba.prange
 # nogil=True: a kernel releases the GIL, so a dataset thread can run Python meanwhile.
 kernel = numba.njit(cache=True, nogil=True)
 parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)
+# Sums whose order is no part of the result (convolutions, like BLAS): reassociation lets
+# the compiler vectorise reductions, contraction fuses multiply-adds. No other fastmath
+# flag: NaN and inf propagate as in NumPy. Kernels that must match a NumPy formula bit for
+# bit (optimizer updates) use `kernel`/`parallel_kernel`.
+parallel_sum_kernel = numba.njit(cache=True, nogil=True, parallel=True,
+                                 fastmath={"reassoc", "contract"})
 
 
 def threads() -> int:
