@@ -58,6 +58,9 @@ parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)
 # bit (optimizer updates) use `kernel`/`parallel_kernel`.
 parallel_sum_kernel = numba.njit(cache=True, nogil=True, parallel=True,
                                  fastmath={"reassoc", "contract"})
+# The same on one thread: row reductions of a few thousand elements (layer normalization)
+# finish before a pool would wake up, and under load parallel launches cost more.
+sum_kernel = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
 
 
 def threads() -> int:

@@ -4,7 +4,8 @@ One row (the last axis) at a time: its mean and variance (two passes over the ro
 float64, as the NumPy kernel's centred variance), then the normalized output, or the
 whole backward (``dx``, and ``dgamma``/``dbeta`` accumulated across rows in float64),
 where the NumPy kernels make seven to twelve full-size passes. No transcendental
-function: a square root per row.
+function: a square root per row. The row sums are reassociated (`jit.sum_kernel`), which
+lets LLVM vectorize them: ~18x faster than in order, at float64 rounding differences.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from eagerflow.ops.kernels import jit
 
 
-@jit.kernel
+@jit.sum_kernel
 def _row_stats(row, epsilon):  # pragma: no cover - compiled
     width = row.shape[0]
     total = 0.0
@@ -28,7 +29,7 @@ def _row_stats(row, epsilon):  # pragma: no cover - compiled
     return mean, 1.0 / np.sqrt(spread / width + epsilon)
 
 
-@jit.kernel
+@jit.sum_kernel
 def _forward(x, gamma, beta, epsilon, out):  # pragma: no cover - compiled
     rows, width = x.shape
     for i in range(rows):
@@ -37,7 +38,7 @@ def _forward(x, gamma, beta, epsilon, out):  # pragma: no cover - compiled
             out[i, j] = (x[i, j] - mean) * inv * gamma[j] + beta[j]
 
 
-@jit.kernel
+@jit.sum_kernel
 def _backward(x, gamma, dy, epsilon, dx, dgamma, dbeta):  # pragma: no cover - compiled
     rows, width = x.shape
     for i in range(rows):
