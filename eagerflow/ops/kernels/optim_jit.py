@@ -3,8 +3,8 @@
 Each variable is one pass: its value, its slots and its gradient are read once and the
 new values written once, where the NumPy formulas take six to ten passes. The arithmetic
 is the formulas' own, operation by operation in the variables' dtype (float32 scalars
-stay float32: numba types a NumPy scalar by its dtype), and `jit.kernel` compiles without
-fast-math, so no multiply-add is contracted: the results are bit-identical to the NumPy
+stay float32: numba types a NumPy scalar by its dtype), and `jit.elementwise_kernel`
+compiles without fast-math, so no multiply-add is contracted: the results are bit-identical to the NumPy
 forwards (tested on float32).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 from eagerflow.ops.kernels import jit
 
 
-@jit.kernel
+@jit.elementwise_kernel
 def _adam(w, m, v, g, alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr, decay,
           new_w, new_m, new_v):  # pragma: no cover - compiled
     for k in range(w.size):
@@ -30,7 +30,7 @@ def _adam(w, m, v, g, alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, 
         new_v[k] = vk
 
 
-@jit.kernel
+@jit.elementwise_kernel
 def _sgd(w, m, g, lr, momentum, weight_decay, decay, nesterov, has_momentum,
          new_w, new_m):  # pragma: no cover - compiled
     for k in range(w.size):
@@ -46,7 +46,7 @@ def _sgd(w, m, g, lr, momentum, weight_decay, decay, nesterov, has_momentum,
         new_w[k] = wk + (mk * momentum - step if nesterov else mk)
 
 
-@jit.kernel
+@jit.elementwise_kernel
 def _rmsprop(w, v, m, g, lr, rho, one_minus_rho, epsilon, momentum, weight_decay, decay,
              has_momentum, new_w, new_v, new_m):  # pragma: no cover - compiled
     for k in range(w.size):
