@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip("numba")
 
 import eagerflow as ef  # noqa: E402
+from eagerflow.ops import recurrent  # noqa: E402, F401  (registers the kernels)
 from eagerflow.ops.kernels import kernel_sets, rnn_gates, rnn_jit  # noqa: E402
 
 
