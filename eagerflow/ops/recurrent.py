@@ -39,7 +39,7 @@ import numpy as np
 
 from eagerflow.core import errors, forwardprop
 from eagerflow.core import tape as tape_lib
-from eagerflow.core.dispatch import execute, primitive
+from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import kernel_sets, rnn_gates
@@ -179,12 +179,6 @@ def _check(op: str, x, others, widths) -> None:
                 f"{name}: {value.dtype}", op=op)
 
 
-def _tensors(*values):
-    from eagerflow.ops import creation  # creation imports ops that import this module
-
-    return [creation.convert_to_tensor(v) for v in values]
-
-
 def lstm_block_cell(x: TensorLike, hz: TensorLike, c_prev: TensorLike) -> tuple[Tensor, Tensor]:
     """One LSTM step's gates, fused: returns ``(h, c)``.
 
@@ -200,7 +194,7 @@ def lstm_block_cell(x: TensorLike, hz: TensorLike, c_prev: TensorLike) -> tuple[
     Raises:
         InvalidArgumentError: for shapes or dtypes that do not fit together.
     """
-    x, hz, c_prev = _tensors(x, hz, c_prev)
+    x, hz, c_prev = convert_input(x), convert_input(hz), convert_input(c_prev)
     units = c_prev.shape[-1] if c_prev.ndim == 2 else -1
     _check("LSTMBlockCell", x, {"hz": hz, "c_prev": c_prev}, (4 * units, 4 * units, units))
     return execute(_lstm_block_cell, (x, hz, c_prev))
@@ -221,7 +215,7 @@ def gru_block_cell(x: TensorLike, inner: TensorLike, h_prev: TensorLike) -> Tens
     Raises:
         InvalidArgumentError: for shapes or dtypes that do not fit together.
     """
-    x, inner, h_prev = _tensors(x, inner, h_prev)
+    x, inner, h_prev = convert_input(x), convert_input(inner), convert_input(h_prev)
     units = h_prev.shape[-1] if h_prev.ndim == 2 else -1
     _check("GRUBlockCell", x, {"inner": inner, "h_prev": h_prev}, (3 * units, 3 * units, units))
     return execute(_gru_block_cell, (x, inner, h_prev))
@@ -240,7 +234,7 @@ def simple_rnn_cell(x: TensorLike, hz: TensorLike) -> Tensor:
     Raises:
         InvalidArgumentError: for shapes or dtypes that do not fit together.
     """
-    x, hz = _tensors(x, hz)
+    x, hz = convert_input(x), convert_input(hz)
     units = x.shape[-1]
     _check("SimpleRNNCellTanh", x, {"hz": hz}, (units, units))
     return execute(_simple_rnn_cell, (x, hz))

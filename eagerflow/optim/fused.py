@@ -63,7 +63,8 @@ def _constant(value, dtype):
 def _rule(opt) -> Any:
     """The fused step of `opt`'s rule, or None when it has none (or its options need the
     per-variable path)."""
-    from eagerflow.optim import adam, adamw, rmsprop, sgd  # they import optimizer, which imports us
+    # Imported here: the rules import optimizer, which imports this module.
+    from eagerflow.optim import adam, adamw, rmsprop, sgd
 
     kind = type(opt)
     if kind in (adam.Adam, adamw.AdamW):

@@ -4,8 +4,8 @@ Each variable is one pass: its value, its slots and its gradient are read once a
 new values written once, where the NumPy formulas take six to ten passes. The arithmetic
 is the formulas' own, operation by operation in the variables' dtype (float32 scalars
 stay float32: numba types a NumPy scalar by its dtype), and `jit.elementwise_kernel`
-compiles without fast-math, so no multiply-add is contracted: the results are bit-identical to the NumPy
-forwards (tested on float32).
+compiles without fast-math, so no multiply-add is contracted: the results are
+bit-identical to the NumPy forwards (tested on float32).
 """
 
 from __future__ import annotations
@@ -79,12 +79,13 @@ def adam_update(*arrays, count, decayed):
     """The numba forward of ``FusedAdamUpdate`` (arguments as the op's)."""
     ws, ms, vs, gs = (arrays[i * count:(i + 1) * count] for i in range(4))
     dtype = ws[0].dtype if count else np.dtype(np.float32)
-    scalars = [_scalar(s, dtype) for s in arrays[4 * count:]]
+    alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr = (
+        _scalar(s, dtype) for s in arrays[4 * count:])
     new_w, new_m, new_v = _empty(count, ws), _empty(count, ms), _empty(count, vs)
     for i in range(count):
-        _adam(_flat(ws[i]), _flat(ms[i]), _flat(vs[i]), _flat(gs[i]), *scalars,
-              bool(decayed[i]), new_w[i].reshape(-1), new_m[i].reshape(-1),
-              new_v[i].reshape(-1))
+        _adam(_flat(ws[i]), _flat(ms[i]), _flat(vs[i]), _flat(gs[i]), alpha, one_minus_b1,
+              one_minus_b2, epsilon, weight_decay, lr, bool(decayed[i]),
+              new_w[i].reshape(-1), new_m[i].reshape(-1), new_v[i].reshape(-1))
     return (*new_w, *new_m, *new_v)
 
 
@@ -112,11 +113,13 @@ def rmsprop_update(*arrays, count, decayed):
     ms = arrays[2 * count:3 * count] if has_momentum else vs
     gs = arrays[(3 if has_momentum else 2) * count:][:count]
     dtype = ws[0].dtype if count else np.dtype(np.float32)
-    scalars = [_scalar(s, dtype) for s in arrays[-6:]]
+    lr, rho, one_minus_rho, epsilon, momentum, weight_decay = (
+        _scalar(s, dtype) for s in arrays[-6:])
     new_w, new_v = _empty(count, ws), _empty(count, vs)
     new_m = _empty(count, ms) if has_momentum else new_v
     for i in range(count):
-        _rmsprop(_flat(ws[i]), _flat(vs[i]), _flat(ms[i]), _flat(gs[i]), *scalars,
-                 bool(decayed[i]), has_momentum, new_w[i].reshape(-1), new_v[i].reshape(-1),
+        _rmsprop(_flat(ws[i]), _flat(vs[i]), _flat(ms[i]), _flat(gs[i]), lr, rho,
+                 one_minus_rho, epsilon, momentum, weight_decay, bool(decayed[i]),
+                 has_momentum, new_w[i].reshape(-1), new_v[i].reshape(-1),
                  new_m[i].reshape(-1))
     return (*new_w, *new_v, *new_m) if has_momentum else (*new_w, *new_v)

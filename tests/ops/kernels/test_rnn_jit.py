@@ -1,4 +1,5 @@
-"""The compiled recurrent-cell kernels (numba, rnn_jit.py) against the NumPy ones (rnn_gates.py)."""
+"""The compiled recurrent-cell kernels (numba, rnn_jit.py) against the NumPy ones
+(rnn_gates.py)."""
 
 import numpy as np
 import pytest
