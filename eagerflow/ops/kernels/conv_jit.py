@@ -18,7 +18,10 @@ copied it:
 * ``Conv2DBackpropFilter`` accumulates ``x[ci] * dy[co]`` outer products into one partial
   filter gradient per batch chunk (one per thread) and sums the partials.
 
-Rows (batch x output rows) are spread over the threads with ``prange``. float32 and
+The direct loops spread their rows (batch x output rows) over numba's threads with
+``prange``; the packed paths give each thread a range of whole images (`jit.run_split`),
+packing and multiplying its own blocks with BLAS at one thread, so numba's and OpenBLAS's
+thread pools never take turns on the cores. float32 and
 float64 have compiled kernels; other dtypes (float16) run the op's NumPy forward. The
 loops accumulate in the data's dtype, in another order than BLAS, so results agree with
 the NumPy kernels to rounding (``tests/ops/kernels/test_conv_jit.py``).
@@ -41,11 +44,13 @@ def _compiled(*arrays) -> bool:
 
 
 # -- window packing and unpacking around BLAS (ungrouped convolutions) -------------------
-@jit.parallel_kernel
+# Sequential kernels: `jit.run_split` runs one range of images per thread, each packing
+# its blocks and multiplying them with BLAS at one thread.
+@jit.kernel
 def _pack(x, cols, b0, sh, sw, dh, dw, top, left, kh, kw, oh, ow):
     """Rows of the im2col matrix of images ``b0, b0 + 1, ...`` (zeros where padded)."""
     _, h, width, c = x.shape
-    for rr in jit.prange(cols.shape[0] // ow):
+    for rr in range(cols.shape[0] // ow):
         b = b0 + rr // oh
         r = rr % oh
         for col in range(ow):
@@ -63,11 +68,11 @@ def _pack(x, cols, b0, sh, sw, dh, dw, top, left, kh, kw, oh, ow):
                             dst[k + ci] = x[b, hi, wi, ci]
 
 
-@jit.parallel_kernel
+@jit.kernel
 def _unpack_add(dcols, dx, b0, sh, sw, dh, dw, top, left, kh, kw, oh, ow):
     """col2im of images ``b0, ...``: each image's window gradients summed into `dx`."""
     _, h, width, c = dx.shape
-    for bb in jit.prange(dcols.shape[0] // (oh * ow)):
+    for bb in range(dcols.shape[0] // (oh * ow)):
         b = b0 + bb
         dx[b] = 0
         for r in range(oh):
@@ -98,9 +103,12 @@ class _Geometry:
         # Whole images per block, so that one block's window matrix stays near the cache.
         self.images = max(1, BLOCK_BYTES // max(1, self.pixels * self.k * itemsize))
 
-    def blocks(self, n):
-        for b0 in range(0, n, self.images):
-            yield b0, min(self.images, n - b0)
+    def blocks(self, start, stop):
+        for b0 in range(start, stop, self.images):
+            yield b0, min(self.images, stop - b0)
+
+    def buffer(self, dtype):
+        return scratch.empty((self.images * self.pixels, self.k), dtype)
 
 
 BLOCK_BYTES = 4 << 20  # window-matrix rows packed per BLAS call
@@ -189,11 +197,15 @@ def conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     else:
         matrix = w.reshape(geometry.k, out_c)
         flat = out.reshape(n * geometry.pixels, out_c)
-        cols = scratch.empty((geometry.images * geometry.pixels, geometry.k), x.dtype)
-        for b0, count in geometry.blocks(n):
-            rows = count * geometry.pixels
-            _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
-            np.matmul(cols[:rows], matrix, out=flat[b0 * geometry.pixels:][:rows])
+
+        def images(start, stop):
+            cols = geometry.buffer(x.dtype)
+            for b0, count in geometry.blocks(start, stop):
+                rows = count * geometry.pixels
+                _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
+                np.matmul(cols[:rows], matrix, out=flat[b0 * geometry.pixels:][:rows])
+
+        jit.run_split(images, n)
     return out
 
 
@@ -253,11 +265,15 @@ def backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
         return dx
     matrix_t = w.reshape(geometry.k, out_c).T
     flat = dy.reshape(n * geometry.pixels, out_c)
-    dcols = scratch.empty((geometry.images * geometry.pixels, geometry.k), dy.dtype)
-    for b0, count in geometry.blocks(n):
-        rows = count * geometry.pixels
-        np.matmul(flat[b0 * geometry.pixels:][:rows], matrix_t, out=dcols[:rows])
-        _unpack_add(dcols[:rows], dx, b0, *geometry.args, *geometry.window)
+
+    def images(start, stop):  # whole images: the threads write disjoint parts of dx
+        dcols = geometry.buffer(dy.dtype)
+        for b0, count in geometry.blocks(start, stop):
+            rows = count * geometry.pixels
+            np.matmul(flat[b0 * geometry.pixels:][:rows], matrix_t, out=dcols[:rows])
+            _unpack_add(dcols[:rows], dx, b0, *geometry.args, *geometry.window)
+
+    jit.run_split(images, n)
     return dx
 
 
@@ -310,11 +326,15 @@ def backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
         partial = np.empty((chunks,) + tuple(filter_shape), dy.dtype)
         _backprop_filter_direct(x, dy, partial, *geometry.args, groups)
         return partial[0] if chunks == 1 else partial.sum(axis=0)
-    dw = np.zeros((geometry.k, out_c), dy.dtype)
     flat = dy.reshape(n * geometry.pixels, out_c)
-    cols = scratch.empty((geometry.images * geometry.pixels, geometry.k), x.dtype)
-    for b0, count in geometry.blocks(n):
-        rows = count * geometry.pixels
-        _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
-        dw += cols[:rows].T @ flat[b0 * geometry.pixels:][:rows]
-    return dw.reshape(filter_shape)
+
+    def images(start, stop):  # one partial filter gradient per thread
+        cols = geometry.buffer(x.dtype)
+        dw = np.zeros((geometry.k, out_c), dy.dtype)
+        for b0, count in geometry.blocks(start, stop):
+            rows = count * geometry.pixels
+            _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
+            dw += cols[:rows].T @ flat[b0 * geometry.pixels:][:rows]
+        return dw
+
+    return sum(jit.run_split(images, n)).reshape(filter_shape)

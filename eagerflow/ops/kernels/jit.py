@@ -29,12 +29,14 @@ Examples:
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numba
+import threadpoolctl
 
 # OpenMP's idle threads spin (GOMP_SPINCOUNT) after every parallel kernel, against the
 # OpenBLAS threads of the next matrix product: measured on the packed convolution (a
@@ -73,10 +75,43 @@ def threads() -> int:
     return int(numba.get_num_threads())
 
 
+_blas: list = []  # threadpoolctl's controller of NumPy's BLAS, found once (it scans libraries)
+
+
 @contextlib.contextmanager
 def blas_limited(limit: int = 1) -> Iterator[None]:
-    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl)."""
-    import threadpoolctl  # installed with numba by the `fast` extra
+    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl).
 
-    with threadpoolctl.threadpool_limits(limits=limit, user_api="blas"):
+    Process-wide while it lasts: a product another Python thread runs meanwhile also gets
+    `limit` threads.
+    """
+    if not _blas:
+        _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
+    with _blas[0].limit(limits=limit):
         yield
+
+
+_pool: list = []
+
+
+def run_split(task: Callable[[int, int], Any], count: int) -> list:
+    """Runs ``task(start, stop)`` over `count` items split into one range per thread.
+
+    The ranges run in Python threads (one in the caller's), each calling sequential
+    kernels (`kernel`, which release the GIL) and BLAS at one thread: a convolution's
+    blocks then keep both cores busy with packing *and* products, where numba's pool and
+    OpenBLAS's pool taking turns spin against each other (a conv layer's forward and both
+    gradients: 214 ms wall and 71 ms CPU against 42 ms and 14 ms, on the loaded 2-core
+    machine, same run). Returns the tasks' results in range order.
+    """
+    parts = max(1, min(threads(), count))
+    if parts == 1:  # (one range: BLAS keeps its threads)
+        return [task(0, count)]
+    bounds = [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]
+    with blas_limited(1):
+        if not _pool:
+            _pool.append(concurrent.futures.ThreadPoolExecutor(
+                threads() - 1, thread_name_prefix="eagerflow-kernel"))
+        futures = [_pool[0].submit(task, *b) for b in bounds[1:]]
+        first = task(*bounds[0])
+        return [first] + [f.result() for f in futures]

@@ -11,7 +11,9 @@ written anywhere. They give the NumPy forwards' values bit for bit:
 * the gradients *gather*: every input cell sums, over the windows that contain it (in the
   NumPy forwards' offset order), the output gradient of each window that routes to it, so
   rows are independent and split over the threads without atomics. The max pool's
-  gradients first record each window's winning cell (one pass over the windows);
+  gradients read each window's winning offset, which the forward keeps while a tape
+  records (`saved.py`, under the NumPy forward's key, so either set's forward serves
+  either set's gradient), or find it again in one pass;
 * the average multiplies by ``1 / count`` (the unpadded cells of the window, TensorFlow's
   SAME rule) rounded to the dtype, as the NumPy forward does.
 
@@ -22,8 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit, kernel_sets, scratch
+from eagerflow.core import context
+from eagerflow.ops.kernels import jit, kernel_sets, saved, scratch
 
+_flags = context.flags
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 
 
@@ -39,33 +43,42 @@ def _sizes(in_sizes, ksize, strides, pads):
 # -- max pooling --------------------------------------------------------------------------
 @jit.parallel_kernel
 def _max_forward(x, out, winners, kh, kw, sh, sw, top, left):
-    """Window maxima into `out` and, if `winners` is not empty, each maximum's offset."""
+    """Window maxima into `out` and, if `winners` is not empty, each maximum's offset.
+
+    The channels are the inner loop (contiguous), with branch-free updates the compiler
+    turns into vector selects. A padded cell is ``-inf``: it never beats the running
+    maximum, so only a window's first cell needs it.
+    """
     n, h, width, c = x.shape
     _, oh, ow, _ = out.shape
     keep = winners.size > 0
     for row in jit.prange(n * oh):
         b = row // oh
         r = row % oh
+        best = np.empty(c, x.dtype)
+        win = np.zeros(c, winners.dtype)
         for col in range(ow):
-            for ch in range(c):
-                best = -np.inf
-                winner = 0
-                for i in range(kh):
-                    hi = r * sh + i - top
-                    for j in range(kw):
-                        wi = col * sw + j - left
-                        inside = hi >= 0 and hi < h and wi >= 0 and wi < width
-                        v = x[b, hi, wi, ch] if inside else -np.inf
-                        if i == 0 and j == 0:
-                            best = v
+            for i in range(kh):
+                hi = r * sh + i - top
+                for j in range(kw):
+                    wi = col * sw + j - left
+                    inside = hi >= 0 and hi < h and wi >= 0 and wi < width
+                    if i == 0 and j == 0:
+                        win[:] = 0
+                        if inside:
+                            best[:] = x[b, hi, wi]
                         else:
-                            if v > best:
-                                winner = i * kw + j
-                            if best == best and (v != v or v > best):
-                                best = v
-                out[b, r, col, ch] = best
-                if keep:
-                    winners[b, r, col, ch] = winner
+                            best[:] = -np.inf
+                    elif inside:
+                        k = i * kw + j
+                        for ch in range(c):
+                            v = x[b, hi, wi, ch]
+                            m = best[ch]
+                            win[ch] = k if v > m else win[ch]
+                            best[ch] = v if (m == m and (v != v or v > m)) else m
+            out[b, r, col] = best
+            if keep:
+                winners[b, r, col] = win
 
 
 @jit.parallel_kernel
@@ -73,12 +86,13 @@ def _max_backprop(winners, dy, dx, kh, kw, sh, sw, top, left):
     """``dx[cell] = sum of dy over the windows whose winner is that cell``."""
     n, h, width, c = dx.shape
     _, oh, ow, _ = dy.shape
+    zero = dy.dtype.type(0)
     for row in jit.prange(n * h):
         b = row // h
         hi = row % h
         for wi in range(width):
-            for ch in range(c):
-                dx[b, hi, wi, ch] = 0
+            acc = dx[b, hi, wi]
+            acc[:] = 0
             for i in range(kh):
                 from_r = hi + top - i
                 if from_r < 0 or from_r % sh or from_r // sh >= oh:
@@ -91,8 +105,7 @@ def _max_backprop(winners, dy, dx, kh, kw, sh, sw, top, left):
                     col = from_c // sw
                     k = i * kw + j
                     for ch in range(c):
-                        if winners[b, r, col, ch] == k:
-                            dx[b, hi, wi, ch] += dy[b, r, col, ch]
+                        acc[ch] += dy[b, r, col, ch] if winners[b, r, col, ch] == k else zero
 
 
 @jit.parallel_kernel
@@ -112,32 +125,53 @@ def _max_backprop_grad(winners, ddx, out, kw, sh, sw, top, left):
                 out[b, r, col, ch] = ddx[b, hi, wi, ch] if inside else 0
 
 
-def _winners(x, ksize, strides, pads, out_sizes):
-    winners = np.empty((x.shape[0],) + tuple(out_sizes) + (x.shape[3],), np.int32)
-    out = scratch.empty(winners.shape, x.dtype)
+def _winner_key(ksize, strides, pads):
+    # The NumPy MaxPool's key and dtype (`pooling.py`): winners saved by either set serve
+    # the gradient of the other.
+    return ("max-pool-winners", ksize, strides, pads), np.min_scalar_type(ksize[0] * ksize[1] - 1)
+
+
+def _pool_max(x, ksize, strides, pads, out_sizes, winners):
+    out = scratch.empty((x.shape[0],) + tuple(out_sizes) + (x.shape[3],), x.dtype)
     _max_forward(np.ascontiguousarray(x), out, winners, ksize[0], ksize[1], strides[0],
                  strides[1], pads[0][0], pads[1][0])
+    return out
+
+
+def _winners(x, y, ksize, strides, pads):
+    """The winners the forward saved for `y` (while a tape recorded), or found again."""
+    key, dtype = _winner_key(ksize, strides, pads)
+    winners = saved.take(y, key)
+    if winners is None:
+        winners = scratch.empty(y.shape, dtype)
+        _pool_max(x, ksize, strides, pads, y.shape[1:3], winners)
     return winners
 
 
 def max_pool(x, ksize, strides, pads, save_for_gradient=False):
-    """The ``MaxPool`` forward (same arguments; the gradient kernels find the winners
-    again, one pass, so nothing is saved)."""
+    """The ``MaxPool`` forward (same arguments). While a tape records (or a plan asks),
+    it keeps each window's winning offset for the gradient, as the NumPy forward does."""
     if not _compiled(x):
         return kernel_sets.numpy_forward("MaxPool")(x, ksize, strides, pads,
                                                     save_for_gradient)
-    out = scratch.empty((x.shape[0],) + _sizes(x.shape[1:3], ksize, strides, pads)
-                        + (x.shape[3],), x.dtype)
-    _max_forward(np.ascontiguousarray(x), out, np.empty((0, 0, 0, 0), np.int32), ksize[0],
-                 ksize[1], strides[0], strides[1], pads[0][0], pads[1][0])
+    out_sizes = _sizes(x.shape[1:3], ksize, strides, pads)
+    if not (_flags.tapes or save_for_gradient):
+        return _pool_max(x, ksize, strides, pads, out_sizes, _NO_WINNERS)
+    key, dtype = _winner_key(ksize, strides, pads)
+    winners = scratch.empty((x.shape[0],) + out_sizes + (x.shape[3],), dtype)
+    out = _pool_max(x, ksize, strides, pads, out_sizes, winners)
+    saved.remember(out, key, winners)
     return out
+
+
+_NO_WINNERS = np.empty((0, 0, 0, 0), np.uint8)
 
 
 def max_pool_backprop(x, y, dy, ksize, strides, pads):
     """The ``MaxPoolGrad`` forward (same arguments)."""
     if not _compiled(x, dy):
         return kernel_sets.numpy_forward("MaxPoolGrad")(x, y, dy, ksize, strides, pads)
-    winners = _winners(x, ksize, strides, pads, y.shape[1:3])
+    winners = _winners(x, y, ksize, strides, pads)
     dx = scratch.empty(x.shape, dy.dtype)
     _max_backprop(winners, np.ascontiguousarray(dy), dx, ksize[0], ksize[1], strides[0],
                   strides[1], pads[0][0], pads[1][0])
@@ -148,7 +182,7 @@ def max_pool_backprop_grad(x, y, ddx, ksize, strides, pads):
     """The ``MaxPoolGradGrad`` forward (same arguments)."""
     if not _compiled(x, ddx):
         return kernel_sets.numpy_forward("MaxPoolGradGrad")(x, y, ddx, ksize, strides, pads)
-    winners = _winners(x, ksize, strides, pads, y.shape[1:3])
+    winners = _winners(x, y, ksize, strides, pads)
     out = np.empty(y.shape, ddx.dtype)
     _max_backprop_grad(winners, np.ascontiguousarray(ddx), out, ksize[1], strides[0],
                        strides[1], pads[0][0], pads[1][0])

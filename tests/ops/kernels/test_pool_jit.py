@@ -9,7 +9,7 @@ pytest.importorskip("numba")
 
 import eagerflow as ef  # noqa: E402 - after the skip: these tests need numba
 from eagerflow.ops import pooling  # noqa: E402, F401 - registers the pooling ops
-from eagerflow.ops.kernels import kernel_sets, pool_jit  # noqa: E402
+from eagerflow.ops.kernels import kernel_sets, pool_jit, saved  # noqa: E402
 
 # (input shape, ksize, strides, pads)
 CASES = {
@@ -66,3 +66,21 @@ def test_gradients_of_the_pools(numba_kernels):
     ef.testing.check_gradients(
         lambda x: ef.nn.max_pool3d(x, 2, 1, "VALID"), np.random.default_rng(1).normal(
             size=(1, 3, 4, 3, 2)), order=1)
+
+
+@pytest.mark.usefixtures("empty_saved_cache")
+def test_the_gradient_takes_the_winners_the_forward_kept(numba_kernels, monkeypatch):
+    x = ef.constant(np.random.default_rng(3).integers(-2, 3, size=(2, 6, 6, 3)).astype("f4"))
+    searches = []
+    original = pool_jit._pool_max
+    monkeypatch.setattr(pool_jit, "_pool_max", lambda *a: searches.append(1) or original(*a))
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = ef.nn.max_pool2d(x, 3, 2, "SAME")
+    dx = tape.gradient(y, x).numpy()
+    assert len(searches) == 1 and not saved._entries  # found once, taken by the gradient
+    kernel_sets.set_active("numpy")
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = ef.nn.max_pool2d(x, 3, 2, "SAME")
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), dx)
