@@ -92,6 +92,8 @@ def blas_limited(limit: int = 1) -> Iterator[None]:
 
 
 _pool: list = []
+# A forked child has none of the parent's threads: it starts its own pool when it needs one.
+os.register_at_fork(after_in_child=_pool.clear)
 
 
 def run_split(task: Callable[[int, int], Any], count: int) -> list:

@@ -48,7 +48,9 @@ from typing import Any
 from eagerflow.core import dispatch
 
 KERNEL_SETS = ("numpy", "numba")
+"""The kernel sets' names."""
 ENV_VAR = "EAGERFLOW_KERNELS"
+"""The environment variable that chooses the kernel set when eagerflow is imported."""
 _INSTALL_HINT = 'pip install "eagerflow[fast]" (or pip install numba threadpoolctl)'
 
 _state: dict[str, Any] = {"active": None}
