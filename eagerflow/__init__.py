@@ -24,7 +24,7 @@ import typing as _typing
 from eagerflow import absent as _absent
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
-from eagerflow.core import debugging, errors
+from eagerflow.core import errors
 from eagerflow.backprop import (
     gradients_function,
     implicit_gradients,
@@ -32,27 +32,37 @@ from eagerflow.backprop import (
     value_and_gradients_function,
 )
 from eagerflow.core.autodiff import custom_gradient
-from eagerflow.core.context import executing_eagerly
+from eagerflow.core.context import executing_eagerly, init_scope
 from eagerflow.core.device import device, num_gpus
 from eagerflow.core.dtypes import bool, float16, float32, float64, int32, int64, string, uint8
 from eagerflow.core.spec import TensorSpec
+from eagerflow.tensor_shape import TensorShape
 from eagerflow.core.tape import GradientTape, UnconnectedGradients
 from eagerflow.core.tensor import Tensor
 from eagerflow.core.trackable import Module
 from eagerflow.core.variable import Variable
+from eagerflow.ops import debugging
 from eagerflow.ops.gradient_shaping import grad_pass_through, recompute_grad
 from eagerflow.math import (
     abs,
+    acos,
+    acosh,
     add,
     add_n,
     argmax,
     argmin,
+    asin,
+    asinh,
+    atan,
+    atan2,
+    atanh,
     cast,
     ceil,
     clip_by_global_norm,
     clip_by_norm,
     clip_by_value,
     cos,
+    cosh,
     cumsum,
     divide,
     einsum,
@@ -95,6 +105,7 @@ from eagerflow.math import (
     sigmoid,
     sign,
     sin,
+    sinh,
     softplus,
     sqrt,
     square,
@@ -152,7 +163,6 @@ _LAZY: dict[str, str] = {
     "nn": "eagerflow.nn",
     "image": "eagerflow.image",
     "function": "eagerflow.graph.function:function",
-    "init_scope": "eagerflow.graph.function:init_scope",
     "cond": "eagerflow.graph.control_flow:cond",
     "while_loop": "eagerflow.graph.control_flow:while_loop",
     "print": "eagerflow.graph.python_ops:print",
@@ -166,7 +176,7 @@ _LAZY: dict[str, str] = {
     "autograph": "eagerflow.autograph",
     "TensorArray": "eagerflow.graph.tensor_array:TensorArray",
     "map_fn": "eagerflow.graph.tensor_array:map_fn",
-    "saved_model": "eagerflow.graph.saved_model",  # imports h5py: only when used
+    "saved_model": "eagerflow.graph.function_file",  # imports h5py: only when used
     # layers and models
     "layers": "eagerflow.layers",
     "models": "eagerflow.models",
@@ -218,14 +228,13 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     )
     from eagerflow import optim as optimizers
     from eagerflow import saving as checkpoint
-    from eagerflow.graph import saved_model
+    from eagerflow.graph import function_file as saved_model
     from eagerflow import autograph
     from eagerflow.graph.control_flow import case, cond, while_loop
     from eagerflow.graph.function import (
         function,
         get_static_value,
         gradients,
-        init_scope,
         name_scope,
         variable_creator_scope,
     )
@@ -236,10 +245,11 @@ if _typing.TYPE_CHECKING:  # what `_LAZY` loads, spelled out for type checkers
     from eagerflow.saving import Checkpoint, CheckpointManager
 
 # Each public name is declared once, by its import above or its entry in `_LAZY`; the
-# package `core` and the module `absent` are bound here by importing them, but are not API
-# namespaces. `ops` is: Keras 3's ops API (`ef.ops.sum`), its op families submodules.
-__all__ = sorted(({n for n in globals() if not n.startswith("_")} - {"absent", "core"})
-                 | set(_LAZY))
+# package `core` and the modules `absent` and `tensor_shape` are bound here by importing
+# them, but are not API namespaces. `ops` is: Keras 3's ops API (`ef.ops.sum`), its op
+# families submodules.
+__all__ = sorted(({n for n in globals() if not n.startswith("_")}
+                  - {"absent", "core", "tensor_shape"}) | set(_LAZY))
 
 _absent_getattr = _absent.namespace_getattr(__name__, "tf", "keras")
 

@@ -60,7 +60,7 @@ _EF_NAMESPACES = {
     "ef.utils": "eagerflow.utils", "ef.data": "eagerflow.data",
     "ef.data.experimental": "eagerflow.data.experimental", "ef.train": "eagerflow.train",
     "ef.saving": "eagerflow.saving", "ef.summary": "eagerflow.summary",
-    "ef.config": "eagerflow.config", "ef.debugging": "eagerflow.core.debugging",
+    "ef.config": "eagerflow.config", "ef.debugging": "eagerflow.ops.debugging",
     "ef.initializers": "eagerflow.layers.initializers",
     "ef.regularizers": "eagerflow.layers.regularizers",
     "ef.constraints": "eagerflow.layers.constraints",
@@ -98,8 +98,6 @@ _HINTS = {
     "tf.SparseTensor": _SPARSE,
     "tf.io": "eagerflow has no tf.io (file reading, parsing and byte decoding); read and "
              "decode files with Python or NumPy, then make tensors",
-    "tf.TensorShape": "shapes are plain tuples here (`t.shape` is a tuple of ints and None); "
-                      "write a tuple such as (4, 5)",
     "keras.applications": "there is no model zoo (keras.applications); build the network "
                           "from ef.layers",
     "tf.types": "there is no tf.types (the TraceType tracing protocol): ef.function keys "

@@ -31,6 +31,7 @@ from eagerflow.ops.logic import (
 from eagerflow.ops.math import (
     add,
     add_n,
+    atan2,
     cast,
     clip_by_value,
     divide,
@@ -63,11 +64,18 @@ from eagerflow.ops.reduce import (
     top_k,
 )
 from eagerflow.ops.reduce import reduce_euclidean as reduce_euclidean_norm
-from eagerflow.ops.special import erf, log_sigmoid, softplus
+from eagerflow.ops.special import erf, erfc, log_sigmoid, softplus
 from eagerflow.ops.unary import (
     abs,
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
     ceil,
     cos,
+    cosh,
     exp,
     expm1,
     floor,
@@ -80,6 +88,7 @@ from eagerflow.ops.unary import (
     sigmoid,
     sign,
     sin,
+    sinh,
     sqrt,
     square,
     tan,
@@ -89,16 +98,17 @@ from eagerflow.ops.unary import (
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "abs", "add", "add_n", "argmax", "argmin", "cast", "ceil", "clip_by_global_norm", "clip_by_norm",
-    "clip_by_value", "cos", "cumprod", "cumsum", "divide", "einsum", "equal", "erf", "exp",
+    "abs", "acos", "acosh", "add", "add_n", "argmax", "argmin", "asin", "asinh", "atan",
+    "atan2", "atanh", "cast", "ceil", "clip_by_global_norm", "clip_by_norm", "clip_by_value",
+    "cos", "cosh", "cumprod", "cumsum", "divide", "einsum", "equal", "erf", "erfc", "exp",
     "expm1", "floor", "floordiv", "global_norm", "greater", "greater_equal", "less",
     "less_equal", "log", "log1p", "log_sigmoid", "logical_and", "logical_not", "logical_or",
     "logical_xor", "matmul", "maximum", "minimum", "mod", "multiply", "negative", "norm",
     "not_equal", "pow", "reciprocal", "reduce_all", "reduce_any", "reduce_euclidean_norm",
     "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min", "reduce_prod", "reduce_std",
-    "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "softplus",
-    "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tensordot", "top_k",
-    "truediv", "where",
+    "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
+    "softplus", "sqrt", "square", "squared_difference", "subtract", "tan", "tanh", "tensordot",
+    "top_k", "truediv", "where",
 ]
 
 

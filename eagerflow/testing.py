@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import nest, tensor
+from eagerflow.core import buffers, nest, tensor
 from eagerflow.core.forwardprop import ForwardAccumulator
 from eagerflow.core.tape import GradientTape
 from eagerflow.ops.typing import TensorLike
@@ -54,13 +54,13 @@ def _flat_outputs(f, args) -> list:
 
 
 def _weighted_sum(outputs, weights) -> float:
-    return float(sum(np.vdot(w, o._value) for o, w in zip(outputs, weights, strict=True)))
+    return float(sum(np.vdot(w, buffers.read(o)) for o, w in zip(outputs, weights, strict=True)))
 
 
 def numeric_gradient(f: Callable[..., Any], args: Any, index: Any, weights: TensorLike,
                      eps: float = 1e-6) -> np.ndarray:
     """Central-difference gradient of ``sum(weights * f(*args))`` w.r.t. ``args[index]``."""
-    base = args[index]._value
+    base = buffers.read(args[index])
     grad = np.zeros_like(base, dtype=np.float64)
     for position in np.ndindex(*base.shape):
         shifted = []
@@ -89,14 +89,14 @@ def _check_first_order(f, args, indices, rng, eps, rtol, atol, order, name):
     weights = [rng.standard_normal(o.shape) for o in outputs]
     grads = _tape_gradients(f, args, weights, indices)
     for i, grad in zip(indices, grads, strict=True):
-        x = args[i]._value
+        x = buffers.read(args[i])
         direction = rng.standard_normal(x.shape)
         plus, minus = list(args), list(args)
         plus[i] = tensor.new_tensor(x + eps * direction)
         minus[i] = tensor.new_tensor(x - eps * direction)
         numeric = (_weighted_sum(_flat_outputs(f, plus), weights)
                    - _weighted_sum(_flat_outputs(f, minus), weights)) / (2 * eps)
-        analytic = 0.0 if grad is None else float(np.vdot(grad._value, direction))
+        analytic = 0.0 if grad is None else float(np.vdot(buffers.read(grad), direction))
         if abs(analytic - numeric) <= atol + rtol * max(abs(analytic), abs(numeric)):
             continue
         full, tape_grad = _report_gradients(f, args, i, indices, weights, eps)
@@ -121,7 +121,7 @@ def _report_gradients(f, args, index, indices, weights, eps):
     for trial in ([np.ones(o.shape) for o in outputs], weights):
         full = numeric_gradient(f, args, index, trial, eps)
         grad = _tape_gradients(f, args, trial, indices)[indices.index(index)]
-        tape_grad = np.zeros_like(full) if grad is None else np.broadcast_to(grad._value,
+        tape_grad = np.zeros_like(full) if grad is None else np.broadcast_to(buffers.read(grad),
                                                                              full.shape)
         if np.abs(tape_grad - full).max(initial=0.0) > 10 * eps:
             break
@@ -234,14 +234,14 @@ def _check_jvp_once(f, args, directions, eps, rtol, atol, order, name):
     outputs, tangents = _forward_tangents(f, args, directions)
     plus, minus = list(args), list(args)
     for i, d in directions.items():
-        plus[i] = tensor.new_tensor(args[i]._value + eps * d)
-        minus[i] = tensor.new_tensor(args[i]._value - eps * d)
+        plus[i] = tensor.new_tensor(buffers.read(args[i]) + eps * d)
+        minus[i] = tensor.new_tensor(buffers.read(args[i]) - eps * d)
     ups, downs = _flat_outputs(f, plus), _flat_outputs(f, minus)
     for k, (out, tangent) in enumerate(zip(outputs, tangents, strict=True)):
         if out.dtype.kind != "f":
             continue
-        numeric = (ups[k]._value.astype(np.float64) - downs[k]._value) / (2 * eps)
-        analytic = np.broadcast_to(tangent._value, numeric.shape)
+        numeric = (buffers.read(ups[k]).astype(np.float64) - buffers.read(downs[k])) / (2 * eps)
+        analytic = np.broadcast_to(buffers.read(tangent), numeric.shape)
         bad = np.abs(analytic - numeric) > atol + rtol * np.maximum(np.abs(analytic),
                                                                     np.abs(numeric))
         if bad.any():

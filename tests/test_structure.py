@@ -199,7 +199,7 @@ def test_doctests_print_no_machine_dependent_float_digits():
 _NAMESPACE_MODULES = {
     "math.py", "dtypes.py", "nn.py", "image.py", "linalg.py", "config.py", "train.py", "backend.py",
     "autodiff.py", "testing.py", "strings.py",
-    "core/errors.py", "core/debugging.py", "ops/random.py", "layers/activations.py",
+    "core/errors.py", "ops/debugging.py", "ops/random.py", "layers/activations.py",
     "ops/numpy.py", "ops/nn.py", "ops/image.py", "ops/linalg.py",  # keras.ops.numpy, ...
     "layers/initializers.py",
     "layers/regularizers.py", "layers/constraints.py", "optim/schedules.py",

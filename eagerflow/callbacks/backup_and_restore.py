@@ -115,11 +115,6 @@ class BackupAndRestore(base.Callback):
     def _state_path(self) -> str:
         return os.path.join(self.backup_dir, _STATE_FILE)
 
-    def _strategy(self) -> Any:
-        """The model's multi-process strategy, or None when this process trains alone."""
-        strategy = getattr(self.model, "distribute_strategy", None)
-        return strategy if getattr(strategy, "num_replicas_in_sync", 1) > 1 else None
-
     def _checkpoint(self):
         from eagerflow.saving import Checkpoint
 
@@ -211,41 +206,35 @@ class BackupAndRestore(base.Callback):
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.restored_epoch = None
-        strategy = self._strategy()
-        if strategy is None:
-            restored = self._restore(1)
-            rank = 0
-        else:  # the chief reads; every rank gets its outcome (an error too)
-            rank = strategy.rank
-            if strategy.is_chief:
-                try:
-                    restored = self._restore(strategy.num_replicas_in_sync)
-                except Exception as error:
-                    strategy._broadcast_object(_portable(error))
-                    raise
-                strategy._broadcast_object(restored)
-            else:
-                restored = strategy._broadcast_object(None)
-                if isinstance(restored, BaseException):
-                    raise restored
+        # The model's ef.distribute.Strategy (the default one: this process alone, where
+        # every collective returns its input). The chief reads; every replica gets its
+        # outcome (an error too).
+        strategy = self.model.distribute_strategy
+        if strategy.is_chief:
+            try:
+                restored = self._restore(strategy.num_replicas_in_sync)
+            except Exception as error:
+                strategy.broadcast_object(_portable(error))
+                raise
+            strategy.broadcast_object(restored)
+        else:
+            restored = strategy.broadcast_object(None)
+            if isinstance(restored, BaseException):
+                raise restored
         if restored is None:
             return
         states, epoch = restored
-        random.set_state(states[rank])
+        random.set_state(states[strategy.rank])
         self.restored_epoch = int(epoch)
         # `fit` continues from here (Keras's protocol for this callback).
         self.model._initial_epoch = self.restored_epoch + 1
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        strategy = self._strategy()
-        states = [random.get_state()]
-        if strategy is None:
-            self._write(epoch, states)
-            return
-        states = strategy._allgather_object(states[0])
-        # An error writing on the chief is raised on every rank (none waits for it).
-        strategy._after_chief(lambda: self._write(epoch, states) if strategy.is_chief
-                              else None, "BackupAndRestore")
+        strategy = self.model.distribute_strategy
+        states = strategy.all_gather_object(random.get_state())  # one per replica
+        # An error writing on the chief is raised on every replica (none waits for it).
+        strategy.after_chief(lambda: self._write(epoch, states) if strategy.is_chief
+                             else None, "BackupAndRestore")
 
     def _write(self, epoch: int, states: list) -> None:
         os.makedirs(self.backup_dir, exist_ok=True)
@@ -265,10 +254,10 @@ class BackupAndRestore(base.Callback):
             os.remove(path)
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
-        strategy = self._strategy()
-        if not self.delete_checkpoint or (strategy is not None and not strategy.is_chief):
+        strategy = self.model.distribute_strategy
+        if not self.delete_checkpoint or not strategy.is_chief:
             return
-        state = self._read_state(1 if strategy is None else strategy.num_replicas_in_sync)
+        state = self._read_state(strategy.num_replicas_in_sync)
         if state is not None:
             self._remove(state["file"])
             os.remove(self._state_path)

@@ -50,6 +50,10 @@ class Callback:
         epoch 0: loss 0.50
     """
 
+    # Under a distribution strategy of several replicas, whether only the chief runs this
+    # callback (those that print or write files say so); see `replica_callbacks`.
+    _chief_only = False
+
     def __init__(self) -> None:
         self.params: dict[Any, Any] = {}
         self._model = None
@@ -133,3 +137,22 @@ def overrides(callback, hook: str) -> bool:
     alias = {"on_train_batch_begin": "on_batch_begin",
              "on_train_batch_end": "on_batch_end"}.get(hook)
     return alias is not None and custom(alias)
+
+
+def replica_callbacks(callbacks, is_chief: bool):
+    """The callbacks a replica of a distribution strategy runs: all of `callbacks` on the
+    chief (`is_chief`); on another replica, those that do not print or write files (a
+    `CallbackList` or anything but a list/tuple is returned as it is).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.callbacks import base
+        >>> kept = base.replica_callbacks([ef.callbacks.CSVLogger("log.csv"),
+        ...                                ef.callbacks.History()], is_chief=False)
+        >>> [type(c).__name__ for c in kept]
+        ['History']
+    """
+    if is_chief or not isinstance(callbacks, (list, tuple)):
+        return callbacks
+    # (getattr: a non-Callback in the list reaches CallbackList, whose error names it)
+    return [c for c in callbacks if not getattr(c, "_chief_only", False)]

@@ -78,9 +78,11 @@ def set_learning_rate(model, value: float, owner: str) -> None:
     elif isinstance(current, numbers.Real):
         optimizer.learning_rate = float(value)
     else:  # a TypeError, as Keras's learning_rate setter raises for a schedule
+        rate = optimizer.get_config().get("learning_rate")  # a schedule's is serialized
+        kind = rate.get("class_name") if isinstance(rate, dict) else type(rate).__name__
         raise TypeError(
             f"{owner}: the optimizer's learning rate is computed by a schedule "
-            f"({type(getattr(optimizer, '_learning_rate', current)).__name__}), so this "
+            f"({kind}), so this "
             "callback cannot set it. Give the optimizer a float learning rate, or use the "
             "schedule alone."
         )

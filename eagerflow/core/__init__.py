@@ -6,10 +6,10 @@ its input's shape, for one) it finds in that registry by name. Nothing in
 `eagerflow.core` imports `eagerflow.ops`, `eagerflow.graph` or the high-level packages.
 """
 
-from eagerflow.core import (autodiff, context, debugging, device, dispatch, dtypes, errors,
+from eagerflow.core import (autodiff, buffers, context, device, dispatch, dtypes, errors,
                             logits, nest, spec, tape, tensor, trackable, variable)
 
 __all__ = [
-    "autodiff", "context", "debugging", "device", "dispatch", "dtypes", "errors", "logits", "nest",
+    "autodiff", "buffers", "context", "device", "dispatch", "dtypes", "errors", "logits", "nest",
     "spec", "tape", "tensor", "trackable", "variable",
 ]

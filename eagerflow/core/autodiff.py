@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
 
 
-def custom_gradient(f: Callable | None = None) -> Callable:
+def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorates `f(*x)` returning ``(y, grad_fn)`` so gradients use `grad_fn`.
 
     ``grad_fn(*dy)`` returns one gradient per tensor input of `f` (a single value for one
@@ -60,12 +61,12 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
 
 def as_argument(value):
-    """Python numbers become float32 tensors; tensors and variables pass through."""
+    """An argument to differentiate: Python numbers become float32 tensors (an int one
+    could have no gradient); tensors and variables pass through; the rest converts."""
     if isinstance(value, (tensor.Tensor, variable.Variable)):
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return tensor.new_tensor(np.asarray(value, dtypes.float32))
-    return convert_input(value)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return convert_input(value, dtype=dtypes.float32 if number else None)
 
 
 def _call_with_custom_gradient(f, args, kwargs):

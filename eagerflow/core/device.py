@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import re
-from typing import Any, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple, NoReturn
 
-from eagerflow.core import context, errors
+from eagerflow.core import errors
 
 _SPEC = re.compile(
     r"^(?:/job:[\w-]+)?(?:/replica:\d+)?(?:/task:\d+)?/?(?:device:)?"
@@ -37,16 +38,15 @@ class PhysicalDevice(NamedTuple):
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
 
 
-def no_gpu(what: str):
+def no_gpu(what: str) -> NoReturn:
     """Raises the error for any request of a GPU."""
     raise errors.NotFoundError(
         f"{what}: no GPU is available. eagerflow computes on the CPU only (it has no GPU "
-        "backend); available devices: ['/device:CPU:0']."
-    )
+        "backend); available devices: ['/device:CPU:0'].")
 
 
 @contextlib.contextmanager
-def device(device_name: Any) -> Any:
+def device(device_name: Any) -> Iterator[Any]:
     """Scopes the ops run inside it to `device_name` (``"/cpu:0"``, ``"CPU:0"``, ...).
 
     Args:
@@ -71,11 +71,7 @@ def device(device_name: Any) -> Any:
             raise errors.NotFoundError(
                 f"Device {spec!r} does not exist; available devices: ['/device:CPU:0']."
             )
-    context.thread.devices.append("/device:CPU:0")
-    try:
-        yield
-    finally:
-        context.thread.devices.pop()
+    yield  # every op runs on the CPU: there is no placement to record
 
 
 def list_physical_devices(device_type: Any = None) -> list:

@@ -183,6 +183,7 @@ _Variable = variable.Variable
 _new = object.__new__
 _ndarray = np.ndarray
 _as_array = dtypes.as_array
+_promotion = dtypes.promotion  # the dtype table
 _flags = context.flags
 
 
@@ -198,7 +199,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
     """
     # hot path: every public op funnels through here; see benchmarks/bench_ops.py.
     # Unrolling the one- and two-input cases saves ~0.1 us per op over a generic loop.
-    if _flags.slow:
+    if _flags.intercepted:
         return _execute_slow(op, inputs, attrs)
     # With no tape and no tracing a Variable is read straight from its buffer: a result
     # that is a view of it keeps the buffer referenced, so a later in-place write copies.
@@ -222,7 +223,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
             if a is x:  # a weak Python scalar first
                 if type(a) is float and b.dtype.kind in "iu" and op.promotes:
                     return _execute_slow(op, inputs, attrs)
-            elif a.dtype is not b.dtype and op.promotes and _promotion_needed(a, b):
+            elif a.dtype is not b.dtype and op.promotes and _promotion(a, b) is not None:
                 return _execute_slow(op, inputs, attrs)
             values: tuple | list = (a, b)
         elif (kind is float or kind is int) and a is not x:
@@ -245,7 +246,7 @@ def execute(op: Op, inputs: tuple | list, attrs: dict = _NO_ATTRS):
     try:
         out = op.forward(*values, **attrs) if attrs else op.forward(*values)
     except Exception as e:
-        raise _op_error(op, values, attrs, e) from None
+        raise op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         if type(out) is not _ndarray:
             out = _as_array(out)
@@ -272,13 +273,13 @@ def _execute_slow(op, inputs, attrs):
             values = [x._value if isinstance(x, _Tensor) else x for x in inputs]
             break
         values.append(x._value)
-    if len(values) == 2 and op.promotes and _promotion_needed(*values):
+    if len(values) == 2 and op.promotes and _promotion(*values) is not None:
         inputs = promote_inputs(op, inputs)
         values = [x._value if isinstance(x, _Tensor) else x for x in inputs]
     try:
         out = op.forward(*values, **attrs)
     except Exception as e:
-        raise _op_error(op, values, attrs, e) from None
+        raise op_error(op, values, attrs, e) from None
     if op.num_outputs == 1:
         result = _new(_Tensor)
         result._value = out if type(out) is _ndarray else _as_array(out)
@@ -297,33 +298,10 @@ _SCALARS = (float, int, complex, bool)
 _PROMOTING = frozenset({"BatchMatMulV2", "MatMul"})
 
 
-def _promotion_needed(a, b) -> bool:
-    """Whether values `a`, `b` (ndarrays or weak Python scalars) mix an integer tensor with
-    a float (NumPy would give float64 where the table gives the float's dtype)."""
-    if type(a) is _ndarray:
-        if type(b) is _ndarray:
-            if a.dtype is b.dtype:
-                return False
-            ka, kb = a.dtype.kind, b.dtype.kind
-            return (ka in "iu" and kb == "f") or (kb in "iu" and ka == "f")
-        return type(b) is float and a.dtype.kind in "iu"
-    return type(a) is float and type(b) is _ndarray and b.dtype.kind in "iu"
-
-
-def _kind(value):
-    """``(dtype kind, dtype or None)`` of a tensor or ndarray; a Python float is a weak
-    ``("float", None)``, other Python values ``(None, None)``."""
-    dtype = getattr(value, "dtype", None)
-    if isinstance(dtype, np.dtype):
-        return dtype.kind, dtype
-    return ("float" if type(value) is float else None), None
-
-
 def promote_inputs(op, inputs) -> tuple:
-    """The dtype table for binary arithmetic (DESIGN.md, "dtypes"): an integer tensor meeting
-    a float (tensor or weak Python float) becomes that float's dtype (float32 for a Python
-    float), so ``int32 + float32`` is float32, never float64. Applied eagerly and while
-    tracing alike (the cast is an op).
+    """Applies the dtype table (`dtypes.promotion`) to the inputs of binary arithmetic: the
+    integer operand is cast to the float's dtype, eagerly and while tracing alike (the cast
+    is an op), so ``int32 + float32`` is float32, never float64.
 
     Examples:
         >>> import eagerflow as ef
@@ -334,13 +312,11 @@ def promote_inputs(op, inputs) -> tuple:
     """
     if len(inputs) != 2 or not op.promotes:
         return inputs
-    x, y = inputs
-    (kx, dx), (ky, dy) = _kind(x), _kind(y)
-    if kx in ("i", "u") and ky in ("f", "float") and isinstance(x, _Tensor):
-        return (execute(OPS["Cast"], (x,), {"dtype": dy or np.dtype(np.float32)}), y)
-    if ky in ("i", "u") and kx in ("f", "float") and isinstance(y, _Tensor):
-        return (x, execute(OPS["Cast"], (y,), {"dtype": dx or np.dtype(np.float32)}))
-    return inputs
+    target = dtypes.promotion(*inputs)
+    if target is None:
+        return inputs
+    return tuple(execute(OPS["Cast"], (x,), {"dtype": target})
+                 if isinstance(x, _Tensor) and x.dtype.kind in "iu" else x for x in inputs)
 
 
 def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
@@ -377,44 +353,43 @@ def convert_inputs(op, inputs, copy_arrays=False) -> tuple:
 
 
 def _convert_weak_list(value, partner, op):
-    """A Python list of numbers next to a tensor takes the tensor's dtype (DESIGN.md,
-    "dtypes"): ``float32 * [1, 0]`` stays float32, ``float16 * [0.5]`` float16."""
-    array = convert_input(value, op)
-    kind = array.dtype.kind
-    if partner.kind in "fc" and kind in "iuf" or (partner.kind in "iu" and kind in "iu"):
-        if array.dtype != partner and array._value.size and _exact(array._value, partner):
-            return tensor.new_tensor(array._value.astype(partner))
-    return array
-
-
-def _exact(values, dtype) -> bool:
-    """Whether `values` convert to `dtype` without overflow (ints that fit, finite floats)."""
-    with np.errstate(all="ignore"):
-        converted = values.astype(dtype)
-    if dtype.kind in "iu":
-        return bool(np.array_equal(converted, values))
-    return bool(np.all(np.isfinite(converted) | ~np.isfinite(values)))
+    """A Python list of numbers next to a tensor of dtype `partner` (`dtypes.weak_list`)."""
+    array = convert_input(value, op)._value
+    return tensor.new_tensor(dtypes.weak_list(array, partner))
 
 
 def convert_input(value, op: Op | None = None, copy: bool = False,
-                  dtype: np.dtype | None = None) -> tensor.Tensor:
-    """Converts one op input to a Tensor."""
+                  dtype: np.typing.DTypeLike | None = None) -> tensor.Tensor:
+    """The engine's one converter of values to tensors (`ef.convert_to_tensor`,
+    `ef.constant` and every op input go through it).
+
+    Args:
+        value: a tensor (returned as it is, whatever `dtype`: callers that need a dtype
+            cast or check), a variable (read, so recording tapes watch it), a NumPy array
+            (kept as it is, text included, unless `dtype` differs), Python data, or, while
+            `ef.function` traces, a list holding traced tensors (packed by graph ops).
+        op: the op whose input this is, named in errors.
+        copy: copy an array even when it is read-only (a writable one always is: the
+            tensor must not change when the array does).
+        dtype: the dtype for data that is not a tensor, by `dtypes.to_array`'s rules
+            (Python floats give float32 by default, ints int32; arrays keep theirs).
+
+    Raises:
+        InvalidArgumentError: when the value cannot be converted (to `dtype`).
+    """
     if isinstance(value, _Tensor):
         return value
-    if type(value) is _Variable:  # reading it lets recording tapes watch it
+    if type(value) is _Variable:
         return value._read()
-    if isinstance(value, _ndarray):
-        if copy or value.flags.writeable:
-            value = value.copy()
-        return tensor.new_tensor(value)
-    tracer = context.thread.tracer  # a list holding traced tensors: packed by graph ops
+    if type(value) is _ndarray and (dtype is None or value.dtype == dtype):
+        return tensor.new_tensor(value.copy() if copy or value.flags.writeable else value)
+    tracer = context.thread.tracer
     if tracer is not None and isinstance(value, (list, tuple)) and tracer.holds_tensor(value):
-        return tracer.pack(value, dtype)
+        return tracer.pack(value, None if dtype is None else dtypes.as_dtype(dtype))
     try:
         return tensor.new_tensor(dtypes.to_array(value, dtype))
     except errors.OpError as e:
-        name = op.name if op is not None else None
-        raise type(e)(e.message, op=name) from None
+        raise type(e)(e.message, op=op.name if op is not None else None) from None
 
 
 def _describe(values, attrs) -> str:
@@ -431,7 +406,7 @@ def _describe(values, attrs) -> str:
     return text
 
 
-def _op_error(op, values, attrs, e: Exception) -> Exception:
+def op_error(op, values, attrs, e: Exception) -> Exception:
     """Translates an exception raised by a forward function into a named OpError."""
     if isinstance(e, errors.OpError):
         return type(e)(e.message, op=e.op or op.name)

@@ -1,12 +1,21 @@
-"""dtype names and the rules that turn Python and NumPy values into arrays.
+"""dtype names and the dtype table: every dtype rule of eagerflow is written here.
 
 eagerflow's numeric and bool dtypes are plain `numpy.dtype` objects; text has one dtype,
 `string` (`ef.string`, see `StringDType`): its tensors hold Python `bytes` in a NumPy
-object array, and `str` data is encoded as UTF-8, as TensorFlow does. Python data converts the way
-TensorFlow converts it (floats to float32, ints to int32, complex to complex128, bools to
-bool); NumPy arrays
-and NumPy scalars keep their dtype. Binary ops promote like NumPy 2: a Python scalar
-next to a tensor is "weak" and adopts the tensor's dtype.
+object array, and `str` data is encoded as UTF-8, as TensorFlow does.
+
+The table (DESIGN.md, "dtypes"), and where each rule lives:
+
+* Python data converts the way TensorFlow converts it: floats to float32, ints to int32
+  (int64 when one does not fit), complex to complex128, bools to bool; NumPy arrays and
+  NumPy scalars keep their dtype (`to_array`, behind every conversion).
+* Binary arithmetic promotes like NumPy 2, with weak Python numbers (``float32 * 2.0``
+  stays float32), except that an integer meeting a float becomes that float's dtype,
+  float32 for a Python float: ``int32 + float32`` and ``int32 * 1.5`` are float32, never
+  float64 (`promotion`, which the dispatcher applies).
+* A Python list of numbers next to a tensor is weak too, when its values fit the
+  tensor's dtype exactly: ``float16 * [0.5]`` stays float16 (the dispatcher's
+  `convert_inputs`).
 
 Examples:
     >>> from eagerflow.core import dtypes
@@ -142,6 +151,60 @@ def as_dtype(dtype: np.typing.DTypeLike | StringDType | None) -> DType:
         return public(np.dtype(dtype))
     except TypeError as e:
         raise TypeError(f"Cannot interpret {dtype!r} as a dtype.") from e
+
+
+def promotion(a, b) -> np.dtype | None:
+    """The dtype table of binary arithmetic, where it departs from NumPy's promotion.
+
+    Operands are tensors, arrays or Python scalars. NumPy's rules stand (a Python number
+    next to a tensor is weak and takes its dtype, as in NumPy 2: ``float32 * 2.0`` stays
+    float32, ``int32 + 1`` int32), except that an integer meeting a float never gives
+    float64: it becomes that float's dtype, float32 for a Python float (``int32 +
+    float32`` and ``int32 * 1.5`` are float32). The dispatcher applies it to every binary
+    arithmetic op (``Op.promotes``).
+
+    Returns:
+        The dtype the integer operand is cast to, or None where NumPy's answer stands.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.core import dtypes
+        >>> i32, f16 = np.zeros(2, np.int32), np.zeros(2, np.float16)
+        >>> dtypes.promotion(i32, f16), dtypes.promotion(1.5, i32), dtypes.promotion(i32, 2)
+        (dtype('float16'), dtype('float32'), None)
+    """
+    da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+    if da is None or db is None:  # a weak Python scalar: only a float next to integers
+        dtype, other = (db, a) if da is None else (da, b)
+        return float32 if type(other) is float and dtype is not None and dtype.kind in "iu" \
+            else None
+    if da.kind in "iu" and db.kind == "f":
+        return db
+    return da if db.kind in "iu" and da.kind == "f" else None
+
+
+def weak_list(values: np.ndarray, partner) -> np.ndarray:
+    """The values of a Python list of numbers used next to a tensor of dtype `partner`:
+    converted to `partner` when they fit it exactly (numbers into a float dtype, integers
+    into an integer one), so ``float32 * [1, 0]`` stays float32 and ``float16 * [0.5]``
+    float16; as they are otherwise (then `promotion` applies).
+
+    Examples:
+        >>> import numpy as np
+        >>> weak_list(np.array([0.5]), np.dtype("float16")).dtype
+        dtype('float16')
+        >>> weak_list(np.array([70000]), np.dtype("int16")).dtype  # does not fit
+        dtype('int64')
+    """
+    kind = values.dtype.kind
+    if values.dtype == partner or not values.size or not (
+            partner.kind in "fc" and kind in "iuf" or partner.kind in "iu" and kind in "iu"):
+        return values
+    with np.errstate(all="ignore"):
+        converted = values.astype(partner)
+    exact = (np.array_equal(converted, values) if partner.kind in "iu" else
+             np.all(np.isfinite(converted) | ~np.isfinite(values)))
+    return converted if exact else values
 
 
 def is_floating(dtype) -> builtins.bool:

@@ -93,3 +93,4 @@ def warn_once(key: str, message: str, stacklevel: int = 3) -> None:
         return
     _warned.add(key)
     warnings.warn(message, EagerflowWarning, stacklevel=stacklevel)
+

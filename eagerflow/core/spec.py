@@ -14,6 +14,7 @@ Examples:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,8 @@ class TensorSpec:
 
     __slots__ = ("dtype", "name", "shape")
 
-    def __init__(self, shape: tuple | list | None, dtype: np.typing.DTypeLike = dtypes.float32,
+    def __init__(self, shape: Iterable[int | None] | None,
+                 dtype: np.typing.DTypeLike | None = dtypes.float32,
                  name: str | None = None) -> None:
         self.shape = None if shape is None else tuple(
             None if d is None else int(d) for d in shape

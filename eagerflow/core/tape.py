@@ -317,7 +317,7 @@ class GradientTape:
                 if t is source:
                     seed = (_run("OnesLike", (targets[j],), dtype=None) if seeds is None
                             else seeds[j])
-                    grads[i] = _cast_like(dispatch.convert_input(seed), source)
+                    grads[i] = cast_like(dispatch.convert_input(seed), source)
                     self._none_reasons.pop(id(source), None)
         return nest.pack_sequence_as(sources, grads)
 
@@ -346,7 +346,7 @@ class GradientTape:
                 total = found[0]
                 for g in found[1:]:
                     total = _run("AddV2", (total, g))
-                results.append(_cast_like(total, source))
+                results.append(cast_like(total, source))
                 continue
             reason = self._explain(source, source_keys)
             self._none_reasons[id(source)] = reason
@@ -544,7 +544,7 @@ def _target_tensor(value: Any) -> tensor.Tensor:
     )
 
 
-def _cast_like(grad, like):
+def cast_like(grad, like):
     return grad if grad.dtype == like.dtype else _run("Cast", (grad,), dtype=like.dtype)
 
 

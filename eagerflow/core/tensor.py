@@ -132,10 +132,14 @@ class Tensor(_Operators):
 
     # -- Python protocol ------------------------------------------------------------
     def __repr__(self) -> str:
-        value, text = self._value, self._value.dtype.kind in "SUO"  # as TF's dtype `string`
-        body = np.array2string(value, max_line_width=80) if value.ndim or text else str(value[()])
-        body = "\n" + body if "\n" in body else body
-        return f"ef.Tensor({body}, shape={self.shape}, dtype={'string' if text else value.dtype})"
+        value = self._value
+        if value.ndim or value.dtype.kind in "SUO":  # an array, or text (quoted: b'...')
+            body = np.array2string(value, max_line_width=80)
+        else:  # a number, as Python prints it (TensorFlow prints ``1.0``, not ``array(1.)``)
+            body = str(value[()])
+        if "\n" in body:  # rows start on their own line, as in TensorFlow
+            body = "\n" + body
+        return f"ef.Tensor({body}, shape={self.shape}, dtype={self.dtype.name})"
 
     __str__ = __repr__
 

@@ -28,10 +28,12 @@ Examples:
 from __future__ import annotations
 
 import functools
+import re
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
-from eagerflow.core import context, variable
+from eagerflow.core import context, nest, variable
 
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
@@ -66,6 +68,24 @@ def remove_restore_listener(listener) -> None:
     See `add_restore_listener` for an example.
     """
     _restore_listeners.discard(listener)
+
+
+def snake_case(name: str) -> str:
+    """The one naming rule for default names: a class name in snake case, as Keras's
+    ``to_snake_case`` (``"MaxPooling2D"`` -> ``"max_pooling2d"``). A capital followed by
+    lower case starts a word and a lower-case letter followed by a capital ends one, so
+    runs of capitals stay one word (``"MNISTModel"`` -> ``"mnist_model"``, ``"LSTM"`` ->
+    ``"lstm"``, ``"RMSprop"`` -> ``"rm_sprop"``); characters that cannot be in a Python
+    identifier are dropped. `ef.utils.naming` re-exports it for the packages above.
+
+    Examples:
+        >>> from eagerflow.core.trackable import snake_case
+        >>> snake_case("MNISTModel"), snake_case("RMSprop"), snake_case("Conv2DTranspose")
+        ('mnist_model', 'rm_sprop', 'conv2d_transpose')
+    """
+    name = re.sub(r"\W+", "", name)
+    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def is_trackable_value(value) -> bool:
@@ -110,7 +130,7 @@ def notify_attached(owner, value) -> None:
     just attached to `owner`: TensorFlow restores an object when it is attached to the
     restored graph (``ckpt.restore(p); ckpt.v = ef.Variable(0.)`` gets the saved value)."""
     if _restore_listeners and _holds_variable(value, set()):
-        with context.eager_scope():
+        with context.init_scope():
             for listener in list(_restore_listeners):
                 attached = getattr(listener, "object_attached", None)
                 if attached is not None:
@@ -153,31 +173,31 @@ class Trackable:
         the variable. A pending (deferred) restore for that path assigns the saved value
         here, before the variable is first used.
         """
-        own = self.__dict__.get("_deferred_restore")
-        if own is not None or _restore_listeners:
-            # A restore is a real, one-time write even when the variable is created while a
-            # function is traced (it must not become an assignment the graph repeats).
-            with context.eager_scope():
-                if own is not None:
-                    own.variable_created(self, name, variable)
-                for listener in list(_restore_listeners):
-                    listener.variable_created(self, name, variable)
+        self._tell_restores("variable_created", name, variable)
         if context.creation_observer is not None:  # after the restore: shares its value
             context.creation_observer.announce(self, variable)
+
+    def _tell_restores(self, event: str, *args) -> None:
+        """Calls ``listener.<event>(self, *args)`` on this object's own restore listener
+        (its ``_deferred_restore``) and on every restore still waiting for values."""
+        own = self.__dict__.get("_deferred_restore")
+        if own is None and not _restore_listeners:
+            return  # (the common case: nothing is being restored)
+        listeners = ([] if own is None else [own]) + list(_restore_listeners)
+        # A restore is a real, one-time write even when the variable is created while a
+        # function is traced (it must not become an assignment the graph repeats).
+        with context.init_scope():
+            for listener in listeners:
+                getattr(listener, event)(self, *args)
 
     def _track_new_slot(self, variable, slot_name: str, slot) -> None:
         """Called by optimizers right after creating `slot` (named `slot_name`) for `variable`.
 
-        The optimizer must also list it in ``_slot_variables()`` as
-        ``(variable, slot_name, slot)``.
+        The optimizer must also list it in ``slot_variables()`` as
+        ``(variable, slot_name, slot)`` (the `eagerflow.saving.object_graph.SlotHolder`
+        interface).
         """
-        own = self.__dict__.get("_deferred_restore")
-        if own is not None or _restore_listeners:
-            with context.eager_scope():
-                if own is not None:
-                    own.slot_created(self, variable, slot_name, slot)
-                for listener in list(_restore_listeners):
-                    listener.slot_created(self, variable, slot_name, slot)
+        self._tell_restores("slot_created", variable, slot_name, slot)
         if context.creation_observer is not None:
             context.creation_observer.announce(self, slot, parent=variable)
 
@@ -218,8 +238,7 @@ class Module(Trackable):
 
     def __init__(self, name: str | None = None) -> None:
         if name is None:
-            name = "".join("_" + c.lower() if c.isupper() else c
-                           for c in type(self).__name__).lstrip("_")
+            name = snake_case(type(self).__name__)
         if not isinstance(name, str) or not name.isidentifier():
             raise ValueError(
                 f"{type(self).__name__}: name must be a valid Python identifier. Received: "
@@ -237,43 +256,48 @@ class Module(Trackable):
         return context.name_scope(self.name)
 
     def _walk(self):
-        """Every Variable and Module reachable from the attributes (attribute names in
-        sorted order, depth first, each object once), excluding self."""
-        seen = {id(self)}
-        found = []
+        """Every Variable and Module reachable from this module, each once, excluding self,
+        in the order TensorFlow's ``tf.Module`` documents: a module's own leaves first (as
+        its `_walk_leaves` lists them), then each submodule's, recursively (``a.b.d``'s
+        variables come before ``a.c``'s). The one walk of an object's state: `variables`,
+        `submodules` and a layer's `weights` are all read from it."""
+        found, seen = [], {id(self)}
 
-        def visit(value):
-            if isinstance(value, dict):
-                for key in sorted(value, key=str):
-                    visit(value[key])
-            elif isinstance(value, (list, tuple)):
-                for item in value:
-                    visit(item)
-            elif (_is_variable(value) or isinstance(value, Module)) and id(value) not in seen:
-                seen.add(id(value))
-                found.append(value)
-                if isinstance(value, Module):
-                    value._walk_into(visit)
+        def flatten(module):
+            submodules = []
+            for leaf in module._walk_leaves():
+                if id(leaf) not in seen:
+                    seen.add(id(leaf))
+                    found.append(leaf)
+                    if isinstance(leaf, Module):
+                        submodules.append(leaf)
+            for submodule in submodules:
+                flatten(submodule)
 
-        self._walk_into(visit)
+        flatten(self)
         return found
 
-    def _walk_into(self, visit) -> None:
+    def _walk_leaves(self):
+        """The Variables and Modules this module holds itself, in walk order: attributes
+        sorted by name, dict keys sorted, lists in order (``tf.Module``'s). Layers list
+        theirs in insertion order instead, as Keras tracks them."""
         for key in sorted(vars(self)):
-            visit(vars(self)[key])
+            for leaf in nest.flatten(vars(self)[key]):
+                if _is_variable(leaf) or isinstance(leaf, Module):
+                    yield leaf
 
     @property
-    def variables(self) -> tuple | list:
+    def variables(self) -> Sequence[Any]:
         """The Variables of this module and its submodules (each once)."""
         return tuple(v for v in self._walk() if _is_variable(v))
 
     @property
-    def trainable_variables(self) -> tuple | list:
+    def trainable_variables(self) -> Sequence[Any]:
         """The trainable ones of `variables`."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
-    def non_trainable_variables(self) -> tuple | list:
+    def non_trainable_variables(self) -> Sequence[Any]:
         """The non-trainable ones of `variables`."""
         return tuple(v for v in self.variables if not v.trainable)
 

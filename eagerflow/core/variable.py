@@ -38,7 +38,7 @@ class _Creators(type):
     """``Variable(...)`` inside `ef.variable_creator_scope` (graph/function.py)."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        create = context.thread.__dict__.get("variable_creator")
+        create = context.thread.variable_creator
         return super().__call__(*args, **kwargs) if create is None else create(cls, args, kwargs)
 
 
@@ -110,7 +110,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         snapshot = self._snapshot
         if snapshot is None:
             snapshot = self._snapshot = tensor.new_tensor(self._buf)
-        if _flags.slow:
+        if _flags.intercepted:
             state = context.thread
             if state.tracer is not None:
                 return state.tracer.read_variable(self)
@@ -186,7 +186,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
     # -- writing ---------------------------------------------------------------------
     def _writable_buffer(self) -> np.ndarray:
         """The buffer, safe to write in place: copied first if any tensor may share it."""
-        if _flags.slow and context.thread.tracer is not None:  # would write once, at trace
+        if _flags.intercepted and context.thread.tracer is not None:  # would write once, at trace
             return context.thread.tracer.writable_buffer(self)
         snapshot = self._snapshot
         shared = False
@@ -222,7 +222,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         return array
 
     def _assign(self, value, mode: str):
-        if _flags.slow:
+        if _flags.intercepted:
             tracer = context.thread.tracer
             if tracer is not None:
                 return tracer.assign_variable(self, value, mode)
@@ -253,10 +253,11 @@ class Variable(tensor._Operators, metaclass=_Creators):
 
     # -- Python protocol ---------------------------------------------------------------
     def __repr__(self) -> str:
-        return (
-            f"<ef.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
-            f"numpy={np.array_repr(self._buf) if self._buf.ndim else self._buf[()]!s}>"
-        )
+        value = self._buf
+        # TensorFlow's form: ``numpy=1`` for a scalar, ``numpy=array([...], dtype=...)`` else
+        numpy = np.array_repr(value) if value.ndim else str(value[()])
+        return (f"<ef.Variable {self._name!r} shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={numpy}>")
 
     def __format__(self, spec: str) -> str:
         return format(self._read(), spec)
@@ -461,7 +462,7 @@ def _writing_elsewhere() -> bool:
     try:
         for frame in frames.values():
             while frame is not None:
-                if frame.f_code is _WRITE_CODE:
+                if frame.f_code in WRITE_CODES:
                     return True
                 frame = frame.f_back
         return False
@@ -470,4 +471,5 @@ def _writing_elsewhere() -> bool:
         frames.clear()
 
 
-_WRITE_CODE = Variable._write.__code__
+# The code of the functions that write variables in place (core/buffers.py adds its own).
+WRITE_CODES = {Variable._write.__code__}

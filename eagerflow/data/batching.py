@@ -37,6 +37,17 @@ def _batches(source, batch_size: int, drop_remainder: bool):
         index += len(chunk)
 
 
+def is_batched(source) -> bool:
+    """Whether a Dataset pipeline has a batch stage (`batch`, `padded_batch`) anywhere."""
+    stack = [source]
+    while stack:
+        stage = stack.pop()
+        if isinstance(stage, _Batching):
+            return True
+        stack.extend(stage._inputs)
+    return False
+
+
 class _Batching(dataset.Dataset):
     """The batch count shared by `batch` and `padded_batch`.
 

@@ -41,6 +41,12 @@ def _pipeline_state(dataset):
         todo.extend(stage._inputs)
     return shuffles, blocker
 
+def shuffle_stages(dataset) -> list:
+    """The `shuffle` stages of a pipeline, in a fixed order (the same on every process
+    that builds the same pipeline): what must be kept or reset to replay its order."""
+    return _pipeline_state(dataset)[0]
+
+
 _probing = threading.local()
 
 

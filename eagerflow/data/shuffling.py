@@ -116,9 +116,7 @@ def _base_seed(seed) -> tuple:
     generator: reproducible after `ef.random.set_seed`, different runs otherwise.
     """
     if seed is not None:
-        # core.random keeps the global seed in a module variable (no public getter).
-        global_seed = random_lib.get_global_seed()
-        base = random_lib._DEFAULT_GLOBAL_SEED if global_seed is None else global_seed
+        base = random_lib.effective_global_seed()
         return (base & _SEED_MASK, int(seed) & _SEED_MASK)
     draw = random_lib.get_global_generator().uniform([2], 0, _SEED_MASK, dtype=np.int64)
     return tuple(int(v) for v in draw.numpy())

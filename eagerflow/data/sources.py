@@ -13,7 +13,7 @@ import contextlib
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, nest
+from eagerflow.core import buffers, dtypes, errors, nest
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 from eagerflow.data import dataset, structure
@@ -225,7 +225,7 @@ def _conform(value, spec, index, path):
 
 def _conform_leaf(value, spec, index, path):
     if isinstance(value, tensor_lib.Tensor):
-        array = value._value
+        array = buffers.read(value)
     elif isinstance(value, np.ndarray):
         array = value.copy() if value.flags.writeable else value
     elif structure.is_string(spec.dtype):

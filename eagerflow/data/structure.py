@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dispatch, dtypes, errors, nest
+from eagerflow.core import buffers, dispatch, dtypes, errors, nest
 from eagerflow.core import tensor as tensor_lib
 from eagerflow.core.spec import TensorSpec
 
 _ndarray = np.ndarray
 _Tensor = tensor_lib.Tensor
 _new_tensor = tensor_lib.new_tensor
+_read = buffers.read
 
 
 def map_leaves(fn, element):
@@ -74,7 +75,7 @@ def to_numpy(element):
 def _convert_leaf(value, what):
     kind = type(value)
     if kind is _Tensor:
-        return value._value
+        return _read(value)
     if kind is _ndarray:
         if value.dtype.kind in "SUO":  # text is stored as bytes objects (core/dtypes.py)
             return dtypes.to_array(value)
@@ -87,7 +88,7 @@ def _convert_leaf(value, what):
             "`return` its result?"
         )
     try:
-        return dispatch.convert_input(value)._value
+        return _read(dispatch.convert_input(value))
     except errors.OpError as e:
         raise errors.InvalidArgumentError(f"{what}: {e.message}") from None
 
@@ -109,9 +110,9 @@ def from_function(value, what: str):
     # hot path: one call per mapped element; tensors and tuples of tensors go straight.
     kind = type(value)
     if kind is _Tensor:
-        return value._value
+        return _read(value)
     if kind is tuple or kind is list:
-        leaves = [item._value if type(item) is _Tensor else
+        leaves = [_read(item) if type(item) is _Tensor else
                   None if item is None else from_user(item, what, True) for item in value]
         return tuple(leaves)
     return from_user(value, what, allow_none=True)

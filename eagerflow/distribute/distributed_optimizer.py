@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from eagerflow.models import distribution
+from eagerflow.models import strategy as strategy_lib
 from eagerflow.optim import optimizer as optimizer_lib
 
 
@@ -35,14 +35,15 @@ def DistributedOptimizer(optimizer: Any,
 
     Args:
         optimizer: an `ef.optim.Optimizer`.
-        strategy: the `MPIStrategy` (default: the one the optimizer was made under, the
-            current one, or a new `MPIStrategy()`).
+        strategy: an `ef.distribute.Strategy` (default: the one the optimizer was made
+            under, the current one, or a new `MPIStrategy()`).
 
     Returns:
         `optimizer`.
 
     Raises:
-        TypeError: if `optimizer` is not an `ef.optim.Optimizer`.
+        TypeError: if `optimizer` is not an `ef.optim.Optimizer`, or `strategy` not a
+            `Strategy`.
 
     Examples:
         >>> import eagerflow as ef
@@ -56,12 +57,15 @@ def DistributedOptimizer(optimizer: Any,
         raise TypeError("DistributedOptimizer: expected an ef.optim.Optimizer. Received: "
                         f"{type(optimizer).__name__} {optimizer!r}")
     if strategy is None:
-        strategy = distribution.of(optimizer) or distribution.current()
+        strategy = strategy_lib.of(optimizer) or strategy_lib.current()
     if strategy is None:
         from eagerflow.distribute import mpi_strategy
 
         strategy = mpi_strategy.MPIStrategy()
-    with distribution.scope(strategy):  # its slots, made later, start equal everywhere
-        distribution.object_created(optimizer)
-    optimizer.__dict__["_gradient_reducer"] = strategy._reduce_gradients
+    if not isinstance(strategy, strategy_lib.Strategy):
+        raise TypeError("DistributedOptimizer: strategy must be an ef.distribute.Strategy. "
+                        f"Received: {type(strategy).__name__} {strategy!r}")
+    with strategy.scope():  # its slots, made later, start equal everywhere
+        strategy_lib.object_created(optimizer)
+    optimizer.gradient_reducer = strategy.reduce_gradients  # the declared hook
     return optimizer

@@ -6,12 +6,11 @@ are written) and, once, the initial values of the variables. The same script run
 when it was not started by ``mpiexec``: the strategy then has one replica and no
 collective runs.
 
-The protocol the rest of eagerflow uses (through `eagerflow.models.distribution`, since the
-layers, optimizers and `fit` cannot import this package): ``num_replicas_in_sync``,
-``rank``, ``is_chief``, ``_variable_created(variable)`` (broadcast from rank 0),
-``_allreduce(arrays, op, what)``, ``_broadcast_object(obj)``, ``_allgather_object(obj)``,
-``_reduce_gradients(grads)``, ``_end_of_data()``, ``_after_chief(action, function)`` and
-``_report_failure(error)``.
+`MPIStrategy` subclasses `ef.distribute.Strategy` (`eagerflow/models/strategy.py`, where
+the layers, optimizers and `fit` reach it) and supplies its communication: `sum_arrays`,
+`all_reduce`, `gather`, `broadcast_object`, `all_gather_object`, and the hooks
+`variable_created` (broadcast from rank 0), `reduce_gradients`, `end_of_data`,
+`after_chief` and `report_failure`. What `fit` does with N ranks is the base class's.
 
 Examples:
     >>> import eagerflow as ef
@@ -31,22 +30,21 @@ import sys
 import time
 import traceback
 import zlib
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, tensor
+from eagerflow.core import errors, nest
 from eagerflow.core import variable as variable_lib
 from eagerflow.graph import python_ops
-from eagerflow.models import distribution
-from eagerflow.ops import creation
-from eagerflow.ops.typing import AxisLike
+from eagerflow.models import strategy as strategy_lib
 
 # Set by the launchers of MPICH (Hydra), Open MPI and PMIx-based ones (Slurm's srun).
 _SIZE_VARIABLES = ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS")
 _LAUNCH_VARIABLES = (*_SIZE_VARIABLES, "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK")
 _abort_hook_installed = False
-_CHIEF_NOTE_TAG = 7301  # point-to-point notes of `_after_chief` (below any MPI_TAG_UB)
+_CHIEF_NOTE_TAG = 7301  # point-to-point notes of `after_chief` (below any MPI_TAG_UB)
 # How long a collective may wait for the other ranks: PyTorch's default process-group
 # timeout. Generous, because a rank legitimately waits while the chief alone writes a
 # large checkpoint or evaluates; a short one would fail healthy jobs.
@@ -61,7 +59,7 @@ _POLLS_PER_CHECK = 32
 _yield = getattr(os, "sched_yield", lambda: None)
 _SPIN_SECONDS = 0.25
 _MAX_PAUSE = 0.002
-_FAILURE_TAG = 7302  # a rank's note that its fit failed (see `_report_failure`)
+_FAILURE_TAG = 7302  # a rank's note that its fit failed (see `report_failure`)
 _NOTE_CHARACTERS = 2000  # failure notes stay small: MPI sends them without a receiver
 _timed_out: list = []  # collectives left pending in this process (the exit hook aborts)
 
@@ -106,23 +104,6 @@ def _seconds(timeout) -> float | None:
     return seconds
 
 
-def _axes(axis, rank: int) -> tuple:
-    """`axis` (an int or a sequence of them, negative counting from the end) as sorted
-    non-negative ints, checked against a value of rank `rank`."""
-    items = axis if isinstance(axis, (list, tuple)) else (axis,)
-    axes = []
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, (int, np.integer)) or \
-                not -rank <= int(item) < rank:
-            raise ValueError(f"MPIStrategy.reduce: axis must be an int (or a list of ints) "
-                             f"in [-{rank}, {rank}) for a value of rank {rank}. Received: "
-                             f"axis={axis!r}")
-        axes.append(int(item) % rank)
-    if len(set(axes)) != len(axes):
-        raise ValueError(f"MPIStrategy.reduce: axis {axis!r} names an axis twice")
-    return tuple(sorted(axes))
-
-
 def _install_abort_hook(comm) -> None:
     """An uncaught exception on any rank prints its traceback and aborts the whole job,
     instead of leaving the other ranks waiting forever in their next collective."""
@@ -161,7 +142,7 @@ def _install_abort_hook(comm) -> None:
     atexit.register(abort_if_timed_out)  # after mpi4py's finalizer: runs before it
 
 
-class MPIStrategy:
+class MPIStrategy(strategy_lib.Strategy):
     """Synchronous data-parallel training over the ranks of an MPI job.
 
     Launch the script with ``mpiexec -n N python train.py`` (one process per core or
@@ -223,88 +204,63 @@ class MPIStrategy:
         self.num_replicas_in_sync = 1 if self._comm is None else self._comm.Get_size()
         self.rank = 0 if self._comm is None else self._comm.Get_rank()
         self._first_bucket: Any = None  # (size, dtype) of the last step's first gradient bucket
-        self._notes: list = []  # the chief's pending notes to the other ranks (_after_chief)
+        self._notes: list = []  # the chief's pending notes to the other ranks (after_chief)
         self.reset_communication_stats()
-        distribution.strategy_made(self)
+        strategy_lib.strategy_made(self)
         if self._comm is not None:
             _install_abort_hook(self._comm)
-
-    @property
-    def is_chief(self) -> bool:
-        """Whether this is rank 0, which prints progress and writes files."""
-        return self.rank == 0
-
-    def scope(self) -> Any:
-        """A context manager: objects made inside belong to this strategy (their variables
-        start equal on every rank, also those created after the block)."""
-        return distribution.scope(self)
 
     def __repr__(self) -> str:
         return (f"<MPIStrategy rank={self.rank} "
                 f"num_replicas_in_sync={self.num_replicas_in_sync}>")
 
-    # -- the public collectives --------------------------------------------------------
-    def reduce(self, reduce_op: Any, value: Any, axis: AxisLike = None) -> Any:
-        """The sum or mean of `value` over the ranks, returned on every rank.
-
-        Works eagerly and inside `ef.function`. An integer mean rounds down; the mean of
-        an axis with no rows on any rank is NaN.
-
-        Args:
-            reduce_op: ``"sum"`` or ``"mean"`` (any case).
-            value: a tensor, array or number (same dtype, and same shape but along `axis`,
-                on every rank).
-            axis: also reduce this axis, or these axes (as TensorFlow's
-                ``strategy.reduce(..., axis=0)`` does over the batch axis): the mean is
-                then over all ranks' rows.
-
-        Returns:
-            A Tensor.
-
-        Raises:
-            ValueError: for another `reduce_op`, a bad `axis`, or (on every rank) values
-                whose shapes or dtypes differ between the ranks.
-            TypeError: for a value that is not numeric (bool, string).
+    # -- the public collectives (see `ef.distribute.Strategy`) -----------------------------
+    def all_reduce(self, reduce_op: Any, value: Any) -> Any:
+        """Each tensor of `value` summed or averaged elementwise over the ranks, on every
+        rank: one fused allreduce (after a tiny one checking that every rank passes the
+        same shapes and dtypes), a graph op inside `ef.function`. See
+        `ef.distribute.Strategy.all_reduce`.
 
         Examples:
             >>> import eagerflow as ef
-            >>> strategy = ef.distribute.MPIStrategy()
-            >>> strategy.reduce("mean", ef.constant([1.0, 3.0]), axis=0)
-            ef.Tensor(2.0, shape=(), dtype=float32)
+            >>> ef.distribute.MPIStrategy().all_reduce("mean", [ef.constant(2.0)])
+            [ef.Tensor(2.0, shape=(), dtype=float32)]
         """
-        op = str(getattr(reduce_op, "value", reduce_op)).lower()
-        if op not in ("sum", "mean"):
-            raise ValueError(f"MPIStrategy.reduce: reduce_op must be 'sum' or 'mean'. "
-                             f"Received: reduce_op={reduce_op!r}")
-        from eagerflow import math
-        from eagerflow.ops import array_ops
+        values = super().all_reduce(reduce_op, value)  # checked, as tensors
+        flat = nest.flatten(values)
+        if self._comm is None or not flat:
+            return values
+        summed = python_ops.py_function(self._sum_of_replicas, flat, [v.dtype for v in flat])
+        if str(getattr(reduce_op, "value", reduce_op)).lower() == "mean":
+            from eagerflow import math
 
-        if not isinstance(value, tensor.Tensor):
-            value = creation.convert_to_tensor(value)
-        if value.dtype.kind not in "iufc":
-            raise TypeError(f"MPIStrategy.reduce: expected a numeric value (integer or "
-                            f"floating point); got dtype {value.dtype.name}. Cast it first, "
-                            "e.g. ef.cast(value, 'int32').")
-        parts = [value]
-        if axis is not None:  # the global mean divides by every rank's rows
-            axes = _axes(axis, len(value.shape))
-            count = creation.convert_to_tensor(1, dtype=value.dtype)
-            for a in axes:
-                count = count * math.cast(array_ops.shape(value)[a], value.dtype)
-            parts = [math.reduce_sum(value, axis=list(axes)), count]
-        if self._comm is not None:
-            parts = python_ops.py_function(self._sum_of_replicas, parts,
-                                           [part.dtype for part in parts])
-        if op == "sum":
-            return parts[0]
-        divisor = parts[1] if axis is not None else self.num_replicas_in_sync
-        return math.floordiv(parts[0], divisor) if value.dtype.kind in "iu" \
-            else parts[0] / divisor
+            size = self.num_replicas_in_sync
+            summed = [math.floordiv(part, size) if part.dtype.kind in "iu" else part / size
+                      for part in summed]
+        return nest.pack_sequence_as(values, list(summed))
 
     def _sum_of_replicas(self, *parts):
         arrays = [np.asarray(part) for part in parts]
-        self._check_same_layout(arrays, "MPIStrategy.reduce")
-        return self._allreduce(arrays, "sum", "the allreduce of MPIStrategy.reduce")
+        self._check_same_layout(arrays, "MPIStrategy.all_reduce (or reduce)")
+        return self.sum_arrays(arrays, "the allreduce of MPIStrategy.all_reduce (or reduce)")
+
+    def gather(self, value: Any, axis: int) -> Any:
+        """Every rank's `value` concatenated along `axis`, in rank order, on every rank
+        (eagerly; a graph op inside `ef.function`). See `ef.distribute.Strategy.gather`.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> ef.distribute.MPIStrategy().gather(ef.constant([[1.0, 2.0]]), axis=1)
+            ef.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)
+        """
+        value = super().gather(value, axis)  # checked, as a tensor
+        if self._comm is None:
+            return value
+
+        def gather_arrays(part):
+            return np.concatenate(self.all_gather_object(np.asarray(part)), axis=axis)
+
+        return python_ops.py_function(gather_arrays, [value], value.dtype)
 
     def _check_same_layout(self, arrays, function: str) -> None:
         """Raises on every rank (never hangs or reduces mismatched buffers) unless every
@@ -320,43 +276,11 @@ class MPIStrategy:
         self._stats["allreduce_bytes"] += bounds.nbytes
         if bounds[0] == -bounds[1]:
             return
-        layouts = self._allgather_object(layout)
+        layouts = self.all_gather_object(layout)
         described = "; ".join(f"rank {r}: {text}" for r, text in enumerate(layouts))
         raise ValueError(f"{function}: every rank must pass values of the same shape and "
                          f"dtype (reduce a differing axis with axis=...). Got (shape, dtype) "
                          f"per value: {described}")
-
-    def distribute_dataset(self, dataset: Any) -> Any:
-        """Each rank's part of every global batch of `dataset` (batched with the global
-        batch size): rank r gets rows ``[r * b, (r + 1) * b)`` of each batch, b = B / N.
-
-        Every element is seen once per epoch by exactly one rank, and the ranks together
-        see the batches one process would see. A rank whose dataset ends while another
-        still has batches raises (no rank waits forever), when the dataset is read from
-        the main thread: apply ``prefetch`` before this, not after.
-
-        Args:
-            dataset: an `ef.data.Dataset` of global batches, the same on every rank (its
-                `shuffle` stages are given rank 0's seeds here, a collective: call this on
-                every rank). Training needs batches that divide by N; `evaluate` and
-                `predict` split any batch.
-
-        Returns:
-            An `ef.data.Dataset` of this rank's rows; `fit` accepts it as it is.
-
-        Raises:
-            TypeError: if `dataset` is not an `ef.data.Dataset`.
-
-        Examples:
-            >>> import eagerflow as ef
-            >>> strategy = ef.distribute.MPIStrategy()
-            >>> batches = strategy.distribute_dataset(ef.data.Dataset.range(6).batch(4))
-            >>> [b.numpy().tolist() for b in batches]
-            [[0, 1, 2, 3], [4, 5]]
-        """
-        from eagerflow.distribute import datasets
-
-        return datasets.ReplicaDataset(dataset, self)
 
     def reset_communication_stats(self) -> None:
         """Zeroes the counters `communication_stats` reports."""
@@ -373,8 +297,9 @@ class MPIStrategy:
         """
         return dict(self._stats)
 
-    # -- the protocol (see the module docstring) -------------------------------------------
-    def _variable_created(self, variable) -> None:
+    # -- the communication (see the module docstring) -------------------------------------
+    def variable_created(self, variable: Any) -> None:
+        """Gives `variable` rank 0's value on every rank (one broadcast)."""
         if self._comm is None:
             return
         array = np.array(variable.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
@@ -383,20 +308,19 @@ class MPIStrategy:
         if self.rank != 0:
             variable_lib.adopt(variable, array)
 
-    def _allreduce(self, arrays, op="sum", what: str = "an allreduce") -> list:
-        """Elementwise sum/max/min of each array over the ranks: one call per dtype
-        (`what` names it in a timeout's error)."""
+    def sum_arrays(self, arrays: list, what: str = "an allreduce") -> list:
+        """The elementwise sum of each array over the ranks: one call per dtype (`what`
+        names it in a timeout's error)."""
         if self._comm is None:
             return [np.array(a) for a in arrays]
         from mpi4py import MPI
 
-        mpi_op = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op]
-        return self._packed(arrays, mpi_op, flag=None, what=what)
+        return self._packed(arrays, MPI.SUM, flag=None, what=what)
 
     def _packed(self, arrays, mpi_op, flag, divisor=None, what="the gradient allreduce"):
         """Packs `arrays` into one contiguous buffer per dtype and reduces each in place.
         With `flag`, the first buffer carries one more element (the step's "I had data"
-        flag, see `_end_of_data`). With `divisor`, each reduced buffer is divided by it in
+        flag, see `end_of_data`). With `divisor`, each reduced buffer is divided by it in
         one pass. Returns the arrays, views of the buffers (new memory, never an input's).
         """
         from mpi4py import MPI
@@ -455,9 +379,9 @@ class MPIStrategy:
             "strategy.distribute_dataset(ds)), or shard a dataset whose size is a multiple "
             "of num_shards * batch size.")
 
-    def _reduce_gradients(self, grads) -> list:
+    def reduce_gradients(self, grads: list) -> list:
         """The mean over the ranks of each gradient, with one fused allreduce (a graph op
-        inside `ef.function`). Used by `DistributedOptimizer`."""
+        inside `ef.function`): the `gradient_reducer` of the optimizers of the scope."""
         if self._comm is None or not grads:
             return list(grads)
         outputs = python_ops.py_function(self._mean_of_replicas, list(grads),
@@ -472,7 +396,7 @@ class MPIStrategy:
         self._stats["gradient_steps"] += 1
         return means
 
-    def _end_of_data(self) -> None:
+    def end_of_data(self) -> None:
         """Called by a rank whose data ended: matches the other ranks' next gradient
         allreduce with a "no data" flag, so that a rank running out early makes every
         rank raise instead of hanging. Nothing to match before the first step."""
@@ -486,7 +410,7 @@ class MPIStrategy:
                          self._comm.Iallreduce, MPI.IN_PLACE, buffer, op=MPI.SUM)
         self._check_flag(float(buffer[-1]), 0.0)
 
-    def _after_chief(self, action, function: str):
+    def after_chief(self, action: Callable[[], Any], what: str) -> Any:
         """Runs `action()` on the chief, and on every other rank once the chief's has
         ended (so a file the chief wrote just before is complete when the others read it).
         The chief only posts a note to each rank and waits for none: a call made on the
@@ -498,13 +422,13 @@ class MPIStrategy:
             try:
                 result = action()
             except Exception as error:
-                self._post_note(error, function)
+                self._post_note(error, what)
                 raise
-            self._post_note(None, function)
+            self._post_note(None, what)
             return result
         self._check_usable()
         self._wait(lambda: self._comm.Iprobe(source=0, tag=_CHIEF_NOTE_TAG),
-                   f"the wait for rank 0's {function}")
+                   f"the wait for rank 0's {what}")
         failure = self._comm.recv(source=0, tag=_CHIEF_NOTE_TAG)
         if failure is not None:
             raise failure
@@ -522,7 +446,7 @@ class MPIStrategy:
         for rank in range(1, self.num_replicas_in_sync):
             self._notes.append(self._comm.isend(note, dest=rank, tag=_CHIEF_NOTE_TAG))
 
-    def _broadcast_object(self, obj):
+    def broadcast_object(self, obj: Any) -> Any:
         """Rank 0's `obj` (any picklable object) on every rank."""
         if self._comm is None:
             return obj
@@ -533,7 +457,7 @@ class MPIStrategy:
         self._collective("a broadcast", self._comm.Ibcast, buffer, root=0)
         return obj if self.is_chief else pickle.loads(buffer.tobytes())  # noqa: S301 - ours
 
-    def _allgather_object(self, obj) -> list:
+    def all_gather_object(self, obj: Any) -> list:
         """Every rank's `obj` (any picklable object), in rank order, on every rank."""
         if self._comm is None:
             return [obj]
@@ -569,7 +493,7 @@ class MPIStrategy:
         self._wait(start(*args, **kwargs).Test, what, pending=True)
         self._completed += 1
 
-    def _report_failure(self, error: BaseException) -> None:
+    def report_failure(self, error: BaseException) -> None:
         """Tells the other ranks that `fit` (or `evaluate`, `predict`) failed here with
         `error`, so that those waiting in a collective this rank will not join raise at
         once rather than at the deadline. A note carries the number of collectives this
@@ -629,7 +553,7 @@ class MPIStrategy:
 
     def _wait(self, ready, what: str, pending: bool = False, heard: set | None = None) -> None:
         """Polls `ready()` until it is true; raises when another rank reports a failure
-        (`_report_failure`), or `TimeoutError` after `timeout`. `pending`: a collective
+        (`report_failure`), or `TimeoutError` after `timeout`. `pending`: a collective
         of this rank is under way (an exit after giving it up must abort the job)."""
         self._check_usable()
         if ready():

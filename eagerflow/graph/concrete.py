@@ -499,7 +499,7 @@ class _Backward:
                 for g in found[1:]:
                     total = total + g
                 like = key[1] if isinstance(key, tuple) else key
-                structure.append(tracer.ref(tape_lib._cast_like(total, like)))
+                structure.append(tracer.ref(tape_lib.cast_like(total, like)))
         bgraph.outputs = [t for t in structure if t is not None]
         bgraph.input_keys = list(seeds) + [outer for outer, _ in bgraph.captures]
         function = ConcreteFunction(bgraph, [None if i is None else Output(i)

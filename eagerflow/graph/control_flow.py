@@ -43,7 +43,7 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, errors, forwardprop, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import executor, graph, trace
+from eagerflow.graph import executor, graph, shape_probe, trace
 from eagerflow.graph.passes import fusion, pipeline
 
 _is_symbolic = graph.is_symbolic
@@ -197,7 +197,7 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     union = _union(g_true, g_false)
     specs = []
     for a, b in zip(g_true.outputs, g_false.outputs, strict=False):
-        shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=False))
+        shape = shape_probe.merge(a.shape, b.shape)  # as two probes: sizes that differ
         first, second = (a, b) if taken else (b, a)
         probe = first._probe if None in first.shape else (
             second._shadow if first.shape != second.shape else None)
@@ -437,7 +437,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     inputs = refs + [tracer.ref(u) for u in union]
     values = None
     if tracer.executing and not tracer.recompute:  # run the loop for real: this is the call
-        with trace.eager_scope():
+        with context.init_scope():
             values = run_while(attrs, [r._shadow for r in inputs], accumulate=True)
     out_specs = _while_output_specs(specs, values)
     node = tracer.add_node(graph.WHILE, inputs, attrs, out_specs)
@@ -468,10 +468,10 @@ def _relax(specs, outputs, result, loop_vars):
                 f"the loop but {graph.format_spec(out.shape, out.dtype)} after one iteration; "
                 "dtypes and ranks must stay the same (cast inside the body)"
             )
-        new = tuple(a if a == b else None for a, b in zip(shape, out.shape, strict=False))
+        new = shape_probe.merge(shape, out.shape)
         if new != shape:
-            probe = trace.dummy_value(new, dtype, size=4)
-            shadow = trace.dummy_value(new, dtype)
+            probe = shape_probe.dummy(new, dtype, size=shape_probe.TRACE_SIZES[1])
+            shadow = shape_probe.dummy(new, dtype)
         relaxed.append((new, dtype, shadow, probe))
     return relaxed
 

@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.core import dispatch, dtypes, errors
+from eagerflow.core import buffers, dispatch, dtypes, errors
 from eagerflow.core import variable as variable_module
 from eagerflow.graph import graph, trace
+from eagerflow.ops.array_ops import index_value
 from eagerflow.ops.kernels import extrema, saved
 
 _is_symbolic = graph.is_symbolic
@@ -55,11 +56,7 @@ class _Slot:
 def _bind(template, values):
     """Attributes with the run-time values of the tensors they contain."""
     if isinstance(template, _Slot):
-        value = values[template.index]
-        # A 0-d integer used in an index is a Python int, as eagerly (basic indexing).
-        if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
-            return value.item()
-        return value
+        return index_value(values[template.index])  # a 0-d integer is an int, as eagerly
     if isinstance(template, dict):
         return {k: _bind(v, values) for k, v in template.items()}
     if isinstance(template, tuple):
@@ -70,15 +67,6 @@ def _bind(template, values):
         return slice(_bind(template.start, values), _bind(template.stop, values),
                      _bind(template.step, values))
     return template
-
-
-def _assign(variable, value, mode, check):
-    if check and np.shape(value) != variable._buf.shape:
-        raise errors.InvalidArgumentError(
-            f"Cannot {mode} a value of shape {np.shape(value)} to variable "
-            f"{variable.name!r} of shape {variable._buf.shape}."
-        )
-    variable._write(value, mode)
 
 
 class Plan:
@@ -131,7 +119,7 @@ class Plan:
             return type(error)(error.message, op=error.op or node.type)
         local = tb.tb_frame.f_locals
         values = [local[a] if a in local else self._env.get(a) for a in args]
-        return dispatch._op_error(node.op, values, node.attrs, error)
+        return dispatch.op_error(node.op, values, node.attrs, error)
 
 
 def compile_program(program, inputs, name: str = "plan", check_numerics=False) -> Plan:
@@ -183,7 +171,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
     from eagerflow.graph import control_flow, python_ops
 
     env = {
-        "_asarray": dtypes.as_array, "_assign": _assign, "_bind": _bind, "_check": _check,
+        "_asarray": dtypes.as_array, "_assign": buffers.write, "_bind": _bind, "_check": _check,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": control_flow.run_while,
@@ -277,7 +265,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
     if op.name in graph.ASSIGN_MODES:
         env[f"v{k}"] = node.attrs["variable"]
         mode = graph.ASSIGN_MODES[op.name]
-        return [f"_assign(v{k}, {args[0]}, {mode!r}, {bool(node.attrs.get('check_shape'))})"]
+        return [f"_assign(v{k}, {args[0]}, {mode!r})"]  # checks the shape and dtype
     if op in (graph.PRINT, graph.PY_FUNCTION, graph.COND, graph.WHILE):
         env[f"a{k}"] = node.attrs
         call = {graph.PRINT: "_print", graph.PY_FUNCTION: "_py_function",

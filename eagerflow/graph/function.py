@@ -58,32 +58,13 @@ import numpy as np
 
 from eagerflow import config
 from eagerflow.core import context, dispatch, errors, nest, spec, tensor
-from eagerflow.graph import autograph, concrete, graph, signatures, trace
+from eagerflow.graph import autograph, concrete, graph, shape_probe, signatures, trace
 from eagerflow.graph.passes import fusion
 
 _Tensor = tensor.Tensor
 _flags = context.flags
 _eager_mode = config._eager_mode
 _RETRACE_WARNING = 5  # retraces before the warning, as in TensorFlow
-
-
-def init_scope() -> Any:
-    """A context manager that runs its block eagerly, even inside a traced function.
-
-    Use it to create variables (and run their initializers) on the first call of a traced
-    function: ops inside run immediately, no tape records them.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> @ef.function
-        ... def f(x):
-        ...     with ef.init_scope():
-        ...         eager = ef.executing_eagerly()
-        ...     return x, eager
-        >>> f(ef.constant(1.0))[1]
-        ef.Tensor(True, shape=(), dtype=bool)
-    """
-    return trace.eager_scope()
 
 
 @contextlib.contextmanager
@@ -115,16 +96,16 @@ def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
     if not callable(variable_creator):
         raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
                         f"{type(variable_creator).__name__}")
-    state = context.thread.__dict__
-    stack = state.setdefault("variable_creators", [])
+    state = context.thread
+    stack = state.variable_creators
     stack.append(variable_creator)
-    state["variable_creator"] = _create_variable  # read by Variable's metaclass
+    state.variable_creator = _create_variable  # read by Variable's metaclass
     try:
         yield
     finally:
         stack.remove(variable_creator)
         if not stack:
-            state["variable_creator"] = None
+            state.variable_creator = None
 
 
 _VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
@@ -133,7 +114,7 @@ _VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constrain
 def _create_variable(cls: type, args: tuple, kwargs: dict) -> Any:
     """``cls(*args, **kwargs)`` through the creators of the scopes in force, innermost
     first; the last `next_creator` makes the variable."""
-    creators = context.thread.__dict__["variable_creators"]
+    creators = context.thread.variable_creators
     if len(args) > len(_VARIABLE_ARGUMENTS):
         raise TypeError(f"Variable takes at most {len(_VARIABLE_ARGUMENTS)} positional "
                         f"arguments, got {len(args)}")
@@ -461,7 +442,7 @@ class Function:
             return self._python_function(*args, **kwargs)
         if state.tracer is not None:  # inside another traced function: inline
             return self._traced_function()(*args, **kwargs)
-        if not kwargs and not _flags.slow:
+        if not kwargs and not _flags.intercepted:
             # hot path: positional tensors (and Nones), seen before, nothing recording: one
             # dict lookup
             key = _fast_key(args)
@@ -584,7 +565,7 @@ class Function:
             previous = self._relaxed.get(signatures.generic(key))
             if previous:
                 old = previous[-1][0]
-                specs = [(signatures.merge_shapes(o[0], s[0]), s[1])
+                specs = [(shape_probe.merge(o[0], s[0]), s[1])
                          for o, s in zip(old, specs, strict=True)]
         return specs
 

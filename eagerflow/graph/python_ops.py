@@ -38,7 +38,7 @@ import numpy as np
 
 from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import graph, trace
+from eagerflow.graph import graph, shape_probe, trace
 
 _is_symbolic = graph.is_symbolic
 
@@ -205,7 +205,7 @@ def _traced_call(tracer, func, shadows, touts, single):
 
 def run_py_function(attrs, values) -> tuple:
     """Executor kernel of ``EagerPyFunc``: calls the function, checks its outputs."""
-    with trace.eager_scope():
+    with context.init_scope():
         outs = _call(attrs["func"], values, attrs["Tout"], attrs["single"])
     for i, (array, shape) in enumerate(zip(outs, attrs["shapes"], strict=False)):
         if array.ndim != len(shape) or any(d is not None and d != n
@@ -287,7 +287,7 @@ def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
     refs = [tracer.ref(t) for t in tensors]
     graph.raise_deferred(refs)  # before `func` runs on values that do not exist
     shadows = [r._shadow for r in refs]
-    with trace.eager_scope():
+    with context.init_scope():
         values = _traced_call(tracer, func, shadows, touts, single)
     dynamic = any(None in r.shape for r in refs)
     shapes = [(None,) * v.ndim if dynamic else v.shape for v in values]
@@ -403,11 +403,11 @@ def traced_next(get_next: Callable[[], Any], element_spec: Any) -> Any:
         return nest_lib.flatten(get_next())
 
     if tracer.executing and not tracer.recompute:
-        with trace.eager_scope():
+        with context.init_scope():
             values = _call(func, [], touts, single=False)
     else:
-        values = [trace.dummy_value(shape, dtype) for shape, dtype in zip(shapes, touts,
-                                                                          strict=True)]
+        values = [shape_probe.dummy(shape, dtype)
+                  for shape, dtype in zip(shapes, touts, strict=True)]
     attrs = {"func": func, "Tout": touts, "single": False, "shapes": shapes}
     node = tracer.add_node(graph.PY_FUNCTION, [], attrs,
                            [(shape, v.dtype, v, None)

@@ -171,11 +171,6 @@ def encode(value, tensors, allow_specs):
     return ("python", type(value), value)
 
 
-def merge_shapes(a, b) -> tuple:
-    """The shape with None wherever `a` and `b` differ."""
-    return tuple(x if x == y else None for x, y in zip(a, b, strict=True))
-
-
 def generic(key):
     """`key` with tensor shapes reduced to their ranks (for reduce_retracing)."""
     if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], np.dtype):

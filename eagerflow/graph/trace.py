@@ -17,7 +17,8 @@ tracer runs the op's own NumPy forward on *example values* ("shadows") of the in
 
 A dimension left unknown (``None``) by an input signature is inferred per op by running
 the forward a second time on inputs resized along the unknown dimensions ("probes"):
-output dimensions that change are unknown too.
+output dimensions that change are unknown too. This is `graph/shape_probe.py`'s mechanism,
+the one the functional API uses for layer calls.
 
 Examples:
     >>> import eagerflow as ef
@@ -36,9 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, dtypes, errors, tensor, variable
+from eagerflow.core import buffers, context, dispatch, dtypes, errors, tensor, variable
 from eagerflow.core import tape as tape_lib
-from eagerflow.graph import graph
+from eagerflow.graph import graph, shape_probe
+from eagerflow.ops.array_ops import index_value  # 0-d integers in indices
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
@@ -47,9 +49,6 @@ _VALUE_DEPENDENT = {"Where": 0, "StringSplitV2": -1, "UnicodeSplit": -1}
 # Ops that accept unknown (None) dimensions in their shape attributes (see ops/array_ops.py).
 _UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
-
-
-eager_scope = context.eager_scope  # real effects inside a trace (see core/context.py)
 
 
 @contextlib.contextmanager
@@ -91,35 +90,6 @@ def active(tracer, private: bool = False):
         context.update_flags(tracing=-1)
 
 
-def dummy_value(shape, dtype, size: int = 2) -> np.ndarray:
-    """A placeholder value: unknown dims get `size`; floats are identity matrices over the
-    last two axes when square (so inverses and factorizations work), zeros otherwise."""
-    concrete = tuple(size if d is None else d for d in shape)
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f" and len(concrete) >= 2 and concrete[-1] == concrete[-2]:
-        return np.broadcast_to(np.eye(concrete[-1], dtype=dtype), concrete).copy()
-    if dtype.kind == "O":  # ef.string: empty bytes
-        return np.full(concrete, b"", dtype)
-    return np.zeros(concrete, dtype)
-
-
-def _resize(value: np.ndarray, shape) -> np.ndarray:
-    """`value` resized to twice its size along the unknown dims of `shape` (wrapping)."""
-    for axis, dim in enumerate(shape):
-        if dim is None:
-            n = value.shape[axis]
-            if n == 0:
-                return dummy_value(shape, value.dtype, size=3)
-            value = np.take(value, np.arange(2 * n) % n, axis=axis)
-    return value
-
-
-def _index_value(array):
-    # A 0-d integer array used inside an index becomes a Python int, as `_index_key` does
-    # eagerly, so basic indexing stays basic.
-    if isinstance(array, np.ndarray) and array.ndim == 0 and array.dtype.kind in "iu":
-        return array.item()
-    return array
 
 
 class Tracer:
@@ -168,11 +138,11 @@ class Tracer:
         node = self.graph.add_node(graph.PLACEHOLDER, (), {}, [(shape, dtype)], name=name)
         out = node.outputs[0]
         if shadow is None:
-            shadow = dummy_value(shape, dtype)
-            if any(d is None for d in shape):
-                probe = dummy_value(shape, dtype, size=4)
-        elif probe is None and any(d is None for d in shape):
-            probe = _resize(shadow, shape)
+            shadow = shape_probe.dummy(shape, dtype)
+            if not shape_probe.is_known(shape):
+                probe = shape_probe.dummy(shape, dtype, size=shape_probe.TRACE_SIZES[1])
+        elif probe is None and not shape_probe.is_known(shape):
+            probe = shape_probe.resize(shadow, shape)
         out._shadow, out._probe = shadow, probe
         self.graph.inputs.append(out)
         return out
@@ -291,7 +261,7 @@ class Tracer:
     def _infer(self, op, refs, attrs):
         """Runs the forward on shadows (and probes): [(shadow, probe, static shape)]."""
         shadows = [r._shadow if _is_symbolic(r) else r for r in refs]
-        shadow_attrs = graph.map_attr_tensors(attrs, lambda t: _index_value(t._shadow))
+        shadow_attrs = graph.map_attr_tensors(attrs, lambda t: index_value(t._shadow))
         outs = self._forward(op, shadows, shadow_attrs, refs)
         dynamic = any(_is_symbolic(r) and r._probe is not None
                       for r in refs + graph._symbolic_leaves(attrs))
@@ -300,7 +270,7 @@ class Tracer:
             values = [(r._probe if r._probe is not None else r._shadow) if _is_symbolic(r) else r
                       for r in refs]
             probe_attrs = graph.map_attr_tensors(
-                attrs, lambda t: _index_value(t._probe if t._probe is not None else t._shadow))
+                attrs, lambda t: index_value(t._probe if t._probe is not None else t._shadow))
             try:
                 with np.errstate(all="ignore"):
                     probes = _as_list(op, op.forward(*values, **_private_rngs(op, probe_attrs)))
@@ -310,11 +280,10 @@ class Tracer:
         for i, array in enumerate(outs):
             if not dynamic:
                 shape = array.shape
-            elif probes is None or probes[i].ndim != array.ndim:
+            elif probes is None:
                 shape = (None,) * array.ndim
             else:
-                shape = tuple(a if a == b else None
-                              for a, b in zip(array.shape, probes[i].shape, strict=True))
+                shape = shape_probe.merge(array.shape, probes[i].shape)
             if op.name in _VALUE_DEPENDENT and shape:
                 shape = list(shape)
                 shape[_VALUE_DEPENDENT[op.name]] = None
@@ -322,7 +291,7 @@ class Tracer:
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
             if probe is None and None in shape:  # every unknown dimension needs a probe
-                probe = _resize(array, shape)
+                probe = shape_probe.resize(array, shape)
             result.append((array, probe, tuple(shape)))
         return result
 
@@ -334,7 +303,7 @@ class Tracer:
             values = [dummy(r) if _is_symbolic(r) else r for r in refs]
             with np.errstate(all="ignore"):
                 return _as_list(op, op.forward(*values, **_private_rngs(
-                    op, graph.map_attr_tensors(attrs, lambda t: _index_value(dummy(t))))))
+                    op, graph.map_attr_tensors(attrs, lambda t: index_value(dummy(t))))))
         try:
             small, large = run(False), run(True)
         except Exception:  # noqa: BLE001 - the dimensions stay unknown
@@ -355,12 +324,13 @@ class Tracer:
             try:
                 return _as_list(op, op.forward(*values, **attrs))
             except Exception as e:  # noqa: BLE001 - translated like eager errors
-                error = dispatch._op_error(op, values, attrs, e)
+                error = dispatch.op_error(op, values, attrs, e)
             if not op.pure:
                 raise error from None
             # Fails on these values only? Then only a use of the result fails (see
             # `graph.raise_deferred`); a wrong shape or dtype fails on dummies too.
-            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            dummies = [shape_probe.dummy(r.shape, r.dtype) if _is_symbolic(r) else r
+                       for r in refs]
             try:
                 with np.errstate(all="ignore"):
                     outs = _as_list(op, op.forward(*dummies, **attrs))
@@ -375,12 +345,13 @@ class Tracer:
         except Exception as first:  # noqa: BLE001
             # Example values may be invalid for this op (a guarded branch, a loop body run
             # past its condition): retry on dummies before calling the error real.
-            dummies = [dummy_value(r.shape, r.dtype) if _is_symbolic(r) else r for r in refs]
+            dummies = [shape_probe.dummy(r.shape, r.dtype) if _is_symbolic(r) else r
+                       for r in refs]
             try:
                 with np.errstate(all="ignore"):
                     return _as_list(op, op.forward(*dummies, **attrs))
             except Exception:  # noqa: BLE001
-                raise dispatch._op_error(op, values, attrs, first) from None
+                raise dispatch.op_error(op, values, attrs, first) from None
 
     def add_node(self, op, refs, attrs, out_specs):
         """Adds a graph-only node; `out_specs` is ``[(shape, dtype, shadow, probe)]``."""
@@ -425,9 +396,9 @@ class Tracer:
             return outer
         self.graph.variables[key] = variable
         if self.executing and not self.recompute:
-            shadow = variable._buf  # copy-on-write: a later write copies the buffer first
+            shadow = buffers.read(variable)  # copy-on-write: a later write copies the buffer first
         else:
-            shadow = self._shadow_vars.get(key, variable._buf)
+            shadow = self._shadow_vars.get(key, buffers.read(variable))
         node = self.add_node(graph.READ, [], {"variable": variable},
                              [(variable.shape, variable.dtype, shadow, None)])
         out = node.outputs[0]
@@ -439,8 +410,8 @@ class Tracer:
         """Adds a write of `value` to `variable` (done for real in an executing trace)."""
         value = dispatch.convert_input(value, dtype=variable.dtype)
         ref = self.ref(value)
-        array = ref._shadow if ref._shadow is not None else dummy_value(ref.shape, ref.dtype)
-        checked = variable._coerce(tensor.new_tensor(np.asarray(array)), mode)
+        array = ref._shadow if ref._shadow is not None else shape_probe.dummy(ref.shape, ref.dtype)
+        checked = buffers.checked(variable, np.asarray(array), mode)
         key = id(variable)
         if self.recompute:
             return variable
@@ -453,12 +424,12 @@ class Tracer:
             tracer.assigned.setdefault(key, variable)
             tracer = tracer.parent
         self.add_node(graph.ASSIGN[mode], [ref],
-                      {"variable": variable, "check_shape": None in ref.shape}, [])
+                      {"variable": variable}, [])
         if self.executing:
-            with eager_scope():
+            with context.init_scope():
                 variable._assign(checked, mode)
         else:
-            old = self._shadow_vars.get(key, variable._buf)
+            old = self._shadow_vars.get(key, buffers.read(variable))
             if mode == "assign":
                 new = np.asarray(checked, variable.dtype).copy()
             else:
@@ -470,7 +441,7 @@ class Tracer:
     def writable_buffer(self, variable):
         """Refuses in-place NumPy writes to a variable while tracing (they would run once)."""
         raise graph.OperatorNotAllowedInGraphError(
-            f"Variable {variable.name!r}: in-place NumPy updates through _writable_buffer() "
+            f"Variable {variable.name!r}: in-place NumPy updates through buffers.write/update "
             f"(as optimizers do outside ops){_at()} cannot be traced by ef.function: they "
             "would happen once, while tracing, instead of on every call. Inside a traced "
             "function update variables with variable.assign/assign_add/assign_sub and "
@@ -519,7 +490,7 @@ class GeneratorRef:
         """The NumPy generator this stands for now."""
         from eagerflow.ops import random
 
-        return random.generator_for(self.key)._rng
+        return random.generator_for(self.key).numpy_generator
 
     def __repr__(self) -> str:
         return "<global random generator>" if self.key is None else f"<generator seed={self.key}>"
@@ -532,11 +503,11 @@ def _generator_refs(attrs):
     found = {}
     for k, v in attrs.items():
         if isinstance(v, np.random.Generator):
-            if v is random.get_global_generator()._rng:
+            if v is random.get_global_generator().numpy_generator:
                 found[k] = GeneratorRef()
             else:
-                for key, gen in random._op_generators.items():
-                    if gen._rng is v:
+                for key, gen in random.seeded_generators().items():
+                    if gen.numpy_generator is v:
                         found[k] = GeneratorRef(key)
     return {**attrs, **found} if found else attrs
 

@@ -3,10 +3,10 @@
 A layer holds weights, creates them the first time it is called (when the input shape is
 known), and computes its output in `call`. Its `__call__` wraps `call` with everything a
 Keras user expects: input conversion and casting, building, input checks, the `training`
-flag inherited from enclosing calls, masks, shape recording for `summary`, activity
+flag inherited from enclosing calls, masks, the shape log for `summary`, activity
 regularization, and the functional API when called on `ef.layers.Input` tensors.
 
-What a layer owns follows one rule (see `tracking`): the weights it made with
+What a layer owns follows one rule (see `ownership`): the weights it made with
 `add_weight`, plus every Layer and Variable reachable from its attributes. The facts
 `__call__` needs about a class's `call` signature are computed once per class, when the
 class is defined, so a call costs a few attribute reads on top of the ops it runs.
@@ -35,7 +35,6 @@ Examples:
 
 from __future__ import annotations
 
-import functools
 import inspect
 from collections.abc import Sequence
 from typing import Any
@@ -52,8 +51,9 @@ from eagerflow.layers import (
     constraints,
     initializers,
     masking,
+    ownership,
     regularizers,
-    tracking,
+    subclassing,
 )
 from eagerflow.layers import input_spec as input_spec_lib
 from eagerflow.ops import math as math_ops
@@ -67,8 +67,9 @@ _Variable = variable_lib.Variable
 _ndarray = np.ndarray
 _state = call_context.state
 # Bumped by every `trainable` assignment, so that traced training steps (whose graphs may
-# depend on layers' `trainable` flags, as BatchNormalization's does) know to look again.
-_trainable_changes = 0
+# depend on layers' `trainable` flags, as BatchNormalization's does) know to look again
+# (read through `layer_info.trainable_generation`).
+trainable_generation = 0
 
 _MISSING_INIT = (
     "It looks like you are subclassing `{cls}` and forgot to call `super().__init__()`. "
@@ -122,51 +123,13 @@ class _LayerMeta(type):
         if "_layer_initialized" not in layer.__dict__:
             raise RuntimeError(_MISSING_INIT.format(cls=cls.__name__))
         if cls._uses_auto_config:  # type: ignore[attr-defined]  # (set per Layer subclass)
-            layer.__dict__["_auto_config"] = _bind_config(cls, args, kwargs)
+            layer.__dict__["_auto_config"] = subclassing.bind_config(cls, args, kwargs)
         shape = layer.__dict__["_batch_input_shape"]
         if shape is not None and not layer.built:
             # `input_shape=` builds at once, so weights exist before the first call
             #; Sequential probes the shapes through its layers itself.
             layer._build_from_shape(shape)
         return layer
-
-
-def _bind_config(cls, args, kwargs):
-    """The constructor arguments of a user layer, for its automatic `get_config`."""
-    signature = inspect.signature(cls.__init__)
-    try:
-        bound = signature.bind(None, *args, **kwargs)
-    except TypeError:
-        return None
-    config = {}
-    for index, (name, value) in enumerate(bound.arguments.items()):
-        if index == 0:
-            continue
-        kind = signature.parameters[name].kind
-        if kind is inspect.Parameter.VAR_KEYWORD:
-            config.update(value)
-        elif kind is inspect.Parameter.VAR_POSITIONAL:
-            if value:
-                return None
-        else:
-            config[name] = value
-    return config
-
-
-def _marks_built(build):
-    """Wraps a subclass's `build` so that calling it directly (``layer.build((None, 8))``,
-    as Keras code does before `set_weights`) leaves the layer built, with the shape it was
-    built for recorded for `get_build_config`, as Keras 3 does."""
-    @functools.wraps(build)
-    def wrapper(self, *args, **kwargs):
-        build(self, *args, **kwargs)
-        if self.__dict__.get("_build_input_shape") is None:
-            shape = args[0] if args else kwargs.get("input_shape")
-            if shape is not None:
-                self.__dict__["_build_input_shape"] = shape
-        self.__dict__["built"] = True
-
-    return wrapper
 
 
 class Layer(trackable.Module, metaclass=_LayerMeta):
@@ -205,15 +168,15 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _auto_config_base = True
     # The base class's own bookkeeping: never children (own weights are listed through
     # `_own_weights`), and skipping them by name keeps the attribute walk short.
-    _UNTRACKED = frozenset({
+    _BOOKKEEPING = frozenset({
         "_layer_initialized", "_name", "_dtype", "_trainable", "_autocast", "built", "_called",
         "_own_weights", "_trainable_ids", "_weight_regularizers", "_frozen_vars",
-        "_call_losses", "_loss_generation", "_generation", "_call_record", "_auto_config",
+        "_call_losses", "_loss_generation", "_generation", "_call_shapes", "_auto_config",
         "_build_input_shape", "_batch_input_shape", "_inbound_nodes", "_input_spec",
         "_activity_regularizer"})
     supports_masking = False
     # The state above, set in one batch by `__init__` (declared here for type checkers), and
-    # what `_describe_call` records about each subclass's `call`.
+    # what `subclassing.describe_call` finds out about each subclass's `call`.
     _name: str
     _dtype: np.dtype
     _trainable: bool
@@ -227,7 +190,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _call_losses: list[Any]
     _loss_generation: int
     _generation: int
-    _call_record: Any
+    _call_shapes: Any
     _auto_config: Any
     _build_input_shape: Any
     _batch_input_shape: tuple[int | None, ...] | None
@@ -243,9 +206,9 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         super().__init_subclass__(**kwargs)
         if "_functional_variant_of" not in vars(cls):  # (models/model.py's mix-ins)
             registry.register("layer", cls)  # user-defined layers too
-        _describe_call(cls)
+        subclassing.describe_call(cls, Layer)
         if "build" in vars(cls):
-            cls.build = _marks_built(vars(cls)["build"])  # type: ignore[method-assign]
+            cls.build = subclassing.marks_built(vars(cls)["build"])  # type: ignore[method-assign]
 
     def __init__(self, trainable: bool = True, name: str | None = None, dtype: DTypeLike = None, *,
                  input_shape: Any = None, batch_input_shape: Any = None, input_dim: Any = None,
@@ -291,7 +254,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             _call_losses=[],
             _loss_generation=-1,
             _generation=0,
-            _call_record=None,
+            _call_shapes=None,
             _auto_config=None,
             _build_input_shape=None,
             _batch_input_shape=None if batch_input_shape is None else tuple(
@@ -305,7 +268,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def __setattr__(self, name, value):
         state = self.__dict__
         if "_layer_initialized" not in state:
-            if next(tracking.leaves(value), None) is not None:
+            if next(ownership.leaves(value), None) is not None:
                 raise RuntimeError(_MISSING_INIT.format(cls=type(self).__name__))
         elif _state.stack and state["_called"] and any(x is self for x in _state.stack):
             self._check_new_state(name, value)
@@ -313,10 +276,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     def _check_new_state(self, name, value) -> None:
         """Refuses layers/variables first created inside `call` after the first call."""
-        new = list(tracking.leaves(value))
+        new = list(ownership.leaves(value))
         if not new:
             return
-        known = {id(x) for x in tracking.flatten_layers(self)}
+        known = {id(x) for x in ownership.flatten_layers(self)}
         known.update(id(v) for v in self.variables)
         for item in new:
             if id(item) in known:
@@ -387,6 +350,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # hot path: benchmarks/bench_layers.py measures this against raw ops.
+        # 1. Separate the input (first positional argument, or `inputs=`) from the rest.
         if args:
             inputs = args[0]
             args = args[1:]
@@ -394,22 +358,27 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             inputs = kwargs.pop("inputs")
         else:
             raise TypeError(f"Layer '{self._name}' was called without an input tensor.")
+        # 2. Symbolic inputs build a functional graph; anything else becomes tensors, and
+        #    floating inputs are cast to the layer's dtype.
         if type(inputs) is _Tensor:
             if (args or kwargs) and _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
-            dtype = inputs._value.dtype
+            dtype = inputs.dtype
             if dtype != self._dtype and self._autocast and dtype.kind == "f":
                 inputs = math_ops.cast(inputs, self._dtype)
         else:
             if _is_symbolic_structure(inputs) or _has_symbolic_args(args, kwargs):
                 return _symbolic().call_symbolic(self, inputs, args, kwargs)
             inputs = self._convert_inputs(inputs)
+        # 3. Check the input spec, and build the layer on its first call.
         if not self.built:
             if self._input_spec is not None:
                 input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
             self._build_from_shape(_shapes_of(inputs))
         if self._input_spec is not None:
             input_spec_lib.assert_input_compatibility(self._input_spec, inputs, self._name)
+        # 4. Resolve `training`: the argument, else the enclosing call's, else `call`'s
+        #    default; always off in a shape probe. Passed only if `call` declares it.
         state = _state
         cls = type(self)
         if "training" in kwargs:
@@ -426,6 +395,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             training = False
         if training is not None and cls._call_accepts_training:
             kwargs["training"] = training
+        # 5. Find the input mask: the `mask=` argument, else the one the inputs carry.
         previous_mask = None
         if cls._call_accepts_mask and kwargs.get("mask") is not None:
             previous_mask = kwargs["mask"]
@@ -434,23 +404,26 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             previous_mask = masking.get_masks(inputs)
             if previous_mask is not None and cls._call_accepts_mask:
                 kwargs["mask"] = previous_mask
+        # 6. Bookkeeping: stamp the call's generation (for `losses`) and reserve this
+        #    call's entry in the shape log (a first call starts its own log, for `summary`).
         stack = state.stack
         if not stack:
             state.generation += 1
         self.__dict__["_generation"] = state.generation
-        record = state.recorder
-        own_record = None
-        if record is None and not self._called and not state.probing:
-            record = own_record = state.recorder = []
-        if record is not None:
-            slot = len(record)
-            record.append(None)
+        log = state.shape_log
+        own_log = None
+        if log is None and not self._called and not state.probing:
+            log = own_log = state.shape_log = []
+        if log is not None:
+            entry = len(log)
+            log.append(None)
+        # 7. Run `call` with this layer on the call stack and `training` in force (its
+        #    control flow converted inside a trace; its randomness its own).
         outer_training = state.training
         state.training = training
         stack.append(self)
         streams = random_ops.active_streams()  # a layer's randomness is its own (see there)
         try:
-            # Inside a converted trace, `call`'s own control flow is converted too.
             if streams is None:
                 outputs = autograph.call_converted(self.call, inputs, *args, **kwargs)
             else:
@@ -463,16 +436,18 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         finally:
             stack.pop()
             state.training = outer_training
-            if own_record is not None:
-                state.recorder = None
+            if own_log is not None:
+                state.shape_log = None
+        # 8. Check that layers created inside `call` are owned, and log the shapes.
         if state.created:
             self._check_created_layers()
-        if record is not None:
-            record[slot] = (self, _shapes_of(inputs), _shapes_of(outputs))
-            if own_record is not None and len(own_record) > 1:
-                self.__dict__["_call_record"] = own_record
+        if log is not None:
+            log[entry] = (self, _shapes_of(inputs), _shapes_of(outputs))
+            if own_log is not None and len(own_log) > 1:
+                self.__dict__["_call_shapes"] = own_log
         if not state.probing:
             self.__dict__["_called"] = True
+        # 9. Attach the output mask and add the activity regularizer's loss.
         if cls._overrides_compute_mask or (previous_mask is not None and self.supports_masking):
             masking.set_masks(outputs, self.compute_mask(inputs, previous_mask))
         if self._activity_regularizer is not None and not state.probing:
@@ -492,7 +467,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             if isinstance(value, _ndarray) and value.dtype.kind == "f" and self._autocast:
                 return tensor.new_tensor(value.astype(self._dtype))
             value = convert_input(value)
-        if value._value.dtype.kind == "f" and value._value.dtype != self._dtype and (
+        if value.dtype.kind == "f" and value.dtype != self._dtype and (
                 self._autocast):
             return math_ops.cast(value, self._dtype)
         return value
@@ -502,13 +477,13 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         if not mine:
             return
         _state.created[:] = [c for c in _state.created if c[0] is not self]
-        owned = {id(layer) for layer in tracking.flatten_layers(self)}
+        owned = {id(layer) for layer in ownership.flatten_layers(self)}
         for _, creator, variable_name in mine:
             if id(creator) not in owned:
                 kind = type(creator).__name__
                 raise ValueError(
                     f"Layer '{creator._name}' ({kind}) was created inside the call() of "
-                    f"layer '{self._name}', which does not track it: its variable "
+                    f"layer '{self._name}', which does not own it: its variable "
                     f"'{variable_name}' would never be trained or saved. Create the layer "
                     f"once in __init__() (or build()) and assign it to an attribute of "
                     f"'{self._name}', e.g. `self.{creator._name} = {kind}(...)`, then call "
@@ -545,10 +520,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     @trainable.setter
     def trainable(self, value) -> None:
-        global _trainable_changes
-        _trainable_changes += 1
+        global trainable_generation
+        trainable_generation += 1
         value = bool(value)
-        for layer in tracking.flatten_layers(self):
+        for layer in ownership.flatten_layers(self):
             layer.__dict__["_trainable"] = value
             for variable in layer._own_weights.values():
                 variable.trainable = value and id(variable) in layer._trainable_ids
@@ -557,8 +532,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
                     variable.trainable = True
                 layer._frozen_vars.clear()
                 continue
-            for _, item in layer._tracked_items():
-                for leaf in tracking.leaves(item):
+            for _, item in layer._owned_items():
+                for leaf in ownership.leaves(item):
                     if isinstance(leaf, _Variable) and leaf.trainable:
                         leaf.trainable = False
                         layer._frozen_vars.append(leaf)
@@ -615,7 +590,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         # Weights are state, not part of a computation: a layer first built inside a
         # traced function still gets concrete initial values (Keras does the same).
         # While a file is loaded, the weight is charged to its budget before it is made.
-        with function.init_scope(), load_budget.new_weight(self._name, child, shape, dtype):
+        with context.init_scope(), load_budget.new_weight(self._name, child, shape, dtype):
             value = initializers.get(initializer)(shape, dtype=dtype)
             variable = _Variable(value, trainable=trainable and self._trainable,
                                  name=f"{self._name}/{child}", dtype=dtype,
@@ -627,7 +602,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             self._weight_regularizers[child] = regularizers.get(regularizer)
         for outer in reversed(_state.stack):
             if outer is not self:
-                # Checked when that call ends: the creating layer must be tracked by it.
+                # Checked when that call ends: the creating layer must be owned by it.
                 _state.created.append((outer, self, variable.name))
                 break
         self._track_new_variable(child, variable)
@@ -683,9 +658,17 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             index += 1
         return f"{name}_{index}"
 
-    def _tracked_items(self) -> list:
+    def _owned_items(self) -> list:
         """``(attribute, value)`` pairs holding sublayers or variables, in order."""
-        return tracking.attribute_items(self)
+        return ownership.attribute_items(self)
+
+    def _walk_leaves(self):
+        """What the one walk (`ef.Module`'s) finds in this layer itself: its own weights
+        (in creation order), then the Layers and Variables its attributes hold, in
+        insertion order (dicts too), as Keras tracks them."""
+        yield from self._own_weights.values()
+        for _, value in self._owned_items():
+            yield from ownership.leaves(value)
 
     def _trackable_children(self) -> dict:
         """Own weights by weight name, then attributes holding anything a checkpoint saves.
@@ -695,7 +678,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """
         children = dict(self._own_weights)
         own = {id(v) for v in children.values()}
-        skip = self._UNTRACKED
+        skip = self._BOOKKEEPING
         for name, value in vars(self).items():
             if name in skip or name in children or id(value) in own:
                 continue
@@ -705,10 +688,10 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
 
     @property
     def variables(self) -> list:
-        """All variables of this layer and its sublayers, each once, in creation order."""
-        found: list = []
-        tracking.collect_variables(self, found, set())
-        return found
+        """All variables of this layer and its sublayers, each once, in Keras's order: the
+        layer's own (its weights in creation order, then variables held by attributes),
+        then each sublayer's, recursively, in attribute order."""
+        return [v for v in self._walk() if isinstance(v, _Variable)]
 
     @property
     def weights(self) -> list:
@@ -734,7 +717,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     non_trainable_weights = non_trainable_variables
 
     def _unbuilt_paths(self) -> list:
-        return [layer._name for layer in tracking.flatten_layers(self) if not layer.built]
+        return [layer._name for layer in ownership.flatten_layers(self) if not layer.built]
 
     def _require_built(self, what: str) -> None:
         missing = self._unbuilt_paths()
@@ -835,7 +818,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
         """
         generation = self._generation
         found = []
-        for layer in tracking.flatten_layers(self):
+        for layer in ownership.flatten_layers(self):
             if layer._loss_generation >= generation and layer._call_losses:
                 found.extend(layer._call_losses)
             for child, regularizer in layer._weight_regularizers.items():
@@ -846,7 +829,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def get_config(self) -> dict:
         """The constructor arguments that recreate this layer (without its weights).
 
-        Layers defined by users get their constructor arguments recorded automatically,
+        Layers defined by users get their constructor arguments kept automatically,
         unless they override this method.
 
         Examples:
@@ -909,12 +892,12 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     def save_own_variables(self, store: dict[str, Any]) -> None:
         """Puts this layer's own variables (not its sublayers') in `store` as ``"0"``,
         ``"1"``...; `Model.save` calls an override of it, as Keras does."""
-        for index, variable in enumerate(tracking.own_variables(self)):
+        for index, variable in enumerate(ownership.own_variables(self)):
             store[str(index)] = variable.numpy()
 
     def load_own_variables(self, store: dict[str, Any]) -> None:
         """Assigns the values `save_own_variables` stored, in the same order."""
-        tracking.assign_own_variables(self, store)
+        ownership.assign_own_variables(self, store)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self._name}, built={self.built}>"
@@ -931,19 +914,7 @@ def _as_shape_structure(value):
     return tuple(value) if isinstance(value, (list, tuple)) else value
 
 
-def _describe_call(cls) -> None:
-    """Computes once per class what `__call__` needs to know about `call`."""
-    parameters = inspect.signature(cls.call).parameters
-    cls._call_accepts_training = "training" in parameters
-    cls._call_accepts_mask = "mask" in parameters
-    default = parameters["training"].default if "training" in parameters else None
-    cls._call_training_default = None if default is inspect.Parameter.empty else default
-    cls._overrides_compute_mask = cls.compute_mask is not Layer.compute_mask
-    owner = next(k for k in cls.__mro__ if "get_config" in k.__dict__)
-    cls._uses_auto_config = "_auto_config_base" in owner.__dict__ and cls is not owner
-
-
-_describe_call(Layer)
+subclassing.describe_call(Layer, Layer)
 registry.register("layer", Layer)
 
 

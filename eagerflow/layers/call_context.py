@@ -15,7 +15,7 @@ the Python call stack without being passed by hand:
 * `probing`: true while a layer runs on dummy data to infer output shapes (functional
   models, `compute_output_shape`, `build(shape)`): stateful layers must not update their
   statistics then, and the training flag is forced off.
-* `recorder`: while a model runs its first call (or a `build(shape)` dry run), every layer
+* `shape_log`: while a model runs its first call (or a `build(shape)` dry run), every layer
   call appends its input and output shapes here, so `summary()` can show real shapes.
 
 Examples:
@@ -36,7 +36,7 @@ class _CallState(threading.local):
         self.training = None
         self.generation = 0
         self.probing = False
-        self.recorder: list | None = None
+        self.shape_log: list | None = None
         # (parent layer, created layer, variable name) for variables created inside a
         # running call; checked when the parent's call ends (see Layer.add_weight).
         self.created: list = []
@@ -57,12 +57,13 @@ def probing():
 
 
 @contextlib.contextmanager
-def recording():
-    """Collects ``(layer, input_shapes, output_shapes)`` of every layer call, in call order."""
-    previous = state.recorder
-    record: list = []
-    state.recorder = record
+def logging_shapes():
+    """Collects ``(layer, input_shapes, output_shapes)`` of every layer call, in call order
+    (a shape log)."""
+    previous = state.shape_log
+    log: list = []
+    state.shape_log = log
     try:
-        yield record
+        yield log
     finally:
-        state.recorder = previous
+        state.shape_log = previous

@@ -182,17 +182,6 @@ class Resizing(SizedImageLayer):
         self.fill_value = float(fill_value)
         self.antialias = bool(antialias)
 
-    def _pad(self, images):
-        in_height, in_width = images.shape[1], images.shape[2]
-        padded_height = max(in_height, int(in_width * self.height / self.width))
-        padded_width = max(in_width, int(in_height * self.width / self.height))
-        top, left = (padded_height - in_height) // 2, (padded_width - in_width) // 2
-        if not top and not left:
-            return images
-        # Keras pads the same amount on both sides.
-        return indexing_ops.pad(images, [[0, 0], [top, top], [left, left], [0, 0]],
-                                constant_values=self.fill_value)
-
     def transform(self, images: Any, training: bool | None) -> Any:
         source = images.dtype
         if source.kind in "iu" and self.interpolation != "nearest":
@@ -200,7 +189,8 @@ class Resizing(SizedImageLayer):
         if self.crop_to_aspect_ratio:
             images = image_ops.crop_to_aspect_ratio(images, self.height, self.width)
         elif self.pad_to_aspect_ratio:
-            images = self._pad(images)
+            images = image_ops.pad_to_aspect_ratio(images, self.height, self.width,
+                                                   self.fill_value)
         resized = image_ops.resize(images, [self.height, self.width],
                                    method=self.interpolation, antialias=self.antialias)
         if source.kind in "iu" and resized.dtype != source:

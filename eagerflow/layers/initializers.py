@@ -26,7 +26,7 @@ import numpy as np
 
 from eagerflow import absent as _absent
 from eagerflow import backend
-from eagerflow.core import dtypes, tensor
+from eagerflow.core import buffers, dtypes, tensor
 from eagerflow.ops import random
 from eagerflow.ops.typing import DTypeLike, Tensor
 from eagerflow.saving import registry
@@ -375,7 +375,7 @@ class Orthogonal(Initializer):
                 f"Orthogonal initializer needs a weight of rank >= 2, got shape {shape}")
         rows, cols = math.prod(shape[:-1]), shape[-1]
         flat = (max(rows, cols), min(rows, cols))
-        draw = _generator(self.seed).normal(flat, dtype=dtypes.float64)._value
+        draw = buffers.read(_generator(self.seed).normal(flat, dtype=dtypes.float64))
         q, r = np.linalg.qr(draw)
         # Multiplying by the signs of diag(r) makes the decomposition unique, so q is
         # uniformly distributed over orthogonal matrices.

@@ -377,7 +377,9 @@ class Dot(_Merge):
     """Dot product of two batches of tensors along `axes` (Keras's batch dot).
 
     For inputs ``(batch, n)`` the result is ``(batch, 1)``; for ``(batch, n, d)`` and
-    ``(batch, m, d)`` with ``axes=2`` it is ``(batch, n, m)``.
+    ``(batch, m, d)`` with ``axes=2`` it is ``(batch, n, m)``. In general the result has
+    the batch axis, then the first input's other axes, then the second's (Keras's
+    ``batch_dot``).
 
     Args:
         axes: an int (the same axis of both), or a pair; axis 0 (the batch) is not allowed.
@@ -385,7 +387,7 @@ class Dot(_Merge):
             cosine similarity).
 
     Raises:
-        ValueError: for inputs that are not two tensors of rank 2 or 3, a batch axis, or
+        ValueError: for inputs that are not two tensors of rank 2 or more, a batch axis, or
             contracted axes of different sizes.
 
     Examples:
@@ -404,9 +406,10 @@ class Dot(_Merge):
         self.normalize = bool(normalize)
 
     def _resolve(self, shapes):
-        if len(shapes) != 2 or any(len(s) not in (2, 3) for s in shapes):
+        if len(shapes) != 2 or any(len(s) < 2 for s in shapes):
             raise ValueError(
-                f"Dot '{self.name}' takes two inputs of rank 2 or 3. Received shapes {shapes}.")
+                f"Dot '{self.name}' takes two inputs of rank 2 or more. Received shapes "
+                f"{shapes}.")
         axes = [a % len(s) for a, s in zip(self.axes, shapes, strict=True)]
         if 0 in axes:
             raise ValueError(f"Dot '{self.name}': axes {self.axes} include the batch axis 0.")
@@ -426,21 +429,18 @@ class Dot(_Merge):
         ax, ay = self._resolve([tuple(x.shape), tuple(y.shape)])
         if self.normalize:
             x, y = _l2_normalize(x, ax), _l2_normalize(y, ay)
-        # x with its contracted axis last, y with it right after the batch: a batch matmul.
-        if x.ndim == 3 and ax != 2:
-            x = array_ops.transpose(x, (0, 2, 1))
-        if y.ndim == 3 and ay != 1:
-            y = array_ops.transpose(y, (0, 2, 1))
-        x3 = x if x.ndim == 3 else array_ops.expand_dims(x, 1)
-        y3 = y if y.ndim == 3 else array_ops.expand_dims(y, 2)
-        out = linalg_ops.matmul(x3, y3)  # (batch, n or 1, m or 1)
-        if x.ndim == 2 and y.ndim == 2:
-            return array_ops.reshape(out, (-1, 1))
-        if x.ndim == 2:
-            return array_ops.squeeze(out, 1)
-        if y.ndim == 2:
-            return array_ops.squeeze(out, 2)
-        return out
+        # x with its contracted axis last and its other axes flattened to n, y with it
+        # right after the batch and its other axes flattened to m: one batch matmul
+        # (batch, n, d) @ (batch, d, m), reshaped to x's other axes then y's (batch_dot).
+        x_rest = [i for i in range(1, x.ndim) if i != ax]
+        y_rest = [i for i in range(1, y.ndim) if i != ay]
+        x = array_ops.transpose(x, (0, *x_rest, ax))
+        y = array_ops.transpose(y, (0, ay, *y_rest))
+        x_dims, y_dims = x.shape[1:-1], y.shape[2:]
+        depth = x.shape[-1]
+        out = linalg_ops.matmul(array_ops.reshape(x, (-1, int(np.prod(x_dims)), depth)),
+                                array_ops.reshape(y, (-1, depth, int(np.prod(y_dims)))))
+        return array_ops.reshape(out, (-1, *x_dims, *y_dims) if x_dims or y_dims else (-1, 1))
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         shapes = [tuple(s) for s in input_shape]

@@ -2,14 +2,15 @@
 
 ``x = ef.layers.Input(shape=(784,))`` returns a `SymbolicTensor`: a shape (None for sizes
 not known yet, such as the batch) and a dtype, with no value. Calling a layer on
-symbolic tensors builds the layer, records a `Node` (layer, arguments, outputs) and
+symbolic tensors builds the layer, adds a `Node` (layer, arguments, outputs) and
 returns symbolic outputs; `ef.models.Model(inputs, outputs)` then walks the nodes back
 from the outputs.
 
 There is no symbolic execution engine: the output shape of a layer call is found by
 running the layer on small dummy inputs, twice, with different sizes in place of each
-unknown dimension; an output dimension that changes with them is unknown (None). The
-probes run with the training flag off and without updating any state, and they exercise
+unknown dimension; an output dimension that changes with them is unknown (None). This is
+the tracer's mechanism too (`eagerflow/graph/shape_probe.py`), at sizes fit for layers.
+The probes run with the training flag off and without updating any state, and they exercise
 exactly the code that later runs on real data, so shapes can never disagree with `call`.
 
 Examples:
@@ -25,19 +26,24 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from eagerflow import backend
 from eagerflow.core import context, dtypes, nest, tensor
+from eagerflow.graph import shape_probe
 from eagerflow.layers import base, call_context, masking
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import load_budget
 
-# Sizes substituted for unknown dimensions in the two probes: (batch axis, other axes).
-# Other axes get sizes large enough for a few valid-padded convolutions and poolings.
-_PROBE_SIZES = ((2, 32), (3, 33))
+class Origin(NamedTuple):
+    """Where a `SymbolicTensor` comes from: output `tensor_index` of call `node_index` of
+    `layer` (Keras's ``KerasHistory``)."""
+
+    layer: Any
+    node_index: int
+    tensor_index: int
 
 
 class SymbolicTensor:
@@ -47,18 +53,23 @@ class SymbolicTensor:
         shape: tuple of ints, None for unknown sizes (the batch axis, usually).
         dtype: a NumPy dtype.
         name: the name of the layer that produced it.
+        origin: where it comes from, an `Origin` ``(layer, node_index, tensor_index)``:
+            the layer whose call produced it, which call of that layer (an index into
+            its `Node` list, `layer_info.inbound_nodes`) and which of that call's
+            outputs it is (Keras's ``_keras_history``); None for a bare placeholder.
         ndim: the rank.
     """
 
     _is_symbolic = True
-    __slots__ = ("_history", "_mask_shape", "dtype", "name", "shape")
+    __slots__ = ("_mask_shape", "dtype", "name", "origin", "shape")
 
     def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = dtypes.float32,
-                 name: str | None = None, history: Any = None, mask_shape: Any = None) -> None:
+                 name: str | None = None, origin: Origin | None = None,
+                 mask_shape: Any = None) -> None:
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
-        self._history = history  # (layer, node index, output index)
+        self.origin = origin
         self._mask_shape = mask_shape
 
     @property
@@ -121,7 +132,7 @@ class Node:
 
     @property
     def inbound_layers(self) -> list:
-        return [t._history[0] for t in self.inputs]
+        return [t.origin.layer for t in self.inputs]
 
 
 def symbolic_leaves(structure) -> list:
@@ -153,42 +164,33 @@ def replace_symbolic(structure, mapping):
 
 
 def _probe_shape(shape, which: int) -> tuple:
-    batch, other = _PROBE_SIZES[which]
-    return tuple((batch if axis == 0 else other) if d is None else d
-                 for axis, d in enumerate(shape))
+    batch, other = shape_probe.LAYER_SIZES[which]
+    return shape_probe.concrete(shape, other, batch_size=batch)
 
 
 def _dummy(symbolic: SymbolicTensor, which: int):
     shape = _probe_shape(symbolic.shape, which)
-    # Ones keep divisions and logs finite; integer inputs (token ids) get valid index 0;
-    # text inputs get empty strings.
-    kind = symbolic.dtype.kind
-    fill = 1 if kind == "f" else "" if kind in "USO" else 0
     load_budget.charge(shape, symbolic.dtype, f"a dummy input of shape {shape}",
                        transient=True)
-    value = tensor.new_tensor(np.full(shape, fill, symbolic.dtype))
+    value = tensor.new_tensor(shape_probe.dummy(shape, symbolic.dtype, fill="ones"))
     if symbolic._mask_shape is not None:
         mask = np.ones(_probe_shape(symbolic._mask_shape, which), bool)
         masking.set_mask(value, tensor.new_tensor(mask))
     return value
 
 
-def _merge_shapes(first, second) -> tuple:
-    return tuple(a if a == b else None for a, b in zip(first, second, strict=False))
-
-
-def infer(layer, args, kwargs, records=None):
+def infer(layer, args, kwargs, shape_logs=None):
     """Runs the probes; returns the output structure and one ``(shape, dtype, mask_shape)``
     per output leaf (None for leaves that are not tensors).
 
-    With a `records` list, each probe also records every layer call inside it (see
-    `merge_records`)."""
+    With a `shape_logs` list, each probe also logs the shapes of every layer call inside it
+    (see `merge_shape_logs`)."""
     # During a load, budget errors of the build and the probes name the layer.
     with load_budget.site(f"layer {layer.name!r} (finding its output shape)"):
-        return _infer(layer, args, kwargs, records)
+        return _infer(layer, args, kwargs, shape_logs)
 
 
-def _infer(layer, args, kwargs, records):
+def _infer(layer, args, kwargs, shape_logs):
     leaves = symbolic_leaves([list(args), kwargs])
     if not layer.built:
         inputs = args[0]
@@ -199,17 +201,17 @@ def _infer(layer, args, kwargs, records):
 
             input_spec.assert_input_compatibility(layer._input_spec, inputs, layer.name)
         layer._build_from_shape(shapes)
-    known = all(d is not None for t in leaves for d in t.shape)
+    known = all(shape_probe.is_known(t.shape) for t in leaves)
     runs = []
     for which in ((0,) if known else (0, 1)):
         mapping = {id(t): _dummy(t, which) for t in leaves}
         try:
-            with call_context.probing(), np.errstate(all="ignore"), _maybe_recording(
-                    records) as record:
+            with call_context.probing(), np.errstate(all="ignore"), _maybe_logging(
+                    shape_logs) as log:
                 outputs = layer(*replace_symbolic(list(args), mapping),
                                 **replace_symbolic(kwargs, mapping))
-            if records is not None:
-                records.append(record)
+            if shape_logs is not None:
+                shape_logs.append(log)
         except Exception as e:
             if hasattr(e, "add_note"):
                 e.add_note(
@@ -225,31 +227,31 @@ def _infer(layer, args, kwargs, records):
             specs.append(None)
             continue
         mask_a, mask_b = masking.get_mask(a), masking.get_mask(b)
-        mask_shape = None if mask_a is None else _merge_shapes(mask_a.shape, mask_b.shape)
-        specs.append((_merge_shapes(a.shape, b.shape), a.dtype, mask_shape))
+        mask_shape = None if mask_a is None else shape_probe.merge(mask_a.shape, mask_b.shape)
+        specs.append((shape_probe.merge(a.shape, b.shape), a.dtype, mask_shape))
     return runs[0], specs
 
 
 @contextlib.contextmanager
-def _maybe_recording(records):
-    if records is None:
+def _maybe_logging(shape_logs):
+    if shape_logs is None:
         yield None
         return
-    with call_context.recording() as record:
-        yield record
+    with call_context.logging_shapes() as log:
+        yield log
 
 
-def merge_records(records: list) -> list:
-    """One call record from the probes' records: sizes that differ become None."""
-    if not records:
+def merge_shape_logs(shape_logs: list) -> list:
+    """One shape log from the probes' logs: sizes that differ become None."""
+    if not shape_logs:
         return []
-    first, last = records[0], records[-1]
+    first, last = shape_logs[0], shape_logs[-1]
     if len(first) != len(last):  # data-dependent control flow: keep the first probe's
         return first
 
     def merge(a, b):
         if isinstance(a, tuple) and all(isinstance(d, int) or d is None for d in a):
-            return _merge_shapes(a, b) if isinstance(b, tuple) and len(a) == len(b) else a
+            return shape_probe.merge(a, b) if isinstance(b, tuple) and len(a) == len(b) else a
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
             return type(a)(merge(x, y) for x, y in zip(a, b, strict=True))
         if isinstance(a, dict) and isinstance(b, dict):
@@ -260,12 +262,12 @@ def merge_records(records: list) -> list:
 
 
 def call_symbolic(layer, inputs, args, kwargs):
-    """Calls `layer` on symbolic tensors: records a Node and returns symbolic outputs."""
+    """Calls `layer` on symbolic tensors: adds a Node and returns symbolic outputs."""
     call_args = (inputs, *args)
     template, specs = infer(layer, call_args, kwargs)
     index = len(layer._inbound_nodes)
     flat = [None if spec is None else SymbolicTensor(
-        spec[0], spec[1], layer.name, (layer, index, position), spec[2])
+        spec[0], spec[1], layer.name, Origin(layer, index, position), spec[2])
         for position, spec in enumerate(specs)]
     outputs = nest.pack_sequence_as(template, flat)
     layer._inbound_nodes.append(Node(layer, call_args, kwargs, outputs))
@@ -330,7 +332,8 @@ class InputLayer(base.Layer):
         self.built = True
         self._input_dtype = dtypes.as_dtype(backend.floatx() if dtype is None else dtype)
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name, (self, 0, 0))
+        tensor = SymbolicTensor(self.batch_shape, self._input_dtype, self.name,
+                                Origin(self, 0, 0))
         self._inbound_nodes.append(Node(self, (), {}, tensor))
 
     @property

@@ -35,6 +35,7 @@ from eagerflow.core import context, dtypes, errors, tensor
 from eagerflow.graph import python_ops
 from eagerflow.layers import call_context, lookup
 from eagerflow.layers.base import Layer
+from eagerflow.ops import creation as creation_ops
 from eagerflow.saving import load_budget, registry
 
 _STANDARDIZE = ("lower_and_strip_punctuation", "lower", "strip_punctuation")
@@ -78,8 +79,9 @@ class TextVectorization(Layer):
     Args:
         max_tokens: the largest vocabulary size (padding and OOV included), or None.
         standardize: ``"lower_and_strip_punctuation"`` (default), ``"lower"``,
-            ``"strip_punctuation"``, None, or a callable receiving a NumPy array of str
-            and returning one of the same shape.
+            ``"strip_punctuation"``, None, or a callable receiving a string tensor (UTF-8,
+            as in Keras: write it with `ef.strings` ops) and returning strings of the
+            same shape.
         split: ``"whitespace"`` (default), ``"character"``, None (each string is one
             token), or a callable receiving a rank-1 NumPy array of str and returning
             one list (or array) of tokens per string.
@@ -252,8 +254,9 @@ class TextVectorization(Layer):
         if self._standardize is None:
             return text
         if callable(self._standardize):
-            result = lookup.as_numpy(self._standardize(text))
-            result = lookup.to_text(result, self._encoding, "TextVectorization's standardize")
+            # as in Keras, the callable gets a string tensor (ef.strings ops work on it)
+            result = lookup.as_numpy(self._standardize(creation_ops.constant(text)))
+            result = lookup.to_text(result, "utf-8", "TextVectorization's standardize")
             if result.shape != text.shape:
                 raise ValueError(
                     "TextVectorization: the `standardize` callable must return an array of "

@@ -336,8 +336,8 @@ class _SmoothedCrossentropy(loss_module.Loss):
     _function: Any = None
 
     def __init__(self, from_logits: bool, label_smoothing: Any, axis: int, reduction: str | None,
-                 name: str | None) -> None:
-        super().__init__(name=name, reduction=reduction)
+                 name: str | None, dtype: Any = None) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.from_logits = bool(from_logits)
         self.label_smoothing = _check_smoothing(label_smoothing, type(self).__name__)
         self.axis = axis
@@ -372,8 +372,8 @@ class BinaryCrossentropy(_SmoothedCrossentropy):
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
                  axis: int = -1, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "binary_crossentropy") -> None:
-        super().__init__(from_logits, label_smoothing, axis, reduction, name)
+                 name: str | None = "binary_crossentropy", dtype: Any = None) -> None:
+        super().__init__(from_logits, label_smoothing, axis, reduction, name, dtype=dtype)
 
 
 class CategoricalCrossentropy(_SmoothedCrossentropy):
@@ -397,8 +397,8 @@ class CategoricalCrossentropy(_SmoothedCrossentropy):
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0,
                  axis: int = -1, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "categorical_crossentropy") -> None:
-        super().__init__(from_logits, label_smoothing, axis, reduction, name)
+                 name: str | None = "categorical_crossentropy", dtype: Any = None) -> None:
+        super().__init__(from_logits, label_smoothing, axis, reduction, name, dtype=dtype)
 
 
 class SparseCategoricalCrossentropy(loss_module.Loss):
@@ -425,8 +425,9 @@ class SparseCategoricalCrossentropy(loss_module.Loss):
 
     def __init__(self, from_logits: bool = False, ignore_class: int | None = None,
                  reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "sparse_categorical_crossentropy", axis: int = -1) -> None:
-        super().__init__(name=name, reduction=reduction)
+                 name: str | None = "sparse_categorical_crossentropy", axis: int = -1,
+                 dtype: Any = None) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.from_logits = bool(from_logits)
         self.ignore_class = None if ignore_class is None else int(ignore_class)
         self.axis = int(axis)

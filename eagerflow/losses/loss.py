@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import backend
 from eagerflow.core import errors, masks, nest, tensor
 from eagerflow.ops import array_ops
 from eagerflow.ops import creation as creation_ops
@@ -61,6 +62,44 @@ def as_prediction(y_pred: TensorLike) -> tensor.Tensor:
     if y_pred.dtype.kind != "f":
         y_pred = math_ops.cast(y_pred, np.float32)
     return y_pred
+
+
+def loss_dtype(dtype: Any, owner: str) -> str:
+    """The floating dtype a loss computes in: `dtype`, or `ef.backend.floatx()` for None.
+
+    Raises:
+        TypeError: for bfloat16 (NumPy has no such dtype) or a dtype that is not floating
+            (Keras computes an integer "loss" by truncating the predictions).
+
+    Examples:
+        >>> loss_dtype(None, "Loss")
+        'float32'
+        >>> loss_dtype("float64", "Loss")
+        'float64'
+    """
+    if dtype is None:
+        return backend.floatx()
+    name = getattr(dtype, "name", dtype)
+    if name == "bfloat16":
+        raise TypeError(f"{owner}: dtype='bfloat16' is not supported: NumPy has no bfloat16, "
+                        "so eagerflow has none; use 'float16', 'float32' or 'float64'.")
+    try:
+        resolved = np.dtype(name)
+    except TypeError:
+        raise TypeError(f"{owner}: `dtype` must be a floating dtype name such as 'float32'. "
+                        f"Received: dtype={dtype!r}") from None
+    if resolved.kind != "f":
+        raise TypeError(f"{owner}: `dtype` must be a floating dtype ('float16', 'float32' or "
+                        f"'float64'): a loss computed in {resolved.name} would truncate the "
+                        f"predictions. Received: dtype={dtype!r}")
+    return resolved.name
+
+
+def as_dtype_tensor(value: TensorLike, dtype: str) -> tensor.Tensor:
+    """`value` as a Tensor of `dtype`, cast when it holds another dtype (Keras's
+    ``convert_to_tensor(x, dtype=loss.dtype)``)."""
+    value = creation_ops.convert_to_tensor(value)
+    return value if value.dtype == dtype else math_ops.cast(value, dtype)
 
 
 def as_target(y_true: TensorLike, like: tensor.Tensor) -> tensor.Tensor:
@@ -233,9 +272,13 @@ class Loss(abc.ABC):
         name: the loss's name (default: the class name in snake case).
         reduction: how per-sample values are combined (see `REDUCTIONS`; default
             ``"sum_over_batch_size"``).
+        dtype: the floating dtype of the computation (default: `ef.backend.floatx()`,
+            ``"float32"``). As in Keras 3, targets and predictions are cast to it before
+            `call`, so float64 data gives a float32 loss unless ``dtype="float64"``.
 
     Raises:
         ValueError: for an unknown reduction.
+        TypeError: for a dtype that is not floating, or bfloat16 (NumPy has none).
 
     Examples:
         >>> import eagerflow as ef
@@ -247,9 +290,15 @@ class Loss(abc.ABC):
     """
 
     def __init__(self, name: str | None = None,
-                 reduction: str | None = "sum_over_batch_size") -> None:
+                 reduction: str | None = "sum_over_batch_size", dtype: Any = None) -> None:
         self.reduction = standardize_reduction(reduction, type(self).__name__)
         self.name = name or naming.snake_case(type(self).__name__)
+        self._dtype = loss_dtype(dtype, type(self).__name__)
+
+    @property
+    def dtype(self) -> str:
+        """The dtype the loss computes in (Keras 3's `Loss.dtype`)."""
+        return self._dtype
 
     def __call__(self, y_true: TensorLike, y_pred: TensorLike,
                  sample_weight: TensorLike | None = None) -> Any:
@@ -264,10 +313,12 @@ class Loss(abc.ABC):
             A scalar Tensor (or per-sample values with ``reduction="none"``).
         """
         mask = masks.get_mask(y_pred) if isinstance(y_pred, tensor.Tensor) else None
-        y_pred = as_prediction(y_pred)
-        y_true = creation_ops.convert_to_tensor(y_true)
+        y_pred = nest.map_structure(lambda x: as_dtype_tensor(x, self.dtype), y_pred)
+        y_true = nest.map_structure(lambda x: as_dtype_tensor(x, self.dtype), y_true)
         values = self.call(y_true, y_pred)
         out_mask = masks.get_mask(values) if isinstance(values, tensor.Tensor) else None
+        if isinstance(values, tensor.Tensor) and values.dtype != self.dtype:
+            values = math_ops.cast(values, self.dtype)
         if out_mask is not None:  # e.g. ignore_class of a sparse cross-entropy
             mask = out_mask if mask is None else logic_ops.logical_and(
                 creation_ops.convert_to_tensor(mask), out_mask)
@@ -335,8 +386,9 @@ class LossFunctionWrapper(Loss):
     """
 
     def __init__(self, fn: Callable[..., Any], reduction: str | None = "sum_over_batch_size",
-                 name: str | None = None, **kwargs: Any) -> None:
-        super().__init__(name=name or getattr(fn, "__name__", None), reduction=reduction)
+                 name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(name=name or getattr(fn, "__name__", None), reduction=reduction,
+                         dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 

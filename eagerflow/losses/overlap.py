@@ -139,8 +139,8 @@ class Dice(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, axis: AxisLike = None, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "dice") -> None:
-        super().__init__(dice, reduction=reduction, name=name, axis=axis)
+                 name: str | None = "dice", dtype: Any = None) -> None:
+        super().__init__(dice, reduction=reduction, name=name, axis=axis, dtype=dtype)
 
 
 class Tversky(loss_module.LossFunctionWrapper):
@@ -164,9 +164,9 @@ class Tversky(loss_module.LossFunctionWrapper):
 
     def __init__(self, alpha: float = 0.5, beta: float = 0.5, axis: AxisLike = None,
                  reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "tversky") -> None:
+                 name: str | None = "tversky", dtype: Any = None) -> None:
         super().__init__(tversky, reduction=reduction, name=name,
-                         alpha=alpha, beta=beta, axis=axis)
+                         alpha=alpha, beta=beta, axis=axis, dtype=dtype)
 
 
 class CategoricalGeneralizedCrossEntropy(loss_module.LossFunctionWrapper):
@@ -190,9 +190,9 @@ class CategoricalGeneralizedCrossEntropy(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, q: float = 0.5, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "categorical_generalized_cross_entropy") -> None:
+                 name: str | None = "categorical_generalized_cross_entropy", dtype: Any = None) -> None:
         super().__init__(categorical_generalized_cross_entropy, reduction=reduction, name=name,
-                         q=_check_q(q, "CategoricalGeneralizedCrossEntropy"))
+                         q=_check_q(q, "CategoricalGeneralizedCrossEntropy"), dtype=dtype)
 
 
 for _loss in (dice, tversky, categorical_generalized_cross_entropy, Dice, Tversky,

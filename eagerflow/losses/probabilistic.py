@@ -205,8 +205,8 @@ class KLDivergence(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "kl_divergence") -> None:
-        super().__init__(kl_divergence, reduction=reduction, name=name)
+                 name: str | None = "kl_divergence", dtype: Any = None) -> None:
+        super().__init__(kl_divergence, reduction=reduction, name=name, dtype=dtype)
 
 
 class Poisson(loss_module.LossFunctionWrapper):
@@ -224,8 +224,8 @@ class Poisson(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "poisson") -> None:
-        super().__init__(poisson, reduction=reduction, name=name)
+                 name: str | None = "poisson", dtype: Any = None) -> None:
+        super().__init__(poisson, reduction=reduction, name=name, dtype=dtype)
 
 
 class Hinge(loss_module.LossFunctionWrapper):
@@ -244,8 +244,8 @@ class Hinge(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "hinge") -> None:
-        super().__init__(hinge, reduction=reduction, name=name)
+                 name: str | None = "hinge", dtype: Any = None) -> None:
+        super().__init__(hinge, reduction=reduction, name=name, dtype=dtype)
 
 
 class SquaredHinge(loss_module.LossFunctionWrapper):
@@ -264,8 +264,8 @@ class SquaredHinge(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "squared_hinge") -> None:
-        super().__init__(squared_hinge, reduction=reduction, name=name)
+                 name: str | None = "squared_hinge", dtype: Any = None) -> None:
+        super().__init__(squared_hinge, reduction=reduction, name=name, dtype=dtype)
 
 
 class CategoricalHinge(loss_module.LossFunctionWrapper):
@@ -283,8 +283,8 @@ class CategoricalHinge(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "categorical_hinge") -> None:
-        super().__init__(categorical_hinge, reduction=reduction, name=name)
+                 name: str | None = "categorical_hinge", dtype: Any = None) -> None:
+        super().__init__(categorical_hinge, reduction=reduction, name=name, dtype=dtype)
 
 
 class BinaryFocalCrossentropy(loss_module.LossFunctionWrapper):
@@ -312,10 +312,10 @@ class BinaryFocalCrossentropy(loss_module.LossFunctionWrapper):
     def __init__(self, apply_class_balancing: bool = False, alpha: float = 0.25,
                  gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
                  axis: int = -1, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "binary_focal_crossentropy") -> None:
+                 name: str | None = "binary_focal_crossentropy", dtype: Any = None) -> None:
         super().__init__(binary_focal_crossentropy, reduction=reduction, name=name,
                          apply_class_balancing=apply_class_balancing, alpha=alpha, gamma=gamma,
-                         from_logits=from_logits,                          label_smoothing=label_smoothing, axis=axis)
+                         from_logits=from_logits,                          label_smoothing=label_smoothing, axis=axis, dtype=dtype)
 
 
 class CategoricalFocalCrossentropy(loss_module.LossFunctionWrapper):
@@ -342,10 +342,10 @@ class CategoricalFocalCrossentropy(loss_module.LossFunctionWrapper):
     def __init__(self, alpha: float = 0.25, gamma: float = 2.0, from_logits: bool = False,
                  label_smoothing: float = 0.0, axis: int = -1,
                  reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "categorical_focal_crossentropy") -> None:
+                 name: str | None = "categorical_focal_crossentropy", dtype: Any = None) -> None:
         super().__init__(categorical_focal_crossentropy, reduction=reduction, name=name,
                          alpha=alpha, gamma=gamma, from_logits=from_logits,
-                         label_smoothing=label_smoothing, axis=axis)
+                         label_smoothing=label_smoothing, axis=axis, dtype=dtype)
 
 
 for _loss in (kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from eagerflow import backend
 from eagerflow.losses import loss as loss_module
 from eagerflow.ops import logic as logic_ops
@@ -27,7 +29,9 @@ from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 from eagerflow.saving import registry
 
-_LOG2 = math.log(2.0)
+# Keras computes log(2) in float32 and casts it to the loss's dtype: float64 losses
+# carry that rounding too, so the same value is used here (exact to float32).
+_LOG2 = float(np.float32(math.log(2.0)))
 
 
 def _aligned(y_true: TensorLike, y_pred: TensorLike, owner: str) -> tuple[Tensor, Tensor]:
@@ -108,8 +112,8 @@ class MeanSquaredError(loss_module.Loss):
     """  # noqa: E501
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "mean_squared_error") -> None:
-        super().__init__(name=name, reduction=reduction)
+                 name: str | None = "mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return mean_squared_error(y_true, y_pred)
@@ -125,8 +129,8 @@ class MeanAbsoluteError(loss_module.Loss):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "mean_absolute_error") -> None:
-        super().__init__(name=name, reduction=reduction)
+                 name: str | None = "mean_absolute_error", dtype: Any = None) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
         return mean_absolute_error(y_true, y_pred)
@@ -150,10 +154,10 @@ class Huber(loss_module.Loss):
     """
 
     def __init__(self, delta: float = 1.0, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "huber_loss") -> None:
+                 name: str | None = "huber_loss", dtype: Any = None) -> None:
         if not delta > 0:
             raise ValueError(f"Huber: `delta` must be > 0. Received: delta={delta!r}")
-        super().__init__(name=name, reduction=reduction)
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.delta = float(delta)
 
     def call(self, y_true: TensorLike, y_pred: TensorLike) -> Any:
@@ -242,8 +246,8 @@ class LogCosh(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "log_cosh") -> None:
-        super().__init__(log_cosh, reduction=reduction, name=name)
+                 name: str | None = "log_cosh", dtype: Any = None) -> None:
+        super().__init__(log_cosh, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanAbsolutePercentageError(loss_module.LossFunctionWrapper):
@@ -262,8 +266,8 @@ class MeanAbsolutePercentageError(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "mean_absolute_percentage_error") -> None:
-        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name)
+                 name: str | None = "mean_absolute_percentage_error", dtype: Any = None) -> None:
+        super().__init__(mean_absolute_percentage_error, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanSquaredLogarithmicError(loss_module.LossFunctionWrapper):
@@ -282,8 +286,8 @@ class MeanSquaredLogarithmicError(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "mean_squared_logarithmic_error") -> None:
-        super().__init__(mean_squared_logarithmic_error, reduction=reduction, name=name)
+                 name: str | None = "mean_squared_logarithmic_error", dtype: Any = None) -> None:
+        super().__init__(mean_squared_logarithmic_error, reduction=reduction, name=name, dtype=dtype)
 
 
 class CosineSimilarity(loss_module.LossFunctionWrapper):
@@ -303,8 +307,8 @@ class CosineSimilarity(loss_module.LossFunctionWrapper):
     """
 
     def __init__(self, axis: int = -1, reduction: str | None = "sum_over_batch_size",
-                 name: str | None = "cosine_similarity") -> None:
-        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis)
+                 name: str | None = "cosine_similarity", dtype: Any = None) -> None:
+        super().__init__(cosine_similarity, reduction=reduction, name=name, axis=axis, dtype=dtype)
 
 
 for _loss in (mean_squared_error, mean_absolute_error, huber, MeanSquaredError, MeanAbsoluteError,

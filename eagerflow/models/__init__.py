@@ -12,7 +12,7 @@ from eagerflow.models.cloning import clone_model
 from eagerflow.models.functional import Functional
 from eagerflow.models.model import Model, model_from_config, model_from_json
 from eagerflow.models.sequential import Sequential
-from eagerflow.saving.model_saving import load_model, save_model
+from eagerflow.models.save_load import load_model, save_model
 
 __all__ = ["Functional", "Model", "Sequential", "clone_model", "load_model",
            "model_from_config", "model_from_json", "save_model"]

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import errors, nest, tensor
+from eagerflow.core import buffers, errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.ops import random as random_lib
 from eagerflow.utils import dataframes
@@ -94,7 +94,7 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 
 def _as_array(value, what: str) -> np.ndarray:
     if isinstance(value, tensor.Tensor):
-        return value._value
+        return buffers.read(value)
     if isinstance(value, Variable):
         return value.numpy()
     if dataframes.is_pandas(value):  # Keras 3: a Series is a column (n,), a DataFrame (n, cols)
@@ -378,7 +378,7 @@ class _ArrayData:
 
     def _draw_order(self, count: int) -> np.ndarray:
         """This epoch's order (replaced under a strategy: drawn on rank 0 only)."""
-        return random_lib.get_global_generator()._rng.permutation(count)
+        return random_lib.get_global_generator().numpy_generator.permutation(count)
 
     def epoch(self):
         if self._stream is None:
@@ -472,7 +472,7 @@ class _IterableData:
             return None
         from eagerflow.data import iterator
 
-        shuffles, _ = iterator._pipeline_state(self.source)
+        shuffles = iterator.shuffle_stages(self.source)
         passes = [stage.next_iteration for stage in shuffles]
         try:
             element = iterator.probe(self.source)
@@ -536,13 +536,7 @@ def _has_batching(source) -> bool:
     """Whether a Dataset pipeline has a batch stage (batch, padded_batch) anywhere."""
     from eagerflow.data import batching
 
-    stack = [source]
-    while stack:
-        stage = stack.pop()
-        if isinstance(stage, batching._Batching):
-            return True
-        stack.extend(getattr(stage, "_inputs", ()))
-    return False
+    return batching.is_batched(source)
 
 
 def _is_py_dataset(value) -> bool:
@@ -577,11 +571,14 @@ class _PyDatasetData:
 
     def _draw_order(self, count: int) -> list:
         """This epoch's batch order (replaced under a strategy: drawn on rank 0 only)."""
-        return random_lib.get_global_generator()._rng.permutation(count).tolist()
+        return random_lib.get_global_generator().numpy_generator.permutation(count).tolist()
 
     def epoch(self):
+        from eagerflow.utils import py_dataset
+
         order = self._draw_order(self.count) if self.shuffle else list(range(self.count))
-        for index, batch in enumerate(self.source._batches(list(order)[:self.steps])):
+        batches = py_dataset.read_batches(self.source, list(order)[:self.steps])
+        for index, batch in enumerate(batches):
             yield self._convert(batch)
             if index + 1 == self.steps:
                 break

@@ -5,6 +5,13 @@ hooks, checking `model.stop_training` after each batch), then validates (every
 `validation_freq` epochs) and hands the epoch's logs (training values plus ``val_`` ones)
 to ``on_epoch_end``. The logs callbacks see are Python floats.
 
+The loops train through the model's distribution strategy (`model.distribute_strategy`,
+see `models/strategy.py`), the default one when the model was made under no scope: every
+step runs through ``strategy.run``, and the strategy is asked at fixed points for this
+replica's batches, the global logs, whether any replica stops, and the joined
+predictions; with one replica each of those returns its input. So the loops have no
+single-process branch.
+
 Examples:
     >>> from eagerflow.models import fit_loops
     >>> import eagerflow as ef
@@ -21,9 +28,10 @@ from typing import Any
 import numpy as np
 
 from eagerflow import callbacks as callbacks_lib
+from eagerflow.callbacks import base as callback_base
 from eagerflow.core import errors, nest, tensor
 from eagerflow.core.variable import Variable
-from eagerflow.models import data_adapter, replication
+from eagerflow.models import data_adapter
 from eagerflow.saving import status as restore_status
 
 
@@ -72,13 +80,12 @@ def check_verbose(verbose, function: str) -> int:
     return int(verbose)
 
 
-def _callback_list(callbacks, model, verbose, epochs, steps, strategy=None, **extra):
+def _callback_list(callbacks, model, verbose, epochs, steps, strategy, **extra):
     if isinstance(callbacks, callbacks_lib.CallbackList):
         return callbacks
-    progbar = verbose != 0
-    if strategy is not None:  # a non-chief rank skips the progress bar and file writers
-        callbacks = replication.chief_callbacks(callbacks, strategy)
-        progbar = progbar and strategy.is_chief
+    # A replica other than the chief skips the progress bar and the file writers.
+    callbacks = callback_base.replica_callbacks(callbacks, strategy.is_chief)
+    progbar = verbose != 0 and strategy.is_chief
     return callbacks_lib.CallbackList(callbacks, add_history=True, add_progbar=progbar,
                                       model=model, verbose=verbose, epochs=epochs,
                                       steps=steps, **extra)
@@ -120,22 +127,6 @@ def _warn_nan(logs, epoch, step, callbacks) -> None:
     )
 
 
-def _build_before_training(model, data) -> None:
-    """Builds a model that is not built yet, and trains with the default `train_step`, from
-    the first batch's inputs (as Keras builds it before `on_train_begin`), so its weight
-    initializers draw their random numbers before any callback runs: a `BackupAndRestore`
-    that rewinds the random streams then resumes bitwise, and a deferred restore fills the
-    weights at once."""
-    from eagerflow.models import trainer
-
-    if model.built or not hasattr(data, "peek_x") or \
-            type(model).train_step is not trainer.Trainer.train_step:
-        return  # a custom train_step may not feed x to the model (a GAN feeds noise)
-    x = data.peek_x()
-    if x is not None:  # (None: a generator, which cannot be read ahead)
-        model(x, training=False)
-
-
 def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
              validation_freq):
     """Runs `fit` (see `Trainer.fit` for the arguments' meaning); returns the History.
@@ -150,29 +141,23 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
         [0, 1]
     """
     validation_freq = _check_validation_freq(validation_freq)
-    strategy = replication.strategy_of(model)
-    if strategy is not None:  # one replica of several (see models/replication.py)
-        data = replication.ReplicaData(data, strategy, "fit", training=True)
-        replication.prepare_training(model, strategy)
-    else:
-        replication.warn_if_unreplicated(model, "fit")
+    strategy = model.distribute_strategy
+    data = strategy.distribute_batches(data, "fit", training=True)
+    strategy.prepare_training(model)
     callbacks = _callback_list(callbacks, model, verbose, epochs, data.steps, strategy,
                                do_validation=validation is not None)
     train_function = model._make_train_function()
     execution = model._steps_per_execution
-    wants_batch_logs = callbacks.wants_batch_logs("train")
-    if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
+    wants_batch_logs = strategy.any_replica(callbacks.wants_batch_logs("train"), "batch logs")
     model.stop_training = False
     model._initial_epoch = None
     with _hinting(data):
-        _build_before_training(model, data)
+        model._build_before_training(data)
     callbacks.on_train_begin()
     # BackupAndRestore (Keras's protocol) may move the start forward in on_train_begin.
     start = model._initial_epoch if model._initial_epoch is not None else initial_epoch
     model._initial_epoch = None
-    if strategy is not None:
-        start = replication.sync_start(model, strategy, start)
+    start = strategy.sync_start(model, start)
     if start and hasattr(data, "source") and data.is_dataset and data._stream is None:
         _set_dataset_epoch(data.source, start)
     epoch_logs = {}
@@ -189,22 +174,21 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
                     callbacks.on_train_batch_begin(step)
                 if seen == 0 and epoch == start:
                     with _hinting(data):
-                        logs = train_function(batch)
+                        logs = strategy.run(train_function, args=(batch,))
                     # The first step built the optimizer's slots: a restored value still
                     # waiting for its variable now will never find one (TF's "Unresolved
                     # object in checkpoint" warning).
                     restore_status.warn_pending_restores([model, model.optimizer])
                 else:
-                    logs = train_function(batch)
+                    logs = strategy.run(train_function, args=(batch,))
                 seen = step + 1
                 if wants_batch_logs and (seen % execution == 0 or seen == data.steps):
-                    batch_logs = pythonify_logs(logs) if strategy is None else \
-                        replication.global_logs(model, logs, pythonify_logs)
+                    batch_logs = strategy.reduce_logs(model, pythonify_logs(logs))
                     _warn_nan(batch_logs, epoch, step, callbacks)
                     callbacks.on_train_batch_end(step, batch_logs)
-                if strategy is not None and wants_batch_logs:  # (the same on every rank)
-                    # A callback may stop one rank only (a time limit): all stop here.
-                    model.stop_training = replication.agree(strategy, model.stop_training)
+                if wants_batch_logs:  # (the same on every replica)
+                    # A callback may stop one replica only (a time limit): all stop here.
+                    model.stop_training = strategy.any_replica(model.stop_training)
                 if model.stop_training:
                     break
         if logs is None:
@@ -215,19 +199,16 @@ def fit_loop(model, data, validation, epochs, verbose, callbacks, initial_epoch,
             # callbacks share this params dict.)
             data.steps = seen
             callbacks.params["steps"] = seen
-        if strategy is None:
-            epoch_logs = pythonify_logs(model._epoch_logs(logs))
-        else:  # moving statistics: the ranks' mean, before validation and checkpoints
-            replication.average_local_state(model, strategy)
-            epoch_logs = replication.global_logs(model, logs, pythonify_logs)
+        # Moving statistics: the replicas' mean, before validation and checkpoints.
+        strategy.average_local_state(model)
+        epoch_logs = strategy.reduce_logs(model, pythonify_logs(model._epoch_logs(logs)))
         if not wants_batch_logs:
             _warn_nan(epoch_logs, epoch, seen - 1, callbacks)
         if validation is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate_loop(model, validation, verbose=0, callbacks=callbacks)
             epoch_logs.update({f"val_{key}": value for key, value in val_logs.items()})
         callbacks.on_epoch_end(epoch, epoch_logs)
-        if strategy is not None:
-            model.stop_training = replication.agree(strategy, model.stop_training)
+        model.stop_training = strategy.any_replica(model.stop_training)
         if model.stop_training:
             break
     if model.optimizer is not None:  # Keras 3: with `use_ema`, end with the averaged weights
@@ -274,14 +255,11 @@ def evaluate_loop(model, data, verbose, callbacks):
         >>> fit_loops.evaluate_loop(model, data, 0, None)
         {'loss': 1.0}
     """
-    strategy = replication.strategy_of(model)
-    if strategy is not None:
-        data = replication.ReplicaData(data, strategy, "evaluate", training=False)
+    strategy = model.distribute_strategy
+    data = strategy.distribute_batches(data, "evaluate", training=False)
     callbacks = _callback_list(callbacks, model, verbose, 1, data.steps, strategy)
     test_function = model._make_test_function()
-    wants_batch_logs = callbacks.wants_batch_logs("test")
-    if strategy is not None:
-        wants_batch_logs = replication.agree(strategy, wants_batch_logs, "batch logs")
+    wants_batch_logs = strategy.any_replica(callbacks.wants_batch_logs("test"), "batch logs")
     model.reset_metrics()
     callbacks.on_test_begin()
     logs = None
@@ -289,21 +267,17 @@ def evaluate_loop(model, data, verbose, callbacks):
     with model._loop_cache():
         for step, batch in enumerate(data.epoch()):
             callbacks.on_test_batch_begin(step)
-            if strategy is None or _rows(batch):  # a rank may get no row of a last batch
-                logs = test_function(batch)
+            if batch is not None:  # None: this replica's empty share of a last batch
+                logs = strategy.run(test_function, args=(batch,))
             if wants_batch_logs:
-                callbacks.on_test_batch_end(step, pythonify_logs(logs) if strategy is None
-                                            else replication.global_logs(model, logs,
-                                                                         pythonify_logs))
+                callbacks.on_test_batch_end(step, strategy.reduce_logs(model,
+                                                                       pythonify_logs(logs)))
             seen = step + 1
-        if strategy is not None and logs is None and seen:  # no row here: still reduce
+        if logs is None and seen:  # no row on this replica: its (empty) metrics still count
             logs = model.get_metrics_result()
     if logs is None:
         raise ValueError("evaluate: no batches to evaluate: the data is empty")
-    if strategy is None:
-        logs = pythonify_logs(model._epoch_logs(logs))
-    else:
-        logs = replication.global_logs(model, logs, pythonify_logs)
+    logs = strategy.reduce_logs(model, pythonify_logs(model._epoch_logs(logs)))
     callbacks.on_test_end(logs)
     return logs
 
@@ -330,35 +304,24 @@ def predict_loop(model, data, verbose, callbacks):
         >>> fit_loops.predict_loop(model, data, 0, None).shape
         (5, 1)
     """
-    strategy = replication.strategy_of(model)
-    if strategy is not None:
-        data = replication.ReplicaData(data, strategy, "predict", training=False)
+    strategy = model.distribute_strategy
+    data = strategy.distribute_batches(data, "predict", training=False)
     callbacks = _callback_list(callbacks, model, verbose, 1, data.steps, strategy)
     predict_function = model._make_predict_function()
     callbacks.on_predict_begin()
     outputs: list[Any] = []
     for step, batch in enumerate(data.epoch()):
         callbacks.on_predict_batch_begin(step)
-        if strategy is not None and not _rows(batch):  # no row of a small last batch
+        if batch is None:  # this replica's empty share of a small last batch
             outputs.append(None)
             continue
-        output = predict_function(batch)
+        output = strategy.run(predict_function, args=(batch,))
         outputs.append(nest.map_structure(np.asarray, output))
         callbacks.on_predict_batch_end(step, {"outputs": outputs[-1]})
     if not outputs:
         raise ValueError("predict: no batches to predict: the data is empty")
     callbacks.on_predict_end()
-    if strategy is not None:  # every rank returns every row, in order
-        return replication.gather_predictions(strategy, outputs, _concatenate)
-    return _concatenate(outputs)
-
-
-def _rows(batch) -> int:
-    """The batch size of a batch (0 for a rank's empty share of a small last batch)."""
-    for leaf in nest.flatten(batch):
-        if leaf is not None and np.ndim(leaf) > 0:
-            return int(np.shape(leaf)[0])
-    return 1
+    return strategy.gather_predictions(outputs, _concatenate)  # every replica: every row
 
 
 def adapt_validation(validation_data, validation_batch_size, validation_steps,

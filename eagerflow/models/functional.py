@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.core import nest
-from eagerflow.layers import masking, symbolic
+from eagerflow.layers import layer_info, masking, symbolic
 from eagerflow.models import functional_config
 from eagerflow.models.model import Model
 from eagerflow.ops import array_ops
@@ -59,6 +59,12 @@ def adjust_rank(value, expected: tuple):
     return value
 
 
+def graph_nodes(model: Functional) -> list:
+    """The layer calls (`Node`s) of a functional model, each after the ones it reads (the
+    order the model runs them in)."""
+    return model._nodes
+
+
 def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
     """The nodes between `flat_inputs` and `flat_outputs`, each after the ones it reads.
 
@@ -72,19 +78,19 @@ def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
         if node_key in done:
             return
         layer, index = node_key
-        node = layer._inbound_nodes[index]
+        node = layer_info.inbound_nodes(layer)[index]
         visiting.add(node_key)
         for tensor in node.inputs:
             if id(tensor) in input_ids:
                 continue
-            parent = tensor._history[0]
+            parent = tensor.origin.layer
             if isinstance(parent, symbolic.InputLayer):
                 raise ValueError(
                     f"Graph disconnected: cannot obtain value for tensor {tensor!r} (from "
                     f"Input '{parent.name}'), needed by layer '{layer.name}'. It is not one "
                     f"of the model's inputs {[t.name for t in flat_inputs]}. The following "
                     f"layers were accessed without issue: {trail}")
-            visit((parent, tensor._history[1]), trail + [layer.name])
+            visit((parent, tensor.origin.node_index), trail + [layer.name])
         visiting.discard(node_key)
         done.add(node_key)
         ordered.append(node)
@@ -92,7 +98,7 @@ def topological_nodes(flat_inputs: list, flat_outputs: list) -> list:
     for tensor in flat_outputs:
         if id(tensor) in input_ids:
             continue
-        layer, index, _ = tensor._history
+        layer, index, _ = tensor.origin
         visit((layer, index), [])
     return ordered
 
@@ -108,13 +114,13 @@ def keras_layer_order(flat_inputs: list, flat_outputs: list) -> list:
     post_order: list = []  # node keys, inputs before the nodes that read them
 
     def walk(tensor):
-        layer, node_index, _ = tensor._history
+        layer, node_index, _ = tensor.origin
         key = (layer, node_index)
         if key in finished:
             return
         index.setdefault(layer, len(index))
         if id(tensor) not in input_ids or not isinstance(layer, symbolic.InputLayer):
-            for parent in layer._inbound_nodes[node_index].inputs:
+            for parent in layer_info.inbound_nodes(layer)[node_index].inputs:
                 walk(parent)
         finished.add(key)
         post_order.append(key)
@@ -130,12 +136,12 @@ def keras_layer_order(flat_inputs: list, flat_outputs: list) -> list:
         layer_depth[layer] = node_depth[key] = depth
         if isinstance(layer, symbolic.InputLayer):
             continue
-        for parent in layer._inbound_nodes[key[1]].inputs:
-            parent_key = (parent._history[0], parent._history[1])
+        for parent in layer_info.inbound_nodes(layer)[key[1]].inputs:
+            parent_key = (parent.origin.layer, parent.origin.node_index)
             if parent_key in keys:
                 node_depth[parent_key] = max(depth + 1, node_depth.get(parent_key, 0))
     for tensor in flat_inputs:  # Inputs no output depends on
-        layer = tensor._history[0]
+        layer = tensor.origin.layer
         if layer not in layer_depth:
             layer_depth[layer], index[layer] = 0, -1
     return sorted(layer_depth, key=lambda layer: (-layer_depth[layer], index[layer]))
@@ -162,10 +168,10 @@ class Functional(Model):
         flat_inputs = _check_symbolic(inputs, "inputs")
         flat_outputs = _check_symbolic(outputs, "outputs")
         for tensor in flat_inputs:
-            if not isinstance(tensor._history[0], symbolic.InputLayer):
+            if not isinstance(tensor.origin.layer, symbolic.InputLayer):
                 raise ValueError(
                     f"Model inputs must come from ef.layers.Input(); {tensor!r} is the output "
-                    f"of layer '{tensor._history[0].name}'.")
+                    f"of layer '{tensor.origin.layer.name}'.")
         self._input_structure = inputs
         self._output_structure = outputs
         self._flat_inputs = flat_inputs
@@ -226,7 +232,7 @@ class Functional(Model):
     @property
     def output_names(self) -> list:
         """The names of the layers that produce the model's outputs, in order."""
-        return [t._history[0].name for t in self._flat_outputs]
+        return [t.origin.layer.name for t in self._flat_outputs]
 
     @property
     def input_shape(self) -> Any:
@@ -243,16 +249,16 @@ class Functional(Model):
     def build(self, input_shape: Any = None) -> None:
         """Does nothing: a functional model is built when it is created."""
 
-    def _tracked_items(self) -> list:
+    def _owned_items(self) -> list:
         graph = [(layer.name, layer) for layer in self._functional_layers
                  if not isinstance(layer, symbolic.InputLayer)]
-        return graph + super()._tracked_items()
+        return graph + super()._owned_items()
 
     def _trackable_children(self) -> dict:
         # By position in the graph, like Sequential (see its comment): ``layers/0/kernel``.
         children = {"layers": [layer for layer in self._functional_layers
                                if not isinstance(layer, symbolic.InputLayer)]}
-        for name, value in super()._tracked_items():
+        for name, value in super()._owned_items():
             children.setdefault(name, value)
         return children
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.core import nest
-from eagerflow.layers import symbolic
+from eagerflow.layers import layer_info, symbolic
 from eagerflow.saving import registry
 
 _TAG = "__tensor__"
@@ -37,7 +37,7 @@ def _node_indices(model) -> dict:
         if isinstance(layer, symbolic.InputLayer):
             indices[(id(layer), 0)] = 0
     for node in model._nodes:
-        position = node.layer._inbound_nodes.index(node)
+        position = layer_info.inbound_nodes(node.layer).index(node)
         count = counts.get(id(node.layer), 0)
         indices[(id(node.layer), position)] = count
         counts[id(node.layer)] = count + 1
@@ -45,7 +45,7 @@ def _node_indices(model) -> dict:
 
 
 def _reference(tensor, indices) -> list:
-    layer, node_index, tensor_index = tensor._history
+    layer, node_index, tensor_index = tensor.origin
     return [layer.name, indices[(id(layer), node_index)], tensor_index]
 
 

@@ -2,7 +2,7 @@
 
 Three ways to make one:
 
-* subclass it and write `call` (sublayers assigned as attributes are tracked);
+* subclass it and write `call` (sublayers assigned as attributes are owned: trained and saved);
 * ``ef.models.Model(inputs, outputs)`` on `ef.layers.Input` tensors (the functional API,
   see `functional`);
 * ``ef.models.Sequential([...])`` (see `sequential`).
@@ -36,8 +36,8 @@ from collections.abc import Callable
 from typing import Any
 
 from eagerflow.core import trackable
-from eagerflow.layers import base, symbolic, tracking
-from eagerflow.models import model_export, trainer
+from eagerflow.layers import base, ownership, symbolic
+from eagerflow.models import serving_export, trainer
 from eagerflow.saving import registry
 
 
@@ -65,9 +65,9 @@ class Model(trainer.Trainer, base.Layer):
     _auto_config_base = True
     # The fit loop's caches (`Trainer._loop_cache`) list the model's own variables and
     # metrics again: tracked, they would give each variable a second checkpoint path.
-    _UNTRACKED = base.Layer._UNTRACKED | {"_functional_layers", "_flat_inputs",
-                                          "_flat_outputs", "_nodes", "_cached_variables",
-                                          "_cached_metrics"}
+    _BOOKKEEPING = base.Layer._BOOKKEEPING | {"_functional_layers", "_flat_inputs",
+                                              "_flat_outputs", "_nodes", "_cached_variables",
+                                              "_cached_metrics"}
 
     def __new__(cls, *args, **kwargs):
         if cls is Model and _functional_arguments(args, kwargs):
@@ -107,8 +107,8 @@ class Model(trainer.Trainer, base.Layer):
     # -- structure -------------------------------------------------------------------------
     @property
     def layers(self) -> list:
-        """The model's direct sublayers, in tracking order."""
-        return tracking.sublayers(self)
+        """The model's direct sublayers, in attribute order."""
+        return ownership.sublayers(self)
 
     def get_layer(self, name: str | None = None, index: Any = None) -> Any:
         """Returns a direct sublayer by name (or by position in `layers`).
@@ -153,7 +153,7 @@ class Model(trainer.Trainer, base.Layer):
         """Builds every weight at once for inputs of `input_shape` (None: unknown sizes).
 
         Runs the model on small dummy inputs (training off, no state updated), which also
-        records each sublayer's output shapes for `summary`.
+        logs each sublayer's output shapes for `summary`.
 
         Examples:
             >>> import eagerflow as ef
@@ -173,11 +173,11 @@ class Model(trainer.Trainer, base.Layer):
         self.__dict__["_in_build_probe"] = True
         try:
             inputs = _placeholders(input_shape, self.dtype)
-            records: list = []
-            symbolic.infer(self, (inputs,), {}, records)
+            shape_logs: list = []
+            symbolic.infer(self, (inputs,), {}, shape_logs)
         finally:
             self.__dict__["_in_build_probe"] = False
-        self.__dict__["_call_record"] = symbolic.merge_records(records)
+        self.__dict__["_call_shapes"] = symbolic.merge_shape_logs(shape_logs)
         self.__dict__["_build_input_shape"] = input_shape
         self.__dict__["built"] = True
 
@@ -193,7 +193,7 @@ class Model(trainer.Trainer, base.Layer):
             expand_nested: also list the layers inside nested models.
             show_trainable: add a column saying whether each layer trains.
             input_shape: build the model for this input shape first (a dry run that
-                records the real shape of every layer call).
+                logs the real shape of every layer call).
 
         Raises:
             ValueError: if the model is not built and no `input_shape` is given.
@@ -244,7 +244,7 @@ class Model(trainer.Trainer, base.Layer):
                verbose: bool | None = None, input_signature: Any = None) -> str:
         """Exports the inference call as a SavedModel with a ``serve`` endpoint (Keras 3).
 
-        Only ``format="tf_saved_model"`` exists here; see `eagerflow.models.model_export`.
+        Only ``format="tf_saved_model"`` exists here; see `eagerflow.models.serving_export`.
 
         Example:
             >>> import os, tempfile
@@ -257,7 +257,7 @@ class Model(trainer.Trainer, base.Layer):
             >>> bool(np.allclose(reloaded.serve(x).numpy(), model(x).numpy()))
             True
         """
-        return model_export.export(self, filepath, format=format, verbose=verbose,
+        return serving_export.export(self, filepath, format=format, verbose=verbose,
                                  input_signature=input_signature)
 
     def to_json(self, **kwargs: Any) -> str:

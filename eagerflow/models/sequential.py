@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core.tensor import Tensor
-from eagerflow.layers import base, symbolic
+from eagerflow.layers import base, layer_info, symbolic
 from eagerflow.models import functional
 from eagerflow.models.model import Model
 from eagerflow.ops import math as math_ops
@@ -55,7 +55,7 @@ class Sequential(Model):
         1
     """
 
-    _UNTRACKED = Model._UNTRACKED | {"_graph_outputs"}
+    _BOOKKEEPING = Model._BOOKKEEPING | {"_graph_outputs"}
 
     def __init__(self, layers: Any = None, name: str | None = None, trainable: bool = True,
                  **kwargs: Any) -> None:
@@ -81,7 +81,7 @@ class Sequential(Model):
         # checkpoints: default names are numbered per process (dense, dense_1, ...), so a
         # model rebuilt in a new session, or a second copy, would match nothing by name.
         children = {"layers": list(self._layers)}
-        for name, value in self._tracked_items():
+        for name, value in self._owned_items():
             if name != "_layers":
                 children.setdefault(name, value)
         return children
@@ -118,8 +118,8 @@ class Sequential(Model):
                 f"All layers added to a Sequential model should have unique names. Name "
                 f"'{layer.name}' is already the name of a layer in model '{self.name}'.")
         if self._graph_input is None and not self._layers and (
-                layer._batch_input_shape is not None):
-            self._graph_input = symbolic.Input(batch_shape=layer._batch_input_shape,
+                layer_info.batch_input_shape(layer) is not None):
+            self._graph_input = symbolic.Input(batch_shape=layer_info.batch_input_shape(layer),
                                                dtype=_float_dtype_of(layer))
         if self._graph_input is not None:
             previous = self._graph_outputs[-1] if self._graph_outputs else self._graph_input
@@ -244,7 +244,7 @@ class Sequential(Model):
         if self._graph_input is not None and isinstance(outputs, Tensor):
             outputs = functional.adjust_rank(outputs, self._graph_input.shape)  # as Keras
         for index, layer in enumerate(self._layers):
-            if index == 0 and mask is not None and layer._call_accepts_mask:
+            if index == 0 and mask is not None and layer_info.accepts_mask(layer):
                 outputs = layer(outputs, mask=mask)
             else:
                 outputs = layer(outputs)

@@ -30,8 +30,7 @@ from __future__ import annotations
 
 from eagerflow.graph import function as function_module
 from eagerflow.graph import graph
-from eagerflow.layers import base as base_layer
-from eagerflow.layers import tracking
+from eagerflow.layers import layer_info, ownership
 
 
 class TracedStep:
@@ -71,9 +70,9 @@ class TracedStep:
         # Layers may read `trainable` in `call` without owning a trainable variable (a
         # BatchNormalization with center=False, scale=False), so the flags join the key.
         # They are walked again only after some `trainable` was assigned.
-        if self._flags_seen != base_layer._trainable_changes:
-            self._flags_seen = base_layer._trainable_changes
-            self._flags = tuple(layer.trainable for layer in tracking.flatten_layers(self.model))
+        if self._flags_seen != layer_info.trainable_generation():
+            self._flags_seen = layer_info.trainable_generation()
+            self._flags = tuple(layer.trainable for layer in ownership.flatten_layers(self.model))
         return self._flags
 
     def __call__(self, data):

@@ -1,7 +1,7 @@
 """`Model.summary()`: a table of layers, output shapes and parameter counts.
 
 Shapes come from where they are known: the graph of a functional or Sequential model
-(None for the batch axis), or, for subclassed and deferred-build models, the record of
+(None for the batch axis), or, for subclassed and deferred-build models, the log of
 real shapes made during the first call or a ``build(input_shape)`` dry run. A layer
 called several times shows each distinct output shape.
 
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.layers import symbolic, tracking
+from eagerflow.layers import layer_info, ownership, symbolic
 
 
 def _format_shape(shape) -> str:
@@ -85,13 +85,14 @@ def _graph_rows(model) -> list:
     indices = functional_config._node_indices(model)
     rows = []
     for layer in model._functional_layers:
-        nodes = [n for n in layer._inbound_nodes if id(n) in node_set]
+        nodes = [n for n in layer_info.inbound_nodes(layer) if id(n) in node_set]
         if isinstance(layer, symbolic.InputLayer):
             shapes, connected = [layer.output.shape], []
         else:
             shapes = [_output_shape(n.outputs) for n in nodes]
-            connected = [f"{t._history[0].name}[{indices[(id(t._history[0]), t._history[1])]}]"
-                         f"[{t._history[2]}]" for n in nodes for t in n.inputs]
+            origins = [t.origin for n in nodes for t in n.inputs]
+            connected = [f"{o.layer.name}[{indices[(id(o.layer), o.node_index)]}]"
+                         f"[{o.tensor_index}]" for o in origins]
         rows.append((layer, _shapes_text(shapes), connected))
     return rows
 
@@ -104,11 +105,11 @@ def _output_shape(outputs):
     return [t.shape if t is not None else None for t in outputs]
 
 
-def _recorded_rows(model, layers) -> list:
-    record = model._call_record or []
+def _logged_rows(model, layers) -> list:
+    log = layer_info.call_shapes(model) or []
     rows: list[Any] = []
     for layer in layers:
-        shapes = [entry[2] for entry in record if entry[0] is layer]
+        shapes = [entry[2] for entry in log if entry[0] is layer]
         rows.append((layer, _shapes_text(shapes), []))
     return rows
 
@@ -120,7 +121,7 @@ def _rows(model) -> list:
     if graph_outputs and len(graph_outputs) == len(model._layers):
         return [(layer, _format_shape(out.shape), [])
                 for layer, out in zip(model._layers, graph_outputs, strict=True)]
-    return _recorded_rows(model, model.layers)
+    return _logged_rows(model, model.layers)
 
 
 def _sequential_like(model, rows) -> bool:
@@ -213,7 +214,7 @@ def _count(variables) -> int:
 
 
 def _is_model(layer) -> bool:
-    return hasattr(layer, "get_layer") and bool(tracking.sublayers(layer))
+    return hasattr(layer, "get_layer") and bool(ownership.sublayers(layer))
 
 
 def _type_name(layer) -> str:

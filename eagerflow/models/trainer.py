@@ -36,14 +36,8 @@ from eagerflow import optim
 from eagerflow.core import errors, nest
 from eagerflow.core import tape as tape_module
 from eagerflow.graph.passes import fusion
-from eagerflow.models import (
-    compile_utils,
-    data_adapter,
-    distribution,
-    fit_loops,
-    replication,
-    step_function,
-)
+from eagerflow.models import compile_utils, data_adapter, fit_loops, step_function
+from eagerflow.models import strategy as strategy_lib
 from eagerflow.ops import array_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.saving import compile_config
@@ -109,6 +103,8 @@ class Trainer:
         """The variables optimizers update (see `Layer.trainable_variables`)."""
         losses: list[Any]
         """Losses of the latest call plus weight penalties (see `Layer.losses`)."""
+        built: bool
+        """Whether the model's weights exist (see `Layer.built`)."""
 
         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
@@ -229,8 +225,10 @@ class Trainer:
 
     @property
     def distribute_strategy(self) -> Any:
-        """The `ef.distribute` strategy the model was made under (or the current one), or
-        None outside every strategy (Keras's name; callbacks use it to act per rank).
+        """The `ef.distribute.Strategy` the model was made under, else the current one
+        (`ef.distribute.get_strategy()`: the default strategy, this process alone, outside
+        every scope), as in Keras. `fit`, `evaluate` and `predict` train through it, and
+        callbacks use it to act per replica.
 
         Examples:
             >>> import eagerflow as ef
@@ -239,8 +237,10 @@ class Trainer:
             ...     model = ef.Sequential([ef.layers.Dense(1)])
             >>> model.distribute_strategy is strategy
             True
+            >>> ef.Sequential().distribute_strategy.num_replicas_in_sync
+            1
         """
-        return distribution.of(self) or distribution.current()
+        return strategy_lib.of(self) or strategy_lib.get_strategy()
 
     def _static_output_names(self):
         outputs = getattr(self, "_output_structure", None)
@@ -395,6 +395,19 @@ class Trainer:
                 self._cached_variables = list(self.variables)
             return self.trainable_variables
         return [variable for variable in cached if variable.trainable]
+
+    def _build_before_training(self, data) -> None:
+        """Builds a model that is not built yet, and trains with the default `train_step`,
+        from the first batch's inputs (as Keras builds it before `on_train_begin`), so its
+        weight initializers draw their random numbers before any callback runs: a
+        `BackupAndRestore` that rewinds the random streams then resumes bitwise, and a
+        deferred restore fills the weights at once."""
+        if self.built or not hasattr(data, "peek_x") or \
+                type(self).train_step is not Trainer.train_step:
+            return  # a custom train_step may not feed x to the model (a GAN feeds noise)
+        x = data.peek_x()
+        if x is not None:  # (None: a generator, which cannot be read ahead)
+            self(x, training=False)
 
     def _epoch_logs(self, logs) -> dict:
         # Fresh metric results when the step returned metric results, else the step's logs.
@@ -633,7 +646,7 @@ class Trainer:
             validation_batch_size = batch_size  # Keras's default for array validation data
         validation = fit_loops.adapt_validation(validation_data, validation_batch_size,
                                             validation_steps, output_names)
-        with replication.failures_reported(self):  # (tells the other ranks under MPI)
+        with self._failures_reported():
             return fit_loops.fit_loop(self, data, validation, epochs, verbose, callbacks,
                                       initial_epoch, validation_freq)
 
@@ -667,7 +680,7 @@ class Trainer:
         verbose = fit_loops.check_verbose(verbose, "evaluate")
         data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, None,
                                   self._static_output_names(), "evaluate")
-        with replication.failures_reported(self):
+        with self._failures_reported():
             logs = fit_loops.evaluate_loop(self, data, verbose, callbacks)
         if return_dict:
             return logs
@@ -702,8 +715,19 @@ class Trainer:
         else:
             data = data_adapter.adapt(x, None, None, batch_size, False, steps, None, None,
                                       "predict")
-        with replication.failures_reported(self):
+        with self._failures_reported():
             return fit_loops.predict_loop(self, data, verbose, callbacks)
+
+    @contextlib.contextmanager
+    def _failures_reported(self):
+        """Runs the block (`fit`, `evaluate` or `predict`); an exception leaving it is
+        reported to the other replicas first (`Strategy.report_failure`), so that those
+        waiting for this one in a collective raise at once instead of at the deadline."""
+        try:
+            yield
+        except BaseException as error:
+            self.distribute_strategy.report_failure(error)
+            raise
 
     # -- one batch -------------------------------------------------------------------------
     def _one_batch(self, x, y, sample_weight, class_weight, function):
@@ -813,7 +837,7 @@ class Trainer:
         """
         from eagerflow import saving
 
-        if not replication.is_writer(self):  # under ef.distribute, rank 0 writes the file
+        if not self.distribute_strategy.is_chief:  # the chief writes the file
             return os.fspath(filepath)
         _check_overwrite(filepath, overwrite, "save_weights")
         return saving.save_weights(self, filepath)
@@ -854,12 +878,9 @@ class Trainer:
             return saving.load_weights(self, filepath, skip_mismatch=skip_mismatch,
                                        max_bytes=max_bytes)
 
-        strategy = replication.strategy_of(self)
-        if strategy is None:
-            return load()
-        # Under ef.distribute the other ranks read the file once rank 0 has read it: a
-        # file rank 0 has just written (save_weights, ModelCheckpoint) is complete then.
-        return strategy._after_chief(load, "load_weights")
+        # The other replicas read the file once the chief has read it: a file the chief
+        # has just written (save_weights, ModelCheckpoint) is complete then.
+        return self.distribute_strategy.after_chief(load, "load_weights")
 
     def save(self, filepath: str | os.PathLike[str], overwrite: bool = True,
              include_optimizer: bool = True) -> Any:
@@ -888,7 +909,7 @@ class Trainer:
         """
         from eagerflow import saving
 
-        if not replication.is_writer(self):  # under ef.distribute, rank 0 writes the file
+        if not self.distribute_strategy.is_chief:  # the chief writes the file
             return os.fspath(filepath)
         _check_overwrite(filepath, overwrite, "save")
         return saving.save_model(self, filepath, include_optimizer=include_optimizer)

@@ -51,8 +51,9 @@ _KERAS_FROM: dict[str, str] = {
         stop_gradient switch top_k unstack vectorized_map
     """,
     "eagerflow.ops.numpy": """
-        abs absolute add all allclose amax amin any append arange arccosh arcsinh arctanh
-        argmax argmin argsort array array_split average bitwise_and bitwise_invert
+        abs absolute add all allclose amax amin any append arange arccos arccosh arcsin
+        arcsinh arctan arctan2 arctanh argmax argmin argsort array array_split average
+        bitwise_and bitwise_invert
         bitwise_not bitwise_or bitwise_xor broadcast_to cbrt ceil clip concatenate copy cos
         cosh count_nonzero cumprod cumsum deg2rad diag diagflat diagonal diff divide
         divide_no_nan dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
@@ -135,8 +136,12 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         any,
         append,
         arange,
+        arccos,
         arccosh,
+        arcsin,
         arcsinh,
+        arctan,
+        arctan2,
         arctanh,
         argmax,
         argmin,

@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop, tensor
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.variable import Variable
 from eagerflow.ops import creation
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import AxisLike, ShapeLike, Tensor, TensorLike
@@ -515,16 +516,32 @@ def tile(input: TensorLike, multiples: Any, name: str | None = None) -> Tensor: 
 
 
 # -- indexing -----------------------------------------------------------------------------
+def index_value(value: Any) -> Any:
+    """The indexing rule for a value used inside an index or an index-like attribute: a 0-d
+    integer array becomes a Python int, so ``x[i]`` with a scalar tensor ``i`` stays basic
+    indexing (a view, as ``x[2]``); anything else is returned as it is. Eager indexing and
+    `ef.function`'s tracer and executor all apply this one rule.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.ops import array_ops
+        >>> array_ops.index_value(np.array(2)), array_ops.index_value(np.array([2]))
+        (2, array([2]))
+    """
+    if type(value) is np.ndarray and value.ndim == 0 and value.dtype.kind in "iu":
+        return value.item()
+    return value
+
+
 def _index_key(key):
     """Converts tensors inside an indexing key to NumPy values (hashable where possible)."""
     if isinstance(key, tuple):
         return tuple(_index_key(k) for k in key)
-    if isinstance(key, _Tensor) or hasattr(key, "_read"):
+    if isinstance(key, (_Tensor, Variable)):
         key = convert_input(key)
         if getattr(key, "_symbolic", False):  # traced by ef.function: read when the graph runs
             return key
-        value = key._value
-        return value.item() if value.ndim == 0 and value.dtype.kind in "iu" else value
+        return index_value(buffers.read(key))
     if isinstance(key, list):
         return np.asarray(key)
     return key

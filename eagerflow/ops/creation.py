@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop, tensor
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop, tensor
 from eagerflow.core.dispatch import convert_input, execute, primitive
+from eagerflow.core.variable import Variable
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
@@ -52,7 +53,7 @@ def shape_list(shape, op_name: str) -> tuple:
             "arithmetic, or give the dimension a fixed size in the input_signature.", op_name
         )
     if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 1]: scalar tensors inside
-        shape = [v._value if isinstance(v, tensor.Tensor) else v for v in shape]
+        shape = [buffers.read(v) if isinstance(v, tensor.Tensor) else v for v in shape]
     try:
         values = np.asarray(shape)
     except Exception:  # noqa: BLE001 - reported below with the offending value
@@ -86,14 +87,14 @@ def constant(value: TensorLike, dtype: DTypeLike = None, shape: ShapeLike | None
         >>> ef.constant(0.5, shape=[2])
         ef.Tensor([0.5 0.5], shape=(2,), dtype=float32)
     """
-    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+    if isinstance(value, (_Tensor, Variable)):
         value = convert_input(value)
         result = value if dtype is None else _math.cast(value, dtype)
-    else:
+    else:  # a copy: the tensor must not change when `value` does
         result = tensor.new_tensor(dtypes.to_array(value, dtype))
     if shape is not None:
         shape = shape_list(shape, "Const")
-        array = result._value
+        array = buffers.read(result)
         if array.size == 1:
             array = np.broadcast_to(array.reshape(()), shape).copy()
         elif int(np.prod(shape)) == array.size:
@@ -123,7 +124,7 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
         >>> ef.convert_to_tensor([1.0, 2.0]).dtype
         dtype('float32')
     """
-    if isinstance(value, _Tensor) or hasattr(value, "_read"):
+    if isinstance(value, (_Tensor, Variable)):
         result = convert_input(value)
         if dtype is not None and result.dtype != dtypes.as_dtype(dtype):
             raise errors.InvalidArgumentError(
@@ -131,13 +132,13 @@ def convert_to_tensor(value: TensorLike, dtype: DTypeLike = None, dtype_hint: An
                 f"tensor of dtype {result.dtype.name}; use ef.cast to change it"
             )
         return result
-    if isinstance(value, (list, tuple)) and context.thread.tracer is not None:
-        # a list holding traced tensors is packed by ops (see `Tracer.pack`)
-        packed = context.thread.tracer.pack(value, None if dtype is None else
-                                            dtypes.as_dtype(dtype))
-        if packed is not None:
-            return packed
-    return tensor.new_tensor(dtypes.to_array(value, dtype if dtype is not None else dtype_hint))
+    tracer = context.thread.tracer  # a list holding traced tensors keeps their dtype
+    if dtype is None and not (tracer is not None and isinstance(value, (list, tuple)) and
+                              tracer.holds_tensor(value)):
+        dtype = dtype_hint
+    if isinstance(value, np.ndarray) and value.dtype.kind in "SUO":
+        value = dtypes.to_array(value)  # text as `bytes`, as TensorFlow's string tensors
+    return convert_input(value, copy=True, dtype=dtype)
 
 
 def from_dlpack(x: Any) -> Tensor:
@@ -332,7 +333,7 @@ def _scalar_value(value):
     if isinstance(value, (int, float)):
         return value
     if isinstance(value, tensor.Tensor):  # e.g. ef.shape(x)[-1], a trace-time constant
-        value = value._value
+        value = buffers.read(value)
     array = np.asarray(value)
     if array.ndim != 0:
         raise errors.InvalidArgumentError(f"expected a scalar, got shape {array.shape}", "Range")
@@ -348,8 +349,9 @@ def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int
         ef.Tensor([0.  0.5 1. ], shape=(3,), dtype=float32)
     """
     start_t, stop_t = convert_input(start), convert_input(stop)
-    dtype = np.result_type(start_t.dtype, stop_t.dtype)
+    dtype = dtypes.promotion(start_t, stop_t) or np.result_type(start_t.dtype, stop_t.dtype)
     if dtype.kind not in "fc":
         dtype = dtypes.float32
-    values = np.linspace(start_t._value, stop_t._value, int(num), axis=axis, dtype=dtype)
+    values = np.linspace(buffers.read(start_t), buffers.read(stop_t), int(num), axis=axis,
+                         dtype=dtype)
     return tensor.new_tensor(values)

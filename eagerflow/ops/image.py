@@ -20,7 +20,7 @@ from eagerflow.ops import keras_missing as _keras_missing
 from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops.typing import Tensor, TensorLike
 
-_INTERPOLATIONS = ("bilinear", "nearest", "area")
+_INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
 
 
 def _first(images: Tensor, data_format: str | None, op_name: str) -> bool:
@@ -46,26 +46,42 @@ def resize(images: TensorLike, size: Sequence[int], interpolation: str = "biline
            antialias: bool = False, crop_to_aspect_ratio: bool = False,
            pad_to_aspect_ratio: bool = False, fill_mode: str = "constant",
            fill_value: float = 0.0, data_format: str | None = None) -> Tensor:
-    """`images` resized to `size` = (height, width) (`keras.ops.image.resize`).
+    """`images` resized to `size` = (height, width) (`keras.ops.image.resize`), computed as
+    ``tf.image.resize`` computes it; with `crop_to_aspect_ratio` the largest centred window
+    of the target's aspect ratio is resized, with `pad_to_aspect_ratio` the images are
+    first padded evenly with `fill_value` to it.
 
     Raises:
-        ValueError: for an interpolation eagerflow lacks (it has bilinear, nearest and
-            area), `crop_to_aspect_ratio` or `pad_to_aspect_ratio`, or a bad rank or
-            `data_format`.
+        ValueError: for an interpolation other than Keras's (bilinear, nearest, lanczos3,
+            lanczos5, bicubic, area), a `fill_mode` other than "constant", both aspect
+            ratio options, a `size` that is not two ints, or a rank other than 3 or 4.
     """
     x = _core.convert_to_tensor(images)
     first = _first(x, data_format, "resize")
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"resize: eagerflow has interpolation {_INTERPOLATIONS}; not "
-                         f"bicubic, lanczos3 or lanczos5. Received: interpolation="
-                         f"{interpolation!r}")
-    if crop_to_aspect_ratio or pad_to_aspect_ratio:
-        raise ValueError("resize: eagerflow has no crop_to_aspect_ratio or "
-                         "pad_to_aspect_ratio; crop or pad with crop_images/pad_images first")
+        raise ValueError(f"resize: `interpolation` must be one of {_INTERPOLATIONS}. "
+                         f"Received: interpolation={interpolation!r}")
+    if fill_mode != "constant":
+        raise ValueError(f"resize: only fill_mode='constant' is supported (as in Keras). "
+                         f"Received: fill_mode={fill_mode!r}")
+    if crop_to_aspect_ratio and pad_to_aspect_ratio:
+        raise ValueError("resize: only one of `pad_to_aspect_ratio` and "
+                         "`crop_to_aspect_ratio` can be True")
+    if len(size) != 2:
+        raise ValueError(f"resize: `size` must be (height, width). Received: size={size!r}")
     x = _last(x) if first else x
-    out = _image.resize(x, list(size), method=interpolation, antialias=antialias)
+    single = x.ndim == 3
+    if single:
+        x = _array.expand_dims(x, 0)
+    height, width = int(size[0]), int(size[1])
+    if crop_to_aspect_ratio:
+        x = _image.crop_to_aspect_ratio(x, height, width)
+    elif pad_to_aspect_ratio:
+        x = _image.pad_to_aspect_ratio(x, height, width, fill_value=fill_value)
+    out = _image.resize(x, [height, width], method=interpolation, antialias=antialias)
     if out.dtype != x.dtype and x.dtype.kind == "f":
         out = _core.cast(out, x.dtype)
+    out = _array.squeeze(out, 0) if single else out
     return _back(out) if first else out
 
 

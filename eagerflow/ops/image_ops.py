@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import einsum_ops as _einsum
@@ -132,7 +132,7 @@ def _float_dtype(dtype) -> np.dtype:
 # -- resize -------------------------------------------------------------------------------
 def _check_size(size, op_name: str) -> tuple:
     try:
-        values = np.asarray(convert_input(size)._value)
+        values = buffers.read(convert_input(size))
     except (TypeError, ValueError):
         values = np.asarray([])
     if values.shape != (2,) or values.dtype.kind not in "iu" or (values <= 0).any():
@@ -277,6 +277,28 @@ def crop_to_aspect_ratio(images: Any, height: int, width: int) -> Any:
     if (crop_height, crop_width) == (in_height, in_width):
         return images
     return images[:, top:top + crop_height, left:left + crop_width, :]
+
+def pad_to_aspect_ratio(images: Any, height: int, width: int, fill_value: float = 0.0) -> Any:
+    """`images` (NHWC) padded evenly on both sides of the shorter side with `fill_value` up
+    to the aspect ratio height:width, as Keras's `pad_to_aspect_ratio` (the `Resizing`
+    layer and `ops.image.resize` pad with it).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import image_ops
+        >>> image_ops.pad_to_aspect_ratio(ef.ones([1, 2, 4, 1]), 1, 1).shape
+        (1, 4, 4, 1)
+    """
+    in_height, in_width = images.shape[1], images.shape[2]
+    padded_height = max(in_height, int(in_width * height / width))
+    padded_width = max(in_width, int(in_height * width / height))
+    top, left = (padded_height - in_height) // 2, (padded_width - in_width) // 2
+    if not top and not left:
+        return images
+    # Keras pads the same amount on both sides.
+    return _indexing.pad(images, [[0, 0], [top, top], [left, left], [0, 0]],
+                         constant_values=fill_value)
+
 
 # -- flips, rotations, crops --------------------------------------------------------------
 _REVERSED = slice(None, None, -1)
@@ -438,7 +460,7 @@ def random_crop(value: TensorLike, size: Any, seed: int | _random.Generator | No
         (3, 2, 3)
     """
     value = convert_input(value)
-    sizes = np.asarray(convert_input(size)._value)
+    sizes = buffers.read(convert_input(size))
     if sizes.shape != (value.ndim,) or sizes.dtype.kind not in "iu" or (sizes < 0).any() or (
             sizes > np.asarray(value.shape, dtype=np.int64)).any():
         raise errors.InvalidArgumentError(

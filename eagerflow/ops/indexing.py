@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import context, dtypes, errors, forwardprop
+from eagerflow.core import buffers, context, dtypes, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -248,7 +248,7 @@ def scatter_nd(indices: TensorLike, updates: TensorLike, shape: ShapeLike,
     if indices.ndim == 0:
         raise errors.InvalidArgumentError("indices must have rank >= 1", "ScatterNd")
     updates = convert_input(updates)
-    shape = tuple(int(s) for s in np.asarray(convert_input(shape)._value).reshape(-1))
+    shape = tuple(int(s) for s in buffers.read(convert_input(shape)).reshape(-1))
     expected = indices.shape[:-1] + shape[indices.shape[-1]:]
     if updates.shape != expected:
         raise errors.InvalidArgumentError(
@@ -269,7 +269,7 @@ def scatter_along_last_axis(updates, indices, depth):
         parts = [_creation.constant(c.astype(np.int64)) for c in coords]
         full: Any = _array.stack([*parts, _math.cast(indices, np.int64)], axis=-1)
     else:
-        full = np.stack(coords + [indices._value], axis=-1).astype(np.int64)
+        full = np.stack(coords + [buffers.read(indices)], axis=-1).astype(np.int64)
     return scatter_nd(full, updates, batch_shape + (int(depth),))
 
 
@@ -312,7 +312,7 @@ def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: int | None = None,
     if getattr(mask, "_symbolic", False):  # traced by ef.function: positions known at run time
         positions = _array.reshape(_math.where(_array.reshape(mask, [-1])), [-1])
         return gather(flat, positions, axis=axis)
-    return gather(flat, np.flatnonzero(mask._value).astype(np.int64), axis=axis)
+    return gather(flat, np.flatnonzero(buffers.read(mask)).astype(np.int64), axis=axis)
 
 
 @primitive("OneHot", differentiable=False, fresh=True)
@@ -346,8 +346,8 @@ def one_hot(indices: TensorLike, depth: Any, on_value: Any = None, off_value: An
         # The dtype of on_value as ef.constant would give it (5 -> int32, 5.0 -> float32).
         dtype = convert_input(on_value).dtype if on_value is not None else dtypes.float32
     dtype = dtypes.as_dtype(dtype)
-    on = 1 if on_value is None else convert_input(on_value)._value
-    off = 0 if off_value is None else convert_input(off_value)._value
+    on = 1 if on_value is None else buffers.read(convert_input(on_value))
+    off = 0 if off_value is None else buffers.read(convert_input(off_value))
     axis = -1 if axis is None else int(axis)
     if not -1 <= axis <= indices.ndim:
         raise errors.InvalidArgumentError(
@@ -368,7 +368,7 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: DTypeLike = dtypes.bo
         [[ True False False False]
          [ True  True  True False]], shape=(2, 4), dtype=bool)
     """
-    lengths = _int_tensor(lengths, "SequenceMask")._value
+    lengths = buffers.read(_int_tensor(lengths, "SequenceMask"))
     if maxlen is None:
         maxlen = int(lengths.max()) if lengths.size else 0
     mask = np.arange(int(maxlen)) < np.expand_dims(lengths, -1)
@@ -460,7 +460,7 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
         ef.Tensor([3 2 1 2 3], shape=(5,), dtype=int32)
     """
     x = convert_input(tensor)
-    pads = np.asarray(convert_input(paddings)._value)
+    pads = buffers.read(convert_input(paddings))
     if pads.shape != (x.ndim, 2) or pads.dtype.kind not in "iu" or (pads < 0).any():
         raise errors.InvalidArgumentError(
             f"paddings must be non-negative integers of shape [{x.ndim}, 2] for a tensor of "
@@ -469,8 +469,8 @@ def pad(tensor: TensorLike, paddings: Any, mode: str = "CONSTANT", constant_valu
     paddings = tuple((int(lo), int(hi)) for lo, hi in pads)
     mode = mode.upper()
     if mode == "CONSTANT":
-        return execute(_pad, (x,), {"paddings": paddings,
-                                    "constant_values": convert_input(constant_values)._value})
+        fill = buffers.read(convert_input(constant_values))
+        return execute(_pad, (x,), {"paddings": paddings, "constant_values": fill})
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise errors.InvalidArgumentError(
             f"mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}", "MirrorPad"

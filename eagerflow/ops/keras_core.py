@@ -312,8 +312,9 @@ def erf(x: TensorLike) -> Tensor:
 
 
 def erfc(x: TensorLike) -> Tensor:
-    """The complementary error function, `1 - erf(x)` (`keras.ops.erfc`)."""
-    return _math.subtract(1.0, _special.erf(as_float(x)))
+    """The complementary error function, `1 - erf(x)` without its cancellation
+    (`keras.ops.erfc`)."""
+    return _special.erfc(as_float(x))
 
 
 def rsqrt(x: TensorLike) -> Tensor:

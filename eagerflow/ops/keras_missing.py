@@ -17,7 +17,6 @@ _COMPLEX = "there are no complex dtypes"
 _FFT = "there are no Fourier transforms; use numpy.fft on t.numpy() (not differentiable)"
 _DECOMPOSITION = ("eagerflow's linear algebra has cholesky, det, inv, solve, "
                   "solve_triangular and norm, but no SVD, QR, eigen or LU decompositions")
-_INVERSE_TRIG = "there are no inverse trigonometric ops (there are arcsinh, arccosh, arctanh)"
 _DATA_DEPENDENT = ("its result's size or values depend on the data, which eagerflow's ops "
                    "do not express; compute it with NumPy on t.numpy()")
 _NAN = ("there are no NaN-ignoring reductions; replace the NaNs first, e.g. "
@@ -48,8 +47,7 @@ class MissingOpError(absent.AbsentNameError):
 
 TOP: dict[str, str] = {
     "adaptive_average_pool": "", "adaptive_max_pool": "", "angle": _COMPLEX,
-    "arccos": _INVERSE_TRIG, "arcsin": _INVERSE_TRIG, "arctan": _INVERSE_TRIG,
-    "arctan2": _INVERSE_TRIG, "argpartition": _DATA_DEPENDENT,
+    "argpartition": _DATA_DEPENDENT,
     "associative_scan": "write it with ef.ops.scan (sequential)", "bartlett": "",
     "bincount": _DATA_DEPENDENT, "bitwise_left_shift": "", "bitwise_right_shift": "",
     "blackman": "", "cdist": "", "conj": _COMPLEX, "conjugate": _COMPLEX, "corrcoef": "",
@@ -83,7 +81,7 @@ TOP: dict[str, str] = {
 }
 """The `keras.ops` functions eagerflow lacks, each with what to write instead (or "")."""
 NUMPY = frozenset("""
-angle arccos arcsin arctan arctan2 argpartition bartlett bincount bitwise_left_shift
+angle argpartition bartlett bincount bitwise_left_shift
 bitwise_right_shift blackman conj conjugate corrcoef correlate cross diag diagflat digitize
 dsplit dstack fabs fliplr flipud fmax fmin fmod gcd geomspace hamming hanning histogram
 hsplit i0 imag isin isneginf isposinf isreal kaiser kron lcm ldexp left_shift logaddexp2

@@ -3,9 +3,11 @@
 The unary functions (exp, log, sqrt, sin, sigmoid, ...) live in `ops/unary.py` and
 the comparisons and logic in `ops/logic.py`; `ef.math` gathers all three.
 
-Binary ops broadcast like NumPy and promote like NumPy 2 (a Python scalar operand is weak:
-``float32_tensor * 2.0`` stays float32). Every gradient rule below returns gradients of
-the broadcast shape; the tape sums them back to each input's shape.
+Binary ops broadcast like NumPy and promote by eagerflow's dtype table (`core/dtypes.py`):
+a Python number is weak (``float32_tensor * 2.0`` stays float32), and an integer meeting
+a float becomes that float's dtype (``int32_tensor * 1.5`` is float32, not NumPy's
+float64). Every gradient rule below returns gradients of the broadcast shape; the tape
+sums them back to each input's shape.
 
 Examples:
     >>> import eagerflow as ef
@@ -255,6 +257,32 @@ def pow(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         ef.Tensor([4. 9.], shape=(2,), dtype=float32)
     """
     return execute(_pow, (x, y))
+
+
+_atan2 = primitive("Atan2", elementwise=True)(np.arctan2)
+
+
+_atan2.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
+@_atan2.gradient
+def _atan2_grad(dy, out, y, x, needs):
+    # d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+    scale = divide(dy, add(multiply(x, x), multiply(y, y)))
+    return (multiply(scale, x) if needs[0] else None,
+            negative(multiply(scale, y)) if needs[1] else None)
+
+
+def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the angle of the point ``(x, y)`` from the positive x axis, in ``[-pi, pi]``
+    radians, elementwise (TensorFlow's argument order: `y` first).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.atan2([0.0, 0.0], [1.0, -1.0]) / 3.1415927
+        ef.Tensor([0. 1.], shape=(2,), dtype=float32)
+    """
+    return execute(_atan2, (y, x))
 
 
 @primitive("SquaredDifference", fresh=True)

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow import absent as _absent
-from eagerflow.core import context, dtypes, errors
+from eagerflow.core import buffers, context, dtypes, errors
+from eagerflow.core.variable import Variable
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import math as _math
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
@@ -47,12 +48,15 @@ __all__ = [
 
 # TensorFlow's default graph seed, used with an op seed when no global seed is set.
 _DEFAULT_GLOBAL_SEED = 87654321
+_TENSORS = (Tensor, Variable)
 
 
 def _shape(shape, op_name) -> tuple:
     if isinstance(shape, (list, tuple)):  # e.g. [ef.shape(x)[0], 4]: scalar tensors inside
-        shape = [convert_input(v)._value if hasattr(v, "_value") else v for v in shape]
-    values = np.asarray(convert_input(shape)._value if hasattr(shape, "_value") else shape)
+        shape = [buffers.read(convert_input(v)) if isinstance(v, _TENSORS) else v for v in shape]
+    if isinstance(shape, _TENSORS):
+        shape = buffers.read(convert_input(shape))
+    values = np.asarray(shape)
     if values.ndim > 1 or (values.size and values.dtype.kind not in "iu") or (values < 0).any():
         raise errors.InvalidArgumentError(
             f"shape must be non-negative integers, got {shape!r}", op_name
@@ -150,6 +154,13 @@ class Generator:
     def from_non_deterministic_state(cls, alg: Any = None) -> Generator:
         """Creates a generator seeded from the operating system's entropy."""
         return cls(None)
+
+    @property
+    def numpy_generator(self) -> np.random.Generator:
+        """The NumPy generator that draws this generator's numbers, for code that samples
+        arrays directly (the input pipeline's epoch orders; a traced function's record of
+        which stream an op draws from)."""
+        return self._rng
 
     def reset_from_seed(self, seed: int | None) -> None:
         """Restarts the stream from `seed`."""
@@ -453,6 +464,18 @@ def set_global_generator(generator: Generator) -> None:
     _global_generator = generator
 
 
+def seeded_generators() -> dict:
+    """The generators of the op-level seeds used so far, by seed (a copy: a snapshot of
+    which seeds exist now)."""
+    return dict(_op_generators)
+
+
+def effective_global_seed() -> int:
+    """The global seed op-level seeds combine with: the one `set_seed` set, or, with none
+    set, TensorFlow's fixed default graph seed (so an op seed alone is reproducible)."""
+    return _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
+
+
 def generator_for(seed) -> Generator:
     """The generator an op with op-level `seed` draws from (the global one for None, the
     generator itself for a `Generator` such as a `SeedGenerator`)."""
@@ -467,8 +490,7 @@ def generator_for(seed) -> Generator:
     table = _op_generators if scoped is None else scoped.ops
     gen = table.get(key)
     if gen is None:
-        base = _DEFAULT_GLOBAL_SEED if _global_seed is None else _global_seed
-        gen = table[key] = Generator([base, key])
+        gen = table[key] = Generator([effective_global_seed(), key])
     return gen
 
 

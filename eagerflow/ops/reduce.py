@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.core import dtypes, errors, forwardprop
+from eagerflow.core import buffers, dtypes, errors, forwardprop
+from eagerflow.core.variable import Variable
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
@@ -33,8 +34,8 @@ def _axes(axis, ndim: int, op_name: str):
     """Normalizes `axis` to None or a sorted tuple of non-negative ints."""
     if axis is None:
         return None
-    if hasattr(axis, "_value") or hasattr(axis, "_read"):
-        axis = convert_input(axis)._value.tolist()
+    if isinstance(axis, (Tensor, Variable)):
+        axis = buffers.read(convert_input(axis)).tolist()
     items = [axis] if isinstance(axis, (int, np.integer)) else list(axis)
     result = set()
     for a in items:

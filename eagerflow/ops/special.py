@@ -120,6 +120,36 @@ def erf_array(x: np.ndarray) -> np.ndarray:
     return _erf_float64(x.astype(np.float64), _SINGLE_PLAN).astype(x.dtype)
 
 
+# erfc beyond erf's tails: one more fit of q up to 12, then q's asymptotic series
+# q(x) = 1 / (x sqrt(pi)) * sum_k (-1)^k (2k - 1)!! / (2 x^2)^k, whose 12 terms are exact
+# to double precision from 12 on (erfc itself underflows to 0 past x = 27.3).
+_ERFC_TAILS = _DOUBLE_PLAN[1] + ((6.0, 12.0, _chebyshev_fit(_scaled_erfc, 6.0, 12.0, 16)),)
+_ASYMPTOTIC = np.array([(-1.0) ** k * math.prod(range(1, 2 * k, 2)) for k in range(12)])
+
+
+def erfc_array(x: np.ndarray) -> np.ndarray:
+    """erfc of a floating-point ndarray, in its dtype, without the cancellation of
+    ``1 - erf(x)`` (the NumPy kernel behind `erfc`)."""
+    x64 = np.asarray(x, np.float64).reshape(-1)  # 1-D: NumPy answers 0-d with scalars
+    magnitude = np.abs(x64)
+    out = 1.0 - _erf_small(x64, _TAYLOR)  # |x| < 1: erf is at most 0.85, no cancellation
+    for low, high, fit in _ERFC_TAILS + ((12.0, np.inf, None),):
+        where = (magnitude >= low) & (magnitude < high) if high < np.inf else magnitude >= low
+        if not where.any():
+            continue
+        tail = magnitude[where]
+        if fit is not None:
+            q = _clenshaw(fit, tail)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                q = np.polyval(_ASYMPTOTIC[::-1], 0.5 / (tail * tail)) / (tail * math.sqrt(math.pi))
+            q[np.isinf(tail)] = 0.0
+        small = np.exp(-tail * tail) * q
+        out[where] = np.where(x64[where] > 0, small, 2.0 - small)
+    out[np.isnan(x64)] = np.nan
+    return out.reshape(np.shape(x)).astype(x.dtype, copy=False)
+
+
 def check_float(x, op_name):
     """Raises `InvalidArgumentError` naming `op_name` unless ndarray `x` is floating-point.
 
@@ -154,6 +184,41 @@ def _erf_grad(dy, out, x):
     # d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2)
     slope = _math.multiply(_unary.exp(_unary.negative(_unary.square(x))), 2.0 / math.sqrt(math.pi))
     return _math.multiply(dy, slope)
+
+
+@primitive("Erfc")
+def _erfc(x):
+    check_float(x, "Erfc")
+    return erfc_array(x)
+
+
+_erfc.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+
+@_erfc.gradient
+def _erfc_grad(dy, out, x):
+    # d/dx erfc(x) = -2 / sqrt(pi) * exp(-x^2)
+    slope = _math.multiply(_unary.exp(_unary.negative(_unary.square(x))),
+                           -2.0 / math.sqrt(math.pi))
+    return _math.multiply(dy, slope)
+
+
+def erfc(x: TensorLike, name: str | None = None) -> Tensor:
+    """The complementary error function ``1 - erf(x)``, elementwise, computed without the
+    cancellation of that difference (``erfc(3)`` keeps all its digits).
+
+    Args:
+        x: a floating-point tensor.
+
+    Raises:
+        InvalidArgumentError: for a non-floating-point input.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.math.erfc([0.0]), ef.math.erfc([-30.0])
+        (ef.Tensor([1.], shape=(1,), dtype=float32), ef.Tensor([2.], shape=(1,), dtype=float32))
+    """
+    return execute(_erfc, (x,))
 
 
 def erf(x: TensorLike, name: str | None = None) -> Tensor:

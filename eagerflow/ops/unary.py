@@ -455,3 +455,124 @@ def round(x: TensorLike, name: str | None = None) -> Tensor:  # noqa: A001 - Ten
         ef.Tensor([0. 2. 2.], shape=(3,), dtype=float32)
     """
     return execute(_round, (x,))
+
+
+# -- hyperbolic and inverse trigonometric functions --------------------------------------
+# NumPy's ufuncs, not formulas of exp and log: ``log(x + sqrt(x^2 + 1))`` is -inf at
+# x = -1e4 in float32 and ``(e^x - e^-x) / 2`` is 0 at x = 1e-8.
+def _unary_ufunc(name: str, ufunc: np.ufunc, derivative):
+    """Declares an elementwise op whose forward is `ufunc` and whose gradient is
+    ``dy * derivative(x, out)`` (written in eagerflow ops, so higher orders work)."""
+    op = primitive(name, elementwise=True, ufunc=ufunc)(ufunc)
+    op.jvp(forwardprop.DIAGONAL)  # JVP: elementwise: the gradient rule with dy = tangent
+
+    @op.gradient
+    def _grad(dy, out, x):
+        return _math.multiply(dy, derivative(x, out))
+
+    return op
+
+
+def _one_minus_square(x):
+    return _math.subtract(1.0, square(x))
+
+
+_sinh = _unary_ufunc("Sinh", np.sinh, lambda x, out: cosh(x))
+_cosh = _unary_ufunc("Cosh", np.cosh, lambda x, out: sinh(x))
+_asin = _unary_ufunc("Asin", np.arcsin, lambda x, out: rsqrt(_one_minus_square(x)))
+_acos = _unary_ufunc("Acos", np.arccos,
+                     lambda x, out: negative(rsqrt(_one_minus_square(x))))
+_atan = _unary_ufunc("Atan", np.arctan,
+                     lambda x, out: reciprocal(_math.add(square(x), 1.0)))
+_asinh = _unary_ufunc("Asinh", np.arcsinh, lambda x, out: rsqrt(_math.add(square(x), 1.0)))
+_acosh = _unary_ufunc("Acosh", np.arccosh,
+                      lambda x, out: rsqrt(_math.subtract(square(x), 1.0)))
+_atanh = _unary_ufunc("Atanh", np.arctanh, lambda x, out: reciprocal(_one_minus_square(x)))
+
+
+def sinh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the hyperbolic sine of `x` elementwise.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.sinh([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_sinh, (x,))
+
+
+def cosh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the hyperbolic cosine of `x` elementwise.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.cosh([0.0])
+        ef.Tensor([1.], shape=(1,), dtype=float32)
+    """
+    return execute(_cosh, (x,))
+
+
+def asin(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the arcsine of `x` (in [-1, 1]; NaN outside) elementwise, in radians.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.asin([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_asin, (x,))
+
+
+def acos(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the arccosine of `x` (in [-1, 1]; NaN outside) elementwise, in radians.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.acos([1.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_acos, (x,))
+
+
+def atan(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the arctangent of `x` elementwise, in radians.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.atan([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_atan, (x,))
+
+
+def asinh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the inverse hyperbolic sine of `x` elementwise.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.asinh([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_asinh, (x,))
+
+
+def acosh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the inverse hyperbolic cosine of `x` (>= 1; NaN below) elementwise.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.acosh([1.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_acosh, (x,))
+
+
+def atanh(x: TensorLike, name: str | None = None) -> Tensor:
+    """Returns the inverse hyperbolic tangent of `x` (in (-1, 1)) elementwise.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.atanh([0.0])
+        ef.Tensor([0.], shape=(1,), dtype=float32)
+    """
+    return execute(_atanh, (x,))

@@ -25,8 +25,9 @@ from eagerflow.optim.hyperparameters import Hyperparameter
 from eagerflow.optim.lamb import Lamb
 from eagerflow.optim.lion import Lion
 from eagerflow.optim.nadam import Nadam
-from eagerflow.optim.optimizer import Optimizer, deserialize, get, serialize
+from eagerflow.optim.optimizer import Optimizer
 from eagerflow.optim.rmsprop import RMSprop
+from eagerflow.optim.serialization import deserialize, get, serialize
 from eagerflow.optim.sgd import SGD, GradientDescent
 
 __all__ = [

@@ -53,7 +53,10 @@ class Adadelta(optimizer.Optimizer):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.rho = hyperparameters.check_float(rho, "rho", "Adadelta", 0.0, 1.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adadelta", 0.0)
-        self._slot_names = ["accumulated_grad", "accumulated_delta_var"]
+
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, ["accumulated_grad", "accumulated_delta_var"])
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         rho = self._hyper_tensor("rho", variable.dtype)

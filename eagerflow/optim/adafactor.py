@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.core import nest
 from eagerflow.ops import array_ops as array, math, reduce, unary
 from eagerflow.optim import hyperparameters, optimizer
 from eagerflow.saving import registry
@@ -84,13 +85,18 @@ class Adafactor(optimizer.Optimizer):
             raise ValueError("Adafactor: `clip_threshold` must be > 0. Received: "
                              f"clip_threshold={clip_threshold!r}")
         self.relative_step = bool(relative_step)
-        self._slot_names = ["velocity_row", "velocity_col", "velocity"]
 
-    def _create_slots(self, var):
-        if len(var.shape) >= 2:
-            self.add_slot(var, "velocity_row", shape=var.shape[:-1])
-            self.add_slot(var, "velocity_col", shape=var.shape[:-2] + var.shape[-1:])
-        self.add_slot(var, "velocity")
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        variables = nest.flatten(var_list)
+        # The row and column statistics of matrices (and larger), each of its own shape.
+        self.add_optimizer_variables([], ["velocity_row", "velocity_col"])  # (declared)
+        for var in variables:
+            if len(var.shape) >= 2:
+                self.add_variable_from_reference(var, "velocity_row", shape=var.shape[:-1])
+                self.add_variable_from_reference(var, "velocity_col",
+                                                 shape=var.shape[:-2] + var.shape[-1:])
+        self.add_optimizer_variables(variables, "velocity")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         step = self._step_count(variable.dtype)

@@ -51,10 +51,10 @@ class Adagrad(optimizer.Optimizer):
         self.initial_accumulator_value = hyperparameters.check_float(
             initial_accumulator_value, "initial_accumulator_value", "Adagrad", 0.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "Adagrad", 0.0)
-        self._slot_names = ["accumulator"]
 
-    def _create_slots(self, var):
-        self.add_slot(var, "accumulator", self.initial_accumulator_value)
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, "accumulator", self.initial_accumulator_value)
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         accumulator = self.get_slot(variable, "accumulator")

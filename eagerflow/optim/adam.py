@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from eagerflow.ops import math, unary
-from eagerflow.optim import hyperparameters, optimizer
+from eagerflow.optim import moments
 from eagerflow.saving import registry
 
 
-class Adam(optimizer.Optimizer):
+class Adam(moments.MomentOptimizer):
     """Adaptive moment estimation.
 
     Per step ``t`` (counting from 1), with slots ``momentum`` (m) and ``velocity`` (v)::
@@ -48,20 +48,19 @@ class Adam(optimizer.Optimizer):
         ([0.99, -0.99], ['momentum', 'velocity'])
     """
 
-    beta_1 = hyperparameters.Hyperparameter()
-    beta_2 = hyperparameters.Hyperparameter()
-    _config_names = ("beta_1", "beta_2", "epsilon", "amsgrad")
+    _config_names = (*moments.MomentOptimizer._config_names, "amsgrad")
     _slot_aliases = {"m": "momentum", "v": "velocity", "vhat": "velocity_hat"}
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, **kwargs: Any) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        owner = type(self).__name__
-        self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0)
-        self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0)
-        self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
+        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2,
+                         epsilon=epsilon, **kwargs)
         self.amsgrad = bool(amsgrad)
-        self._slot_names = ["momentum", "velocity"] + (["velocity_hat"] if amsgrad else [])
+
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(
+            var_list, ["momentum", "velocity"] + (["velocity_hat"] if self.amsgrad else []))
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

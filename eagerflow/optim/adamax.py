@@ -45,7 +45,9 @@ class Adamax(moments.MomentOptimizer):
         ([0.99, -0.99], ['momentum', 'norm'])
     """
 
-    _moment_slots = ("momentum", "norm")
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, ["momentum", "norm"])
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

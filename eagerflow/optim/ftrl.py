@@ -86,11 +86,11 @@ class Ftrl(optimizer.Optimizer):
                              l2_shrinkage_regularization_strength),
                             ("beta", beta)):
             setattr(self, what, hyperparameters.check_float(value, what, "Ftrl", 0.0))
-        self._slot_names = ["accumulator", "linear"]
 
-    def _create_slots(self, var):
-        self.add_slot(var, "accumulator", self.initial_accumulator_value)
-        self.add_slot(var, "linear")
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, "accumulator", self.initial_accumulator_value)
+        self.add_optimizer_variables(var_list, "linear")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         accumulator = self.get_slot(variable, "accumulator")

@@ -49,7 +49,9 @@ class Lamb(moments.MomentOptimizer):
         (0.8, 'lamb')
     """
 
-    _moment_slots = ("momentum", "velocity")
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, ["momentum", "velocity"])
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

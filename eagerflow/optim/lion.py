@@ -60,7 +60,10 @@ class Lion(optimizer.Optimizer):
                 f"(SignSGD). Received: beta_1={beta_1!r}")
         self.beta_1 = beta_1
         self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", "Lion", 0.0, 1.0)
-        self._slot_names = ["momentum"]
+
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(var_list, "momentum")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype

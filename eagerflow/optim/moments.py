@@ -16,8 +16,8 @@ from eagerflow.optim import hyperparameters, optimizer
 
 
 class MomentOptimizer(optimizer.Optimizer):
-    """An optimizer with two moment decays and an epsilon; subclasses name their slots in
-    `_moment_slots` and define `update_step`.
+    """An optimizer with two moment decays and an epsilon; subclasses declare their slots in
+    `build` and define `update_step`.
 
     Raises:
         ValueError: if a beta is outside [0, 1] or `epsilon` is negative (naming the
@@ -26,8 +26,7 @@ class MomentOptimizer(optimizer.Optimizer):
 
     beta_1 = hyperparameters.Hyperparameter()
     beta_2 = hyperparameters.Hyperparameter()
-    _config_names = ("beta_1", "beta_2", "epsilon")
-    _moment_slots: tuple[str, ...] = ()
+    _config_names: tuple = ("beta_1", "beta_2", "epsilon")
 
     def __init__(self, learning_rate: Any = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, **kwargs: Any) -> None:
@@ -36,4 +35,3 @@ class MomentOptimizer(optimizer.Optimizer):
         self.beta_1 = hyperparameters.check_float(beta_1, "beta_1", owner, 0.0, 1.0)
         self.beta_2 = hyperparameters.check_float(beta_2, "beta_2", owner, 0.0, 1.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", owner, 0.0)
-        self._slot_names = list(self._moment_slots)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.core import nest
 from eagerflow.ops import creation, math, unary
 from eagerflow.optim import moments
 from eagerflow.saving import registry
@@ -59,16 +60,17 @@ class Nadam(moments.MomentOptimizer):
         ([0.975, -0.975], 0.114)
     """
 
-    _moment_slots = ("momentum", "velocity")
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        variables = nest.flatten(var_list)
+        self.add_optimizer_variables(variables, ["momentum", "velocity"])
+        if variables:  # (in the dtype of the first variable, as in Keras)
+            self.add_state_variable("u_product", 1.0, variables[0].dtype)
 
     @property
     def u_product(self) -> Any:
         """The running product of the momentum coefficients (None before the first build)."""
         return self._state.get("u_product")
-
-    def _create_slots(self, var):
-        super()._create_slots(var)
-        self.add_state_variable("u_product", 1.0, var.dtype)
 
     def _prepare_step(self):
         product = self._state["u_product"]

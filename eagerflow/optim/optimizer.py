@@ -28,11 +28,15 @@ Variables from construction (`hyperparameters.Hyperparameter`): assigning a numb
 them for the next step and checkpoints save them; the learning rate may instead be a
 schedule, called with `iterations` every step, or a callable without arguments.
 
-Slot variables (momentum, velocity, accumulators) are created lazily, the first time a
-variable is updated, or all at once by `build(var_list)`. They are keyed by the identity of
-their variable, which the optimizer keeps alive so its `id` cannot be reused. Each new slot
-is announced through `Trackable._track_new_slot`, so a deferred checkpoint restore fills it
-before the first update reads it.
+Slot variables (momentum, velocity, accumulators) are declared in one place, the rule's
+`build(var_list)`, as in Keras 3: it calls ``super().build(var_list)`` and then
+`add_optimizer_variables` (or `add_variable_from_reference` for a slot of its own shape).
+`build` runs for the variables an update sees for the first time, or earlier when called.
+Slots live in one table, keyed by the identity of their variable (which the optimizer
+keeps alive so its `id` cannot be reused), and are listed by `slot_variables()`, the
+interface checkpoints read. Each new slot is announced through
+`Trackable._track_new_slot`, so a deferred checkpoint restore fills it before the first
+update reads it.
 
 Examples:
     >>> import eagerflow as ef
@@ -50,7 +54,7 @@ import abc
 import numbers
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,11 +65,6 @@ from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.optim import clipping, fused, hyperparameters, schedules
-from eagerflow.saving import registry
-
-
-def _snake_case(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _check_count(value, what: str, owner: str, minimum: int):
@@ -76,6 +75,16 @@ def _check_count(value, what: str, owner: str, minimum: int):
         raise ValueError(f"{owner}: `{what}` must be None or an int >= {minimum}. "
                          f"Received: {what}={value!r}")
     return int(value)
+
+
+class _Slot(NamedTuple):
+    """One slot of one variable: its Variable and the value `reset_state` restores."""
+
+    variable: Variable
+    initial: float
+
+
+_BASE_SLOTS = ("average", "gradient_accumulator")  # the slots of the base class's options
 
 
 class Optimizer(trackable.Trackable, abc.ABC):
@@ -113,6 +122,12 @@ class Optimizer(trackable.Trackable, abc.ABC):
         iterations: int64 Variable, the number of `apply_gradients` calls so far (the
             global step); with gradient accumulation it counts calls, not updates (Keras 3
             saves the same counter, and shows ``iterations // N`` as its `iterations`).
+        gradient_reducer: the gradient-reduction hook: None (the default), or a function
+            from the list of gradients to the list every update then uses, called first
+            in `apply_gradients` (before accumulation and clipping). A distribution
+            strategy sets it to its `reduce_gradients` (the mean over the replicas) on
+            the optimizers made under its scope, on the model's optimizer in `fit`, and in
+            `ef.distribute.DistributedOptimizer`.
 
     Raises:
         ValueError: for a learning rate of the wrong type, a non-positive clipping value,
@@ -130,6 +145,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
     """
 
     weight_decay = hyperparameters.Hyperparameter()
+    gradient_reducer: Any = None  # the gradient-reduction hook (see Attributes)
 
     def __init__(self, learning_rate: Any = 0.001, clipnorm: Any = None, clipvalue: Any = None,
                  global_clipnorm: Any = None, weight_decay: Any = None, use_ema: bool = False,
@@ -148,7 +164,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 "weight_decay, use_ema, ema_momentum, ema_overwrite_frequency, "
                 "gradient_accumulation_steps, name (and the rule's own, see help(ef.optim."
                 + owner + ")).")
-        self.name = name or _snake_case(owner)
+        self.name = name or trackable.snake_case(owner)
         clips = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
         if sum(value is not None for value in clips.values()) > 1:
             raise ValueError(
@@ -171,20 +187,28 @@ class Optimizer(trackable.Trackable, abc.ABC):
         self._hypers: dict[str, Variable] = {}
         self._state: dict[str, Variable] = {}
         self._state_initial: dict[str, float] = {}
+        # The learning rate, in one place: a Variable (checkpointed as the child
+        # ``learning_rate``), a schedule, or a callable without arguments.
         self._learning_rate: Any = None
         self.learning_rate = learning_rate
         if weight_decay is not None:
             decay = hyperparameters.check_float(weight_decay, "weight_decay", owner, 0)
             self._set_hyper("weight_decay", decay)
-        self._init_slots()
+        # The slot table: id(variable) -> (variable, {slot name: _Slot}) for every variable
+        # `build` has seen. The entry holds the variable, so its id cannot be reused while
+        # the optimizer lives. `_slot_names` lists the names `build` declares, in order.
+        self._slots: dict[int, tuple[Variable, dict[str, _Slot]]] = {}
+        self._slot_names: list[str] = []
         self._exclude_ids: set[int] = set()
         self._exclude_pattern: Any = None
         self._decay_cache: dict[int, bool] = {}
 
     # -- state ------------------------------------------------------------------------------
     def _trackable_children(self) -> dict:
-        # Own state only; slots are reached through `_slot_variables()`.
+        # Own state only; slots are reached through `slot_variables()`.
         children = {"iterations": self.iterations}
+        if isinstance(self._learning_rate, Variable):
+            children["learning_rate"] = self._learning_rate
         children.update(self._hypers)
         children.update(self._state)
         return children
@@ -223,8 +247,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> [v.name for v in opt.variables]
             ['sgd/iterations', 'sgd/learning_rate', 'sgd/momentum', 'w/momentum']
         """
-        return [self.iterations, *self._hypers.values(), *self._state.values(),
-                *(slot for _, _, slot in self._slot_records)]
+        rate = [self._learning_rate] if isinstance(self._learning_rate, Variable) else []
+        return [self.iterations, *rate, *self._hypers.values(), *self._state.values(),
+                *(slot for _, _, slot in self.slot_variables())]
 
     # -- hyperparameters and the learning rate ---------------------------------------------
     def _set_hyper(self, name: str, value) -> None:
@@ -269,35 +294,28 @@ class Optimizer(trackable.Trackable, abc.ABC):
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
-        if isinstance(value, (schedules.LearningRateSchedule, Variable)):
+        owner = type(self).__name__
+        if isinstance(value, (schedules.LearningRateSchedule, Variable)) or (
+                callable(value) and not isinstance(value, tensor.Tensor)):
             self._learning_rate = value
-            self._hypers.pop("learning_rate", None)
             if isinstance(value, Variable):
-                self._hypers["learning_rate"] = value
                 self._track_new_variable("learning_rate", value)
-            return
-        if callable(value) and not isinstance(value, tensor.Tensor):
-            self._learning_rate = value
-            self._hypers.pop("learning_rate", None)
             return
         if not isinstance(value, (numbers.Real, tensor.Tensor)) or isinstance(value, bool):
             raise ValueError(
-                f"{type(self).__name__}: `learning_rate` must be a float, a Variable, a "
+                f"{owner}: `learning_rate` must be a float, a Variable, a "
                 "LearningRateSchedule, or a callable without arguments returning the rate. "
                 f"Received: learning_rate={value!r}"
             )
-        if not isinstance(self._learning_rate, Variable):
-            self._hypers.pop("learning_rate", None)
-        self._set_hyper("learning_rate", value)
-        self._learning_rate = self._hypers["learning_rate"]
-
-    def _current_lr(self) -> float:
+        number = hyperparameters.check_float(
+            float(value) if isinstance(value, tensor.Tensor) else value, "learning_rate", owner)
         rate = self._learning_rate
-        if isinstance(rate, Variable):
-            return float(rate.numpy())
-        if isinstance(rate, schedules.LearningRateSchedule):
-            return float(np.asarray(rate(self.iterations)))
-        return float(np.asarray(rate()))
+        if isinstance(rate, Variable):  # its own, or the one it was given: assigned in place
+            rate.assign(np.asarray(number, rate.dtype))
+            return
+        self._learning_rate = Variable(np.float32(number), trainable=False,
+                                       name=f"{self.name}/learning_rate")
+        self._track_new_variable("learning_rate", self._learning_rate)
 
     @property
     def current_learning_rate(self) -> float:
@@ -313,29 +331,122 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> opt.current_learning_rate
             0.5
         """
-        return self._current_lr()
+        return float(np.asarray(self._learning_rate_tensor()))
 
     # -- slots ------------------------------------------------------------------------------
-    def _init_slots(self) -> None:
-        # id(variable) -> (variable, {slot name: slot}, slots in _slot_names order or None
-        # before the variable is built). The entry holds the variable, so its id cannot be
-        # reused while the optimizer lives.
-        self._slots: dict[int, tuple] = {}
-        self._slot_records: list[tuple] = []
-        self._slot_initial: dict[str, float] = {}
-        self._slot_names: list[str] = []
+    def build(self, var_list: Any) -> None:
+        """Creates the optimizer's variables for every variable in `var_list` (idempotent).
 
-    def _create_slots(self, var) -> None:
-        """Creates the slots of `var`; the default makes one zero slot per `_slot_names`."""
-        for slot_name in self._slot_names:
-            self.add_slot(var, slot_name)
+        The one place an optimizer declares its slots, as in Keras 3: a rule overrides it,
+        calls ``super().build(var_list)`` (which checks the variables and creates the
+        slots of the base options, ``average`` and ``gradient_accumulator``), then
+        `add_optimizer_variables` for its own. `apply_gradients` calls it with the
+        variables it sees for the first time; calling it earlier makes the slots exist
+        before a checkpoint is restored or saved. It may be called with an empty list to
+        declare the slot names only (`get_slot_names`).
+
+        Raises:
+            TypeError: for an element that is not an `ef.Variable`.
+            InvalidArgumentError: for a variable that is not floating-point.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> class HeavyBall(ef.optim.Optimizer):
+            ...     def build(self, var_list):
+            ...         super().build(var_list)
+            ...         self.add_optimizer_variables(var_list, "velocity")
+            ...     def update_step(self, gradient, variable, learning_rate):
+            ...         velocity = self.get_slot(variable, "velocity")
+            ...         velocity.assign(0.9 * velocity - learning_rate * gradient)
+            ...         variable.assign_add(velocity)
+            >>> w = ef.Variable([1.0])
+            >>> opt = HeavyBall(0.5)
+            >>> opt.build([w]); opt.build([w])
+            >>> opt.get_slot_names(), opt.get_slot(w, "velocity").numpy()
+            (['velocity'], array([0.], dtype=float32))
+        """
+        variables = nest.flatten(var_list)
+        for var in variables:
+            if not isinstance(var, Variable):
+                raise TypeError(
+                    f"{type(self).__name__}.build expects ef.Variables. Received: "
+                    f"{type(var).__name__} {var!r}"
+                )
+            if var.dtype.kind != "f":
+                raise errors.InvalidArgumentError(
+                    f"{type(self).__name__} can only update floating-point variables; "
+                    f"variable {var.name!r} has dtype {var.dtype.name}."
+                )
+        for var in variables:
+            if self._slots.get(id(var), (None,))[0] is not var:
+                self._slots[id(var)] = (var, {})
+        if self.use_ema:
+            self.add_optimizer_variables(variables, "average")
+        if self.gradient_accumulation_steps:
+            self.add_optimizer_variables(variables, "gradient_accumulator")
+
+    def add_optimizer_variables(self, var_list: Any, names: str | Sequence[str],
+                                initial_value: float = 0.0) -> Any:
+        """Declares slots `names` and creates them (once) for each variable of `var_list`,
+        each shaped and typed like its variable and filled with `initial_value`.
+
+        Keras 3's method: call it from `build`. With an empty `var_list` it only declares
+        the names.
+
+        Returns:
+            For one name, the list of slots (one per variable); for a sequence of names, a
+            tuple of such lists.
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD()
+            >>> w = ef.Variable([1.0, 2.0])
+            >>> [s.numpy() for s in opt.add_optimizer_variables([w], "extra", 0.5)]
+            [array([0.5, 0.5], dtype=float32)]
+        """
+        variables = nest.flatten(var_list)
+        many = not isinstance(names, str)
+        declared: list[str] = [names] if isinstance(names, str) else list(names)
+        self._slot_names += [name for name in declared if name not in self._slot_names]
+        created = tuple([self.add_variable_from_reference(var, name, initial_value)
+                         for var in variables] for name in declared)
+        return created if many else created[0]
+
+    def add_variable_from_reference(self, reference_variable: Any, name: str,
+                                    initial_value: float = 0.0,
+                                    shape: Sequence[int] | None = None) -> Variable:
+        """Declares slot `name` and creates (once) and returns it for `reference_variable`,
+        filled with `initial_value`, as Keras 3's method of that name.
+
+        The slot has the variable's dtype and shape, unless `shape` is given (Adafactor's
+        factored row and column statistics are smaller than their variable).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> opt = ef.optim.SGD()
+            >>> v = ef.Variable([[1.0, 2.0]])
+            >>> opt.add_variable_from_reference(v, "row", shape=(1,)).numpy()
+            array([0.], dtype=float32)
+        """
+        if name not in self._slot_names:
+            self._slot_names.append(name)
+        entry = self._slots.get(id(reference_variable))
+        if entry is None or entry[0] is not reference_variable:
+            self.build([reference_variable])  # a variable is in the table once built
+            entry = self._slots[id(reference_variable)]
+        record = entry[1].get(name)
+        if record is not None:
+            return record.variable
+        shape = reference_variable.shape if shape is None else tuple(shape)
+        slot = Variable(np.full(shape, initial_value, dtype=reference_variable.dtype),
+                        trainable=False, name=f"{reference_variable.name}/{name}")
+        entry[1][name] = _Slot(slot, initial_value)
+        self._track_new_slot(reference_variable, name, slot)
+        return slot
 
     def add_slot(self, var: Any, slot_name: str, initial_value: float = 0.0,
                  shape: Sequence[int] | None = None) -> Variable:
-        """Creates (once) and returns slot `slot_name` of `var`, filled with `initial_value`.
-
-        The slot has `var`'s shape unless `shape` is given (Adafactor's factored row and
-        column statistics are smaller than their variable).
+        """TensorFlow 2's name for `add_variable_from_reference`.
 
         Examples:
             >>> import eagerflow as ef
@@ -344,75 +455,20 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> opt.add_slot(v, "extra", 0.5).numpy()
             array([0.5, 0.5], dtype=float32)
         """
-        entry = self._slots.get(id(var))
-        if entry is None:
-            entry = self._slots[id(var)] = (var, {}, None)
-        if slot_name in entry[1]:
-            return entry[1][slot_name]
-        shape = var.shape if shape is None else tuple(shape)
-        slot = Variable(np.full(shape, initial_value, dtype=var.dtype), trainable=False,
-                        name=f"{var.name}/{slot_name}")
-        entry[1][slot_name] = slot
-        self._slot_records.append((var, slot_name, slot))
-        self._slot_initial.setdefault(slot_name, initial_value)
-        self._track_new_slot(var, slot_name, slot)
-        return slot
-
-    def _ensure_slots(self, var) -> tuple:
-        """The slots of `var` in `_slot_names` order, created on first sight."""
-        entry = self._slots.get(id(var))
-        if entry is not None and entry[2] is not None:
-            return entry[2]
-        if var.dtype.kind != "f":
-            raise errors.InvalidArgumentError(
-                f"{type(self).__name__} can only update floating-point variables; variable "
-                f"{var.name!r} has dtype {var.dtype.name}."
-            )
-        self._create_slots(var)
-        for slot_name in self._base_slot_names():
-            self.add_slot(var, slot_name)
-        by_name = self._slots[id(var)][1] if id(var) in self._slots else {}
-        # A rule may skip a slot for some variables (Adafactor factors matrices only).
-        ordered = tuple(by_name.get(slot_name) for slot_name in self._slot_names)
-        self._slots[id(var)] = (var, by_name, ordered)
-        return ordered
-
-    def build(self, var_list: Any) -> None:
-        """Creates the slots of every variable in `var_list` now (idempotent).
-
-        `apply_gradients` does this for new variables on first use; calling it earlier makes
-        the slots exist before a checkpoint is restored or saved.
-
-        Examples:
-            >>> import eagerflow as ef
-            >>> opt = ef.optim.Adam()
-            >>> w = ef.Variable([1.0])
-            >>> opt.build([w]); opt.build([w])
-            >>> opt.get_slot(w, "momentum").numpy()
-            array([0.], dtype=float32)
-        """
-        for var in nest.flatten(var_list):
-            if not isinstance(var, Variable):
-                raise TypeError(
-                    f"{type(self).__name__}.build expects ef.Variables. Received: "
-                    f"{type(var).__name__} {var!r}"
-                )
-            self._ensure_slots(var)
+        return self.add_variable_from_reference(var, slot_name, initial_value, shape)
 
     def get_slot_names(self) -> list[str]:
-        """The names of the slots this optimizer keeps per variable.
+        """The names of the slots this optimizer keeps per variable: its rule's, then the
+        base options' (``average``, ``gradient_accumulator``).
 
         Examples:
             >>> import eagerflow as ef
             >>> ef.optim.Adam(amsgrad=True).get_slot_names()
             ['momentum', 'velocity', 'velocity_hat']
         """
-        return list(self._slot_names) + self._base_slot_names()
-
-    def _base_slot_names(self) -> list[str]:
-        """The slots of the base class's options, created for every variable."""
-        return ((["average"] if self.use_ema else [])
-                + (["gradient_accumulator"] if self.gradient_accumulation_steps else []))
+        self.build([])  # declares the names
+        base = [name for name in _BASE_SLOTS if name in self._slot_names]
+        return [name for name in self._slot_names if name not in _BASE_SLOTS] + base
 
     def get_slot(self, var: Any, slot_name: str) -> Variable:
         """Returns slot `slot_name` of `var` (TF-2 names such as ``"m"`` also work).
@@ -428,7 +484,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> opt.get_slot(w, "momentum").numpy()
             array([-0.5], dtype=float32)
         """
-        slot_name = getattr(self, "_slot_aliases", {}).get(slot_name, slot_name)
+        slot_name = self._slot_aliases.get(slot_name, slot_name)
         entry = self._slots.get(id(var))
         if entry is None or entry[0] is not var:
             raise errors.NotFoundError(
@@ -441,11 +497,26 @@ class Optimizer(trackable.Trackable, abc.ABC):
                 f"{type(self).__name__} has no slot {slot_name!r} for variable {var.name!r}; "
                 f"its slots are {sorted(entry[1])}."
             )
-        return entry[1][slot_name]
+        return entry[1][slot_name].variable
 
-    def _slot_variables(self) -> list[tuple]:
-        """``(variable, slot_name, slot_variable)`` for every slot, in creation order."""
-        return list(self._slot_records)
+    _slot_aliases: dict[str, str] = {}
+    """TensorFlow 2's slot names of the rule, mapped to its names (``{"m": "momentum"}``)."""
+
+    def slot_variables(self) -> list[tuple[Variable, str, Variable]]:
+        """``(variable, slot_name, slot_variable)`` for every slot: the interface
+        checkpoints read an optimizer's slots through (`eagerflow.saving.object_graph`
+        keys each by its variable's path).
+
+        Examples:
+            >>> import eagerflow as ef
+            >>> w = ef.Variable([1.0], name="w")
+            >>> opt = ef.optim.Adam()
+            >>> opt.build([w])
+            >>> [(v.name, name, slot.name) for v, name, slot in opt.slot_variables()]
+            [('w', 'momentum', 'w/momentum'), ('w', 'velocity', 'w/velocity')]
+        """
+        return [(var, name, record.variable)
+                for var, slots in self._slots.values() for name, record in slots.items()]
 
     def reset_state(self) -> None:
         """Sets every slot back to its initial value and `iterations` to 0.
@@ -459,8 +530,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
             >>> opt.get_slot(w, "velocity").numpy(), int(opt.iterations)
             (array([0.], dtype=float32), 0)
         """
-        for _, slot_name, slot in self._slot_records:
-            slot.assign(np.full(slot.shape, self._slot_initial[slot_name], slot.dtype))
+        for _, slots in self._slots.values():
+            for slot, initial in slots.values():
+                slot.assign(np.full(slot.shape, initial, slot.dtype))
         for name, variable in self._state.items():
             variable.assign(np.asarray(self._state_initial[name], variable.dtype))
         self.iterations.assign(0)
@@ -594,7 +666,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         with variable_module.atomic_update():
             if state.tracer is None and state.tapes:
                 # Eagerly, updates are not part of any recorded computation.
-                with context.eager_scope():
+                with context.init_scope():
                     self._apply(grads, variables)
             else:
                 self._apply(grads, variables)
@@ -603,9 +675,8 @@ class Optimizer(trackable.Trackable, abc.ABC):
         return self.iterations
 
     def _apply(self, grads, variables) -> None:
-        reducer = self.__dict__.get("_gradient_reducer")
-        if reducer is not None:  # set by ef.distribute: the replicas' mean, before clipping
-            grads = reducer(grads)
+        if self.gradient_reducer is not None:  # a strategy's: the replicas' mean, first
+            grads = self.gradient_reducer(grads)
         steps = self.gradient_accumulation_steps
         if steps is None:
             self._update(grads, variables)
@@ -636,7 +707,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         skip = {"gradient_accumulator", "average"}
         written = [*variables, *self._state.values()]
         for var in variables:
-            written += [slot for name, slot in self._slots[id(var)][1].items()
+            written += [record.variable for name, record in self._slots[id(var)][1].items()
                         if name not in skip]
         before = [target.value for target in written]
         self._update([total / steps for total in totals], variables)
@@ -680,7 +751,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         for var in nest.flatten(var_list):
             entry = self._slots.get(id(var))
             if entry is not None and entry[0] is var and "average" in entry[1]:
-                var.assign(entry[1]["average"])
+                var.assign(entry[1]["average"].variable)
 
     def _update(self, grads, variables) -> None:
         """One update: clipping, the learning rate, weight decay, the rule, constraints."""
@@ -753,8 +824,9 @@ class Optimizer(trackable.Trackable, abc.ABC):
             variables.append(var)
         if missing:
             self._report_missing(missing, fatal=not variables)
-        for var in variables:
-            self._ensure_slots(var)
+        new = [var for var in variables if self._slots.get(id(var), (None,))[0] is not var]
+        if new:
+            self.build(new)
         return variables, grads
 
     def _report_missing(self, missing: list, fatal: bool) -> None:
@@ -796,7 +868,7 @@ class Optimizer(trackable.Trackable, abc.ABC):
         """
         grads = list(grads)
         if trainable_variables is None:
-            trainable_variables = [e[0] for e in self._slots.values() if e[2] is not None]
+            trainable_variables = [var for var, _ in self._slots.values()]
             if not trainable_variables or len(trainable_variables) != len(grads):
                 raise errors.InvalidArgumentError(
                     f"apply(grads) without variables needs an optimizer built on exactly "
@@ -917,50 +989,3 @@ class Optimizer(trackable.Trackable, abc.ABC):
     def __repr__(self) -> str:
         return f"<ef.optim.{type(self).__name__} name={self.name!r}>"
 
-
-def get(identifier: Any, custom_objects: dict[str, Any] | None = None) -> Any:
-    """Returns an optimizer for a name (default arguments), a config dict, or an instance.
-
-    Args:
-        identifier: a Keras name (``"sgd"``, ``"adam"``, ``"adamw"``, ``"nadam"``,
-            ``"adamax"``, ``"rmsprop"``, ``"adagrad"``, ``"adadelta"``, ``"lion"``,
-            ``"adafactor"``, ``"ftrl"``; any case, with or without underscores), a
-            `serialize` dict, or an `Optimizer` (returned as is).
-        custom_objects: extra optimizer classes by name.
-
-    Raises:
-        InvalidArgumentError (a ValueError): for an unknown name or an unsupported
-            identifier.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> ef.optim.get("RMSprop").get_slot_names()
-        ['velocity']
-    """
-    if identifier is not None and not isinstance(identifier, (str, dict, Optimizer)):
-        raise errors.InvalidArgumentError(
-            "Could not interpret optimizer identifier: expected a name, a config dict or an "
-            f"ef.optim.Optimizer. Received: identifier={identifier!r}")
-    return registry.get("optimizer", identifier, custom_objects)
-
-
-def serialize(optimizer: Any) -> dict:
-    """Returns ``{"class_name": ..., "config": ...}`` for an optimizer.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> ef.optim.serialize(ef.optim.SGD(0.5))["config"]["learning_rate"]
-        0.5
-    """
-    return registry.serialize(optimizer, "optimizer")
-
-
-def deserialize(config: dict[str, Any], custom_objects: dict[str, Any] | None = None) -> Any:
-    """Creates an optimizer from `serialize` output.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> ef.optim.deserialize({"class_name": "Adam", "config": {"beta_1": 0.8}}).name
-        'adam'
-    """
-    return registry.deserialize(config, custom_objects, "optimizer")

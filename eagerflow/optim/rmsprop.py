@@ -55,12 +55,17 @@ class RMSprop(optimizer.Optimizer):
         self.momentum = hyperparameters.check_float(momentum, "momentum", "RMSprop", 0.0)
         self.epsilon = hyperparameters.check_float(epsilon, "epsilon", "RMSprop", 0.0)
         self.centered = bool(centered)
-        self._slot_names = (["velocity"] + (["momentum"] if momentum > 0 else [])
-                            + (["average_gradient"] if centered else []))
+        self._has_momentum = momentum > 0
+
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        self.add_optimizer_variables(
+            var_list, ["velocity"] + (["momentum"] if self._has_momentum else [])
+            + (["average_gradient"] if self.centered else []))
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
         dtype = variable.dtype
-        has_momentum = "momentum" in self._slot_names
+        has_momentum = self._has_momentum
         if not has_momentum and self._hyper("momentum") > 0:
             raise errors.InvalidArgumentError(
                 f"RMSprop {self.name!r} was created with momentum=0, so it has no momentum "

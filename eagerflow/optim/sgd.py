@@ -55,10 +55,15 @@ class SGD(optimizer.Optimizer):
             raise ValueError(f"SGD: `momentum` must be in [0, 1]. Received: momentum={momentum}")
         self.momentum = momentum
         self.nesterov = bool(nesterov)
-        self._slot_names = ["momentum"] if momentum != 0 else []
+        self._has_momentum = momentum != 0
+
+    def build(self, var_list: Any) -> None:
+        super().build(var_list)
+        if self._has_momentum:
+            self.add_optimizer_variables(var_list, "momentum")
 
     def update_step(self, gradient: Any, variable: Any, learning_rate: Any) -> None:
-        if not self._slot_names:
+        if not self._has_momentum:
             if self._hyper("momentum") != 0:
                 raise errors.InvalidArgumentError(
                     f"SGD {self.name!r} was created with momentum=0, so it has no momentum "

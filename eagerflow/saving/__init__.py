@@ -37,8 +37,8 @@ _LAZY = {
     "Checkpoint": "checkpoint", "CheckpointLoadStatus": "status",
     "CheckpointManager": "manager", "InvalidCheckpointError": "h5format",
     "Mismatch": "status", "latest_checkpoint": "index", "list_variables": "listing",
-    "load_variable": "listing", "load_model": "model_io", "load_weights": "model_io",
-    "save_model": "model_io", "save_weights": "model_io", "warn_pending_restores": "status",
+    "load_variable": "listing", "load_model": "model_file", "load_weights": "model_file",
+    "save_model": "model_file", "save_weights": "model_file", "warn_pending_restores": "status",
 }
 
 __all__ = [

@@ -4,7 +4,8 @@ Layout (format version 2)::
 
     /                         attrs: format="eagerflow-checkpoint", format_version="2",
                                      eagerflow_version=<eagerflow.__version__>,
-                                     kind="checkpoint" | "weights" | "model",
+                                     kind="checkpoint" | "weights" | "model" |
+                                          "saved_model",
                                      manifest_sha256=<hex SHA-256 of the manifest>
     /model/dense1/kernel      dataset, the variable's dtype and shape, contiguous,
                               uncompressed; attrs: dtype="float32", shape="[3, 4]"
@@ -69,7 +70,7 @@ FORMAT_VERSION = 2
 META = ".eagerflow"
 MANIFEST = "manifest"  # the checksum manifest's metadata name (reserved)
 MANIFEST_DIGEST = "manifest_sha256"  # the root attribute holding the manifest's SHA-256
-KINDS = ("checkpoint", "weights", "model")
+KINDS = ("checkpoint", "weights", "model", "saved_model")
 _NUMERIC_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
 # Reads go in pieces this large, each checksummed while it is still in the CPU cache.
 _PIECE = 1 << 20
@@ -327,7 +328,8 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
     Args:
         path: the file to write; parent directories are created.
         arrays: ``{path: ndarray}``; paths are ``/``-separated escaped components.
-        kind: ``"checkpoint"``, ``"weights"`` or ``"model"``.
+        kind: ``"checkpoint"``, ``"weights"``, ``"model"`` or ``"saved_model"`` (an
+            `ef.saved_model` export).
         metadata: optional ``{name: bytes}`` stored under ``/.eagerflow/`` (the name
             ``"manifest"`` is reserved).
 
@@ -416,10 +418,12 @@ class Reader:
 
     Args:
         path: the file.
+        describe: how errors name the file (``"Checkpoint file"``; an `ef.saved_model`
+            load says ``"Saved model file"``).
 
     Attributes:
         path: the file path.
-        kind: ``"checkpoint"``, ``"weights"`` or ``"model"``.
+        kind: ``"checkpoint"``, ``"weights"``, ``"model"`` or ``"saved_model"``.
         eagerflow_version: the version that wrote the file.
         entries: ``{object path: Entry}`` for every saved variable.
 
@@ -440,18 +444,19 @@ class Reader:
         array([0, 1, 2])
     """
 
-    def __init__(self, path):
+    def __init__(self, path, describe: str = "Checkpoint file"):
         self.path = os.fspath(path)
+        self._describe = describe
         if not os.path.lexists(self.path):
-            raise errors.NotFoundError(f"Checkpoint file {self.path!r} does not exist.")
+            raise errors.NotFoundError(f"{describe} {self.path!r} does not exist.")
         try:
             problem = superblock_problem(self.path)  # before HDF5 walks a damaged file
         except FileNotFoundError as e:
             raise self._vanished() from e
         if problem is not None:
-            raise InvalidCheckpointError(f"Checkpoint file {self.path!r} {problem}.")
+            raise InvalidCheckpointError(f"{describe} {self.path!r} {problem}.")
         try:  # links, external and virtual storage, filters, dtypes, sizes: checked there
-            self._file = h5safe.open_file(self.path, "Checkpoint file", InvalidCheckpointError)
+            self._file = h5safe.open_file(self.path, describe, InvalidCheckpointError)
         except FileNotFoundError as e:
             # It vanished after that check (a manager in another process rotating it out):
             # a missing file, not a corrupted one.
@@ -468,12 +473,12 @@ class Reader:
 
     def _vanished(self) -> errors.NotFoundError:
         return errors.NotFoundError(
-            f"Checkpoint file {self.path!r} does not exist (it was deleted while being "
+            f"{self._describe} {self.path!r} does not exist (it was deleted while being "
             "opened).")
 
     # -- validation -------------------------------------------------------------------
     def _fail(self, message: str) -> NoReturn:
-        raise InvalidCheckpointError(f"Checkpoint file {self.path!r}: {message}")
+        raise InvalidCheckpointError(f"{self._describe} {self.path!r}: {message}")
 
     @contextlib.contextmanager
     def _corruption(self, what: str) -> Iterator[None]:
@@ -600,7 +605,7 @@ class Reader:
             self._fail("the checksum manifest does not match its SHA-256 digest: the file is "
                        "corrupted (a changed byte, a bad disk or transfer).")
         manifest = fileio.loads_json(blob.decode("utf-8", "replace"),
-                                     f"Checkpoint file {self.path!r}: the checksum manifest",
+                                     f"{self._describe} {self.path!r}: the checksum manifest",
                                      InvalidCheckpointError)
         if not isinstance(manifest, dict) or not isinstance(manifest.get("entries"), dict) \
                 or not isinstance(manifest.get("metadata"), dict):

@@ -5,7 +5,9 @@ breadth-first from the roots in order, following `Trackable._trackable_children(
 and tuple indices and dict keys; an object reached twice keeps its first (shortest) path.
 Optimizer slot variables are not keyed by where the optimizer stores them but by the
 variable they belong to: ``<optimizer path>/slots/<variable path>/<slot name>``, so they
-survive any change in creation order.
+survive any change in creation order. An object has slots when it is a `SlotHolder`:
+it offers ``slot_variables()`` (`ef.optim.Optimizer` does), the one interface between
+checkpoints and optimizers.
 
 Path components are percent-escaped (``%`` -> ``%25``, ``/`` -> ``%2F``, and the names
 ``""``, ``"."`` and ``".."`` -> ``%00``, ``%2E``, ``%2E%2E``), so any dict key makes a
@@ -23,11 +25,32 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from eagerflow.core import errors, trackable, variable
 
 SLOTS = "slots"
+
+
+class SlotHolder(Protocol):
+    """What checkpoints need of an object with slot variables (an optimizer): the list
+    of its slots, each with the variable it belongs to and its name. It announces each new
+    slot with `Trackable._track_new_slot` so a deferred restore can fill it.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import object_graph
+        >>> object_graph.is_slot_holder(ef.optim.Adam()), object_graph.is_slot_holder([])
+        (True, False)
+    """
+
+    def slot_variables(self) -> list[tuple[Any, str, Any]]:
+        """``(variable, slot_name, slot_variable)`` for every slot."""
+
+
+def is_slot_holder(obj) -> bool:
+    """Whether `obj` offers the `SlotHolder` interface."""
+    return callable(getattr(obj, "slot_variables", None))
 
 
 def escape(name) -> str:
@@ -175,7 +198,7 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
         graph.nodes[path] = obj
         if isinstance(obj, variable.Variable):
             continue
-        if callable(getattr(obj, "_slot_variables", None)):
+        if is_slot_holder(obj):
             optimizers.append((path, obj))
         for key, child in _children(obj, path):
             if id(child) not in graph._paths:
@@ -187,7 +210,7 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
                 f"The optimizer at {opt_path!r} ({type(optimizer).__name__}) has a child named "
                 f"{SLOTS!r}, which is reserved for its slot variables; rename the attribute."
             )
-        for var, slot_name, slot in optimizer._slot_variables():
+        for var, slot_name, slot in optimizer.slot_variables():
             slot_ids.add(id(slot))
             var_path = graph._paths.get(id(var))
             if var_path is None or not isinstance(var, variable.Variable):

@@ -81,6 +81,10 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
         (['w'], ['b'])
     """
     with h5format.Reader(save_path) as reader:
+        if reader.kind == "saved_model":  # (written by the same writer, holds no objects)
+            raise h5format.InvalidCheckpointError(
+                f"{reader.path!r} is an ef.saved_model export, not a checkpoint, weights or "
+                "model file: load it with ef.saved_model.load(path).")
         current = object_graph.walk(roots, exclude)
         targets = current.all_variables()
         ready, mismatches = [], []

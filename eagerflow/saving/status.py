@@ -352,8 +352,8 @@ class CheckpointLoadStatus:
             if new_prefix is None:
                 return None
             rest = parts[end:]
-            if rest[0] == object_graph.SLOTS and len(rest) >= 3 and callable(
-                    getattr(owner, "_slot_variables", None)):
+            if rest[0] == object_graph.SLOTS and len(rest) >= 3 and (
+                    object_graph.is_slot_holder(owner)):
                 var_key = "/".join(rest[1:-1])  # the slot's variable, in our naming
                 var = self._graph.nodes.get(var_key)
                 new_var = (walked.path_of(var) if isinstance(var, variable.Variable)

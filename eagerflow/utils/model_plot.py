@@ -78,11 +78,11 @@ def _graph(model):
     edges = []
     calls: dict[Any, Any] = {}
     for t in graph_model.inputs:
-        calls.setdefault(id(t._history[0]), []).append((None, t.shape, t.dtype.name))
-    for node in graph_model._nodes:
+        calls.setdefault(id(t.origin.layer), []).append((None, t.shape, t.dtype.name))
+    for node in functional.graph_nodes(graph_model):
         target = index[id(node.layer)]
         for tensor in node.inputs:
-            edge = (index[id(tensor._history[0])], target)
+            edge = (index[id(tensor.origin.layer)], target)
             if edge not in edges:
                 edges.append(edge)
         calls.setdefault(id(node.layer), []).append(

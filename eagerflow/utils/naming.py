@@ -13,24 +13,13 @@ Examples:
 
 from __future__ import annotations
 
-import re
+from eagerflow.core import trackable
 
 _name_uids: dict[str, int] = {}
 
-
-def snake_case(name: str) -> str:
-    """``"MaxPooling2D"`` -> ``"max_pooling2d"``, ``"LSTM"`` -> ``"lstm"``.
-
-    Examples:
-        >>> from eagerflow.utils import naming
-        >>> naming.snake_case("MNISTModel"), naming.snake_case("GRU")
-        ('mnist_model', 'gru')
-    """
-    name = re.sub(r"\W+", "", name)
-    # A capital followed by lower case starts a word; a lower-case letter followed by a
-    # capital ends one. Runs of capitals ("LSTM", "RNN") stay one word.
-    name = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub("([a-z])([A-Z])", r"\1_\2", name).lower()
+snake_case = trackable.snake_case
+"""The one naming rule (defined with `ef.Module`, which the engine holds): Keras's
+``to_snake_case``, so ``MNISTModel`` -> ``mnist_model`` and ``RMSprop`` -> ``rm_sprop``."""
 
 
 def unique_name(prefix: str) -> str:

@@ -18,6 +18,7 @@ Examples:
 from __future__ import annotations
 
 import abc
+from collections.abc import Iterator
 from concurrent import futures
 
 
@@ -69,23 +70,25 @@ class PyDataset(abc.ABC):
         """``len(self)``."""
         return len(self)
 
-    def _batches(self, order):
-        """The batches of `order`, read ahead on `workers` threads when there are several."""
-        get = self.__getitem__
-        workers = getattr(self, "workers", 1)
-        if workers <= 1:
-            for index in order:
-                yield get(index)
-            return
-        ahead = max(getattr(self, "max_queue_size", 10), workers)
-        with futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            pending = []
-            for index in order:
-                pending.append(pool.submit(get, index))
-                if len(pending) >= ahead:
-                    yield pending.pop(0).result()
-            for future in pending:
-                yield future.result()
+
+def read_batches(dataset: PyDataset, order) -> Iterator:
+    """The batches of `dataset` at the indices in `order` (one epoch, as `fit` reads a
+    PyDataset), read ahead on ``dataset.workers`` threads when there are several."""
+    get = dataset.__getitem__
+    workers = getattr(dataset, "workers", 1)
+    if workers <= 1:
+        for index in order:
+            yield get(index)
+        return
+    ahead = max(getattr(dataset, "max_queue_size", 10), workers)
+    with futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = []
+        for index in order:
+            pending.append(pool.submit(get, index))
+            if len(pending) >= ahead:
+                yield pending.pop(0).result()
+        for future in pending:
+            yield future.result()
 
 
 Sequence = PyDataset

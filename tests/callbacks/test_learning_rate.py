@@ -60,13 +60,15 @@ def test_scheduler_must_be_callable():
 
 
 def test_a_schedule_driven_optimizer_is_not_silently_overwritten():
-    class Schedule:
+    class Schedule(ef.optim.schedules.LearningRateSchedule):
         def __call__(self, step):
-            return 0.1
+            return ef.constant(0.1)
+
+        def get_config(self):
+            return {}
 
     model = FakeModel()
-    model.optimizer._learning_rate = Schedule()
-    model.optimizer.learning_rate = ef.constant(0.1)  # what a schedule-driven optimizer shows
+    model.optimizer = ef.optim.SGD(Schedule())  # its learning_rate shows the schedule's value
     with pytest.raises(TypeError, match=r"computed by a schedule \(Schedule\)"):  # as Keras
         run_epochs([ef.callbacks.LearningRateScheduler(lambda e, lr: lr)], model, [{}])
 

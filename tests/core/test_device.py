@@ -3,7 +3,6 @@
 import pytest
 
 import eagerflow as ef
-from eagerflow.core import context
 
 _GPU_MESSAGE = (r"no GPU is available\. eagerflow computes on the CPU only \(it has no GPU "
                 r"backend\); available devices: \['/device:CPU:0'\]\.")
@@ -20,16 +19,18 @@ def test_cpu_scopes(spec):
 
 
 def test_scopes_nest_and_unwind():
-    depth = len(context.thread.devices)
     with ef.device("/cpu:0"):
         with ef.device("CPU:0"):
-            assert len(context.thread.devices) == depth + 2
-        assert len(context.thread.devices) == depth + 1
-    assert len(context.thread.devices) == depth
+            inner = ef.constant([1.0]) + 1.0
+        outer = ef.constant([1.0]) + 1.0
+    assert inner.device == outer.device == "/device:CPU:0"
     with pytest.raises(RuntimeError, match="inside"):
         with ef.device("/cpu:0"):
             raise RuntimeError("inside")
-    assert len(context.thread.devices) == depth
+    with pytest.raises(ef.errors.NotFoundError, match="no GPU"):  # a bad scope still fails
+        with ef.device("/cpu:0"):
+            with ef.device("/gpu:0"):
+                pass
 
 
 def test_tensors_and_variables_live_on_the_cpu():

@@ -1,4 +1,4 @@
-"""dtype rules (eagerflow/core/dtypes.py): conversion, NumPy 2 promotion, ef.cast."""
+"""dtype rules (eagerflow/core/dtypes.py): conversion, the promotion table, ef.cast."""
 
 import numpy as np
 import pytest
@@ -244,3 +244,48 @@ def test_the_dtype_table_holds_in_graphs_too():
     a, b, c = f(ef.constant([1, 2]), ef.constant([1.0, 2.0]))
     assert (a.dtype, b.dtype, c.dtype) == (ef.float32, ef.float32, ef.float32)
     np.testing.assert_array_equal(c, [2.0, 6.0])
+
+
+# -- the table (dtypes.promotion, dtypes.weak_list), read by the dispatcher and the ops --------
+_I32, _F16, _F32, _F64 = (np.zeros(2, d) for d in ("int32", "float16", "float32", "float64"))
+
+
+@pytest.mark.parametrize("a, b, expected", [
+    (_I32, _F16, np.dtype("float16")),  # an integer meeting a float takes the float's dtype
+    (_F32, _I32, np.dtype("float32")),
+    (_I32, 1.5, np.dtype("float32")),  # a Python float: float32, never float64
+    (1.5, _I32, np.dtype("float32")),
+    (_I32, 2, None),  # NumPy's answer stands: weak Python int
+    (_F16, _F32, None),  # float16 with float32: NumPy gives float32
+    (_F32, 2.0, None),
+    (_I32, np.int64(3), None),
+    (ef.constant(["a"]), 1.5, None),  # text: no arithmetic to promote
+])
+def test_promotion_table(a, b, expected):
+    assert dtypes.promotion(a, b) == expected
+
+
+@pytest.mark.parametrize("a, b", [
+    (ef.constant([1, 2]), ef.constant([0.5, 0.5], ef.float16)),
+    (ef.constant([1, 2]), 1.5),
+    (ef.constant([1.0, 2.0], ef.float64), ef.constant([1, 2])),
+])
+def test_binary_ops_and_traced_functions_apply_the_table(a, b):
+    expected = dtypes.promotion(a, b)
+    assert (a * b).dtype == (b * a).dtype == expected
+    assert ef.function(lambda x, y: x * y)(a, b).dtype == expected
+
+
+def test_weak_lists_take_the_tensor_dtype_when_they_fit():
+    assert dtypes.weak_list(np.array([0.5, 1.0]), np.dtype("float16")).dtype == np.float16
+    assert dtypes.weak_list(np.array([1, 2]), np.dtype("int64")).dtype == np.int64
+    kept = np.array([70000])
+    assert dtypes.weak_list(kept, np.dtype("int16")) is kept  # does not fit: unchanged
+    floats = np.array([0.5])
+    assert dtypes.weak_list(floats, np.dtype("int32")) is floats  # never a float into an int
+    assert (ef.constant([1.0], ef.float16) * [0.5]).dtype == ef.float16
+
+
+def test_linspace_reads_the_table():
+    assert ef.linspace(ef.constant(0), ef.constant(1.0), 3).dtype == ef.float32
+    assert ef.linspace(ef.constant(0.0, ef.float64), 1.0, 3).dtype == ef.float64

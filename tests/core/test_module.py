@@ -38,6 +38,36 @@ def test_variables_submodules_and_names():
         SequentialModule(name="not valid")
 
 
+class Ordered(ef.Module):
+    def __init__(self):
+        super().__init__()
+        self.z = ef.Variable(1.0, name="z")
+        self.a = ef.Variable(2.0, name="a")
+        self.zm = ef.Module(name="zm")
+        self.am = ef.Module(name="am")
+        self.zm.v = ef.Variable(3.0, name="zmv")
+        self.am.v = ef.Variable(4.0, name="amv")
+        self.d = {"y": ef.Variable(5.0, name="dy"), "b": ef.Variable(6.0, name="db")}
+        self.l = [ef.Variable(7.0, name="l0"), ef.Variable(8.0, name="l1")]
+
+
+def test_walk_order_is_tf_modules():
+    # Recorded from TF 2.21 with the same class on tf.Module: a module's own leaves in
+    # sorted attribute order (dict keys sorted) first, then each submodule's.
+    module = Ordered()
+    assert [v.name for v in module.variables] == [
+        "a", "db", "dy", "l0", "l1", "z", "amv", "zmv"]
+    assert [m.name for m in module.submodules] == ["am", "zm"]
+    outer = ef.Module(name="outer")
+    outer.c, outer.b = ef.Module(name="c"), ef.Module(name="b")
+    outer.b.d, outer.c.e = ef.Module(name="d"), ef.Module(name="e")
+    for m in (outer, outer.b, outer.c, outer.b.d, outer.c.e):
+        m.v = ef.Variable(1.0, name=f"{m.name}v")
+    # tf.Module gives ['b', 'c', 'd', 'e'] and ['outerv', 'bv', 'dv', 'cv', 'ev'].
+    assert [m.name for m in outer.submodules] == ["b", "c", "d", "e"]
+    assert [v.name for v in outer.variables] == ["outerv", "bv", "dv", "cv", "ev"]
+
+
 def test_training_a_module_with_a_tape_and_checkpointing_it(tmp_path):
     ef.random.set_seed(0)
     module = SequentialModule()

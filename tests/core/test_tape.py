@@ -422,10 +422,10 @@ def test_deleting_a_persistent_tape_frees_its_records():
 
 
 def test_no_active_tape_means_fast_path():
-    assert not context.flags.slow
+    assert not context.flags.intercepted
     with ef.GradientTape():
-        assert context.flags.slow
-    assert not context.flags.slow
+        assert context.flags.intercepted
+    assert not context.flags.intercepted
 
 
 def test_tapes_are_thread_local():

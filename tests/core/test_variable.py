@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.core import buffers
 
 
 def test_creation_and_properties():
@@ -73,14 +74,14 @@ def test_views_of_a_read_are_protected():
 
 def test_writes_are_in_place_when_nothing_shares_the_buffer():
     v = ef.Variable(np.zeros(4))
-    address = v._buf.ctypes.data  # not a reference: holding one would force a copy
+    address = buffers.read(v).ctypes.data  # not a reference: holding one would force a copy
     v.assign_add(np.ones(4))
     v.read_value()  # a read whose result is dropped at once
     v.assign_add(np.ones(4))
-    assert v._buf.ctypes.data == address
+    assert buffers.read(v).ctypes.data == address
     held = v.read_value()
     v.assign_add(np.ones(4))
-    assert v._buf.ctypes.data != address and float(held[0]) == 2.0
+    assert buffers.read(v).ctypes.data != address and float(held[0]) == 2.0
 
 
 def test_numpy_returns_a_writable_copy():

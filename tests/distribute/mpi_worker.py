@@ -473,6 +473,23 @@ def _user_scenarios(ef, np, comm, strategy, x, y, directory):  # noqa: PLR0915 -
             raise AssertionError("unequal data did not raise")
     _ok("unequal_data_error", rank)
 
+    # 23. The Strategy base class's collectives, as MPIStrategy implements them: nested
+    #     all_reduce (eagerly and traced), gather of unequal sizes, Python objects.
+    assert isinstance(strategy, ef.distribute.Strategy)
+    summed = strategy.all_reduce("sum", {"a": ef.constant([1.0, 2.0]) * (rank + 1),
+                                         "b": [ef.constant(rank)]})
+    assert summed["a"].numpy().tolist() == [3.0, 6.0] and int(summed["b"][0]) == 1
+    traced = ef.function(lambda v: strategy.all_reduce("mean", v))
+    assert traced(ef.constant([2.0 * rank])).numpy().tolist() == [1.0]
+    assert int(strategy.all_reduce("mean", ef.constant(3 * rank))) == 1  # ints floor
+    gathered = strategy.gather(ef.constant([[rank]] * (1 + rank)), axis=0)
+    assert gathered.numpy().tolist() == [[0], [1], [1]], gathered
+    assert strategy.broadcast_object({"rank": rank}) == {"rank": 0}
+    assert strategy.all_gather_object(rank * 10) == [0, 10]
+    assert strategy.sum_arrays([np.arange(2) + rank], "a test")[0].tolist() == [1, 3]
+    assert strategy.any_replica(rank == 1) is True
+    _ok("collectives", rank)
+
 
 def fault(directory):
     import numpy as np

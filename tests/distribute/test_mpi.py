@@ -23,7 +23,7 @@ CHECKS = ["replicas_identical_after_fit", "equals_one_process", "evaluate_predic
           "clipping_after_averaging", "reduce_checks_layout", "load_after_chief_save",
           "one_rank_stops", "optimizers_made_in_scope_average",
           "pydataset_shuffled", "backup_and_restore_dropout_bitwise",
-          "unequal_data_error"]
+          "unequal_data_error", "collectives"]
 
 
 def _mpiexec():

@@ -65,10 +65,14 @@ def test_the_file_is_plain_hdf5_with_named_weights(path):
     model = make_model()
     ef.saved_model.save(model, path)
     with h5py.File(path, "r") as f:
-        assert f.attrs["format"] == b"eagerflow.graph.saved_model"  # inline UTF-8 bytes
-        names = {f["variables"][k].attrs["name"].decode(): f["variables"][k][()]
-                 for k in f["variables"]}
-        graph = json.loads(bytes(f["functions/serving_default/0"][()]).decode())
+        # A file of the one HDF5 writer (see eagerflow.saving.h5format), kind saved_model.
+        assert f.attrs["format"] == b"eagerflow-checkpoint"  # inline UTF-8 bytes
+        assert f.attrs["kind"] == b"saved_model"
+        index = json.loads(bytes(f[".eagerflow/saved_model"][()]).decode())
+        assert index["format"] == "eagerflow.graph.saved_model" and index["version"] == 3
+        names = {name: f[f"variables/{k}"][()]
+                 for k, (name, _) in enumerate(index["variables"])}
+        graph = json.loads(bytes(f[".eagerflow/functions/serving_default/0"][()]).decode())
     np.testing.assert_array_equal(names["dense/kernel"], model.kernel.numpy())
     ops = {node["op"] for node in graph["graph"]["nodes"]}
     assert {"BatchMatMulV2", "If", "While", "Softmax"} <= ops
@@ -170,11 +174,11 @@ def test_generators_other_than_pcg64_are_refused(path):
 # -- hostile and broken files -------------------------------------------------------------
 def _rewrite_graph(path, change):
     with h5py.File(path, "r+") as f:
-        item = json.loads(bytes(f["functions/serving_default/0"][()]).decode())
+        item = json.loads(bytes(f[".eagerflow/functions/serving_default/0"][()]).decode())
         change(item)
-        del f["functions/serving_default/0"]
+        del f[".eagerflow/functions/serving_default/0"]
         data = np.frombuffer(json.dumps(item).encode(), np.uint8)
-        f["functions/serving_default"].create_dataset("0", data=data)
+        f[".eagerflow/functions/serving_default"].create_dataset("0", data=data)
     forge.reseal(path)  # a forged graph: past the checksums, to the decoder's checks
 
 
@@ -237,9 +241,9 @@ def test_files_that_are_not_saved_models(tmp_path, saved):
     with pytest.raises(ef.errors.InvalidArgumentError, match="not an eagerflow saved model"):
         ef.saved_model.load(other)
     with h5py.File(saved, "r+") as f:
-        f["functions/serving_default/0"].attrs["x"] = 1
-        del f["functions/serving_default/0"]
-        f["functions/serving_default"].create_dataset("0", data=np.frombuffer(b"{not json",
+        f[".eagerflow/functions/serving_default/0"].attrs["x"] = 1
+        del f[".eagerflow/functions/serving_default/0"]
+        f[".eagerflow/functions/serving_default"].create_dataset("0", data=np.frombuffer(b"{not json",
                                                                                  np.uint8))
     forge.reseal(saved)
     with pytest.raises(ef.errors.InvalidArgumentError, match="serving_default.*not valid JSON"):
@@ -248,7 +252,7 @@ def test_files_that_are_not_saved_models(tmp_path, saved):
 
 def test_non_numeric_datasets_are_rejected(saved):
     with h5py.File(saved, "r+") as f:
-        f["arrays"].create_dataset("0", data=np.array([b"code"], dtype=h5py.string_dtype()))
+        f.create_dataset("arrays/0", data=np.array([b"code"], dtype=h5py.string_dtype()))
     with pytest.raises(ef.errors.InvalidArgumentError, match="arrays/0.* only numeric datasets are read"):
         ef.saved_model.load(saved)
 

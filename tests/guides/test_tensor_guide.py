@@ -115,9 +115,10 @@ def test_manipulating_shapes():
     # Shape returns the size along each axis
     x = ef.constant([[1], [2], [3]])
     assert str(x.shape) == "(3, 1)"
-    # `t.shape` is a plain tuple here (TensorFlow's `x.shape.as_list()`): see the docs'
-    # "What differs on purpose".
+    # `t.shape` is a plain tuple here: TensorFlow's `x.shape.as_list()` is `list(x.shape)`,
+    # or ef.TensorShape's method (see the docs' "What differs on purpose").
     assert list(x.shape) == [3, 1]
+    assert ef.TensorShape(x.shape).as_list() == [3, 1]
     # You can reshape a tensor to a new shape.
     reshaped = ef.reshape(x, [1, 3])
     assert x.shape == (3, 1) and reshaped.shape == (1, 3)

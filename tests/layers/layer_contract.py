@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 import eagerflow as ef
-from eagerflow.layers import tracking
+from eagerflow.layers import ownership
 
 
 def trackable_paths(obj, prefix="") -> dict:
@@ -42,7 +42,7 @@ def trackable_paths(obj, prefix="") -> dict:
 def _owners(layer) -> dict:
     """``id(variable) -> (owning layer, attribute name)`` for every weight."""
     owners = {}
-    for sub in tracking.flatten_layers(layer):
+    for sub in ownership.flatten_layers(layer):
         for name, value in vars(sub).items():
             if isinstance(value, ef.Variable):
                 owners.setdefault(id(value), (sub, name))

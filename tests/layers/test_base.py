@@ -6,7 +6,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.layers import base
-from tests.layers.test_tracking import Holder
+from tests.layers.test_ownership import Holder
 
 
 class Scale(ef.layers.Layer):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.layers import layer_info
 
 
 def test_input_and_shapes_with_unknown_sizes():
@@ -23,9 +24,9 @@ def test_nodes_record_each_call():
     x = ef.layers.Input(shape=(2,))
     dense = ef.layers.Dense(3)
     first, second = dense(x), dense(x)
-    assert len(dense._inbound_nodes) == 2
-    assert first._history[:2] == (dense, 0) and second._history[:2] == (dense, 1)
-    assert dense._inbound_nodes[0].inbound_layers == [x._history[0]]
+    assert len(layer_info.inbound_nodes(dense)) == 2
+    assert first.origin[:2] == (dense, 0) and second.origin[:2] == (dense, 1)
+    assert layer_info.inbound_nodes(dense)[0].inbound_layers == [x.origin.layer]
 
 
 def test_probe_does_not_change_state_or_draw_losses():

@@ -113,7 +113,7 @@ def test_standardize_and_split_options_match_keras():
 
 
 def test_callables_for_standardize_and_split():
-    layer = TV(standardize=lambda t: np.char.upper(t), split=lambda t: [s.split("-") for s in t],
+    layer = TV(standardize=ef.strings.upper, split=lambda t: [s.split("-") for s in t],
                vocabulary=["A", "B"])
     np.testing.assert_array_equal(values(layer, ["a-b-c", "b"]), [[2, 3, 1], [3, 0, 0]])
     bad = TV(standardize=lambda t: t[:1], vocabulary=["a"])
@@ -159,7 +159,7 @@ def test_config_round_trip():
 def test_registered_callables_survive_a_saved_model(tmp_path):
     @ef.saving.register_serializable(name="test_text_upper")
     def upper(text):
-        return np.char.upper(text)
+        return ef.strings.upper(text)
 
     layer = TV(standardize=upper, output_mode="count", vocabulary=["A"])
     assert layer.get_config()["standardize"] == {"class_name": "test_text_upper",
@@ -224,3 +224,15 @@ def test_bad_inputs_are_refused():
         layer(np.array([["a", "b"], ["c", "d"]]))
     with pytest.raises(ValueError, match=r"Cannot adapt layer 'fixed'.*static vocabulary"):
         TV(vocabulary=["a"], name="fixed").adapt(["a"])
+
+
+def test_standardize_callable_gets_a_string_tensor_as_in_keras():
+    seen = []
+
+    def standardize(text):
+        seen.append((type(text), text.dtype, text.shape))
+        return ef.strings.regex_replace(ef.strings.lower(text), "é", "e")
+
+    layer = TV(standardize=standardize, vocabulary=["cafe", "bar"])
+    np.testing.assert_array_equal(values(layer, ["Café BAR", "bar"]), [[2, 3], [3, 0]])
+    assert seen == [(ef.Tensor, ef.string, (2,))]

@@ -66,11 +66,12 @@ CASES = [
 def test_values_gradients_configs_and_names(name, class_name, y_true, y_pred, reference):
     function = getattr(ef.losses, name)
     np.testing.assert_allclose(function(y_true, y_pred), reference(y_true, y_pred),
-                               rtol=1e-6, atol=1e-9)  # float64 inputs stay float64
+                               rtol=1e-6, atol=3e-9)  # float64 inputs stay float64
+    # (log_cosh subtracts log(2) rounded to float32, as Keras does: 1.9e-9 below 0 at 0)
     check_gradients(lambda p: function(y_true, p), y_pred, order=1)
-    loss = getattr(ef.losses, class_name)()
+    loss = getattr(ef.losses, class_name)()  # computes in float32, as Keras
     np.testing.assert_allclose(float(loss(y_true, y_pred)), reference(y_true, y_pred).mean(),
-                               rtol=1e-6)
+                               rtol=1e-5)
     clone = type(loss).from_config(loss.get_config())
     assert clone.get_config() == loss.get_config()
     assert ef.losses.get(name) is function

@@ -57,8 +57,10 @@ def test_integer_inputs_become_float32():
     assert loss.dtype == np.float32 and float(loss[0]) == 1.5
 
 
-def test_float64_stays_float64():
-    loss = ef.losses.MeanSquaredError()(np.zeros((2, 2)), np.ones((2, 2)))
+def test_float64_data_gives_the_loss_dtype():
+    # As in Keras 3: a loss object casts its inputs to its dtype (floatx unless given).
+    assert ef.losses.MeanSquaredError()(np.zeros((2, 2)), np.ones((2, 2))).dtype == np.float32
+    loss = ef.losses.MeanSquaredError(dtype="float64")(np.zeros((2, 2)), np.ones((2, 2)))
     assert loss.dtype == np.float64
 
 

@@ -1,9 +1,10 @@
-"""Subclassed models: tracking, get_layer, build, nesting, configs."""
+"""Subclassed models: owned sublayers, get_layer, build, nesting, configs."""
 
 import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.layers import layer_info
 from tests.layers.layer_contract import trackable_paths
 
 
@@ -51,7 +52,7 @@ def test_build_creates_every_weight_and_records_shapes():
     model = MNISTModel()
     model.build((None, 784))
     assert model.built and model.count_params() == 784 * 10 + 10 + 110
-    record = {(layer.name, out) for layer, _, out in model._call_record}
+    record = {(layer.name, out) for layer, _, out in layer_info.call_shapes(model)}
     assert ("dense_1", (None, 10)) in record
     assert model.dense1.built and model.dense2.built
 

@@ -20,8 +20,12 @@ def np_sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+_erfc = np.vectorize(math.erfc, otypes=[float])
+
+
 def np_gelu(x):
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+    # erfc, not 1 + erf, which loses digits for negative x (as gelu itself no longer does)
+    return 0.5 * x * _erfc(-x / math.sqrt(2.0))
 
 
 def np_gelu_tanh(x):
@@ -127,3 +131,12 @@ def test_gradients_at_the_kinks_follow_tensorflow(fn, expected):
         tape.watch(x)
         y = fn(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), expected, rtol=1e-6)
+
+
+def test_gelu_keeps_its_digits_for_negative_inputs():
+    # 1 + tanh(z) and 1 + erf(z) cancel for negative x: float32 lost ~10 ulp at x = -3.
+    x = np.float32(-3.0)
+    exact = 0.5 * -3.0 * math.erfc(3.0 / math.sqrt(2.0))
+    tanh_form = -1.5 * (1.0 + math.tanh(math.sqrt(2.0 / math.pi) * (-3.0 - 0.044715 * 27.0)))
+    np.testing.assert_allclose(float(ef.nn.gelu(x)), exact, rtol=2e-7)
+    np.testing.assert_allclose(float(ef.nn.gelu(x, approximate=True)), tanh_form, rtol=1e-6)

@@ -159,3 +159,22 @@ def test_from_dlpack_errors_name_the_function_and_the_input():
 
     with pytest.raises(BufferError, match="ef.from_dlpack cannot import this OnAnotherDevice"):
         ef.from_dlpack(OnAnotherDevice())
+
+
+def test_one_converter_for_arrays_python_data_and_traced_lists():
+    from eagerflow.core import dispatch
+    array = np.array([1, 2], np.int64)
+    converted = dispatch.convert_input(array, dtype=ef.float32)
+    assert converted.dtype == ef.float32
+    assert dispatch.convert_input(array).dtype == ef.int64  # arrays keep their dtype
+    assert ef.convert_to_tensor(np.array(["a"])).numpy().tolist() == [b"a"]  # text: bytes
+    assert ef.convert_to_tensor(array, dtype_hint=ef.float32).dtype == ef.float32
+    assert ef.convert_to_tensor([1, 2], dtype_hint=ef.float32).dtype == ef.float32
+    array[0] = 9  # a copy was taken
+    assert ef.convert_to_tensor(array).numpy()[0] == 9 and converted.numpy()[0] == 1.0
+
+    @ef.function
+    def packed(x):  # a list holding traced tensors keeps their dtype, whatever the hint
+        return ef.convert_to_tensor([x, x], dtype_hint=ef.int32)
+
+    assert packed(ef.constant(1.5)).dtype == ef.float32

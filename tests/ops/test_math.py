@@ -40,6 +40,7 @@ CASES = [
            shapes=[(3, 4), (4,)], domain=(0.5, 2.0)),
     OpCase("truediv", ef.math.truediv, np.true_divide, shapes=[(3,), (3,)], domain=(0.5, 2.0)),
     *_binary("pow", ef.pow, np.power, domain=(0.2, 2.0)),
+    *_binary("atan2", ef.atan2, np.arctan2, domain=(0.2, 2.0)),
     OpCase("pow-int-exponent-negative-base", lambda x: ef.pow(x, 3.0), lambda x: x**3.0,
            shapes=[(2, 3)]),
     OpCase("pow-scalar-base", lambda y: ef.pow(2.0, y), lambda y: 2.0**y, shapes=[(4,)]),

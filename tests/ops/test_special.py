@@ -13,9 +13,11 @@ from eagerflow.ops import special
 from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 _erf = np.vectorize(math.erf, otypes=[float])
+_erfc = np.vectorize(math.erfc, otypes=[float])
 
 CASES = [
     OpCase("erf", ef.math.erf, _erf, shapes=[(4, 6)], domain=(-4.0, 4.0)),
+    OpCase("erfc", ef.math.erfc, _erfc, shapes=[(4, 6)], domain=(-4.0, 8.0)),
     OpCase("softplus", ef.math.softplus, lambda x: np.log1p(np.exp(x)), shapes=[(4, 6)],
            domain=(-20.0, 20.0)),
     OpCase("log_sigmoid", ef.math.log_sigmoid, lambda x: -np.log1p(np.exp(-x)),
@@ -90,3 +92,18 @@ def test_integer_inputs_are_rejected(fn, op):
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=rf"{op} needs a floating-point input, got dtype int32"):
         fn([1, 2])
+
+
+def test_erfc_keeps_its_digits_in_the_tail():
+    # 1 - erf(3) kept 3 digits in float32 (TensorFlow's erfc(3) is 2.2090497e-05).
+    x = np.concatenate([np.linspace(-6.0, 26.0, 3201), [0.0, 3.0, 12.0]])
+    got, want = ef.math.erfc(x).numpy(), _erfc(x)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(float(ef.ops.erfc(np.float32(3.0))), 2.2090497e-05, rtol=2e-7)
+    ends = ef.math.erfc([np.inf, -np.inf, np.nan, 30.0]).numpy()
+    assert ends[0] == 0.0 and ends[1] == 2.0 and np.isnan(ends[2]) and ends[3] == 0.0
+
+
+def test_exp2_is_a_power_of_two():
+    x = np.array([-100.0, -1.0, 0.5, 100.0], np.float32)
+    np.testing.assert_allclose(ef.ops.exp2(x).numpy(), np.exp2(x), rtol=2e-7)

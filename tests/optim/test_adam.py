@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.optim import moments
 from tests.optim import reference
 from tests.optim.helpers import assert_float32_close, data, run_optimizer
 
@@ -62,5 +63,22 @@ def test_beta_assignment_takes_effect_on_next_step():
 
 @pytest.mark.parametrize("name", ["beta_1", "beta_2", "epsilon"])
 def test_negative_hyperparameters_are_errors(name):
-    with pytest.raises(ValueError, match=f"`{name}` must be >= 0"):
+    expected = "must be >= 0" if name == "epsilon" else r"must be in \[0.0, 1.0\]"
+    with pytest.raises(ValueError, match=f"`{name}` {expected}"):
         ef.optim.Adam(**{name: -1.0})
+
+
+@pytest.mark.parametrize("cls", [ef.optim.Adam, ef.optim.AdamW, ef.optim.Adamax,
+                                 ef.optim.Nadam, ef.optim.Lamb])
+@pytest.mark.parametrize("name", ["beta_1", "beta_2"])
+def test_a_beta_above_one_is_an_error(cls, name):
+    # Keras 3.15 accepts Adam(beta_1=5) and diverges; the moment optimizers share one
+    # check (MomentOptimizer), which names the class, the argument and the range.
+    with pytest.raises(ValueError, match=rf"{cls.__name__}: `{name}` must be in \[0.0, 1.0\]. "
+                                         rf"Received: {name}=5"):
+        cls(**{name: 5})
+
+
+def test_adam_is_a_moment_optimizer():
+    assert issubclass(ef.optim.Adam, moments.MomentOptimizer)
+    assert issubclass(ef.optim.AdamW, moments.MomentOptimizer)

@@ -271,10 +271,10 @@ def test_build_is_idempotent_and_creates_every_slot():
     a, b = ef.Variable([1.0]), ef.Variable([[1.0, 2.0]])
     opt = ef.optim.Adam()
     opt.build([a, b])
-    first = opt._slot_variables()
+    first = opt.slot_variables()
     opt.build([a, b])
     opt.apply_gradients([(ef.constant([1.0]), a)])
-    assert opt._slot_variables() == first
+    assert opt.slot_variables() == first
     assert [(v is a or v is b, name) for v, name, _ in first] == [
         (True, "momentum"), (True, "velocity"), (True, "momentum"), (True, "velocity")]
     assert opt.get_slot(b, "velocity").shape == (1, 2)
@@ -340,7 +340,7 @@ def test_reset_state_zeroes_slots_and_iterations():
         opt.apply_gradients([(ef.constant([1.0, 1.0]), w)])
     opt.reset_state()
     assert int(opt.iterations) == 0
-    for _, _, slot in opt._slot_variables():
+    for _, _, slot in opt.slot_variables():
         np.testing.assert_array_equal(slot.numpy(), 0.0)
 
 

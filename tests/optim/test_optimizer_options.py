@@ -70,8 +70,8 @@ def test_traced_equals_eager(name, option):
     eager, eager_var, *_ = _run(name, OPTIONS[option], False)
     traced, traced_var, *_ = _run(name, OPTIONS[option], True)
     helpers.assert_float32_close(traced_var.numpy(), eager_var.numpy())
-    for (_, name_a, a), (_, name_b, b) in zip(eager._slot_variables(),
-                                              traced._slot_variables(), strict=True):
+    for (_, name_a, a), (_, name_b, b) in zip(eager.slot_variables(),
+                                              traced.slot_variables(), strict=True):
         assert name_a == name_b
         helpers.assert_float32_close(b.numpy(), a.numpy())
 

@@ -36,7 +36,7 @@ def test_without_momentum_there_are_no_slots():
     w = ef.Variable([1.0])
     opt.build([w])
     assert opt.get_slot_names() == []
-    assert opt._slot_variables() == []
+    assert opt.slot_variables() == []
 
 
 def test_gradient_descent_is_sgd():

@@ -3,7 +3,7 @@
 They follow the protocol the real classes follow: layers create variables on first call
 and announce them with `_track_new_variable` (before the attribute is assigned, as a
 Keras-style `self.kernel = self.add_weight(...)` does); the optimizer creates slots lazily,
-announces them with `_track_new_slot` and lists them in `_slot_variables()`.
+announces them with `_track_new_slot` and lists them in `slot_variables()`.
 """
 
 import pathlib
@@ -106,7 +106,7 @@ class Momentum(Trackable):
     def _trackable_children(self):
         return {"iterations": self.iterations}
 
-    def _slot_variables(self):
+    def slot_variables(self):
         return [(var, name, slot) for var, slots in self._slots.values()
                 for name, slot in slots.items()]
 

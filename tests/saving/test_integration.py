@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.saving import model_io, object_graph
+from eagerflow.saving import model_file, object_graph
 
 
 def batches(n, seed=0):
@@ -91,9 +91,9 @@ def test_auto_named_sequential_restores_into_a_fresh_model(tmp_path):
 def test_weights_file_round_trip_and_deferred_load(tmp_path):
     model = sequential(3)
     train(model, ef.optim.SGD(0.1), batches(1))
-    path = model_io.save_weights(model, tmp_path / "w.weights.h5")
+    path = model_file.save_weights(model, tmp_path / "w.weights.h5")
     fresh = sequential(4)
-    status = model_io.load_weights(fresh, path)
+    status = model_file.load_weights(fresh, path)
     assert len(status.pending) == 4
     fresh(np.ones((1, 4), np.float32))
     assert state(fresh) == state(model)
@@ -102,8 +102,8 @@ def test_weights_file_round_trip_and_deferred_load(tmp_path):
 def test_whole_sequential_model_round_trip(tmp_path):
     model = sequential(5, prefix="whole")
     model(np.ones((1, 4), np.float32))
-    path = model_io.save_model(model, tmp_path / "model.h5")
-    loaded = model_io.load_model(path)
+    path = model_file.save_model(model, tmp_path / "model.h5")
+    loaded = model_file.load_model(path)
     assert isinstance(loaded, ef.Sequential)
     assert [layer.name for layer in loaded.layers] == ["whole_hidden", "whole_out"]
     x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)

@@ -71,7 +71,7 @@ def test_slots_exposed_as_children_are_saved_once_under_slots():
     class Exposing(fakes.Momentum):
         def _trackable_children(self):
             return {"iterations": self.iterations,
-                    "all_slots": [s for _, _, s in self._slot_variables()]}
+                    "all_slots": [s for _, _, s in self.slot_variables()]}
 
     var = ef.Variable([1.0, 2.0])
     optimizer = Exposing()

@@ -5,7 +5,7 @@ what a test exercises. (Checksums detect corruption and mixing, not forgery.)"""
 import h5py
 import numpy as np
 
-from eagerflow.graph import saved_model
+from eagerflow.graph import function_file_v2
 from eagerflow.saving import h5format
 
 
@@ -15,9 +15,10 @@ def _text(value):
 
 def reseal(path) -> None:
     """Rewrites the checksum manifest of a file edited with h5py (checkpoint, weights or
-    model file, or `ef.saved_model` export) so that it matches the file's contents."""
+    model file, `ef.saved_model` export, or an export of format version 2) so that it
+    matches the file's contents."""
     with h5py.File(path, "r") as f:
-        export = _text(f.attrs.get("format")) == saved_model.FORMAT
+        export = _text(f.attrs.get("format")) == function_file_v2.FORMAT
     if export:
         _reseal_export(path)
         return
@@ -49,7 +50,7 @@ def reseal(path) -> None:
 
 def _reseal_export(path) -> None:
     with h5py.File(path, "r+") as f:
-        contents = saved_model._Contents()
+        contents = function_file_v2._Contents()
         for k in range(len(f.get("arrays", {}))):
             contents.array(np.array(f[f"arrays/{k}"][()], order="C"))
         for k in range(len(f.get("variables", {}))):
@@ -60,6 +61,6 @@ def _reseal_export(path) -> None:
             contents.function(group.name, _text(group.attrs["name"]),
                               [group[str(k)][()].tobytes() for k in range(len(group))])
         blob, digest = h5format.encode_manifest(contents.manifest)
-        del f[saved_model.MANIFEST]
-        f.create_dataset(saved_model.MANIFEST, data=np.frombuffer(blob, np.uint8))
+        del f[function_file_v2.MANIFEST]
+        f.create_dataset(function_file_v2.MANIFEST, data=np.frombuffer(blob, np.uint8))
         f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)

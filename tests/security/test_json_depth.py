@@ -46,8 +46,8 @@ def test_a_saved_model_function(tmp_path):
     path = str(tmp_path / "m.h5")
     ef.saved_model.save(ef.function(lambda x: x, input_signature=[ef.TensorSpec([])]), path)
     with h5py.File(path, "r+") as f:
-        del f["functions/serving_default/0"]
-        f["functions/serving_default"].create_dataset("0", data=np.frombuffer(DEEP.encode(),
+        del f[".eagerflow/functions/serving_default/0"]
+        f[".eagerflow/functions/serving_default"].create_dataset("0", data=np.frombuffer(DEEP.encode(),
                                                                               np.uint8))
     forge.reseal(path)  # as a forger would: the checksums pass, the nesting is refused
     with pytest.raises(ef.errors.InvalidArgumentError, match=rf"serving_default.*{NESTED}"):

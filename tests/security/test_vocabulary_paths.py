@@ -16,7 +16,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.layers import lookup
-from eagerflow.saving import h5format, model_io
+from eagerflow.saving import h5format, model_file
 
 LAYERS = {
     "StringLookup": (lambda: ef.layers.StringLookup(vocabulary=["a", "b"]), "string"),
@@ -48,9 +48,9 @@ def _forged_model(tmp_path, name, vocabulary):
     inputs = ef.Input((1,), dtype=dtype)  # (a Sequential loses a string Input's dtype)
     path = ef.Model(inputs, make()(inputs)).save(str(tmp_path / "m.h5"))
     with h5format.Reader(path) as reader:
-        document = json.loads(reader.metadata(model_io.MODEL_CONFIG))
+        document = json.loads(reader.metadata(model_file.MODEL_CONFIG))
     blob = json.dumps(_with_vocabulary(vocabulary, document)).encode()
-    h5format.write(path, {}, "model", metadata={model_io.MODEL_CONFIG: blob})
+    h5format.write(path, {}, "model", metadata={model_file.MODEL_CONFIG: blob})
     return path
 
 

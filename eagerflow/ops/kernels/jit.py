@@ -113,7 +113,7 @@ def run_split(task: Callable[[int, int], Any], count: int) -> list:
     with blas_limited(1):
         if not _pool:
             _pool.append(concurrent.futures.ThreadPoolExecutor(
-                threads() - 1, thread_name_prefix="eagerflow-kernel"))
+                threads() - 1, thread_name_prefix="kernel-split"))
         futures = [_pool[0].submit(task, *b) for b in bounds[1:]]
         first = task(*bounds[0])
         return [first] + [f.result() for f in futures]

@@ -158,7 +158,7 @@ def register(op_name: str, forward: Any = None, grad: Any = None) -> None:
         >>> import numpy as np
         >>> from eagerflow.core import dispatch
         >>> from eagerflow.ops.kernels import kernel_sets
-        >>> @dispatch.primitive("KernelDemoTwice")
+        >>> @dispatch.primitive("KernelDemoTwice", differentiable=False)
         ... def _twice(x):
         ...     return x + x
         >>> kernel_sets.register("KernelDemoTwice", forward=lambda x: 2 * x)
@@ -175,6 +175,19 @@ def register(op_name: str, forward: Any = None, grad: Any = None) -> None:
     _numpy.setdefault(op_name, (op.forward, op.grad, op.grad_needs))
     _kernels[op_name] = {"forward": forward, "grad": grad}
     _install(op_name)
+
+
+def unregister(op_name: str) -> None:
+    """Removes the kernels of the op named `op_name` and puts its own forward and gradient
+    rule back (a no-op for an op without kernels).
+
+    Examples:
+        >>> from eagerflow.ops.kernels import kernel_sets
+        >>> kernel_sets.unregister("AddV2")  # it has none: nothing changes
+    """
+    if _kernels.pop(op_name, None) is not None:
+        op = dispatch.OPS[op_name]
+        op.forward, op.grad, op.grad_needs = _numpy.pop(op_name)
 
 
 def registered() -> dict[str, tuple[str, ...]]:

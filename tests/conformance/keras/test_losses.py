@@ -332,7 +332,7 @@ CASES = [
         ('__call__', [A([[0, 1, 2, 0], [1, 0, 1, 0], [0, 0, 1, 1], [1, 1, 0, 1]], 'int64'), A([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.0, 0.8]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [0.0, 1.0, 0.0]]], 'float64')], {}, A(0.23070994019508362, 'float32'))]),
 ]
 
-_NO_DTYPE = pytest.mark.xfail(strict=True, raises=TypeError, reason="Loss(dtype=...) is not accepted by eagerflow losses (and bfloat16 is not an eagerflow dtype)")
+_NO_DTYPE = pytest.mark.xfail(strict=True, raises=TypeError, reason="bfloat16 has no NumPy dtype: Loss(dtype='bfloat16') raises a TypeError naming the dtypes eagerflow has (Loss(dtype=) itself is tested in tests/losses/test_loss_dtype.py)")
 MARKS: dict = {case[0]: _NO_DTYPE for case in CASES if "dtype" in case[3]}
 
 

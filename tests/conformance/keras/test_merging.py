@@ -31,11 +31,7 @@ CASES = [
     ('MergingLayersTest.test_dot_higher_dim', 'Dot', [], {'axes': (-2, -1)}, [[A([[[0.9537022846391369, 0.9434316791763072], [0.6787185200316282, 0.5642717510784087], [0.8466477309649139, 0.9880346441838774]]], 'float64'), A([[[[0.8234161374023347, 0.5013927342057349, 0.9285004423132923], [0.33130687022085925, 0.6536000816076676, 0.5251315708267549]]]], 'float64')]], {}, [], A([[[[1.9117110967636108, 1.2041800022125244]], [[1.977149248123169, 1.2002216577529907]]]], 'float32')),
 ]
 
-MARKS: dict = {
-    "MergingLayersTest.test_dot_higher_dim": pytest.mark.xfail(
-        strict=True, raises=ValueError,
-        reason="not implemented: Dot of inputs of rank > 3 (eagerflow takes rank 2 or 3)"),
-}
+MARKS: dict = {}
 
 
 @pytest.mark.parametrize("test, name, args, kwargs, call_args, call_kwargs, weights, expected", [

@@ -13,12 +13,10 @@ from eagerflow.core import dispatch
 from eagerflow.ops.kernels import kernel_sets
 
 
-@dispatch.primitive("KernelTestSquare")
 def _square(x):
     return x * x
 
 
-@_square.gradient
 def _square_grad(dy, y, x):
     return dy * 2 * x
 
@@ -33,8 +31,14 @@ def _kernel_square_grad(dy, y, x):
 
 @pytest.fixture
 def restore_kernel_set():
+    """Declares the op ``KernelTestSquare`` for the test, and removes it (and its kernels)
+    after, with the kernel set the test found."""
     before = kernel_sets.active()
-    yield
+    op = dispatch.primitive("KernelTestSquare")(_square)
+    op.gradient(_square_grad)
+    yield op
+    kernel_sets.unregister("KernelTestSquare")
+    del dispatch.OPS["KernelTestSquare"]  # (the op-table meta-tests must not see it)
     kernel_sets.set_active(before)
 
 
@@ -108,7 +112,7 @@ def test_a_kernel_runs_only_in_its_set(restore_kernel_set, numba_present):
         y = dispatch.execute(op, (x,))
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, -6.0])
     kernel_sets.set_active("numpy")
-    assert op.forward is _square.forward is kernel_sets.numpy_forward("KernelTestSquare")
+    assert op.forward is _square is kernel_sets.numpy_forward("KernelTestSquare")
     assert op.grad is _square_grad
     assert kernel_sets.kernel_forward("KernelTestSquare") is _fast_square
 

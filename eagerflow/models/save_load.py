@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from eagerflow.saving import model_io
+from eagerflow.saving import model_file
 
 
 def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] | None = None,
@@ -59,7 +59,7 @@ def load_model(filepath: str | os.PathLike[str], custom_objects: dict[str, Any] 
         >>> callable(ef.models.load_model)
         True
     """
-    return model_io.load_model(filepath, custom_objects=custom_objects, compile=compile,
+    return model_file.load_model(filepath, custom_objects=custom_objects, compile=compile,
                                safe_mode=safe_mode, max_bytes=max_bytes)
 
 

@@ -1,5 +1,7 @@
-"""What `fit`, `evaluate` and `predict` do when the model belongs to a multi-process
-strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
+"""Data-parallel training: what `fit`, `evaluate` and `predict` do when the model's strategy
+has several replicas (`ef.distribute.MPIStrategy` launched with N > 1 ranks), written once
+on the communication of the `Strategy` base class (`models/strategy.py`), whose trainer
+methods call these.
 
 * Data: `batch_size` (or a Dataset's batch) is the global batch; every rank reads the
   same global batches (array shuffles are drawn on rank 0 and broadcast, a Dataset's
@@ -7,10 +9,12 @@ strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
   ranks) and keeps its rows ``[r * b, (r + 1) * b)``
   with ``b = B / N``. Training needs B divisible by N (else a clear error); evaluation and
   prediction split any batch. A Dataset with a `shard` stage, or one from
-  `strategy.distribute_dataset`, already holds this rank's batches: used as it is.
-* Gradients: the model's optimizer averages them over the ranks (one fused allreduce per
-  step, see `ef.distribute.DistributedOptimizer`); the variables are broadcast from rank 0
-  when training starts (after `BackupAndRestore` may have restored them on the chief).
+  `strategy.distribute_dataset` (`ReplicaDataset`), already holds this rank's batches:
+  used as it is.
+* Gradients: the model's optimizer averages them over the ranks (its `gradient_reducer`,
+  one fused allreduce per step, see `ef.distribute.DistributedOptimizer`); the variables
+  are broadcast from rank 0 when training starts (after `BackupAndRestore` may have
+  restored them on the chief).
 * Local state: at the end of every epoch the model's non-trainable floating-point
   variables (BatchNormalization's moving statistics, updated from each rank's rows) are
   replaced by their mean over the ranks.
@@ -22,46 +26,31 @@ strategy (`ef.distribute.MPIStrategy` launched with N > 1 ranks).
   `model.save` / `save_weights` write on the chief only.
 * `predict` returns every row, in order, on every rank.
 
-The strategy is reached through `eagerflow.models.distribution` (this package cannot import
-`ef.distribute`); its protocol is described in `eagerflow/distribute/mpi_strategy.py`.
-
 Examples:
     >>> import numpy as np
-    >>> from eagerflow.models import replication
-    >>> replication.local_rows((np.arange(8), np.arange(8)), 1, 2, "fit")
+    >>> from eagerflow.models import data_parallel
+    >>> data_parallel.local_rows((np.arange(8), np.arange(8)), 1, 2, "fit")
     (array([4, 5, 6, 7]), array([4, 5, 6, 7]))
 """
 
 from __future__ import annotations
 
-import contextlib
+import threading
 import zlib
+from contextlib import closing
 
 import numpy as np
 
 from eagerflow.core import errors, nest
-from eagerflow.models import distribution
+from eagerflow.core.spec import TensorSpec
+from eagerflow.data import dataset as dataset_lib
+from eagerflow.data import structure
+from eagerflow.models import fit_loops
 
 
-def strategy_of(model):
-    """The multi-process strategy `model` was made under (or the current one), else None.
-
-    Examples:
-        >>> import eagerflow as ef
-        >>> from eagerflow.models import replication
-        >>> replication.strategy_of(ef.Sequential()) is None
-        True
-    """
-    strategy = distribution.of(model) or distribution.current()
-    if strategy is None or getattr(strategy, "num_replicas_in_sync", 1) <= 1:
-        return None
-    return strategy
-
-
-def warn_if_unreplicated(model, function: str) -> None:
-    """Warns (once) when this process is one of several replicas of a strategy but
+def warn_if_unreplicated(model, replicas: int, function: str) -> None:
+    """Warns (once) when this process is one of `replicas` > 1 replicas of a strategy but
     `model` belongs to none: every rank then trains its own copy on all the data."""
-    replicas = distribution.replicas_expected()
     if replicas > 1:
         errors.warn_once(
             "fit-outside-strategy",
@@ -69,13 +58,7 @@ def warn_if_unreplicated(model, function: str) -> None:
             f"the model (`{getattr(model, 'name', type(model).__name__)}`) was not made under "
             "`strategy.scope()`: each rank trains its own copy on all of the data, and every "
             "rank writes its files. Create (and compile) the model inside "
-            "`with strategy.scope():` to train one model over the ranks.", stacklevel=4)
-
-
-def is_writer(model) -> bool:
-    """Whether this process writes the model's files: always, except on a non-chief rank."""
-    strategy = strategy_of(model)
-    return strategy is None or strategy.is_chief
+            "`with strategy.scope():` to train one model over the ranks.", stacklevel=5)
 
 
 def local_rows(element, rank: int, size: int, function: str, exact: bool = True):
@@ -118,8 +101,17 @@ def _fingerprint(element) -> int:
     return code
 
 
+def _rows(batch) -> int:
+    """The batch size of a batch (0 for a rank's empty share of a small last batch)."""
+    for leaf in nest.flatten(batch):
+        if leaf is not None and np.ndim(leaf) > 0:
+            return int(np.shape(leaf)[0])
+    return 1
+
+
 class ReplicaData:
-    """The batch source of one rank: wraps a data adapter (see the module docstring)."""
+    """The batch source of one rank: wraps a data adapter (see the module docstring).
+    Outside training, a rank's empty share of a small last batch is yielded as None."""
 
     def __init__(self, data, strategy, function: str, training: bool):
         self._data, self._strategy = data, strategy
@@ -127,7 +119,7 @@ class ReplicaData:
         source = getattr(data, "source", None)
         # A dataset from strategy.distribute_dataset already holds this rank's rows; so
         # does one the user sharded per rank.
-        self._presplit = getattr(source, "_replica_strategy", None) is not None
+        self._presplit = isinstance(source, ReplicaDataset)
         self._sharded = not self._presplit and _is_sharded(source)
         self.steps = data.steps
         share_shuffle_seeds(source, strategy)
@@ -141,12 +133,19 @@ class ReplicaData:
         if hasattr(data, "_draw_order"):  # arrays: one shuffle order, drawn on rank 0
             _check_same_size(data, strategy, function)
             draw = data._draw_order
-            data._draw_order = lambda count: strategy._broadcast_object(draw(count))
+            data._draw_order = lambda count: strategy.broadcast_object(draw(count))
 
     def __getattr__(self, name):
         return getattr(self._data, name)
 
     def epoch(self):
+        if self._training:
+            yield from self._batches()
+            return
+        for batch in self._batches():  # evaluation: a rank may get no row of a last batch
+            yield batch if _rows(batch) else None
+
+    def _batches(self):
         strategy = self._strategy
         first = True
         split = not (self._presplit or self._sharded)
@@ -160,7 +159,7 @@ class ReplicaData:
             return
         for batch in self._data.epoch():
             if first and split:
-                codes = strategy._allgather_object(_fingerprint(batch))
+                codes = strategy.all_gather_object(_fingerprint(batch))
                 if len(set(codes)) != 1:
                     raise ValueError(
                         f"{self._function}: the ranks read different global batches (rank "
@@ -175,7 +174,7 @@ class ReplicaData:
                                    self._function, exact=self._training)
             yield batch
         if self._training:
-            strategy._end_of_data()  # a rank out of data early: every rank raises
+            strategy.end_of_data()  # a rank out of data early: every rank raises
 
 
 def _check_same_size(data, strategy, function: str) -> None:
@@ -184,7 +183,7 @@ def _check_same_size(data, strategy, function: str) -> None:
     on rank 0 (with other sizes, rank 0's order indexed past another rank's rows)."""
     arrays = data.num_samples is not None
     size = data.num_samples if arrays else getattr(data, "count", None)
-    sizes = strategy._allgather_object(size)
+    sizes = strategy.all_gather_object(size)
     if len(set(sizes)) == 1:
         return
     what = "samples" if arrays else "batches (len() of the PyDataset)"
@@ -204,19 +203,62 @@ def share_shuffle_seeds(dataset, strategy) -> None:
     otherwise give each rank another order, and each its rows of other batches.) Called on
     every rank at the same point (one broadcast); anything but a Dataset is left as it is.
     """
-    from eagerflow.data import dataset as dataset_lib
     from eagerflow.data import iterator
 
     if not isinstance(dataset, dataset_lib.Dataset):
         return
-    shuffles, _ = iterator._pipeline_state(dataset)
-    seeds = strategy._broadcast_object([stage._seed for stage in shuffles])
+    shuffles = iterator.shuffle_stages(dataset)
+    seeds = strategy.broadcast_object([stage._seed for stage in shuffles])
     if len(seeds) != len(shuffles):
         raise ValueError(
             f"MPIStrategy: rank {strategy.rank}'s dataset has {len(shuffles)} shuffle stages "
             f"and rank 0's has {len(seeds)}: every rank must build the same pipeline")
     for stage, seed in zip(shuffles, seeds, strict=True):
         stage._seed = tuple(seed)
+
+
+def _unknown_batch(spec):
+    if isinstance(spec, TensorSpec) and spec.shape is not None and len(spec.shape) > 0:
+        return TensorSpec((None, *spec.shape[1:]), spec.dtype, spec.name)
+    return spec
+
+
+class ReplicaDataset(dataset_lib.Dataset):
+    """Rows ``[r * b, (r + 1) * b)`` of every batch of `input_dataset` for rank r of
+    `strategy` (b = batch / num_replicas_in_sync); see `Strategy.distribute_dataset`."""
+
+    def __init__(self, input_dataset, strategy):
+        if not isinstance(input_dataset, dataset_lib.Dataset):
+            raise TypeError(
+                "distribute_dataset: expected an ef.data.Dataset of global batches. "
+                f"Received: {type(input_dataset).__name__}")
+        self._inputs = (input_dataset,)
+        self._replica_strategy = strategy
+        # evaluate / predict split a batch that does not divide (set while they read it)
+        self._exact_split = True
+        share_shuffle_seeds(input_dataset, strategy)  # one order everywhere
+
+    def _elements(self):
+        strategy = self._replica_strategy
+        exact = self._exact_split
+        with closing(self._inputs[0]._elements()) as elements:
+            for element in elements:
+                yield local_rows(element, strategy.rank, strategy.num_replicas_in_sync,
+                                 "distribute_dataset", exact=exact)
+        if not exact:
+            return  # evaluation: the end of the data is no training step to match
+        # Reached only when the data ended (not when the reader stopped early): a rank
+        # whose data ended while another still trains must fail, not hang. Only from the
+        # main thread: a collective from a prefetching thread could interleave with the
+        # main thread's gradient allreduce.
+        if threading.current_thread() is threading.main_thread():
+            strategy.end_of_data()
+
+    def _compute_spec(self):
+        return structure.map_leaves(_unknown_batch, self._inputs[0].element_spec)
+
+    def _cardinality(self) -> int:
+        return self._inputs[0]._cardinality()
 
 
 def average_local_state(model, strategy) -> None:
@@ -227,11 +269,11 @@ def average_local_state(model, strategy) -> None:
     """
     variables = [v for v in model.non_trainable_variables if v.dtype.kind == "f"]
     # Only those that differ somewhere travel (a frozen backbone's weights do not).
-    codes = strategy._allgather_object([_fingerprint(v.numpy()) for v in variables])
+    codes = strategy.all_gather_object([_fingerprint(v.numpy()) for v in variables])
     variables = [v for i, v in enumerate(variables) if len({c[i] for c in codes}) > 1]
     if not variables:
         return
-    sums = strategy._allreduce([np.asarray(v.numpy(), np.float64) for v in variables], "sum",
+    sums = strategy.sum_arrays([np.asarray(v.numpy(), np.float64) for v in variables],
                                "the allreduce of the moving statistics")
     for variable, total in zip(variables, sums, strict=True):
         variable.assign((total / strategy.num_replicas_in_sync).astype(variable.dtype))
@@ -250,46 +292,17 @@ def _is_sharded(dataset) -> bool:
     return False
 
 
-@contextlib.contextmanager
-def failures_reported(model):
-    """Runs the block (`fit`, `evaluate` or `predict` of `model`); an exception leaving
-    it is reported to the other ranks first (`strategy._report_failure`), so that ranks
-    waiting for this one in a collective raise at once instead of at the deadline."""
-    try:
-        yield
-    except BaseException as error:
-        strategy = strategy_of(model)
-        if strategy is not None:
-            strategy._report_failure(error)
-        raise
-
-
-def prepare_training(model, strategy) -> None:
-    """Makes the model's optimizer average gradients over the ranks."""
-    optimizer = model.optimizer
-    if optimizer is not None and "_gradient_reducer" not in optimizer.__dict__:
-        with distribution.scope(strategy):
-            distribution.object_created(optimizer)
-        optimizer.__dict__["_gradient_reducer"] = strategy._reduce_gradients
-
-
-def chief_callbacks(callbacks, strategy):
-    """The callbacks this rank runs: a non-chief skips those that print or write files."""
-    if strategy.is_chief or callbacks is None or not isinstance(callbacks, (list, tuple)):
-        return callbacks
-    return [c for c in callbacks if not getattr(c, "_chief_only", False)]
-
-
-def agree(strategy, flag: bool, what: str = "stop_training") -> bool:
+def any_replica(strategy, flag: bool, what: str) -> bool:
     """True on every rank if `flag` is true on any (so all ranks run the same collectives);
     `what` names the flag in a timeout's error."""
-    return bool(strategy._allreduce([np.array([int(flag)], np.int64)], "max",
-                                    f"the allreduce agreeing on {what}")[0][0])
+    total = strategy.sum_arrays([np.array([int(bool(flag))], np.int64)],
+                                f"the allreduce agreeing on {what}")[0]
+    return bool(total[0] > 0)
 
 
 def sync_start(model, strategy, start: int) -> int:
     """Every rank starts from the chief's epoch and variables (after `on_train_begin`)."""
-    start = strategy._broadcast_object(start)
+    start = strategy.broadcast_object(start)
     variables = list(model.variables)
     if model.optimizer is not None:
         variables += list(model.optimizer.variables)
@@ -298,36 +311,35 @@ def sync_start(model, strategy, start: int) -> int:
         if id(variable) not in seen:
             seen.add(id(variable))
             unique.append(variable)
-    values = strategy._broadcast_object([v.numpy() for v in unique] if strategy.is_chief
-                                        else None)
+    values = strategy.broadcast_object([v.numpy() for v in unique] if strategy.is_chief
+                                       else None)
     if not strategy.is_chief:
         for variable, value in zip(unique, values, strict=True):
             variable.assign(value)
     return start
 
 
-def global_logs(model, logs, pythonify) -> dict:
-    """The logs as Python floats, global: metric results from the states summed over the
-    ranks (as `Trainer._epoch_logs` picks them), other logged values averaged."""
-    strategy = strategy_of(model)
+def global_logs(model, strategy, logs: dict) -> dict:
+    """`logs` (Python floats) global: metric results from the states summed over the ranks
+    (as `Trainer._epoch_logs` picks them), other logged values averaged."""
     metric_variables = [v for metric in model.metrics for v in metric.variables]
     local = [v.numpy() for v in metric_variables]
-    summed = strategy._allreduce(local, "sum", "the allreduce of the metric states")
+    summed = strategy.sum_arrays(local, "the allreduce of the metric states")
     try:
         for variable, value in zip(metric_variables, summed, strict=True):
             variable.assign(value)
-        results = pythonify(model.get_metrics_result())
+        results = fit_loops.pythonify_logs(model.get_metrics_result())
     finally:
         for variable, value in zip(metric_variables, local, strict=True):
             variable.assign(value)
-    flat = pythonify(logs)
+    flat = fit_loops.pythonify_logs(logs)
     if not flat:
         return results
     if set(flat) <= set(results):
         return {key: results[key] for key in flat}
     # The step logged values of its own: average the numbers over the ranks.
     keys = [key for key, value in flat.items() if isinstance(value, float)]
-    means = strategy._allreduce([np.array([flat[k] for k in keys], np.float64)], "sum",
+    means = strategy.sum_arrays([np.array([flat[k] for k in keys], np.float64)],
                                 "the allreduce of the logs")[0]
     flat.update(zip(keys, (means / strategy.num_replicas_in_sync).tolist(), strict=True))
     return flat
@@ -335,11 +347,10 @@ def global_logs(model, logs, pythonify) -> dict:
 
 def gather_predictions(strategy, outputs: list, concatenate):
     """Every rank's per-batch outputs joined in global row order, on every rank."""
-    per_rank = strategy._allgather_object(outputs)
+    per_rank = strategy.all_gather_object(outputs)
     batches = []
     for index in range(len(outputs)):
         parts = [rank_outputs[index] for rank_outputs in per_rank
                  if rank_outputs[index] is not None]
         batches.append(concatenate(parts))
     return concatenate(batches)
-

@@ -1,4 +1,4 @@
-"""Numeric checks (eagerflow/core/debugging.py)."""
+"""Numeric checks (eagerflow/ops/debugging.py)."""
 
 import numpy as np
 import pytest
@@ -78,8 +78,8 @@ def test_enable_check_numerics_also_checks_the_backward_pass(checking):
 
 def test_disable_check_numerics():
     ef.debugging.enable_check_numerics()
-    assert context.flags.check_numerics and context.flags.slow
+    assert context.flags.check_numerics and context.flags.intercepted
     ef.debugging.disable_check_numerics()
-    assert not context.flags.check_numerics and not context.flags.slow
+    assert not context.flags.check_numerics and not context.flags.intercepted
     with np.errstate(invalid="ignore"):
         assert np.isnan(ef.log(ef.constant([-1.0])).numpy()).all()

@@ -1,4 +1,7 @@
-"""The one tracking rule: what a layer owns is what its attributes hold.
+"""The one ownership rule: what a layer owns is what its attributes hold.
+
+("Owned" is this rule; "tracked" means what a checkpoint follows, `core.trackable`'s
+children, which include what a layer owns and more, such as metrics.)
 
 A layer owns the variables it created with `add_weight`, plus every Layer and Variable
 reachable from its attributes, in attribute insertion order, looking inside lists, tuples
@@ -6,6 +9,11 @@ and dicts (dicts in insertion order) to any depth. Nothing is wrapped or interce
 a list appended to after assignment is seen on the next walk exactly like one built in
 place. The walk is cheap (a few hundred attributes for a large model)
 and runs when a collection is asked for, never per op.
+
+A layer's variables are read from the one walk of an object's state, `ef.Module`'s
+(`Layer._walk_leaves` says what a layer holds itself): its own variables first, then each
+sublayer's, recursively, as Keras's ``Layer.weights``. `flatten_layers` lists the layers
+themselves depth first, each before its sublayers, as Keras's ``_flatten_layers``.
 
 Examples:
     >>> import eagerflow as ef
@@ -49,7 +57,7 @@ _PLAIN = frozenset({int, float, bool, str, type(None), bytes, complex})
 
 def attribute_items(obj) -> list:
     """``(name, value)`` of the attributes of `obj` that hold Layers or Variables."""
-    skip = obj._UNTRACKED
+    skip = obj._BOOKKEEPING
     items = []
     for name, value in vars(obj).items():
         if name in skip or type(value) in _PLAIN:
@@ -66,7 +74,7 @@ def sublayers(layer) -> list:
     """The layers `layer` holds directly (not their sublayers), deduplicated, in order."""
     seen = set()
     found = []
-    for _, value in layer._tracked_items():
+    for _, value in layer._owned_items():
         for leaf in leaves(value):
             if getattr(leaf, "_is_layer", False) and id(leaf) not in seen and leaf is not layer:
                 seen.add(id(leaf))
@@ -89,33 +97,15 @@ def flatten_layers(layer, include_self: bool = True) -> list:
     return found
 
 
-def collect_variables(layer, found: list, seen: set) -> None:
-    """Appends the variables of `layer` and its sublayers to `found`, creation order first."""
-    _append_variables(layer, found, seen, recurse=True)
-
-
 def own_variables(layer) -> list:
     """The variables `layer` holds itself (`add_weight`'s and those in its attributes), not
     its sublayers', in the order `save_own_variables` stores them."""
-    found: list = []
-    _append_variables(layer, found, set(), recurse=False)
+    found, seen = [], set()
+    for leaf in layer._walk_leaves():
+        if isinstance(leaf, _Variable) and id(leaf) not in seen:
+            seen.add(id(leaf))
+            found.append(leaf)
     return found
-
-
-def _append_variables(layer, found: list, seen: set, recurse: bool) -> None:
-    for variable in layer._own_weights.values():
-        if id(variable) not in seen:
-            seen.add(id(variable))
-            found.append(variable)
-    for _, value in layer._tracked_items():
-        for leaf in leaves(value):
-            if isinstance(leaf, _Variable):
-                if id(leaf) not in seen:
-                    seen.add(id(leaf))
-                    found.append(leaf)
-            elif recurse and leaf is not layer and id(leaf) not in seen:
-                seen.add(id(leaf))
-                _append_variables(leaf, found, seen, recurse)
 
 
 def assign_own_variables(layer, store) -> None:

@@ -10,7 +10,7 @@ import pytest
 import eagerflow as ef
 from eagerflow.core.errors import EagerflowWarning
 from eagerflow.core.trackable import Trackable
-from eagerflow.saving import h5format, model_io, registry
+from eagerflow.saving import h5format, model_file, registry
 from tests.saving import fakes
 
 
@@ -77,14 +77,14 @@ def fit(model, data):
 def test_weights_round_trip_without_optimizer_state(tmp_path):
     model = make_model()
     fit(model, fakes.batches(2))
-    path = model_io.save_weights(model, tmp_path / "m.weights.h5")
+    path = model_file.save_weights(model, tmp_path / "m.weights.h5")
     with h5py.File(path, "r") as f:
         assert f.attrs["kind"] == b"weights"
         assert sorted(f["model/layers"]) == ["0", "1"]
         assert "optimizer" not in f["model"] and "optimizer" not in f
     fresh = make_model(seed=7)
     fresh(ef.zeros((1, 4)))
-    status = model_io.load_weights(fresh, path)
+    status = model_file.load_weights(fresh, path)
     assert fakes.state(fresh.layers) == fakes.state(model.layers)
     status.assert_consumed()
 
@@ -92,9 +92,9 @@ def test_weights_round_trip_without_optimizer_state(tmp_path):
 def test_load_weights_into_an_unbuilt_model_is_deferred(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
-    path = model_io.save_weights(model, tmp_path / "w.h5")
+    path = model_file.save_weights(model, tmp_path / "w.h5")
     fresh = make_model(seed=3)
-    status = model_io.load_weights(fresh, path)
+    status = model_file.load_weights(fresh, path)
     assert len(status.pending) == 4
     fresh(ef.zeros((1, 4)))
     assert fakes.state(fresh.layers) == fakes.state(model.layers)
@@ -104,18 +104,18 @@ def test_load_weights_reads_checkpoint_and_model_files(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
     ckpt_path = ef.Checkpoint(model=model, optimizer=model.optimizer).save(tmp_path / "c")
-    model_path = model_io.save_model(model, tmp_path / "whole.h5")
+    model_path = model_file.save_model(model, tmp_path / "whole.h5")
     for path in (ckpt_path, model_path):
         fresh = make_model(seed=3)
         fresh(ef.zeros((1, 4)))
-        model_io.load_weights(fresh, path).assert_existing_objects_matched()
+        model_file.load_weights(fresh, path).assert_existing_objects_matched()
         assert fakes.state(fresh.layers) == fakes.state(model.layers)
 
 
 def test_load_weights_missing_variables_is_an_error_with_a_table(tmp_path):
     small = Sequential([Dense(5)])
     small(ef.zeros((1, 4)))
-    path = model_io.save_weights(small, tmp_path / "small.h5")
+    path = model_file.save_weights(small, tmp_path / "small.h5")
     big = make_model(seed=1)
     big(ef.zeros((1, 4)))
     before = big.layers[0].kernel.numpy()
@@ -123,11 +123,11 @@ def test_load_weights_missing_variables_is_an_error_with_a_table(tmp_path):
                        match=r"(?s)\(nothing was restored\): 2 variable\(s\) have no value in the "
                              r"file: 'model/layers/1/kernel', 'model/layers/1/bias'.*\n"
                              r"! model/layers/1/bias +\(3,\) float32 +-"):
-        model_io.load_weights(big, path)
+        model_file.load_weights(big, path)
     assert np.array_equal(big.layers[0].kernel.numpy(), before)
     with pytest.warns(EagerflowWarning, match=r"skipped 2 variable\(s\).*'model/layers/1/kernel'"
                       r": no value in the file"):
-        status = model_io.load_weights(big, path, skip_mismatch=True)
+        status = model_file.load_weights(big, path, skip_mismatch=True)
     assert np.array_equal(big.layers[0].kernel.numpy(), small.layers[0].kernel.numpy())
     assert status.missing == ["model/layers/1/kernel", "model/layers/1/bias"]
 
@@ -135,15 +135,15 @@ def test_load_weights_missing_variables_is_an_error_with_a_table(tmp_path):
 def test_load_weights_shape_mismatch(tmp_path):
     model = make_model()
     model(ef.zeros((1, 4)))
-    path = model_io.save_weights(model, tmp_path / "w.h5")
+    path = model_file.save_weights(model, tmp_path / "w.h5")
     other = Sequential([Dense(6), Dense(3)])
     other(ef.zeros((1, 4)))
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"'model/layers/0/kernel': file has shape \(4, 5\) float32, "
                              r"variable has shape \(4, 6\) float32"):
-        model_io.load_weights(other, path)
+        model_file.load_weights(other, path)
     with pytest.warns(EagerflowWarning, match=r"skipped 3 variable\(s\)"):
-        status = model_io.load_weights(other, path, skip_mismatch=True)
+        status = model_file.load_weights(other, path, skip_mismatch=True)
     assert [m.path for m in status.mismatched] == [
         "model/layers/0/kernel", "model/layers/0/bias", "model/layers/1/kernel"]
     assert np.array_equal(other.layers[1].bias.numpy(), model.layers[1].bias.numpy())
@@ -155,13 +155,13 @@ def test_load_weights_from_an_unrelated_file(tmp_path):
     model(ef.zeros((1, 4)))
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"matches nothing.*in the file: \['net'\]"):
-        model_io.load_weights(model, path)
+        model_file.load_weights(model, path)
 
 
 def test_weights_functions_need_a_built_trackable(tmp_path):
     with pytest.raises(ef.errors.InvalidArgumentError, match="has no variables yet"):
-        model_io.save_weights(make_model(), tmp_path / "w.h5")
-    for function in (model_io.save_weights, model_io.load_weights, model_io.save_model):
+        model_file.save_weights(make_model(), tmp_path / "w.h5")
+    for function in (model_file.save_weights, model_file.load_weights, model_file.save_model):
         with pytest.raises(ef.errors.InvalidArgumentError, match="expects a model"):
             function([ef.Variable(1.0)], tmp_path / "w.h5")
 
@@ -174,8 +174,8 @@ def test_save_and_load_model_continues_training_exactly(tmp_path):
 
     first = make_model()
     fit(first, data[:3])
-    path = model_io.save_model(first, tmp_path / "model.h5")
-    loaded = model_io.load_model(path)
+    path = model_file.save_model(first, tmp_path / "model.h5")
+    loaded = model_file.load_model(path)
     assert isinstance(loaded, Sequential) and isinstance(loaded.optimizer, Momentum)
     assert loaded.optimizer.momentum == pytest.approx(0.9)
     assert int(loaded.optimizer.iterations) == 3
@@ -186,7 +186,7 @@ def test_save_and_load_model_continues_training_exactly(tmp_path):
 def test_model_file_layout(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
-    path = model_io.save_model(model, tmp_path / "model.h5")
+    path = model_file.save_model(model, tmp_path / "model.h5")
     with h5py.File(path, "r") as f:
         assert f.attrs["kind"] == b"model"
         document = json.loads(f[".eagerflow/model_config"][()].tobytes())
@@ -201,9 +201,9 @@ def test_model_file_layout(tmp_path):
 def test_include_optimizer_false(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
-    path = model_io.save_model(model, tmp_path / "m.h5", include_optimizer=False)
+    path = model_file.save_model(model, tmp_path / "m.h5", include_optimizer=False)
     assert not any(k.startswith("optimizer") for k, _, _ in ef.checkpoint.list_variables(path))
-    loaded = model_io.load_model(path)
+    loaded = model_file.load_model(path)
     assert int(loaded.optimizer.iterations) == 0
     assert fakes.state(loaded.layers) == fakes.state(model.layers)
 
@@ -212,23 +212,23 @@ def test_model_without_build_config_gets_weights_on_first_call(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
     model.input_dim = None  # as if the model could not describe its build
-    path = model_io.save_model(model, tmp_path / "m.h5")
-    loaded = model_io.load_model(path)
+    path = model_file.save_model(model, tmp_path / "m.h5")
+    loaded = model_file.load_model(path)
     assert not loaded.layers[0].built
     loaded(ef.zeros((1, 4)))
     assert fakes.state(loaded.layers) == fakes.state(model.layers)
 
 
 def test_unbuilt_model_round_trips_its_architecture(tmp_path):
-    path = model_io.save_model(make_model(compile=False), tmp_path / "arch.h5")
-    loaded = model_io.load_model(path)
+    path = model_file.save_model(make_model(compile=False), tmp_path / "arch.h5")
+    loaded = model_file.load_model(path)
     assert [layer.units for layer in loaded.layers] == [5, 3]
 
 
 def test_load_model_with_compile_false_skips_the_optimizer(tmp_path):
     model = make_model()
     fit(model, fakes.batches(1))
-    loaded = model_io.load_model(model_io.save_model(model, tmp_path / "m.h5"), compile=False)
+    loaded = model_file.load_model(model_file.save_model(model, tmp_path / "m.h5"), compile=False)
     assert getattr(loaded, "optimizer", None) is None
     assert fakes.state(loaded.layers) == fakes.state(model.layers)
 
@@ -241,9 +241,9 @@ def test_optimizer_state_without_a_way_to_compile_warns(tmp_path):
     model = NoCompile([Dense(2)])
     model.compile(Momentum())
     fit(model, [(np.ones((2, 4), np.float32), np.ones((2, 2), np.float32))])
-    path = model_io.save_model(model, tmp_path / "m.h5")
+    path = model_file.save_model(model, tmp_path / "m.h5")
     with pytest.warns(EagerflowWarning, match="holds optimizer state, but the loaded NoCompile"):
-        model_io.load_model(path)
+        model_file.load_model(path)
 
 
 def test_custom_objects_for_unregistered_classes(tmp_path):
@@ -252,11 +252,11 @@ def test_custom_objects_for_unregistered_classes(tmp_path):
 
     model = Sequential([LocalDense(2, seed=4)])
     model(ef.zeros((1, 3)))
-    path = model_io.save_model(model, tmp_path / "m.h5")
+    path = model_file.save_model(model, tmp_path / "m.h5")
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"Unknown class 'LocalDense'.*custom_objects=\{'LocalDense'"):
-        model_io.load_model(path)
-    loaded = model_io.load_model(path, custom_objects={"LocalDense": LocalDense})
+        model_file.load_model(path)
+    loaded = model_file.load_model(path, custom_objects={"LocalDense": LocalDense})
     assert isinstance(loaded.layers[0], LocalDense)
     assert fakes.state(loaded.layers) == fakes.state(model.layers)
 
@@ -264,15 +264,15 @@ def test_custom_objects_for_unregistered_classes(tmp_path):
 def test_load_model_of_a_weights_file(tmp_path):
     model = make_model()
     model(ef.zeros((1, 4)))
-    path = model_io.save_weights(model, tmp_path / "w.h5")
+    path = model_file.save_weights(model, tmp_path / "w.h5")
     with pytest.raises(ef.checkpoint.InvalidCheckpointError,
                        match=r"w.h5' is a weights file, not a whole-model file.*load_weights"):
-        model_io.load_model(path)
+        model_file.load_model(path)
 
 
 def hostile_model_file(tmp_path, blob):
     return h5format.write(tmp_path / "bad.h5", {}, "model",
-                          metadata={model_io.MODEL_CONFIG: blob} if blob is not None else None)
+                          metadata={model_file.MODEL_CONFIG: blob} if blob is not None else None)
 
 
 @pytest.mark.parametrize("blob, message", [
@@ -285,7 +285,7 @@ def hostile_model_file(tmp_path, blob):
 ])
 def test_broken_model_configs(tmp_path, blob, message):
     with pytest.raises(ef.checkpoint.InvalidCheckpointError, match=f"bad.h5'.*{message}"):
-        model_io.load_model(hostile_model_file(tmp_path, blob))
+        model_file.load_model(hostile_model_file(tmp_path, blob))
 
 
 def test_class_names_in_a_file_are_never_imported(tmp_path):
@@ -293,7 +293,7 @@ def test_class_names_in_a_file_are_never_imported(tmp_path):
                        "model": {"class_name": "os.system", "config": {"command": "touch x"}},
                        "build_config": None, "compile_config": None}).encode()
     with pytest.raises(ef.errors.InvalidArgumentError, match="Unknown layer class 'os.system'"):
-        model_io.load_model(hostile_model_file(tmp_path, blob))
+        model_file.load_model(hostile_model_file(tmp_path, blob))
 
 
 def test_a_registered_non_model_is_rejected(tmp_path):
@@ -301,7 +301,7 @@ def test_a_registered_non_model_is_rejected(tmp_path):
     blob = json.dumps({"format": "eagerflow-model", "format_version": 1,
                        "model": {"class_name": "ModelIOTestDict", "config": {}}}).encode()
     with pytest.raises(ef.errors.InvalidArgumentError, match="load_model expects a model"):
-        model_io.load_model(hostile_model_file(tmp_path, blob))
+        model_file.load_model(hostile_model_file(tmp_path, blob))
 
 
 def test_config_must_be_json(tmp_path):
@@ -314,11 +314,11 @@ def test_config_must_be_json(tmp_path):
     with pytest.raises(ef.errors.InvalidArgumentError,
                        match=r"config of Weird cannot be stored as JSON: a value of type "
                              r"builtin_function_or_method"):
-        model_io.save_model(model, tmp_path / "w.h5")
+        model_file.save_model(model, tmp_path / "w.h5")
 
 
 def test_model_needs_get_config(tmp_path):
     holder = Trackable()
     holder.w = ef.Variable(1.0)
     with pytest.raises(ef.errors.InvalidArgumentError, match="Cannot serialize Trackable"):
-        model_io.save_model(holder, tmp_path / "m.h5")
+        model_file.save_model(holder, tmp_path / "m.h5")

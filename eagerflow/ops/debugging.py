@@ -1,4 +1,8 @@
-"""Numeric checks: find the op that first produced a NaN or an infinity.
+"""Numeric checks (`ef.debugging`): find the op that first produced a NaN or an infinity.
+
+`check_numerics` is an op (`CheckNumerics`, its gradient checks the gradient too); the
+switches turn on the engine's per-op check (`core/dispatch.py`, and the compiled graphs'
+in `graph/executor.py`) through `context.flags.check_numerics`.
 
 Examples:
     >>> import eagerflow as ef

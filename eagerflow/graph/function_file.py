@@ -7,22 +7,27 @@ Python code that defined them: graphs are data (op names from eagerflow's regist
 attributes, shapes), so loading never unpickles or executes anything from the file, and
 an unknown op or a malformed file is rejected with an error naming what is wrong.
 
-File layout (readable with plain ``h5py``)::
+The file is written by the one HDF5 writer every eagerflow file goes through
+(`eagerflow.saving.h5format.write`: atomic, HDF5 1.10's checksummed format, a checksum
+manifest sealed by a SHA-256 root attribute) and read back only through its reader
+(`h5format.Reader`, over `h5safe`), so an export has the guarantees of a checkpoint.
+Layout (format version 3 of the export, readable with plain ``h5py``)::
 
-    /                  attrs: format="eagerflow.graph.saved_model", version=2,
-                              manifest_sha256=<hex SHA-256 of /manifest>
-    /functions/<name>/<k>   uint8 dataset: the UTF-8 JSON of one traced graph
+    /                  attrs: format="eagerflow-checkpoint", kind="saved_model", ...
     /arrays/<k>        constants and array attributes (numeric dtypes only)
-    /variables/<k>     variable values; attrs: name, trainable
-    /manifest          uint8 dataset: the checksum manifest (JSON)
+    /variables/<k>     variable values
+    /.eagerflow/saved_model          the index (JSON): format="eagerflow.graph.saved_model",
+                                     version=3, each function's name, key and graph count,
+                                     each variable's name and trainable flag, the arrays
+    /.eagerflow/functions/<key>/<k>  the UTF-8 JSON of one traced graph
+    /.eagerflow/manifest             the checksum manifest (see `h5format`)
 
-The manifest records everything `load` reads: each function's group and name with the
-CRC-32 of each graph, and each array's and variable's dtype (with byte order), shape and
-CRC-32 (and a variable's name and trainable flag), all by position. Its SHA-256 is a root
-attribute. `load` describes what it read in the same form and refuses the file, naming it,
-unless the description equals the manifest and the manifest its digest: a flipped bit, a
-dataset or graph copied from another export, or a file stripped of its checksums does
-not load. Version 1 files (no checksums) are refused with a message saying so.
+Every dataset and graph is checked against the manifest before anything is built: a
+flipped bit, a dataset or graph copied from another file, a file cut short or stripped of
+its checksums does not load, and nothing half-loads (variables are created only once
+everything is verified). Files of format version 2 (eagerflow before the one writer)
+still load through `eagerflow.graph.function_file_v2`, with the checks they were written
+with; version 1 files (no checksums) are refused with a message saying so.
 
 Examples:
     >>> import os, tempfile
@@ -42,31 +47,28 @@ Examples:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import zlib
 
-import h5py
 import numpy as np
 
 from eagerflow import absent as _absent
 from eagerflow.core import errors, nest, spec, tensor
 from eagerflow.core import variable as variable_lib
-from eagerflow.graph import concrete, export, function, replay
+from eagerflow.graph import concrete, function, function_file_v2, graph_codec, replay
 from eagerflow.saving import fileio, h5format, h5safe, load_budget
 
-FORMAT = "eagerflow.graph.saved_model"
-"""The format name written into every export, checked when loading."""
-VERSION = 2
-"""The version of the export format this eagerflow writes and reads (2: checksummed)."""
+FORMAT = function_file_v2.FORMAT
+"""The format name of every export (in the index; the root attribute of version 2 files)."""
+VERSION = 3
+"""The version of the export format this eagerflow writes (3: a file of the one HDF5
+writer); it reads version 2 too (`function_file_v2`)."""
+KIND = "saved_model"
+"""The ``kind`` root attribute of an export (see `eagerflow.saving.h5format`)."""
+INDEX = "saved_model"
+"""The metadata name of an export's index document."""
 DEFAULT = "serving_default"
 """The signature name used when `save` is given a single function, as in TensorFlow."""
-MANIFEST = "manifest"
-"""The name of the dataset that holds an export's checksum manifest."""
-# What reading a malformed or corrupted file can raise from h5py or the decoders.
-_READ_ERRORS = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError,
-                IndexError, UnicodeDecodeError)
 
 
 def _concrete_functions(fn, name) -> list:
@@ -192,57 +194,26 @@ def save(obj: object, path: str | os.PathLike, signatures: object = None,
         )
     functions = _collect(obj, signatures)
     _refuse_custom_gradients(functions)
-    writer = export.Writer()
+    writer = graph_codec.Writer()
     encoded = {name: [writer.function(cf, name) for cf in cfs] for name, cfs in functions.items()}
 
-    def write(temporary):
-        contents = _Contents()
-        with h5py.File(temporary, "w", libver=h5format.LIBVER) as f:  # (checksummed HDF5)
-            f.attrs["format"] = h5format.text_attr(FORMAT)
-            f.attrs["version"] = VERSION
-            for name, items in encoded.items():
-                group = f.create_group(f"functions/{_safe(name)}")
-                group.attrs["name"] = h5format.text_attr(name)
-                blobs = [json.dumps(item).encode("utf-8") for item in items]
-                for k, blob in enumerate(blobs):
-                    group.create_dataset(str(k), data=np.frombuffer(blob, np.uint8))
-                contents.function(group.name, name, blobs)
-            arrays = f.create_group("arrays")
-            for k, array in enumerate(writer.arrays):
-                arrays.create_dataset(str(k), data=array)
-                contents.array(array)
-            variables = f.create_group("variables")
-            for k, var in enumerate(writer.variables):
-                value = np.array(var.numpy(), order="C")  # (ascontiguousarray makes 0-d 1-d)
-                dataset = variables.create_dataset(str(k), data=value)
-                dataset.attrs["name"] = h5format.text_attr(var.name)
-                dataset.attrs["trainable"] = bool(var.trainable)
-                contents.variable(value, var.name, bool(var.trainable))
-            blob, digest = h5format.encode_manifest(contents.manifest)
-            f.create_dataset(MANIFEST, data=np.frombuffer(blob, np.uint8))
-            f.attrs[h5format.MANIFEST_DIGEST] = h5format.text_attr(digest)
-
-    fileio.atomic_write(path, write)
-
-
-class _Contents:
-    """The checksum manifest of an export: what `save` wrote, or what `load` read."""
-
-    def __init__(self):
-        self.manifest: dict = {"format": FORMAT, "version": VERSION, "functions": {},
-                               "arrays": [], "variables": []}
-
-    def function(self, group: str, name: str, blobs: list) -> None:
-        self.manifest["functions"][group] = [name, [zlib.crc32(blob) for blob in blobs]]
-
-    def _record(self, value: np.ndarray) -> list:
-        return [value.dtype.str, list(value.shape), h5format.crc32(value)]
-
-    def array(self, value: np.ndarray) -> None:
-        self.manifest["arrays"].append(self._record(value))
-
-    def variable(self, value: np.ndarray, name: str, trainable: bool) -> None:
-        self.manifest["variables"].append([*self._record(value), name, trainable])
+    index: dict = {"format": FORMAT, "version": VERSION, "functions": [],
+                   "arrays": len(writer.arrays),
+                   "variables": [[var.name, bool(var.trainable)] for var in writer.variables]}
+    metadata: dict[str, bytes] = {}
+    for name, items in encoded.items():
+        key = _safe(name)
+        if any(key == used for _, used, _ in index["functions"]):
+            key = f"{key}_{len(index['functions'])}"
+        index["functions"].append([name, key, len(items)])
+        for k, item in enumerate(items):
+            metadata[f"functions/{key}/{k}"] = json.dumps(item).encode("utf-8")
+    metadata[INDEX] = json.dumps(index).encode("utf-8")
+    arrays = {f"arrays/{k}": np.array(array, order="C")  # (ascontiguousarray makes 0-d 1-d)
+              for k, array in enumerate(writer.arrays)}
+    arrays.update({f"variables/{k}": np.array(var.numpy(), order="C")
+                   for k, var in enumerate(writer.variables)})
+    h5format.write(path, arrays, kind=KIND, metadata=metadata)
 
 
 def _safe(name: str) -> str:
@@ -379,9 +350,34 @@ def load(path, max_bytes: int | None = None) -> LoadedModel:
 
 
 def _load(path) -> LoadedModel:
+    fmt = _root_format(path)
+    if fmt == function_file_v2.FORMAT:
+        arrays, variables, blobs = _read_v2(path)
+    elif fmt == h5format.FORMAT:
+        arrays, variables, blobs = _read(path)
+    else:
+        raise errors.InvalidArgumentError(
+            f"{path} is not an eagerflow saved model (root attribute 'format' is {fmt!r}; "
+            f"expected {h5format.FORMAT!r} with kind {KIND!r}, or {function_file_v2.FORMAT!r} "
+            "for files of format version 2)")
+    encoded: dict[str, list] = {}
+    for name, items in blobs.items():
+        encoded[name] = []
+        for k, blob in enumerate(items):
+            where = f"{path}: function {name!r} #{k}"
+            encoded[name].append(fileio.loads_json(blob.decode("utf-8", "replace"), where,
+                                                   errors.InvalidArgumentError))
+    reader = graph_codec.Reader(arrays, variables, path)
+    functions = {name: _rebuild(name, items, reader) for name, items in encoded.items()}
+    return LoadedModel(functions, variables)
+
+
+def _root_format(path) -> str:
+    """The root ``format`` attribute (which tells a version 2 file from the others), read
+    after the superblock check and through `h5safe` like every read."""
     try:
         problem = h5format.superblock_problem(path)  # before HDF5 walks a damaged file
-    except FileNotFoundError:  # deleted since the check above
+    except FileNotFoundError:  # deleted since the check in `load`
         raise errors.NotFoundError(f"saved model file not found: {path}") from None
     if problem is not None:
         raise h5format.InvalidCheckpointError(f"saved model {path!r} {problem}.")
@@ -391,144 +387,105 @@ def _load(path) -> LoadedModel:
         raise errors.NotFoundError(f"saved model file not found: {path}") from None
     with f:
         try:
-            arrays, variables, blobs = _read_verified(f, path)
-        except _READ_ERRORS as e:
+            fmt = function_file_v2._text(f.attrs.get("format"))
+        except (OSError, TypeError, ValueError, UnicodeDecodeError) as e:
+            raise h5format.InvalidCheckpointError(
+                f"saved model {path!r}: its root attribute 'format' cannot be read; the file "
+                f"is corrupted ({type(e).__name__}: {e})") from None
+    if not isinstance(fmt, str):
+        raise h5format.InvalidCheckpointError(
+            f"saved model {path!r}: attribute 'format' of the root group must be a string; "
+            f"it holds {type(fmt).__name__} data, which is never loaded.")
+    return fmt
+
+
+def _read_v2(path):
+    """Arrays, variables and graph blobs of a format version 2 file (see
+    `function_file_v2`), verified against its own manifest."""
+    try:
+        f = h5safe.open_file(path, "saved model file", errors.InvalidArgumentError)
+    except FileNotFoundError:
+        raise errors.NotFoundError(f"saved model file not found: {path}") from None
+    with f:
+        try:
+            return function_file_v2.read(f, path)
+        except function_file_v2.READ_ERRORS as e:
             if isinstance(e, errors.OpError):
                 raise
             raise h5format.InvalidCheckpointError(
                 f"saved model {path!r} cannot be read; the file is corrupted "
                 f"({type(e).__name__}: {e})") from None
-    encoded: dict[str, list] = {}
-    for name, items in blobs.items():
-        encoded[name] = []
-        for k, blob in enumerate(items):
-            where = f"{path}: function {name!r} #{k}"
-            encoded[name].append(fileio.loads_json(blob.decode("utf-8", "replace"), where,
-                                                   errors.InvalidArgumentError))
-    reader = export.Reader(arrays, variables, path)
-    functions = {name: _rebuild(name, items, reader) for name, items in encoded.items()}
-    return LoadedModel(functions, variables)
 
 
-def _read_verified(f, path):
-    """Reads everything `load` uses (arrays, variables, graphs as bytes) and checks it
-    against the file's checksum manifest (see the module docstring)."""
-    fmt, version = _text(f.attrs.get("format")), f.attrs.get("version")
-    if fmt != FORMAT or version not in (1, VERSION):
-        raise errors.InvalidArgumentError(
-            f"{path} is not an eagerflow saved model (format {fmt!r}, version {version!r}); "
-            f"expected {FORMAT!r} version {VERSION}"
-        )
-    if version == 1:
-        raise h5format.InvalidCheckpointError(
-            f"saved model {path!r} has format version 1 (eagerflow before export checksums), "
-            "which is no longer loaded: nothing in it can be verified. Export the functions "
-            "again with this eagerflow.")
-    contents = _Contents()
-    arrays = _read_numbered(f, "arrays", path)
-    for value in arrays:
-        contents.array(value)
-    variables = []
-    for k, value in enumerate(_read_numbered(f, "variables", path)):
-        attrs = f["variables"][str(k)].attrs
-        name, trainable = _text(attrs.get("name", f"variable_{k}")), attrs.get("trainable")
-        if not isinstance(name, str) or not isinstance(trainable, (bool, np.bool_)):
-            raise errors.InvalidArgumentError(
-                f"{path}: variables/{k} has a malformed 'name' or 'trainable' attribute")
-        contents.variable(value, name, bool(trainable))
-        variables.append((value, name, bool(trainable)))
-    blobs = {}
-    for group in f.get("functions", {}).values():
-        name = _text(group.attrs.get("name", group.name))
-        if not isinstance(group, h5py.Group) or not isinstance(name, str):
-            raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
-        items = []
-        for k in range(len(group)):
-            data = group.get(str(k))
-            if not isinstance(data, h5py.Dataset) or data.dtype != np.uint8 or data.ndim != 1:
-                raise errors.InvalidArgumentError(f"{path}: malformed function {group.name}")
-            load_budget.charge(data.shape, np.uint8, f"function {group.name}/{k}")
-            items.append(np.asarray(data[()]).tobytes())
-        contents.function(group.name, name, items)
-        blobs[name] = items
-    _check_manifest(f, path, contents.manifest)
+def _read(path):
+    """Arrays, variables and graph blobs of an export, every byte verified by
+    `h5format.Reader` before any variable is created."""
+    with h5format.Reader(path, describe="Saved model file") as reader:
+        if reader.kind != KIND:
+            raise h5format.InvalidCheckpointError(
+                f"{path!r} is an eagerflow {reader.kind} file, not a saved model (kind "
+                f"{KIND!r}): load it with ef.saving (load_weights, load_model or "
+                "Checkpoint.restore).")
+        index = _index(reader, path)
+        names = [f"arrays/{k}" for k in range(index["arrays"])]
+        names += [f"variables/{k}" for k in range(len(index["variables"]))]
+        unknown = sorted(set(reader.entries) - set(names))
+        missing = [key for key in names if key not in reader.entries]
+        if unknown or missing:
+            raise h5format.InvalidCheckpointError(
+                f"saved model {path!r}: its index lists {len(names)} datasets, but the file "
+                + (f"lacks {missing[0]!r}" if missing else f"also holds {unknown[0]!r}")
+                + ". It was not loaded.")
+        values = reader.read_all(names)
+        blobs: dict[str, list[bytes]] = {}
+        for name, key, count in index["functions"]:
+            blobs[name] = []
+            for k in range(count):
+                blob = reader.metadata(f"functions/{key}/{k}")
+                if blob is None:
+                    raise h5format.InvalidCheckpointError(
+                        f"saved model {path!r}: graph #{k} of function {name!r} "
+                        f"('{h5format.META}/functions/{key}/{k}') is missing. It was not "
+                        "loaded.")
+                blobs[name].append(blob)
+    arrays = [values[f"arrays/{k}"] for k in range(index["arrays"])]
     # Variables are created only once everything is verified.
-    made = [variable_lib.Variable(value, trainable=trainable, name=name)
-            for value, name, trainable in variables]
-    return arrays, made, blobs
+    variables = [variable_lib.Variable(values[f"variables/{k}"], trainable=trainable, name=name)
+                 for k, (name, trainable) in enumerate(index["variables"])]
+    return arrays, variables, blobs
 
 
-def _text(value):
-    """A string attribute as `str` (files store them as UTF-8 bytes, see
-    `h5format.text_attr`); anything else unchanged, for the caller to refuse."""
-    if isinstance(value, bytes):
-        return value.decode("utf-8")  # (a UnicodeDecodeError is a corrupted file)
-    return value
-
-
-def _check_manifest(f, path, found: dict) -> None:
-    lost = ("; eagerflow always writes one, so its checksums were removed or it was written "
-            "by another tool. It was not loaded.")
-    digest = _text(f.attrs.get(h5format.MANIFEST_DIGEST))
-    if not isinstance(digest, str):
+def _index(reader, path) -> dict:
+    """The export's index document, checked for shape (its bytes were checked by the
+    reader against the manifest)."""
+    blob = reader.metadata(INDEX)
+    if blob is None:
         raise h5format.InvalidCheckpointError(
-            f"saved model {path!r}: the root attribute {h5format.MANIFEST_DIGEST!r} (the "
-            f"checksum manifest's digest) is missing{lost}")
-    stored = f.get(MANIFEST)
-    if not isinstance(stored, h5py.Dataset) or stored.dtype != np.uint8 or stored.ndim != 1:
+            f"saved model {path!r} has no index ('{h5format.META}/{INDEX}'). It was not "
+            "loaded.")
+    index = fileio.loads_json(blob.decode("utf-8", "replace"),
+                              f"saved model {path!r}: the index",
+                              h5format.InvalidCheckpointError)
+    if not isinstance(index, dict) or index.get("format") != FORMAT:
         raise h5format.InvalidCheckpointError(
-            f"saved model {path!r}: the checksum manifest (dataset {MANIFEST!r}) is "
-            f"missing{lost}")
-    blob = np.asarray(stored[()]).tobytes()
-    expected, described = h5format.encode_manifest(found)[0], hashlib.sha256(blob).hexdigest()
-    if described != digest:
+            f"saved model {path!r}: the index is not an {FORMAT!r} document.")
+    if index.get("version") != VERSION:
         raise h5format.InvalidCheckpointError(
-            f"saved model {path!r}: the checksum manifest does not match its SHA-256 digest: "
-            "the file is corrupted (a changed byte, a bad disk or transfer). It was not loaded.")
-    if blob != expected:
+            f"saved model {path!r}: index version {index.get('version')!r} is not supported "
+            f"(this eagerflow reads version {VERSION}, and version 2 files).")
+    functions, variables, arrays = (index.get("functions"), index.get("variables"),
+                                    index.get("arrays"))
+    if not (isinstance(functions, list) and all(
+            isinstance(f, list) and len(f) == 3 and isinstance(f[0], str)
+            and isinstance(f[1], str) and type(f[2]) is int and f[2] >= 0
+            for f in functions)
+            and isinstance(variables, list) and all(
+                isinstance(v, list) and len(v) == 2 and isinstance(v[0], str)
+                and isinstance(v[1], bool) for v in variables)
+            and type(arrays) is int and arrays >= 0):
         raise h5format.InvalidCheckpointError(
-            f"saved model {path!r}: {_first_difference(blob, found)} does not match the "
-            "checksum manifest: the file is corrupted, or mixes parts of different exports. "
-            "It was not loaded.")
-
-
-def _first_difference(blob: bytes, found: dict) -> str:
-    """Names the first function, array or variable whose description differs."""
-    try:
-        recorded = json.loads(blob)
-    except ValueError:
-        return "its contents"
-    if not isinstance(recorded, dict):
-        return "its contents"
-    ours, theirs = found["functions"], recorded.get("functions")
-    theirs = theirs if isinstance(theirs, dict) else {}
-    for group in sorted(set(ours) | set(theirs)):
-        if ours.get(group) != theirs.get(group):
-            return f"function group {group!r}"
-    for part in ("arrays", "variables"):
-        ours, theirs = found[part], recorded.get(part)
-        theirs = theirs if isinstance(theirs, list) else []
-        for k in range(max(len(ours), len(theirs))):
-            if k >= len(ours) or k >= len(theirs) or ours[k] != theirs[k]:
-                return f"{part}/{k}"
-    return "its header"
-
-
-def _read_numbered(f, key, path) -> list:
-    group = f.get(key)
-    if group is None:
-        return []
-    values = []
-    for k in range(len(group)):
-        dataset = group.get(str(k))
-        if not isinstance(dataset, h5py.Dataset) or dataset.dtype.kind not in "biufc":
-            raise errors.InvalidArgumentError(
-                f"{path}: {key}/{k} is missing or not numeric data; the file is malformed"
-            )
-        load_budget.charge(dataset.shape, dataset.dtype, f"{key}/{k} of shape "
-                           f"{dataset.shape} in the file")
-        values.append(np.array(dataset[()], order="C"))  # (ascontiguousarray makes 0-d 1-d)
-    return values
+            f"saved model {path!r}: the index is malformed. It was not loaded.")
+    return index
 
 
 def _rebuild(name, items, reader) -> LoadedFunction:

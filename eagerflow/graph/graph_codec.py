@@ -12,9 +12,9 @@ none is run when reading (`ef.py_function` graphs cannot be exported).
 
 Examples:
     >>> import eagerflow as ef
-    >>> from eagerflow.graph import export
+    >>> from eagerflow.graph import graph_codec
     >>> cf = ef.function(lambda x: x * 2.0).get_concrete_function(ef.TensorSpec([3]))
-    >>> writer = export.Writer()
+    >>> writer = graph_codec.Writer()
     >>> encoded = writer.function(cf, "double")
     >>> [node["op"] for node in encoded["graph"]["nodes"]]
     ['Placeholder', 'Mul']

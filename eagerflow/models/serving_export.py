@@ -6,7 +6,8 @@ import os
 from typing import Any
 
 from eagerflow.core import dtypes, spec
-from eagerflow.graph import function, saved_model
+from eagerflow.graph import function, function_file
+from eagerflow.layers import layer_info
 
 FORMATS = ("tf_saved_model",)
 
@@ -15,7 +16,7 @@ def _signature(model) -> list:
     inputs = getattr(model, "inputs", None)
     if inputs:
         return [spec.TensorSpec(tuple(t.shape), t.dtype) for t in inputs]
-    shape = model._build_input_shape if model.built else None
+    shape = layer_info.build_input_shape(model) if model.built else None
     if shape is None or not all(isinstance(d, int) or d is None for d in shape):
         raise ValueError(
             f"{type(model).__name__} has not yet been built (or was built for nested inputs): "
@@ -48,7 +49,7 @@ def export(model: Any, filepath: str | os.PathLike[str], format: str = "tf_saved
 
     endpoint = function.function(serve_one if len(specs) == 1 else serve_many,
                                  input_signature=specs)
-    saved_model.save(model, os.fspath(filepath), signatures={"serve": endpoint})
+    function_file.save(model, os.fspath(filepath), signatures={"serve": endpoint})
     if verbose:
         print(f"Saved artifact at {os.fspath(filepath)!r}. Endpoint: serve({specs})")
     return os.fspath(filepath)
