@@ -4,7 +4,6 @@ have a JVP rule that some row's forward-mode check runs."""
 import pytest
 
 from eagerflow.core import dispatch, forwardprop
-from eagerflow.ops.kernels import kernel_sets
 from tests.ops.opcase import all_cases, check_forward_mode, ops_reached
 
 # Ops with no gradient-check row of their own, and why.
@@ -13,19 +12,12 @@ _EXEMPT = {
 }
 
 
-def _library_ops() -> dict:
-    """The registered ops of eagerflow itself: test modules declare example ops of their
-    own (tests/ops/kernels/test_kernel_sets.py), which need no row here."""
-    return {name: op for name, op in dispatch.OPS.items()
-            if not kernel_sets.numpy_forward(name).__module__.startswith("tests.")}
-
-
 def test_every_differentiable_primitive_has_a_row():
     reached = set()
     for case in all_cases():
         reached |= ops_reached(case)
     missing = sorted(
-        name for name, op in _library_ops().items()
+        name for name, op in dispatch.OPS.items()
         if op.differentiable and name not in reached and name not in _EXEMPT
     )
     assert not missing, f"differentiable ops without an op-table row: {missing}"
@@ -33,7 +25,7 @@ def test_every_differentiable_primitive_has_a_row():
 
 def test_every_differentiable_primitive_has_a_checked_jvp_rule(monkeypatch):
     cases = all_cases()  # imports every op family
-    without = sorted(name for name, op in _library_ops().items()
+    without = sorted(name for name, op in dispatch.OPS.items()
                      if op.differentiable and op.jvp_rule is None)
     assert not without, f"differentiable ops without a JVP rule: {without}"
     reached = set()
@@ -50,6 +42,6 @@ def test_every_differentiable_primitive_has_a_checked_jvp_rule(monkeypatch):
                 check_forward_mode(case)
             except pytest.skip.Exception:
                 pass
-    missing = sorted(name for name, op in _library_ops().items()
+    missing = sorted(name for name, op in dispatch.OPS.items()
                      if op.differentiable and name not in reached and name not in _EXEMPT)
     assert not missing, f"differentiable ops whose JVP no op-table row checks: {missing}"
