@@ -39,7 +39,7 @@ def _adam_step(opt, variables, grads, lr, dtype, decay):
 
 
 def _sgd_step(opt, variables, grads, lr, dtype, decay):
-    ms = [opt.get_slot(v, "momentum") for v in variables] if opt._slot_names else []
+    ms = [opt.get_slot(v, "momentum") for v in variables] if opt._has_momentum else []
     momentum = opt._hyper_tensor("momentum", dtype) if ms else _constant(0.0, dtype)
     new = training_ops.sgd_update(variables, ms, grads, lr, momentum, opt.nesterov, *decay)
     return [*variables, *ms], new
@@ -48,7 +48,7 @@ def _sgd_step(opt, variables, grads, lr, dtype, decay):
 def _rmsprop_step(opt, variables, grads, lr, dtype, decay):
     rho = opt._hyper_tensor("rho", dtype)
     vs = [opt.get_slot(v, "velocity") for v in variables]
-    has_momentum = "momentum" in opt._slot_names
+    has_momentum = opt._has_momentum
     ms = [opt.get_slot(v, "momentum") for v in variables] if has_momentum else []
     momentum = opt._hyper_tensor("momentum", dtype) if has_momentum else _constant(0.0, dtype)
     new = training_ops.rmsprop_update(variables, vs, ms, grads, lr, rho, 1 - rho,
@@ -70,11 +70,10 @@ def _rule(opt) -> Any:
     if kind in (adam.Adam, adamw.AdamW):
         return None if opt.amsgrad else _adam_step
     if kind is sgd.SGD:
-        fits = bool(opt._slot_names) or opt._hyper("momentum") == 0
+        fits = opt._has_momentum or opt._hyper("momentum") == 0
         return _sgd_step if fits else None  # momentum set after creation: the rule says why
     if kind is rmsprop.RMSprop:
-        fits = not opt.centered and ("momentum" in opt._slot_names
-                                     or opt._hyper("momentum") == 0)
+        fits = not opt.centered and (opt._has_momentum or opt._hyper("momentum") == 0)
         return _rmsprop_step if fits else None
     return None
 
