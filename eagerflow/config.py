@@ -1,4 +1,5 @@
-"""Runtime configuration (`ef.config`): devices, glibc malloc thresholds (opt-in), graph
+"""Runtime configuration (`ef.config`): devices, the kernel set (NumPy or numba), glibc
+malloc thresholds (opt-in), graph
 optimizer options (`ef.config.optimizer`, e.g. elementwise fusion), and whether
 `ef.function`s run eagerly (a debugging switch, defined here so that it loads no compiler),
 and the memory budget of loading a file (`set_load_budget`).
@@ -12,14 +13,15 @@ Examples:
 from eagerflow import absent as _absent
 from eagerflow import compiler_options as optimizer
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
+from eagerflow.ops.kernels import kernel_sets as _kernel_sets
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported or defined here.
 __all__ = [
-    "PhysicalDevice", "functions_run_eagerly", "get_load_budget", "list_logical_devices",
-    "list_physical_devices", "malloc_settings", "optimizer", "pin_malloc_thresholds",
-    "run_functions_eagerly", "set_load_budget",
+    "PhysicalDevice", "functions_run_eagerly", "get_kernel_set", "get_load_budget",
+    "list_logical_devices", "list_physical_devices", "malloc_settings", "optimizer",
+    "pin_malloc_thresholds", "run_functions_eagerly", "set_kernel_set", "set_load_budget",
 ]
 
 
@@ -76,6 +78,54 @@ def get_load_budget() -> int | None:
         True
     """
     return _load_budget["max_bytes"]
+
+
+def get_kernel_set() -> str:
+    """The active kernel set: ``"numba"`` (compiled kernels) or ``"numpy"``.
+
+    The set is chosen once, when eagerflow is imported, from the environment variable
+    ``EAGERFLOW_KERNELS``: ``numpy``, ``numba``, or unset / ``auto`` for numba when it is
+    installed (``pip install "eagerflow[fast]"``) and NumPy otherwise. Under ``"numba"``
+    the ops that have a compiled kernel (convolutions, pooling, ...) run it; every other op
+    runs its NumPy forward. Both sets compute the same values up to floating-point
+    rounding. See the performance guide for what each costs.
+
+    Returns:
+        ``"numba"`` or ``"numpy"``.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> ef.config.get_kernel_set() in ("numba", "numpy")
+        True
+    """
+    return _kernel_sets.active()
+
+
+def set_kernel_set(kernel_set: str) -> None:
+    """Chooses the kernel set every later op call runs: ``"numba"`` or ``"numpy"``.
+
+    Meant for the start of a program (or a test comparing the two): `ef.function`s traced
+    and run before the call keep the kernels they were compiled with. Setting the
+    environment variable ``EAGERFLOW_KERNELS`` before importing eagerflow does the same for
+    the whole process.
+
+    Args:
+        kernel_set: ``"numba"`` or ``"numpy"``.
+
+    Raises:
+        ValueError: for any other name.
+        ImportError: for ``"numba"`` when numba is not installed (there is no silent
+            fallback to the NumPy kernels).
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> before = ef.config.get_kernel_set()
+        >>> ef.config.set_kernel_set("numpy")
+        >>> ef.config.get_kernel_set()
+        'numpy'
+        >>> ef.config.set_kernel_set(before)
+    """
+    _kernel_sets.set_active(kernel_set)
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:

@@ -15,15 +15,21 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from eagerflow.layers import call_context, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array_ops
+from eagerflow.ops import layer_norm as layer_norm_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import normalization as norm_ops
 from eagerflow.ops import reduce as reduce_ops
 from eagerflow.ops import unary as unary_ops
 from eagerflow.ops.typing import AxisLike, Tensor
+
+# The dtypes LayerNormalization's fused op computes in (float16 takes the composite path).
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _axes(axis, rank: int, layer: str) -> list:
@@ -278,6 +284,11 @@ class LayerNormalization(_Normalization):
             outputs = math_ops.multiply(inputs,
                                         unary_ops.rsqrt(math_ops.add(variance, self.epsilon)))
             return outputs if gamma is None else math_ops.multiply(outputs, gamma)
+        if (self._axes == [inputs.ndim - 1] and self.gamma is not None
+                and self.beta is not None and inputs.dtype in _FUSED_DTYPES
+                and self.gamma.dtype == inputs.dtype):
+            # The common form as one op each way (ops/layer_norm.py): the same function.
+            return layer_norm_ops.layer_norm(inputs, self.gamma, self.beta, self.epsilon)
         mean, variance = norm_ops.moments(inputs, self._axes, keepdims=True)
         return norm_ops.batch_normalization(inputs, mean, variance,
                                             _broadcast(self.beta, shape), gamma, self.epsilon)

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from eagerflow.core import nest
 from eagerflow.layers import activations, constraints, initializers, regularizers
 from eagerflow.layers.base import Layer
@@ -33,6 +35,7 @@ from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import linalg_ops as linalg
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn_ops
+from eagerflow.ops import recurrent as recurrent_ops
 from eagerflow.ops.typing import DTypeLike
 from eagerflow.saving import registry
 
@@ -42,6 +45,10 @@ def _rate(value, name: str, layer: str) -> float:
         raise ValueError(
             f"`{name}` of {layer} must be a float in [0, 1). Received: {name}={value!r}")
     return float(value)
+
+
+# The dtypes the fused cell ops compute in (float16 takes the composite path).
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 class _Cell(Layer):
@@ -153,6 +160,14 @@ class _Cell(Layer):
         output, new_states = self.step(self.project(inputs), states, recurrent_mask)
         return output, (new_states if nested or len(new_states) > 1 else new_states[0])
 
+    def _fused(self, projected) -> bool:
+        """Whether this step can run as one fused op (`ops/recurrent.py`): the standard
+        activations (tanh, and sigmoid for the gates) in float32 or float64. Any other
+        activation, or float16, takes the composite path of per-gate ops."""
+        return (self.activation is activations.tanh
+                and (self._gates == 1 or self.recurrent_activation is activations.sigmoid)
+                and projected.dtype in _FUSED_DTYPES)
+
     def _recurrent(self, h, recurrent_mask):
         if recurrent_mask is not None:
             h = math_ops.multiply(h, recurrent_mask)
@@ -204,7 +219,11 @@ class SimpleRNNCell(_Cell):
 
     def step(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
         """One step from projected inputs: returns ``(output, [new_h])``."""
-        h = self.activation(math_ops.add(projected, self._recurrent(states[0], recurrent_mask)))
+        hz = self._recurrent(states[0], recurrent_mask)
+        if self._fused(projected):
+            h = recurrent_ops.simple_rnn_cell(projected, hz)
+        else:
+            h = self.activation(math_ops.add(projected, hz))
         return h, [h]
 
 
@@ -259,7 +278,11 @@ class LSTMCell(_Cell):
     def step(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
         """One step from projected inputs: returns ``(h, [h, c])``."""
         h, c = states
-        z = math_ops.add(projected, self._recurrent(h, recurrent_mask))
+        hz = self._recurrent(h, recurrent_mask)
+        if self._fused(projected):
+            h, c = recurrent_ops.lstm_block_cell(projected, hz, c)
+            return h, [h, c]
+        z = math_ops.add(projected, hz)
         z_i, z_f, z_c, z_o = array_ops.split(z, 4, axis=-1)
         gate = self.recurrent_activation
         c = math_ops.add(math_ops.multiply(gate(z_f), c),
@@ -318,6 +341,9 @@ class GRUCell(_Cell):
             inner = linalg.matmul(hidden, self.recurrent_kernel)
             if self.bias is not None:
                 inner = math_ops.add(inner, self.bias[1])
+            if self._fused(projected):
+                h = recurrent_ops.gru_block_cell(projected, inner, h)
+                return h, [h]
             r_z, r_r, r_h = array_ops.split(inner, 3, axis=-1)
             z = gate(math_ops.add(x_z, r_z))
             r = gate(math_ops.add(x_r, r_r))

@@ -3,7 +3,8 @@ as this package's public names, Keras 3's ops API (`ef.ops`, as `keras.ops`).
 
 Importing this package registers the op families the engine and the Tensor operators
 need (math, arrays, reductions); the others (convolutions, pooling, decompositions, ...)
-register when their module is first imported. NumPy-level helpers live in `ops/kernels/`.
+register when their module is first imported. NumPy-level helpers and the compiled (numba)
+kernels live in `ops/kernels/`; `ops/kernels/kernel_sets.py` says which set runs.
 
 `ef.ops.<name>` is Keras 3's `keras.ops.<name>` with its signature and semantics (NumPy
 names and dtype rules, `axis`/`keepdims`, `ops.shape` a tuple), and `ef.ops.numpy`, `nn`,
@@ -36,9 +37,10 @@ from eagerflow.ops import (  # noqa: F401
     reduce,
 )
 from eagerflow.ops import keras_missing as _keras_missing
-from eagerflow.ops.kernels import memory
+from eagerflow.ops.kernels import kernel_sets, memory
 
 memory.pin_if_requested()  # opt-in only: EAGERFLOW_PIN_MALLOC=1
+kernel_sets.active()  # the kernel set, chosen once from EAGERFLOW_KERNELS (raises if unusable)
 
 # Keras's names by the module that defines them (loaded on first use).
 _KERAS_FROM: dict[str, str] = {

@@ -27,6 +27,10 @@ with one input channel per group. `conv2d_transpose` is ``Conv2DBackpropInput`` 
 matching strided depth slices (folded into the batch), summed; it inherits the gradients
 of every order.
 
+Under the numba kernel set (`ef.config.get_kernel_set()`), the three primitives run the
+compiled kernels of `kernels/conv_jit.py` instead (no full im2col or col2im matrix), and
+so does every convolution built on them.
+
 Examples:
     >>> import eagerflow as ef
     >>> x = ef.ones([1, 4, 4, 1])
@@ -50,7 +54,7 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import math as _math
-from eagerflow.ops.kernels import im2col, saved, scratch, windows
+from eagerflow.ops.kernels import im2col, kernel_sets, saved, scratch, windows
 from eagerflow.ops.typing import Tensor, TensorLike
 
 _flags = context.flags
@@ -201,6 +205,12 @@ def _backprop_input_grad(ddx, out, dy, w, needs, input_shape, strides, dilations
     dw = execute(_backprop_filter, (ddx, dy), {"filter_shape": w.shape, **attrs}) \
         if needs[1] else None
     return ddy, dw
+
+
+# The compiled kernels of the three primitives (the numba kernel set; `kernel_sets.py`).
+for _name, _kernel in (("Conv2D", "conv2d"), ("Conv2DBackpropInput", "backprop_input"),
+                       ("Conv2DBackpropFilter", "backprop_filter")):
+    kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.conv_jit:{_kernel}")
 
 
 # -- argument checking --------------------------------------------------------------------

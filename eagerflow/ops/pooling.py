@@ -12,6 +12,9 @@ the (padded) input covering every window at once, combined with ``np.maximum`` o
   cells, like TensorFlow. ``AvgPoolGrad(dy)`` spreads ``dy / count`` back; the two are
   linear and each other's transpose.
 
+Under the numba kernel set (`ef.config.get_kernel_set()`), the five primitives run the
+compiled kernels of `kernels/pool_jit.py` (same values, one pass, no padded copy).
+
 Examples:
     >>> import eagerflow as ef
     >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
@@ -36,7 +39,7 @@ from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import reduce as _reduce
-from eagerflow.ops.kernels import saved, scratch, windows
+from eagerflow.ops.kernels import kernel_sets, saved, scratch, windows
 from eagerflow.ops.typing import Tensor, TensorLike
 
 _ONES = (1, 1)
@@ -245,6 +248,13 @@ _avg_pool_backprop.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the
 @_avg_pool_backprop.gradient
 def _avg_pool_backprop_grad(ddx, out, dy, input_shape, ksize, strides, pads):
     return execute(_avg_pool, (ddx,), {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+# The compiled kernels (the numba kernel set; `kernel_sets.py`).
+for _name, _kernel in (("MaxPool", "max_pool"), ("MaxPoolGrad", "max_pool_backprop"),
+                       ("MaxPoolGradGrad", "max_pool_backprop_grad"), ("AvgPool", "avg_pool"),
+                       ("AvgPoolGrad", "avg_pool_backprop")):
+    kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.pool_jit:{_kernel}")
 
 
 # -- public ops ---------------------------------------------------------------------------

@@ -64,7 +64,7 @@ from eagerflow.core import variable as variable_module
 from eagerflow.core.variable import Variable
 from eagerflow.ops import creation, logic, math
 from eagerflow.ops.typing import DTypeLike
-from eagerflow.optim import clipping, hyperparameters, schedules
+from eagerflow.optim import clipping, fused, hyperparameters, schedules
 
 
 def _check_count(value, what: str, owner: str, minimum: int):
@@ -763,6 +763,11 @@ class Optimizer(trackable.Trackable, abc.ABC):
             grads = clipping.clip_by_global_norm(grads, self.global_clipnorm)
         rate = self._learning_rate_tensor()
         self._prepare_step()
+        if fused.apply(self, grads, variables, rate):  # one op per dtype (numba kernel set)
+            for var in variables:
+                if var.constraint is not None:
+                    var.assign(var.constraint(var))
+            return
         decay = self._hypers.get("weight_decay")
         rates: dict = {}
         for grad, var in zip(grads, variables, strict=True):

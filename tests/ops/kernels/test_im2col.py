@@ -34,6 +34,7 @@ def _conv_with_counted_columns(monkeypatch):
     return calls, x, w
 
 
+@pytest.mark.usefixtures("numpy_kernels")  # the NumPy Conv2D builds and saves the matrix
 def test_the_filter_gradient_reuses_the_forward_matrix(monkeypatch):
     calls, x, w = _conv_with_counted_columns(monkeypatch)
     with ef.GradientTape() as tape:
@@ -52,6 +53,7 @@ def test_the_filter_gradient_reuses_the_forward_matrix(monkeypatch):
     np.testing.assert_array_equal(cached, rebuilt)
 
 
+@pytest.mark.usefixtures("numpy_kernels")
 def test_nothing_is_cached_without_a_tape(monkeypatch):
     calls, x, w = _conv_with_counted_columns(monkeypatch)
     ef.nn.conv2d(x, w, 1, "SAME")

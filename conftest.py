@@ -1,0 +1,8 @@
+"""Collection rules for the doctests of the package (``pytest --doctest-modules``)."""
+
+import importlib.util
+
+# The compiled kernels import numba at their top: without the `fast` extra, their modules
+# are not collected (tests/ops/kernels/ skips their tests with pytest.importorskip).
+collect_ignore_glob = [] if importlib.util.find_spec("numba") else [
+    "eagerflow/ops/kernels/jit.py", "eagerflow/ops/kernels/*_jit.py"]

@@ -1,0 +1,119 @@
+"""The one module that imports numba: how eagerflow's compiled kernels are compiled.
+
+Kernel modules (``*_jit.py`` beside this one) write their loops as plain Python and
+decorate them with `kernel` (one thread) or `parallel_kernel` (``prange`` loops over
+both cores). They are imported only when the numba kernel set is active and one of their
+ops first runs (see `kernel_sets.py`), so ``import eagerflow`` never loads numba.
+
+* **Disk cache.** Every kernel is compiled with ``cache=True``: the machine code of each
+  signature (dtype, rank, layout) is written the first time it is compiled and loaded by
+  later processes. numba writes it to ``__pycache__`` beside the kernel's source when that
+  directory is writable (an editable install, or a wheel in a writable environment), and
+  otherwise to the user's cache directory (``~/.cache/numba`` on Linux); the environment
+  variable ``NUMBA_CACHE_DIR`` puts it elsewhere. A cache entry is keyed by the source
+  file's path and modification time, so an edited kernel recompiles.
+* **Threads.** The threading layer is chosen explicitly, before any parallel kernel is
+  compiled: ``"threadsafe"`` (TBB if installed, else OpenMP), because eagerflow ops may run
+  in several Python threads at once (a dataset's ``map`` beside the training step) and
+  numba's fallback ``workqueue`` layer aborts the process on concurrent launches. A user
+  setting ``NUMBA_THREADING_LAYER`` keeps their choice. The kernels hand every large loop
+  to numba's pool and call BLAS (``np.matmul``, through NumPy's OpenBLAS) only from
+  Python, between kernels, never inside one; `blas_limited` runs a block with OpenBLAS on
+  one thread, for code that alternates many small products with parallel kernels.
+
+Examples:
+    >>> from eagerflow.ops.kernels import jit
+    >>> jit.threads() >= 1
+    True
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numba
+import threadpoolctl
+
+# OpenMP's idle threads spin (GOMP_SPINCOUNT) after every parallel kernel, against the
+# OpenBLAS threads of the next matrix product: measured on the packed convolution (a
+# kernel, then BLAS, per block), 10-40x slower than with passive waiting. libgomp reads
+# this when numba first loads it (at the first parallel kernel, not at `import numba`),
+# so it is set here, unless the user chose a policy.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+_numba_config: Any = numba.config  # (numba's config attributes are set at run time)
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    _numba_config.THREADING_LAYER = "threadsafe"
+
+prange = numba.prange
+
+# cache=True: compiled once per signature, then loaded from disk (see above).
+# nogil=True: a kernel releases the GIL, so a dataset thread can run Python meanwhile.
+kernel = numba.njit(cache=True, nogil=True)
+parallel_kernel = numba.njit(cache=True, nogil=True, parallel=True)
+# Sums whose order is no part of the result (convolutions, like BLAS): reassociation lets
+# the compiler vectorise reductions, contraction fuses multiply-adds. No other fastmath
+# flag: NaN and inf propagate as in NumPy. Kernels that must match a NumPy formula bit for
+# bit (optimizer updates) use `kernel`/`parallel_kernel`.
+parallel_sum_kernel = numba.njit(cache=True, nogil=True, parallel=True,
+                                 fastmath={"reassoc", "contract"})
+# The same on one thread: row reductions of a few thousand elements (layer normalization)
+# finish before a pool would wake up, and under load parallel launches cost more.
+sum_kernel = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+# Divisions as NumPy's (inf or nan on a zero divisor) instead of numba's default test
+# that raises ZeroDivisionError: that per-element branch keeps LLVM from vectorizing a
+# loop with a division (the fused Adam update ran 2-3x slower with it). No fastmath: the
+# results are IEEE operation for operation, bit-identical to the NumPy formulas.
+elementwise_kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+
+def threads() -> int:
+    """The number of threads the parallel kernels use (numba's ``get_num_threads``)."""
+    return int(numba.get_num_threads())
+
+
+_blas: list = []  # threadpoolctl's controller of NumPy's BLAS, found once (it scans libraries)
+
+
+@contextlib.contextmanager
+def blas_limited(limit: int = 1) -> Iterator[None]:
+    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl).
+
+    Process-wide while it lasts: a product another Python thread runs meanwhile also gets
+    `limit` threads.
+    """
+    if not _blas:
+        _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
+    with _blas[0].limit(limits=limit):
+        yield
+
+
+_pool: list = []
+# A forked child has none of the parent's threads: it starts its own pool when it needs one.
+os.register_at_fork(after_in_child=_pool.clear)
+
+
+def run_split(task: Callable[[int, int], Any], count: int) -> list:
+    """Runs ``task(start, stop)`` over `count` items split into one range per thread.
+
+    The ranges run in Python threads (one in the caller's), each calling sequential
+    kernels (`kernel`, which release the GIL) and BLAS at one thread: a convolution's
+    blocks then keep both cores busy with packing *and* products, where numba's pool and
+    OpenBLAS's pool taking turns spin against each other (a conv layer's forward and both
+    gradients: 214 ms wall and 71 ms CPU against 42 ms and 14 ms, on the loaded 2-core
+    machine, same run). Returns the tasks' results in range order.
+    """
+    parts = max(1, min(threads(), count))
+    if parts == 1:  # (one range: BLAS keeps its threads)
+        return [task(0, count)]
+    bounds = [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]
+    with blas_limited(1):
+        if not _pool:
+            _pool.append(concurrent.futures.ThreadPoolExecutor(
+                threads() - 1, thread_name_prefix="kernel-split"))
+        futures = [_pool[0].submit(task, *b) for b in bounds[1:]]
+        first = task(*bounds[0])
+        return [first] + [f.result() for f in futures]

@@ -1,0 +1,268 @@
+"""Compiled pooling kernels: the forwards of ``MaxPool``, ``MaxPoolGrad``,
+``MaxPoolGradGrad``, ``AvgPool`` and ``AvgPoolGrad`` (NHWC, float32 and float64).
+
+Each is one pass over the arrays with no padded copy: a window cell outside the input
+counts as the padding value (``-inf`` for the max, ``0`` for the sum) without being
+written anywhere. They give the NumPy forwards' values bit for bit:
+
+* the max pool visits a window's cells in row-major order and a later cell wins only when
+  strictly greater (ties go to the first maximum, like TensorFlow's gradient); the running
+  maximum propagates NaN as ``np.maximum`` does;
+* the gradients *gather*: every input cell sums, over the windows that contain it (in the
+  NumPy forwards' offset order), the output gradient of each window that routes to it, so
+  rows are independent and split over the threads without atomics. The max pool's
+  gradients read each window's winning offset, which the forward keeps while a tape
+  records (`saved.py`, under the NumPy forward's key, so either set's forward serves
+  either set's gradient), or find it again in one pass;
+* the average multiplies by ``1 / count`` (the unpadded cells of the window, TensorFlow's
+  SAME rule) rounded to the dtype, as the NumPy forward does.
+
+Integer and float16 inputs run the op's NumPy forward.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.core import context
+from eagerflow.ops.kernels import jit, kernel_sets, saved, scratch
+
+_flags = context.flags
+_FLOATS = (np.dtype("float32"), np.dtype("float64"))
+
+
+def _compiled(*arrays) -> bool:
+    return all(a.dtype in _FLOATS for a in arrays) and len({a.dtype for a in arrays}) == 1
+
+
+def _sizes(in_sizes, ksize, strides, pads):
+    return tuple((size + before + after - k) // s + 1 for size, k, s, (before, after)
+                 in zip(in_sizes, ksize, strides, pads, strict=True))
+
+
+# -- max pooling --------------------------------------------------------------------------
+@jit.parallel_kernel
+def _max_forward(x, out, winners, kh, kw, sh, sw, top, left):
+    """Window maxima into `out` and, if `winners` is not empty, each maximum's offset.
+
+    The channels are the inner loop (contiguous), with branch-free updates the compiler
+    turns into vector selects. A padded cell is ``-inf``: it never beats the running
+    maximum, so only a window's first cell needs it.
+    """
+    n, h, width, c = x.shape
+    _, oh, ow, _ = out.shape
+    keep = winners.size > 0
+    for row in jit.prange(n * oh):
+        b = row // oh
+        r = row % oh
+        best = np.empty(c, x.dtype)
+        win = np.zeros(c, winners.dtype)
+        for col in range(ow):
+            for i in range(kh):
+                hi = r * sh + i - top
+                for j in range(kw):
+                    wi = col * sw + j - left
+                    inside = hi >= 0 and hi < h and wi >= 0 and wi < width
+                    if i == 0 and j == 0:
+                        win[:] = 0
+                        if inside:
+                            best[:] = x[b, hi, wi]
+                        else:
+                            best[:] = -np.inf
+                    elif inside:
+                        k = i * kw + j
+                        for ch in range(c):
+                            v = x[b, hi, wi, ch]
+                            m = best[ch]
+                            win[ch] = k if v > m else win[ch]
+                            best[ch] = v if (m == m and (v != v or v > m)) else m
+            out[b, r, col] = best
+            if keep:
+                winners[b, r, col] = win
+
+
+@jit.parallel_kernel
+def _max_backprop(winners, dy, dx, kh, kw, sh, sw, top, left):
+    """``dx[cell] = sum of dy over the windows whose winner is that cell``."""
+    n, h, width, c = dx.shape
+    _, oh, ow, _ = dy.shape
+    zero = dy.dtype.type(0)
+    for row in jit.prange(n * h):
+        b = row // h
+        hi = row % h
+        for wi in range(width):
+            acc = dx[b, hi, wi]
+            acc[:] = 0
+            for i in range(kh):
+                from_r = hi + top - i
+                if from_r < 0 or from_r % sh or from_r // sh >= oh:
+                    continue
+                r = from_r // sh
+                for j in range(kw):
+                    from_c = wi + left - j
+                    if from_c < 0 or from_c % sw or from_c // sw >= ow:
+                        continue
+                    col = from_c // sw
+                    k = i * kw + j
+                    for ch in range(c):
+                        acc[ch] += dy[b, r, col, ch] if winners[b, r, col, ch] == k else zero
+
+
+@jit.parallel_kernel
+def _max_backprop_grad(winners, ddx, out, kw, sh, sw, top, left):
+    """``out[window] = ddx at the window's winning cell`` (0 when that cell is padding)."""
+    n, h, width, _ = ddx.shape
+    _, oh, ow, c = out.shape
+    for row in jit.prange(n * oh):
+        b = row // oh
+        r = row % oh
+        for col in range(ow):
+            for ch in range(c):
+                k = winners[b, r, col, ch]
+                hi = r * sh + k // kw - top
+                wi = col * sw + k % kw - left
+                inside = hi >= 0 and hi < h and wi >= 0 and wi < width
+                out[b, r, col, ch] = ddx[b, hi, wi, ch] if inside else 0
+
+
+def _winner_key(ksize, strides, pads):
+    # The NumPy MaxPool's key and dtype (`pooling.py`): winners saved by either set serve
+    # the gradient of the other.
+    return ("max-pool-winners", ksize, strides, pads), np.min_scalar_type(ksize[0] * ksize[1] - 1)
+
+
+def _pool_max(x, ksize, strides, pads, out_sizes, winners):
+    out = scratch.empty((x.shape[0],) + tuple(out_sizes) + (x.shape[3],), x.dtype)
+    _max_forward(np.ascontiguousarray(x), out, winners, ksize[0], ksize[1], strides[0],
+                 strides[1], pads[0][0], pads[1][0])
+    return out
+
+
+def _winners(x, y, ksize, strides, pads):
+    """The winners the forward saved for `y` (while a tape recorded), or found again."""
+    key, dtype = _winner_key(ksize, strides, pads)
+    winners = saved.take(y, key)
+    if winners is None:
+        winners = scratch.empty(y.shape, dtype)
+        _pool_max(x, ksize, strides, pads, y.shape[1:3], winners)
+    return winners
+
+
+def max_pool(x, ksize, strides, pads, save_for_gradient=False):
+    """The ``MaxPool`` forward (same arguments). While a tape records (or a plan asks),
+    it keeps each window's winning offset for the gradient, as the NumPy forward does."""
+    if not _compiled(x):
+        return kernel_sets.numpy_forward("MaxPool")(x, ksize, strides, pads,
+                                                    save_for_gradient)
+    out_sizes = _sizes(x.shape[1:3], ksize, strides, pads)
+    if not (_flags.tapes or save_for_gradient):
+        return _pool_max(x, ksize, strides, pads, out_sizes, _NO_WINNERS)
+    key, dtype = _winner_key(ksize, strides, pads)
+    winners = scratch.empty((x.shape[0],) + out_sizes + (x.shape[3],), dtype)
+    out = _pool_max(x, ksize, strides, pads, out_sizes, winners)
+    saved.remember(out, key, winners)
+    return out
+
+
+_NO_WINNERS = np.empty((0, 0, 0, 0), np.uint8)
+
+
+def max_pool_backprop(x, y, dy, ksize, strides, pads):
+    """The ``MaxPoolGrad`` forward (same arguments)."""
+    if not _compiled(x, dy):
+        return kernel_sets.numpy_forward("MaxPoolGrad")(x, y, dy, ksize, strides, pads)
+    winners = _winners(x, y, ksize, strides, pads)
+    dx = scratch.empty(x.shape, dy.dtype)
+    _max_backprop(winners, np.ascontiguousarray(dy), dx, ksize[0], ksize[1], strides[0],
+                  strides[1], pads[0][0], pads[1][0])
+    return dx
+
+
+def max_pool_backprop_grad(x, y, ddx, ksize, strides, pads):
+    """The ``MaxPoolGradGrad`` forward (same arguments)."""
+    if not _compiled(x, ddx):
+        return kernel_sets.numpy_forward("MaxPoolGradGrad")(x, y, ddx, ksize, strides, pads)
+    winners = _winners(x, y, ksize, strides, pads)
+    out = np.empty(y.shape, ddx.dtype)
+    _max_backprop_grad(winners, np.ascontiguousarray(ddx), out, ksize[1], strides[0],
+                       strides[1], pads[0][0], pads[1][0])
+    return out
+
+
+# -- average pooling ----------------------------------------------------------------------
+@jit.kernel
+def _count(start, k, size):
+    return min(start + k, size) - max(start, 0)
+
+
+@jit.parallel_kernel
+def _avg_forward(x, out, kh, kw, sh, sw, top, left):
+    n, h, width, c = x.shape
+    _, oh, ow, _ = out.shape
+    for row in jit.prange(n * oh):
+        b = row // oh
+        r = row % oh
+        rows = _count(r * sh - top, kh, h)
+        for col in range(ow):
+            scale = out.dtype.type(1.0 / (rows * _count(col * sw - left, kw, width)))
+            acc = out[b, r, col]
+            acc[:] = 0
+            for i in range(kh):
+                hi = r * sh + i - top
+                if hi < 0 or hi >= h:
+                    continue
+                for j in range(kw):
+                    wi = col * sw + j - left
+                    if wi < 0 or wi >= width:
+                        continue
+                    for ch in range(c):
+                        acc[ch] += x[b, hi, wi, ch]
+            for ch in range(c):
+                acc[ch] *= scale
+
+
+@jit.parallel_kernel
+def _avg_backprop(dy, dx, kh, kw, sh, sw, top, left):
+    n, h, width, c = dx.shape
+    _, oh, ow, _ = dy.shape
+    for row in jit.prange(n * h):
+        b = row // h
+        hi = row % h
+        for wi in range(width):
+            acc = dx[b, hi, wi]
+            acc[:] = 0
+            for i in range(kh):
+                from_r = hi + top - i
+                if from_r < 0 or from_r % sh or from_r // sh >= oh:
+                    continue
+                r = from_r // sh
+                rows = _count(r * sh - top, kh, h)
+                for j in range(kw):
+                    from_c = wi + left - j
+                    if from_c < 0 or from_c % sw or from_c // sw >= ow:
+                        continue
+                    col = from_c // sw
+                    scale = dy.dtype.type(1.0 / (rows * _count(col * sw - left, kw, width)))
+                    for ch in range(c):
+                        acc[ch] += dy[b, r, col, ch] * scale
+
+
+def avg_pool(x, ksize, strides, pads):
+    """The ``AvgPool`` forward (same arguments)."""
+    if not _compiled(x):
+        return kernel_sets.numpy_forward("AvgPool")(x, ksize, strides, pads)
+    out = scratch.empty((x.shape[0],) + _sizes(x.shape[1:3], ksize, strides, pads)
+                        + (x.shape[3],), x.dtype)
+    _avg_forward(np.ascontiguousarray(x), out, ksize[0], ksize[1], strides[0], strides[1],
+                 pads[0][0], pads[1][0])
+    return out
+
+
+def avg_pool_backprop(dy, input_shape, ksize, strides, pads):
+    """The ``AvgPoolGrad`` forward (same arguments)."""
+    if not _compiled(dy):
+        return kernel_sets.numpy_forward("AvgPoolGrad")(dy, input_shape, ksize, strides, pads)
+    dx = scratch.empty((dy.shape[0],) + tuple(input_shape[1:3]) + (dy.shape[3],), dy.dtype)
+    _avg_backprop(np.ascontiguousarray(dy), dx, ksize[0], ksize[1], strides[0], strides[1],
+                  pads[0][0], pads[1][0])
+    return dx

@@ -1,0 +1,102 @@
+"""The compiled recurrent-cell kernels (numba, rnn_jit.py) against the NumPy ones
+(rnn_gates.py)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import eagerflow as ef  # noqa: E402
+from eagerflow.ops import recurrent  # noqa: E402, F401  (registers the kernels)
+from eagerflow.ops.kernels import kernel_sets, rnn_gates, rnn_jit  # noqa: E402
+
+
+def _tol(dtype):
+    return {"rtol": 1e-6, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-13,
+                                                                        "atol": 1e-13}
+
+
+def _inputs(dtype, widths, batch=5, seed=0, scale=2.0):
+    rng = np.random.default_rng(seed)
+    return [(scale * rng.normal(size=(batch, w))).astype(dtype) for w in widths]
+
+
+def _same(got, want, dtype):
+    got = got if isinstance(got, tuple) else (got,)
+    want = want if isinstance(want, tuple) else (want,)
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, **_tol(dtype))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lstm_gate_arithmetic_matches_numpy(dtype):
+    t = np.tanh(_inputs(dtype, (12,))[0])
+    c_prev, tanh_c, dh, dc = _inputs(dtype, (3, 3, 3, 3), seed=1)
+    tanh_c = np.tanh(tanh_c)
+    for name, args in (("lstm_state", (t, c_prev)), ("lstm_output", (t, tanh_c)),
+                       ("lstm_grad", (t, tanh_c, c_prev, dh, dc))):
+        _same(getattr(rnn_jit, name)(*args), getattr(rnn_gates, name)(*args), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gru_gate_arithmetic_matches_numpy(dtype):
+    t = np.tanh(_inputs(dtype, (6,))[0])
+    x, inner, candidate, h_prev, dh = _inputs(dtype, (9, 9, 3, 3, 3), seed=2)
+    candidate = np.tanh(candidate)
+    for name, args in (("gru_candidate_input", (t, x, inner)),
+                       ("gru_state", (t, candidate, h_prev)),
+                       ("gru_grad", (t, candidate, inner, h_prev, dh))):
+        _same(getattr(rnn_jit, name)(*args), getattr(rnn_gates, name)(*args), dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_step_kernels_match_on_strided_views(dtype):
+    """The layers pass one time step of the projected sequence: a non-contiguous view."""
+    sequence = np.random.default_rng(3).normal(size=(4, 6, 8)).astype(dtype)
+    x, hz = sequence[:, 2], sequence[:, 4]
+    c_prev, dh, dc = _inputs(dtype, (2, 2, 2), batch=4)
+    h, c = rnn_gates.lstm_block_cell(x, hz, c_prev)
+    _same(rnn_jit.lstm_block_cell(x, hz, c_prev), (h, c), dtype)
+    _same(rnn_jit.lstm_block_cell_grad(x, hz, c_prev, c, dh, dc),
+          rnn_gates.lstm_block_cell_grad(x, hz, c_prev, c, dh, dc), dtype)
+    x, inner = sequence[:, 1, :6], sequence[:, 5, :6]
+    _same(rnn_jit.gru_block_cell(x, inner, c_prev),
+          rnn_gates.gru_block_cell(x, inner, c_prev), dtype)
+    _same(rnn_jit.gru_block_cell_grad(x, inner, c_prev, dh),
+          rnn_gates.gru_block_cell_grad(x, inner, c_prev, dh), dtype)
+
+
+def test_saturated_gates_stay_finite():
+    x, hz, c_prev = _inputs(np.float32, (8, 8, 2), scale=1e4)
+    h, c = rnn_jit.lstm_block_cell(x, hz, c_prev)
+    assert np.all(np.isfinite(h)) and np.all(np.isfinite(c))
+    assert np.all(np.abs(h) <= 1)
+
+
+@pytest.fixture
+def restore_kernel_set():
+    before = kernel_sets.active()
+    yield
+    kernel_sets.set_active(before)
+
+
+def test_kernels_are_registered_for_the_ops():
+    assert {"LSTMBlockCell", "LSTMBlockCellGrad", "GRUBlockCell",
+            "GRUBlockCellGrad"} <= set(kernel_sets.registered())
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU"])
+def test_layers_train_alike_on_both_kernel_sets(layer, restore_kernel_set):
+    x = np.random.default_rng(4).normal(size=(3, 5, 4)).astype(np.float32)
+    results = []
+    for kernel_set in ("numpy", "numba"):
+        kernel_sets.set_active(kernel_set)
+        ef.random.set_seed(1)
+        rnn = getattr(ef.layers, layer)(6, return_sequences=True)
+        with ef.GradientTape() as tape:
+            loss = ef.reduce_sum(ef.square(rnn(x)))
+        grads = tape.gradient(loss, rnn.trainable_variables)
+        results.append([loss.numpy(), *[g.numpy() for g in grads]])
+    for numpy_value, numba_value in zip(*results, strict=True):
+        np.testing.assert_allclose(numba_value, numpy_value, rtol=1e-5, atol=1e-6)
