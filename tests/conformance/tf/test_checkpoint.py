@@ -110,8 +110,6 @@ def test_overlapping_restores_last_attach_wins(tmp_path):  # testOverlappingRest
     assert float(load_dep.var) == 13.0
 
 
-@pytest.mark.xfail(strict=True, reason="an object reached by two paths is named by the "
-                   "first one, so values saved under the second path wait for variables there")
 def test_objects_combined(tmp_path):  # testObjectsCombined
     root = ef.train.Checkpoint()
     root.dep_one, root.dep_two = ef.Module(), ef.Module()
@@ -165,8 +163,6 @@ def test_list_append_after_restore(tmp_path):
     assert float(loaded.listed[0]) == 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="a file records one path per object, so restoring "
-                   "through a second path (l.b = l.a) finds nothing there")
 def test_second_path_to_one_object(tmp_path):
     original = ef.train.Checkpoint()
     original.a = ef.Module()
