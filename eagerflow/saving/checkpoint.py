@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import data_structures
 from eagerflow.core import dtypes, errors, trackable, variable
 from eagerflow.saving import binding, h5format, index, load_budget, object_graph, restore, status
 
@@ -232,7 +233,11 @@ class Checkpoint(trackable.Trackable):
             raise errors.InvalidArgumentError(
                 f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
                 "choose another name.")
-        if trackable.is_trackable_value(value):
+        value = data_structures.wrap(value)  # (before `_objects` keeps it: one container)
+        # A tracked container is kept even while empty: what is added to it later is saved,
+        # and restored at once (TensorFlow's ``ckpt.listed = []``, then ``append``).
+        if trackable.is_trackable_value(value) or isinstance(
+                value, (data_structures.ListWrapper, data_structures.DictWrapper)):
             self._objects[name] = value
         else:
             self._objects.pop(name, None)
