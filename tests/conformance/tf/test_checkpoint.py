@@ -220,3 +220,38 @@ def test_deferred_restore_through_a_second_path(tmp_path):
     loaded.b.v = ef.Variable(0.0)
     assert float(loaded.b.v) == 3.0
     status.assert_consumed()
+
+
+def test_dict_mutation_after_restore(tmp_path):
+    # TF 2.21: item assignment, update and a nested dict set after the restore all get their
+    # saved values at once (1.0, 2.0, 3.0), and the checkpoint is consumed.
+    original = ef.train.Checkpoint()
+    original.d = {"k": ef.Variable(1.0), "j": ef.Variable(2.0), "n": {"x": ef.Variable(3.0)}}
+    path = original.save(os.path.join(tmp_path, "ckpt"))
+    loaded = ef.train.Checkpoint()
+    loaded.d = {}
+    status = loaded.restore(path)
+    loaded.d["k"] = ef.Variable(0.0)
+    loaded.d.update(j=ef.Variable(0.0))
+    loaded.d["n"] = {}
+    loaded.d["n"]["x"] = ef.Variable(0.0)
+    assert [float(loaded.d[k]) for k in ("k", "j")] + [float(loaded.d["n"]["x"])] == [
+        1.0, 2.0, 3.0]
+    status.assert_consumed()
+
+
+def test_list_of_a_module_appended_after_restore(tmp_path):
+    # TF 2.21: a list a module built in its constructor is restored into on append (4.0).
+    class Blocks(ef.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = []
+
+    saved = Blocks()
+    saved.blocks.append(ef.Variable(4.0))
+    path = ef.train.Checkpoint(model=saved).save(os.path.join(tmp_path, "ckpt"))
+    loaded = Blocks()
+    status = ef.train.Checkpoint(model=loaded).restore(path)
+    loaded.blocks.append(ef.Variable(0.0))
+    assert float(loaded.blocks[0]) == 4.0
+    status.assert_consumed()
