@@ -102,7 +102,7 @@ class ListWrapper(list):
         super().__setitem__(index, value)
         trackable.notify_attached(self, value)
 
-    def __iadd__(self, items):
+    def __iadd__(self, items):  # type: ignore[misc]  # (``+`` stays list's: a plain list)
         self.extend(items)
         return self
 
@@ -141,7 +141,7 @@ class DictWrapper(dict):
             self[key] = default
         return self[key]
 
-    def __ior__(self, other):
+    def __ior__(self, other):  # type: ignore[misc]  # (``|`` stays dict's: a plain dict)
         self.update(other)
         return self
 
