@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import graph_options as options
 from eagerflow.core import dispatch, errors
-from eagerflow.core import graph_options as options
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
