@@ -22,6 +22,7 @@ import typing as _typing
 # packages load on first use (`_LAZY` below): `import eagerflow.core` runs this file, and
 # must load neither the compiler, the convolutions nor layers, models or optimizers.
 from eagerflow import absent as _absent
+from eagerflow import data_structures as _data_structures  # (fills core's container seam)
 from eagerflow import autodiff, config, dtypes, linalg, math, strings, testing
 from eagerflow.autodiff import hessian_vector_product, jvp
 from eagerflow.core import errors

@@ -38,6 +38,12 @@ from eagerflow.core import context, nest, variable
 # Restores still waiting for variables to be created. Weak, so a restore nobody can reach
 # any more (its objects and its status are gone) stops listening by itself.
 _restore_listeners: weakref.WeakSet = weakref.WeakSet()
+# {type: wrapper}: attribute values of these exact types are stored wrapped. Lists and dicts
+# become containers whose additions are attachments (TensorFlow's ListWrapper), so a
+# restore waiting for values fills what is appended later at once. The classes live in
+# `eagerflow.data_structures`, which ``import eagerflow`` loads and which fills this table:
+# the engine declares the seam, as `context.creation_observer`.
+container_wrappers: dict = {}
 
 
 def add_restore_listener(listener) -> None:
@@ -97,7 +103,7 @@ def is_trackable_value(value) -> bool:
         >>> is_trackable_value({"a": [ef.Variable(1.0)]}), is_trackable_value([1, "x"])
         (True, False)
     """
-    if isinstance(value, Trackable) or _is_variable(value):
+    if isinstance(value, (Trackable, variable.Variable)):
         return True
     if isinstance(value, dict):
         return any(is_trackable_value(v) for v in value.values())
@@ -106,15 +112,11 @@ def is_trackable_value(value) -> bool:
     return False
 
 
-def _is_variable(value) -> bool:
-    return isinstance(value, variable.Variable)
-
-
 def _holds_variable(value, seen: set) -> bool:
     if id(value) in seen:
         return False
     seen.add(id(value))
-    if _is_variable(value):
+    if isinstance(value, variable.Variable):
         return True
     if isinstance(value, (list, tuple)):
         return any(_holds_variable(item, seen) for item in value)
@@ -157,6 +159,8 @@ class Trackable:
         return obj
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if type(value) in container_wrappers:  # (list, dict: see the table above; `in`
+            value = container_wrappers[type(value)](value)  # is 3x cheaper than `.get()`)
         object.__setattr__(self, name, value)
         if _restore_listeners:  # (a restore is waiting for values: maybe for these)
             notify_attached(self, value)
@@ -283,13 +287,13 @@ class Module(Trackable):
         theirs in insertion order instead, as Keras tracks them."""
         for key in sorted(vars(self)):
             for leaf in nest.flatten(vars(self)[key]):
-                if _is_variable(leaf) or isinstance(leaf, Module):
+                if isinstance(leaf, (variable.Variable, Module)):
                     yield leaf
 
     @property
     def variables(self) -> Sequence[Any]:
         """The Variables of this module and its submodules (each once)."""
-        return tuple(v for v in self._walk() if _is_variable(v))
+        return tuple(v for v in self._walk() if isinstance(v, variable.Variable))
 
     @property
     def trainable_variables(self) -> Sequence[Any]:

@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import data_structures
 from eagerflow.core import context, errors, nest, tensor
 from eagerflow.core.variable import Variable
 from eagerflow.graph import control_flow, conversion, graph, trace
@@ -292,10 +293,15 @@ def _tensorlike(value) -> bool:
         type(value).__module__ == "numpy") or _is_structure(value)
 
 
+# Plain sequences (a list held by a Layer or Module is a tracked `ListWrapper`); not
+# namedtuples or other classes.
+_SEQUENCES = (list, tuple, data_structures.ListWrapper)
+
+
 def _is_structure(value) -> bool:
     """A plain list or tuple of tensors (and numbers) with at least one tensor."""
-    return (type(value) in (list, tuple) and any(_is_tensor(v) or _is_structure(v)
-                                                 for v in value)
+    return (type(value) in _SEQUENCES and any(_is_tensor(v) or _is_structure(v)
+                                              for v in value)
             and all(_tensorlike(v) for v in value))
 
 

@@ -72,7 +72,7 @@ class Writer:
         if isinstance(value, tensor.Tensor) and not _is_symbolic(value):
             return {"constant": self.array(value._value)}
         if isinstance(value, (list, tuple)):
-            return {type(value).__name__ if type(value) in (list, tuple) else "tuple":
+            return {"list" if isinstance(value, list) else "tuple":  # (tracked lists too)
                     [self._structure(v, where) for v in value]}
         if isinstance(value, dict):
             return {"dict": [[str(k), self._structure(v, where)] for k, v in value.items()]}

@@ -27,12 +27,33 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import data_structures
 from eagerflow.core import dtypes, errors, trackable, variable
-from eagerflow.saving import h5format, index, load_budget, object_graph, restore, status
+from eagerflow.saving import binding, h5format, index, load_budget, object_graph, restore, status
 
 SAVE_COUNTER = "save_counter"
 _NUMERIC_KINDS = frozenset("biufc")
 _RESERVED = frozenset({SAVE_COUNTER, "_objects", "_save_counter", "_root"})
+
+
+def collect(roots: dict, exclude=()) -> tuple[dict, dict]:
+    """``(arrays, metadata)`` to write a checkpoint of `roots`: `collect_arrays`'s values
+    and, when an object is reachable by more than one path, the alias record
+    (`binding.ALIASES`) naming every further path to it.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.saving import checkpoint
+        >>> module = ef.Module()
+        >>> module.v = ef.Variable(1.0)
+        >>> arrays, metadata = checkpoint.collect({"a": module, "b": module})
+        >>> list(arrays), metadata
+        (['a/v'], {'object_aliases': b'{"b":"a"}'})
+    """
+    walked = object_graph.walk(roots, exclude)
+    arrays = _arrays_of(walked)
+    record = binding.encode_aliases(walked.aliases, arrays)
+    return arrays, ({} if record is None else {binding.ALIASES: record})
 
 
 def collect_arrays(roots: dict, exclude=()) -> dict:
@@ -56,7 +77,10 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
         >>> checkpoint.collect_arrays({"w": [ef.Variable([1.0])]})
         {'w/0': array([1.], dtype=float32)}
     """
-    walked = object_graph.walk(roots, exclude)
+    return _arrays_of(object_graph.walk(roots, exclude))
+
+
+def _arrays_of(walked) -> dict:
     if walked.orphan_slots:
         names = sorted(f"{opt}/{getattr(v, 'name', v)}:{slot}"
                        for opt, v, slot in walked.orphan_slots)
@@ -209,7 +233,11 @@ class Checkpoint(trackable.Trackable):
             raise errors.InvalidArgumentError(
                 f"Checkpoint.{name}: {name!r} is an attribute of Checkpoint itself; "
                 "choose another name.")
-        if trackable.is_trackable_value(value):
+        value = data_structures.wrap(value)  # (before `_objects` keeps it: one container)
+        # A tracked container is kept even while empty: what is added to it later is saved,
+        # and restored at once (TensorFlow's ``ckpt.listed = []``, then ``append``).
+        if trackable.is_trackable_value(value) or isinstance(
+                value, (data_structures.ListWrapper, data_structures.DictWrapper)):
             self._objects[name] = value
         else:
             self._objects.pop(name, None)
@@ -265,7 +293,8 @@ class Checkpoint(trackable.Trackable):
             >>> ef.Checkpoint(v=ef.Variable(1.0)).write(path) == path
             True
         """
-        return h5format.write(file_path, collect_arrays(self._objects), kind="checkpoint")
+        arrays, metadata = collect(self._objects)
+        return h5format.write(file_path, arrays, kind="checkpoint", metadata=metadata)
 
     def _save_numbered(self, file_prefix, checkpoint_number=None) -> str:
         self._save_counter.assign_add(1)
@@ -273,7 +302,8 @@ class Checkpoint(trackable.Trackable):
             number = int(self._save_counter if checkpoint_number is None
                          else checkpoint_number)
             path = f"{os.fspath(file_prefix)}-{number}.h5"
-            h5format.write(path, collect_arrays(self._roots()), kind="checkpoint")
+            arrays, metadata = collect(self._roots())
+            h5format.write(path, arrays, kind="checkpoint", metadata=metadata)
         except BaseException:
             self._save_counter.assign_sub(1)  # a failed save must not skip a number
             raise

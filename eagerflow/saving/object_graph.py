@@ -2,7 +2,10 @@
 
 Both saving and restoring use `walk`, so the two cannot disagree about a key. The walk is
 breadth-first from the roots in order, following `Trackable._trackable_children()`, list
-and tuple indices and dict keys; an object reached twice keeps its first (shortest) path.
+and tuple indices and dict keys; an object reached twice keeps its first (shortest) path,
+its canonical path, and every further path to it is recorded as an alias (``b -> a`` after
+``ckpt.b = ckpt.a``): checkpoints store the aliases beside the values, so a restore finds
+an object through any path it was saved under (see `eagerflow.saving.binding`).
 Optimizer slot variables are not keyed by where the optimizer stores them but by the
 variable they belong to: ``<optimizer path>/slots/<variable path>/<slot name>``, so they
 survive any change in creation order. An object has slots when it is a `SlotHolder`:
@@ -88,6 +91,10 @@ class ObjectGraph:
             is not reachable from the roots (such slots cannot be keyed, so are not saved).
         nodes: ``{path: object}`` for every object reached (trackables, containers,
             variables), used to tell pending values from unusable ones.
+        aliases: ``{second path: canonical path}``: each further edge to an object already
+            reached (its parent is a canonical path), except edges back to an ancestor
+            (cycles add no path worth restoring through).
+        slot_owners: ``{slot path: (optimizer path, variable path, escaped slot name)}``.
 
     Examples:
         >>> import eagerflow as ef
@@ -102,6 +109,8 @@ class ObjectGraph:
         self.slots: dict = {}
         self.orphan_slots: list = []
         self.nodes: dict = {}
+        self.aliases: dict = {}
+        self.slot_owners: dict = {}
         self._paths: dict = {}  # id(object) -> path, for objects the walk reached
 
     def path_of(self, obj) -> str | None:
@@ -181,8 +190,8 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
         >>> from eagerflow.saving import object_graph
         >>> shared = ef.Variable(1.0)
         >>> g = object_graph.walk({"a": [shared], "b": {"again": shared}})
-        >>> list(g.variables), g.path_of(shared)
-        (['a/0'], 'a/0')
+        >>> list(g.variables), g.path_of(shared), g.aliases
+        (['a/0'], 'a/0', {'b/again': 'a/0'})
     """
     graph = ObjectGraph()
     excluded = {id(obj) for obj in exclude}
@@ -192,7 +201,12 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
     optimizers = []
     while queue:
         path, obj = queue.popleft()
-        if id(obj) in graph._paths or id(obj) in excluded or not _is_node(obj):
+        if id(obj) in excluded or not _is_node(obj):
+            continue
+        first = graph._paths.get(id(obj))
+        if first is not None:
+            if not path.startswith(first + "/"):  # (not a cycle back to an ancestor)
+                graph.aliases[path] = first
             continue
         graph._paths[id(obj)] = path
         graph.nodes[path] = obj
@@ -201,8 +215,7 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
         if is_slot_holder(obj):
             optimizers.append((path, obj))
         for key, child in _children(obj, path):
-            if id(child) not in graph._paths:
-                queue.append((join(path, key), child))
+            queue.append((join(path, key), child))
     slot_ids = set()
     for opt_path, optimizer in optimizers:
         if join(opt_path, SLOTS) in graph.nodes:
@@ -218,6 +231,7 @@ def walk(roots: Mapping, exclude=()) -> ObjectGraph:
                 continue
             slot_path = join(join(join(opt_path, SLOTS), var_path), escape(slot_name))
             graph.slots[slot_path] = slot
+            graph.slot_owners[slot_path] = (opt_path, var_path, escape(slot_name))
             graph._paths.setdefault(id(slot), slot_path)
     for path, obj in graph.nodes.items():
         if isinstance(obj, variable.Variable) and id(obj) not in slot_ids:

@@ -24,22 +24,39 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from eagerflow.core import errors, variable
-from eagerflow.saving import h5format, object_graph, status
+from eagerflow.saving import binding, h5format, object_graph, status
 
 
-def _could_appear(key: str, nodes: dict, open_root: bool) -> bool:
-    """Whether a variable at `key` may still be created: its nearest existing ancestor is
-    an object (not a variable), so e.g. building a layer or a first optimizer step can
-    create it; or no ancestor exists yet and the root takes new attributes (a Checkpoint:
-    ``ckpt.v = ef.Variable(0.)`` after `restore`)."""
-    if key in nodes:
-        return False  # something that is not a restorable variable already lives there
+def _could_appear(key: str, bound: binding.Binding, open_root: bool) -> bool:
+    """Whether a variable for saved `key` may still be created: the nearest file node above
+    it that stands for a live object stands for an object (not a variable), so e.g. building
+    a layer or a first optimizer step can create it; or none does yet and the root takes new
+    attributes (a Checkpoint: ``ckpt.v = ef.Variable(0.)`` after `restore`)."""
+    if key in bound.objects:
+        return False  # something that is not a restorable variable already stands there
     parts = key.split("/")
     for end in range(len(parts) - 1, 0, -1):
-        node = nodes.get("/".join(parts[:end]))
+        node = bound.objects.get("/".join(parts[:end]))
         if node is not None:
             return not isinstance(node, variable.Variable)
     return open_root
+
+
+def read_aliases(reader) -> dict:
+    """The file's validated alias record (`binding.decode_aliases`); ``{}`` for files
+    written without one.
+
+    Raises:
+        InvalidCheckpointError: naming the file and what is wrong with the record.
+    """
+    blob = reader.metadata(binding.ALIASES)
+    if blob is None:
+        return {}
+    try:
+        return binding.decode_aliases(blob, reader.entries)
+    except ValueError as e:
+        raise h5format.InvalidCheckpointError(
+            f"Checkpoint file {reader.path!r}: refusing its object alias record: {e}.") from None
 
 
 def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=False,
@@ -85,13 +102,14 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
             raise h5format.InvalidCheckpointError(
                 f"{reader.path!r} is an ef.saved_model export, not a checkpoint, weights or "
                 "model file: load it with ef.saved_model.load(path).")
+        file = binding.FileGraph(reader.entries, read_aliases(reader))
         current = object_graph.walk(roots, exclude)
         targets = current.all_variables()
+        bound = binding.bind(current, file)
+        matches = bound.matches(current, file)
         ready, mismatches = [], []
-        for path, target in targets.items():
-            entry = reader.entries.get(path)
-            if entry is None:
-                continue
+        for path, target in matches.items():
+            entry = reader.entries[path]
             if entry.shape != target.shape or entry.dtype != target.dtype:
                 mismatches.append(status.Mismatch(path, entry.shape, entry.dtype,
                                                   target.shape, target.dtype))
@@ -100,16 +118,18 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
         pending_keys: list[Any] = []
         unused: list[Any] = []
         for key in reader.entries:
-            if key in targets or key in optional:
+            if key in matches or key in optional:
                 continue
-            (pending_keys if _could_appear(key, current.nodes, open_root) else unused).append(key)
+            (pending_keys if _could_appear(key, bound, open_root) else unused).append(key)
         if not ready and not pending_keys and not mismatches:
             raise errors.InvalidArgumentError(
                 f"Checkpoint {reader.path!r} matches nothing in the objects being restored. "
                 f"Top-level names in the file: {_top_level(reader.entries)}; in the objects: "
                 f"{sorted(object_graph.escape(name) for name in roots)}."
             )
-        missing = [p for p in targets if p not in reader.entries and p not in optional]
+        found = {id(target) for target in matches.values()}
+        missing = [p for p, target in targets.items()
+                   if id(target) not in found and p not in optional]
         if (mismatches or (strict and missing)) and not skip_mismatch:
             problems = [m.describe() for m in mismatches[:10]]
             if strict and missing:
@@ -118,7 +138,8 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
             raise errors.InvalidArgumentError(
                 f"Cannot restore checkpoint {reader.path!r} (nothing was restored): "
                 + "; ".join(problems) + ". Variables and file side by side:\n"
-                + _side_by_side(targets, reader.entries)
+                + _side_by_side({**{p: t for p, t in targets.items() if id(t) not in found},
+                                 **matches}, reader.entries)
                 + "\nPass skip_mismatch=True to skip what does not fit."
             )
         # All or nothing: every value is read (and checked) before any variable changes,
@@ -131,7 +152,7 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
             for target, value in values:
                 variable.adopt(target, value)  # the fresh array becomes the value: no copy
         result = status.CheckpointLoadStatus(reader.path, roots, exclude, reader.entries,
-                                             optional, skip_mismatch)
+                                             optional, skip_mismatch, file.aliases)
     if then is not None:
         try:
             then()
@@ -139,7 +160,7 @@ def restore(save_path, roots: Mapping, exclude=(), optional=(), skip_mismatch=Fa
             for target, value in previous:
                 variable.adopt(target, value)
             raise
-    result._record([path for path, _ in ready], pending, unused, mismatches, current)
+    result._record([path for path, _ in ready], pending, unused, mismatches, current, bound)
     return result
 
 

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from eagerflow.core import errors, trackable, variable
-from eagerflow.saving import object_graph
+from eagerflow.saving import binding, object_graph
 
 ATTACHED = "_deferred_restores"  # where a status waits, on the objects it restores into
 _live: weakref.WeakSet = weakref.WeakSet()  # statuses with values still pending
@@ -118,20 +118,23 @@ class CheckpointLoadStatus:
     """
 
     def __init__(self, save_path: str | os.PathLike[str], roots: Mapping, exclude: Any = (),
-                 entries: Any = None, optional: Any = (), skip_mismatch: bool = False) -> None:
+                 entries: Any = None, optional: Any = (), skip_mismatch: bool = False,
+                 aliases: dict | None = None) -> None:
         self.save_path = None if save_path is None else os.fspath(save_path)
         # A live mapping (a Checkpoint's roots) stays live: objects attached later are found.
         self._roots = roots if isinstance(roots, Mapping) and not isinstance(roots, dict) \
             else dict(roots)
         self._exclude = tuple(exclude)
         self._entries = dict(entries or {})
+        self._file = binding.FileGraph(self._entries, aliases)
         self._optional = frozenset(optional)
         self._skip_mismatch = skip_mismatch
         self._matched: list = []
         self._pending: dict = {}
         self._unused: list = []
         self._mismatched: list = []
-        self._graph: Any = None
+        self._graph: Any = None  # the live walk the pending values were last bound in
+        self._bound: Any = None  # its `binding.Binding` to the file
         self._partial_expected = False
         self._warned = False
         self._lock = threading.RLock()
@@ -162,10 +165,11 @@ class CheckpointLoadStatus:
         """Paths of variables that exist now and found no value in the file (live)."""
         if self.save_path is None:
             return []
-        skipped = {m.path for m in self._mismatched}
-        current = object_graph.walk(self._roots, self._exclude).all_variables()
-        return [p for p in current
-                if p not in self._entries and p not in self._optional and p not in skipped]
+        current = object_graph.walk(self._roots, self._exclude)
+        found = {id(v) for v in binding.bind(current, self._file).matches(current,
+                                                                           self._file).values()}
+        return [p for p, v in current.all_variables().items()
+                if id(v) not in found and p not in self._optional]
 
     def _name(self) -> str:
         return os.path.basename(self.save_path) if self.save_path else "None"
@@ -304,12 +308,12 @@ class CheckpointLoadStatus:
         return self
 
     # -- deferred restoration -----------------------------------------------------------
-    def _record(self, matched, pending, unused, mismatched, walked) -> None:
+    def _record(self, matched, pending, unused, mismatched, walked, bound) -> None:
         """Stores what `restore.restore` did; listens for creations if values are pending."""
         self._matched, self._pending = list(matched), dict(pending)
         self._unused, self._mismatched = list(unused), list(mismatched)
         if self._pending:
-            self._graph = walked
+            self._graph, self._bound = walked, bound
             self._start_listening()
 
     def _start_listening(self) -> None:
@@ -331,7 +335,7 @@ class CheckpointLoadStatus:
                 attached.remove(self)
                 if not attached:
                     del obj.__dict__[ATTACHED]
-        self._graph = None
+        self._graph = self._bound = None
 
     def _restores_into(self, objects: list) -> bool:
         """Whether this restore's objects include any of `objects` (or hold them)."""
@@ -345,7 +349,7 @@ class CheckpointLoadStatus:
         the same objects), or None if its parent object is not part of that walk."""
         parts = key.split("/")
         for end in range(len(parts) - 1, 0, -1):
-            owner = self._graph.nodes.get("/".join(parts[:end]))
+            owner = self._bound.objects.get("/".join(parts[:end]))
             if owner is None:
                 continue
             new_prefix = None if isinstance(owner, variable.Variable) else walked.path_of(owner)
@@ -355,7 +359,7 @@ class CheckpointLoadStatus:
             if rest[0] == object_graph.SLOTS and len(rest) >= 3 and (
                     object_graph.is_slot_holder(owner)):
                 var_key = "/".join(rest[1:-1])  # the slot's variable, in our naming
-                var = self._graph.nodes.get(var_key)
+                var = self._bound.objects.get(var_key)
                 new_var = (walked.path_of(var) if isinstance(var, variable.Variable)
                            else self._translate(var_key, walked))
                 if new_var is None:
@@ -364,22 +368,29 @@ class CheckpointLoadStatus:
             return "/".join([new_prefix, *rest])
         return None
 
-    def _path_of(self, obj):
+    def _rebind(self) -> None:
+        self._graph = object_graph.walk(self._roots, self._exclude)
+        self._bound = binding.bind(self._graph, self._file)
+
+    def _nodes_of(self, obj) -> list:
+        """The file nodes `obj` stands for (walking the objects again if it is new); an
+        object the file knows nothing of stands for its own path (so the warning about a
+        variable the file has no value for names it)."""
         path = self._graph.path_of(obj) if self._graph is not None else None
         if path is None:  # created or attached since the last walk: walk again
-            self._graph = object_graph.walk(self._roots, self._exclude)
+            self._rebind()
             path = self._graph.path_of(obj)
-        return path
+        return [] if path is None else self._bound.files_of.get(path, [path])
 
     def variable_created(self, owner: Any, name: str, new_variable: Any) -> None:
         """Hook (via `Trackable._track_new_variable`): assign a pending value if any."""
         with self._lock:
             if not self._pending:
                 return
-            owner_path = self._path_of(owner)
-            if owner_path is not None:
-                path = object_graph.join(owner_path, object_graph.escape(name))
-                self._resolve(path, new_variable)
+            keys = [self._file.step(node, object_graph.escape(name))
+                    for node in self._nodes_of(owner)]
+            if keys:
+                self._resolve(keys, new_variable)
 
     def object_attached(self, owner: Any, value: Any) -> None:
         """Hook (via `trackable.notify_attached`): an object holding variables was attached
@@ -388,11 +399,11 @@ class CheckpointLoadStatus:
         with self._lock:
             if not self._pending:
                 return
-            self._graph = object_graph.walk(self._roots, self._exclude)
+            self._rebind()
             for path in list(self._pending):
-                found = self._graph.nodes.get(path)
+                found = self._bound.objects.get(path)
                 if isinstance(found, variable.Variable) and path in self._pending:
-                    self._resolve(path, found)
+                    self._resolve([path], found)
                 if not self._pending:
                     return
 
@@ -401,18 +412,21 @@ class CheckpointLoadStatus:
         with self._lock:
             if not self._pending:
                 return
-            optimizer_path, var_path = self._path_of(optimizer), self._path_of(var)
-            if optimizer_path is not None and var_path is not None:
-                slots = object_graph.join(optimizer_path, object_graph.SLOTS)
-                path = object_graph.join(object_graph.join(slots, var_path),
-                                         object_graph.escape(slot_name))
-                self._resolve(path, slot)
+            keys = ["/".join([opt_node, object_graph.SLOTS, var_node,
+                              object_graph.escape(slot_name)])
+                    for opt_node in self._nodes_of(optimizer) for var_node in self._nodes_of(var)]
+            if keys:
+                self._resolve(keys, slot)
 
-    def _resolve(self, path: str, new_variable) -> None:
+    def _resolve(self, keys: list, new_variable) -> None:
+        """Assigns `new_variable` the pending value of the first of `keys` (the saved paths
+        it was announced at) that is pending, or of a file node it stands for."""
+        path = next((key for key in keys if key in self._pending), keys[0])
         if path not in self._pending:
             # The owner may expose the variable under another name than it announced.
-            found = self._path_of(new_variable)
-            if found is None or found not in self._pending:
+            found = next((node for node in self._nodes_of(new_variable)
+                          if node in self._pending), None)
+            if found is None:
                 if path not in self._entries and not self._partial_expected \
                         and not self._warned:
                     self._warned = True
@@ -441,8 +455,7 @@ class CheckpointLoadStatus:
             new_variable.assign(value)
             self._matched.append(path)
         del self._pending[path]
-        self._graph.nodes[path] = new_variable  # keep ids stable while the cache lives
-        self._graph._paths.setdefault(id(new_variable), path)
+        self._bound.objects[path] = new_variable  # keep ids stable while the cache lives
         if not self._pending:
             self._stop_listening()
 
@@ -505,7 +518,7 @@ def pending_values(walked) -> dict:
 
     Examples:
         >>> import eagerflow as ef
-        >>> from eagerflow.saving import object_graph, status
+        >>> from eagerflow.saving import binding, object_graph, status
         >>> status.pending_values(object_graph.walk({"v": ef.Variable(1.0)}))  # nothing pending
         {}
     """
