@@ -26,5 +26,5 @@ def test_readme_blocks_run_as_copied(tmp_path, monkeypatch, capsys):
 
 def test_readme_has_the_two_setup_commands():
     text = README.read_text()
-    assert "pip install -e . && python -m eagerflow.examples" in text
+    assert "pip install -e '.[fast]' && python -m eagerflow.examples" in text
     assert "pip install -e '.[test]' && python -m pytest" in text
