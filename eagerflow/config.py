@@ -11,7 +11,7 @@ Examples:
 """
 
 from eagerflow import absent as _absent
-from eagerflow.core import graph_options as optimizer
+from eagerflow import compiler_options as optimizer
 from eagerflow.core.device import PhysicalDevice, list_logical_devices, list_physical_devices
 from eagerflow.ops.kernels import kernel_sets as _kernel_sets
 from eagerflow.ops.kernels.memory import malloc_settings, pin_malloc_thresholds

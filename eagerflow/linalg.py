@@ -7,6 +7,7 @@ Examples:
 """
 
 from eagerflow import absent as _absent
+from eagerflow.ops.creation import eye
 from eagerflow.ops.decompositions import (
     cholesky,
     det,
@@ -19,13 +20,44 @@ from eagerflow.ops.decompositions import (
     triangular_solve,
 )
 from eagerflow.ops.einsum_ops import einsum
+from eagerflow.ops.factorizations import (
+    eigh,
+    eigvalsh,
+    lstsq,
+    lu,
+    lu_matrix_inverse,
+    lu_reconstruct,
+    lu_solve,
+    matrix_rank,
+    pinv,
+    qr,
+    slogdet,
+    svd,
+)
 from eagerflow.ops.linalg_ops import global_norm, matmul, norm, tensordot
+from eagerflow.ops.normalization import l2_normalize
+from eagerflow.ops.tf_linalg import (
+    adjoint,
+    band_part,
+    cholesky_solve,
+    cross,
+    matrix_transpose,
+    matvec,
+    normalize,
+    set_diag,
+    tensor_diag,
+    tensor_diag_part,
+)
 
 # Written out so that documentation tools can read it; tests/test_api.py checks that it
 # names exactly the public names imported above.
 __all__ = [
-    "cholesky", "det", "diag", "diag_part", "einsum", "global_norm", "inv", "logdet", "matmul", "norm",
-    "solve", "tensordot", "trace", "triangular_solve",
+    "lu", "lu_matrix_inverse", "lu_reconstruct", "lu_solve",
+    "normalize", "tensor_diag", "tensor_diag_part",
+    "adjoint", "band_part", "cholesky", "cholesky_solve", "cross", "det", "diag", "diag_part",
+    "eigh", "eigvalsh", "einsum", "eye", "global_norm", "inv", "l2_normalize", "logdet", "lstsq",
+    "matmul", "matrix_rank", "matrix_transpose", "matvec", "norm", "pinv", "qr", "set_diag",
+    "slogdet", "solve", "svd", "tensordot", "trace", "triangular_solve",
 ]
 
 

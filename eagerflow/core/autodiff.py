@@ -29,6 +29,10 @@ from eagerflow.core import context, dispatch, dtypes, errors, nest, tensor, vari
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import Op, convert_input
 
+# The family of the per-call op a tape records for one call of a `custom_gradient` function
+# (the function is the op's `origin`).
+CUSTOM_GRADIENT = dispatch.register(Op("CustomGradient", None, differentiable=False))
+
 
 def custom_gradient(f: Callable[..., Any] | None = None) -> Any:
     """Decorates `f(*x)` returning ``(y, grad_fn)`` so gradients use `grad_fn`.
@@ -91,9 +95,10 @@ def _call_with_custom_gradient(f, args, kwargs):
     outputs = tuple(detached(o) for o in flat_out)
     tensor_inputs = [a for a in nest.flatten(args) if isinstance(a, tensor.Tensor)]
     snapshots = [v._read() for v in variables]
-    op = Op(f"CustomGradient_{f.__name__}", None, num_outputs=len(outputs))
-    op.gradient(_custom_rule(f, grad_fn, len(tensor_inputs), variables, len(outputs)))
-    tape_lib.record(context.thread.tapes, op, tuple(tensor_inputs + snapshots), {}, outputs)
+    rule = _custom_rule(f, grad_fn, len(tensor_inputs), variables, len(outputs))
+    op = CUSTOM_GRADIENT.instance(len(outputs), rule, name=f"CustomGradient_{f.__name__}",
+                                  origin=f)
+    context.record_op(context.thread.tapes, op, tuple(tensor_inputs + snapshots), {}, outputs)
     return nest.pack_sequence_as(result, list(outputs))
 
 

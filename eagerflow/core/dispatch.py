@@ -1,8 +1,12 @@
-"""Op definitions and the single dispatch point every op goes through.
+"""Op definitions, the one op registry, and the single dispatch point every op goes through.
 
 An op is data: a CamelCase name (used in errors as ``[Op:Name]``), a forward function
-on ndarrays, a gradient rule written in eagerflow ops, and flags. `primitive` declares
-one; `execute` runs one:
+on ndarrays, a gradient rule written in eagerflow ops, and facts. `primitive` declares
+one from its forward; `register` enters an op without a forward (the graph-only ops and
+the control-flow ops of `ef.function`, which its executor runs). `OPS` holds them all, and
+`Op.instance` makes the per-call op of a registered one (a `cond`, a `py_function`, a
+concrete function's call, a custom gradient: one output count and gradient rule per call).
+`execute` runs an op:
 
 * eagerly, when no tape records, nothing is traced and numerics are not checked (the
   hot path: one flag read, one NumPy call, one wrap);
@@ -25,6 +29,7 @@ Examples:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import warnings
 
@@ -45,14 +50,16 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"eagerflow\.(
 class Op:
     """One operation: forward on ndarrays, gradient in eagerflow ops, and flags.
 
-    The flags from `pure` on are facts about the op that only `ef.function`'s passes and
-    executor read, never `execute`. Each is declared with the op (`primitive`), and
-    ``tests/ops/test_facts.py`` checks every declared fact against the forward.
+    The flags from `pure` on are facts about the op that only `ef.function`'s tracer,
+    passes and executor read, never `execute`. Each is declared with the op (`primitive`,
+    `register`), never kept in a table of names elsewhere, and ``tests/ops/test_facts.py``
+    checks the declared facts against the forward.
 
     Attributes:
         name: CamelCase op name, unique in `OPS`.
         forward: ``forward(*arrays, **attrs)`` returning an ndarray (or a tuple of them
-            when `num_outputs` is not 1).
+            when `num_outputs` is not 1); None for an op only a graph holds (``If``,
+            ``Placeholder``): the executor of `ef.function` runs it.
         jvp_rule: ``jvp(tangents, y, *inputs, **attrs)`` returning the output's tangent
             from one tangent (or None) per input, or a derivation named in
             `core/forwardprop.py`; see there.
@@ -87,31 +94,29 @@ class Op:
         ufunc: the NumPy ufunc the forward equals, or ``(ufunc, constant)`` when the
             forward passes it a constant last operand (``Relu``: ``np.maximum(x, 0)``);
             the executor calls it directly. Taken from the forward when that is a ufunc.
+        promotes: binary arithmetic that applies the dtype table (`promote_inputs`);
+            implied by `elementwise`.
+        returns_array: the forward returns an ndarray (never a NumPy scalar or a list)
+            for an output that is not 0-d, so the executor need not convert it.
+        unknown_dims: the op accepts unknown (None) dimensions in its shape attributes
+            (``Reshape``); a trace refuses them for other ops.
+        value_shaped_axis: the axis along which the output's length depends on the input
+            values (``Where``: 0), which a trace leaves unknown; None for none.
+        family: for an op made by `instance`, the registered op it is an instance of
+            (None for a registered op).
+        origin: what an instance stands for (the Python function of a custom gradient,
+            the concrete function of a call), or None.
     """
 
-    __slots__ = (
-        "differentiable",
-        "elementwise",
-        "elidable",
-        "forward",
-        "fresh",
-        "grad",
-        "grad_needs",
-        "involution",
-        "jvp_rule",
-        "name",
-        "neutral",
-        "num_outputs",
-        "promotes",
-        "pure",
-        "shape_only",
-        "stateful",
-        "ufunc",
-    )
+    __slots__ = ("differentiable", "elementwise", "elidable", "family", "forward", "fresh",
+                 "grad", "grad_needs", "involution", "jvp_rule", "name", "neutral",
+                 "num_outputs", "origin", "promotes", "pure", "returns_array", "shape_only",
+                 "stateful", "ufunc", "unknown_dims", "value_shaped_axis")
 
     def __init__(self, name, forward, differentiable=True, num_outputs=1, stateful=False, *,
                  pure=True, elementwise=False, fresh=False, neutral=None, elidable=False,
-                 involution=False, shape_only=False, ufunc=None):
+                 involution=False, shape_only=False, ufunc=None, promotes=False,
+                 returns_array=False, unknown_dims=False, value_shaped_axis=None):
         self.name = name
         self.forward = forward
         self.grad = None
@@ -128,8 +133,11 @@ class Op:
         self.involution = involution
         self.shape_only = shape_only
         self.ufunc = forward if ufunc is None and isinstance(forward, np.ufunc) else ufunc
-        # Binary arithmetic that applies the dtype table (`promote_inputs`).
-        self.promotes = elementwise or name in _PROMOTING
+        self.promotes = elementwise or promotes
+        self.returns_array = returns_array
+        self.unknown_dims = unknown_dims
+        self.value_shaped_axis = value_shaped_axis
+        self.family = self.origin = None
 
     def gradient(self, rule):
         """Registers `rule` as this op's gradient; use as a decorator."""
@@ -147,8 +155,40 @@ class Op:
         self.jvp_rule = rule
         return rule
 
+    def instance(self, num_outputs: int, grad=None, *, forward=None, name: str | None = None,
+                 origin=None) -> Op:
+        """A per-call op of this registered one: its facts, with `num_outputs` outputs, the
+        gradient rule `grad` (making it differentiable), the kernel `forward` and the
+        `name` of this one call when given, and `origin`; its `family` is this op.
+
+        Examples:
+            >>> from eagerflow.core import autodiff, dispatch
+            >>> op = autodiff.CUSTOM_GRADIENT.instance(2, name="CustomGradient_f")
+            >>> op.family is dispatch.OPS["CustomGradient"], op.name, op.num_outputs
+            (True, 'CustomGradient_f', 2)
+        """
+        op = copy.copy(self)
+        op.family, op.origin, op.num_outputs = self, origin, num_outputs
+        op.name, op.forward = name or self.name, forward or self.forward
+        op.differentiable = self.differentiable or grad is not None
+        if grad is not None:
+            op.gradient(grad)
+        return op
+
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
+
+
+def register(op: Op) -> Op:
+    """Enters `op` in `OPS` under its name (once) and returns it.
+
+    Raises:
+        InternalError: if an op of that name is registered already.
+    """
+    if op.name in OPS:
+        raise errors.InternalError(f"op {op.name!r} is defined twice", op=op.name)
+    OPS[op.name] = op
+    return op
 
 
 def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stateful=False,
@@ -160,20 +200,17 @@ def primitive(name: str, differentiable: bool = True, num_outputs: int = 1, stat
         differentiable: whether outputs carry gradients.
         num_outputs: number of outputs (-1: variable, decided by the forward).
         stateful: whether the op may return different values for equal inputs.
-        **facts: what graph passes may assume about the op (``pure``, ``elementwise``,
-            ``fresh``, ``neutral``, ``elidable``, ``involution``, ``shape_only``,
-            ``ufunc``: see `Op`).
+        **facts: what a trace, the graph passes and the executor may assume about the op
+            (``pure``, ``elementwise``, ``fresh``, ``neutral``, ``elidable``,
+            ``involution``, ``shape_only``, ``ufunc``, ``promotes``, ``returns_array``,
+            ``unknown_dims``, ``value_shaped_axis``: see `Op`).
 
     Returns:
         A decorator turning the forward function into a registered `Op`.
     """
 
     def decorate(forward):
-        if name in OPS:
-            raise errors.InternalError(f"op {name!r} is defined twice", op=name)
-        op = Op(name, forward, differentiable, num_outputs, stateful, **facts)
-        OPS[name] = op
-        return op
+        return register(Op(name, forward, differentiable, num_outputs, stateful, **facts))
 
     return decorate
 
@@ -289,13 +326,11 @@ def _execute_slow(op, inputs, attrs):
     if _flags.check_numerics:
         _check_numerics(op, outputs)
     if tapes and op.differentiable:
-        for tape in tapes:  # the recording tapes of this thread (core/tape.py)
-            tape._record(op, inputs, attrs, outputs)
+        context.record_op(tapes, op, inputs, attrs, outputs)
     return result
 
 
 _SCALARS = (float, int, complex, bool)
-_PROMOTING = frozenset({"BatchMatMulV2", "MatMul"})
 
 
 def promote_inputs(op, inputs) -> tuple:

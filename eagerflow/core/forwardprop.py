@@ -181,18 +181,12 @@ class ForwardAccumulator:
             raise ValueError("This ForwardAccumulator is already recording; it cannot "
                              "be re-entered.")
         self._entered = True
-        context.thread.tapes.append(self)
-        context.update_flags(tapes=1)
+        context.push_tape(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
         self._entered = False
-        stack = context.thread.tapes
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is self:
-                del stack[i]
-                context.update_flags(tapes=-1)
-                return
+        context.pop_tape(self)
 
     def jvp(self, primals: Any,
             unconnected_gradients: str | tape_lib.UnconnectedGradients = "none") -> Any:
@@ -234,7 +228,7 @@ def _fit(tangent, out, op):
 
 def _jvp(op, tangents, inputs, attrs, outputs) -> tuple:
     rule = op.jvp_rule
-    if rule is None and op.grad is not None and dispatch.OPS.get(op.name) is not op:
+    if rule is None and op.grad is not None and op.family is not None:
         rule = FROM_VJP  # made at run time: a custom gradient, a function or control flow
     if rule is None:
         raise errors.UnimplementedError(

@@ -19,7 +19,15 @@ def is_nested(value) -> bool:
     return isinstance(value, (list, tuple, dict))
 
 
-def _keys(mapping: dict) -> list:
+def sorted_keys(mapping: dict) -> list:
+    """The keys of `mapping` in the order `flatten` visits them: sorted, or insertion order
+    when they do not sort. Code that walks a dict alongside its flattened form uses it.
+
+    Examples:
+        >>> from eagerflow.core import nest
+        >>> nest.sorted_keys({"b": 1, "a": 2}), nest.sorted_keys({1: 0, "a": 0})
+        (['a', 'b'], [1, 'a'])
+    """
     try:
         return sorted(mapping)
     except TypeError:
@@ -37,7 +45,7 @@ def flatten(structure) -> list:
 
 def _flatten_into(structure, leaves: list) -> None:
     if isinstance(structure, dict):
-        for key in _keys(structure):
+        for key in sorted_keys(structure):
             _flatten_into(structure[key], leaves)
     elif isinstance(structure, (list, tuple)):
         for item in structure:
@@ -60,7 +68,7 @@ def pack_sequence_as(structure, flat):
 def _pack(structure, flat, index):
     if isinstance(structure, dict):
         packed = {}
-        for key in _keys(structure):
+        for key in sorted_keys(structure):
             packed[key], index = _pack(structure[key], flat, index)
         return {key: packed[key] for key in structure}, index
     if isinstance(structure, (list, tuple)):

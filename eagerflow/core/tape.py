@@ -3,10 +3,11 @@
 How recording works. Each tape keeps ``_tracked``, the ids of the tensors it can
 differentiate through: those it watches (`watch`, or trainable variables read while it
 records; held in ``_watched``) and the outputs of ops it recorded. The dispatcher hands
-every op run while a tape is active to each recording tape of the thread (the list in
-`context.thread`, so the dispatcher needs no import of this module), and a tape appends
-the op when it tracks one of its inputs (`_record`); a Variable read reaches the tapes
-the same way (`_variable_read`). Ops that touch nothing a tape tracks cost that tape one
+every op run while a tape is active to each recording tape of the thread through the tape
+hook `context.record_op` (the list is in `context.thread`, so the dispatcher needs no
+import of this module), and a tape appends the op when it tracks one of its inputs
+(`_record`); a Variable read reaches the tapes the same way (`context.record_read`, then
+`_variable_read`). Ops that touch nothing a tape tracks cost that tape one
 set lookup per input.
 
 A record holds its inputs but only a weak reference to a single output: a result nobody
@@ -15,9 +16,11 @@ gradient, so it is freed at once instead of living as long as the tape. An id in
 ``_tracked`` whose tensor died may be reused by a new tensor; that only makes the new
 tensor's ops recorded needlessly, since the backward pass skips records whose output died.
 
-How gradients work. `gradient` walks the records once forwards to find what depends on a
-source, then once backwards, calling each op's gradient rule only for records whose
-outputs received a gradient and only for inputs that lead to a source. Rules are written
+How gradients work. `gradient` calls `backprop`, in three named steps: `_reachable` walks
+the records once forwards to find what depends on a source, `_seed` starts each target's
+gradient, and `_apply_rule`, once per record walking backwards, calls the op's gradient
+rule only for records whose outputs received a gradient and only for inputs that lead to
+a source. Rules are written
 in eagerflow ops, so while an outer tape is recording, the backward pass is itself
 recorded, which is how gradients of gradients work to any order. The engine (not the
 rules) sums a broadcast gradient back to its input's shape.
@@ -39,6 +42,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
 import weakref
 from typing import Any
 from weakref import ref as _weakref
@@ -54,28 +58,12 @@ _Variable = variable.Variable
 _VARIABLE_NONE_REASONS: dict[int, tuple] = {}
 
 
-def record(tapes, op, inputs, attrs, outputs) -> None:
-    """Records one op call on every tape in `tapes` that tracks one of its inputs."""
-    for tape in tapes:
-        tape._record(op, inputs, attrs, outputs)
-
-
-def notify_read(variable, snapshot) -> None:
-    """Tells this thread's recording tapes that `variable` was read as `snapshot`."""
-    for tape in context.thread.tapes:
-        tape._variable_read(variable, snapshot)
-
-
 def none_reason(variable) -> str | None:
     """Why the most recent `tape.gradient` call returned None for `variable`, if it did."""
     entry = _VARIABLE_NONE_REASONS.get(id(variable))
     if entry is None or entry[0]() is not variable:
         return None
     return entry[1]
-
-
-def _is_variable(value) -> bool:
-    return isinstance(value, _Variable)
 
 
 def _run(name, inputs, **attrs):
@@ -162,24 +150,12 @@ class GradientTape:
         if self._entered:
             raise ValueError("This GradientTape is already recording; tapes do not re-enter.")
         self._entered = True
-        self._start()
+        context.push_tape(self)
         return self
 
     def __exit__(self, *exc_info) -> None:
         self._entered = False
-        self._stop()
-
-    def _start(self) -> None:
-        context.thread.tapes.append(self)
-        context.update_flags(tapes=1)
-
-    def _stop(self) -> None:
-        stack = context.thread.tapes
-        for i in range(len(stack) - 1, -1, -1):
-            if stack[i] is self:
-                del stack[i]
-                context.update_flags(tapes=-1)
-                return
+        context.pop_tape(self)
 
     def _recording(self) -> bool:
         return any(t is self for t in context.thread.tapes)
@@ -207,11 +183,11 @@ class GradientTape:
                 "GradientTape.stop_recording() needs a tape that is recording: use it "
                 "inside the tape's `with` block."
             )
-        self._stop()
+        context.pop_tape(self)
         try:
             yield
         finally:
-            self._start()
+            context.push_tape(self)
 
     def reset(self) -> None:
         """Forgets everything recorded and watched, as if the tape had just been created."""
@@ -225,10 +201,10 @@ class GradientTape:
             ValueError: for anything that is not a Tensor or Variable (TensorFlow's class).
         """
         for item in nest.flatten(tensor):
-            if _is_variable(item):
+            if isinstance(item, _Variable):
                 self._watched_vars[id(item)] = item
                 if self._recording():
-                    notify_read(item, item._read())
+                    context.record_read(item, item._read())
                 continue
             if not isinstance(item, _Tensor):
                 raise ValueError(  # TensorFlow's class
@@ -310,7 +286,7 @@ class GradientTape:
         for i, source in enumerate(flat_sources):
             # A variable differentiated with respect to itself: ones (times its seed), as in
             # TensorFlow, even when it was not read inside the tape's block.
-            if not _is_variable(source) or source.dtype.kind not in "fc" or (
+            if not isinstance(source, _Variable) or source.dtype.kind not in "fc" or (
                     grads[i] is not None and id(source) not in self._none_reasons):
                 continue
             for j, t in enumerate(raw_targets):
@@ -322,7 +298,7 @@ class GradientTape:
         return nest.pack_sequence_as(sources, grads)
 
     def _source_keys(self, source) -> list[int]:
-        if _is_variable(source):
+        if isinstance(source, _Variable):
             return [id(s) for s in self._var_reads.get(id(source), ())]
         if isinstance(source, _Tensor):
             return [id(source)] if id(source) in self._tracked else []
@@ -334,23 +310,21 @@ class GradientTape:
     def _gradients(self, targets, seeds, flat_sources, unconnected, keep) -> list:
         keys = [self._source_keys(s) for s in flat_sources]
         wanted = {k for ks in keys for k in ks}
-        grads = _backprop(self._records, targets, seeds, wanted, free=not keep)
+        grads = backprop(self._records, targets, seeds, wanted, free=not keep)
         results = []
         self._none_reasons = {}
         for source, source_keys in zip(flat_sources, keys, strict=True):
             found = [grads[k] for k in source_keys if k in grads]
-            if _is_variable(source) or isinstance(source, _Tensor):
+            if isinstance(source, _Variable) or isinstance(source, _Tensor):
                 if source.dtype.kind not in "fc":
                     found = []
-            if found:
-                total = found[0]
-                for g in found[1:]:
-                    total = _run("AddV2", (total, g))
+            if found:  # one gradient per read of a variable: their sum
+                total = functools.reduce(lambda a, b: _run("AddV2", (a, b)), found)
                 results.append(cast_like(total, source))
                 continue
             reason = self._explain(source, source_keys)
             self._none_reasons[id(source)] = reason
-            if _is_variable(source):
+            if isinstance(source, _Variable):
                 _VARIABLE_NONE_REASONS[id(source)] = (weakref.ref(source), reason)
             results.append(_zeros(source.shape, source.dtype) if unconnected else None)
         return results
@@ -361,7 +335,7 @@ class GradientTape:
                 f"the source has dtype {source.dtype.name}: gradients exist only for "
                 "floating-point tensors and variables"
             )
-        if _is_variable(source):
+        if isinstance(source, _Variable):
             if id(source) not in self._watched_vars:
                 if not source.trainable:
                     return "the variable is not trainable (trainable=False) and was not watched"
@@ -536,7 +510,7 @@ def _static_size(shape, method: str) -> int:
 def _target_tensor(value: Any) -> tensor.Tensor:
     if isinstance(value, _Tensor):
         return value
-    if _is_variable(value):
+    if isinstance(value, _Variable):
         return value._read()
     raise TypeError(
         f"GradientTape.gradient() target must be a Tensor or Variable, got "
@@ -577,86 +551,129 @@ def _live_outputs(entry):
     return None if out is None else (out,)
 
 
-def _backprop(records, targets, seeds, wanted: set, free: bool) -> dict:
-    """Plays `records` backwards from `targets`; returns gradients keyed by tensor id."""
+def recorded(tape: GradientTape) -> tuple[list, dict]:
+    """What `tape` recorded, for a compiler that keeps it as a graph's gradient information
+    (`ef.function` does): the records ``(op, inputs, attrs, outputs or a weak reference to
+    the single output)`` in order, and ``{id(variable): (variable, [read snapshots])}`` for
+    each variable it watched. `backprop` plays the records."""
+    watched = tape._watched_vars
+    return tape._records, {key: (watched[key], list(reads))
+                           for key, reads in tape._var_reads.items() if key in watched}
+
+
+def backprop(records: list, targets: list, seeds: list | None, wanted: set,
+             free: bool) -> dict:
+    """Plays `records` backwards from `targets`; returns gradients keyed by tensor id.
+
+    The backward pass in three named steps, as tinygrad writes ``Tensor.backward``:
+
+    1. `_reachable`: one forward walk finds every tensor that depends on a wanted source
+       (the ids in `wanted`); no rule runs for anything else.
+    2. `_seed`: each target that depends on a source starts with its seed from `seeds`
+       (ones when None).
+    3. `_apply_rule`: one backward walk calls each record's gradient rule when its outputs
+       received a gradient, for the inputs that lead to a source, and accumulates what the
+       rule returns (summed back to each input's shape and dtype by `_fit`).
+
+    With `free`, each record is dropped once played (a non-persistent tape), and only the
+    gradients of `wanted` tensors are kept to the end.
+    """
+    depends = _reachable(records, wanted)
+    grads = _seed(targets, seeds, depends)
+    pending: dict[int, object] = {}
+    for i in range(len(records) - 1, -1, -1):
+        record = records[i]
+        if free:
+            records[i] = None
+        outputs = _apply_rule(record, grads, depends)
+        if outputs is None:
+            continue
+        # Freed records no longer hold their inputs: keep alive every tensor that has a
+        # gradient waiting for its producer to be processed.
+        pending.update((id(x), x) for x in record[1] if id(x) in grads)
+        for out in outputs:
+            pending.pop(id(out), None)
+            if id(out) not in wanted:
+                grads.pop(id(out), None)
+    return grads
+
+
+def _reachable(records, wanted: set) -> set:
+    """Step 1: the ids of `wanted` and of every recorded output that depends on one."""
     depends = set(wanted)
-    count = len(records)
-    for i in range(count):
-        _, inputs, _, entry = records[i]
+    for _, inputs, _, entry in records:
         for x in inputs:
             if id(x) in depends:
                 outputs = _live_outputs(entry)
                 if outputs is not None:
                     depends.update(id(o) for o in outputs)
                 break
+    return depends
+
+
+def _seed(targets, seeds, depends: set) -> dict:
+    """Step 2: the starting gradients, ``{id(target): seed}`` (ones where no seed is given)."""
     grads: dict[int, object] = {}
-    pending: dict[int, object] = {}
     for i, t in enumerate(targets):
         if id(t) not in depends:
             continue
-        seed = seeds[i] if seeds is not None and seeds[i] is not None else None
+        seed = seeds[i] if seeds is not None else None
         if seed is None:
             seed = _run("OnesLike", (t,), dtype=None)
         _accumulate(grads, id(t), dispatch.convert_input(seed))
-    for i in range(count - 1, -1, -1):
-        op, inputs, attrs, entry = records[i]
-        if free:
-            records[i] = None
-        outputs = _live_outputs(entry)
-        if outputs is None:
-            continue
-        if len(outputs) == 1 and type(entry) is not tuple:
-            y = outputs[0]
-            dy = grads.get(id(y))
-            if dy is None:
-                continue
-        else:
-            dys = [grads.get(id(o)) for o in outputs]
-            if all(d is None for d in dys):
-                continue
-            dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
-                       for d, o in zip(dys, outputs, strict=True))
-            y = outputs
-        flags = []
-        for x in inputs:
-            flags.append(id(x) in depends and isinstance(x, _Tensor)
-                         and x._value.dtype.kind in "fc")
-        if True not in flags:
-            continue
-        needs = tuple(flags)
-        if op.grad is None:
-            raise errors.UnimplementedError(
-                f"No gradient is defined for op {op.name}; it cannot be differentiated. "
-                "Wrap the computation in ef.stop_gradient or define one with "
-                "@ef.custom_gradient.",
-                op.name,
-            )
-        if op.grad_needs:
-            dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
-        else:
-            dxs = op.grad(dy, y, *inputs, **attrs)
-        if type(dxs) is not tuple and type(dxs) is not list:
-            dxs = (dxs,)
-        if len(dxs) != len(inputs):
-            raise errors.InternalError(
-                f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
-                op.name,
-            )
-        for x, dx, need in zip(inputs, dxs, needs, strict=True):
-            if need and dx is not None:
-                if type(dx) is not _Tensor:
-                    dx = dispatch.convert_input(dx)
-                if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
-                    dx = _fit(dx, x, op)
-                _accumulate(grads, id(x), dx)
-                # Freed records no longer hold their inputs: keep alive every tensor
-                # that has a gradient waiting for its producer to be processed.
-                pending[id(x)] = x
-        for out in outputs:
-            pending.pop(id(out), None)
-            if id(out) not in wanted:
-                grads.pop(id(out), None)
     return grads
+
+
+def _apply_rule(record, grads: dict, depends: set):
+    """Step 3, for one record: runs its op's gradient rule and accumulates the input
+    gradients into `grads`. Returns the record's outputs, or None when it was skipped (its
+    output died, received no gradient, or no input leads to a source)."""
+    op, inputs, attrs, entry = record
+    outputs = _live_outputs(entry)
+    if outputs is None:
+        return None
+    if len(outputs) == 1 and type(entry) is not tuple:
+        y = outputs[0]
+        dy = grads.get(id(y))
+        if dy is None:
+            return None
+    else:
+        dys = [grads.get(id(o)) for o in outputs]
+        if all(d is None for d in dys):
+            return None
+        dy = tuple(_run("ZerosLike", (o,), dtype=None) if d is None else d
+                   for d, o in zip(dys, outputs, strict=True))
+        y = outputs
+    needs = tuple(id(x) in depends and isinstance(x, _Tensor) and x._value.dtype.kind in "fc"
+                  for x in inputs)
+    if True not in needs:
+        return None
+    if op.grad is None:
+        raise errors.UnimplementedError(
+            f"No gradient is defined for op {op.name}; it cannot be differentiated. "
+            "Wrap the computation in ef.stop_gradient or define one with "
+            "@ef.custom_gradient.",
+            op.name,
+        )
+    if op.grad_needs:
+        dxs = op.grad(dy, y, *inputs, needs=needs, **attrs)
+    else:
+        dxs = op.grad(dy, y, *inputs, **attrs)
+    if type(dxs) is not tuple and type(dxs) is not list:
+        dxs = (dxs,)
+    if len(dxs) != len(inputs):
+        raise errors.InternalError(
+            f"gradient rule returned {len(dxs)} gradients for {len(inputs)} inputs",
+            op.name,
+        )
+    for x, dx, need in zip(inputs, dxs, needs, strict=True):
+        if need and dx is not None:
+            if type(dx) is not _Tensor:
+                dx = dispatch.convert_input(dx)
+            if dx._value.shape != x._value.shape or dx._value.dtype != x._value.dtype:
+                dx = _fit(dx, x, op)
+            _accumulate(grads, id(x), dx)
+    return outputs
 
 
 def _accumulate(grads: dict, key: int, grad) -> None:

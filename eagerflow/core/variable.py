@@ -100,7 +100,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
         self._trainable = bool(trainable) and dtypes.is_floating(value.dtype)
         self._constraint = constraint
         self._creation_index = next(_creation_counter)
-        context.thread.variables_made = getattr(context.thread, "variables_made", 0) + 1
+        context.thread.variables_made += 1
         if context.creation_observer is not None:  # ef.distribute is in use
             context.creation_observer.object_created(self, variable=True)
 
@@ -114,8 +114,7 @@ class Variable(tensor._Operators, metaclass=_Creators):
             state = context.thread
             if state.tracer is not None:
                 return state.tracer.read_variable(self)
-            for tape in state.tapes:  # the recording tapes of this thread (core/tape.py)
-                tape._variable_read(self, snapshot)
+            context.record_read(self, snapshot)
         return snapshot
 
     def read_value(self) -> tensor.Tensor:

@@ -143,7 +143,7 @@ def _leaf_values(template, value, what: str, out: list) -> list:
     if isinstance(template, (dict, tuple)):
         if isinstance(template, dict):
             ok = isinstance(value, dict) and set(value) == set(template)
-            keys: Iterable[Any] = nest._keys(template)
+            keys: Iterable[Any] = nest.sorted_keys(template)
         else:
             ok = isinstance(value, (tuple, list)) and len(value) == len(template)
             keys = range(len(template))

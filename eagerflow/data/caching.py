@@ -161,7 +161,7 @@ def _encode_structure(template):
                     f"cache(filename) supports dict keys of type str/int/float/bool, got "
                     f"{key!r}"
                 )
-        return ["dict", [[k, _encode_structure(template[k])] for k in nest._keys(template)]]
+        return ["dict", [[k, _encode_structure(template[k])] for k in nest.sorted_keys(template)]]
     items = [_encode_structure(item) for item in template]
     if type(template) is tuple:
         return ["tuple", items]

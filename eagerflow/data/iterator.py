@@ -143,7 +143,7 @@ class Iterator(trackable.Trackable):
         self._shuffles, self._blocker = _pipeline_state(dataset)
         epochs = [stage.next_iteration for stage in self._shuffles]
         self._count = 0
-        made = getattr(context.thread, "variables_made", 0)  # bookkeeping, not user state: an
+        made = context.thread.variables_made  # bookkeeping, not user state: an
         self._position = variable.Variable(np.int64(0), trainable=False, name="position")
         self._shuffle_epochs = variable.Variable(np.asarray(epochs, np.int64),
                                                  trainable=False, name="shuffle_epochs")

@@ -135,7 +135,7 @@ def signature(element):
     if isinstance(element, tuple):
         return (kind, tuple([signature(item) for item in element]))
     if isinstance(element, dict):  # in nest.flatten's key order: insertion order is no part
-        return (kind, tuple((key, signature(element[key])) for key in nest._keys(element)))
+        return (kind, tuple((key, signature(element[key])) for key in nest.sorted_keys(element)))
     return kind
 
 
@@ -172,7 +172,7 @@ def describe(element) -> str:
 def leaf_paths(element, prefix: str = "") -> list:
     """Names of the leaves in `nest.flatten` order, e.g. ``["[0]", "['label']"]``."""
     if isinstance(element, dict):
-        keys = nest._keys(element)
+        keys = nest.sorted_keys(element)
         return [p for k in keys for p in leaf_paths(element[k], f"{prefix}[{k!r}]")]
     if isinstance(element, tuple):
         return [p for i, item in enumerate(element) for p in leaf_paths(item, f"{prefix}[{i}]")]

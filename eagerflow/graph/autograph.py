@@ -64,7 +64,7 @@ import numpy as np
 
 from eagerflow.core import context, errors, nest, tensor
 from eagerflow.core.variable import Variable
-from eagerflow.graph import control_flow, conversion, graph
+from eagerflow.graph import control_flow, conversion, graph, trace
 from eagerflow.graph.conversion import ConversionError
 
 _RETVAL = conversion.RETVAL
@@ -685,7 +685,7 @@ def convert(fn):
 def call_converted(fn, *args, **kwargs):
     """Calls `fn` converted when AutoGraph is on for the trace in progress (used by
     `Layer.__call__` for ``call``), else as it is."""
-    if not getattr(context.thread, "autograph", False) or context.thread.tracer is None:
+    if not trace.options.autograph or context.thread.tracer is None:
         return fn(*args, **kwargs)
     return convert(fn)(*args, **kwargs)
 

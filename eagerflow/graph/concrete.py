@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from eagerflow.core import context, dispatch, errors, nest, spec, tensor
+from eagerflow.core import autodiff, context, dispatch, errors, nest, spec, tensor
 from eagerflow.core import tape as tape_lib
 from eagerflow.graph import executor, graph, trace
 from eagerflow.graph.passes import fusion, pipeline
@@ -335,10 +335,10 @@ class ConcreteFunction:
 
     # -- gradients ---------------------------------------------------------------------------
     def _tracked_mask(self, tensors, tapes):
-        snapshots = [v._read() for v in self._read_variables]  # lets tapes watch them
+        snapshots = [v.read_value() for v in self._read_variables]  # lets tapes watch them
         keys = list(tensors) + snapshots
         mask = tuple(
-            t.dtype.kind in "fc" and any(id(t) in tape._tracked for tape in tapes) for t in keys
+            t.dtype.kind in "fc" and context.on_tape(tapes, t) for t in keys
         )
         return keys, mask
 
@@ -350,7 +350,7 @@ class ConcreteFunction:
         plan = self._plan(backward.extra)
         values = plan(*[t._value for t in tensors])
         outputs = [_wrap(o) for o in values]
-        tape_lib.record(tapes, backward.op, tuple(keys), {}, tuple(outputs))
+        context.record_op(tapes, backward.op, tuple(keys), {}, tuple(outputs))
         return outputs[:len(self.graph.outputs)]
 
     def call_recorded_in_trace(self, tensors, tapes):
@@ -376,7 +376,7 @@ class ConcreteFunction:
         finally:
             state.tapes = saved
         if backward is not None:
-            tape_lib.record(tapes, backward.op, tuple(keys), {}, tuple(values))
+            context.record_op(tapes, backward.op, tuple(keys), {}, tuple(values))
         return values[:len(self.graph.outputs)]
 
     def record_traced_call(self, tensors, outputs, tapes):
@@ -386,7 +386,7 @@ class ConcreteFunction:
             return outputs
         backward = self.backward(mask)
         extra = [_wrap(t._shadow) for t in backward.extra]
-        tape_lib.record(tapes, backward.op, tuple(keys), {}, tuple(list(outputs) + extra))
+        context.record_op(tapes, backward.op, tuple(keys), {}, tuple(list(outputs) + extra))
         return outputs
 
     def backward(self, mask):
@@ -403,10 +403,10 @@ def custom_gradient_names(graph_) -> list[str]:
     names = set()
     for record in graph_.records:
         op = record[0]
-        if op.name.startswith("CustomGradient_"):
-            names.add(op.name[len("CustomGradient_"):])
-        elif isinstance(getattr(op.grad, "__self__", None), _Backward):
-            names.update(custom_gradient_names(op.grad.__self__.forward.graph))
+        if op.family is autodiff.CUSTOM_GRADIENT:
+            names.add(op.origin.__name__)
+        elif op.family is graph.CALL:
+            names.update(custom_gradient_names(op.origin.graph))
     return sorted(names)
 
 
@@ -444,8 +444,8 @@ class _Backward:
         self._positions: dict[Any, Any] = {}
         for i, t in enumerate(results):
             self._positions.setdefault(id(t), []).append(i)
-        self.op = dispatch.Op(f"{forward.name}_call", None, num_outputs=len(results))
-        self.op.gradient(self._rule)
+        self.op = graph.CALL.instance(len(results), self._rule, name=f"{forward.name}_call",
+                                      origin=forward)
 
     def _targets(self):
         seen, targets = set(), []
@@ -468,8 +468,7 @@ class _Backward:
                 # Example values like the target's keep every example size consistent.
                 seed = tracer.placeholder(t.shape, t.dtype, f"grad_{i}", shadow=t._shadow,
                                           probe=t._probe)
-                recorder._tracked.add(id(seed))
-                recorder._watched[id(seed)] = seed
+                recorder.watch(seed)
                 seeds.append(seed)
             wanted = {}
             for key, needed in zip(keys, self.mask, strict=False):
@@ -484,7 +483,7 @@ class _Backward:
             # but the records name the outer tensor: seed that one.
             alias = {id(inner): outer for outer, inner in fgraph.captures}
             recorded = [alias.get(id(t), t) for t in targets]
-            grads = tape_lib._backprop(fgraph.records, recorded, seeds, set(wanted), free=False)
+            grads = tape_lib.backprop(fgraph.records, recorded, seeds, set(wanted), free=False)
             structure: list[Any] = []
             for key, needed in zip(keys, self.mask, strict=False):
                 found = []

@@ -84,7 +84,7 @@ class Branch:
 
 def _trace_subgraph(fn, specs, name, executing, recompute=False, no_hoist=(), overrides=None):
     """Traces `fn(*placeholders)` into a new graph under the current tracer."""
-    parent = context.thread.tracer
+    parent = trace.current()
     sub = graph.Graph(name)
     if parent is not None:
         sub.jit_compile = parent.graph.jit_compile
@@ -168,7 +168,7 @@ def cond(pred: Any, true_fn: Callable[..., Any] | None = None,
 def _converted(fn):
     """The user's `fn` converted by AutoGraph when it is on for the trace in progress
     (branches and bodies written with `if`/`while` on tensors), as TensorFlow does."""
-    if not getattr(context.thread, "autograph", False) or context.thread.tracer is None:
+    if not trace.options.autograph or context.thread.tracer is None:
         return fn
     from eagerflow.graph import autograph
 
@@ -211,10 +211,10 @@ def _cond(pred, true_fn, false_fn, name, recompute=False, overrides=None):
     outputs = tuple(node.outputs)
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs):
-        op = dispatch.Op("If", None, num_outputs=len(outputs))
-        op.gradient(_cond_rule(true_fn, false_fn, union, len(outputs), name))
+        op = graph.COND.instance(len(outputs), _cond_rule(true_fn, false_fn, union,
+                                                           len(outputs), name))
         op.jvp(_cond_jvp(true_fn, false_fn, union, outputs, name))
-        tape_lib.record(tapes, op, (pred, *union), {}, outputs)
+        context.record_op(tapes, op, (pred, *union), {}, outputs)
     return nest.pack_sequence_as(r_true, list(outputs))
 
 
@@ -260,7 +260,7 @@ def _check_same_structure(a, b, outs_a, outs_b, what=("true_fn", "false_fn")):
 
 def _skeleton(value):
     if isinstance(value, dict):
-        return ("dict", tuple((k, _skeleton(value[k])) for k in nest._keys(value)))
+        return ("dict", tuple((k, _skeleton(value[k])) for k in nest.sorted_keys(value)))
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_skeleton(v) for v in value))
     return "leaf"
@@ -396,7 +396,7 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
                 overrides=None):
     limit = _check_loop_args(cond, body, loop_vars, maximum_iterations)
     flat = [dispatch.convert_input(v) for v in nest.flatten(loop_vars)]
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         return _eager_while(cond, body, loop_vars, flat, limit)
     refs = [tracer.ref(v) for v in flat]
@@ -444,13 +444,13 @@ def _while_loop(cond, body, loop_vars, maximum_iterations, name, recompute=False
     outputs = tuple(node.outputs)
     tapes = context.thread.tapes
     if tapes and any(o.dtype.kind in "fc" for o in outputs[:n]):
-        op = dispatch.Op("While", None, num_outputs=len(outputs))
         if recompute:  # this loop is itself a gradient: differentiating it is second order
-            op.gradient(_second_order_rule(name))
+            op = graph.WHILE.instance(len(outputs), _second_order_rule(name))
         else:
-            op.gradient(_while_rule(attrs["_body_fn"], n, union, name, attrs["varying"]))
+            op = graph.WHILE.instance(len(outputs), _while_rule(attrs["_body_fn"], n, union,
+                                                                name, attrs["varying"]))
             op.jvp(_while_jvp(lambda *v: cond(*pack(v)), attrs["_body_fn"], n, limit, name))
-        tape_lib.record(tapes, op, (*flat, *union), {}, outputs)
+        context.record_op(tapes, op, (*flat, *union), {}, outputs)
     return pack(outputs[:n])
 
 

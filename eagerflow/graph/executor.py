@@ -207,7 +207,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
         args = [names[id(x)] if _is_symbolic(x) else _literal(x, node, env, f"l{index}_{j}")
                 for j, x in enumerate(node.inputs)]
         targets = [names[id(o)] for o in node.outputs]
-        if node.op.name in graph.ASSIGN_MODES:  # drop dead references so writes stay in place
+        if node.op in graph.ASSIGN_MODES:  # drop dead references so writes stay in place
             dead = sorted(s for s in alive if last_use.get(s, -1) < index and s not in returned
                           and s not in kept)
             if dead:
@@ -234,7 +234,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
                     and slot not in returned and slot not in kept:
                 lines.append(f"    {slot} = None")
                 alive.discard(slot)
-    writes = [n for n, (node, _) in line_nodes.items() if node.op.name in graph.ASSIGN_MODES]
+    writes = [n for n, (node, _) in line_nodes.items() if node.op in graph.ASSIGN_MODES]
     if writes:
         env["_updates"] = variable_module.atomic_update()
         _group_writes(lines, line_nodes, min(writes), max(writes))
@@ -262,9 +262,9 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
     if op is graph.READ:
         env[f"v{k}"] = node.attrs["variable"]
         return [f"{targets[0]} = v{k}._buf"]
-    if op.name in graph.ASSIGN_MODES:
+    if op in graph.ASSIGN_MODES:
         env[f"v{k}"] = node.attrs["variable"]
-        mode = graph.ASSIGN_MODES[op.name]
+        mode = graph.ASSIGN_MODES[op]
         return [f"_assign(v{k}, {args[0]}, {mode!r})"]  # checks the shape and dtype
     if op in (graph.PRINT, graph.PY_FUNCTION, graph.COND, graph.WHILE):
         env[f"a{k}"] = node.attrs
@@ -315,7 +315,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         call = f"f{k}({', '.join(call_args)})"
     if op.num_outputs == 1:
         out = node.outputs[0]
-        if not out.shape or (ufunc is None and node.op.name not in _ALWAYS_ARRAY):
+        if not out.shape or (ufunc is None and not node.op.returns_array):
             call = f"_asarray({call})"
         return [f"{targets[0]} = {call}"]
     code = [f"{lhs} = {call}"]
@@ -331,11 +331,3 @@ def _position(tensors: list, tensor) -> int:
     return next(i for i, t in enumerate(tensors) if t is tensor)
 
 
-# Forwards known to return ndarrays for non-scalar outputs (no conversion needed).
-_ALWAYS_ARRAY = {
-    "BatchMatMulV2", "Softmax", "LogSoftmax", "Sum", "Mean", "Max", "Min", "Prod",
-    "Reshape", "Transpose", "BroadcastTo", "Cast", "SelectV2", "Sigmoid", "ConcatV2",
-    "Pack", "Tile", "Gather", "GatherGrad", "StridedSlice", "StridedSliceGrad", "OneHot",
-    "ZerosLike", "OnesLike", "Fill", "Identity", "StopGradient", "Rsqrt", "Round",
-    "SquaredDifference", "LogSumExp", "FusedElementwise", "Cumsum", "Cumprod", "ArgMax", "ArgMin",
-}

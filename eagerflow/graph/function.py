@@ -96,25 +96,32 @@ def variable_creator_scope(variable_creator: Any) -> Iterator[None]:
     if not callable(variable_creator):
         raise TypeError(f"variable_creator_scope: variable_creator must be callable, got "
                         f"{type(variable_creator).__name__}")
-    state = context.thread
-    stack = state.variable_creators
+    stack = _creators.stack
     stack.append(variable_creator)
-    state.variable_creator = _create_variable  # read by Variable's metaclass
+    context.thread.variable_creator = _create_variable  # read by Variable's metaclass
     try:
         yield
     finally:
         stack.remove(variable_creator)
         if not stack:
-            state.variable_creator = None
+            context.thread.variable_creator = None
 
 
+class _CreatorStack(threading.local):
+    """The creators of the `variable_creator_scope`s in force in this thread, outermost first."""
+
+    def __init__(self) -> None:
+        self.stack: list = []
+
+
+_creators = _CreatorStack()
 _VARIABLE_ARGUMENTS = ("initial_value", "trainable", "name", "dtype", "constraint", "shape")
 
 
 def _create_variable(cls: type, args: tuple, kwargs: dict) -> Any:
     """``cls(*args, **kwargs)`` through the creators of the scopes in force, innermost
     first; the last `next_creator` makes the variable."""
-    creators = context.thread.variable_creators
+    creators = _creators.stack
     if len(args) > len(_VARIABLE_ARGUMENTS):
         raise TypeError(f"Variable takes at most {len(_VARIABLE_ARGUMENTS)} positional "
                         f"arguments, got {len(args)}")
@@ -238,7 +245,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str | None = "gradien
         ef.Tensor(6.0, shape=(), dtype=float32)
     """
     del name, gate_gradients, aggregation_method
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         raise RuntimeError("ef.gradients is not supported when eager execution is enabled: "
                            "use ef.GradientTape (or call it inside an ef.function).")
@@ -378,7 +385,7 @@ class Function:
                 shape, dtype = next(leaves, (value.shape, value.dtype))
                 return repr(spec.TensorSpec(shape, dtype))
             if isinstance(value, dict):
-                items = {k: text(value[k]) for k in nest._keys(value)}
+                items = {k: text(value[k]) for k in nest.sorted_keys(value)}
                 return "Dict[" + ", ".join(f"{k!r}: {items[k]}" for k in value) + "]"
             if isinstance(value, (list, tuple)):
                 kind = "List" if isinstance(value, list) else "Tuple"
@@ -626,8 +633,7 @@ class Function:
                 shadow = real._value if isinstance(real, _Tensor) else None
                 ph = tracer.placeholder(shape, dtype, name, shadow=shadow)
                 if ph.dtype.kind in "fc":
-                    recorder._tracked.add(id(ph))
-                    recorder._watched[id(ph)] = ph
+                    recorder.watch(ph)
                 return ph
 
             if self._input_signature is not None:
@@ -642,13 +648,12 @@ class Function:
                 new_values = [signatures.map_leaves(v, placeholder, name)
                               for v, name in zip(values, names, strict=True)]
             call_args, call_kwargs = signatures.rebuild_call(new_values, layout, names)
-            state = context.thread
-            saved_autograph, state.autograph = state.autograph, self._autograph
+            saved_autograph, trace.options.autograph = trace.options.autograph, self._autograph
             before = [_structure(v) for v in new_values]
             try:
                 result = self._traced_function()(*call_args, **call_kwargs)
             finally:
-                state.autograph = saved_autograph
+                trace.options.autograph = saved_autograph
             self._check_unmodified(names, before, new_values)
             structure = _outputs(result, tracer, graph_)
             graph.raise_deferred(graph_.outputs)  # an op the outputs need failed
@@ -717,7 +722,7 @@ def _structure(value) -> Any:
 
 def _variables_made() -> int:
     """How many Variables this thread made so far (counted by `Variable.__init__`)."""
-    return getattr(context.thread, "variables_made", 0)
+    return context.thread.variables_made
 
 
 def _fast_key(args):

@@ -1,10 +1,11 @@
 """The graph data structure of `ef.function`: symbolic tensors, nodes, graphs, printing.
 
-A `Graph` is a list of `Node`s in execution order. Each node applies one op (a registry
-op from `dispatch.OPS`, or one of the graph-only ops below: placeholders, constants,
-variable reads and writes, control flow, printing, Python calls) to its inputs and
-produces `SymbolicTensor`s. Inputs are symbolic tensors of the same graph or Python
-scalars (kept as weak literals so NumPy promotes them exactly as eagerly).
+A `Graph` is a list of `Node`s in execution order. Each node applies one op of the registry
+`dispatch.OPS` (an op with a forward, or one of the graph-only ops registered below, which
+the executor runs itself: placeholders, constants, variable reads and writes, control
+flow, printing, Python calls) to its inputs and produces `SymbolicTensor`s. Inputs are
+symbolic tensors of the same graph or Python scalars (kept as weak literals so NumPy
+promotes them exactly as eagerly).
 
 A `SymbolicTensor` is a `Tensor` whose value is not known while the function is traced:
 it has a shape (``None`` for a dimension that varies between calls) and a dtype, so op
@@ -103,22 +104,33 @@ def format_spec(shape, dtype) -> str:
 
 
 # -- graph-only ops -----------------------------------------------------------------------
-# Not in `dispatch.OPS`: the executor and the exporter handle them by name.
-PLACEHOLDER = dispatch.Op("Placeholder", None, differentiable=False)
-CONST = dispatch.Op("Const", None, differentiable=False)
-READ = dispatch.Op("ReadVariableOp", None, differentiable=False)
+# In the one registry, `dispatch.OPS`, without a forward: the executor runs each by identity.
+# ``If``, ``While`` and ``EagerPyFunc`` are also the families of the per-call ops a tape
+# records for one `cond`, `while_loop` or `py_function` (`Op.instance`, with its gradient).
+
+
+def _graph_op(name: str, stateful: bool = False) -> dispatch.Op:
+    return dispatch.register(dispatch.Op(name, None, differentiable=False, stateful=stateful))
+
+
+PLACEHOLDER = _graph_op("Placeholder")
+CONST = _graph_op("Const")
+READ = _graph_op("ReadVariableOp")
 ASSIGN = {
-    "assign": dispatch.Op("AssignVariableOp", None, differentiable=False, stateful=True),
-    "assign_add": dispatch.Op("AssignAddVariableOp", None, differentiable=False, stateful=True),
-    "assign_sub": dispatch.Op("AssignSubVariableOp", None, differentiable=False, stateful=True),
+    "assign": _graph_op("AssignVariableOp", stateful=True),
+    "assign_add": _graph_op("AssignAddVariableOp", stateful=True),
+    "assign_sub": _graph_op("AssignSubVariableOp", stateful=True),
 }
-COND = dispatch.Op("If", None, differentiable=False)
-WHILE = dispatch.Op("While", None, differentiable=False)
-PY_FUNCTION = dispatch.Op("EagerPyFunc", None, differentiable=False, stateful=True)
-PRINT = dispatch.Op("PrintV2", None, differentiable=False, stateful=True)
-GRAPH_OPS = {op.name: op for op in
-             (PLACEHOLDER, CONST, READ, COND, WHILE, PY_FUNCTION, PRINT, *ASSIGN.values())}
-ASSIGN_MODES = {op.name: mode for mode, op in ASSIGN.items()}
+COND = _graph_op("If")
+WHILE = _graph_op("While")
+PY_FUNCTION = _graph_op("EagerPyFunc", stateful=True)
+PRINT = _graph_op("PrintV2", stateful=True)
+# The family of the per-call op a tape records for a call of a concrete function (its
+# `origin`), as TensorFlow's ``PartitionedCall``; never a node: a call inlines the graph.
+CALL = _graph_op("PartitionedCall")
+# The graph-only ops a node may hold: the executor runs them, a saved graph may name them.
+NODE_OPS = (PLACEHOLDER, CONST, READ, COND, WHILE, PY_FUNCTION, PRINT, *ASSIGN.values())
+ASSIGN_MODES = {op: mode for mode, op in ASSIGN.items()}
 
 
 class SymbolicTensor(tensor.Tensor):

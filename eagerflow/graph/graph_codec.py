@@ -29,8 +29,6 @@ from eagerflow.graph import graph, trace
 
 _is_symbolic = graph.is_symbolic
 _KINDS = "biufc"  # array and dtype kinds a file may hold (no objects, strings or voids)
-_LOADABLE_GRAPH_OPS = {name: op for name, op in graph.GRAPH_OPS.items()
-                       if op is not graph.PY_FUNCTION}
 
 
 def _is_variable(value) -> bool:
@@ -242,9 +240,14 @@ class Reader:
     def _op(self, name, where):
         if not isinstance(name, str):
             raise self._fail(where, "the op name must be a string")
-        op = _LOADABLE_GRAPH_OPS.get(name) or dispatch.OPS.get(name)
+        op = dispatch.OPS.get(name)
         if op is None:
             raise self._fail(where, f"unknown op {name!r} (not in eagerflow's op registry)")
+        # A saved graph names an op with a forward or a graph-only op the executor runs, never
+        # a Python function or a family of per-call ops (PartitionedCall, CustomGradient).
+        if op is graph.PY_FUNCTION or (op.forward is None and op not in graph.NODE_OPS):
+            raise self._fail(where, f"unknown op {name!r} (a loaded graph cannot hold it: "
+                                    "only ops with a kernel and graph nodes load)")
         return op
 
     def _ref(self, ref, outputs_of, where):
@@ -379,7 +382,7 @@ class Reader:
         elif op is graph.CONST:
             need(isinstance(attrs.get("value"), np.ndarray) and len(specs) == 1,
                  "a constant needs an array value")
-        elif op is graph.READ or op.name in graph.ASSIGN_MODES:
+        elif op is graph.READ or op in graph.ASSIGN_MODES:
             need(_is_variable(attrs.get("variable")), "a variable op needs a variable")
         elif op is graph.COND:
             need(all(isinstance(attrs.get(k), control_flow.Branch)

@@ -133,7 +133,7 @@ def print(*inputs: Any, output_stream: Any = None, summarize: int = 3, sep: str 
     template = [_template(v, tensors) for v in inputs]
     attrs = {"template": template, "sep": str(sep), "end": str(end), "stream": stream,
              "summarize": int(summarize)}
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         run_print(attrs, [t._value for t in tensors])
         return None
@@ -274,7 +274,7 @@ def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
     single = Tout is not None and not isinstance(Tout, (list, tuple))
     touts = None if Tout is None else [dtypes.as_dtype(d) for d in ([Tout] if single else Tout)]
     tensors = [dispatch.convert_input(x) for x in inputs]
-    tracer = context.thread.tracer
+    tracer = trace.current()
     if tracer is None:
         result = func(*tensors)
         if touts is None:
@@ -298,9 +298,9 @@ def py_function(func: Callable[..., Any] | None = None, inp: Any = None,
     tapes = context.thread.tapes
     floats = [i for i, t in enumerate(tensors) if t.dtype.kind in "fc"]
     if tapes and floats and any(o.dtype.kind in "fc" for o in outputs):
-        op = dispatch.Op("EagerPyFunc", None, num_outputs=len(outputs))
-        op.gradient(_py_function_rule(func, floats, single, touts))
-        tape_lib.record(tapes, op, tuple(tensors), {}, outputs)
+        op = graph.PY_FUNCTION.instance(len(outputs),
+                                        _py_function_rule(func, floats, single, touts))
+        context.record_op(tapes, op, tuple(tensors), {}, outputs)
     if touts is None:
         return None
     return outputs[0] if single else list(outputs)

@@ -52,8 +52,8 @@ def replay(graph_, inputs, outputs) -> list:
             result: tuple[Any, ...] = (tensor.new_tensor(node.attrs["value"]),)
         elif op is graph.READ:
             result = (node.attrs["variable"].read_value(),)
-        elif op.name in graph.ASSIGN_MODES:
-            node.attrs["variable"]._assign(args[0], graph.ASSIGN_MODES[op.name])
+        elif op in graph.ASSIGN_MODES:
+            node.attrs["variable"]._assign(args[0], graph.ASSIGN_MODES[op])
             result = ()
         elif op is graph.PRINT:
             attrs = node.attrs

@@ -159,7 +159,7 @@ def encode(value, tensors, allow_specs):
     if hasattr(value, "_read") and hasattr(value, "assign"):  # a Variable: by identity
         return ("variable", id(value))
     if isinstance(value, dict):
-        keys = nest._keys(value)
+        keys = nest.sorted_keys(value)
         return ("dict", tuple(keys), tuple(encode(value[k], tensors, allow_specs) for k in keys))
     if isinstance(value, (list, tuple)):
         kind = type(value).__name__
@@ -189,7 +189,7 @@ def fits(spec_, tensor_) -> bool:
 def map_leaves(value, fn, name):
     """`value` with `fn(leaf, name)` applied to every leaf, in `nest.flatten` order."""
     if isinstance(value, dict):
-        mapped = {k: map_leaves(value[k], fn, f"{name}_{k}") for k in nest._keys(value)}
+        mapped = {k: map_leaves(value[k], fn, f"{name}_{k}") for k in nest.sorted_keys(value)}
         return {k: mapped[k] for k in value}
     if isinstance(value, (list, tuple)):
         items = [map_leaves(v, fn, f"{name}_{i}") for i, v in enumerate(value)]

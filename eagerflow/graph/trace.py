@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import Any
+import threading
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,11 +45,23 @@ from eagerflow.ops.array_ops import index_value  # 0-d integers in indices
 
 _Tensor = tensor.Tensor
 _is_symbolic = graph.is_symbolic
-# Ops whose output length along one axis depends on the input's values: {name: axis}.
-_VALUE_DEPENDENT = {"Where": 0, "StringSplitV2": -1, "UnicodeSplit": -1}
-# Ops that accept unknown (None) dimensions in their shape attributes (see ops/array_ops.py).
-_UNKNOWN_DIMS_OK = {"Reshape", "GatherGrad"}  # (GatherGrad fills None from dy)
 _SHAPE_ATTRS = {"shape", "multiples", "sizes"}
+
+
+class _TraceOptions(threading.local):
+    """Per-thread switches of the trace in progress, the compiler's own (not the engine's)."""
+
+    autograph = False  # converts control flow (graph/autograph); set by Function's trace
+
+
+options = _TraceOptions()
+
+
+def current() -> Tracer | None:
+    """The trace in progress in this thread (`context.thread.tracer`, declared there as the
+    engine's `context.Tracer` protocol, of which this module's `Tracer` is the one
+    implementation), or None."""
+    return cast("Tracer | None", context.thread.tracer)
 
 
 @contextlib.contextmanager
@@ -75,17 +88,13 @@ def active(tracer, private: bool = False):
     try:
         if private:
             recorder = tape_lib.GradientTape(persistent=True)
-            recorder._start()
+            recorder.__enter__()  # on the trace's own tapes
             tracer.private = recorder
         yield recorder
     finally:
         if recorder is not None:
-            recorder._stop()
-            tracer.graph.records = recorder._records
-            tracer.graph.var_reads = {
-                key: (recorder._watched_vars[key], list(reads))
-                for key, reads in recorder._var_reads.items() if key in recorder._watched_vars
-            }
+            recorder.__exit__(None, None, None)
+            tracer.graph.records, tracer.graph.var_reads = tape_lib.recorded(recorder)
         state.tracer, state.tapes = saved
         context.update_flags(tracing=-1)
 
@@ -189,8 +198,7 @@ class Tracer:
         self.graph.capture_map[id(outer)] = out
         if self.private is not None and outer.dtype.kind in "fc":
             # Records name the outer tensor (ops receive it), so the recorder tracks it.
-            self.private._tracked.add(id(outer))
-            self.private._watched[id(outer)] = outer
+            self.private.watch(outer)
         return out
 
     def holds_tensor(self, value) -> bool:
@@ -243,11 +251,11 @@ class Tracer:
         outputs = tuple(node.outputs)
         tapes = context.thread.tapes
         if tapes and op.differentiable:
-            tape_lib.record(tapes, op, inputs, attrs, outputs)
+            context.record_op(tapes, op, inputs, attrs, outputs)
         return outputs[0] if op.num_outputs == 1 else outputs
 
     def _check_unknown_dims(self, op, attrs):
-        if op.name in _UNKNOWN_DIMS_OK:
+        if op.unknown_dims:
             return
         for key, value in attrs.items():
             if key in _SHAPE_ATTRS and isinstance(value, tuple) and any(v is None for v in value):
@@ -284,9 +292,9 @@ class Tracer:
                 shape = (None,) * array.ndim
             else:
                 shape = shape_probe.merge(array.shape, probes[i].shape)
-            if op.name in _VALUE_DEPENDENT and shape:
+            if op.value_shaped_axis is not None and shape:
                 shape = list(shape)
-                shape[_VALUE_DEPENDENT[op.name]] = None
+                shape[op.value_shaped_axis] = None
             # Kept even for a static shape: a value (like a Shape op's) may depend on the
             # unknown dimensions, and ops using it as an attribute need that value.
             probe = probes[i] if dynamic and probes is not None else None
@@ -392,7 +400,7 @@ class Tracer:
             with in_tracer(self.parent):
                 outer = self.parent.read_variable(variable)
             if context.thread.tapes:  # tapes inside this branch/body see the read too
-                tape_lib.notify_read(variable, outer)
+                context.record_read(variable, outer)
             return outer
         self.graph.variables[key] = variable
         if self.executing and not self.recompute:
@@ -403,7 +411,7 @@ class Tracer:
                              [(variable.shape, variable.dtype, shadow, None)])
         out = node.outputs[0]
         if context.thread.tapes:
-            tape_lib.notify_read(variable, out)
+            context.record_read(variable, out)
         return out
 
     def assign_variable(self, variable, value, mode):

@@ -102,6 +102,14 @@ def as_dtype_tensor(value: TensorLike, dtype: str) -> tensor.Tensor:
     return value if value.dtype == dtype else math_ops.cast(value, dtype)
 
 
+def _as_loss_dtype(value: Any, dtype: str) -> Any:
+    """Targets or predictions as tensors of the loss's dtype; a dict's values one by one
+    (a list of numbers is one array, as it always was)."""
+    if isinstance(value, dict):
+        return {key: _as_loss_dtype(item, dtype) for key, item in value.items()}
+    return as_dtype_tensor(value, dtype)
+
+
 def as_target(y_true: TensorLike, like: tensor.Tensor) -> tensor.Tensor:
     """`y_true` as a Tensor of `like`'s dtype."""
     y_true = creation_ops.convert_to_tensor(y_true)
@@ -313,8 +321,7 @@ class Loss(abc.ABC):
             A scalar Tensor (or per-sample values with ``reduction="none"``).
         """
         mask = masks.get_mask(y_pred) if isinstance(y_pred, tensor.Tensor) else None
-        y_pred = nest.map_structure(lambda x: as_dtype_tensor(x, self.dtype), y_pred)
-        y_true = nest.map_structure(lambda x: as_dtype_tensor(x, self.dtype), y_true)
+        y_pred, y_true = _as_loss_dtype(y_pred, self.dtype), _as_loss_dtype(y_true, self.dtype)
         values = self.call(y_true, y_pred)
         out_mask = masks.get_mask(values) if isinstance(values, tensor.Tensor) else None
         if isinstance(values, tensor.Tensor) and values.dtype != self.dtype:

@@ -45,40 +45,51 @@ kernel_sets.active()  # the kernel set, chosen once from EAGERFLOW_KERNELS (rais
 # Keras's names by the module that defines them (loaded on first use).
 _KERAS_FROM: dict[str, str] = {
     "eagerflow.ops.keras_core": """
-        cast convert_to_numpy convert_to_tensor dtype erf erfc extract_sequences in_top_k
-        is_tensor logdet logsumexp map rsqrt saturate_cast scan scatter scatter_update
-        segment_max segment_min segment_prod segment_sum shape slice slice_update
-        stop_gradient switch top_k unstack vectorized_map
+        cast convert_to_numpy convert_to_tensor dtype erf erfc erfinv extract_sequences
+        in_top_k is_tensor logdet logsumexp map rsqrt saturate_cast scan scatter
+        scatter_update segment_max segment_min segment_prod segment_sum shape slice
+        slice_update stop_gradient switch top_k unstack vectorized_map
     """,
     "eagerflow.ops.numpy": """
         abs absolute add all allclose amax amin any append arange arccos arccosh arcsin
-        arcsinh arctan arctan2 arctanh argmax argmin argsort array array_split average
-        bitwise_and bitwise_invert
-        bitwise_not bitwise_or bitwise_xor broadcast_to cbrt ceil clip concatenate copy cos
-        cosh count_nonzero cumprod cumsum deg2rad diag diagflat diagonal diff divide
-        divide_no_nan dot dsplit dstack einsum empty empty_like equal exp exp2 expand_dims
-        expm1 eye fabs flip fliplr flipud floor floor_divide fmax fmin fmod full full_like
-        geomspace get_item greater greater_equal heaviside hsplit hstack hypot identity
-        inner isclose isfinite isinf isnan isneginf isposinf kron ldexp less less_equal
-        linspace log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not
-        logical_or logical_xor logspace matmul max maximum mean meshgrid min minimum mod
-        moveaxis multiply nan_to_num ndim negative not_equal ones ones_like outer pad power
-        prod ptp rad2deg ravel reciprocal repeat reshape roll rot90 round select sign sin
-        sinc sinh size sort split sqrt square squeeze stack std subtract sum swapaxes take
-        take_along_axis tan tanh tensordot tile trace transpose trapezoid tri tril triu
-        true_divide trunc vander var vdot vsplit vstack where zeros zeros_like
+        arcsinh arctan arctan2 arctanh argmax argmin argpartition argsort array
+        array_split average bartlett bincount bitwise_and bitwise_invert
+        bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
+        blackman broadcast_to cbrt ceil clip concatenate conj conjugate copy corrcoef
+        correlate cos cosh count_nonzero cross cumprod cumsum deg2rad diag diagflat
+        diagonal diff digitize divide divide_no_nan dot dsplit dstack einsum empty
+        empty_like equal exp exp2 expand_dims expm1 eye fabs flip fliplr flipud floor
+        floor_divide fmax fmin fmod full full_like gcd geomspace get_item greater
+        greater_equal hamming hanning heaviside histogram hsplit hstack hypot i0 identity
+        imag inner isclose isfinite isin isinf isnan isneginf isposinf isreal kaiser
+        kron lcm ldexp left_shift less less_equal linspace log log10 log1p log2
+        logaddexp logaddexp2 logical_and logical_not logical_or logical_xor logspace
+        matmul max maximum mean median meshgrid min minimum mod moveaxis multiply
+        nan_to_num nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian
+        nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar ndim negative
+        nextafter nonzero not_equal ones ones_like outer pad percentile power prod ptp
+        quantile rad2deg ravel real reciprocal repeat reshape right_shift roll rot90
+        round searchsorted select sign signbit sin sinc sinh size slogdet sort split
+        sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan
+        tanh tensordot tile trace transpose trapezoid tri tril triu true_divide trunc
+        unique unravel_index vander var vdot vsplit vstack where zeros zeros_like
     """,
     "eagerflow.ops.nn": """
-        average_pool batch_normalization binary_crossentropy categorical_crossentropy celu
-        conv conv_transpose depthwise_conv dot_product_attention elu gelu glu hard_shrink
-        hard_sigmoid hard_silu hard_swish hard_tanh layer_normalization leaky_relu
-        log_sigmoid log_softmax max_pool moments multi_hot normalize one_hot psnr relu relu6
-        rms_normalization selu sigmoid silu soft_shrink softmax softplus softsign
+        average_pool batch_normalization binary_crossentropy categorical_crossentropy
+        celu conv conv_transpose depth_to_space depthwise_conv dot_product_attention elu
+        gelu glu hard_shrink hard_sigmoid hard_silu hard_swish hard_tanh
+        layer_normalization leaky_relu log_sigmoid log_softmax max_pool moments
+        multi_hot normalize one_hot psnr relu relu6 rms_normalization selu sigmoid silu
+        soft_shrink softmax softplus softsign space_to_depth
         sparse_categorical_crossentropy sparse_plus sparse_sigmoid squareplus swish
         tanh_shrink threshold
     """,
     "eagerflow.ops.linalg": """
-        cholesky cholesky_inverse det inv norm solve solve_triangular
+        cholesky cholesky_inverse det eigh inv lstsq lu_factor matrix_rank norm pinv qr solve
+        solve_triangular svd
+    """,
+    "eagerflow.ops.keras_products": """
+        cdist
     """,
     "eagerflow.graph.keras_flow": """
         cond fori_loop while_loop
@@ -101,6 +112,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         dtype,
         erf,
         erfc,
+        erfinv,
         extract_sequences,
         in_top_k,
         is_tensor,
@@ -145,24 +157,35 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         arctanh,
         argmax,
         argmin,
+        argpartition,
         argsort,
         array,
         array_split,
         average,
+        bartlett,
+        bincount,
         bitwise_and,
         bitwise_invert,
+        bitwise_left_shift,
         bitwise_not,
         bitwise_or,
+        bitwise_right_shift,
         bitwise_xor,
+        blackman,
         broadcast_to,
         cbrt,
         ceil,
         clip,
         concatenate,
+        conj,
+        conjugate,
         copy,
+        corrcoef,
+        correlate,
         cos,
         cosh,
         count_nonzero,
+        cross,
         cumprod,
         cumsum,
         deg2rad,
@@ -170,6 +193,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         diagflat,
         diagonal,
         diff,
+        digitize,
         divide,
         divide_no_nan,
         dot,
@@ -195,24 +219,35 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         fmod,
         full,
         full_like,
+        gcd,
         geomspace,
         get_item,
         greater,
         greater_equal,
+        hamming,
+        hanning,
         heaviside,
+        histogram,
         hsplit,
         hstack,
         hypot,
+        i0,
         identity,
+        imag,
         inner,
         isclose,
         isfinite,
+        isin,
         isinf,
         isnan,
         isneginf,
         isposinf,
+        isreal,
+        kaiser,
         kron,
+        lcm,
         ldexp,
+        left_shift,
         less,
         less_equal,
         linspace,
@@ -231,6 +266,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         max,
         maximum,
         mean,
+        median,
         meshgrid,
         min,
         minimum,
@@ -238,30 +274,53 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         moveaxis,
         multiply,
         nan_to_num,
+        nanargmax,
+        nanargmin,
+        nancumprod,
+        nancumsum,
+        nanmax,
+        nanmean,
+        nanmedian,
+        nanmin,
+        nanpercentile,
+        nanprod,
+        nanquantile,
+        nanstd,
+        nansum,
+        nanvar,
         ndim,
         negative,
+        nextafter,
+        nonzero,
         not_equal,
         ones,
         ones_like,
         outer,
         pad,
+        percentile,
         power,
         prod,
         ptp,
+        quantile,
         rad2deg,
         ravel,
+        real,
         reciprocal,
         repeat,
         reshape,
+        right_shift,
         roll,
         rot90,
         round,
+        searchsorted,
         select,
         sign,
+        signbit,
         sin,
         sinc,
         sinh,
         size,
+        slogdet,
         sort,
         split,
         sqrt,
@@ -286,6 +345,8 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         triu,
         true_divide,
         trunc,
+        unique,
+        unravel_index,
         vander,
         var,
         vdot,
@@ -303,6 +364,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         celu,
         conv,
         conv_transpose,
+        depth_to_space,
         depthwise_conv,
         dot_product_attention,
         elu,
@@ -333,6 +395,7 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         softmax,
         softplus,
         softsign,
+        space_to_depth,
         sparse_categorical_crossentropy,
         sparse_plus,
         sparse_sigmoid,
@@ -345,11 +408,19 @@ if _typing.TYPE_CHECKING:  # what `_KERAS_FROM` loads, spelled out for type chec
         cholesky,
         cholesky_inverse,
         det,
+        eigh,
         inv,
+        lstsq,
+        lu_factor,
+        matrix_rank,
         norm,
+        pinv,
+        qr,
         solve,
         solve_triangular,
+        svd,
     )
+    from eagerflow.ops.keras_products import cdist
     from eagerflow.core.autodiff import (
         custom_gradient,
     )

@@ -43,7 +43,7 @@ def _axis(axis, ndim: int, op_name: str) -> int:
 
 
 # -- identity, shape, reshape -------------------------------------------------------------
-@primitive("Identity", elidable=True)
+@primitive("Identity", elidable=True, returns_array=True)
 def _identity(x):
     return x
 
@@ -68,7 +68,7 @@ def identity(input: TensorLike,
     return execute(_identity, (input,))
 
 
-@primitive("StopGradient", differentiable=False, elidable=True)
+@primitive("StopGradient", differentiable=False, elidable=True, returns_array=True)
 def _stop_gradient(x):
     return x
 
@@ -140,7 +140,7 @@ def rank(input: TensorLike, name: str | None = None) -> Tensor:  # noqa: A002
     return tensor.new_tensor(np.asarray(convert_input(input).ndim, np.int32))
 
 
-@primitive("Reshape", elidable="shape")
+@primitive("Reshape", elidable="shape", returns_array=True, unknown_dims=True)
 def _reshape(x, shape):
     try:
         return x.reshape(shape)
@@ -180,7 +180,7 @@ def reshape(tensor: TensorLike, shape: ShapeLike,
     return execute(_reshape, (tensor,), {"shape": creation.shape_list(shape, "Reshape")})
 
 
-@primitive("Transpose")
+@primitive("Transpose", returns_array=True)
 def _transpose(x, perm):
     if perm is None:
         return x.T
@@ -263,7 +263,7 @@ def squeeze(input: TensorLike, axis: AxisLike = None,
     return reshape(x, new_shape)
 
 
-@primitive("BroadcastTo")
+@primitive("BroadcastTo", returns_array=True)
 def _broadcast_to(x, shape):
     budget = context.thread.load_budget
     if budget is not None:  # loading a file: bound the output first
@@ -300,7 +300,7 @@ def broadcast_to(input: TensorLike, shape: ShapeLike,
 
 
 # -- joining and splitting ----------------------------------------------------------------
-@primitive("ConcatV2", fresh=True)
+@primitive("ConcatV2", fresh=True, returns_array=True)
 def _concat(*values, axis):
     return np.concatenate(values, axis=axis)
 
@@ -342,7 +342,7 @@ def _tensor_list(values: object, op_name: str) -> tuple[Tensor, ...]:
     return converted
 
 
-@primitive("Pack", fresh=True)
+@primitive("Pack", fresh=True, returns_array=True)
 def _stack(*values, axis):
     return np.stack(values, axis=axis)
 
@@ -465,7 +465,7 @@ def split(value: TensorLike, num_or_size_splits: Any, axis: int = 0, num: Any = 
     return list(execute(_split, (x,), {"sizes": sizes, "axis": axis}))
 
 
-@primitive("Tile", fresh=True)
+@primitive("Tile", fresh=True, returns_array=True)
 def _tile(x, multiples):
     budget = context.thread.load_budget
     if budget is not None:  # loading a file: bound the output first
@@ -559,7 +559,7 @@ class IndexOutOfBoundsError(errors.InvalidArgumentError, IndexError):
     `IndexError` that NumPy raises and Python's sequence protocol stops at."""
 
 
-@primitive("StridedSlice")
+@primitive("StridedSlice", returns_array=True)
 def _getitem(x, key):
     try:
         return x[key]
@@ -577,7 +577,7 @@ def _getitem_grad(dy, out, x, key):
     return execute(_getitem_grad_op, (dy,), {"key": key, "shape": target})
 
 
-@primitive("StridedSliceGrad")
+@primitive("StridedSliceGrad", returns_array=True)
 def _getitem_grad_op(dy, key, shape):
     dx = np.zeros(tuple(shape), dy.dtype)
     if _is_basic(key):

@@ -214,7 +214,7 @@ def ones(shape: ShapeLike, dtype: DTypeLike = dtypes.float32, name: str | None =
     return tensor.new_tensor(_ones(shape_list(shape, "Ones"), dtypes.as_dtype(dtype), "Ones"))
 
 
-@primitive("ZerosLike", differentiable=False, fresh=True, shape_only=True)
+@primitive("ZerosLike", differentiable=False, fresh=True, shape_only=True, returns_array=True)
 def _zeros_like(x, dtype):
     return _zeros(x.shape, dtype or x.dtype)
 
@@ -232,7 +232,7 @@ def zeros_like(input: TensorLike, dtype: DTypeLike = None,
     return execute(_zeros_like, (input,), {"dtype": dtype})
 
 
-@primitive("OnesLike", differentiable=False, fresh=True, shape_only=True)
+@primitive("OnesLike", differentiable=False, fresh=True, shape_only=True, returns_array=True)
 def _ones_like(x, dtype):
     return _ones(x.shape, dtype or x.dtype, "OnesLike")
 
@@ -250,7 +250,7 @@ def ones_like(input: TensorLike, dtype: DTypeLike = None,
     return execute(_ones_like, (input,), {"dtype": dtype})
 
 
-@primitive("Fill", fresh=True)
+@primitive("Fill", fresh=True, returns_array=True)
 def _fill(value, shape):
     budget = context.thread.load_budget
     if budget is not None:  # loading a file: bound the output first

@@ -64,7 +64,7 @@ def _batched(params, indices, axis, batch_dims):
     return flat_indices, flat_params
 
 
-@primitive("Gather", fresh=True)
+@primitive("Gather", fresh=True, returns_array=True)
 def _gather(params, indices, axis, batch_dims):
     _check_indices(indices, params.shape[axis], "Gather")
     if batch_dims == 0:
@@ -84,7 +84,7 @@ def _gather_grad(dy, out, params, indices, axis, batch_dims):
     return grad, None
 
 
-@primitive("GatherGrad", fresh=True)
+@primitive("GatherGrad", fresh=True, returns_array=True, unknown_dims=True)  # fills None from dy
 def _gather_grad_op(dy, indices, shape, axis, batch_dims):
     # Scatter-add: the transpose of gather. Repeated indices accumulate.
     if None in shape:
@@ -315,7 +315,7 @@ def boolean_mask(tensor: TensorLike, mask: TensorLike, axis: int | None = None,
     return gather(flat, np.flatnonzero(buffers.read(mask)).astype(np.int64), axis=axis)
 
 
-@primitive("OneHot", differentiable=False, fresh=True)
+@primitive("OneHot", differentiable=False, fresh=True, returns_array=True)
 def _one_hot(indices, depth, on_value, off_value, axis, dtype):
     budget = context.thread.load_budget
     if budget is not None:  # loading a file: bound the output first

@@ -26,6 +26,7 @@ from eagerflow.core import dtypes as _dtypes
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import decompositions as _decompositions
+from eagerflow.ops import inverse_erf as _inverse_erf
 from eagerflow.ops import image_ops as _image
 from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import linalg_ops as _linalg
@@ -315,6 +316,11 @@ def erfc(x: TensorLike) -> Tensor:
     """The complementary error function, `1 - erf(x)` without its cancellation
     (`keras.ops.erfc`)."""
     return _special.erfc(as_float(x))
+
+
+def erfinv(x: TensorLike) -> Tensor:
+    """The inverse error function (`keras.ops.erfinv`); integers are computed as floats."""
+    return _inverse_erf.erfinv(as_float(x))
 
 
 def rsqrt(x: TensorLike) -> Tensor:

@@ -15,13 +15,6 @@ from eagerflow import absent
 
 _COMPLEX = "there are no complex dtypes"
 _FFT = "there are no Fourier transforms; use numpy.fft on t.numpy() (not differentiable)"
-_DECOMPOSITION = ("eagerflow's linear algebra has cholesky, det, inv, solve, "
-                  "solve_triangular and norm, but no SVD, QR, eigen or LU decompositions")
-_DATA_DEPENDENT = ("its result's size or values depend on the data, which eagerflow's ops "
-                   "do not express; compute it with NumPy on t.numpy()")
-_NAN = ("there are no NaN-ignoring reductions; replace the NaNs first, e.g. "
-        "ef.ops.where(ef.ops.isnan(x), 0.0, x)")
-
 
 class MissingOpError(absent.AbsentNameError):
     """A `keras.ops` name eagerflow does not provide: an `absent.AbsentNameError` (so an
@@ -47,57 +40,33 @@ class MissingOpError(absent.AbsentNameError):
 
 TOP: dict[str, str] = {
     "adaptive_average_pool": "", "adaptive_max_pool": "", "angle": _COMPLEX,
-    "argpartition": _DATA_DEPENDENT,
-    "associative_scan": "write it with ef.ops.scan (sequential)", "bartlett": "",
-    "bincount": _DATA_DEPENDENT, "bitwise_left_shift": "", "bitwise_right_shift": "",
-    "blackman": "", "cdist": "", "conj": _COMPLEX, "conjugate": _COMPLEX, "corrcoef": "",
-    "correlate": "", "cross": "", "ctc_decode": "there is no CTC loss or decoder",
-    "ctc_loss": "there is no CTC loss or decoder", "depth_to_space": "",
-    "digitize": _DATA_DEPENDENT,
-    "eig": _DECOMPOSITION, "eigh": _DECOMPOSITION, "erfinv": "",
-    "fft": _FFT, "fft2": _FFT,
-    "fold": "", "gcd": "", "hamming": "", "hanning": "",
-    "histogram": _DATA_DEPENDENT, "i0": "", "ifft2": _FFT, "imag": _COMPLEX,
-    "irfft": _FFT, "isin": "", "isreal": _COMPLEX, "istft": _FFT,
-    "jvp": "forward-mode differentiation is not available yet; use ef.GradientTape for reverse mode",
-    "kaiser": "", "lcm": "", "left_shift": "",
-    "lstsq": _DECOMPOSITION, "lu_factor": _DECOMPOSITION,
-    "matrix_rank": _DECOMPOSITION, "median": "sort with ef.ops.sort and pick with ef.ops.take",
-    "nanargmax": _NAN,
-    "nanargmin": _NAN, "nancumprod": _NAN, "nancumsum": _NAN, "nanmax": _NAN, "nanmean": _NAN,
-    "nanmedian": _NAN, "nanmin": _NAN, "nanpercentile": _NAN, "nanprod": _NAN,
-    "nanquantile": _NAN, "nanstd": _NAN, "nansum": _NAN, "nanvar": _NAN, "nextafter": "",
-    "nonzero": _DATA_DEPENDENT, "percentile": "sort with ef.ops.sort and pick with ef.ops.take",
-    "pinv": _DECOMPOSITION, "polar": _COMPLEX, "qr": _DECOMPOSITION,
-    "quantile": "sort with ef.ops.sort and pick with ef.ops.take", "real": _COMPLEX,
-    "rearrange": "", "rfft": _FFT, "right_shift": "",
-    "searchsorted": _DATA_DEPENDENT, "separable_conv": "",
-    "signbit": "",
-    "slogdet": "for symmetric positive definite matrices write ef.ops.logdet(x)",
-    "space_to_depth": "", "sparsemax": "", "stft": _FFT, "svd": _DECOMPOSITION,
-    "unfold": "", "unique": _DATA_DEPENDENT, "unravel_index": "",
+    "associative_scan": "write it with ef.ops.scan (sequential)",
+    "ctc_decode": "there is no CTC loss or decoder",
+    "ctc_loss": "there is no CTC loss or decoder",
+    "eig": _COMPLEX + " (a real matrix may have complex eigenvalues); for symmetric "
+           "matrices use ef.ops.eigh",
+    "fft": _FFT, "fft2": _FFT, "fold": "", "ifft2": _FFT, "irfft": _FFT,
+    "istft": _FFT,
+    "jvp": "use ef.autodiff.ForwardAccumulator for forward mode",
+    "polar": _COMPLEX, "rearrange": "", "rfft": _FFT, "separable_conv": "", "sparsemax": "",
+    "stft": _FFT, "unfold": "",
     "vectorize": "use ef.ops.vectorized_map(function, elements)", "view": "",
     "view_as_complex": _COMPLEX, "view_as_real": _COMPLEX,
 }
 """The `keras.ops` functions eagerflow lacks, each with what to write instead (or "")."""
 NUMPY = frozenset("""
-angle argpartition bartlett bincount bitwise_left_shift
-bitwise_right_shift blackman conj conjugate corrcoef correlate cross diag diagflat digitize
-dsplit dstack fabs fliplr flipud fmax fmin fmod gcd geomspace hamming hanning histogram
-hsplit i0 imag isin isneginf isposinf isreal kaiser kron lcm ldexp left_shift logaddexp2
-logspace median meshgrid nanargmax nanargmin nancumprod nancumsum nanmax nanmean nanmedian
-nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar nextafter nonzero percentile
-quantile real right_shift rot90 searchsorted signbit sinc slogdet trapezoid unique
-unravel_index vander vectorize view vsplit
+angle diag diagflat dsplit dstack fabs fliplr flipud fmax fmin fmod geomspace hsplit isneginf
+isposinf kron ldexp logaddexp2 logspace meshgrid rot90 sinc trapezoid vander vectorize view
+vsplit
 """.split())
 """The names of `keras.ops.numpy` among the missing ones (their hints are in `TOP`)."""
 NN = frozenset("""
-adaptive_average_pool adaptive_max_pool ctc_decode ctc_loss depth_to_space fold polar
-separable_conv space_to_depth sparsemax unfold
+adaptive_average_pool adaptive_max_pool ctc_decode ctc_loss fold polar separable_conv
+sparsemax unfold
 """.split())
 """The names of `keras.ops.nn` among the missing ones (their hints are in `TOP`)."""
 LINALG = frozenset("""
-eig eigh jvp lstsq lu_factor matrix_rank pinv qr svd
+eig jvp
 """.split())
 """The names of `keras.ops.linalg` among the missing ones (their hints are in `TOP`)."""
 IMAGE: dict[str, str] = {

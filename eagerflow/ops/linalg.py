@@ -1,5 +1,6 @@
 """Keras 3's linear algebra ops (`keras.ops.linalg`): Cholesky, determinants, inverses,
-solves and norms with NumPy's conventions, on eagerflow's differentiable decompositions.
+solves, norms and the SVD, QR and symmetric eigen factorizations, with NumPy's
+conventions (`svd` returns ``(u, s, vh)``), on eagerflow's differentiable decompositions.
 
 Examples:
     >>> import eagerflow as ef
@@ -15,6 +16,8 @@ import numpy as np
 
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import decompositions as _decompositions
+from eagerflow.ops import factorizations as _factorizations
+from eagerflow.ops import indexing as _indexing
 from eagerflow.ops import keras_core as _core
 from eagerflow.ops import keras_missing as _keras_missing
 from eagerflow.ops import linalg_ops as _linalg
@@ -121,8 +124,90 @@ def _vector_norm(t: Tensor, ord: Any, axis: int, keepdims: bool) -> Tensor:  # n
     return _math.pow(total, 1.0 / power)
 
 
+def svd(x: TensorLike, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+    """The singular value decomposition ``x = u @ diag(s) @ vh``, NumPy's order ``(u, s,
+    vh)``, or `s` alone (`keras.ops.svd`)."""
+    result = _factorizations.svd(_core.as_float(x), full_matrices=full_matrices,
+                                 compute_uv=compute_uv)
+    if not compute_uv:
+        return result
+    s, u, v = result
+    return u, s, _swap(v)
+
+
+def qr(x: TensorLike, mode: str = "reduced") -> tuple[Tensor, Tensor]:
+    """The QR factorization, `mode` "reduced" or "complete" (`keras.ops.qr`).
+
+    Raises:
+        ValueError: for another `mode`.
+    """
+    if mode not in ("reduced", "complete"):
+        raise ValueError(f"`mode` must be 'reduced' or 'complete'. Received: mode={mode!r}")
+    return _factorizations.qr(_core.as_float(x), full_matrices=mode == "complete")
+
+
+def eigh(x: TensorLike) -> tuple[Tensor, Tensor]:
+    """The ascending eigenvalues and the eigenvectors (columns) of symmetric matrices
+    (`keras.ops.eigh`)."""
+    return _factorizations.eigh(_core.as_float(x))
+
+
+def lu_factor(x: TensorLike) -> tuple[Tensor, Tensor]:
+    """The LU factorization with partial pivoting: ``(lu, pivots)`` as Keras's TensorFlow
+    backend gives them (`keras.ops.lu_factor`): `lu` holds L below the diagonal and U, and
+    ``pivots`` is the inverse of the row permutation of `ef.linalg.lu`. Not
+    differentiable."""
+    factors, perm = _factorizations.lu(_core.as_float(x))
+    hot = _indexing.one_hot(perm, perm.shape[-1], dtype="int32")  # [i, j]: perm[i] == j
+    return factors, _reduce.argmax(hot, axis=-2, output_type=np.int32)
+
+
+def _rcond(x: Tensor, rcond: Any) -> Any:
+    return max(x.shape[-2:]) * float(np.finfo(x.dtype).eps) if rcond is None else rcond
+
+
+def pinv(x: TensorLike, rcond: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse; singular values at or below ``rcond * max(s)``
+    (default ``max(M, N) * eps``, NumPy's) count as zero (`keras.ops.pinv`)."""
+    x = _core.as_float(x)
+    return _factorizations.pinv(x, rcond=_rcond(x, rcond))
+
+
+def lstsq(a: TensorLike, b: TensorLike, rcond: Any = None) -> Tensor:
+    """The least-squares (minimum-norm) solution of ``a @ x = b``, from the pseudo-inverse
+    (`keras.ops.lstsq`); a 1-D `b` gives a 1-D solution.
+
+    Raises:
+        ValueError: for a non-matrix `a` or a `b` whose first axis does not match.
+    """
+    a = _core.as_float(a)
+    b = _core.as_tensor(b, a.dtype)
+    if a.ndim != 2 or b.ndim not in (1, 2) or b.shape[0] != a.shape[0]:
+        raise ValueError(f"lstsq expects a of shape (M, N) and b of shape (M,) or (M, K). "
+                         f"Received: a.shape={a.shape}, b.shape={b.shape}")
+    column = b.ndim == 1
+    solution = _linalg.matmul(pinv(a, rcond), _array.expand_dims(b, -1) if column else b)
+    return solution[:, 0] if column else solution
+
+
+def matrix_rank(x: TensorLike, tol: Any = None) -> Tensor:
+    """The number of singular values above `tol` (default ``max(s) * max(M, N) * eps``),
+    int32 (`keras.ops.matrix_rank`).
+
+    Raises:
+        ValueError: for an input of rank below 2.
+    """
+    x = _core.as_float(x)
+    if x.ndim < 2:
+        raise ValueError(f"Expected input to have rank >= 2. Received input with shape "
+                         f"{x.shape}.")
+    return _factorizations.matrix_rank(x, tol=tol)
+
+
 __all__ = [
-    "cholesky", "cholesky_inverse", "det", "inv", "norm", "solve", "solve_triangular",
+    "cholesky", "cholesky_inverse", "det", "eigh", "inv", "lstsq", "lu_factor", "matrix_rank",
+    "norm",
+    "pinv", "qr", "solve", "solve_triangular", "svd",
 ]
 
 

@@ -33,7 +33,7 @@ def _swap(x):
 _np_matmul = np.matmul
 
 
-@primitive("BatchMatMulV2", fresh=True)
+@primitive("BatchMatMulV2", fresh=True, promotes=True, returns_array=True)
 def _matmul(a, b, transpose_a=False, transpose_b=False):
     if transpose_a:
         a = _swap(a)

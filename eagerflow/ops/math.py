@@ -285,7 +285,7 @@ def atan2(y: TensorLike, x: TensorLike, name: str | None = None) -> Tensor:
     return execute(_atan2, (y, x))
 
 
-@primitive("SquaredDifference", fresh=True)
+@primitive("SquaredDifference", fresh=True, returns_array=True)
 def _squared_difference(x, y):
     d = np.subtract(x, y)
     return np.multiply(d, d, out=d if isinstance(d, np.ndarray) else None)
@@ -382,7 +382,7 @@ def clip_by_value(t: TensorLike, clip_value_min: TensorLike, clip_value_max: Ten
 
 
 # -- dtype and selection ------------------------------------------------------------------
-@primitive("Cast", fresh=True, elidable="dtype")
+@primitive("Cast", fresh=True, elidable="dtype", returns_array=True)
 def _cast(x, dtype):
     if (dtype.kind == "O") != (x.dtype.kind == "O"):  # text and numbers do not cast
         raise errors.UnimplementedError(
@@ -412,7 +412,7 @@ def cast(x: TensorLike, dtype: DTypeLike, name: str | None = None) -> Tensor:
     return execute(_cast, (x,), {"dtype": dtypes.as_dtype(dtype)})
 
 
-@primitive("SelectV2", fresh=True)
+@primitive("SelectV2", fresh=True, returns_array=True)
 def _select(condition, x, y):
     return np.where(condition, x, y)
 
@@ -425,7 +425,7 @@ def _select_grad(dy, out, condition, x, y, needs):
     return (None, *_masked_pair(dy, condition, needs[1], needs[2]))
 
 
-@primitive("Where", differentiable=False)
+@primitive("Where", differentiable=False, value_shaped_axis=0)
 def _where_indices(condition):
     return np.argwhere(condition).astype(np.int64)
 

@@ -37,6 +37,7 @@ from eagerflow.ops import pooling as _pooling
 from eagerflow.ops import pooling3d as _pooling3d
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import special as _special
+from eagerflow.ops import tf_nn as _tf_nn
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.typing import AxisLike, DTypeLike, Tensor, TensorLike
 
@@ -584,15 +585,42 @@ def dot_product_attention(query: TensorLike, key: TensorLike, value: TensorLike,
     return _einsum.einsum("BNTS,BSNH->BTNH", weights, v)
 
 
+def _block_format(data_format: str) -> str:
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError("`data_format` must be 'channels_last' or 'channels_first'. "
+                         f"Received: data_format={data_format!r}")
+    return "NHWC" if data_format == "channels_last" else "NCHW"
+
+
+def depth_to_space(x: TensorLike, block_size: int, data_format: str = "channels_last") -> Tensor:
+    """Moves channel blocks into ``block_size x block_size`` spatial blocks
+    (`keras.ops.depth_to_space`); see `ef.nn.depth_to_space`.
+
+    Raises:
+        ValueError: for an unknown `data_format`.
+    """
+    return _tf_nn.depth_to_space(x, block_size, _block_format(data_format))
+
+
+def space_to_depth(x: TensorLike, block_size: int, data_format: str = "channels_last") -> Tensor:
+    """Moves ``block_size x block_size`` spatial blocks into the channels
+    (`keras.ops.space_to_depth`); see `ef.nn.space_to_depth`.
+
+    Raises:
+        ValueError: for an unknown `data_format`.
+    """
+    return _tf_nn.space_to_depth(x, block_size, _block_format(data_format))
+
+
 __all__ = [
     "average_pool", "batch_normalization", "binary_crossentropy", "categorical_crossentropy",
-    "celu", "conv", "conv_transpose", "depthwise_conv", "dot_product_attention", "elu", "gelu",
-    "glu", "hard_shrink", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh",
-    "layer_normalization", "leaky_relu", "log_sigmoid", "log_softmax", "max_pool", "moments",
-    "multi_hot", "normalize", "one_hot", "psnr", "relu", "relu6", "rms_normalization", "selu",
-    "sigmoid", "silu", "soft_shrink", "softmax", "softplus", "softsign",
-    "sparse_categorical_crossentropy", "sparse_plus", "sparse_sigmoid", "squareplus", "swish",
-    "tanh_shrink", "threshold",
+    "celu", "conv", "conv_transpose", "depth_to_space", "depthwise_conv",
+    "dot_product_attention", "elu", "gelu", "glu", "hard_shrink", "hard_sigmoid", "hard_silu",
+    "hard_swish", "hard_tanh", "layer_normalization", "leaky_relu", "log_sigmoid",
+    "log_softmax", "max_pool", "moments", "multi_hot", "normalize", "one_hot", "psnr", "relu",
+    "relu6", "rms_normalization", "selu", "sigmoid", "silu", "soft_shrink", "softmax",
+    "softplus", "softsign", "space_to_depth", "sparse_categorical_crossentropy", "sparse_plus",
+    "sparse_sigmoid", "squareplus", "swish", "tanh_shrink", "threshold",
 ]
 
 

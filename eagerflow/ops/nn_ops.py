@@ -81,7 +81,7 @@ def _float_axis(logits, axis, op_name):
     return x, int(axis) % x.ndim
 
 
-@primitive("Softmax", fresh=True)
+@primitive("Softmax", fresh=True, returns_array=True)
 def _softmax(x, axis):
     shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     e = np.exp(shifted, out=shifted)
@@ -129,7 +129,7 @@ def softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tens
     return y
 
 
-@primitive("LogSoftmax", fresh=True)
+@primitive("LogSoftmax", fresh=True, returns_array=True)
 def _log_softmax(x, axis):
     shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
     shifted -= np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))

@@ -100,6 +100,19 @@ from eagerflow.ops.keras_arrays import (
     zeros,
     zeros_like,
 )
+# Several names a line below: this module is at its 1,000-line budget.
+from eagerflow.ops.keras_data import argpartition, bincount, histogram, nonzero, unique
+from eagerflow.ops.keras_numbers import (  # noqa: I001
+    bartlett, bitwise_left_shift, bitwise_right_shift, blackman, conj, conjugate, digitize,
+    gcd, hamming, hanning, i0, imag, isin, isreal, kaiser, lcm, left_shift, nextafter, real,
+    right_shift, searchsorted, signbit, unravel_index,
+)
+from eagerflow.ops.keras_products import corrcoef, correlate, cross
+from eagerflow.ops.keras_stats import (  # noqa: I001
+    median, nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmedian, nanmin,
+    nanpercentile, nanprod, nanquantile, nanstd, nansum, nanvar, percentile, quantile,
+)
+from eagerflow.ops.factorizations import slogdet as _slogdet
 from eagerflow.ops.typing import AxisLike, DTypeLike, Tensor, TensorLike
 
 _t = _creation.convert_to_tensor
@@ -940,28 +953,39 @@ def vdot(x1: TensorLike, x2: TensorLike) -> Tensor:
 
 
 
+def slogdet(x: TensorLike) -> tuple[Tensor, Tensor]:
+    """The sign and log absolute determinant of square matrices (`keras.ops.slogdet`)."""
+    return _slogdet(_f(x))
+
+
 __all__ = [
     "abs", "absolute", "add", "all", "allclose", "amax", "amin", "any", "append", "arange",
     "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "argsort", "array", "array_split",
-    "average", "bitwise_and", "bitwise_invert", "bitwise_not", "bitwise_or", "bitwise_xor",
-    "broadcast_to", "cbrt", "ceil", "clip", "concatenate", "copy", "cos", "cosh",
-    "count_nonzero", "cumprod", "cumsum", "deg2rad", "diag", "diagflat", "diagonal", "diff",
-    "divide", "divide_no_nan", "dot", "dsplit", "dstack", "einsum", "empty", "empty_like",
-    "equal", "exp", "exp2", "expand_dims", "expm1", "eye", "fabs", "flip", "fliplr", "flipud",
-    "floor", "floor_divide", "fmax", "fmin", "fmod", "full", "full_like", "geomspace",
-    "get_item", "greater", "greater_equal", "heaviside", "hsplit", "hstack", "hypot",
-    "identity", "inner", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf",
-    "kron", "ldexp", "less", "less_equal", "linspace", "log", "log10", "log1p", "log2",
-    "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor",
-    "logspace", "matmul", "max", "maximum", "mean", "meshgrid", "min", "minimum", "mod",
-    "moveaxis", "multiply", "nan_to_num", "ndim", "negative", "not_equal", "ones", "ones_like",
-    "outer", "pad", "power", "prod", "ptp", "rad2deg", "ravel", "reciprocal", "repeat",
-    "reshape", "roll", "rot90", "round", "select", "sign", "sin", "sinc", "sinh", "size",
-    "sort", "split", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes",
-    "take", "take_along_axis", "tan", "tanh", "tensordot", "tile", "trace", "transpose",
-    "trapezoid", "tri", "tril", "triu", "true_divide", "trunc", "vander", "var", "vdot",
-    "vsplit", "vstack", "where", "zeros", "zeros_like",
+    "argmin", "argpartition", "argsort", "array", "array_split", "average", "bartlett",
+    "bincount", "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_not",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "blackman", "broadcast_to", "cbrt",
+    "ceil", "clip", "concatenate", "conj", "conjugate", "copy", "corrcoef", "correlate", "cos",
+    "cosh", "count_nonzero", "cross", "cumprod", "cumsum", "deg2rad", "diag", "diagflat",
+    "diagonal", "diff", "digitize", "divide", "divide_no_nan", "dot", "dsplit", "dstack",
+    "einsum", "empty", "empty_like", "equal", "exp", "exp2", "expand_dims", "expm1", "eye",
+    "fabs", "flip", "fliplr", "flipud", "floor", "floor_divide", "fmax", "fmin", "fmod",
+    "full", "full_like", "gcd", "geomspace", "get_item", "greater", "greater_equal", "hamming",
+    "hanning", "heaviside", "histogram", "hsplit", "hstack", "hypot", "i0", "identity", "imag",
+    "inner", "isclose", "isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal",
+    "kaiser", "kron", "lcm", "ldexp", "left_shift", "less", "less_equal", "linspace", "log",
+    "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logspace", "matmul", "max", "maximum", "mean", "median",
+    "meshgrid", "min", "minimum", "mod", "moveaxis", "multiply", "nan_to_num", "nanargmax",
+    "nanargmin", "nancumprod", "nancumsum", "nanmax", "nanmean", "nanmedian", "nanmin",
+    "nanpercentile", "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "ndim",
+    "negative", "nextafter", "nonzero", "not_equal", "ones", "ones_like", "outer", "pad",
+    "percentile", "power", "prod", "ptp", "quantile", "rad2deg", "ravel", "real", "reciprocal",
+    "repeat", "reshape", "right_shift", "roll", "rot90", "round", "searchsorted", "select",
+    "sign", "signbit", "sin", "sinc", "sinh", "size", "slogdet", "sort", "split", "sqrt",
+    "square", "squeeze", "stack", "std", "subtract", "sum", "swapaxes", "take",
+    "take_along_axis", "tan", "tanh", "tensordot", "tile", "trace", "transpose", "trapezoid",
+    "tri", "tril", "triu", "true_divide", "trunc", "unique", "unravel_index", "vander", "var",
+    "vdot", "vsplit", "vstack", "where", "zeros", "zeros_like",
 ]
 
 

@@ -87,7 +87,7 @@ _add_reduce = np.add.reduce
 _ALL_AXES: dict = {}
 
 
-@primitive("Sum", fresh=True)
+@primitive("Sum", fresh=True, returns_array=True)
 def _sum(x, axis=None, keepdims=False):
     if x.dtype.kind in "fc":
         if not keepdims:
@@ -121,7 +121,7 @@ def reduce_sum(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool =
     return _reduce_call(_sum, input_tensor, axis, keepdims)
 
 
-@primitive("Mean", fresh=True)
+@primitive("Mean", fresh=True, returns_array=True)
 def _mean(x, axis=None, keepdims=False):
     if x.dtype.kind in "iub":
         total = np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=np.int64)
@@ -172,7 +172,7 @@ def _check_nonempty(x, axis, op_name):
         )
 
 
-@primitive("Max", fresh=True)
+@primitive("Max", fresh=True, returns_array=True)
 def _max(x, axis, keepdims):
     _check_nonempty(x, axis, "Max")
     return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
@@ -194,7 +194,7 @@ def reduce_max(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool =
     return _reduce_call(_max, input_tensor, axis, keepdims)
 
 
-@primitive("Min", fresh=True)
+@primitive("Min", fresh=True, returns_array=True)
 def _min(x, axis, keepdims):
     _check_nonempty(x, axis, "Min")
     return np.minimum.reduce(x, axis=axis, keepdims=keepdims)
@@ -216,7 +216,7 @@ def reduce_min(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool =
     return _reduce_call(_min, input_tensor, axis, keepdims)
 
 
-@primitive("Prod", fresh=True)
+@primitive("Prod", fresh=True, returns_array=True)
 def _prod(x, axis, keepdims):
     dtype = x.dtype if x.dtype.kind != "b" else np.dtype(np.int32)
     return np.multiply.reduce(x, axis=axis, keepdims=keepdims, dtype=dtype)
@@ -254,7 +254,7 @@ def reduce_prod(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool 
     return _reduce_call(_prod, input_tensor, axis, keepdims)
 
 
-@primitive("LogSumExp", fresh=True)
+@primitive("LogSumExp", fresh=True, returns_array=True)
 def _logsumexp(x, axis, keepdims):
     peak = np.maximum.reduce(x, axis=axis, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0).astype(x.dtype, copy=False)
@@ -372,7 +372,7 @@ def reduce_std(input_tensor: TensorLike, axis: AxisLike = None, keepdims: bool =
     return _unary.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
-@primitive("ArgMax", differentiable=False)
+@primitive("ArgMax", differentiable=False, returns_array=True)
 def _argmax(x, axis, output_type):
     return np.argmax(x, axis=axis).astype(output_type, copy=False)
 
@@ -391,7 +391,7 @@ def argmax(input: TensorLike, axis: AxisLike = None, output_type: Any = dtypes.i
     return execute(_argmax, (x,), {"axis": axis, "output_type": dtypes.as_dtype(output_type)})
 
 
-@primitive("ArgMin", differentiable=False)
+@primitive("ArgMin", differentiable=False, returns_array=True)
 def _argmin(x, axis, output_type):
     return np.argmin(x, axis=axis).astype(output_type, copy=False)
 
@@ -431,7 +431,7 @@ def _scan(fn, x, axis, exclusive, reverse, identity):
     return np.flip(result, axis) if reverse else result
 
 
-@primitive("Cumsum", fresh=True)
+@primitive("Cumsum", fresh=True, returns_array=True)
 def _cumsum(x, axis, exclusive, reverse):
     return _scan(np.cumsum, x, axis, exclusive, reverse, 0)
 
@@ -459,7 +459,7 @@ def cumsum(x: TensorLike, axis: int = 0, exclusive: bool = False, reverse: bool 
                                    "reverse": bool(reverse)})
 
 
-@primitive("Cumprod", fresh=True)
+@primitive("Cumprod", fresh=True, returns_array=True)
 def _cumprod(x, axis, exclusive, reverse):
     return _scan(np.cumprod, x, axis, exclusive, reverse, 1)
 

@@ -287,7 +287,7 @@ def _padding_value(padding) -> bytes | None:
         f"padding must be bytes, str or None. Received: padding={padding!r}")
 
 
-@primitive("StringSplitV2", differentiable=False)
+@primitive("StringSplitV2", differentiable=False, value_shaped_axis=-1)
 def _split(x, sep=None, maxsplit=-1, padding=None):
     if sep == b"":
         sep = None  # TensorFlow: an empty separator splits on whitespace
@@ -331,7 +331,7 @@ def split(input: TensorLike, sep: str | bytes | None = None, maxsplit: int = -1,
     return execute(_split, (_as_text(input),), attrs)
 
 
-@primitive("UnicodeSplit", differentiable=False)
+@primitive("UnicodeSplit", differentiable=False, value_shaped_axis=-1)
 def _unicode_split(x, input_encoding="UTF-8", errors_mode="replace", replacement_char=65533,
                    padding=None):
     _check_choice(input_encoding, tuple(_ENCODINGS), "input_encoding")

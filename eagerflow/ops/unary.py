@@ -206,7 +206,7 @@ def sqrt(x: TensorLike, name: str | None = None) -> Tensor:
     return execute(_sqrt, (x,))
 
 
-@primitive("Rsqrt", fresh=True)
+@primitive("Rsqrt", fresh=True, returns_array=True)
 def _rsqrt(x):
     return np.reciprocal(np.sqrt(x))
 
@@ -371,7 +371,7 @@ def tanh(x: TensorLike, name: str | None = None) -> Tensor:
     return execute(_tanh, (x,))
 
 
-@primitive("Sigmoid", fresh=True)
+@primitive("Sigmoid", fresh=True, returns_array=True)
 def _sigmoid(x):
     # 1 / (1 + e^-x) overflows for very negative x; e^-|x| never does.
     # For x < 0, sigmoid(x) = e^x / (1 + e^x) = e * r with r = 1 / (1 + e^-|x|).
@@ -441,7 +441,7 @@ def ceil(x: TensorLike, name: str | None = None) -> Tensor:
     return execute(_ceil, (x,))
 
 
-@primitive("Round", differentiable=False, fresh=True)
+@primitive("Round", differentiable=False, fresh=True, returns_array=True)
 def _round(x):
     return np.round(x)
 

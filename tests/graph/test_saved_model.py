@@ -199,12 +199,14 @@ def test_unknown_op_names_are_rejected(saved):
         ef.saved_model.load(saved)
 
 
-def test_py_function_nodes_are_rejected_on_load(saved):
-    def smuggle(item):
-        item["graph"]["nodes"][1]["op"] = "EagerPyFunc"
+@pytest.mark.parametrize("name", ["EagerPyFunc", "PartitionedCall", "CustomGradient",
+                                  "FusedElementwise"])
+def test_py_function_and_per_call_op_families_are_rejected_on_load(saved, name):
+    def smuggle(item):  # in the op registry, but no graph file may name them
+        item["graph"]["nodes"][1]["op"] = name
 
     _rewrite_graph(saved, smuggle)
-    with pytest.raises(ef.errors.InvalidArgumentError, match="unknown op 'EagerPyFunc'"):
+    with pytest.raises(ef.errors.InvalidArgumentError, match=f"unknown op '{name}'"):
         ef.saved_model.load(saved)
 
 

@@ -22,6 +22,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import nest
+from eagerflow.core import tape as tape_lib
 from eagerflow.testing import check_gradients, check_jvp
 
 
@@ -133,11 +134,11 @@ def ops_reached(case: OpCase) -> set[str]:
         with ef.GradientTape(persistent=True) as inner:
             inner.watch(watched)
             outputs = [o for o in nest.flatten(case.fn(*inputs)) if o is not None]
-        names |= {record[0].name for record in inner._records if record}
+        names |= {record[0].name for record in tape_lib.recorded(inner)[0] if record}
         if case.order >= 1:
             grads = inner.gradient(outputs, watched)
     if case.order >= 2:
-        names |= {record[0].name for record in outer._records if record}
+        names |= {record[0].name for record in tape_lib.recorded(outer)[0] if record}
         kept = [g for g in grads if g is not None]
         if kept:
             outer.gradient(kept, watched)

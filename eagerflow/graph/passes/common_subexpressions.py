@@ -58,7 +58,7 @@ def eliminate_common_subexpressions(program: program_lib.Program) -> program_lib
         if node.op is graph.READ:
             var = node.attrs["variable"]
             key = ("read", id(var), epochs.get(id(var), 0), epochs.get("any", 0))
-        elif node.op.name in graph.ASSIGN_MODES:
+        elif node.op in graph.ASSIGN_MODES:
             var = node.attrs["variable"]
             epochs[id(var)] = epochs.get(id(var), 0) + 1
         elif program_lib.has_effects(node):  # a loop, branch or Python call may write any variable

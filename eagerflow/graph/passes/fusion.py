@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
+from eagerflow import compiler_options as options
 from eagerflow.core import dispatch, errors
-from eagerflow.core import graph_options as options
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
 
@@ -65,6 +65,9 @@ except ImportError:  # the optional extra `eagerflow[fast]` is not installed
     _vm = None
 
 _is_symbolic = graph.is_symbolic
+# The family of the ops of fused nodes; each node's instance has its own numexpr kernel.
+FUSED = dispatch.register(dispatch.Op("FusedElementwise", None, differentiable=False,
+                                      fresh=True, returns_array=True))
 
 # How each op is written in numexpr: ("op", name) is a VM opcode ``name_<types>``,
 # ("func", name) a VM function ``name_<types>`` called through ``func_<types>n``;
@@ -298,7 +301,7 @@ def _fuse_region(members, external):
         programs.append(compiled)
     replaced: dict[int, Any] = {id(m): None for m in members}
     for out, (kernel, inputs) in zip(outputs, programs, strict=True):
-        op = dispatch.Op("FusedElementwise", kernel, differentiable=False, fresh=True)
+        op = FUSED.instance(1, forward=kernel)
         node = graph.Node(op, inputs, {}, f"{out.name}/fused", out.graph)
         node.outputs = out.outputs
         replaced[id(out)] = node

@@ -1,4 +1,4 @@
-"""Graph optimizer options, `ef.config.optimizer` (TensorFlow's ``tf.config.optimizer``).
+"""The graph compiler's optimizer options: `ef.config.optimizer` (TF's ``tf.config.optimizer``).
 
 One option so far, ``"elementwise_fusion"`` (True by default): plans of `ef.function`
 compiled from then on fuse chains of elementwise ops on small tensors into numexpr
@@ -17,9 +17,10 @@ Examples:
 
 from __future__ import annotations
 
-# Read by `graph/passes/fusion.py` when a plan is compiled. Kept in the core, next to the
-# device list `ef.config` also shows, so that `import eagerflow` loads neither the graph
-# compiler nor numexpr.
+# Read by `graph/passes/fusion.py` when a plan is compiled. A top-level module beside
+# `eagerflow/config.py` (whose `run_functions_eagerly` switch is also the compiler's), not in
+# graph/: `import eagerflow` shows `ef.config.optimizer` and loads neither the graph compiler
+# nor numexpr.
 _settings = {"elementwise_fusion": True}
 
 
