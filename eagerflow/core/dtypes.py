@@ -45,6 +45,9 @@ bool = np.dtype("bool")  # noqa: A001 - the public name is `ef.bool`, as in Tens
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 _OBJECT = np.dtype("object")
+# `ef.range`'s rule (TensorFlow's): its arguments (Python ints int32, floats float32) take
+# the dtype that comes last in this order among theirs.
+RANGE_ORDER = (int8, int16, int32, int64, float16, float32, float64)
 
 
 class StringDType:

@@ -308,7 +308,10 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: DTypeLike = None
           name: str | None = None) -> Tensor:  # noqa: A001 - TF's name
     """Creates ``[start, start + delta, ...]`` up to (not including) `limit`.
 
-    Integer arguments give int32, floats float32, like `ef.constant`.
+    Without `dtype`, the arguments' dtypes decide, as in TensorFlow: Python ints count as
+    int32 and floats as float32, and the result takes the one that comes last in
+    int8, int16, int32, int64, float16, float32, float64 (``ef.range(np.int64(0), 2.5, 0.5)``
+    is float32).
 
     Examples:
         >>> import eagerflow as ef
@@ -323,9 +326,14 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: DTypeLike = None
     if values[2] == 0:
         raise errors.InvalidArgumentError("Requires delta != 0", "Range")
     if dtype is None:
-        dtype = dtypes.float32 if any(isinstance(v, float) for v in values) else dtypes.int32
-        dtype = np.result_type(*[np.asarray(v).dtype for v in values
-                                 if not isinstance(v, (int, float))] or [dtype])
+        # (np.float64 is a Python float subclass: only the exact Python types count as such)
+        kinds = [dtypes.float32 if type(v) is float else dtypes.int32
+                 if type(v) is int else np.asarray(v).dtype for v in values]
+        if not all(kind in dtypes.RANGE_ORDER for kind in kinds):
+            raise errors.InvalidArgumentError(
+                f"range: arguments of dtypes {[k.name for k in kinds]}; expected integers or "
+                "floats (int8 to int64, float16 to float64)", "Range")
+        dtype = max(kinds, key=dtypes.RANGE_ORDER.index)
     return tensor.new_tensor(np.arange(*values, dtype=dtypes.as_dtype(dtype)))
 
 

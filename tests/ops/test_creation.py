@@ -178,3 +178,27 @@ def test_one_converter_for_arrays_python_data_and_traced_lists():
         return ef.convert_to_tensor([x, x], dtype_hint=ef.int32)
 
     assert packed(ef.constant(1.5)).dtype == ef.float32
+
+
+# TensorFlow 2.21's tf.range(*args): (args, dtype, values)
+RANGE_TF = [
+    ((5,), "int32", [0, 1, 2, 3, 4]),
+    ((1.0, 2.0, 0.5), "float32", [1.0, 1.5]),
+    ((np.int64(5),), "int64", [0, 1, 2, 3, 4]),
+    ((np.int64(1), 2.5), "float32", [1.0, 2.0]),
+    ((3, np.float64(5.0)), "float64", [3.0, 4.0]),
+    ((np.float32(1.0), 5.0), "float32", [1.0, 2.0, 3.0, 4.0]),
+    ((np.int32(1), np.int64(4)), "int64", [1, 2, 3]),
+    ((np.float16(0.0), 3), "float16", [0.0, 1.0, 2.0]),
+    ((0, np.float16(3.0)), "float16", [0.0, 1.0, 2.0]),
+    ((np.int64(0), np.float32(3.0)), "float32", [0.0, 1.0, 2.0]),
+    ((1, 4, np.float64(0.5)), "float64", [1.0, 1.5, 2.0, 2.5, 3.0, 3.5]),
+]
+
+
+@pytest.mark.parametrize("args, dtype, values", RANGE_TF)
+def test_range_takes_tensorflow_s_dtype(args, dtype, values):
+    # Before, range(np.int64(0), 2.5, 0.5) was int64 [0 0 0 0 0] (TF: float32 0.0 ... 2.0).
+    result = ef.range(*args)
+    assert result.dtype == dtype and result.numpy().tolist() == values
+    assert ef.range(np.int64(0), 2.5, 0.5).numpy().tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
