@@ -69,7 +69,7 @@ def collect_arrays(roots: dict, exclude=()) -> dict:
     restored model loses nothing.
 
     Raises:
-        InvalidArgumentError: if a variable holds non-numeric data (e.g. strings).
+        InvalidArgumentError: if a variable holds data that is neither numbers nor text.
 
     Examples:
         >>> import eagerflow as ef
@@ -94,10 +94,10 @@ def _arrays_of(walked) -> dict:
     arrays = dict(zip(variables, variable.snapshot(list(variables.values())), strict=True))
     for path, array in arrays.items():
         var = variables[path]
-        if array.dtype.kind not in _NUMERIC_KINDS:
+        if array.dtype.kind not in _NUMERIC_KINDS and var.dtype != dtypes.string:
             raise errors.InvalidArgumentError(
                 f"Variable {var.name!r} at checkpoint path {path!r} has dtype "
-                f"{dtypes.public(array.dtype).name}; checkpoints store numeric variables only."
+                f"{dtypes.public(array.dtype).name}; checkpoints store numbers and text (ef.string) only."
             )
     for path, array in status.pending_values(walked).items():
         arrays.setdefault(path, array)

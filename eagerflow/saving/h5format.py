@@ -62,7 +62,7 @@ from typing import NamedTuple, NoReturn
 import h5py
 import numpy as np
 
-from eagerflow.core import errors
+from eagerflow.core import dtypes, errors
 from eagerflow.saving import fileio, h5safe, load_budget
 
 FORMAT = "eagerflow-checkpoint"
@@ -70,6 +70,7 @@ FORMAT_VERSION = 2
 META = ".eagerflow"
 MANIFEST = "manifest"  # the checksum manifest's metadata name (reserved)
 MANIFEST_DIGEST = "manifest_sha256"  # the root attribute holding the manifest's SHA-256
+STRINGS = "text_entries"  # metadata: {key: shape} of the entries that hold packed text
 KINDS = ("checkpoint", "weights", "model", "saved_model")
 _NUMERIC_KINDS = frozenset("biufc")  # bool, int, uint, float, complex
 # Reads go in pieces this large, each checksummed while it is still in the CPU cache.
@@ -354,7 +355,7 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
 
     def write_file(tmp):
         contiguous = {key: array if array.flags.c_contiguous else array.copy(order="C")
-                      for key, array in arrays.items()}  # (ascontiguousarray makes 0-d 1-d)
+                      for key, array in packed.items()}  # (ascontiguousarray makes 0-d 1-d)
         header = {"format": FORMAT, "format_version": str(FORMAT_VERSION),
                   "eagerflow_version": _eagerflow_version(), "kind": kind}
         # The checksums are computed on a worker thread (zlib and crc32c release the GIL)
@@ -378,12 +379,72 @@ def write(path, arrays: dict, kind: str, metadata: dict | None = None) -> str:
             h5file.create_dataset(f"{META}/{MANIFEST}", data=np.frombuffer(text, np.uint8))
             h5file.attrs[MANIFEST_DIGEST] = text_attr(digest)
 
-    blob_of = metadata or {}
-    if MANIFEST in blob_of:
+    blob_of = dict(metadata or {})
+    if MANIFEST in blob_of or STRINGS in blob_of:
         raise errors.InvalidArgumentError(
-            f"h5format.write({os.fspath(path)!r}): the metadata name {MANIFEST!r} is reserved "
-            "for the checksum manifest.")
+            f"h5format.write({os.fspath(path)!r}): the metadata names {MANIFEST!r} and "
+            f"{STRINGS!r} are reserved for the checksum manifest and the text entries.")
+    texts = {key: list(array.shape) for key, array in arrays.items() if array.dtype.kind == "O"}
+    packed = {key: pack_strings(array, key) if key in texts else array
+              for key, array in arrays.items()}
+    if texts:
+        blob_of[STRINGS] = json.dumps(texts, sort_keys=True).encode("utf-8")
     return fileio.atomic_write(path, write_h5)
+
+
+def pack_strings(array: np.ndarray, key: str = "the array") -> np.ndarray:
+    """A text array (`ef.string`: `bytes` elements) as one uint8 array: the byte length of
+    each element (little-endian int64), then their bytes, in C order. Files store text this
+    way, as numbers the one safe reader already checks (no variable-length HDF5 strings).
+
+    Raises:
+        InvalidArgumentError: if an element is not `bytes`.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> packed = h5format.pack_strings(np.array([b"ab", b""], dtype=object))
+        >>> packed.dtype, len(packed), bytes(packed[16:])
+        (dtype('uint8'), 18, b'ab')
+    """
+    items = array.reshape(-1).tolist()
+    if not all(type(item) is bytes for item in items):
+        bad = next(item for item in items if type(item) is not bytes)
+        raise errors.InvalidArgumentError(
+            f"{key}: text to save must hold bytes (ef.string); found {type(bad).__name__} "
+            f"{bad!r:.60}")
+    lengths = np.array([len(item) for item in items], "<i8")
+    return np.concatenate([lengths.view(np.uint8), np.frombuffer(b"".join(items), np.uint8)])
+
+
+def unpack_strings(packed: np.ndarray, shape: tuple, where: str) -> np.ndarray:
+    """The inverse of `pack_strings`, for bytes from a file: every length is checked
+    against what is there before anything is sliced.
+
+    Raises:
+        ValueError: naming `where` when the lengths do not add up to the bytes stored.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.saving import h5format
+        >>> h5format.unpack_strings(h5format.pack_strings(np.array([b"ab", b""], object)),
+        ...                         (2,), "x")
+        array([b'ab', b''], dtype=object)
+    """
+    count = int(np.prod(shape, dtype=np.int64))
+    if packed.ndim != 1 or packed.size < 8 * count:
+        raise ValueError(f"{where}: {packed.size} bytes cannot hold the lengths of {count} "
+                         "strings")
+    lengths = packed[:8 * count].view("<i8").astype(np.int64)
+    data = packed[8 * count:]
+    if (lengths < 0).any() or int(lengths.sum()) != data.size:
+        raise ValueError(f"{where}: the string lengths do not add up to the {data.size} "
+                         "bytes stored")
+    ends = np.cumsum(lengths)
+    blob = data.tobytes()
+    out = np.empty(count, dtype=object)
+    out[:] = [blob[end - length:end] for end, length in zip(ends.tolist(), lengths.tolist())]
+    return out.reshape(shape)
 
 
 def _write_error(path, error) -> OSError:
@@ -467,6 +528,7 @@ class Reader:
                 self._check_header()
                 self.entries, self._metadata = self._index()
                 self._manifest = self._verify_manifest()
+                self._texts = self._text_entries()
         except BaseException:
             self._file.close()
             raise
@@ -729,6 +791,44 @@ class Reader:
             self._fail(f"the data of variable {key!r} does not match its checksum: the file "
                        "is corrupted (a changed byte, a bad disk or transfer).")
 
+    def _text_entries(self) -> dict:
+        """``{key: shape}`` of the entries that hold text (packed by `pack_strings`), from
+        the sealed metadata blob; each is checked against its uint8 dataset, and its entry
+        then shows the text's shape and `ef.string`."""
+        blob = self.metadata(STRINGS)
+        if blob is None:
+            return {}
+        try:
+            texts = json.loads(blob.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            self._fail(f"metadata {STRINGS!r} is not a JSON object of text entries.")
+        if not isinstance(texts, dict):
+            self._fail(f"metadata {STRINGS!r} is not a JSON object of text entries.")
+        shapes = {}
+        for key, shape in texts.items():
+            raw = self.entries.get(key)
+            if raw is None or raw.dtype != np.uint8 or len(raw.shape) != 1:
+                self._fail(f"metadata {STRINGS!r} names {key!r}, which is not a 1-D uint8 "
+                           "entry of the file.")
+            if not (isinstance(shape, list) and len(shape) <= 32 and all(
+                    type(d) is int and 0 <= d <= raw.shape[0] // 8 for d in shape)
+                    and 8 * int(np.prod(shape, dtype=np.int64)) <= raw.shape[0]):
+                self._fail(f"metadata {STRINGS!r} gives {key!r} the shape {shape!r:.80}, "
+                           f"which its {raw.shape[0]} bytes cannot hold.")
+            shapes[key] = tuple(shape)
+            self.entries[key] = Entry(tuple(shape), dtypes.string)
+        return shapes
+
+    def _read_text(self, key: str) -> np.ndarray:
+        packed = np.empty(self._datasets[key].shape, np.uint8)
+        load_budget.charge(packed.shape, np.uint8, f"the text of {key!r} in the file")
+        load_budget.charge(self._texts[key], np.dtype(object), f"the strings of {key!r}")
+        self.read_into(key, packed)
+        try:
+            return unpack_strings(packed, self._texts[key], f"entry {key!r}")
+        except ValueError as e:
+            self._fail(f"{e}; the file is corrupted.")
+
     def read_all(self, keys) -> dict:
         """Reads and verifies entries `keys`; returns ``{key: new array}``. Two worker threads
         read and checksum entries at once (``os.preadv``, zlib and crc32c all release the
@@ -748,7 +848,10 @@ class Reader:
             {'a': array([1., 1.], dtype=float32)}
         """
         values, jobs = {}, []
-        for key in keys:  # HDF5 metadata is read first, on this thread
+        keys = list(keys)
+        for key in [key for key in keys if key in self._texts]:
+            values[key] = self._read_text(key)
+        for key in [key for key in keys if key not in self._texts]:  # metadata first
             entry = self.entries[key]
             self._charge(key, entry)
             out = values[key] = np.empty(entry.shape, entry.dtype)
@@ -765,6 +868,8 @@ class Reader:
 
     def read(self, key: str) -> np.ndarray:
         """Returns entry `key` as a new array (see the class example)."""
+        if key in self._texts:
+            return self._read_text(key)
         entry = self.entries[key]
         self._charge(key, entry)
         out = np.empty(entry.shape, entry.dtype)
