@@ -105,7 +105,7 @@ class Entry(NamedTuple):
     """
 
     shape: tuple
-    dtype: np.dtype
+    dtype: np.dtype | dtypes.StringDType  # ef.string for text entries
 
 
 def _eagerflow_version() -> str:
