@@ -200,6 +200,7 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
     _call_accepts_training: bool
     _call_training_default: Any
     _call_accepts_mask: bool
+    _call_input_name: str | None
     _overrides_compute_mask: bool
 
     def __init_subclass__(cls, **kwargs):
@@ -356,6 +357,8 @@ class Layer(trackable.Module, metaclass=_LayerMeta):
             args = args[1:]
         elif "inputs" in kwargs:
             inputs = kwargs.pop("inputs")
+        elif self._call_input_name in kwargs:  # by the name `call` gives it (`query=`)
+            inputs = kwargs.pop(self._call_input_name)
         else:
             raise TypeError(f"Layer '{self._name}' was called without an input tensor.")
         # 2. Symbolic inputs build a functional graph; anything else becomes tensors, and

@@ -70,6 +70,10 @@ def describe_call(cls, layer_class) -> None:
     parameters = inspect.signature(cls.call).parameters
     cls._call_accepts_training = "training" in parameters
     cls._call_accepts_mask = "mask" in parameters
+    names = [name for name, p in parameters.items() if name != "self"
+             and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    # Keras binds the input by the name of call's first argument too (`mha(query=q, ...)`)
+    cls._call_input_name = names[0] if names else None
     default = parameters["training"].default if "training" in parameters else None
     cls._call_training_default = None if default is inspect.Parameter.empty else default
     cls._overrides_compute_mask = cls.compute_mask is not layer_class.compute_mask
