@@ -338,3 +338,17 @@ def test_get_and_set_weights():
 def test_a_model_created_frozen_trains_nothing():
     model = ef.Sequential([ef.layers.Dense(2, input_shape=(3,))], trainable=False)
     assert model.trainable_variables == [] and len(model.non_trainable_variables) == 2
+
+
+def test_the_input_binds_by_the_name_call_gives_it():
+    # Keras 3 binds a layer's input by name as well: mha(query=q, value=v), dense(inputs=x).
+    class Scale(ef.layers.Layer):
+        def call(self, x, factor=2.0):
+            return x * factor
+
+    assert float(Scale()(x=ef.constant(3.0), factor=3.0)) == 9.0
+    mha = ef.layers.MultiHeadAttention(num_heads=2, key_dim=3)
+    q = ef.ones((1, 4, 5))
+    assert mha(query=q, value=q).shape == (1, 4, 5)
+    with pytest.raises(TypeError, match="called without an input tensor"):
+        Scale()(y=1.0)
