@@ -29,10 +29,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from eagerflow.layers import core, masking
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
 from eagerflow.ops import array_ops
+from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import einsum_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import nn_ops
@@ -60,9 +63,10 @@ def check_query_shape(query_shape: Any, owner: str) -> None:
 
 def combined_mask(owner: str, query: Any, value: Any, key: Any, query_mask: Any,
                   value_mask: Any, key_mask: Any, attention_mask: Any,
-                  use_causal_mask: bool) -> Any:
+                  use_causal_mask: bool, sliding_window: int | None = None) -> Any:
     """The (batch, Tq, Tv) mask of an attention call (None when nothing is masked):
-    the Keras masks of the inputs, the causal mask and `attention_mask` combined; a
+    the Keras masks of the inputs, the causal mask, the sliding-window band (query step i
+    sees value steps j with ``|i - j| < sliding_window``) and `attention_mask` combined; a
     ValueError naming `owner` for inputs not of rank 3 or a mask of the wrong shape."""
     for role, tensor in (("query", query), ("value", value), ("key", key)):
         if len(tensor.shape) != 3:
@@ -80,6 +84,9 @@ def combined_mask(owner: str, query: Any, value: Any, key: Any, query_mask: Any,
         parts.append(array_ops.expand_dims(key_mask, -2))
     if use_causal_mask:
         parts.append(causal_mask(query.shape[1], value.shape[1]))
+    if sliding_window is not None:
+        steps = np.abs(np.subtract.outer(np.arange(query.shape[1]), np.arange(value.shape[1])))
+        parts.append(creation_ops.constant(steps < sliding_window))
     if attention_mask is not None:
         shape = tuple(attention_mask.shape)
         if len(shape) != 3 or (shape[1:] != (query.shape[1], value.shape[1])
@@ -149,6 +156,9 @@ class MultiHeadAttention(Layer):
         activity_regularizer: regularizer on the output.
         kernel_constraint, bias_constraint: constraints of the projections.
         seed: seed of the dropout.
+        sliding_window: None (full attention) or a positive int: each query step attends
+            only to key steps within ``sliding_window - 1`` of it (a symmetric band; with
+            `use_causal_mask`, the causal sliding window of Mistral and Llama 3).
 
     Call arguments:
         query: ``(batch, Tq, features)``.
@@ -179,9 +189,15 @@ class MultiHeadAttention(Layer):
                  kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
                  kernel_regularizer: Any = None, bias_regularizer: Any = None,
                  activity_regularizer: Any = None, kernel_constraint: Any = None,
-                 bias_constraint: Any = None, seed: int | None = None, **kwargs: Any) -> None:
+                 bias_constraint: Any = None, seed: int | None = None,
+                 sliding_window: int | None = None, **kwargs: Any) -> None:
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.num_heads = core.positive_int(num_heads, "num_heads", "MultiHeadAttention")
+        if sliding_window is not None and (isinstance(sliding_window, bool) or not isinstance(
+                sliding_window, int) or sliding_window <= 0):
+            raise ValueError("MultiHeadAttention: `sliding_window` must be None or a positive "
+                             f"integer. Received: sliding_window={sliding_window!r}")
+        self.sliding_window = sliding_window
         self.key_dim = core.positive_int(key_dim, "key_dim", "MultiHeadAttention")
         self.value_dim = (self.key_dim if value_dim is None
                           else core.positive_int(value_dim, "value_dim", "MultiHeadAttention"))
@@ -236,7 +252,7 @@ class MultiHeadAttention(Layer):
              use_causal_mask: bool = False) -> Any:
         key = value if key is None else key
         mask = combined_mask(type(self).__name__, query, value, key, query_mask, value_mask,
-                             key_mask, attention_mask, use_causal_mask)
+                             key_mask, attention_mask, use_causal_mask, self.sliding_window)
         projected_query = math_ops.multiply(self.query_dense(query),
                                             1.0 / math.sqrt(float(self.key_dim)))
         projected_key = self.key_dense(key)
@@ -263,5 +279,5 @@ class MultiHeadAttention(Layer):
             "num_heads": self.num_heads, "key_dim": self.key_dim,
             "value_dim": self.value_dim, "dropout": self.dropout,
             "output_shape": self._output_size, "attention_axes": self.attention_axes,
-            **projection_config(self),
+            "sliding_window": self.sliding_window, **projection_config(self),
         }

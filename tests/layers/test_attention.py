@@ -206,3 +206,14 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match=r"attention_mask must have shape \(batch, Tq, Tv\)"):
         ef.layers.MultiHeadAttention(2, 2)(ef.ones([1, 2, 3]), ef.ones([1, 4, 3]),
                                            attention_mask=np.ones((1, 2, 3), bool))
+def test_sliding_window_is_a_band_and_composes_with_the_causal_mask():
+    # Keras 3.15: query step i attends to key steps j with |i - j| < sliding_window.
+    layer = ef.layers.MultiHeadAttention(num_heads=2, key_dim=3, sliding_window=2)
+    x = ef.random.normal((1, 5, 4), seed=1)
+    _, scores = layer(x, x, return_attention_scores=True, use_causal_mask=True)
+    i, j = np.indices((5, 5))
+    allowed = (np.abs(i - j) < 2) & (j <= i)
+    assert np.all(scores.numpy()[..., ~allowed] == 0) and np.all(scores.numpy()[..., allowed] > 0)
+    assert layer.get_config()["sliding_window"] == 2
+    with pytest.raises(ValueError, match="sliding_window"):
+        ef.layers.MultiHeadAttention(num_heads=2, key_dim=3, sliding_window=0)

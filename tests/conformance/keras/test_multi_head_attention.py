@@ -31,9 +31,6 @@ MARKS: dict = {
         strict=True, raises=ValueError,
         reason="MultiHeadAttention's output_shape is one int (the feature size); a tuple of "
                "several output dims is refused (compatibility guide)"),
-    "MultiHeadAttentionTest.test_sliding_window": pytest.mark.xfail(
-        strict=True, raises=TypeError,
-        reason="MultiHeadAttention has no sliding_window argument (refused as unknown)"),
 }
 
 
