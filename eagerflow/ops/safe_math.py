@@ -34,6 +34,14 @@ def _float_pair(x: TensorLike, y: TensorLike, op_name: str) -> tuple[Tensor, Ten
     return x, y
 
 
+def _zero_where(zero, x, y, safe_like, fn) -> Tensor:
+    """``fn(x, y)`` with 0 where `zero` holds; there `y` is first replaced by
+    ``safe_like(y)`` (ones or zeros), so neither the value nor its gradient sees the NaN or
+    inf the raw `fn` would make."""
+    safe = _math.where(zero, safe_like(y), y)
+    return _math.where(zero, _creation.zeros_like(x), fn(x, safe))
+
+
 def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
     """`x / y`, but 0 wherever `y` is 0 (even where `x` is 0, inf or NaN).
 
@@ -53,9 +61,7 @@ def divide_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tens
         ef.Tensor(0.0, shape=(), dtype=float32)
     """
     x, y = _float_pair(x, y, "DivNoNan")
-    zero = _logic.equal(y, 0.0)
-    safe = _math.where(zero, _creation.ones_like(y), y)
-    return _math.where(zero, _creation.zeros_like(x), _math.divide(x, safe))
+    return _zero_where(_logic.equal(y, 0.0), x, y, _creation.ones_like, _math.divide)
 
 
 def multiply_no_nan(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -143,9 +149,8 @@ def xlogy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         [0.0, 0.6931]
     """
     x, y = _float_pair(x, y, "Xlogy")
-    zero = _logic.equal(x, 0.0)
-    safe = _math.where(zero, _creation.ones_like(y), y)
-    return _math.where(zero, _creation.zeros_like(x), _math.multiply(x, _unary.log(safe)))
+    return _zero_where(_logic.equal(x, 0.0), x, y, _creation.ones_like,
+                       lambda a, b: _math.multiply(a, _unary.log(b)))
 
 
 def xlog1py(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -167,9 +172,8 @@ def xlog1py(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         [0.0, 0.6931]
     """
     x, y = _float_pair(x, y, "Xlog1py")
-    zero = _logic.equal(x, 0.0)
-    safe = _math.where(zero, _creation.zeros_like(y), y)
-    return _math.where(zero, _creation.zeros_like(x), _math.multiply(x, _unary.log1p(safe)))
+    return _zero_where(_logic.equal(x, 0.0), x, y, _creation.zeros_like,
+                       lambda a, b: _math.multiply(a, _unary.log1p(b)))
 
 
 def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
@@ -191,6 +195,4 @@ def xdivy(x: TensorLike, y: TensorLike, name: str | None = None) -> Tensor:
         ef.Tensor([0.   0.25], shape=(2,), dtype=float32)
     """
     x, y = _float_pair(x, y, "Xdivy")
-    zero = _logic.equal(x, 0.0)
-    safe = _math.where(zero, _creation.ones_like(y), y)
-    return _math.where(zero, _creation.zeros_like(x), _math.divide(x, safe))
+    return _zero_where(_logic.equal(x, 0.0), x, y, _creation.ones_like, _math.divide)
