@@ -78,3 +78,25 @@ def test_batch_dot_matches_keras(axes, normalize, expected):
 def test_rank_one_is_refused():
     with pytest.raises(ValueError, match="rank 2 or more"):
         ef.layers.Dot(axes=1)([ef.ones((3,)), ef.ones((3,))])
+
+
+def test_sizes_unknown_while_tracing_stay_unknown():
+    # A reshape to flattened sizes needed every size; the einsum does not.
+    layer = ef.layers.Dot(axes=2)
+
+    @ef.function(input_signature=[ef.TensorSpec([None, None, 4]),
+                                  ef.TensorSpec([None, None, 4])])
+    def dot(a, b):
+        return layer([a, b])
+
+    x, y = np.ones((2, 3, 4), np.float32), np.ones((2, 5, 4), np.float32)
+    np.testing.assert_array_equal(dot(x, y).numpy(), np.full((2, 3, 5), 4.0, np.float32))
+    higher = ef.layers.Dot(axes=(2, 3))
+
+    @ef.function(input_signature=[ef.TensorSpec([None, None, 4]),
+                                  ef.TensorSpec([None, 2, None, 4])])
+    def dot4(a, b):
+        return higher([a, b])
+
+    out = dot4(x, np.ones((2, 2, 5, 4), np.float32))
+    np.testing.assert_array_equal(out.numpy(), np.full((2, 3, 2, 5), 4.0, np.float32))
