@@ -36,6 +36,7 @@ from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
+from eagerflow.ops import safe_math as _safe_math
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.keras_trig import (
     arccos,
@@ -341,10 +342,7 @@ true_divide = divide
 def divide_no_nan(x1: TensorLike, x2: TensorLike) -> Tensor:
     """`x1 / x2`, 0 where `x2` is 0 (`keras.ops.divide_no_nan`)."""
     dtype = _core.result_type(x1, x2, 1.0)
-    a, b = _core.as_tensor(x1, dtype), _core.as_tensor(x2, dtype)
-    zero = _logic.equal(b, 0.0)
-    safe = _math.where(zero, _creation.ones_like(b), b)
-    return _math.where(zero, _creation.zeros_like(safe), _math.divide(a, safe))
+    return _safe_math.divide_no_nan(_core.as_tensor(x1, dtype), _core.as_tensor(x2, dtype))
 
 
 def floor_divide(x1: TensorLike, x2: TensorLike) -> Tensor:
