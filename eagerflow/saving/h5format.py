@@ -51,6 +51,7 @@ import contextlib
 import errno
 import hashlib
 import json
+import math
 import os
 import shutil
 import stat
@@ -431,7 +432,7 @@ def unpack_strings(packed: np.ndarray, shape: tuple, where: str) -> np.ndarray:
         ...                         (2,), "x")
         array([b'ab', b''], dtype=object)
     """
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)  # Python ints: a forged shape cannot wrap around
     if packed.ndim != 1 or packed.size < 8 * count:
         raise ValueError(f"{where}: {packed.size} bytes cannot hold the lengths of {count} "
                          "strings")
@@ -812,7 +813,7 @@ class Reader:
                            "entry of the file.")
             if not (isinstance(shape, list) and len(shape) <= 32 and all(
                     type(d) is int and 0 <= d <= raw.shape[0] // 8 for d in shape)
-                    and 8 * int(np.prod(shape, dtype=np.int64)) <= raw.shape[0]):
+                    and 8 * math.prod(shape) <= raw.shape[0]):  # Python ints: no overflow
                 self._fail(f"metadata {STRINGS!r} gives {key!r} the shape {shape!r:.80}, "
                            f"which its {raw.shape[0]} bytes cannot hold.")
             shapes[key] = tuple(shape)

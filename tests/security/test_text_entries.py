@@ -77,3 +77,13 @@ def test_forged_lengths_are_refused(tmp_path, lengths, data, match):
                              np.frombuffer(data, np.uint8)])
     _edit(path, data=packed)
     _refused(path, match)
+
+
+def test_a_shape_whose_size_overflows_int64_is_refused(tmp_path):
+    # 10**32 elements: an int64 product wraps around; the check multiplies Python ints.
+    path = ef.train.Checkpoint(v=ef.Variable([b"abc"] * 10)).save(os.path.join(tmp_path, "c"))
+    _edit(path, record=json.dumps({"v": [10] * 32}).encode())
+    loaded = ef.train.Checkpoint(v=ef.Variable([b""] * 10))
+    with pytest.raises(ef.saving.InvalidCheckpointError, match="cannot hold"):
+        loaded.restore(path)
+    assert loaded.v.numpy().tolist() == [b""] * 10
