@@ -132,7 +132,9 @@ def erfc_array(x: np.ndarray) -> np.ndarray:
     ``1 - erf(x)`` (the NumPy kernel behind `erfc`)."""
     x64 = np.asarray(x, np.float64).reshape(-1)  # 1-D: NumPy answers 0-d with scalars
     magnitude = np.abs(x64)
-    out = 1.0 - _erf_small(x64, _TAYLOR)  # |x| < 1: erf is at most 0.85, no cancellation
+    out = np.full_like(x64, np.nan)  # NaN falls in no band below and stays NaN
+    small = magnitude < 1.0  # erf is at most 0.85 there: 1 - erf does not cancel
+    out[small] = 1.0 - _erf_small(x64[small], _TAYLOR)
     for low, high, fit in _ERFC_TAILS + ((12.0, np.inf, None),):
         where = (magnitude >= low) & (magnitude < high) if high < np.inf else magnitude >= low
         if not where.any():
@@ -144,9 +146,8 @@ def erfc_array(x: np.ndarray) -> np.ndarray:
             with np.errstate(divide="ignore", invalid="ignore"):
                 q = np.polyval(_ASYMPTOTIC[::-1], 0.5 / (tail * tail)) / (tail * math.sqrt(math.pi))
             q[np.isinf(tail)] = 0.0
-        small = np.exp(-tail * tail) * q
-        out[where] = np.where(x64[where] > 0, small, 2.0 - small)
-    out[np.isnan(x64)] = np.nan
+        tail_erfc = np.exp(-tail * tail) * q
+        out[where] = np.where(x64[where] > 0, tail_erfc, 2.0 - tail_erfc)
     return out.reshape(np.shape(x)).astype(x.dtype, copy=False)
 
 
