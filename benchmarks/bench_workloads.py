@@ -287,9 +287,7 @@ def cpu_description() -> str:
         with open("/proc/cpuinfo") as f:
             for line in f:
                 key, _, value = line.partition(":")
-                if key.strip() == "model name" and model == platform.machine():
-                    model = value.strip()
-                if key.strip() == "model name":
+                if key.strip() == "model name":  # (the same on every core)
                     model = value.strip()
                 if key.strip() == "flags" and not flags:
                     wanted = ("avx", "avx2", "fma", "avx512f", "avx512_vnni", "amx_tile")
