@@ -114,145 +114,189 @@ class _Geometry:
 BLOCK_BYTES = 4 << 20  # window-matrix rows packed per BLAS call
 
 
+# -- the cases where one side has a single channel (or a few) ----------------------------
+# A first layer (one input channel) has GEMMs with K = kh*kw, an output layer with one
+# channel GEMMs with N = 1: the direct loops of this file ran them at ~3.5 GFLOP/s (8 ms
+# of CPU for a (64, 28, 28, 1) -> 32 layer, one thread), where NumPy's one-channel window
+# matrix (`im2col.columns` builds it transposed, one slice copy per kernel offset) and
+# one BLAS call take ~1 ms. A stride-1 convolution with few *output* channels turns into
+# the one-*input*-channel case by swapping the roles of its input and output: with the
+# filter flipped and its channel axes exchanged, ``w'[i, j] = w[kh-1-i, kw-1-j].T``, and
+# the padding ``(k-1)*d - pad`` on each side,
+#
+# * ``Conv2D(x, w) = Conv2DBackpropInput(x, w')`` (the output as a 1-channel "input"),
+# * ``Conv2DBackpropInput(dy, w) = Conv2D(dy, w')`` (a conv of the 1-channel `dy`),
+# * ``Conv2DBackpropFilter(x, dy) = flip(Conv2DBackpropFilter(dy, x))`` (channels swapped).
+#
+# These calls run BLAS on one thread: their products are tall and thin (K = 50176 for the
+# filter gradients above), and OpenBLAS splitting them over both cores waits on a thread
+# the loaded machine has descheduled (0.7-3 s for a 1 ms product, measured).
+def _numpy_one_thread(op_name, *args):
+    with jit.blas_limited(1):
+        return kernel_sets.numpy_forward(op_name)(*args)
+
+
+def _swap(w_shape, strides, dilations, pads, groups):
+    """The flipped filter's padding when the stride-1 swap above applies, else None."""
+    if groups != 1 or w_shape[3] > SMALL_OUT or tuple(strides) != (1, 1):
+        return None
+    swapped = tuple(((k - 1) * d - before, (k - 1) * d - after)
+                    for k, d, (before, after) in zip(w_shape[:2], dilations, pads, strict=True))
+    return swapped if min(min(pair) for pair in swapped) >= 0 else None
+
+
+def _flipped(w):
+    return np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
+
+
 # -- Conv2D -------------------------------------------------------------------------------
-@jit.parallel_sum_kernel
-def _forward_direct(x, w, out, sh, sw, dh, dw, top, left, groups):
-    n, h, width, _ = x.shape
+# The direct kernels below run on one thread over a range of whole images ``b0 <= b < b1``;
+# `jit.run_split` gives each thread its own range (each writes only its images' rows), so
+# no ``prange`` pool wakes up and spins against the loaded machine's other processes.
+@jit.sum_kernel
+def _forward_direct(x, w, out, b0, b1, sh, sw, dh, dw, top, left, groups):
+    _, h, width, _ = x.shape
     kh, kw, cin, out_c = w.shape
     _, oh, ow, _ = out.shape
     ocg = out_c // groups
-    for row in jit.prange(n * oh):
-        b = row // oh
-        r = row % oh
-        acc = np.zeros((ow, out_c), out.dtype)  # one output row, in the cache
-        for i in range(kh):
-            hi = r * sh + i * dh - top
-            if hi < 0 or hi >= h:
-                continue
-            for j in range(kw):
-                for col in range(ow):
-                    wi = col * sw + j * dw - left
-                    if wi < 0 or wi >= width:
-                        continue
-                    for g in range(groups):
-                        for ci in range(cin):
-                            xv = x[b, hi, wi, g * cin + ci]
-                            for co in range(g * ocg, (g + 1) * ocg):
-                                acc[col, co] += xv * w[i, j, ci, co]
-        out[b, r] = acc
-
-
-@jit.parallel_sum_kernel
-def _forward_dot(x, wt, out, sh, sw, dh, dw, top, left, groups):
-    # wt: the filter as (out_c, kh, kw, cin), so each output channel reads a contiguous row.
-    n, h, width, _ = x.shape
-    out_c, kh, kw, cin = wt.shape
-    _, oh, ow, _ = out.shape
-    ocg = out_c // groups
-    for row in jit.prange(n * oh):
-        b = row // oh
-        r = row % oh
-        for col in range(ow):
-            for co in range(out_c):
-                base = (co // ocg) * cin
-                total = out.dtype.type(0)
-                for i in range(kh):
-                    hi = r * sh + i * dh - top
-                    if hi < 0 or hi >= h:
-                        continue
-                    for j in range(kw):
+    for b in range(b0, b1):
+        for r in range(oh):
+            acc = out[b, r]  # one output row, in the cache
+            acc[:] = 0
+            for i in range(kh):
+                hi = r * sh + i * dh - top
+                if hi < 0 or hi >= h:
+                    continue
+                for j in range(kw):
+                    for col in range(ow):
                         wi = col * sw + j * dw - left
                         if wi < 0 or wi >= width:
                             continue
-                        for ci in range(cin):
-                            total += x[b, hi, wi, base + ci] * wt[co, i, j, ci]
-                out[b, r, col, co] = total
+                        for g in range(groups):
+                            for ci in range(cin):
+                                xv = x[b, hi, wi, g * cin + ci]
+                                for co in range(g * ocg, (g + 1) * ocg):
+                                    acc[col, co] += xv * w[i, j, ci, co]
+
+
+@jit.sum_kernel
+def _forward_dot(x, wt, out, b0, b1, sh, sw, dh, dw, top, left, groups):
+    # wt: the filter as (out_c, kh, kw, cin), so each output channel reads a contiguous row.
+    _, h, width, _ = x.shape
+    out_c, kh, kw, cin = wt.shape
+    _, oh, ow, _ = out.shape
+    ocg = out_c // groups
+    for b in range(b0, b1):
+        for r in range(oh):
+            for col in range(ow):
+                for co in range(out_c):
+                    base = (co // ocg) * cin
+                    total = out.dtype.type(0)
+                    for i in range(kh):
+                        hi = r * sh + i * dh - top
+                        if hi < 0 or hi >= h:
+                            continue
+                        for j in range(kw):
+                            wi = col * sw + j * dw - left
+                            if wi < 0 or wi >= width:
+                                continue
+                            for ci in range(cin):
+                                total += x[b, hi, wi, base + ci] * wt[co, i, j, ci]
+                    out[b, r, col, co] = total
 
 
 def conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     """The ``Conv2D`` forward (same arguments; `save_for_gradient` has nothing to save).
 
-    Few output channels per group: dot products over the input channels. Grouped
-    (depthwise): the direct loop. Otherwise blocks of window-matrix rows packed by a
-    kernel and multiplied by BLAS.
+    Few output channels per group (the 32 -> 1 output layer of an autoencoder, whose GEMM
+    would be a matrix-vector product over a 9x window matrix): dot products over the
+    contiguous input channels, or at stride 1 the swapped one-channel GEMM (see above).
+    One input channel (a first layer): NumPy's one-channel window matrix and one GEMM.
+    Grouped (depthwise): the direct loop, outer products into the contiguous output
+    channels. Otherwise blocks of window-matrix rows packed by a kernel and multiplied by
+    BLAS.
     """
     kh, kw, cin, out_c = w.shape
-    if not _compiled(x, w) or (cin == 1 and groups == 1):
-        # One input channel: NumPy's transposed window matrix is faster (0.86 against
-        # 1.83 ms for a (64, 28, 28, 1) -> 32 layer, one thread, CPU time).
+    if not _compiled(x, w):
         return kernel_sets.numpy_forward("Conv2D")(x, w, strides, dilations, pads, groups,
                                                    save_for_gradient)
+    if cin == 1 and groups == 1:
+        return _numpy_one_thread("Conv2D", x, w, strides, dilations, pads, groups,
+                                 save_for_gradient)
     (top, bottom), (left, right) = pads
     oh = (x.shape[1] + top + bottom - (kh - 1) * dilations[0] - 1) // strides[0] + 1
     ow = (x.shape[2] + left + right - (kw - 1) * dilations[1] - 1) // strides[1] + 1
     n = x.shape[0]
+    swapped = _swap(w.shape, strides, dilations, pads, groups)
+    if swapped is not None:
+        return _numpy_one_thread("Conv2DBackpropInput", x, _flipped(w), (n, oh, ow, out_c),
+                                 strides, dilations, swapped, 1)
     out = scratch.empty((n, oh, ow, out_c), x.dtype)
     x = np.ascontiguousarray(x)
     geometry = _Geometry(strides, dilations, pads, (kh, kw), (oh, ow), x.shape[3], x.itemsize)
-    if out_c // groups <= SMALL_OUT:
-        _forward_dot(x, np.ascontiguousarray(w.transpose(3, 0, 1, 2)), out, *geometry.args,
-                     groups)
-    elif groups > 1:
-        _forward_direct(x, np.ascontiguousarray(w), out, *geometry.args, groups)
-    else:
-        matrix = w.reshape(geometry.k, out_c)
-        flat = out.reshape(n * geometry.pixels, out_c)
+    if out_c // groups <= SMALL_OUT or groups > 1:
+        dot = out_c // groups <= SMALL_OUT
+        kernel = _forward_dot if dot else _forward_direct
+        w = np.ascontiguousarray(w.transpose(3, 0, 1, 2) if dot else w)
+        jit.run_split(lambda b0, b1: kernel(x, w, out, b0, b1, *geometry.args, groups), n)
+        return out
+    matrix = w.reshape(geometry.k, out_c)
+    flat = out.reshape(n * geometry.pixels, out_c)
 
-        def images(start, stop):
-            cols = geometry.buffer(x.dtype)
-            for b0, count in geometry.blocks(start, stop):
-                rows = count * geometry.pixels
-                _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
-                np.matmul(cols[:rows], matrix, out=flat[b0 * geometry.pixels:][:rows])
+    def images(start, stop):
+        cols = geometry.buffer(x.dtype)
+        for b0, count in geometry.blocks(start, stop):
+            rows = count * geometry.pixels
+            _pack(x, cols[:rows], b0, *geometry.args, *geometry.window)
+            np.matmul(cols[:rows], matrix, out=flat[b0 * geometry.pixels:][:rows])
 
-        jit.run_split(images, n)
+    jit.run_split(images, n)
     return out
 
 
 # -- Conv2DBackpropInput ------------------------------------------------------------------
-@jit.parallel_sum_kernel
-def _backprop_input_direct(dy, wt, dx, sh, sw, dh, dw, top, left, groups):
+@jit.sum_kernel
+def _backprop_input_direct(dy, wt, dx, b0, b1, sh, sw, dh, dw, top, left, groups):
     # wt: the filter as (kh, kw, out_c, cin), so each dy value scales a contiguous row.
-    n, h, width, c = dx.shape
+    # Scatters (as the forward reads), with no division by the strides: the thread owns
+    # images b0 <= b < b1 of dx, so no other thread writes there.
+    _, h, width, _ = dx.shape
     kh, kw, out_c, cin = wt.shape
     _, oh, ow, _ = dy.shape
     ocg = out_c // groups
-    for row in jit.prange(n * h):
-        b = row // h
-        hi = row % h
-        acc = np.zeros((width, c), dx.dtype)  # one input row, in the cache
-        for i in range(kh):
-            rows_from = hi + top - i * dh
-            if rows_from < 0 or rows_from % sh:
-                continue
-            r = rows_from // sh
-            if r >= oh:
-                continue
-            for j in range(kw):
-                for wi in range(width):
-                    cols_from = wi + left - j * dw
-                    if cols_from < 0 or cols_from % sw:
-                        continue
-                    col = cols_from // sw
-                    if col >= ow:
-                        continue
-                    for co in range(out_c):
-                        dv = dy[b, r, col, co]
-                        base = (co // ocg) * cin
-                        for ci in range(cin):
-                            acc[wi, base + ci] += dv * wt[i, j, co, ci]
-        dx[b, hi] = acc
+    for b in range(b0, b1):
+        dx[b] = 0
+        for r in range(oh):
+            for i in range(kh):
+                hi = r * sh + i * dh - top
+                if hi < 0 or hi >= h:
+                    continue
+                acc = dx[b, hi]
+                for j in range(kw):
+                    for col in range(ow):
+                        wi = col * sw + j * dw - left
+                        if wi < 0 or wi >= width:
+                            continue
+                        for co in range(out_c):
+                            dv = dy[b, r, col, co]
+                            base = (co // ocg) * cin
+                            for ci in range(cin):
+                                acc[wi, base + ci] += dv * wt[i, j, co, ci]
 
 
 def backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     """The ``Conv2DBackpropInput`` forward (same arguments).
 
-    Few channels or groups: every input pixel gathers its gradient directly. Otherwise,
+    Few output channels at stride 1: the swapped one-channel GEMM (see above). Other few
+    channels, or groups: every output pixel's gradient is scattered directly. Otherwise,
     per block of images, BLAS gives the window gradients and a kernel sums them back.
     """
     if not _compiled(dy, w):
         return kernel_sets.numpy_forward("Conv2DBackpropInput")(
             dy, w, input_shape, strides, dilations, pads, groups)
+    swapped = _swap(w.shape, strides, dilations, pads, groups)
+    if swapped is not None:
+        return _numpy_one_thread("Conv2D", dy, _flipped(w), strides, dilations, swapped, 1)
     _, h, width, c = input_shape
     n, oh, ow, out_c = dy.shape
     kh, kw, cin, _ = w.shape
@@ -260,8 +304,9 @@ def backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     dy = np.ascontiguousarray(dy)
     geometry = _Geometry(strides, dilations, pads, (kh, kw), (oh, ow), c, dy.itemsize)
     if groups > 1 or out_c <= SMALL_OUT:
-        _backprop_input_direct(dy, np.ascontiguousarray(w.transpose(0, 1, 3, 2)), dx,
-                               *geometry.args, groups)
+        wt = np.ascontiguousarray(w.transpose(0, 1, 3, 2))
+        jit.run_split(lambda b0, b1: _backprop_input_direct(dy, wt, dx, b0, b1, *geometry.args,
+                                                            groups), n)
         return dx
     matrix_t = w.reshape(geometry.k, out_c).T
     flat = dy.reshape(n * geometry.pixels, out_c)
@@ -278,20 +323,16 @@ def backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
 
 
 # -- Conv2DBackpropFilter -----------------------------------------------------------------
-@jit.parallel_sum_kernel
-def _backprop_filter_direct(x, dy, partial, sh, sw, dh, dw, top, left, groups):
-    # partial: (chunks, kh, kw, cin, out_c), one filter gradient per chunk of the rows.
-    n, h, width, _ = x.shape
-    chunks, kh, kw, cin, out_c = partial.shape
+@jit.sum_kernel
+def _backprop_filter_direct(x, dy, acc, b0, b1, sh, sw, dh, dw, top, left, groups):
+    # acc: (kh, kw, cin, out_c), the filter gradient of images b0 <= b < b1.
+    _, h, width, _ = x.shape
+    kh, kw, cin, out_c = acc.shape
     _, oh, ow, _ = dy.shape
     ocg = out_c // groups
-    rows = n * oh
-    for t in jit.prange(chunks):
-        acc = partial[t]
-        acc[:] = 0
-        for row in range(t * rows // chunks, (t + 1) * rows // chunks):
-            b = row // oh
-            r = row % oh
+    acc[:] = 0
+    for b in range(b0, b1):
+        for r in range(oh):
             for i in range(kh):
                 hi = r * sh + i * dh - top
                 if hi < 0 or hi >= h:
@@ -308,24 +349,73 @@ def _backprop_filter_direct(x, dy, partial, sh, sw, dh, dw, top, left, groups):
                                     acc[i, j, ci, co] += xv * dy[b, r, col, co]
 
 
+@jit.sum_kernel
+def _backprop_filter_rows(x, dy, acc, b0, b1, sh, sw, dh, dw, top, left, groups):
+    # acc: (out_c, kh, kw, cin): with few output channels, each dy value scales a
+    # contiguous row of input channels (the loop of `_backprop_filter_direct` turned around).
+    _, h, width, _ = x.shape
+    out_c, kh, kw, cin = acc.shape
+    _, oh, ow, _ = dy.shape
+    ocg = out_c // groups
+    acc[:] = 0
+    for b in range(b0, b1):
+        for r in range(oh):
+            for i in range(kh):
+                hi = r * sh + i * dh - top
+                if hi < 0 or hi >= h:
+                    continue
+                for j in range(kw):
+                    for col in range(ow):
+                        wi = col * sw + j * dw - left
+                        if wi < 0 or wi >= width:
+                            continue
+                        for co in range(out_c):
+                            dv = dy[b, r, col, co]
+                            base = (co // ocg) * cin
+                            for ci in range(cin):
+                                acc[co, i, j, ci] += dv * x[b, hi, wi, base + ci]
+
+
 def backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     """The ``Conv2DBackpropFilter`` forward (same arguments).
 
-    Grouped: a direct loop with one partial gradient per thread. Otherwise, per block of
-    images, a kernel packs the window rows and BLAS accumulates ``cols^T @ dy``.
+    One input channel: NumPy's one-channel window matrix and one GEMM; few output
+    channels at stride 1: the swapped one (see above). Otherwise few output channels: a
+    direct loop over rows of input channels; grouped: a direct loop of outer products into
+    the output channels (each thread sums its own images into a partial gradient, and the
+    partials are added).
+    Otherwise, per block of images, a kernel packs the window rows and BLAS accumulates
+    ``cols^T @ dy``.
     """
     kh, kw, cin, out_c = filter_shape
-    if not _compiled(x, dy) or (cin == 1 and groups == 1):  # (NumPy's faster: see conv2d)
+    if not _compiled(x, dy):
         return kernel_sets.numpy_forward("Conv2DBackpropFilter")(
             x, dy, filter_shape, strides, dilations, pads, groups)
     n, oh, ow, _ = dy.shape
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     geometry = _Geometry(strides, dilations, pads, (kh, kw), (oh, ow), x.shape[3], x.itemsize)
+    if cin == 1 and groups == 1:
+        return _numpy_one_thread("Conv2DBackpropFilter", x, dy, filter_shape, strides,
+                                 dilations, pads, groups)
+    swapped = _swap(filter_shape, strides, dilations, pads, groups)
+    if swapped is not None:
+        dw = _numpy_one_thread("Conv2DBackpropFilter", dy, x, (kh, kw, out_c, cin), strides,
+                               dilations, swapped, 1)
+        return np.ascontiguousarray(dw[::-1, ::-1].transpose(0, 1, 3, 2))
+    if out_c // groups <= SMALL_OUT:
+        def rows(b0, b1):
+            acc = np.empty((out_c, kh, kw, cin), dy.dtype)
+            _backprop_filter_rows(x, dy, acc, b0, b1, *geometry.args, groups)
+            return acc
+
+        return sum(jit.run_split(rows, n)).transpose(1, 2, 3, 0).copy()
     if groups > 1:
-        chunks = max(1, min(jit.threads(), n * oh))
-        partial = np.empty((chunks,) + tuple(filter_shape), dy.dtype)
-        _backprop_filter_direct(x, dy, partial, *geometry.args, groups)
-        return partial[0] if chunks == 1 else partial.sum(axis=0)
+        def direct(b0, b1):
+            acc = np.empty(tuple(filter_shape), dy.dtype)
+            _backprop_filter_direct(x, dy, acc, b0, b1, *geometry.args, groups)
+            return acc
+
+        return sum(jit.run_split(direct, n))
     flat = dy.reshape(n * geometry.pixels, out_c)
 
     def images(start, stop):  # one partial filter gradient per thread
