@@ -20,7 +20,11 @@ CASES = {
     "packed-explicit-pads": ((1, 6, 7, 5), (2, 3, 5, 6), (1, 2), (2, 1), ((2, 0), (1, 3))),
     "few-outputs": ((2, 8, 7, 6), (3, 3, 6, 1), (1, 1), (1, 1), "SAME"),
     "few-outputs-strided": ((1, 9, 9, 5), (3, 3, 5, 3), (2, 2), (1, 1), "SAME"),
+    "few-outputs-dilated": ((2, 9, 8, 5), (3, 3, 5, 2), (1, 1), (2, 1), "SAME"),
+    "few-outputs-valid": ((3, 7, 8, 6), (2, 3, 6, 1), (1, 1), (1, 1), "VALID"),
+    "few-outputs-wide-pads": ((1, 5, 6, 4), (2, 2, 4, 1), (1, 1), (1, 1), ((2, 0), (0, 3))),
     "one-input-channel": ((2, 6, 6, 1), (3, 3, 1, 8), (1, 1), (1, 1), "SAME"),
+    "one-input-channel-strided": ((3, 7, 7, 1), (3, 3, 1, 4), (2, 2), (1, 1), "SAME"),
     "grouped": ((2, 6, 5, 6), (3, 3, 3, 10), (1, 1), (1, 1), "SAME"),
     "depthwise": ((1, 7, 6, 4), (3, 3, 1, 4), (2, 2), (1, 1), "SAME"),
     "depthwise-multiplier": ((2, 5, 6, 3), (3, 2, 1, 6), (1, 1), (2, 1), "VALID"),
@@ -71,6 +75,17 @@ def test_many_blocks_and_views(case, monkeypatch):
              {"filter_shape": w.shape, **attrs}, np.float64)
 
 
+def test_the_swap_applies_to_stride_1_convolutions_with_few_outputs_only():
+    same = ((1, 1), (1, 1))
+    assert conv_jit._swap((3, 3, 32, 1), (1, 1), (1, 1), same, 1) == same
+    assert conv_jit._swap((3, 3, 8, 2), (1, 1), (2, 1), same, 1) == ((3, 3), (1, 1))
+    assert conv_jit._swap((3, 3, 32, 1), (2, 2), (1, 1), same, 1) is None  # strided
+    assert conv_jit._swap((3, 3, 32, 8), (1, 1), (1, 1), same, 1) is None  # many outputs
+    assert conv_jit._swap((3, 3, 4, 1), (1, 1), (1, 1), same, 2) is None  # grouped
+    # a padding wider than the window: the flipped filter would need a negative one
+    assert conv_jit._swap((2, 2, 4, 1), (1, 1), (1, 1), ((2, 0), (0, 3)), 1) is None
+
+
 def test_other_dtypes_run_the_numpy_forward():
     x, w, dy, attrs = _arrays("packed", np.float16)
     np.testing.assert_array_equal(conv_jit.conv2d(x, w, **attrs),
@@ -96,6 +111,10 @@ def test_gradients_of_every_convolution(numba_kernels):
     ef.testing.check_gradients(
         lambda x, w: ef.nn.conv2d_transpose(x, w, [1, 10, 8, 5], 2), x4,
         rng.normal(size=(3, 3, 5, 6)))
+    ef.testing.check_gradients(  # few outputs at stride 1: the swapped one-channel GEMMs
+        lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"), x4, rng.normal(size=(3, 3, 6, 1)))
+    ef.testing.check_gradients(  # one input channel: NumPy's window matrix on one thread
+        lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"), x4[..., :1], rng.normal(size=(3, 3, 1, 4)))
     ef.testing.check_gradients(
         lambda x, w: ef.nn.depthwise_conv2d(x, w, 1, "SAME"), x4, rng.normal(size=(3, 3, 6, 2)),
         order=1)
