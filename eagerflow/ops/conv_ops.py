@@ -73,6 +73,11 @@ def _out_sizes(x_shape, w_shape, strides, dilations, pads) -> tuple:
 def _conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     kh, kw, cin, out_c = w.shape
     out_sizes = _out_sizes(x.shape, w.shape, strides, dilations, pads)
+    swapped = windows.swapped_pads(w.shape, strides, dilations, pads, groups)
+    if swapped is not None:  # few output channels: the thin side as the input (`windows`)
+        return kernel_sets.numpy_forward("Conv2DBackpropInput")(
+            x, windows.flipped_filter(w), (x.shape[0],) + out_sizes + (out_c,), strides,
+            dilations, swapped, 1)
     cols = im2col.columns(x, (kh, kw), strides, dilations, pads, out_sizes, groups)
     if groups == 1:
         out = scratch.empty((cols.shape[0], out_c), np.result_type(x, w))
@@ -115,6 +120,10 @@ saved.pair("Conv2DBackpropFilter", "Conv2D", lambda node: node.inputs[0],
 @primitive("Conv2DBackpropFilter", fresh=True)
 def _backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     kh, kw, cin, out_c = filter_shape
+    swapped = windows.swapped_pads(filter_shape, strides, dilations, pads, groups)
+    if swapped is not None:  # few output channels: the thin `dy` as the input (`windows`)
+        return windows.flipped_filter(kernel_sets.numpy_forward("Conv2DBackpropFilter")(
+            dy, x, (kh, kw, out_c, cin), strides, dilations, swapped, 1))
     out_sizes = tuple(dy.shape[1:3])
     cols = saved.take(x, ("im2col", (kh, kw), strides, dilations, pads, out_sizes, groups))
     if cols is None:
@@ -144,6 +153,10 @@ def _backprop_filter_grad(ddw, out, x, dy, needs, filter_shape, strides, dilatio
 
 @primitive("Conv2DBackpropInput", fresh=True)
 def _backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
+    swapped = windows.swapped_pads(w.shape, strides, dilations, pads, groups)
+    if swapped is not None:  # few output channels: a convolution of the thin `dy` (`windows`)
+        return kernel_sets.numpy_forward("Conv2D")(dy, windows.flipped_filter(w), strides,
+                                                   dilations, swapped, 1)
     _, h, width, c = input_shape
     n = dy.shape[0]  # the batch: unknown (None) in `input_shape` in a graph for any batch
     kh, kw, cin, out_c = w.shape

@@ -105,6 +105,13 @@ CASES = [
                                      dilations=[1, 2]),
            lambda x, w: ref_conv2d(x, w, (2, 1), (1, 2), [(1, 2), (0, 1)]),
            shapes=[(2, 7, 6, 2), (2, 3, 2, 3)]),
+    # few output channels at stride 1: computed swapped (`windows.swapped_pads`)
+    OpCase("conv2d_few_outputs", lambda x, w: ef.nn.conv2d(x, w, 1, "SAME"),
+           lambda x, w: ref_conv2d(x, w, padding="SAME"), shapes=[(2, 5, 6, 4), (3, 3, 4, 1)]),
+    OpCase("conv2d_few_outputs_dilated_explicit",
+           lambda x, w: ef.nn.conv2d(x, w, 1, [[0, 0], [2, 0], [0, 1], [0, 0]], dilations=2),
+           lambda x, w: ref_conv2d(x, w, (1, 1), (2, 2), [(2, 0), (0, 1)]),
+           shapes=[(2, 6, 5, 5), (2, 3, 5, 2)]),
     OpCase("conv2d_grouped", lambda x, w: ef.nn.conv2d(x, w, 2, "VALID"),
            lambda x, w: ref_conv2d(x, w, (2, 2)), shapes=[(1, 6, 5, 4), (2, 2, 2, 6)]),
     OpCase("conv2d_nchw", lambda x, w: ef.nn.conv2d(x, w, 1, "SAME", data_format="NCHW"),
@@ -216,6 +223,33 @@ def test_filter_only_gradient_skips_the_input_gradient(monkeypatch):
         y = ef.nn.conv2d(x, w, 1, "SAME")
     assert tape.gradient(y, w).shape == (3, 3, 1, 2)
     assert calls == []
+
+
+@pytest.mark.parametrize("w_shape, dilations, pads", [
+    ((3, 3, 32, 1), (1, 1), ((1, 1), (1, 1))),  # the autoencoder's output layer
+    ((2, 3, 6, 3), (2, 1), ((0, 2), (1, 0))),
+    ((3, 2, 5, 4), (1, 1), ((0, 0), (0, 0))),
+])
+def test_swapped_forwards_match_the_unswapped_ones(w_shape, dilations, pads, monkeypatch):
+    rng = np.random.default_rng(3)
+    strides = (1, 1)
+    x = rng.standard_normal((3, 9, 8, w_shape[2]))
+    w = rng.standard_normal(w_shape)
+    assert windows.swapped_pads(w_shape, strides, dilations, pads, 1) is not None
+    attrs = {"strides": strides, "dilations": dilations, "pads": pads, "groups": 1}
+    sizes = conv._out_sizes(x.shape, w_shape, strides, dilations, pads)
+    dy = rng.standard_normal((3,) + sizes + (w_shape[3],))
+
+    def forwards():
+        return (conv._conv2d.forward(x, w, **attrs),
+                conv._backprop_input.forward(dy, w, x.shape, **attrs),
+                conv._backprop_filter.forward(x, dy, w_shape, **attrs))
+
+    swapped = forwards()
+    monkeypatch.setattr(windows, "SMALL_OUT", 0)  # no swap: the im2col paths
+    for got, want in zip(swapped, forwards(), strict=True):
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
 def test_conv2d_float32_stays_float32_and_matches_float64():

@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit, kernel_sets, scratch
+from eagerflow.ops.kernels import jit, kernel_sets, scratch, windows
 
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
-SMALL_OUT = 4  # output channels per group at or below which Conv2D uses dot products
+SMALL_OUT = windows.SMALL_OUT  # output channels per group taking the few-output paths
 
 
 def _compiled(*arrays) -> bool:
@@ -119,34 +119,15 @@ BLOCK_BYTES = 1 << 20  # window-matrix bytes packed per BLAS call: one core's L2
 # channel GEMMs with N = 1: the direct loops of this file ran them at ~3.5 GFLOP/s (8 ms
 # of CPU for a (64, 28, 28, 1) -> 32 layer, one thread), where NumPy's one-channel window
 # matrix (`im2col.columns` builds it transposed, one slice copy per kernel offset) and
-# one BLAS call take ~1 ms. A stride-1 convolution with few *output* channels turns into
-# the one-*input*-channel case by swapping the roles of its input and output: with the
-# filter flipped and its channel axes exchanged, ``w'[i, j] = w[kh-1-i, kw-1-j].T``, and
-# the padding ``(k-1)*d - pad`` on each side,
-#
-# * ``Conv2D(x, w) = Conv2DBackpropInput(x, w')`` (the output as a 1-channel "input"),
-# * ``Conv2DBackpropInput(dy, w) = Conv2D(dy, w')`` (a conv of the 1-channel `dy`),
-# * ``Conv2DBackpropFilter(x, dy) = flip(Conv2DBackpropFilter(dy, x))`` (channels swapped).
-#
-# These calls run BLAS on one thread: their products are tall and thin (K = 50176 for the
-# filter gradients above), and OpenBLAS splitting them over both cores waits on a thread
-# the loaded machine has descheduled (0.7-3 s for a 1 ms product, measured).
+# one BLAS call take ~1 ms. A stride-1 convolution with few *output* channels runs as
+# the one-*input*-channel case with its input and output swapped: the NumPy forwards do
+# that (`windows.swapped_pads`), so these cases call them. They run BLAS on one thread:
+# their products are tall and thin (K = 50176 for the filter gradients above), and
+# OpenBLAS splitting them over both cores waits on a thread the loaded machine has
+# descheduled (0.7-3 s for a 1 ms product, measured).
 def _numpy_one_thread(op_name, *args):
     with jit.blas_limited(1):
         return kernel_sets.numpy_forward(op_name)(*args)
-
-
-def _swap(w_shape, strides, dilations, pads, groups):
-    """The flipped filter's padding when the stride-1 swap above applies, else None."""
-    if groups != 1 or w_shape[3] > SMALL_OUT or tuple(strides) != (1, 1):
-        return None
-    swapped = tuple(((k - 1) * d - before, (k - 1) * d - after)
-                    for k, d, (before, after) in zip(w_shape[:2], dilations, pads, strict=True))
-    return swapped if min(min(pair) for pair in swapped) >= 0 else None
-
-
-def _flipped(w):
-    return np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))
 
 
 # -- Conv2D -------------------------------------------------------------------------------
@@ -220,17 +201,14 @@ def conv2d(x, w, strides, dilations, pads, groups, save_for_gradient=False):
     if not _compiled(x, w):
         return kernel_sets.numpy_forward("Conv2D")(x, w, strides, dilations, pads, groups,
                                                    save_for_gradient)
-    if cin == 1 and groups == 1:
+    if (cin == 1 and groups == 1) or windows.swapped_pads(w.shape, strides, dilations, pads,
+                                                          groups) is not None:
         return _numpy_one_thread("Conv2D", x, w, strides, dilations, pads, groups,
                                  save_for_gradient)
     (top, bottom), (left, right) = pads
     oh = (x.shape[1] + top + bottom - (kh - 1) * dilations[0] - 1) // strides[0] + 1
     ow = (x.shape[2] + left + right - (kw - 1) * dilations[1] - 1) // strides[1] + 1
     n = x.shape[0]
-    swapped = _swap(w.shape, strides, dilations, pads, groups)
-    if swapped is not None:
-        return _numpy_one_thread("Conv2DBackpropInput", x, _flipped(w), (n, oh, ow, out_c),
-                                 strides, dilations, swapped, 1)
     out = scratch.empty((n, oh, ow, out_c), x.dtype)
     x = np.ascontiguousarray(x)
     geometry = _Geometry(strides, dilations, pads, (kh, kw), (oh, ow), x.shape[3], x.itemsize)
@@ -294,9 +272,9 @@ def backprop_input(dy, w, input_shape, strides, dilations, pads, groups):
     if not _compiled(dy, w):
         return kernel_sets.numpy_forward("Conv2DBackpropInput")(
             dy, w, input_shape, strides, dilations, pads, groups)
-    swapped = _swap(w.shape, strides, dilations, pads, groups)
-    if swapped is not None:
-        return _numpy_one_thread("Conv2D", dy, _flipped(w), strides, dilations, swapped, 1)
+    if windows.swapped_pads(w.shape, strides, dilations, pads, groups) is not None:
+        return _numpy_one_thread("Conv2DBackpropInput", dy, w, input_shape, strides, dilations,
+                                 pads, groups)
     _, h, width, c = input_shape
     n, oh, ow, out_c = dy.shape
     kh, kw, cin, _ = w.shape
@@ -394,14 +372,10 @@ def backprop_filter(x, dy, filter_shape, strides, dilations, pads, groups):
     n, oh, ow, _ = dy.shape
     x, dy = np.ascontiguousarray(x), np.ascontiguousarray(dy)
     geometry = _Geometry(strides, dilations, pads, (kh, kw), (oh, ow), x.shape[3], x.itemsize)
-    if cin == 1 and groups == 1:
+    if (cin == 1 and groups == 1) or windows.swapped_pads(filter_shape, strides, dilations,
+                                                          pads, groups) is not None:
         return _numpy_one_thread("Conv2DBackpropFilter", x, dy, filter_shape, strides,
                                  dilations, pads, groups)
-    swapped = _swap(filter_shape, strides, dilations, pads, groups)
-    if swapped is not None:
-        dw = _numpy_one_thread("Conv2DBackpropFilter", dy, x, (kh, kw, out_c, cin), strides,
-                               dilations, swapped, 1)
-        return np.ascontiguousarray(dw[::-1, ::-1].transpose(0, 1, 3, 2))
     if out_c // groups <= SMALL_OUT:
         def rows(b0, b1):
             acc = np.empty((out_c, kh, kw, cin), dy.dtype)

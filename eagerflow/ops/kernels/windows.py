@@ -303,3 +303,62 @@ def offset_slices(i: int, j: int, strides, dilations, out_sizes) -> tuple:
     return (slice(None),
             slice(top, top + strides[0] * (out_sizes[0] - 1) + 1, strides[0]),
             slice(left, left + strides[1] * (out_sizes[1] - 1) + 1, strides[1]))
+
+
+SMALL_OUT = 4
+"""Output channels at or below which a stride-1 convolution runs swapped (`swapped_pads`)."""
+
+
+def swapped_pads(w_shape, strides, dilations, pads, groups):
+    """The padding of the swapped convolution, or None when the swap does not apply.
+
+    A convolution with few output channels multiplies by a thin filter matrix (N = 1 for
+    the one-channel output layer of an autoencoder): a matrix-vector product over a
+    window matrix kh*kw times the size of its input. At stride 1, swapping the roles of
+    its input and output turns it into a convolution with that few *input* channels,
+    whose window matrix is small (``im2col.columns`` builds it with one slice copy per
+    kernel offset). With the filter flipped and its channel axes exchanged
+    (`flipped_filter`) and ``(k - 1) * dilation - pad`` on each side:
+
+    * ``Conv2D(x, w) = Conv2DBackpropInput(x, w')`` (the output as a few-channel input);
+    * ``Conv2DBackpropInput(dy, w) = Conv2D(dy, w')`` (a convolution of the thin `dy`);
+    * ``Conv2DBackpropFilter(x, dy)`` is ``Conv2DBackpropFilter(dy, x)`` flipped, with its
+      channel axes exchanged.
+
+    Args:
+        w_shape: the filter's shape ``(kh, kw, cin, out_c)``.
+        strides, dilations, pads, groups: the convolution's.
+
+    Returns:
+        ``((top, bottom), (left, right))`` for the swapped convolution; None for strides
+        other than 1, groups, more than `SMALL_OUT` output channels or no fewer than
+        input channels (so a swapped convolution never swaps back), or a padding wider
+        than the dilated window (the swapped padding would be negative).
+
+    Examples:
+        >>> from eagerflow.ops.kernels import windows
+        >>> windows.swapped_pads((3, 3, 32, 1), (1, 1), (1, 1), ((1, 1), (1, 1)), 1)
+        ((1, 1), (1, 1))
+        >>> print(windows.swapped_pads((3, 3, 32, 1), (2, 2), (1, 1), ((0, 1), (0, 1)), 1))
+        None
+    """
+    if groups != 1 or w_shape[3] > SMALL_OUT or w_shape[3] >= w_shape[2] \
+            or tuple(strides) != (1, 1):
+        return None
+    swapped = tuple(((k - 1) * d - before, (k - 1) * d - after)
+                    for k, d, (before, after) in zip(w_shape[:2], dilations, pads, strict=True))
+    return swapped if min(min(pair) for pair in swapped) >= 0 else None
+
+
+def flipped_filter(w: np.ndarray) -> np.ndarray:
+    """The filter of the swapped convolution: ``w[kh-1-i, kw-1-j].T`` at offset ``(i, j)``.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.ops.kernels import windows
+        >>> w = np.arange(4.0).reshape(2, 1, 2, 1)  # (kh, kw, cin, out_c)
+        >>> windows.flipped_filter(w)[:, 0, 0]  # (kh, kw, out_c, cin), rows flipped
+        array([[2., 3.],
+               [0., 1.]])
+    """
+    return np.ascontiguousarray(w[::-1, ::-1].transpose(0, 1, 3, 2))

@@ -77,13 +77,13 @@ def test_many_blocks_and_views(case, monkeypatch):
 
 def test_the_swap_applies_to_stride_1_convolutions_with_few_outputs_only():
     same = ((1, 1), (1, 1))
-    assert conv_jit._swap((3, 3, 32, 1), (1, 1), (1, 1), same, 1) == same
-    assert conv_jit._swap((3, 3, 8, 2), (1, 1), (2, 1), same, 1) == ((3, 3), (1, 1))
-    assert conv_jit._swap((3, 3, 32, 1), (2, 2), (1, 1), same, 1) is None  # strided
-    assert conv_jit._swap((3, 3, 32, 8), (1, 1), (1, 1), same, 1) is None  # many outputs
-    assert conv_jit._swap((3, 3, 4, 1), (1, 1), (1, 1), same, 2) is None  # grouped
+    assert windows.swapped_pads((3, 3, 32, 1), (1, 1), (1, 1), same, 1) == same
+    assert windows.swapped_pads((3, 3, 8, 2), (1, 1), (2, 1), same, 1) == ((3, 3), (1, 1))
+    assert windows.swapped_pads((3, 3, 32, 1), (2, 2), (1, 1), same, 1) is None  # strided
+    assert windows.swapped_pads((3, 3, 32, 8), (1, 1), (1, 1), same, 1) is None  # many outputs
+    assert windows.swapped_pads((3, 3, 4, 1), (1, 1), (1, 1), same, 2) is None  # grouped
     # a padding wider than the window: the flipped filter would need a negative one
-    assert conv_jit._swap((2, 2, 4, 1), (1, 1), (1, 1), ((2, 0), (0, 3)), 1) is None
+    assert windows.swapped_pads((2, 2, 4, 1), (1, 1), (1, 1), ((2, 0), (0, 3)), 1) is None
 
 
 def test_other_dtypes_run_the_numpy_forward():
