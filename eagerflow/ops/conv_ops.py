@@ -20,6 +20,11 @@ of any order work through every convolution:
 * d BackpropInput(dy, w) [ddx]: ``d dy = Conv2D(ddx, w)``, ``d w = BackpropFilter(ddx, dy)``;
 * d BackpropFilter(x, dy) [ddw]: ``d x = BackpropInput(dy, ddw)``, ``d dy = Conv2D(x, ddw)``.
 
+A stride-1 convolution with few output channels (an autoencoder's 32 -> 1 output layer)
+runs its three primitives swapped onto the one-input-channel case
+(`windows.swapped_pads`): a window matrix of kh*kw columns instead of a matrix-vector
+product over one of kh*kw*c columns (a 58 MB matrix, 9x the input, for (64, 28, 28, 32)).
+
 Grouped convolution (input depth a multiple of the filter's in_channels, as in TF) uses
 the same code with a batched matmul over groups; `depthwise_conv2d` is the grouped case
 with one input channel per group. `conv2d_transpose` is ``Conv2DBackpropInput`` itself.

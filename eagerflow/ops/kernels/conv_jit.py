@@ -1,30 +1,33 @@
 """Compiled convolution kernels: the forwards of ``Conv2D``, ``Conv2DBackpropInput`` and
-``Conv2DBackpropFilter`` without an im2col or col2im matrix.
+``Conv2DBackpropFilter`` without a full im2col or col2im matrix.
 
 Every convolution of `conv_ops.py` (1-D, 2-D, 3-D, transposed, grouped, depthwise and
-separable) runs on these three primitives, so these kernels serve all of them. Each one
-is a direct loop nest over NHWC arrays that reads the input where a window would have
-copied it:
+separable) runs on these three primitives, so these kernels serve all of them. By the
+shape of the call:
 
-* ``Conv2D``: for every output pixel, ``out[co] += x[hi, wi, ci] * w[i, j, ci, co]`` over
-  the kernel offsets that land inside the input (padding is skipped, never
-  materialised); the innermost loop runs over the contiguous output channels (an outer
-  product the compiler vectorises). With few output channels (the 32 -> 1 output layer of
-  an autoencoder, whose GEMM would be a matrix-vector product over a 9x window matrix)
-  the loop turns around into dot products over the contiguous input channels.
-* ``Conv2DBackpropInput`` gathers instead of scattering: every input pixel sums, over the
-  offsets whose stride arithmetic lands on an output pixel, ``dy[co] * w[i, j, ci, co]``;
-  each thread writes only its own rows, so no col2im buffer and no atomics.
-* ``Conv2DBackpropFilter`` accumulates ``x[ci] * dy[co]`` outer products into one partial
-  filter gradient per batch chunk (one per thread) and sums the partials.
+* many channels on both sides: blocks of whole images whose window-matrix rows a
+  compiled loop packs (`BLOCK_BYTES` at a time, so a block stays in one core's cache)
+  and BLAS multiplies; the input gradient multiplies per block and a compiled loop sums
+  the window gradients back (col2im per block). A transposed convolution is the input
+  gradient: its stride-2 "dilated input" is never built.
+* one input channel (a first layer), or few output channels at stride 1 (an
+  autoencoder's output layer, swapped onto the one-input-channel case by the NumPy
+  forwards, see `windows.swapped_pads`): the NumPy forwards, whose window matrix has
+  only kh*kw columns, with BLAS on one thread.
+* grouped (depthwise), or few output channels at other strides: direct loop nests over
+  NHWC arrays that read the input where a window would have copied it (padding is
+  skipped, never materialised). ``Conv2D`` adds outer products into the contiguous
+  output channels, or, with few output channels, dot products over the contiguous input
+  channels; ``Conv2DBackpropInput`` scatters each output pixel's gradient through the
+  filter (no division by the stride per tap); ``Conv2DBackpropFilter`` accumulates
+  ``x[ci] * dy[co]`` outer products into a partial filter gradient per thread.
 
-The direct loops spread their rows (batch x output rows) over numba's threads with
-``prange``; the packed paths give each thread a range of whole images (`jit.run_split`),
-packing and multiplying its own blocks with BLAS at one thread, so numba's and OpenBLAS's
-thread pools never take turns on the cores. float32 and
-float64 have compiled kernels; other dtypes (float16) run the op's NumPy forward. The
-loops accumulate in the data's dtype, in another order than BLAS, so results agree with
-the NumPy kernels to rounding (``tests/ops/kernels/test_conv_jit.py``).
+Every path gives each thread a range of whole images (`jit.run_split`), running
+sequential kernels and BLAS at one thread, so numba's and OpenBLAS's thread pools never
+take turns on the cores (``prange`` pools measured 6-10x slower on the loaded machine).
+float32 and float64 have compiled kernels; other dtypes (float16) run the op's NumPy
+forward. The loops accumulate in the data's dtype, in another order than BLAS, so
+results agree with the NumPy kernels to rounding (``tests/ops/kernels/test_conv_jit.py``).
 ``fastmath`` is limited to reassociation and contraction (no NaN/inf assumptions), so
 NaN and inf propagate as in NumPy.
 """
