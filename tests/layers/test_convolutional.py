@@ -152,3 +152,15 @@ def test_conv3d_contract_and_reference():
         ef.layers.Conv3D(2, (3, 3))
     with pytest.raises(ValueError, match="expected ndim=5, found ndim=4"):
         ef.layers.Conv3D(2, 3)(ef.ones([1, 5, 5, 3]))
+
+
+def test_binary_crossentropy_of_a_sigmoid_conv_output_uses_its_logits():
+    # An autoencoder's output layer: Keras 3.15 (TensorFlow 2.21) computes the loss from
+    # the conv's logits (75 at every pixel here), giving 37.5; from the probabilities,
+    # clipped to 1 - 1e-7, it would be -log(1e-7) / 2 = 8.06.
+    x = np.array([[[[1.0], [-2.0]], [[0.5], [3.0]]]], np.float32)
+    y = np.array([[[[1.0], [0.0]], [[0.0], [1.0]]]], np.float32)
+    layer = ef.layers.Conv2D(1, 3, activation="sigmoid", padding="same",
+                             kernel_initializer=ef.initializers.Constant(30.0))
+    loss = ef.losses.BinaryCrossentropy()(y, layer(x))
+    np.testing.assert_allclose(float(loss), 37.5, rtol=1e-6)
