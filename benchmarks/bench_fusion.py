@@ -137,7 +137,7 @@ def run(size, rounds, calls, torch_python):
     plan = ef.function(ef_body, jit_compile=False)
     fused = ef.function(ef_body)
     variants = {"numpy": lambda: numpy_body(a, b), "ef plan": lambda: plan(xe, ye)}
-    if fusion.AVAILABLE:
+    if fusion.available():
         variants["ef fused"] = lambda: fused(xe, ye)
     programs = sum(n.type == "FusedElementwise"
                    for n in fused.get_concrete_function(xe, ye).optimized_graph.nodes)
