@@ -69,9 +69,15 @@ def _tanh_float32(x):  # pragma: no cover - compiled
     a = abs(np.float64(x))
     a = a if not a > 10.0 else 10.0  # (NaN stays NaN)
     y = a * 0.03125
-    q = y * (1.0 + y * (1 / 2 + y * (1 / 6 + y * (1 / 24 + y * (1 / 120 + y * (
-        1 / 720 + y * (1 / 5040 + y * (1 / 40320 + y * (1 / 362880 + y * (
-            1 / 3628800 + y * (1 / 39916800 + y * (1 / 479001600 + y / 6227020800))))))))))))
+    # The series in Estrin's form (pairs, then powers y^2, y^4, y^8): a dependency chain
+    # of 5 multiply-adds instead of Horner's 13; small arrays pay the chain's latency.
+    y2 = y * y
+    y4 = y2 * y2
+    low = (1.0 + y / 2) + y2 * (1 / 6 + y / 24) + y4 * (
+        (1 / 120 + y / 720) + y2 * (1 / 5040 + y / 40320))
+    high = (1 / 362880 + y / 3628800) + y2 * (1 / 39916800 + y / 479001600) + y4 * (
+        1 / 6227020800)
+    q = y * (low + (y4 * y4) * high)
     for _ in range(6):
         q = q * (q + 2.0)
     return math.copysign(q / (q + 2.0), x)
@@ -162,12 +168,14 @@ def run(code, consts, registers, rows):  # pragma: no cover - compiled
                 for j in range(w):
                     x = r[a, j]
                     y = r[b, j] if op == MAXIMUM else r[0, 0]  # register 0: the constant 0
-                    r[d, j] = x if x >= y or x != x else y  # NaN propagates, as NumPy
+                    # as NumPy: NaN propagates, and of two equal values (0.0 and -0.0)
+                    # the second is the result
+                    r[d, j] = x if x > y or x != x else y
             elif op == MINIMUM:
                 for j in range(w):
                     x = r[a, j]
                     y = r[b, j]
-                    r[d, j] = x if x <= y or x != x else y
+                    r[d, j] = x if x < y or x != x else y
             elif op == SIGMOID:
                 # As the eager kernel: r = 1 / (1 + e^-|x|), times e^-|x| where x < 0, so
                 # that tiny results stay positive instead of underflowing through 1 + e^-x.
@@ -185,7 +193,8 @@ def run(code, consts, registers, rows):  # pragma: no cover - compiled
             elif op == SIGN:
                 for j in range(w):
                     x = r[a, j]
-                    r[d, j] = r[1, 0] if x > 0 else (-r[1, 0] if x < 0 else x * r[0, 0])
+                    # x - x: 0.0 for both zeros (as NumPy's sign of -0.0), NaN for NaN
+                    r[d, j] = r[1, 0] if x > 0 else (-r[1, 0] if x < 0 else x - x)
             elif op == FLOOR:
                 for j in range(w):
                     r[d, j] = np.floor(r[a, j])
