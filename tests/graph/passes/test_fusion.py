@@ -58,6 +58,35 @@ def test_chain_runs_as_one_program_with_eager_values_and_dtype(dtype):
         np.testing.assert_allclose(out.numpy(), plain.numpy(), rtol=1e-5, atol=1e-6)
 
 
+@needs_numba
+def test_results_share_a_program_unless_read_outside_before_the_last(always_fuse):
+    def body(x, y):
+        a = ef.tanh(x * 2.0 + y)  # read by the cumsum (not fusable) before `b` exists
+        c = ef.math.cumsum(a, axis=0)
+        b = ef.cos(a * 3.0) - y
+        d = ef.sin(b) * 2.0 + x  # a result of the same program as `b`
+        wide = ef.tanh(d) * ef.reshape(y, [4, 1]) + 0.5  # (4, 4): the same region, another
+        # shape: its own program, which reads `d` from the one before
+        return c, b, d, ef.exp(wide) - 1.0
+
+    x, y = _pair(np.float32, (4,), seed=4)
+    fused = ef.function(body)
+    nodes = fused.get_concrete_function(x, y).optimized_graph.nodes
+    programs = [n for n in nodes if n.type == FUSED]
+    assert [len(n.outputs) for n in programs] == [1, 2, 1]
+    assert any(t is programs[1].outputs[1] for t in programs[2].inputs)  # d, not recomputed
+    assert [n.type for n in nodes].index("Cumsum") < [n.type for n in nodes].index(FUSED, 3)
+    fused(x, y)
+    xv, yv = x.numpy(), y.numpy()  # the reference in NumPy
+    a = np.tanh(xv * 2 + yv)
+    b = np.cos(a * 3) - yv
+    d = np.sin(b) * 2 + xv
+    want = np.cumsum(a), b, d, np.exp(np.tanh(d) * yv.reshape(4, 1) + 0.5) - 1
+    for got, expected in zip(fused(x, y), want, strict=True):
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6, atol=1e-6)
+
+
 OPS = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
     "div": lambda a, b: a / (ef.abs(b) + 0.5), "pow": lambda a, b: ef.pow(ef.abs(a) + 0.1, b),
