@@ -3,22 +3,25 @@
 One numba function, `run`, executes a small register program over the elements of a
 fused region: each instruction is ``(opcode, result register, operand, operand)``, and
 it runs over a block of up to `BLOCK` elements at a time, so the registers stay in the
-first-level cache. It is compiled once per dtype (float32, float64) and number of
-arrays and cached on disk (``cache=True``, see `eagerflow.ops.kernels.jit`); no source is
+first-level cache. It is compiled once per dtype (float32, float64) and cached on
+disk (``cache=True``, see `eagerflow.ops.kernels.jit`); no source is
 ever generated per graph, so tracing costs no compilation and nothing generated is ever
 written to or read from a cache directory.
 
 Why an interpreter instead of one generated numba function per region: a generated
 function (source built from the graph, then ``exec``) cannot be cached on disk by numba,
-and compiling the 200-op body of ``benchmarks/bench_fusion.py`` took ~0.5-1 s at every
-trace, where the interpreter's dispatch costs ~2-4 ns an instruction per block.
+so every process would compile every region again when it traces (0.8 s of CPU for the
+200-op body of ``benchmarks/bench_fusion.py``, measured on the 2-core machine; a training
+step has several regions), and generated code must never be loaded from a writable cache
+directory. The interpreter's dispatch costs a few ns an instruction per block instead.
 
-Arithmetic (add, subtract, multiply, divide, square root, comparisons) is IEEE operation
-for operation, bit-identical to NumPy; transcendentals (exp, log, tanh, sin, ...) call
-the C library's scalar functions (numba's llvmlite carries no vector math library), which
-agree with NumPy's to a few units in the last place but cost ~5-40 ns an element where
-NumPy's SIMD loops take ~0.4: `fusion`'s cost model prices that and leaves large arrays
-to NumPy.
+Arithmetic (add, subtract, multiply, divide, square root), maximum/minimum and sign are
+IEEE operation for operation, bit-identical to NumPy (NaN and signed zeros included);
+transcendentals (exp, log, sin, cos, float64 tanh, ...) call the C library's scalar
+functions (numba's llvmlite carries no vector math library), which agree with NumPy's to
+a few units in the last place but cost ~2-20 ns an element where NumPy's SIMD loops take
+~0.4-0.8: `fusion`'s cost model prices that and leaves large arrays to NumPy. float32
+tanh is computed here without a library call (`_tanh_float32`), vectorized.
 
 Examples:
     >>> import numpy as np
