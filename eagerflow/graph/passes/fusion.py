@@ -76,11 +76,13 @@ _EMIT = {
 }
 _DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-# Nanoseconds per element (program on float32, program on float64, NumPy), measured at
-# 4096 elements on the development machine (2 cores, AVX-512, loaded); NumPy's figure is
-# float32's, float64 priced the same. Calls cost `_NUMPY_CALL` per NumPy op of the plan
-# and `_PROGRAM_CALL` + `_PROGRAM_STEP` per instruction per block of `fusion_jit.BLOCK`
-# elements per program.
+# Nanoseconds per element (program on float32, program on float64, NumPy). The program's
+# figures were measured at 512 elements on the development machine (2 cores, AVX-512,
+# loaded) for mul, tanh, cos, sin, exp and log, the others set from those of their kind
+# (vectorized arithmetic, or a C library call); NumPy's are float32's at 65536 elements,
+# float64 priced the same. Calls cost `_NUMPY_CALL` per NumPy op of the plan and
+# `_PROGRAM_CALL` + `_PROGRAM_STEP` per instruction per block of `_BLOCK` elements per
+# program.
 _COSTS = {
     "ADD": (0.1, 0.15, 0.12), "SUB": (0.1, 0.15, 0.12), "MUL": (0.1, 0.15, 0.12),
     "DIV": (0.2, 0.4, 0.12), "POW": (20.0, 30.0, 0.7), "NEG": (0.1, 0.15, 0.1),
@@ -98,6 +100,7 @@ _PROGRAM_STEP = 4.0  # ns per instruction per block (the interpreter's dispatch)
 _GAIN = 0.8  # fuse only when the program's estimate is below this share of NumPy's
 # (tests force every region to fuse, whatever it costs, by setting `_GAIN` to infinity)
 _MAX_ELEMENTS = 1 << 16  # larger results are never fused (NumPy is faster per element)
+_BLOCK = 512  # `fusion_jit.BLOCK` (not imported: that module loads numba)
 _MAX_REGISTERS = 1024  # a bound on the register file: 1024 x 512 float64 values are 4 MiB
 
 
@@ -284,7 +287,7 @@ def _fuse_region(members, first_use, position):
     program_ns = 0.0
     for group, cone in zip(groups, cones, strict=True):
         size = _elements(group[0].outputs[0])
-        blocks = -(-size // 512)
+        blocks = -(-size // _BLOCK)
         program_ns += (_PROGRAM_CALL + blocks * (len(cone) + len(group)) * _PROGRAM_STEP
                        + size * sum(_COSTS[_EMIT[m.op.name]][column] for m in cone))
     if program_ns >= _GAIN * numpy_ns:

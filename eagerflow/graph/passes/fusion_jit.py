@@ -53,8 +53,6 @@ NEG, SQRT, ABS, SQUARE, RECIPROCAL, RELU, SIGN, FLOOR, CEIL = 10, 11, 12, 13, 14
 EXP, EXPM1, LOG, LOG1P, SIN, COS, TAN, TANH, SIGMOID = 19, 20, 21, 22, 23, 24, 25, 26, 27
 BINARY = frozenset({ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE})
 """The opcodes that read two operand registers (the others read one)."""
-TRANSCENDENTAL = frozenset({POW, EXP, EXPM1, LOG, LOG1P, SIN, COS, TAN, TANH, SIGMOID})
-"""The opcodes that call the C library per element (what the cost model prices high)."""
 
 
 @jit.elementwise_kernel

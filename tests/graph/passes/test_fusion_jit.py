@@ -76,6 +76,7 @@ def _sigmoid(x):
 def test_every_opcode_has_a_row_and_a_cost(vm):
     assert set(fusion._EMIT.values()) == set(UNARY) | set(BINARY) == set(fusion._COSTS)
     assert {getattr(vm, name) for name in BINARY} == vm.BINARY
+    assert fusion._BLOCK == vm.BLOCK  # the cost model's block size
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
