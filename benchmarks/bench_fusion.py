@@ -9,8 +9,8 @@ Variants:
 
 * ``ef plan``: ``ef.function(body, jit_compile=False)``, today's plan (one NumPy call per
   op, buffers reused);
-* ``ef fused``: ``ef.function(body)`` with numexpr installed (``eagerflow[fast]``): the
-  chain runs as two numexpr programs (one per output);
+* ``ef fused``: ``ef.function(body)`` with the numba kernel set (``eagerflow[fast]``):
+  the chain runs as one program of fusion's compiled interpreter (both outputs);
 * ``numpy``: the body written in NumPy directly (the floor of one call per op);
 * ``torch eager`` / ``torch.compile``: the body in PyTorch, in a separate process (an
   interpreter with torch, ``--torch-python``; torch.compile needs a C compiler).
@@ -137,7 +137,7 @@ def run(size, rounds, calls, torch_python):
     plan = ef.function(ef_body, jit_compile=False)
     fused = ef.function(ef_body)
     variants = {"numpy": lambda: numpy_body(a, b), "ef plan": lambda: plan(xe, ye)}
-    if fusion.AVAILABLE:
+    if fusion.available():
         variants["ef fused"] = lambda: fused(xe, ye)
     programs = sum(n.type == "FusedElementwise"
                    for n in fused.get_concrete_function(xe, ye).optimized_graph.nodes)
@@ -179,7 +179,7 @@ def run(size, rounds, calls, torch_python):
 
 def report(size, results, programs, notes):
     print(f"\n200 elementwise ops on two ({size},) float32 tensors, per call "
-          f"(ef fused: {programs} numexpr programs)")
+          f"(ef fused: {programs} compiled programs)")
     header = f"  {'variant':<16}{'µs/call':>10}{'CPU/wall':>10}"
     references = [r for r in ("ef plan", "torch.compile", "numpy") if r in results]
     header += "".join(f"{'vs ' + r:>17}" for r in references)

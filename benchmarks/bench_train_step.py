@@ -12,7 +12,8 @@ Workload: a 784-256-256-10 MLP on synthetic (16384, 784) float32 data, batch 128
   framework);
 * ``ef fit plan``: ``ef fit`` with elementwise fusion off
   (``ef.config.optimizer.set_experimental_options({"elementwise_fusion": False})``), to
-  show what fusion (numexpr installed, the default) changes in a real step.
+  show what fusion (the numba kernel set, the default with `eagerflow[fast]`) changes in a
+  real step.
 
 For the eagerflow rows the script also reports the share of the step spent outside the
 compiled plan (in Python around it: argument handling, the fit loop, callbacks, and any

@@ -1,8 +1,8 @@
 """The graph compiler's optimizer options: `ef.config.optimizer` (TF's ``tf.config.optimizer``).
 
 One option so far, ``"elementwise_fusion"`` (True by default): plans of `ef.function`
-compiled from then on fuse chains of elementwise ops on small tensors into numexpr
-programs when numexpr is installed (``pip install 'eagerflow[fast]'``; see
+compiled from then on fuse chains of elementwise ops on small tensors into compiled
+programs when the numba kernel set is active (``pip install 'eagerflow[fast]'``; see
 `eagerflow.graph.passes.fusion`). Plans compiled earlier keep what they were compiled
 with. ``ef.function(..., jit_compile=False)`` turns fusion off for one function,
 ``jit_compile=True`` insists on it.
@@ -20,7 +20,7 @@ from __future__ import annotations
 # Read by `graph/passes/fusion.py` when a plan is compiled. A top-level module beside
 # `eagerflow/config.py` (whose `run_functions_eagerly` switch is also the compiler's), not in
 # graph/: `import eagerflow` shows `ef.config.optimizer` and loads neither the graph compiler
-# nor numexpr.
+# nor numba.
 _settings = {"elementwise_fusion": True}
 
 

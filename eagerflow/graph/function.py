@@ -760,9 +760,9 @@ def function(func: Callable[..., Any] | None = None, input_signature: Any = None
             early ``return``) whose condition is a tensor into `ef.cond` / `ef.while_loop`
             (see `eagerflow.graph.autograph`); False traces the function as written.
         jit_compile: elementwise fusion (see `eagerflow.graph.passes.fusion`): None
-            (default) fuses when numexpr is installed (``pip install 'eagerflow[fast]'``)
-            and `ef.config.optimizer` allows it; False never fuses; True always does and
-            raises `UnimplementedError` here when numexpr is missing. Fusion changes speed
+            (default) fuses when the numba kernel set is active (``pip install
+            'eagerflow[fast]'``) and `ef.config.optimizer` allows it; False never fuses;
+            True always does and raises `UnimplementedError` here without it. Fusion changes speed
             only: values agree with the unfused plan to float rounding.
         experimental_relax_shapes: old name of `reduce_retracing`.
         name: a name for the graph.

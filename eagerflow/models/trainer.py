@@ -128,9 +128,9 @@ class Trainer:
                 step runs through `ef.function` when available, with identical results.
             steps_per_execution: batches between calls of the batch-level callbacks.
             jit_compile: elementwise fusion in the traced steps, as `ef.function`'s
-                argument: ``"auto"`` (default) fuses when numexpr is installed and
-                `ef.config.optimizer` allows it, False never, True always (an error here
-                when numexpr is missing).
+                argument: ``"auto"`` (default) fuses when the numba kernel set is active
+                and `ef.config.optimizer` allows it, False never, True always (an error
+                here without the numba kernel set).
 
         Raises:
             ValueError: for unknown names, or arguments that do not fit the outputs.

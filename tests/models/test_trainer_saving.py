@@ -40,7 +40,7 @@ def test_saved_model_continues_training_identically(tmp_path):
     history = restored.fit(x, y, epochs=1, batch_size=8, verbose=0)
     assert list(history.history) == ["loss", "accuracy", "ce"]
     # The restored model's first step is its traced run (NumPy kernels); the original's
-    # runs the compiled plan, where elementwise fusion (numexpr, when installed) may round
+    # runs the compiled plan, where elementwise fusion (numba kernel set) may round
     # exp/pow/tanh differently in the last bit. Restored state shows as far larger errors.
     for actual, expected in zip(weights_of(restored), weights_of(model), strict=True):
         np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-7)

@@ -19,9 +19,9 @@ runs them in this order, each feeding the next:
 7. `pool_first`: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes ``Relu(BiasAdd(MaxPool(c), b))``
    (bitwise the same values, with the add and the clamp on the pooled tensor), and the
    bias gradient is summed on the pooled side; `dead_code` runs again after it.
-8. `fusion` (when numexpr is installed and the function allows it): regions of
-   elementwise ops on small tensors become compiled numexpr programs where a cost model
-   says that pays; never across an op with effects.
+8. `fusion` (with the numba kernel set, when the function allows it): regions of
+   elementwise ops on small tensors become programs of a compiled interpreter
+   (`fusion_jit`) where a cost model says that pays; never across an op with effects.
 9. `buffer_reuse`: an elementwise op writes its result into the buffer of an input that
    is dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once.
 

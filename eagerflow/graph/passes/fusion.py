@@ -1,37 +1,36 @@
 """Elementwise fusion: chains of elementwise ops on small tensors run as one compiled
-numexpr program instead of one NumPy call each.
+program instead of one NumPy call each.
 
 Each op of the plan costs one NumPy ufunc call, about 0.4 µs however small its operands
 are; a traced function made of many elementwise ops on small tensors spends nearly all
-its time there. numexpr (the optional extra ``eagerflow[fast]``) runs a whole chain as
-one program of its virtual machine, block by block, for about 0.85 µs per call plus about
-6 ns per instruction. Its kernels are scalar C, though, several times slower per
-element than NumPy's vectorised loops (measured per element on float32: multiply 0.4 ns
-against 0.12, tanh 14.5 ns against 0.36), so fusion pays only on small tensors. Every
-candidate region is priced with both cost models (`_COSTS`) and fused only when numexpr
-wins clearly.
+its time there. With the numba kernel set (``eagerflow[fast]``, `ef.config.get_kernel_set`)
+a region of such ops runs as one register program of `fusion_jit`'s interpreter, a numba
+function compiled once per dtype and cached on disk: about 1.5 µs per call, a few ns per
+instruction per block of 512 elements, and per element what the instruction costs
+(arithmetic ~0.1 ns, vectorized by LLVM; float32 tanh ~2 ns, computed without a library
+call; the other transcendentals are the C library's scalar functions, 2-20 ns, several
+times NumPy's SIMD loops). So fusion pays on small tensors: every candidate region is
+priced with both cost models (`_COSTS`) and fused only when the program wins clearly.
 
 What fuses: the float32/float64 ops of `_EMIT` whose tensor inputs all have the output's
 dtype (Python-number operands become constants of that dtype, so float32 stays float32),
 with fully known, non-empty shapes; ``Pow`` only with a constant exponent (see
 `_fusable`). Integer ops (floor division and modulo differ), comparisons, ``where``,
-casts, float16 (numexpr computes it in float32) and every other op stay
-NumPy calls. A region never spans an op with effects (a variable write, a print, a
-Python call, a random draw, a branch or loop): its ops run where its results are needed,
-which must not move them past a write.
+casts, float16 and every other op stay NumPy calls. A region never spans an op with
+effects (a variable write, a print, a Python call, a random draw, a branch or loop): its
+ops run where its results are needed, which must not move them past a write.
 
-A region is a connected set of fusable ops. Each of its results used outside it
-(by another op or as a graph output) is one compiled program, placed where that result
-was computed. Inside a program values shared by several ops are computed once
-(registers), and results another program of the region materialised earlier are read,
-not recomputed; values shared by two programs and not materialised are computed by
-both (the cost model counts that). The programs are built directly as numexpr bytecode
-(`numexpr.interpreter.NumExpr`): numexpr's own compiler takes expression trees, and a
-traced chain is a DAG whose tree would grow exponentially.
+A region is a connected set of fusable ops. Its results used outside it (by another op
+or as a graph output) are computed by as few programs as possible: consecutive results
+share one program (one node with several outputs, values they share computed once),
+placed where the last of them was computed, unless an op outside the region reads one of
+them before that point; then a new program starts, and reads the results the earlier
+ones materialised instead of recomputing them.
 
-The result is an ordinary node (type ``FusedElementwise``) whose output is a fresh
-array: later passes may reuse its buffer, but it never writes into its inputs (a
-program may use its output register for temporaries while inputs are still read).
+The result is an ordinary node (type ``FusedElementwise``) whose outputs are fresh
+arrays: later passes may reuse their buffers, but it never writes into its inputs.
+Without numba (the NumPy kernel set) the pass changes nothing: the plan stays one NumPy
+call per op.
 
 Examples:
     >>> import eagerflow as ef
@@ -41,15 +40,16 @@ Examples:
     ...         x = ef.tanh(x * y + 0.5) - x * 0.1
     ...     return x
     >>> cf = ef.function(chain).get_concrete_function(ef.TensorSpec([8]), ef.TensorSpec([8]))
-    >>> program = pipeline.optimize(cf.graph.nodes, cf.graph.outputs, fuse=fusion.AVAILABLE)
+    >>> program = pipeline.optimize(cf.graph.nodes, cf.graph.outputs, fuse=fusion.available())
     >>> [n.type for n in program.nodes] == (
-    ...     ["Placeholder", "Placeholder", "FusedElementwise"] if fusion.AVAILABLE
+    ...     ["Placeholder", "Placeholder", "FusedElementwise"] if fusion.available()
     ...     else [n.type for n in cf.graph.nodes])
     True
 """
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -58,120 +58,101 @@ from eagerflow import compiler_options as options
 from eagerflow.core import dispatch, errors
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
-
-try:
-    from numexpr import interpreter as _vm
-except ImportError:  # the optional extra `eagerflow[fast]` is not installed
-    _vm = None
+from eagerflow.ops.kernels import kernel_sets
 
 _is_symbolic = graph.is_symbolic
-# The family of the ops of fused nodes; each node's instance has its own numexpr kernel.
+# The family of the ops of fused nodes; each node's instance runs its own program.
 FUSED = dispatch.register(dispatch.Op("FusedElementwise", None, differentiable=False,
                                       fresh=True, returns_array=True))
 
-# How each op is written in numexpr: ("op", name) is a VM opcode ``name_<types>``,
-# ("func", name) a VM function ``name_<types>`` called through ``func_<types>n``;
-# "square", "reciprocal", "relu", "sigmoid" and "squared_difference" are short sequences.
+# The opcode (its name in `fusion_jit`) of each fusable op.
 _EMIT = {
-    "AddV2": ("op", "add"), "Sub": ("op", "sub"), "Mul": ("op", "mul"),
-    "RealDiv": ("op", "div"), "Pow": ("op", "pow"), "Neg": ("op", "neg"),
-    "Sqrt": ("op", "sqrt"), "Maximum": ("func", "maximum"), "Minimum": ("func", "minimum"),
-    "Abs": ("func", "absolute"), "Exp": ("func", "exp"), "Expm1": ("func", "expm1"),
-    "Log": ("func", "log"), "Log1p": ("func", "log1p"), "Sin": ("func", "sin"),
-    "Cos": ("func", "cos"), "Tan": ("func", "tan"), "Tanh": ("func", "tanh"),
-    "Floor": ("func", "floor"), "Ceil": ("func", "ceil"), "Sign": ("func", "sign"),
-    "Square": ("square", None), "Reciprocal": ("reciprocal", None), "Relu": ("relu", None),
-    "Sigmoid": ("sigmoid", None), "SquaredDifference": ("squared_difference", None),
+    "AddV2": "ADD", "Sub": "SUB", "Mul": "MUL", "RealDiv": "DIV", "Pow": "POW", "Neg": "NEG",
+    "Sqrt": "SQRT", "Maximum": "MAXIMUM", "Minimum": "MINIMUM", "Abs": "ABS", "Exp": "EXP",
+    "Expm1": "EXPM1", "Log": "LOG", "Log1p": "LOG1P", "Sin": "SIN", "Cos": "COS",
+    "Tan": "TAN", "Tanh": "TANH", "Floor": "FLOOR", "Ceil": "CEIL", "Sign": "SIGN",
+    "Square": "SQUARE", "Reciprocal": "RECIPROCAL", "Relu": "RELU", "Sigmoid": "SIGMOID",
+    "SquaredDifference": "SQUARED_DIFFERENCE",
 }
-_TYPECODE = {np.dtype(np.float32): "f", np.dtype(np.float64): "d"}
-_UNARY_OPCODES = {"neg", "sqrt"}
+_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-# Nanoseconds per element (numexpr, NumPy), measured on float32 at 65536 elements on the
-# development machine (2 cores); float64 is priced the same. Calls cost `_NUMPY_CALL` per
-# NumPy op in the plan and `_NUMEXPR_CALL` + `_NUMEXPR_STEP` per instruction per program.
+# Nanoseconds per element (program on float32, program on float64, NumPy). The program's
+# figures were measured at 512 elements on the development machine (2 cores, AVX-512,
+# loaded) for mul, tanh, cos, sin, exp and log, the others set from those of their kind
+# (vectorized arithmetic, or a C library call); NumPy's are float32's at 65536 elements,
+# float64 priced the same. Calls cost `_NUMPY_CALL` per NumPy op of the plan and
+# `_PROGRAM_CALL` + `_PROGRAM_STEP` per instruction per block of `_BLOCK` elements per
+# program.
 _COSTS = {
-    "add": (0.5, 0.12), "sub": (0.5, 0.12), "mul": (0.4, 0.12), "div": (0.4, 0.12),
-    "pow": (4.2, 0.7), "neg": (0.4, 0.1), "sqrt": (1.6, 0.36), "maximum": (2.6, 0.14),
-    "minimum": (2.6, 0.14), "absolute": (1.4, 0.08), "exp": (2.2, 0.47), "expm1": (9.7, 0.4),
-    "log": (3.9, 0.45), "log1p": (10.3, 0.42), "sin": (5.8, 0.76), "cos": (5.5, 0.54),
-    "tan": (14.7, 0.4), "tanh": (14.5, 0.36), "floor": (1.4, 0.08), "ceil": (1.4, 0.08),
-    "sign": (2.2, 0.41), "square": (0.4, 0.12), "reciprocal": (0.4, 0.12),
-    "relu": (2.6, 0.14), "sigmoid": (10.1, 1.5), "squared_difference": (0.9, 0.3),
-}  # (sigmoid's numexpr figure is the sum of its eight instructions')
+    "ADD": (0.1, 0.15, 0.12), "SUB": (0.1, 0.15, 0.12), "MUL": (0.1, 0.15, 0.12),
+    "DIV": (0.2, 0.4, 0.12), "POW": (20.0, 30.0, 0.7), "NEG": (0.1, 0.15, 0.1),
+    "SQRT": (0.3, 0.6, 0.36), "MAXIMUM": (0.2, 0.3, 0.14), "MINIMUM": (0.2, 0.3, 0.14),
+    "ABS": (0.1, 0.15, 0.08), "EXP": (4.0, 10.0, 0.47), "EXPM1": (10.0, 15.0, 0.4),
+    "LOG": (5.5, 11.0, 0.45), "LOG1P": (10.0, 15.0, 0.42), "SIN": (3.7, 17.0, 0.76),
+    "COS": (2.2, 19.0, 0.54), "TAN": (15.0, 25.0, 0.4), "TANH": (2.1, 17.0, 0.36),
+    "FLOOR": (0.2, 0.3, 0.08), "CEIL": (0.2, 0.3, 0.08), "SIGN": (0.3, 0.4, 0.41),
+    "SQUARE": (0.1, 0.15, 0.12), "RECIPROCAL": (0.2, 0.4, 0.12), "RELU": (0.2, 0.3, 0.14),
+    "SIGMOID": (5.0, 11.0, 1.5), "SQUARED_DIFFERENCE": (0.15, 0.2, 0.3),
+}
 _NUMPY_CALL = 0.40e3  # ns per op of the plan (0.33 with two arrays, 0.49 with a scalar)
-_NUMEXPR_CALL = 0.9e3  # ns per program call (0.85 measured at 10 elements)
-_NUMEXPR_STEP = 6.0  # ns per instruction per call (per block of up to 4096 elements)
-_GAIN = 0.8  # fuse only when numexpr's estimate is below this share of NumPy's
+_PROGRAM_CALL = 1.5e3  # ns per program call (argument packing and numba's dispatch)
+_PROGRAM_STEP = 4.0  # ns per instruction per block (the interpreter's dispatch)
+_GAIN = 0.8  # fuse only when the program's estimate is below this share of NumPy's
 # (tests force every region to fuse, whatever it costs, by setting `_GAIN` to infinity)
 _MAX_ELEMENTS = 1 << 16  # larger results are never fused (NumPy is faster per element)
-_MAX_REGISTERS = 255  # numexpr numbers registers with one byte; 255 means "none"
-_MAX_INPUTS = 30  # NumPy's iterator takes a limited number of operands
+_BLOCK = 512  # `fusion_jit.BLOCK` (not imported: that module loads numba)
+_MAX_REGISTERS = 1024  # a bound on the register file: 1024 x 512 float64 values are 4 MiB
 
 
-def _compatible() -> bool:
-    """Whether the installed numexpr has the VM entry points and opcodes used here."""
-    if _vm is None:
-        return False
-    try:
-        needed = [b"noop", b"func_ffn", b"func_fffn", b"func_ddn", b"func_dddn"]
-        for code in "fd":
-            needed += [f"{n}_{code * 3}".encode() for n in ("add", "sub", "mul", "div", "pow")]
-            needed += [f"{n}_{code * 2}".encode() for n in _UNARY_OPCODES]
-            functions = [f"{kind[1]}_{code * 2}" for kind in _EMIT.values()
-                         if kind[0] == "func" and kind[1] not in ("maximum", "minimum")]
-            functions += [f"maximum_{code * 3}", f"minimum_{code * 3}", f"exp_{code * 2}"]
-            if not all(f.encode() in _vm.funccodes for f in functions):
-                return False
-        return all(n in _vm.opcodes for n in needed) and callable(_vm.NumExpr)
-    except AttributeError:
-        return False
-
-
-AVAILABLE = _compatible()
-"""Whether elementwise fusion can run: numexpr is installed and has the VM this uses."""
+def available() -> bool:
+    """Whether elementwise fusion can run: the numba kernel set is active
+    (`ef.config.get_kernel_set`; ``pip install 'eagerflow[fast]'``)."""
+    return kernel_sets.active() == "numba"
 
 
 def wanted(jit_compile) -> bool:
     """Whether a plan for a function made with this ``jit_compile`` is fused.
 
-    None follows the global setting (when numexpr is available); False never fuses;
-    True always does (`ef.function` refuses ``jit_compile=True`` without numexpr).
+    None follows the global setting (when the numba kernel set is active); False never
+    fuses; True always does (`ef.function` refuses ``jit_compile=True`` without numba).
     """
     if jit_compile is None:
-        return AVAILABLE and options.get_experimental_options()["elementwise_fusion"]
-    return bool(jit_compile) and AVAILABLE
+        return available() and options.get_experimental_options()["elementwise_fusion"]
+    return bool(jit_compile) and available()
 
 
 def require() -> None:
     """Raises the error ``jit_compile=True`` (`ef.function`, `Model.compile`) gives when
     fusion cannot run."""
-    if AVAILABLE:
+    if available():
         return
-    reason = ("numexpr is not installed" if _vm is None else
-              "the installed numexpr lacks the virtual-machine opcodes it needs")
+    reason = ("the active kernel set is 'numpy'" if kernel_sets.numba_installed()
+              else "numba is not installed")
     raise errors.UnimplementedError(
-        f"jit_compile=True compiles elementwise chains with numexpr, but {reason}. "
-        f"Install it with `pip install 'eagerflow[fast]'` (numexpr>=2.10), or leave "
-        f"jit_compile at its default to fuse only when numexpr is available."
+        f"jit_compile=True compiles elementwise chains with numba, but {reason}. Install "
+        f"it with `pip install 'eagerflow[fast]'` and use the numba kernel set "
+        f"(EAGERFLOW_KERNELS=numba, or `ef.config.set_kernel_set('numba')`), or leave "
+        f"jit_compile at its default to fuse only when the numba kernels are active."
     )
 
 
 # -- the pass ---------------------------------------------------------------------------------
 def fuse_elementwise(program: program_lib.Program) -> program_lib.Program:
-    """Replaces regions of fusable elementwise ops by compiled numexpr programs where the
-    cost model says it pays (see the module documentation). Without numexpr, returns
-    `program` unchanged.
+    """Replaces regions of fusable elementwise ops by compiled programs where the cost
+    model says it pays (see the module documentation). Without the numba kernel set,
+    returns `program` unchanged.
 
     Examples:
         >>> import eagerflow as ef
         >>> from eagerflow.graph.passes import fusion, program
-        >>> cf = ef.function(lambda x: ef.exp(x * 2.0 + 1.0) - x).get_concrete_function(
-        ...     ef.TensorSpec([4]))
+        >>> def chain(x):
+        ...     return ef.tanh(ef.exp(x * 2.0 + 1.0) * x - 0.5) * x + 1.0
+        >>> cf = ef.function(chain).get_concrete_function(ef.TensorSpec([4]))
         >>> p = fusion.fuse_elementwise(program.Program(cf.graph.nodes, cf.graph.outputs))
-        >>> len(p.nodes) == (2 if fusion.AVAILABLE else 5)
+        >>> len(p.nodes) == (2 if fusion.available() else len(cf.graph.nodes))
         True
     """
-    if not AVAILABLE:
+    if not available():
         return program
     nodes = program.nodes
     position = {id(n): i for i, n in enumerate(nodes)}
@@ -202,12 +183,12 @@ def fuse_elementwise(program: program_lib.Program) -> program_lib.Program:
     for node in nodes:
         if id(node) in fusable:
             regions.setdefault(root(id(node)), []).append(node)
-    external = _external_uses(program, fusable, root)
+    first_use = _external_uses(program, fusable, root)
     replaced: dict = {}  # id(node) -> its replacement (None: computed inside a program)
     for members in regions.values():
         if len(members) < 2:
             continue
-        fused = _fuse_region(members, external)
+        fused = _fuse_region(members, first_use, position)
         if fused is not None:
             replaced.update(fused)
     if not replaced:
@@ -225,8 +206,7 @@ def _fusable(node) -> bool:
     if node.op.name not in _EMIT or node.attrs or node.attr_inputs or len(node.outputs) != 1:
         return False
     out = node.outputs[0]
-    # Empty results stay NumPy: numexpr broadcasts (3, 1) against (1, 0) to (1, 0), not (3, 0).
-    if out.dtype not in _TYPECODE or None in out.shape or not 0 < _elements(out) <= _MAX_ELEMENTS:
+    if out.dtype not in _DTYPES or None in out.shape or not 0 < _elements(out) <= _MAX_ELEMENTS:
         return False
     for x in node.inputs:
         if _is_symbolic(x):
@@ -236,8 +216,8 @@ def _fusable(node) -> bool:
             return False
     # NumPy computes a power whose exponent is the same at every step of its loop (a scalar,
     # or a broadcast or stride-0 array) as a square root when it is 0.5: -inf ** 0.5 is NaN
-    # and -0.0 ** 0.5 is -0.0, where numexpr's pow (C's) gives inf and 0.0. Only a constant
-    # exponent says which NumPy does, and `_steps` writes 0.5 as a square root.
+    # and -0.0 ** 0.5 is -0.0, where C's pow gives inf and 0.0. Only a constant exponent
+    # says which NumPy does, and `_steps` writes 0.5 as a square root.
     return node.op.name != "Pow" or _constant(node.inputs[1]) is not None
 
 
@@ -258,65 +238,81 @@ def _elements(t) -> int:
     return int(np.prod(t.shape, dtype=np.int64))
 
 
-def _external_uses(program, fusable, root) -> set:
-    """``id`` of every fusable node whose result is read outside its region."""
+def _external_uses(program, fusable, root) -> dict:
+    """``{id(node): position of its first reader outside its region}`` for every fusable
+    node whose result is read outside its region (a graph output reads it at the end)."""
     producer = {id(o): n for n in program.nodes for o in n.outputs}
-    used = set()
-    for node in program.nodes:
+    first: dict = {}
+    for index, node in enumerate(program.nodes):
         region = root(id(node)) if id(node) in fusable else None
         for t in node.tensor_inputs():
             source = producer.get(id(t))
             if source is not None and id(source) in fusable and root(id(source)) != region:
-                used.add(id(source))
+                first.setdefault(id(source), index)
     for t in program.outputs:
         source = producer.get(id(t)) if _is_symbolic(t) else None
         if source is not None and id(source) in fusable:
-            used.add(id(source))
-    return used
+            first.setdefault(id(source), len(program.nodes))
+    return first
 
 
-def _fuse_region(members, external):
+def _groups(outputs, first_use, position) -> list:
+    """The region's results (in execution order) split into programs: a result joins the
+    previous program when it has the same shape and no op outside the region reads one
+    of that program's results before it is computed (the program runs where its last
+    result was computed)."""
+    groups: list = []
+    for out in outputs:
+        if groups and out.outputs[0].shape == groups[-1][0].outputs[0].shape and min(
+                first_use[id(o)] for o in groups[-1]) > position[id(out)]:
+            groups[-1].append(out)
+        else:
+            groups.append([out])
+    return groups
+
+
+def _fuse_region(members, first_use, position):
     """``{id(member): replacement node or None}`` for a region, or None when fusing it
-    would not pay (or does not fit numexpr's limits)."""
+    would not pay (or does not fit the interpreter's limits)."""
     producer = {id(m.outputs[0]): m for m in members}
-    outputs = [m for m in members if id(m) in external]
+    groups = _groups([m for m in members if id(m) in first_use], first_use, position)
     materialised: set = set()
     cones = []
-    for out in outputs:  # members are in execution order
-        cone = _cone(out, producer, materialised)
-        cones.append(cone)
-        materialised.add(id(out.outputs[0]))
-    numpy_ns = sum(_NUMPY_CALL + _elements(m.outputs[0]) * _COSTS[_cost_key(m)][1]
+    for group in groups:  # members are in execution order
+        cones.append(_cone(group, producer, materialised))
+        materialised.update(id(out.outputs[0]) for out in group)
+    column = _DTYPES.index(members[0].outputs[0].dtype)
+    numpy_ns = sum(_NUMPY_CALL + _elements(m.outputs[0]) * _COSTS[_EMIT[m.op.name]][2]
                    for m in members)
-    numexpr_ns = sum(_NUMEXPR_CALL + len(cone) * _NUMEXPR_STEP
-                     + _elements(out.outputs[0]) * sum(_COSTS[_cost_key(m)][0] for m in cone)
-                     for out, cone in zip(outputs, cones, strict=True))
-    if numexpr_ns >= _GAIN * numpy_ns:
+    program_ns = 0.0
+    for group, cone in zip(groups, cones, strict=True):
+        size = _elements(group[0].outputs[0])
+        blocks = -(-size // _BLOCK)
+        program_ns += (_PROGRAM_CALL + blocks * (len(cone) + len(group)) * _PROGRAM_STEP
+                       + size * sum(_COSTS[_EMIT[m.op.name]][column] for m in cone))
+    if program_ns >= _GAIN * numpy_ns:
         return None
     programs = []
-    for out, cone in zip(outputs, cones, strict=True):
-        compiled = _compile(cone, out)
+    for group, cone in zip(groups, cones, strict=True):
+        compiled = _compile(cone, group)
         if compiled is None:
             return None
         programs.append(compiled)
     replaced: dict[int, Any] = {id(m): None for m in members}
-    for out, (kernel, inputs) in zip(outputs, programs, strict=True):
-        op = FUSED.instance(1, forward=kernel)
-        node = graph.Node(op, inputs, {}, f"{out.name}/fused", out.graph)
-        node.outputs = out.outputs
-        replaced[id(out)] = node
+    for group, (kernel, inputs) in zip(groups, programs, strict=True):
+        last = group[-1]
+        op = FUSED.instance(len(group), forward=kernel)
+        node = graph.Node(op, inputs, {}, f"{last.name}/fused", last.graph)
+        node.outputs = [out.outputs[0] for out in group]
+        replaced[id(last)] = node
     return replaced
 
 
-def _cost_key(node) -> str:
-    kind, name = _EMIT[node.op.name]
-    return name if name is not None else kind
-
-
-def _cone(out, producer, materialised) -> list:
-    """The members `out` needs, in execution order, stopping at materialised results."""
-    seen = {id(out)}
-    stack = [out]
+def _cone(group, producer, materialised) -> list:
+    """The members the results of `group` need, in execution order, stopping at
+    materialised results."""
+    seen = {id(out) for out in group}
+    stack = list(group)
     while stack:
         node = stack.pop()
         for x in node.inputs:
@@ -329,128 +325,99 @@ def _cone(out, producer, materialised) -> list:
     return [m for m in producer.values() if id(m) in seen]  # `producer` is in order
 
 
-def _steps(cone):
-    """The cone as VM steps ``(kind, name, result, operands)``; operands are symbolic
-    tensors, typed constants ``("const", value)`` or intermediate keys."""
-    steps: list[tuple[Any, ...]] = []
+def _steps(cone, dtype):
+    """The cone as ``(opcode name, result key, operands)``; operands are symbolic tensors
+    or typed constants ``("const", value)``."""
+    steps = []
     for node in cone:
-        kind, name = _EMIT[node.op.name]
-        dtype = node.outputs[0].dtype
-        args = [x if _is_symbolic(x) else ("const", dtype.type(x)) for x in node.inputs]
-        result = id(node.outputs[0])
-        one, zero = ("const", dtype.type(1)), ("const", dtype.type(0))
-        if name == "pow" and dtype.type(_constant(node.inputs[1])) == 0.5:
-            steps.append(("op1", "sqrt", result, args[:1]))  # as NumPy does (`_fusable`)
-        elif kind == "op":
-            steps.append(("op" if len(args) == 2 else "op1", name, result, args))
-        elif kind == "func":
-            steps.append(("func" if len(args) == 2 else "func1", name, result, args))
-        elif kind == "square":
-            steps.append(("op", "mul", result, [args[0], args[0]]))
-        elif kind == "reciprocal":
-            steps.append(("op", "div", result, [one, args[0]]))
-        elif kind == "relu":
-            steps.append(("func", "maximum", result, [args[0], zero]))
-        elif kind == "sigmoid":
-            # As the eager kernel: r = 1 / (1 + e^-|x|), times e^x where x < 0, written
-            # e^min(x, 0) (1 where x >= 0). 1 / (1 + e^-x) would give 0 instead of a tiny
-            # positive number from x = -89 (float32) on, and 0 / 0 = NaN after it.
-            steps += [("func1", "absolute", (result, 0), [args[0]]),
-                      ("op1", "neg", (result, 1), [(result, 0)]),
-                      ("func1", "exp", (result, 2), [(result, 1)]),
-                      ("op", "add", (result, 3), [one, (result, 2)]),
-                      ("op", "div", (result, 4), [one, (result, 3)]),
-                      ("func", "minimum", (result, 5), [args[0], zero]),
-                      ("func1", "exp", (result, 6), [(result, 5)]),
-                      ("op", "mul", result, [(result, 6), (result, 4)])]
-        else:  # squared difference
-            steps += [("op", "sub", (result, 0), args),
-                      ("op", "mul", result, [(result, 0), (result, 0)])]
+        name = _EMIT[node.op.name]
+        args = []
+        for x in node.inputs:
+            value = _constant(x)
+            args.append(x if value is None else ("const", dtype.type(value)))
+        if name == "POW" and args[1][1] == 0.5:
+            name, args = "SQRT", args[:1]  # as NumPy does (`_fusable`)
+        steps.append((name, id(node.outputs[0]), args))
     return steps
 
 
-def _compile(cone, out):
-    """``(numexpr program, its input tensors)`` computing `out` from `cone`, or None when
-    it exceeds numexpr's limits."""
-    dtype = out.outputs[0].dtype
-    code = _TYPECODE[dtype]
-    steps = _steps(cone)
-    produced = {step[2] for step in steps}
-    inputs: list[Any] = []
-    input_index: dict[Any, int] = {}
-    constants: list[Any] = []
-    constant_index: dict[Any, int] = {}
+def _compile(cone, group):
+    """``(forward, its input tensors)`` running `cone` and returning the results of
+    `group`, or None when the program needs more than `_MAX_REGISTERS` registers."""
+    from eagerflow.graph.passes import fusion_jit as vm  # loads numba (kernel set active)
+
+    out = group[0].outputs[0]
+    dtype = out.dtype
+    steps = _steps(cone, dtype)
+    stored = {id(o.outputs[0]): row for row, o in enumerate(group)}
+    constants = [dtype.type(0), dtype.type(1)]  # registers 0 and 1 (the interpreter's)
+    constant_register = {c.tobytes(): i for i, c in enumerate(constants)}
+    inputs: list = []
+    register: dict = {}
     last_use: dict = {}
-    for i, (_, _, _, args) in enumerate(steps):
+    for i, (_, _, args) in enumerate(steps):
         for a in args:
-            if _is_symbolic(a):
-                if a._const is not None and a.ndim == 0:
-                    a = ("const", dtype.type(a._const))
-                elif id(a) not in produced:
-                    if id(a) not in input_index:
-                        input_index[id(a)] = len(inputs)
-                        inputs.append(a)
-                    continue
-                else:
-                    last_use[id(a)] = i
-                    continue
-            if isinstance(a, tuple) and len(a) == 2 and a[0] == "const":
-                key = a[1].tobytes()
-                if key not in constant_index:
-                    constant_index[key] = len(constants)
+            if isinstance(a, tuple):
+                if a[1].tobytes() not in constant_register:
+                    constant_register[a[1].tobytes()] = len(constants)
                     constants.append(a[1])
             else:
-                last_use[a] = i
-    if not inputs or len(inputs) > _MAX_INPUTS:
-        return None
-    first_temp = 1 + len(inputs) + len(constants)
+                last_use[id(a)] = i
+    produced = {result for _, result, _ in steps}
+    count = len(constants)
     free: list = []
-    register: dict = {}
-    temps = 0
-    instructions = []
-    for i, (kind, name, result, args) in enumerate(steps):
-        operands = []
+    code = []
+
+    def allocate():
+        nonlocal count
+        if free:
+            return free.pop()
+        count += 1
+        return count - 1
+
+    for _, _, args in steps:  # every input is loaded once, at the start
         for a in args:
-            if _is_symbolic(a) and a._const is not None and a.ndim == 0:
-                a = ("const", dtype.type(a._const))
-            if _is_symbolic(a) and id(a) in input_index:
-                operands.append(1 + input_index[id(a)])
-            elif isinstance(a, tuple) and len(a) == 2 and a[0] == "const":
-                operands.append(1 + len(inputs) + constant_index[a[1].tobytes()])
-            else:
-                key = id(a) if _is_symbolic(a) else a
-                operands.append(register[key])
-                if last_use[key] == i and register[key] not in free:
-                    free.append(register[key])  # read for the last time: reusable
-        if i == len(steps) - 1:
-            target = 0
-        elif free:
-            target = free.pop()
-        else:
-            target = first_temp + temps
-            temps += 1
+            if not isinstance(a, tuple) and id(a) not in produced and id(a) not in register:
+                register[id(a)] = allocate()
+                code.append((vm.LOAD, register[id(a)], len(inputs), 0))
+                inputs.append(a)
+    for i, (name, result, args) in enumerate(steps):
+        operands = [constant_register[a[1].tobytes()] if isinstance(a, tuple)
+                    else register[id(a)] for a in args]
+        # The result never goes to an operand's register: LLVM vectorizes a loop only
+        # after a run-time check that the rows differ (same row: scalar, 2-10x slower).
+        target = allocate()
         register[result] = target
-        instructions.append((kind, name, target, operands))
-    if first_temp + temps > _MAX_REGISTERS:  # checked before any register is encoded
+        for a in args:  # operands read for the last time: their registers are free
+            if not isinstance(a, tuple) and last_use[id(a)] == i and register[id(a)] not in free:
+                free.append(register[id(a)])
+        code.append((getattr(vm, name), target, operands[0], operands[-1]))
+        if result in stored:
+            code.append((vm.STORE, target, len(inputs) + stored[result], 0))
+        if result not in last_use:  # a result only stored
+            free.append(target)
+    if not inputs or count > _MAX_REGISTERS:
         return None
-    program = b"".join(_encode(kind, name, code, target, operands)
-                       for kind, name, target, operands in instructions)
-    kernel = _vm.NumExpr(code.encode() * len(inputs), code.encode() * temps,
-                         program, tuple(constants),
-                         tuple(f"x{i}" for i in range(len(inputs))))
-    return kernel, inputs
+    return _forward(vm.run, np.array(code, np.int32), np.array(constants, dtype), count,
+                    len(inputs), len(group), tuple(out.shape), dtype), inputs
 
 
-def _encode(kind, name, code, target, operands) -> bytes:
-    """One VM instruction: opcode, result register, two operand registers (or a function
-    number); functions of two arguments take a second ``noop`` word for the number."""
-    opcodes, functions = _vm.opcodes, _vm.funccodes
-    if kind == "op":
-        return bytes([opcodes[f"{name}_{code * 3}".encode()], target, *operands])
-    if kind == "op1":
-        return bytes([opcodes[f"{name}_{code * 2}".encode()], target, operands[0], 255])
-    if kind == "func1":
-        return bytes([opcodes[f"func_{code * 2}n".encode()], target, operands[0],
-                      functions[f"{name}_{code * 2}".encode()]])
-    return bytes([opcodes[f"func_{code * 3}n".encode()], target, *operands,
-                  opcodes[b"noop"], functions[f"{name}_{code * 3}".encode()], 255, 255])
+def _forward(run, code, constants, registers, num_inputs, num_outputs, shape, dtype):
+    """The node's forward: copies the inputs (broadcast to `shape`) into the rows of one
+    new array, runs the program, which writes the results in the rows after them, and
+    returns those rows (fresh arrays, one allocation for all)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    rows_shape = (num_inputs + num_outputs, *shape)
+    flat = None if len(shape) == 1 else (num_inputs + num_outputs, size)
+    # itemgetter(k) gives one row, itemgetter(k, k + 1) a tuple of two; both in C (tuple()
+    # of the array's rows took ~1.5 us under load)
+    results = operator.itemgetter(*range(num_inputs, num_inputs + num_outputs))
+
+    def fused_elementwise(*arrays):
+        rows = np.empty(rows_shape, dtype)
+        for i, x in enumerate(arrays):
+            rows[i] = x
+        run(code, constants, registers, rows if flat is None else rows.reshape(flat))
+        return results(rows)
+
+    return fused_elementwise

@@ -10,9 +10,9 @@ from eagerflow.graph import executor
 from eagerflow.graph.passes import fusion, pipeline
 from eagerflow.testing import check_gradients
 
-needs_numexpr = pytest.mark.skipif(
-    not fusion.AVAILABLE,
-    reason="needs numexpr, the optional `fast` extra: pip install -e '.[fast]'")
+needs_numba = pytest.mark.skipif(
+    not fusion.available(),
+    reason="needs the numba kernel set, the optional `fast` extra: pip install -e '.[fast]'")
 FUSED = "FusedElementwise"
 
 
@@ -41,13 +41,13 @@ def _pair(dtype=np.float32, shape=(6,), seed=0):
     return [ef.constant(rng.uniform(-1, 1, shape).astype(dtype)) for _ in range(2)]
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_chain_runs_as_programs_with_eager_values_and_dtype(dtype):
+def test_chain_runs_as_one_program_with_eager_values_and_dtype(dtype):
     x, y = _pair(dtype)
     fused = ef.function(chain)
     types = optimized_types(fused, x, y)
-    assert types == ["Placeholder", "Placeholder", FUSED, FUSED]  # one program per output
+    assert types == ["Placeholder", "Placeholder", FUSED]  # one program, both outputs
     fused(x, y)  # the first call is the traced (eager) run; the second runs the plan
     plain_x, plain_y = ef.function(chain, jit_compile=False)(x, y)
     eager_x, eager_y = chain(x, y)
@@ -56,6 +56,35 @@ def test_chain_runs_as_programs_with_eager_values_and_dtype(dtype):
     for out, plain, eager in ((out_x, plain_x, eager_x), (out_y, plain_y, eager_y)):
         np.testing.assert_allclose(out.numpy(), eager.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(out.numpy(), plain.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@needs_numba
+def test_results_share_a_program_unless_read_outside_before_the_last(always_fuse):
+    def body(x, y):
+        a = ef.tanh(x * 2.0 + y)  # read by the cumsum (not fusable) before `b` exists
+        c = ef.math.cumsum(a, axis=0)
+        b = ef.cos(a * 3.0) - y
+        d = ef.sin(b) * 2.0 + x  # a result of the same program as `b`
+        wide = ef.tanh(d) * ef.reshape(y, [4, 1]) + 0.5  # (4, 4): the same region, another
+        # shape: its own program, which reads `d` from the one before
+        return c, b, d, ef.exp(wide) - 1.0
+
+    x, y = _pair(np.float32, (4,), seed=4)
+    fused = ef.function(body)
+    nodes = fused.get_concrete_function(x, y).optimized_graph.nodes
+    programs = [n for n in nodes if n.type == FUSED]
+    assert [len(n.outputs) for n in programs] == [1, 2, 1]
+    assert any(t is programs[1].outputs[1] for t in programs[2].inputs)  # d, not recomputed
+    assert [n.type for n in nodes].index("Cumsum") < [n.type for n in nodes].index(FUSED, 3)
+    fused(x, y)
+    xv, yv = x.numpy(), y.numpy()  # the reference in NumPy
+    a = np.tanh(xv * 2 + yv)
+    b = np.cos(a * 3) - yv
+    d = np.sin(b) * 2 + xv
+    want = np.cumsum(a), b, d, np.exp(np.tanh(d) * yv.reshape(4, 1) + 0.5) - 1
+    for got, expected in zip(fused(x, y), want, strict=True):
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got.numpy(), expected, rtol=1e-6, atol=1e-6)
 
 
 OPS = {
@@ -76,7 +105,7 @@ OPS = {
 }
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_every_fusable_op_matches_numpy(always_fuse, name, dtype):
@@ -94,11 +123,11 @@ def test_every_fusable_op_matches_numpy(always_fuse, name, dtype):
 
 
 def test_every_fusable_op_has_a_test_and_a_cost():
-    assert set(fusion._COSTS) == {name or kind for kind, name in fusion._EMIT.values()}
-    assert {"abs" if key == "absolute" else key for key in fusion._COSTS} == set(OPS)
+    assert set(fusion._COSTS) == set(fusion._EMIT.values())
+    assert {key.lower() for key in fusion._COSTS} == set(OPS)
 
 
-@needs_numexpr
+@needs_numba
 def test_nan_and_inf_behave_as_in_numpy(always_fuse):
     values = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -2.0, 3.0], np.float32)
 
@@ -113,7 +142,7 @@ def test_nan_and_inf_behave_as_in_numpy(always_fuse):
         np.testing.assert_array_equal(fused(x).numpy(), body(x).numpy())
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.float16, np.int32])
 def test_float16_and_integer_chains_stay_numpy(always_fuse, dtype):
     x = ef.constant(np.arange(6).astype(dtype))
@@ -122,7 +151,7 @@ def test_float16_and_integer_chains_stay_numpy(always_fuse, dtype):
     assert FUSED not in optimized_types(fused, x)
 
 
-@needs_numexpr
+@needs_numba
 def test_comparisons_where_and_mixed_dtypes_are_region_boundaries(always_fuse):
     def body(x, n):
         a = x * 2.0 + 1.0
@@ -139,7 +168,7 @@ def test_comparisons_where_and_mixed_dtypes_are_region_boundaries(always_fuse):
     np.testing.assert_allclose(fused(x, n).numpy(), body(x, n).numpy(), rtol=1e-6)
 
 
-@needs_numexpr
+@needs_numba
 def test_no_region_spans_a_variable_write():
     v = ef.Variable(np.ones(4, np.float32))
 
@@ -164,7 +193,7 @@ def test_no_region_spans_a_variable_write():
     np.testing.assert_allclose(fn(x).numpy(), expected, rtol=1e-5)
 
 
-@needs_numexpr
+@needs_numba
 def test_views_in_and_out_of_regions_and_inputs_untouched(always_fuse):
     def body(x):
         flat = ef.reshape(x, [6])
@@ -183,7 +212,7 @@ def test_views_in_and_out_of_regions_and_inputs_untouched(always_fuse):
     np.testing.assert_array_equal(x.numpy(), x_value)
 
 
-@needs_numexpr
+@needs_numba
 def test_buffer_reuse_writes_into_fused_results_but_never_into_their_inputs():
     # The fused program's output is fresh: a later elementwise op that is not fused
     # (floormod) may write into it; the program itself never writes into its inputs.
@@ -204,9 +233,18 @@ def test_buffer_reuse_writes_into_fused_results_but_never_into_their_inputs():
     np.testing.assert_array_equal(b, before[1])
 
 
-def test_fusion_is_unavailable_without_numexpr(monkeypatch):
-    monkeypatch.setattr(fusion, "_vm", None)  # as if `import numexpr` had failed
-    assert not fusion._compatible()
+@pytest.fixture
+def numpy_kernels():
+    """The NumPy kernel set for the test (what an install without numba runs), then the
+    set the test found."""
+    before = ef.config.get_kernel_set()
+    ef.config.set_kernel_set("numpy")
+    yield
+    ef.config.set_kernel_set(before)
+
+
+def test_fusion_follows_the_kernel_set(numpy_kernels):
+    assert not fusion.available() and not fusion.wanted(None) and not fusion.wanted(True)
 
 
 def _program(fn, *specs):
@@ -214,7 +252,7 @@ def _program(fn, *specs):
     return pipeline.optimize(cf.graph.nodes, cf.graph.outputs, fuse=True)
 
 
-@needs_numexpr
+@needs_numba
 def test_cost_model_skips_big_tensors_and_short_chains():
     big = ef.TensorSpec([100_000], ef.float32)
     assert FUSED not in [n.type for n in _program(lambda x: ef.tanh(x * 2.0) + x, big).nodes]
@@ -227,7 +265,7 @@ def test_cost_model_skips_big_tensors_and_short_chains():
         lambda x: ef.tanh(x * 2.0 + 1.0) * x - 0.5, unknown).nodes]
 
 
-@needs_numexpr
+@needs_numba
 def test_gradients_through_fused_regions_match_the_plain_plan():
     def loss_and_grads(x, y):
         with ef.GradientTape() as tape:
@@ -248,7 +286,7 @@ def test_gradients_through_fused_regions_match_the_plain_plan():
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-6)
 
 
-@needs_numexpr
+@needs_numba
 def test_gradients_of_a_fused_function_pass_the_checker():
     # float64: the function's plan and its gradient graph's plan are fused programs.
     fused = ef.function(lambda x, y: chain(x, y)[0] * chain(x, y)[1])
@@ -296,7 +334,7 @@ def _build(spec):
     return body
 
 
-@needs_numexpr
+@needs_numba
 @settings(max_examples=25, deadline=None)
 @given(spec=random_programs(), dtype=st.sampled_from([np.float32, np.float64]),
        shapes=st.sampled_from([((5,), (5,)), ((2, 3), (3,)), ((), (4,)), ((1, 3), (2, 1))]))
@@ -317,9 +355,8 @@ def test_random_fused_programs_equal_the_plain_plan(spec, dtype, shapes):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
 
 
-# -- switches and the path without numexpr -------------------------------------------------
-def test_without_numexpr_the_plan_is_unchanged(monkeypatch):
-    monkeypatch.setattr(fusion, "AVAILABLE", False)
+# -- switches and the path without numba ---------------------------------------------------
+def test_without_numba_the_plan_is_unchanged(numpy_kernels, monkeypatch):
     x, y = _pair()
     fn = ef.function(chain)
     assert FUSED not in optimized_types(fn, x, y)
@@ -328,7 +365,12 @@ def test_without_numexpr_the_plan_is_unchanged(monkeypatch):
     fn(x, y)
     np.testing.assert_allclose(fn(x, y)[0].numpy(), chain(x, y)[0].numpy(), rtol=1e-6)
     with pytest.raises(ef.errors.UnimplementedError,
-                       match=r"jit_compile=True compiles .* numexpr is not installed|lacks"):
+                       match=r"jit_compile=True compiles .* with numba, but the active kernel "
+                             r"set is 'numpy'.*set_kernel_set"):
+        ef.function(chain, jit_compile=True)
+    monkeypatch.setattr(fusion.kernel_sets, "numba_installed", lambda: False)
+    with pytest.raises(ef.errors.UnimplementedError,
+                       match=r"numba is not installed. Install it with .*eagerflow\[fast\]"):
         ef.function(chain, jit_compile=True)
 
 
@@ -339,11 +381,11 @@ def test_jit_compile_false_and_the_global_option_turn_fusion_off(monkeypatch):
     try:
         assert ef.config.optimizer.get_experimental_options() == {"elementwise_fusion": False}
         assert FUSED not in optimized_types(ef.function(chain), x, y)
-        if fusion.AVAILABLE:  # an explicit jit_compile=True still fuses
+        if fusion.available():  # an explicit jit_compile=True still fuses
             assert FUSED in optimized_types(ef.function(chain, jit_compile=True), x, y)
     finally:
         ef.config.optimizer.set_experimental_options({"elementwise_fusion": True})
-    assert (FUSED in optimized_types(ef.function(chain), x, y)) == fusion.AVAILABLE
+    assert (FUSED in optimized_types(ef.function(chain), x, y)) == fusion.available()
 
 
 def test_bad_switch_values_are_refused():
@@ -357,7 +399,7 @@ def test_bad_switch_values_are_refused():
         ef.config.optimizer.set_experimental_options(["elementwise_fusion"])
 
 
-@needs_numexpr
+@needs_numba
 def test_check_numerics_plans_are_not_fused_and_name_the_op():
     fn = ef.function(lambda x: ef.log(x * 2.0 - 1.0) * 3.0 + 1.0)
     fn(ef.constant(np.ones(4, np.float32)))  # traced; the next calls run plans
@@ -475,7 +517,7 @@ def _assert_same_zero_signs(got, plain, what):
                                   err_msg=f"{what}: sign of zero")
 
 
-@needs_numexpr
+@needs_numba
 @settings(max_examples=60, deadline=None)
 @given(spec=elementwise_graphs(), dtype=st.sampled_from([np.float32, np.float64]),
        data=st.data())
@@ -518,12 +560,12 @@ def test_random_elementwise_graphs_fused_equal_eager(spec, dtype, data):
             _assert_same_zero_signs(g.numpy(), p.numpy(), f"gradient {i}")
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_pow_keeps_numpys_square_root_for_a_half_and_tensor_exponents_stay_numpy(
         always_fuse, dtype):
     # NumPy's power with a scalar exponent of 0.5 is a square root: (-inf) ** 0.5 is NaN and
-    # (-0.0) ** 0.5 is -0.0; C's pow (numexpr's) gives inf and 0.0. Fusion used to give inf.
+    # (-0.0) ** 0.5 is -0.0; C's pow gives inf and 0.0 (fusion with numexpr once gave inf).
     x = ef.constant(np.array([-np.inf, -0.0, -2.0, 4.0, np.inf, np.nan], dtype))
 
     def body(x):
@@ -542,10 +584,10 @@ def test_pow_keeps_numpys_square_root_for_a_half_and_tensor_exponents_stay_numpy
     assert "Pow" in optimized_types(tensor_exponent, x, ef.constant(dtype(0.5)))
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("shapes", [((3, 1), (1, 0)), ((0,), (0,)), ((0, 4), (4,)), ((), ())])
 def test_empty_and_scalar_shapes_keep_eager_shapes(always_fuse, shapes):
-    # numexpr broadcast (3, 1) against (1, 0) to (1, 0): empty results are not fused.
+    # Empty results are never fused (numexpr, once, broadcast (3, 1) and (1, 0) to (1, 0)).
     def body(x, y):
         return ef.tanh(x * 2.0 + y) - y * 0.5
 
@@ -558,7 +600,7 @@ def test_empty_and_scalar_shapes_keep_eager_shapes(always_fuse, shapes):
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
 
 
-@needs_numexpr
+@needs_numba
 def test_non_contiguous_inputs_and_results_kept_across_calls(always_fuse):
     def body(x):
         reversed_ = x[::-1] * 2.0 + 1.0  # negative strides
@@ -578,11 +620,11 @@ def test_non_contiguous_inputs_and_results_kept_across_calls(always_fuse):
         np.testing.assert_array_equal(got.numpy(), old)
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.float16, np.float32, bool])
 def test_floor_division_modulo_overflow_and_bool_keep_numpy_semantics(always_fuse, dtype):
-    # numexpr's integer // and % truncate toward zero, its float16 is float32 and it has no
-    # unsigned wrap-around: none of these fuse, and floor division/modulo of floats neither.
+    # Only float32/float64 fuse: integer // and % (C truncates toward zero), float16 and
+    # unsigned wrap-around stay NumPy, and floor division/modulo of floats too.
     def body(x):
         if dtype is bool:
             return ef.math.logical_xor(ef.math.logical_and(x, ef.math.logical_not(x[::-1])), x[:1])
@@ -603,7 +645,7 @@ def test_floor_division_modulo_overflow_and_bool_keep_numpy_semantics(always_fus
     np.testing.assert_array_equal(got, want)
 
 
-@needs_numexpr
+@needs_numba
 def test_values_captured_by_branches_and_returned_inputs(always_fuse):
     def body(x, flag):
         a = x * 2.0 + 1.0  # read inside the branches: must be materialised
@@ -624,22 +666,24 @@ def test_values_captured_by_branches_and_returned_inputs(always_fuse):
         np.testing.assert_array_equal(same.numpy(), x.numpy())
 
 
-@needs_numexpr
-def test_regions_beyond_numexprs_registers_run_unfused():
-    # 260 distinct constants need more than numexpr's 255 registers: compiling the plan
-    # used to raise "bytes must be in range(0, 256)" (with the default cost model).
+@needs_numba
+def test_wide_regions_fuse_and_regions_beyond_the_register_bound_run_unfused(monkeypatch):
+    # 260 distinct constants (numexpr's 255 registers were once a crash here) fit; a
+    # program needing more registers than `_MAX_REGISTERS` stays NumPy calls.
     def wide(x):
         scaled = [x * float(i + 1) for i in range(260)]
         return sum(ef.sin(v) for v in scaled[::-1])
 
     x = ef.constant(np.linspace(-1, 1, 4, dtype=np.float32))
     fn = ef.function(wide)
-    assert FUSED not in optimized_types(fn, x)
+    assert FUSED in optimized_types(fn, x)
     fn(x)
     np.testing.assert_allclose(fn(x).numpy(), wide(x).numpy(), rtol=1e-5, atol=1e-5)
+    monkeypatch.setattr(fusion, "_MAX_REGISTERS", 200)
+    assert FUSED not in optimized_types(ef.function(wide), x)
 
 
-@needs_numexpr
+@needs_numba
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sigmoid_of_very_negative_inputs_is_tiny_not_zero_as_eager(always_fuse, dtype):
     # Fused as 1 / (1 + e^-x), sigmoid(-100) was 0 where eager gives e^-100 (float32:

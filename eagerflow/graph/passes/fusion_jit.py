@@ -1,0 +1,213 @@
+"""The compiled interpreter that runs elementwise fusion's programs (`fusion.py`).
+
+One numba function, `run`, executes a small register program over the elements of a
+fused region: each instruction is ``(opcode, result register, operand, operand)``, and
+it runs over a block of up to `BLOCK` elements at a time, so the registers stay in the
+first-level cache. It is compiled once per dtype (float32, float64) and cached on
+disk (``cache=True``, see `eagerflow.ops.kernels.jit`); no source is
+ever generated per graph, so tracing costs no compilation and nothing generated is ever
+written to or read from a cache directory.
+
+Why an interpreter instead of one generated numba function per region: a generated
+function (source built from the graph, then ``exec``) cannot be cached on disk by numba,
+so every process would compile every region again when it traces (0.8 s of CPU for the
+200-op body of ``benchmarks/bench_fusion.py``, measured on the 2-core machine; a training
+step has several regions), and generated code must never be loaded from a writable cache
+directory. The interpreter's dispatch costs a few ns an instruction per block instead.
+
+Arithmetic (add, subtract, multiply, divide, square root), maximum/minimum and sign are
+IEEE operation for operation, bit-identical to NumPy (NaN and signed zeros included);
+transcendentals (exp, log, sin, cos, float64 tanh, ...) call the C library's scalar
+functions (numba's llvmlite carries no vector math library), which agree with NumPy's to
+a few units in the last place but cost ~2-20 ns an element where NumPy's SIMD loops take
+~0.4-0.8: `fusion`'s cost model prices that and leaves large arrays to NumPy. float32
+tanh is computed here without a library call (`_tanh_float32`), vectorized.
+
+Examples:
+    >>> import numpy as np
+    >>> from eagerflow.graph.passes import fusion_jit as vm
+    >>> rows = np.array([[1.0, 4.0, 9.0], [0.0, 0.0, 0.0]])  # an input, an output
+    >>> code = np.array([[vm.LOAD, 2, 0, 0], [vm.SQRT, 3, 2, 0], [vm.ADD, 4, 3, 1],
+    ...                  [vm.STORE, 4, 1, 0]], np.int32)
+    >>> consts = np.array([0.0, 1.0])  # registers 0 and 1 hold the constants
+    >>> vm.run(code, consts, 5, rows)
+    >>> rows[1]
+    array([2., 3., 4.])
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eagerflow.ops.kernels import jit
+
+BLOCK = 512
+"""Elements per block: 512 float64 values of a register are 4 KiB (see `run`)."""
+
+# -- opcodes (stable numbers: `fusion` emits them) ------------------------------------------
+LOAD, STORE = 0, 1  # register d <- rows[a]; register d -> rows[a]
+ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE = 2, 3, 4, 5, 6, 7, 8, 9
+NEG, SQRT, ABS, SQUARE, RECIPROCAL, RELU, SIGN, FLOOR, CEIL = 10, 11, 12, 13, 14, 15, 16, 17, 18
+EXP, EXPM1, LOG, LOG1P, SIN, COS, TAN, TANH, SIGMOID = 19, 20, 21, 22, 23, 24, 25, 26, 27
+BINARY = frozenset({ADD, SUB, MUL, DIV, POW, MAXIMUM, MINIMUM, SQUARED_DIFFERENCE})
+"""The opcodes that read two operand registers (the others read one)."""
+
+
+@jit.elementwise_kernel
+def _tanh_float32(x):  # pragma: no cover - compiled
+    """tanh of a float32 value, correctly rounded (checked on 4.4 million values against
+    float64's tanh rounded to float32), in ~2 ns where the C library's scalar ``tanhf``
+    takes ~20-30 ns: no library call, so LLVM vectorizes the loop around it.
+
+    In float64: ``tanh(a) = q / (q + 2)`` with ``q = expm1(2a)``, and ``expm1(2a)`` from
+    ``expm1(2a / 64)`` (its Taylor series to degree 13, relative error < 1e-16 for
+    ``2a / 64 <= 0.3125``) by six doublings ``expm1(2y) = expm1(y) (expm1(y) + 2)``, which
+    keep the relative error (no cancellation near 0, unlike ``(e - 1) / (e + 1)``).
+    Beyond ``|x| = 10`` tanh is 1 in float32; NaN passes through, the sign of -0.0 stays.
+    """
+    a = abs(np.float64(x))
+    a = a if not a > 10.0 else 10.0  # (NaN stays NaN)
+    y = a * 0.03125
+    # The series in Estrin's form (pairs, then powers y^2, y^4, y^8): a dependency chain
+    # of 5 multiply-adds instead of Horner's 13; small arrays pay the chain's latency.
+    y2 = y * y
+    y4 = y2 * y2
+    low = (1.0 + y / 2) + y2 * (1 / 6 + y / 24) + y4 * (
+        (1 / 120 + y / 720) + y2 * (1 / 5040 + y / 40320))
+    high = (1 / 362880 + y / 3628800) + y2 * (1 / 39916800 + y / 479001600) + y4 * (
+        1 / 6227020800)
+    q = y * (low + (y4 * y4) * high)
+    for _ in range(6):
+        q = q * (q + 2.0)
+    return math.copysign(q / (q + 2.0), x)
+
+
+@jit.elementwise_kernel
+def run(code, consts, registers, rows):  # pragma: no cover - compiled
+    """Runs `code` over the elements of `rows`: reads its input rows, writes its output
+    rows.
+
+    Args:
+        code: int32 ``(instructions, 4)``: opcode, result register, operands (`LOAD`:
+            register <- a row; `STORE`: register -> a row).
+        consts: the constants, in registers ``0 .. len(consts) - 1`` (never written;
+            registers 0 and 1 hold 0 and 1).
+        registers: how many registers the program uses (constants included).
+        rows: ``(inputs + outputs, size)``, of the dtype of `consts`.
+    """
+    size = rows.shape[1]
+    # (a small input needs no full block: the zeroing alone took ~0.3 us at 10 elements)
+    r = np.zeros((registers, min(BLOCK, (size + 15) // 16 * 16)), consts.dtype)
+    for k in range(len(consts)):
+        r[k, :] = consts[k]
+    for start in range(0, size, BLOCK):
+        m = min(BLOCK, size - start)
+        # The vectorized loops compute w lanes, m rounded up to 16: LLVM's loops take 8 or
+        # 16 lanes at a time and end in scalar steps, where a float32 tanh costs its whole
+        # latency (~50 ns) against ~2-4 ns a lane (10 elements: 188 ns a tanh; 16: 71).
+        # The extra lanes hold finite leftovers and are never stored. Loops calling the C
+        # library (cos, exp, ...) are scalar anyway: they run over the m elements only.
+        w = (m + 15) // 16 * 16
+        for pc in range(code.shape[0]):
+            op = code[pc, 0]
+            d = code[pc, 1]
+            a = code[pc, 2]
+            b = code[pc, 3]
+            if op == LOAD:
+                r[d, :m] = rows[a, start:start + m]
+            elif op == STORE:
+                rows[a, start:start + m] = r[d, :m]
+            elif op == MUL:
+                for j in range(w):
+                    r[d, j] = r[a, j] * r[b, j]
+            elif op == ADD:
+                for j in range(w):
+                    r[d, j] = r[a, j] + r[b, j]
+            elif op == SUB:
+                for j in range(w):
+                    r[d, j] = r[a, j] - r[b, j]
+            elif op == DIV:
+                for j in range(w):
+                    r[d, j] = r[a, j] / r[b, j]
+            elif op == TANH:
+                if r.itemsize == 4:
+                    for j in range(w):
+                        r[d, j] = _tanh_float32(r[a, j])
+                else:
+                    for j in range(m):
+                        r[d, j] = math.tanh(r[a, j])
+            elif op == COS:
+                for j in range(m):
+                    r[d, j] = math.cos(r[a, j])
+            elif op == SIN:
+                for j in range(m):
+                    r[d, j] = math.sin(r[a, j])
+            elif op == EXP:
+                for j in range(m):
+                    r[d, j] = math.exp(r[a, j])
+            elif op == LOG:
+                for j in range(m):
+                    r[d, j] = np.log(r[a, j])
+            elif op == NEG:
+                for j in range(w):
+                    r[d, j] = -r[a, j]
+            elif op == SQUARE:
+                for j in range(w):
+                    r[d, j] = r[a, j] * r[a, j]
+            elif op == SQUARED_DIFFERENCE:
+                for j in range(w):
+                    r[d, j] = (r[a, j] - r[b, j]) * (r[a, j] - r[b, j])
+            elif op == RECIPROCAL:
+                for j in range(w):
+                    r[d, j] = r[1, 0] / r[a, j]  # register 1 holds the constant 1
+            elif op == SQRT:
+                for j in range(w):
+                    r[d, j] = np.sqrt(r[a, j])
+            elif op == MAXIMUM or op == RELU:
+                for j in range(w):
+                    x = r[a, j]
+                    y = r[b, j] if op == MAXIMUM else r[0, 0]  # register 0: the constant 0
+                    # as NumPy: NaN propagates, and of two equal values (0.0 and -0.0)
+                    # the second is the result
+                    r[d, j] = x if x > y or x != x else y
+            elif op == MINIMUM:
+                for j in range(w):
+                    x = r[a, j]
+                    y = r[b, j]
+                    r[d, j] = x if x < y or x != x else y
+            elif op == SIGMOID:
+                # As the eager kernel: r = 1 / (1 + e^-|x|), times e^-|x| where x < 0, so
+                # that tiny results stay positive instead of underflowing through 1 + e^-x.
+                for j in range(m):
+                    x = r[a, j]
+                    e = math.exp(-abs(x))
+                    s = r[1, 0] / (r[1, 0] + e)
+                    r[d, j] = e * s if x < 0 else s
+            elif op == POW:
+                for j in range(m):
+                    r[d, j] = r[a, j] ** r[b, j]
+            elif op == ABS:
+                for j in range(w):
+                    r[d, j] = abs(r[a, j])
+            elif op == SIGN:
+                for j in range(w):
+                    x = r[a, j]
+                    # x - x: 0.0 for both zeros (as NumPy's sign of -0.0), NaN for NaN
+                    r[d, j] = r[1, 0] if x > 0 else (-r[1, 0] if x < 0 else x - x)
+            elif op == FLOOR:
+                for j in range(w):
+                    r[d, j] = np.floor(r[a, j])
+            elif op == CEIL:
+                for j in range(w):
+                    r[d, j] = np.ceil(r[a, j])
+            elif op == EXPM1:
+                for j in range(m):
+                    r[d, j] = math.expm1(r[a, j])
+            elif op == LOG1P:
+                for j in range(m):
+                    r[d, j] = np.log1p(r[a, j])
+            elif op == TAN:
+                for j in range(m):
+                    r[d, j] = math.tan(r[a, j])
