@@ -40,7 +40,7 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
-from eagerflow.ops import nn_ops  # noqa: F401 - registers BiasAddGrad, whose forward is reused
+from eagerflow.ops import nn_ops  # noqa: F401 - registers BiasAdd(Grad), whose forwards are reused
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops.kernels import extrema, kernel_sets, saved, scratch, windows
 from eagerflow.ops.typing import Tensor, TensorLike
@@ -204,7 +204,7 @@ def _max_pool_bias_relu(x, bias, ksize, strides, pads, save_for_gradient=False):
     # relu(MaxPool(x) + bias) as the three ops give it. The winners saved for the
     # gradient are keyed by this output (the pooled array, updated in place).
     out = kernel_sets.numpy_forward("MaxPool")(x, ksize, strides, pads, save_for_gradient)
-    np.add(out, bias, out=out)
+    kernel_sets.numpy_forward("BiasAdd")(out, bias, channel_axis=3, out=out)  # (wide rows)
     return extrema.maximum(out, 0, out=out)
 
 
@@ -224,7 +224,7 @@ def _max_pool_bias_relu_backprop(x, y, dy, ksize, strides, pads):
     # relu's mask on the pooled side (where y > 0), then routed to the winners of x;
     # the bias gradient is the masked gradient summed per channel (routing moves each
     # value to one cell without changing it).
-    masked = np.multiply(dy, y > 0)
+    masked = np.multiply(dy, y > 0, out=scratch.empty(dy.shape, dy.dtype))
     dx = kernel_sets.numpy_forward("MaxPoolGrad")(x, y, masked, ksize, strides, pads)
     return dx, kernel_sets.numpy_forward("BiasAddGrad")(masked, channel_axis=3)
 
