@@ -100,7 +100,7 @@ def _rewrite(pool, producer, readers, outputs):
         return None
     c, bias = bias_add.inputs
     if not (_is_symbolic(c) and _is_symbolic(bias)) or c.dtype.kind != "f" \
-            or None in tuple(c.shape) or len(c.shape) != 4 \
+            or len(c.shape) != 4 or None in tuple(c.shape[1:]) \
             or bias_add.attrs.get("channel_axis") != 3 or set(bias_add.attrs) != {"channel_axis"} \
             or c.dtype != b.dtype or b.dtype != r.dtype:
         return None

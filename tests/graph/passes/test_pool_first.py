@@ -141,3 +141,21 @@ def test_no_rewrite_for_channels_first_bias_or_average_pool():
     for fn, shape in ((nchw, [1, 2, 4, 4]), (average, [1, 4, 4, 2])):
         program, _ = traced(fn, ef.TensorSpec(shape), ef.TensorSpec([2]))
         assert types(pool_first.pool_first(program)) == types(program)
+
+
+def test_an_unknown_batch_size_fuses_too(kernel_set):
+    pool, shape = _POOLS[0]
+    _, _, arrays = _case(pool, shape)
+    step = _block(pool)
+    specs = [ef.TensorSpec((None,) + shape[1:]), ef.TensorSpec([shape[-1]]),
+             ef.TensorSpec((None,) + pool(ef.zeros(shape)).shape[1:])]
+    program, cf = traced(step, *specs)
+    rewritten = pipeline.optimize(program.nodes, program.outputs)
+    assert {"MaxPoolBiasRelu", "MaxPoolBiasReluGrad"} <= set(types(rewritten))
+    assert "MaxPool" not in types(rewritten)
+    expected = [t.numpy() for t in step(*map(ef.constant, arrays))]
+    for got, want in zip(run(rewritten, cf, *arrays), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    traced_step = ef.function(step, input_signature=specs)
+    for got, want in zip(traced_step(*arrays), expected, strict=True):  # the plan of fit
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)
