@@ -38,8 +38,11 @@ import numpy as np
 from eagerflow.core import context, errors, forwardprop
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
+from eagerflow.ops import logic as _logic
+from eagerflow.ops import math as _math
+from eagerflow.ops import nn_ops  # noqa: F401 - registers BiasAdd(Grad), whose forwards are reused
 from eagerflow.ops import reduce as _reduce
-from eagerflow.ops.kernels import kernel_sets, saved, scratch, windows
+from eagerflow.ops.kernels import extrema, kernel_sets, saved, scratch, windows
 from eagerflow.ops.typing import Tensor, TensorLike
 
 _ONES = (1, 1)
@@ -194,6 +197,51 @@ def _max_pool_backprop_grad_op_grad(dz, out, x, y, ddx, ksize, strides, pads):
                                {"ksize": ksize, "strides": strides, "pads": pads})
 
 
+# -- max pooling fused with the bias add and relu before it -------------------------------
+@primitive("MaxPoolBiasRelu", fresh=True)
+def _max_pool_bias_relu(x, bias, ksize, strides, pads, save_for_gradient=False):
+    # The window maxima of x, then the bias and the clamp on the pooled tensor: bitwise
+    # relu(MaxPool(x) + bias) as the three ops give it. The winners saved for the
+    # gradient are keyed by this output (the pooled array, updated in place).
+    out = kernel_sets.numpy_forward("MaxPool")(x, ksize, strides, pads, save_for_gradient)
+    kernel_sets.numpy_forward("BiasAdd")(out, bias, channel_axis=3, out=out)  # (wide rows)
+    return extrema.maximum(out, 0, out=out)
+
+
+saved.pair("MaxPoolBiasReluGrad", "MaxPoolBiasRelu", lambda node: node.inputs[1],
+           lambda node: node.outputs[0], _same_pool)
+_max_pool_bias_relu.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
+@_max_pool_bias_relu.gradient
+def _max_pool_bias_relu_grad(dy, y, x, bias, ksize, strides, pads):
+    return execute(_max_pool_bias_relu_backprop, (x, y, dy),
+                   {"ksize": ksize, "strides": strides, "pads": pads})
+
+
+@primitive("MaxPoolBiasReluGrad", num_outputs=2)
+def _max_pool_bias_relu_backprop(x, y, dy, ksize, strides, pads):
+    # relu's mask on the pooled side (where y > 0), then routed to the winners of x;
+    # the bias gradient is the masked gradient summed per channel (routing moves each
+    # value to one cell without changing it).
+    masked = np.multiply(dy, y > 0, out=scratch.empty(dy.shape, dy.dtype))
+    dx = kernel_sets.numpy_forward("MaxPoolGrad")(x, y, masked, ksize, strides, pads)
+    return dx, kernel_sets.numpy_forward("BiasAddGrad")(masked, channel_axis=3)
+
+
+_max_pool_bias_relu_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
+@_max_pool_bias_relu_backprop.gradient
+def _max_pool_bias_relu_backprop_grad(dd, out, x, y, dy, ksize, strides, pads):
+    # Linear in dy, piecewise constant in x and y: d(dy) = (ddx read at the winners
+    # + dbias) * [y > 0]; only dy carries a gradient.
+    ddx, ddbias = dd
+    routed = execute(_max_pool_backprop_grad_op, (x, y, ddx),
+                     {"ksize": ksize, "strides": strides, "pads": pads})
+    return None, None, _math.multiply(routed + ddbias, _logic.greater(y, 0))
+
+
 # -- average pooling ----------------------------------------------------------------------
 def _counts(in_sizes, ksize, strides, pads, dtype):
     """``1 / (number of unpadded cells)`` of every window, shaped ``(1, oh, ow, 1)``."""
@@ -253,7 +301,9 @@ def _avg_pool_backprop_grad(ddx, out, dy, input_shape, ksize, strides, pads):
 # The compiled kernels (the numba kernel set; `kernel_sets.py`).
 for _name, _kernel in (("MaxPool", "max_pool"), ("MaxPoolGrad", "max_pool_backprop"),
                        ("MaxPoolGradGrad", "max_pool_backprop_grad"), ("AvgPool", "avg_pool"),
-                       ("AvgPoolGrad", "avg_pool_backprop")):
+                       ("AvgPoolGrad", "avg_pool_backprop"),
+                       ("MaxPoolBiasRelu", "max_pool_bias_relu"),
+                       ("MaxPoolBiasReluGrad", "max_pool_bias_relu_backprop")):
     kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.pool_jit:{_kernel}")
 
 
@@ -326,6 +376,51 @@ def max_pool2d(input: TensorLike, ksize: int | Sequence[int],
                                          "MaxPool", True)
     y = execute(_max_pool, (x,), attrs)
     return y if channels_last else _array.transpose(y, [0, 3, 1, 2])
+
+
+def max_pool2d_bias_relu(input: TensorLike, bias: TensorLike, ksize: int | Sequence[int],
+                         strides: int | Sequence[int], padding: str,
+                         name: str | None = None) -> Tensor:  # noqa: A002
+    """``relu(max_pool2d(input) + bias)`` in one op: the fused form of a conv layer's bias
+    add and relu followed by a max pool.
+
+    A per-channel add and relu are non-decreasing and rounding is monotone, so this is
+    ``max_pool2d(relu(bias_add(input, bias)))`` bit for bit, with the add and the clamp on
+    the pooled tensor. Its gradient routes to each window's first maximum of `input` (the
+    two forms differ only where the bias add rounds two different inputs of a window to
+    one value). `ef.function` rewrites that three-op chain into this op (see
+    `graph/passes/pool_first.py`); the backward pass is one op too
+    (``MaxPoolBiasReluGrad``: the input gradient and the bias gradient together).
+
+    Args:
+        input: ``(batch, height, width, channels)`` floats.
+        bias: ``(channels,)``, the dtype of `input`.
+        ksize, strides, padding: as in `max_pool2d`.
+
+    Returns:
+        The pooled tensor.
+
+    Raises:
+        InvalidArgumentError: for a non-4-D or non-float input, a bias that is not one
+            value per channel of the input's dtype, or bad sizes.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import pooling
+        >>> x = ef.reshape(ef.range(16.0), [1, 4, 4, 1])
+        >>> pooling.max_pool2d_bias_relu(x, [-6.0], 2, 2, "VALID")[0, :, :, 0]
+        ef.Tensor(
+        [[0. 1.]
+         [7. 9.]], shape=(2, 2), dtype=float32)
+    """
+    x, _, attrs = _pool_args(input, ksize, strides, padding, "NHWC", "MaxPoolBiasRelu", True)
+    b = convert_input(bias)
+    if x.dtype.kind != "f" or b.dtype != x.dtype or b.shape != (x.shape[3],):
+        raise errors.InvalidArgumentError(
+            f"MaxPoolBiasRelu needs a float input and one bias per channel of its dtype: "
+            f"input {x.dtype.name} {x.shape}, bias {b.dtype.name} {b.shape} (expected "
+            f"({x.shape[3]},))", "MaxPoolBiasRelu")
+    return execute(_max_pool_bias_relu, (x, b), attrs)
 
 
 def avg_pool2d(input: TensorLike, ksize: int | Sequence[int],

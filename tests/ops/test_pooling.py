@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import eagerflow as ef
+from eagerflow.ops import pooling
 from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 
@@ -42,6 +43,26 @@ def _max22(x):
     return ef.nn.max_pool2d(x, 2, 2, "SAME")
 
 
+def _bias_relu_pool(ksize, strides, padding):
+    def fn(x, b):
+        return pooling.max_pool2d_bias_relu(x, b, ksize, strides, padding)
+
+    def reference(x, b):
+        pair = [ksize] * 2 if isinstance(ksize, int) else ksize
+        steps = [strides] * 2 if isinstance(strides, int) else strides
+        return ref_pool(np.maximum(x + b, 0), pair, steps, padding, np.max)
+    return fn, reference
+
+
+def _bias_relu_pool_grads(x, b, u):
+    """Both gradients of the fused op with an input-dependent output gradient `u`, and so
+    the gradient of MaxPoolBiasReluGrad."""
+    with ef.GradientTape() as tape:
+        tape.watch([x, b])
+        y = pooling.max_pool2d_bias_relu(x, b, 2, 2, "SAME")
+    return tape.gradient(y, [x, b], output_gradients=u)
+
+
 CASES = [
     OpCase("max_pool2d_valid", lambda x: ef.nn.max_pool2d(x, 2, 2, "VALID"),
            lambda x: ref_pool(x, (2, 2), (2, 2), "VALID", np.max), shapes=[(2, 6, 4, 3)]),
@@ -58,6 +79,16 @@ CASES = [
            lambda x: ref_pool(x, (3, 3), (2, 2), "SAME", np.mean), shapes=[(2, 6, 5, 3)]),
     OpCase("avg_pool2d_grad", _pool_grad(lambda x: ef.nn.avg_pool2d(x, 2, 1, "SAME")),
            shapes=[(1, 4, 3, 2), (1, 4, 3, 2)]),
+    # relu(max pool + bias), fused: tiled 2x2 windows (the compiled fast path), a remainder
+    # row and column, and overlapping padded windows.
+    OpCase("max_pool2d_bias_relu_tiled", *_bias_relu_pool(2, 2, "VALID"),
+           shapes=[(2, 6, 4, 3), (3,)], domain=(-1.0, 1.0)),
+    OpCase("max_pool2d_bias_relu_remainder", *_bias_relu_pool(2, 2, "VALID"),
+           shapes=[(1, 5, 7, 2), (2,)], domain=(-1.0, 1.0)),
+    OpCase("max_pool2d_bias_relu_same_overlapping", *_bias_relu_pool(3, [1, 2], "SAME"),
+           shapes=[(2, 5, 6, 2), (2,)], domain=(-1.0, 1.0)),
+    OpCase("max_pool2d_bias_relu_grad", _bias_relu_pool_grads,
+           shapes=[(1, 5, 5, 2), (2,), (1, 3, 3, 2)], domain=(-1.0, 1.0)),
     OpCase("max_pool1d", lambda x: ef.nn.max_pool1d(x, 3, 2, "SAME"),
            lambda x: ref_pool(x[:, None], (1, 3), (1, 2), "SAME", np.max)[:, 0],
            shapes=[(2, 7, 3)]),
@@ -162,6 +193,56 @@ def test_pools_match_reference_property(size, ksize, strides, padding):
 def test_errors(call, match):
     with pytest.raises(ef.errors.InvalidArgumentError, match=match):
         call()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: pooling.max_pool2d_bias_relu(ef.ones([1, 4, 4, 2]), ef.ones([3]), 2, 2, "VALID"),
+     r"one bias per channel of its dtype: input float32 \(1, 4, 4, 2\), bias float32 \(3,\) "
+     r"\(expected \(2,\)\)"),
+    (lambda: pooling.max_pool2d_bias_relu(ef.ones([1, 4, 4, 2]), ef.ones([2], ef.float64), 2,
+                                          2, "VALID"), "bias float64"),
+    (lambda: pooling.max_pool2d_bias_relu(ef.ones([1, 4, 4, 2], ef.int32),
+                                          ef.ones([2], ef.int32), 2, 2, "VALID"),
+     "needs a float input"),
+    (lambda: pooling.max_pool2d_bias_relu(ef.ones([4, 4, 2]), ef.ones([2]), 2, 2, "VALID"),
+     "input must be 4-D"),
+    (lambda: pooling.max_pool2d_bias_relu(ef.ones([1, 4, 4, 2]), ef.ones([2]), 5, 1, "VALID"),
+     "Computed output size would be negative"),
+])
+def test_fused_pool_errors(call, match):
+    with pytest.raises(ef.errors.InvalidArgumentError, match=match):
+        call()
+
+
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_fused_pool_is_the_three_ops_eagerly_on_a_tape_and_traced(padding):
+    rng = np.random.default_rng(5)
+    # rounded values: ties inside windows, and windows the relu clamps to 0
+    x = ef.constant(np.round(rng.normal(size=(2, 7, 6, 3)) * 2).astype(np.float32))
+    b = ef.constant(np.array([0.5, -1.0, 0.25], np.float32))
+    u = ef.constant(rng.normal(size=(2, 4, 3, 3) if padding == "SAME" else (2, 3, 3, 3))
+                    .astype(np.float32))
+
+    def fused(x, b, u):
+        with ef.GradientTape() as tape:
+            tape.watch([x, b])
+            y = pooling.max_pool2d_bias_relu(x, b, 2, 2, padding)
+        return (y, *tape.gradient(y, [x, b], output_gradients=u))
+
+    def three_ops(x, b, u):
+        with ef.GradientTape() as tape:
+            tape.watch([x, b])
+            y = ef.nn.max_pool2d(ef.nn.relu(ef.nn.bias_add(x, b)), 2, 2, padding)
+        return (y, *tape.gradient(y, [x, b], output_gradients=u))
+
+    want = [t.numpy() for t in three_ops(x, b, u)]
+    y = pooling.max_pool2d_bias_relu(x, b, 2, 2, padding)  # no tape: nothing is kept
+    np.testing.assert_array_equal(y.numpy(), want[0])
+    for got in (fused(x, b, u), ef.function(fused)(x, b, u)):
+        np.testing.assert_array_equal(got[0].numpy(), want[0])
+        # the winners of x or of relu(x + b): the same cells here (no rounded ties)
+        np.testing.assert_array_equal(got[1].numpy(), want[1])
+        np.testing.assert_allclose(got[2].numpy(), want[2], rtol=1e-6, atol=1e-6)
 
 
 def test_saved_and_recomputed_maximum_positions_agree():

@@ -16,9 +16,10 @@ runs them in this order, each feeding the next:
    side (the same values, a quarter of the work behind a 2x2 pool).
 6. `dead_code`: ops whose results nobody uses disappear; ops with effects (variable
    writes, prints, Python calls, random draws) always stay, in order.
-7. `pool_first`: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes ``Relu(BiasAdd(MaxPool(c), b))``
-   (bitwise the same values, with the add and the clamp on the pooled tensor), and the
-   bias gradient is summed on the pooled side; `dead_code` runs again after it.
+7. `pool_first`: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes one ``MaxPoolBiasRelu(c, b)``
+   (``relu(MaxPool(c) + b)``: bitwise the same values, with the add and the clamp on the
+   pooled tensor), and its gradient one ``MaxPoolBiasReluGrad`` giving the conv output's
+   and the bias's gradients; `dead_code` runs again after it.
 8. `fusion` (with the numba kernel set, when the function allows it): regions of
    elementwise ops on small tensors become programs of a compiled interpreter
    (`fusion_jit`) where a cost model says that pays; never across an op with effects.

@@ -1,9 +1,11 @@
-"""Max pool first: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes ``Relu(BiasAdd(MaxPool(c), b))``.
+"""Max pool first, fused: ``MaxPool(Relu(BiasAdd(c, b)))`` becomes one
+``MaxPoolBiasRelu(c, b)`` (``relu(MaxPool(c) + b)``), and its gradient one
+``MaxPoolBiasReluGrad`` that gives both ``dc`` and ``db``.
 
 A per-channel add and relu are non-decreasing, and rounding is monotone, so the window
 maximum passes through them: both forms give bitwise the same pooled values, and the
-second adds and clamps only the pooled tensor (a quarter of the cells behind a 2x2 pool).
-The gradient follows:
+fused op adds and clamps only the pooled tensor (a quarter of the cells behind a 2x2
+pool), in the same pass as the pool under the numba kernel set. The gradient follows:
 
 * the pool's gradient routes to the winners of ``c`` instead of those of the (no longer
   computed) full relu output. Where the pooled value is positive these are the same
@@ -11,30 +13,35 @@ The gradient follows:
   different conv outputs of one window to the same value: the rounded form picks the
   first of them, this one the true maximum of ``c``. Where the pooled value is 0 relu's
   mask zeroes the routed value either way, so the rewrite is made only when that mask
-  has already moved to the pooled side (see `pooled_mask`, which runs before);
-* the bias gradient, a sum of the routed gradient, is the sum of the pooled gradient:
-  routing moves each value to one cell without changing it (summed in another order, so
-  equal to float rounding).
+  has already moved to the pooled side (see `pooled_mask`, which runs before): the fused
+  gradient applies it to the incoming pooled gradient itself;
+* the bias gradient, a sum of the routed gradient, is the sum of the masked pooled
+  gradient: routing moves each value to one cell without changing it (summed in another
+  order, so equal to float rounding). It is the fused gradient's second output.
 
-The rewrite is made only when the full-size intermediate feeds nothing else.
+The rewrite is made only when the full-size intermediates feed nothing else.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from eagerflow.core import dispatch
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
+from eagerflow.ops import pooling  # noqa: F401 - registers the fused ops
 
 _is_symbolic = graph.is_symbolic
 _POOL_ATTRS = ("ksize", "strides", "pads")
+_FUSED = dispatch.OPS["MaxPoolBiasRelu"]
+_FUSED_GRAD = dispatch.OPS["MaxPoolBiasReluGrad"]
 
 
 def pool_first(program: program_lib.Program) -> program_lib.Program:
     """Rewrites every ``p = MaxPool(Relu(BiasAdd(c, bias)))`` whose full-size tensors have no
-    other reader (but its own gradient) as ``p = Relu(BiasAdd(MaxPool(c), bias))``, the
-    gradient ``MaxPoolGrad(r, p, dp * (p > 0))`` as ``MaxPoolGrad(c, MaxPool(c), ...)``, and
-    the bias gradient behind it as the sum of the pooled gradient.
+    other reader (but its own gradient) as ``p = MaxPoolBiasRelu(c, bias)``, and its
+    gradient ``MaxPoolGrad(r, p, dp * (p > 0))`` with the bias gradient behind it
+    (``BiasAddGrad`` of that) as ``dc, db = MaxPoolBiasReluGrad(c, p, dp)``.
 
     Args:
         program: a program in which `pooled_mask` and `dead_code` have run.
@@ -52,7 +59,7 @@ def pool_first(program: program_lib.Program) -> program_lib.Program:
         ...                                            ef.TensorSpec([2]))
         >>> p = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
         >>> [(n.type, n.outputs[0].shape) for n in p.nodes if n.type != "Placeholder"]
-        [('MaxPool', (1, 2, 2, 2)), ('BiasAdd', (1, 2, 2, 2)), ('Relu', (1, 2, 2, 2))]
+        [('MaxPoolBiasRelu', (1, 2, 2, 2))]
     """
     producer: dict = {}
     readers: dict = {}
@@ -93,56 +100,58 @@ def _rewrite(pool, producer, readers, outputs):
         return None
     c, bias = bias_add.inputs
     if not (_is_symbolic(c) and _is_symbolic(bias)) or c.dtype.kind != "f" \
-            or None in tuple(c.shape) or len(c.shape) != 4 \
+            or len(c.shape) != 4 or None in tuple(c.shape[1:]) \
             or bias_add.attrs.get("channel_axis") != 3 or set(bias_add.attrs) != {"channel_axis"} \
             or c.dtype != b.dtype or b.dtype != r.dtype:
         return None
     p = pool.outputs[0]
     grads = [n for n in readers.get(id(r), ()) if n is not pool]
-    if not all(_masked_pool_grad(n, pool, producer) for n in grads):
+    incoming = [_masked_pool_grad(n, pool, producer) for n in grads]
+    if any(dp is None for dp in incoming) or bias.dtype != c.dtype:
         return None
     if not (_only_readers(b, [relu], readers, outputs)
             and _only_readers(r, [pool, *grads], readers, outputs)):
         return None
+    bias_grads = [[n for n in readers.get(id(grad.outputs[0]), ()) if n.op.name == "BiasAddGrad"
+                   and n.attrs.get("channel_axis") == 3 and len(n.inputs) == 1]
+                  for grad in grads]
+    if any(len(found) > 1 for found in bias_grads):  # (common_subexpressions leaves one)
+        return None
     g = pool.graph
-    pooled = graph.Node(pool.op, [c], pool.attrs, f"{pool.name}/first", g)
-    pooled.outputs = [graph.SymbolicTensor(p.shape, c.dtype, g, pooled, 0)]
-    shifted = graph.Node(bias_add.op, [pooled.outputs[0], bias], bias_add.attrs,
-                         f"{bias_add.name}/pooled", g)
-    shifted.outputs = [graph.SymbolicTensor(p.shape, b.dtype, g, shifted, 0)]
-    clamped = graph.Node(relu.op, [shifted.outputs[0]], relu.attrs, f"{relu.name}/pooled", g)
-    clamped.outputs = pool.outputs  # every reader of p reads the new relu
-    replaced = {id(pool): [pooled, shifted, clamped]}
-    for grad in grads:
-        routed = graph.Node(grad.op, [c, pooled.outputs[0], grad.inputs[2]], grad.attrs,
-                            grad.name, g)
-        routed.outputs = grad.outputs
+    fused = graph.Node(_FUSED, [c, bias], pool.attrs, f"{pool.name}/bias_relu", g)
+    fused.outputs = pool.outputs  # every reader of p reads the fused op
+    replaced: dict = {id(pool): [fused]}
+    for grad, dp, found in zip(grads, incoming, bias_grads, strict=True):
+        routed = graph.Node(_FUSED_GRAD, [c, p, dp], grad.attrs, grad.name, g)
+        if found:  # the bias gradient comes out of the same pass
+            routed.outputs = [grad.outputs[0], found[0].outputs[0]]
+            replaced[id(found[0])] = []
+        else:
+            routed.outputs = [grad.outputs[0],
+                              graph.SymbolicTensor(tuple(bias.shape), c.dtype, g, routed, 1)]
         replaced[id(grad)] = [routed]
-        for reader in readers.get(id(grad.outputs[0]), ()):
-            if reader.op.name == "BiasAddGrad" and reader.attrs.get("channel_axis") == 3 \
-                    and len(reader.inputs) == 1:
-                summed = graph.Node(reader.op, [grad.inputs[2]], reader.attrs, reader.name, g)
-                summed.outputs = reader.outputs
-                replaced[id(reader)] = [summed]
     return replaced
 
 
-def _masked_pool_grad(node, pool, producer) -> bool:
-    """Whether `node` is ``MaxPoolGrad(r, p, dp * (p > 0))`` for `pool` (``p = MaxPool(r)``)."""
+def _masked_pool_grad(node, pool, producer):
+    """``dp`` when `node` is ``MaxPoolGrad(r, p, dp * (p > 0))`` for `pool` (``p =
+    MaxPool(r)``), else None."""
     if node.op.name != "MaxPoolGrad" or len(node.inputs) != 3:
-        return False
+        return None
     r, p, dy = node.inputs
     if p is not pool.outputs[0] or r is not pool.inputs[0] \
             or any(node.attrs.get(k) != pool.attrs.get(k) for k in _POOL_ATTRS) \
             or not _is_symbolic(dy):
-        return False
+        return None
     mul = producer.get(id(dy))
     if mul is None or mul.op.name != "Mul" or len(mul.inputs) != 2:
-        return False
-    for mask in mul.inputs:
+        return None
+    for mask, dp in (mul.inputs, mul.inputs[::-1]):
         greater = producer.get(id(mask)) if _is_symbolic(mask) else None
         if greater is not None and greater.op.name == "Greater" and len(greater.inputs) == 2 \
                 and greater.inputs[0] is p and not _is_symbolic(greater.inputs[1]) \
-                and type(greater.inputs[1]) in (int, float) and greater.inputs[1] == 0:
-            return True
-    return False
+                and type(greater.inputs[1]) in (int, float) and greater.inputs[1] == 0 \
+                and _is_symbolic(dp) and tuple(dp.shape) == tuple(p.shape) \
+                and dp.dtype == p.dtype:
+            return dp
+    return None

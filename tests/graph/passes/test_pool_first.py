@@ -1,11 +1,23 @@
-"""Max pool before bias and relu (eagerflow/graph/passes/pool_first.py)."""
+"""Max pool before bias and relu, fused (eagerflow/graph/passes/pool_first.py)."""
 
 import numpy as np
 import pytest
 
 import eagerflow as ef
 from eagerflow.graph.passes import pipeline, pool_first
+from eagerflow.ops.kernels import kernel_sets
 from tests.graph.passes.programs import run, traced, types
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def kernel_set(request):
+    """Runs the test on each kernel set (numba's skipped when numba is missing)."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    before = kernel_sets.active()
+    kernel_sets.set_active(request.param)
+    yield request.param
+    kernel_sets.set_active(before)
 
 
 def _block(pool, extra=None):
@@ -45,16 +57,18 @@ def _case(pool, shape, extra=None):
 
 
 @pytest.mark.parametrize("pool, shape", _POOLS)
-def test_pool_moves_before_bias_and_relu_with_the_same_values(pool, shape):
+def test_pool_bias_relu_and_gradients_fuse_with_the_same_values(pool, shape, kernel_set):
     program, cf, arrays = _case(pool, shape)
     rewritten = pipeline.optimize(program.nodes, program.outputs)
     producer = {id(out): n.type for n in rewritten.nodes for out in n.outputs}
-    reads = {n.type: producer[id(n.inputs[0])] for n in rewritten.nodes
-             if n.type in ("BiasAdd", "BiasAddGrad", "MaxPoolGrad")}
-    # the bias reads the pooled conv, its gradient the pooled (masked) gradient
-    assert reads == {"BiasAdd": "MaxPool", "BiasAddGrad": "Mul", "MaxPoolGrad": "Placeholder"}
-    assert [n.type for n in rewritten.nodes if n.type in ("MaxPool", "BiasAdd", "Relu")] == \
-        ["MaxPool", "BiasAdd", "Relu"]
+    reads = {n.type: [producer[id(x)] for x in n.inputs] for n in rewritten.nodes
+             if n.type not in ("Placeholder", "Const")}
+    # one op forward (conv output and bias), one backward (conv output, pooled output and
+    # the incoming pooled gradient) giving both gradients: no full-size intermediate
+    assert reads == {"MaxPoolBiasRelu": ["Placeholder", "Placeholder"],
+                     "MaxPoolBiasReluGrad": ["Placeholder", "MaxPoolBiasRelu", "Placeholder"]}
+    fused_grad = rewritten.nodes[-1]
+    assert all(a is b for a, b in zip(fused_grad.outputs, rewritten.outputs[1:], strict=True))
     p, dc, db = run(rewritten, cf, *arrays)
     expected = [t.numpy() for t in _block(pool)(*map(ef.constant, arrays))]
     np.testing.assert_array_equal(p, expected[0])  # bitwise: max commutes with both
@@ -62,7 +76,30 @@ def test_pool_moves_before_bias_and_relu_with_the_same_values(pool, shape):
     np.testing.assert_allclose(db, expected[2], rtol=1e-6, atol=1e-6)  # summed in another order
 
 
-def test_trained_cnn_matches_eager():
+def test_a_gradient_without_the_bias_and_inference_fuse_too(kernel_set):
+    pool, shape = _POOLS[2]
+    _, _, (c, b, dp) = _case(pool, shape)
+
+    def input_gradient(c, b, dp):
+        with ef.GradientTape() as tape:
+            tape.watch(c)
+            p = pool(ef.nn.relu(ef.nn.bias_add(c, b)))
+        return tape.gradient(p, c, output_gradients=dp)
+
+    def inference(c, b):
+        return pool(ef.nn.relu(ef.nn.bias_add(c, b)))
+
+    for fn, arrays in ((input_gradient, (c, b, dp)), (inference, (c, b))):
+        specs = [ef.TensorSpec(a.shape) for a in arrays]
+        program, cf = traced(fn, *specs)
+        rewritten = pipeline.optimize(program.nodes, program.outputs)
+        fused = [t for t in types(rewritten) if t not in ("Placeholder", "Const")]
+        assert fused == ["MaxPoolBiasRelu", "MaxPoolBiasReluGrad"][:len(arrays) - 1]
+        want = fn(*map(ef.constant, arrays)).numpy()
+        np.testing.assert_array_equal(run(rewritten, cf, *arrays)[0], want)
+
+
+def test_trained_cnn_matches_eager(kernel_set):
     rng = np.random.default_rng(0)
     x = rng.random((8, 10, 10, 1), dtype=np.float32)
     y = rng.integers(0, 3, 8)
@@ -104,3 +141,21 @@ def test_no_rewrite_for_channels_first_bias_or_average_pool():
     for fn, shape in ((nchw, [1, 2, 4, 4]), (average, [1, 4, 4, 2])):
         program, _ = traced(fn, ef.TensorSpec(shape), ef.TensorSpec([2]))
         assert types(pool_first.pool_first(program)) == types(program)
+
+
+def test_an_unknown_batch_size_fuses_too(kernel_set):
+    pool, shape = _POOLS[0]
+    _, _, arrays = _case(pool, shape)
+    step = _block(pool)
+    specs = [ef.TensorSpec((None,) + shape[1:]), ef.TensorSpec([shape[-1]]),
+             ef.TensorSpec((None,) + pool(ef.zeros(shape)).shape[1:])]
+    program, cf = traced(step, *specs)
+    rewritten = pipeline.optimize(program.nodes, program.outputs)
+    assert {"MaxPoolBiasRelu", "MaxPoolBiasReluGrad"} <= set(types(rewritten))
+    assert "MaxPool" not in types(rewritten)
+    expected = [t.numpy() for t in step(*map(ef.constant, arrays))]
+    for got, want in zip(run(rewritten, cf, *arrays), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    traced_step = ef.function(step, input_signature=specs)
+    for got, want in zip(traced_step(*arrays), expected, strict=True):  # the plan of fit
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=1e-6)

@@ -1,6 +1,7 @@
 """The compiled pooling kernels (eagerflow/ops/kernels/pool_jit.py): the same bits as the NumPy
-forwards of MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool and AvgPoolGrad (ties, NaN,
-padding, overlapping windows), and the pools' gradients under the numba set."""
+forwards of MaxPool, MaxPoolGrad, MaxPoolGradGrad, AvgPool, AvgPoolGrad, MaxPoolBiasRelu and
+MaxPoolBiasReluGrad (ties, NaN, padding, overlapping windows, the 2x2 fast paths), and the
+pools' gradients under the numba set."""
 
 import numpy as np
 import pytest
@@ -8,12 +9,15 @@ import pytest
 pytest.importorskip("numba")
 
 import eagerflow as ef  # noqa: E402 - after the skip: these tests need numba
-from eagerflow.ops import pooling  # noqa: E402, F401 - registers the pooling ops
+from eagerflow.ops import pooling  # noqa: E402 - registers the pooling ops
 from eagerflow.ops.kernels import kernel_sets, pool_jit, saved  # noqa: E402
 
 # (input shape, ksize, strides, pads)
 CASES = {
     "tiled": ((2, 6, 8, 3), (2, 2), (2, 2), ((0, 0), (0, 0))),
+    "tiled-remainder": ((2, 7, 9, 3), (2, 2), (2, 2), ((0, 0), (0, 0))),
+    "2x2-strided": ((2, 7, 9, 3), (2, 2), (1, 3), ((0, 0), (0, 0))),
+    "2x2-same": ((2, 7, 5, 2), (2, 2), (2, 2), ((0, 1), (0, 1))),
     "overlapping": ((1, 7, 6, 4), (3, 3), (1, 1), ((0, 0), (0, 0))),
     "same-padded": ((2, 7, 5, 2), (3, 2), (2, 2), ((1, 1), (0, 1))),
     "strided-odd": ((3, 9, 7, 5), (2, 3), (3, 1), ((0, 1), (1, 1))),
@@ -42,7 +46,7 @@ def _same(op_name, kernel, *args, **attrs):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_same_values_as_the_numpy_forwards(case, dtype):
     x, dy, attrs = _arrays(case, dtype)
-    x.reshape(-1)[::7] = np.nan if case == "overlapping" else x.reshape(-1)[::7]
+    x.reshape(-1)[::7] = np.nan if case in ("overlapping", "tiled") else x.reshape(-1)[::7]
     y = _same("MaxPool", pool_jit.max_pool, x, **attrs)
     _same("MaxPoolGrad", pool_jit.max_pool_backprop, x, y, dy, **attrs)
     ddx = np.random.default_rng(1).normal(size=x.shape).astype(dtype)
@@ -84,3 +88,58 @@ def test_the_gradient_takes_the_winners_the_forward_kept(numba_kernels, monkeypa
         tape.watch(x)
         y = ef.nn.max_pool2d(x, 3, 2, "SAME")
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), dx)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fused_pool_bias_relu_gives_the_numpy_forwards_values(case, dtype):
+    x, dy, attrs = _arrays(case, dtype)
+    x.reshape(-1)[::7] = np.nan
+    dy.reshape(-1)[::3] *= -1  # negative gradients masked to -0.0 by the relu
+    bias = np.array([0.5, -1.0, 0.0, 1.5, -0.5][:x.shape[3]], dtype)
+    want = kernel_sets.numpy_forward("MaxPoolBiasRelu")(x, bias, **attrs)
+    got = pool_jit.max_pool_bias_relu(x, bias, **attrs)
+    assert got.dtype == want.dtype and np.array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(got, want)
+    want_dx, want_db = kernel_sets.numpy_forward("MaxPoolBiasReluGrad")(x, want, dy, **attrs)
+    dx, db = pool_jit.max_pool_bias_relu_backprop(x, want, dy, **attrs)
+    np.testing.assert_array_equal(dx, want_dx)
+    # bit for bit the unfused kernels' route: relu's mask, then MaxPoolGrad
+    unfused = pool_jit.max_pool_backprop(x, want, np.multiply(dy, want > 0), **attrs)
+    assert np.array_equal(np.signbit(dx), np.signbit(unfused))
+    assert db.dtype == want_db.dtype  # summed in float64 here, pairwise in NumPy
+    np.testing.assert_allclose(db, want_db, rtol=1e-6 if dtype == np.float32 else 1e-13,
+                               atol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+@pytest.mark.usefixtures("empty_saved_cache")
+@pytest.mark.parametrize("case", ["tiled", "overlapping"])
+def test_fused_pool_keeps_the_winners_for_the_gradient_only_when_asked(case):
+    x, dy, attrs = _arrays(case, np.float32)
+    bias = np.zeros(x.shape[3], np.float32)
+    y = pool_jit.max_pool_bias_relu(x, bias, **attrs)
+    assert not saved._entries  # no tape, no plan asking: nothing kept
+    y = pool_jit.max_pool_bias_relu(x, bias, save_for_gradient=True, **attrs)
+    kept = saved.take(y, ("max-pool-winners", attrs["ksize"], attrs["strides"], attrs["pads"]))
+    want = saved.take(kernel_sets.numpy_forward("MaxPool")(x, save_for_gradient=True, **attrs),
+                      ("max-pool-winners", attrs["ksize"], attrs["strides"], attrs["pads"]))
+    np.testing.assert_array_equal(kept, want)  # the numpy set's winners, either set's gradient
+
+
+def test_fused_pool_of_other_dtypes_runs_the_numpy_forward():
+    x, dy, attrs = _arrays("tiled", np.float16)
+    bias = np.ones(x.shape[3], np.float16)
+    y = _same("MaxPoolBiasRelu", pool_jit.max_pool_bias_relu, x, bias, **attrs)
+    for got, want in zip(pool_jit.max_pool_bias_relu_backprop(x, y, dy, **attrs),
+                         kernel_sets.numpy_forward("MaxPoolBiasReluGrad")(x, y, dy, **attrs),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_gradients_of_the_fused_pool(numba_kernels):
+    rng = np.random.default_rng(4)
+    x, b = rng.normal(size=(2, 6, 5, 3)), rng.normal(size=3) * 0.3
+    for ksize, strides, padding in ((2, 2, "VALID"), (3, 2, "SAME"), (2, 1, "VALID")):
+        ef.testing.check_gradients(
+            lambda x, b: pooling.max_pool2d_bias_relu(x, b, ksize, strides, padding), x, b,
+            order=2)
