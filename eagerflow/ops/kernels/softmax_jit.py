@@ -1,4 +1,5 @@
-"""The numba kernels of the softmax rows, and the ``FusedAttention`` forwards that use them.
+"""The numba kernels of the softmax rows: ``Softmax``, ``SoftmaxGrad``, ``LogSoftmaxGrad``
+and the ``FusedAttention`` forwards.
 
 The exponential stays in NumPy, over the whole array at once (SIMD, ~0.5 ns an element,
 where numba's scalar ``exp`` costs 25-45 ns); what is compiled is the arithmetic around it,
@@ -15,11 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.ops import attention as attention_ops
-from eagerflow.ops.kernels import jit
+from eagerflow.ops.kernels import jit, kernel_sets
 
 
 @jit.kernel
-def _shift_rows(x):  # pragma: no cover - compiled
+def _shift_rows(x, out):  # pragma: no cover - compiled
     rows, width = x.shape
     for i in range(rows):
         top = x[i, 0]
@@ -27,7 +28,7 @@ def _shift_rows(x):  # pragma: no cover - compiled
             if x[i, j] > top:
                 top = x[i, j]
         for j in range(width):
-            x[i, j] -= top
+            out[i, j] = x[i, j] - top
 
 
 @jit.sum_kernel
@@ -64,14 +65,33 @@ def _grad_rows_plain(y, dy):  # pragma: no cover - compiled
             dy[i, j] = y[i, j] * (dy[i, j] - inner)
 
 
+@jit.sum_kernel
+def _log_softmax_grad_rows(dy, probs):  # pragma: no cover - compiled
+    rows, width = dy.shape
+    for i in range(rows):
+        total = dy.dtype.type(0)
+        for j in range(width):
+            total += dy[i, j]
+        for j in range(width):
+            probs[i, j] = dy[i, j] - probs[i, j] * total
+
+
 def _rows(array):
     return array.reshape(-1, array.shape[-1])
+
+
+def _last_axis(arrays, axis):
+    """Whether the rows kernels apply: `axis` is the last of C-contiguous float arrays."""
+    first = arrays[0]
+    return (axis == first.ndim - 1 and first.size > 0 and first.dtype.kind == "f"
+            and all(a.flags.c_contiguous and a.dtype == first.dtype and a.shape == first.shape
+                    for a in arrays))
 
 
 def softmax_rows(x):
     """`softmax.softmax_rows` compiled: `x` (C-contiguous, float) in place, returned."""
     rows = _rows(x)
-    _shift_rows(rows)
+    _shift_rows(rows, rows)
     np.exp(x, out=x)
     _normalize_rows(rows)
     return x
@@ -86,6 +106,34 @@ def softmax_grad_rows(y, dy, dextra=None):
         _grad_rows(y_rows, _rows(dy), _rows(np.ascontiguousarray(
             np.broadcast_to(dextra, dy.shape), dy.dtype)))
     return dy
+
+
+def softmax(x, axis):
+    """The numba forward of ``Softmax`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((x,), axis):
+        return kernel_sets.numpy_forward("Softmax")(x, axis=axis)
+    out = np.empty(x.shape, x.dtype)
+    rows = _rows(out)
+    _shift_rows(_rows(x), rows)
+    np.exp(out, out=out)
+    _normalize_rows(rows)
+    return out
+
+
+def softmax_grad(y, dy, axis):
+    """The numba forward of ``SoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((y, dy), axis):
+        return kernel_sets.numpy_forward("SoftmaxGrad")(y, dy, axis=axis)
+    return softmax_grad_rows(y, dy.copy())
+
+
+def log_softmax_grad(y, dy, axis):
+    """The numba forward of ``LogSoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((y, dy), axis):
+        return kernel_sets.numpy_forward("LogSoftmaxGrad")(y, dy, axis=axis)
+    probs = np.exp(y)
+    _log_softmax_grad_rows(_rows(dy), _rows(probs))
+    return probs
 
 
 def attention(query, key, value, mask=None):
