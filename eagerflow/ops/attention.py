@@ -46,7 +46,7 @@ from eagerflow.ops import array_ops as _array
 from eagerflow.ops import linalg_ops as _linalg
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
-from eagerflow.ops.kernels import kernel_sets
+from eagerflow.ops.kernels import kernel_sets, scratch
 from eagerflow.ops.kernels import softmax as softmax_kernels
 from eagerflow.ops.typing import Tensor, TensorLike
 
@@ -63,9 +63,15 @@ def _heads_first(x):
     return x.transpose(_HEADS_FIRST)
 
 
+def _product(a, b):
+    """``a @ b`` (batched) on pooled memory: a fresh 2 MB array of scores costs ~1 ms of
+    page faults a call, more than the product (`kernels/scratch.py`)."""
+    return np.matmul(a, b, out=scratch.empty((*a.shape[:-1], b.shape[-1]), a.dtype))
+
+
 def _product_into(a, b, shape, dtype):
     """``a @ b`` ``(batch, heads, T, d)`` written into a new ``(batch, T, heads, d)`` array."""
-    out = np.empty(shape, dtype)
+    out = scratch.empty(shape, dtype)
     np.matmul(a, b, out=out.transpose(_HEADS_FIRST))
     return out
 
@@ -73,7 +79,7 @@ def _product_into(a, b, shape, dtype):
 def forward(query, key, value, mask, softmax_rows):
     """`FusedAttention`'s forward with the given in-place row softmax (the kernel sets
     differ only in it): ``(output, weights)``."""
-    scores = np.matmul(_heads_first(query), key.transpose(0, 2, 3, 1))  # (B, H, Tq, Tv)
+    scores = _product(_heads_first(query), key.transpose(0, 2, 3, 1))  # (B, H, Tq, Tv)
     if mask is not None:
         # s + (1 - m) * big as `layers.attention.masked_softmax` does: the same values
         np.add(scores, scores.dtype.type(large_negative(scores.dtype)), out=scores,
@@ -89,7 +95,7 @@ def backward(query, key, value, weights, doutput, dweights, softmax_grad_rows):
     """`FusedAttentionGrad`'s forward with the given row softmax gradient:
     ``(dquery, dkey, dvalue)``."""
     query_h, key_h, dout_h = _heads_first(query), _heads_first(key), _heads_first(doutput)
-    dprobs = np.matmul(dout_h, value.transpose(0, 2, 3, 1))  # do v^T: (B, H, Tq, Tv)
+    dprobs = _product(dout_h, value.transpose(0, 2, 3, 1))  # do v^T: (B, H, Tq, Tv)
     dscores = softmax_grad_rows(weights, dprobs, dweights)
     dtype = dscores.dtype
     dquery = _product_into(dscores, key_h, query.shape, dtype)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.ops import attention as attention_ops
-from eagerflow.ops.kernels import jit, kernel_sets
+from eagerflow.ops.kernels import jit, kernel_sets, scratch
 
 
 @jit.kernel
@@ -89,12 +89,14 @@ def _last_axis(arrays, axis):
 
 
 def softmax_rows(x):
-    """`softmax.softmax_rows` compiled: `x` (C-contiguous, float) in place, returned."""
-    rows = _rows(x)
-    _shift_rows(rows, rows)
-    np.exp(x, out=x)
+    """`softmax.softmax_rows` compiled, into a new (pooled) array: the shift runs twice as
+    fast into another buffer as in place (numba cannot rule out aliasing there)."""
+    out = scratch.empty(x.shape, x.dtype)
+    rows = _rows(out)
+    _shift_rows(_rows(x), rows)
+    np.exp(out, out=out)
     _normalize_rows(rows)
-    return x
+    return out
 
 
 def softmax_grad_rows(y, dy, dextra=None):
@@ -112,26 +114,23 @@ def softmax(x, axis):
     """The numba forward of ``Softmax`` (the NumPy one unless `axis` is the last)."""
     if not _last_axis((x,), axis):
         return kernel_sets.numpy_forward("Softmax")(x, axis=axis)
-    out = np.empty(x.shape, x.dtype)
-    rows = _rows(out)
-    _shift_rows(_rows(x), rows)
-    np.exp(out, out=out)
-    _normalize_rows(rows)
-    return out
+    return softmax_rows(x)
 
 
 def softmax_grad(y, dy, axis):
     """The numba forward of ``SoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
     if not _last_axis((y, dy), axis):
         return kernel_sets.numpy_forward("SoftmaxGrad")(y, dy, axis=axis)
-    return softmax_grad_rows(y, dy.copy())
+    dx = scratch.empty(dy.shape, dy.dtype)
+    np.copyto(dx, dy)
+    return softmax_grad_rows(y, dx)
 
 
 def log_softmax_grad(y, dy, axis):
     """The numba forward of ``LogSoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
     if not _last_axis((y, dy), axis):
         return kernel_sets.numpy_forward("LogSoftmaxGrad")(y, dy, axis=axis)
-    probs = np.exp(y)
+    probs = np.exp(y, out=scratch.empty(y.shape, y.dtype))
     _log_softmax_grad_rows(_rows(dy), _rows(probs))
     return probs
 
