@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from eagerflow.core import errors, forwardprop
-from eagerflow.core import tape as tape_lib
 from eagerflow.core import logits as logits_lib
+from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
