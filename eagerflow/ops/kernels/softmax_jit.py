@@ -17,6 +17,7 @@ import numpy as np
 
 from eagerflow.ops import attention as attention_ops
 from eagerflow.ops.kernels import jit, kernel_sets, scratch
+from eagerflow.ops.kernels import softmax as numpy_rows
 
 
 @jit.kernel
@@ -80,10 +81,14 @@ def _rows(array):
     return array.reshape(-1, array.shape[-1])
 
 
+_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16 arithmetic
+
+
 def _last_axis(arrays, axis):
-    """Whether the rows kernels apply: `axis` is the last of C-contiguous float arrays."""
+    """Whether the rows kernels apply: `axis` is the last of C-contiguous float32 or float64
+    arrays."""
     first = arrays[0]
-    return (axis == first.ndim - 1 and first.size > 0 and first.dtype.kind == "f"
+    return (axis == first.ndim - 1 and first.size > 0 and first.dtype in _COMPILED
             and all(a.flags.c_contiguous and a.dtype == first.dtype and a.shape == first.shape
                     for a in arrays))
 
@@ -136,11 +141,13 @@ def log_softmax_grad(y, dy, axis):
 
 
 def attention(query, key, value, mask=None):
-    """The numba forward of ``FusedAttention`` (arguments as the op's)."""
-    return attention_ops.forward(query, key, value, mask, softmax_rows)
+    """The numba forward of ``FusedAttention`` (arguments as the op's; float16 takes the
+    NumPy rows)."""
+    rows = softmax_rows if query.dtype in _COMPILED else numpy_rows.softmax_rows
+    return attention_ops.forward(query, key, value, mask, rows)
 
 
 def attention_grad(query, key, value, weights, doutput, dweights):
     """The numba forward of ``FusedAttentionGrad`` (arguments as the op's)."""
-    return attention_ops.backward(query, key, value, weights, doutput, dweights,
-                                  softmax_grad_rows)
+    rows = softmax_grad_rows if query.dtype in _COMPILED else numpy_rows.softmax_grad_rows
+    return attention_ops.backward(query, key, value, weights, doutput, dweights, rows)

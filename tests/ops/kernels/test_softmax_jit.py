@@ -77,3 +77,17 @@ def test_softmax_on_the_numba_set_matches_the_numpy_set(numba_kernels):
     np.testing.assert_allclose(loss.numpy(), want_loss.numpy(), rtol=1e-14)
     np.testing.assert_allclose(grad.numpy(), tape.gradient(want_loss, x).numpy(), rtol=1e-13,
                                atol=1e-15)
+
+
+def test_float16_takes_the_numpy_rows(numba_kernels):
+    # numba has no float16 arithmetic: those arrays keep the NumPy kernels
+    x = np.random.default_rng(4).normal(size=(2, 4, 6)).astype(np.float16)
+    np.testing.assert_array_equal(ef.nn.softmax(x).numpy(),
+                                  kernel_sets.numpy_forward("Softmax")(x, axis=2))
+    layer = ef.layers.MultiHeadAttention(num_heads=2, key_dim=3, dtype="float16")
+    with ef.GradientTape() as tape:
+        out = layer(x, x)
+        loss = ef.reduce_sum(out)
+    grads = tape.gradient(loss, layer.trainable_weights)
+    assert out.dtype == np.float16 and all(g.dtype == np.float16 for g in grads)
+    assert np.isfinite(out.numpy()).all()
