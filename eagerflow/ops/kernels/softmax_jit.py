@@ -96,6 +96,8 @@ def _last_axis(arrays, axis):
 def softmax_rows(x):
     """`softmax.softmax_rows` compiled, into a new (pooled) array: the shift runs twice as
     fast into another buffer as in place (numba cannot rule out aliasing there)."""
+    if x.size == 0:  # (rows of no elements: the kernel reads each row's first)
+        return numpy_rows.softmax_rows(x)
     out = scratch.empty(x.shape, x.dtype)
     rows = _rows(out)
     _shift_rows(_rows(x), rows)
