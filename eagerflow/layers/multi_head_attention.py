@@ -34,8 +34,7 @@ import numpy as np
 from eagerflow.layers import core, masking
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array_ops
-from eagerflow.ops import attention as attention_ops
+from eagerflow.ops import array_ops, attention_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import einsum_ops, linalg_ops
 from eagerflow.ops import math as math_ops
@@ -278,7 +277,7 @@ class MultiHeadAttention(Layer):
             weights = masked_softmax(scores, heads_mask)
             dropped = nn_ops.dropout(weights, self.dropout, seed=self.seed)
             attended = einsum_ops.einsum("acbe,aecd->abcd", dropped, projected_value)
-        else:  # one op forward, one backward (ops/attention.py): the same values
+        else:  # one op forward, one backward (ops/attention_ops.py): the same values
             attended, weights = attention_ops.fused_attention(
                 projected_query, projected_key, projected_value, heads_mask)
         output = self.output_dense(attended)

@@ -1,6 +1,6 @@
 """The NumPy row kernels of the softmax: forward in place and backward, over the last axis.
 
-`ops/attention.py` runs them on the attention scores; the numba kernel set replaces them by
+`ops/attention_ops.py` runs them on the attention scores; the numba kernel set replaces them by
 the compiled passes of `softmax_jit.py`. Each is the formula of the ``Softmax`` op and its
 gradient rule (`ops/nn_ops.py`), operation for operation, so the values are the same.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops import attention as attention_ops
+from eagerflow.ops import attention_ops
 from eagerflow.ops.kernels import jit, kernel_sets, scratch
 from eagerflow.ops.kernels import softmax as numpy_rows
 

@@ -1,5 +1,5 @@
 """The numba softmax kernels (eagerflow/ops/kernels/softmax_jit.py) against the NumPy ones:
-Softmax, SoftmaxGrad, LogSoftmaxGrad (FusedAttention's are in tests/ops/test_attention.py).
+Softmax, SoftmaxGrad, LogSoftmaxGrad (FusedAttention's are in tests/ops/test_attention_ops.py).
 Skipped without numba; the NumPy kernels run in tests/ops/test_nn_ops.py."""
 
 import numpy as np

@@ -28,7 +28,7 @@ negative number added, not -inf), so fully masked rows give uniform weights as i
 
 Examples:
     >>> import eagerflow as ef
-    >>> from eagerflow.ops import attention
+    >>> from eagerflow.ops import attention_ops as attention
     >>> out, weights = attention.fused_attention(ef.ones([1, 2, 1, 4]), ef.ones([1, 3, 1, 4]),
     ...                                          ef.ones([1, 3, 1, 5]))
     >>> out.shape, weights.shape
@@ -177,7 +177,7 @@ def fused_attention(query: TensorLike, key: TensorLike, value: TensorLike,
 
     Examples:
         >>> import eagerflow as ef
-        >>> from eagerflow.ops import attention
+        >>> from eagerflow.ops import attention_ops as attention
         >>> q = ef.zeros([1, 1, 1, 2])
         >>> kv = ef.constant([[[[1.0, 0.0]], [[3.0, 0.0]]]])  # (1, 2, 1, 2)
         >>> attention.fused_attention(q, kv, kv)[0]  # equal scores: the mean of the values

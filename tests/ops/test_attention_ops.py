@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
-from eagerflow.ops import attention
+from eagerflow.ops import attention_ops as attention
 from eagerflow.ops.kernels import kernel_sets
 from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
