@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.layers import core, masking
+from eagerflow.layers import core, einsum_dense, masking
 from eagerflow.layers.attention import causal_mask, combine_masks, masked_softmax
 from eagerflow.layers.base import Layer
-from eagerflow.ops import array_ops
+from eagerflow.ops import array_ops, attention_ops
 from eagerflow.ops import creation as creation_ops
 from eagerflow.ops import einsum_ops
 from eagerflow.ops import math as math_ops
@@ -132,7 +132,8 @@ class _Projection(Layer):
                                         constraint=options["bias_constraint"])
 
     def call(self, inputs):
-        outputs = einsum_ops.einsum(self.equation, inputs, self.kernel)
+        # one matrix product (`einsum_dense.dense_einsum`): the head axes fold into views
+        outputs = einsum_dense.dense_einsum(self.equation, inputs, self.kernel)
         if self.bias is not None:
             outputs = math_ops.add(outputs, self.bias)
         return outputs
@@ -257,13 +258,15 @@ class MultiHeadAttention(Layer):
                                             1.0 / math.sqrt(float(self.key_dim)))
         projected_key = self.key_dense(key)
         projected_value = self.value_dense(value)
-        scores = einsum_ops.einsum("aecd,abcd->acbe", projected_key, projected_query)
-        weights = masked_softmax(scores, None if mask is None
-                                 else array_ops.expand_dims(mask, -3))  # over the heads
-        dropped = weights
+        heads_mask = None if mask is None else array_ops.expand_dims(mask, -3)  # all heads
         if training and self.dropout > 0:
+            scores = einsum_ops.einsum("aecd,abcd->acbe", projected_key, projected_query)
+            weights = masked_softmax(scores, heads_mask)
             dropped = nn_ops.dropout(weights, self.dropout, seed=self.seed)
-        attended = einsum_ops.einsum("acbe,aecd->abcd", dropped, projected_value)
+            attended = einsum_ops.einsum("acbe,aecd->abcd", dropped, projected_value)
+        else:  # one op forward, one backward (ops/attention_ops.py): the same values
+            attended, weights = attention_ops.fused_attention(
+                projected_query, projected_key, projected_value, heads_mask)
         output = self.output_dense(attended)
         if return_attention_scores:
             return output, weights

@@ -21,6 +21,7 @@ import numpy as np
 
 from eagerflow.core import errors, forwardprop
 from eagerflow.core import logits as logits_lib
+from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import indexing as _indexing
@@ -30,7 +31,7 @@ from eagerflow.ops import math as _math
 from eagerflow.ops import random as _random
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import extrema, scratch
+from eagerflow.ops.kernels import extrema, kernel_sets, scratch
 from eagerflow.ops.typing import Tensor, TensorLike
 
 
@@ -91,15 +92,44 @@ def _softmax(x, axis):
 
 @_softmax.gradient
 def _softmax_grad(dy, out, x, axis):
-    # dx = y * (dy - sum(dy * y))
-    inner = _reduce.reduce_sum(_math.multiply(dy, out), axis, keepdims=True)
-    return _math.multiply(out, _math.subtract(dy, inner))
+    return execute(_softmax_backward, (out, dy), {"axis": axis})
 
 
 @_softmax.jvp
 def _softmax_jvp(tangents, out, x, axis):
     # dy = y * (dx - sum(y * dx)): the Jacobian is symmetric, so the gradient formula
     return _softmax_grad(tangents[0], out, x, axis)
+
+
+@primitive("SoftmaxGrad", fresh=True, returns_array=True)
+def _softmax_backward(y, dy, axis):
+    # dx = y * (dy - sum(dy * y)): three passes and a temporary in NumPy, one compiled
+    # pass per row with the numba kernel set (ops/kernels/softmax_jit.py)
+    dx = dy - np.add.reduce(dy * y, axis=axis, keepdims=True)
+    dx *= y
+    return dx
+
+
+_softmax_backward.jvp(forwardprop.FROM_VJP)
+
+
+def _softmax_backward_formula(y, dy, axis):
+    inner = _reduce.reduce_sum(_math.multiply(dy, y), axis, keepdims=True)
+    return _math.multiply(y, _math.subtract(dy, inner))
+
+
+@_softmax_backward.gradient
+def _softmax_backward_grad(ddx, dx, y, dy, axis):
+    # the formula in eagerflow ops, differentiated (second order of the softmax)
+    return _formula_grad(_softmax_backward_formula, ddx, (y, dy), axis)
+
+
+def _formula_grad(formula, output_gradient, inputs, axis):
+    inputs = list(inputs)
+    with tape_lib.GradientTape() as tape:
+        tape.watch(inputs)
+        result = formula(*inputs, axis)
+    return tape.gradient(result, inputs, output_gradients=output_gradient)
 
 
 def softmax(logits: TensorLike, axis: int = -1, name: str | None = None) -> Tensor:
@@ -138,9 +168,35 @@ def _log_softmax(x, axis):
 
 @_log_softmax.gradient
 def _log_softmax_grad(dy, out, x, axis):
-    # dx = dy - softmax(x) * sum(dy)
+    return execute(_log_softmax_backward, (out, dy), {"axis": axis})
+
+
+@primitive("LogSoftmaxGrad", fresh=True, returns_array=True)
+def _log_softmax_backward(y, dy, axis):
+    # dx = dy - softmax(x) * sum(dy), softmax(x) = exp(y): the exp over the whole array
+    # in NumPy, the rest one compiled pass per row with the numba kernel set
+    probs = np.exp(y)
+    probs *= np.add.reduce(dy, axis=axis, keepdims=True)
+    return np.subtract(dy, probs, out=probs)
+
+
+_log_softmax_backward.jvp(forwardprop.FROM_VJP)
+
+
+def _log_softmax_backward_formula(y, dy, axis):
     total = _reduce.reduce_sum(dy, axis, keepdims=True)
-    return _math.subtract(dy, _math.multiply(_unary.exp(out), total))
+    return _math.subtract(dy, _math.multiply(_unary.exp(y), total))
+
+
+@_log_softmax_backward.gradient
+def _log_softmax_backward_grad(ddx, dx, y, dy, axis):
+    return _formula_grad(_log_softmax_backward_formula, ddx, (y, dy), axis)
+
+
+kernel_sets.register("Softmax", forward="eagerflow.ops.kernels.softmax_jit:softmax")
+kernel_sets.register("SoftmaxGrad", forward="eagerflow.ops.kernels.softmax_jit:softmax_grad")
+kernel_sets.register("LogSoftmaxGrad",
+                     forward="eagerflow.ops.kernels.softmax_jit:log_softmax_grad")
 
 
 @_log_softmax.jvp

@@ -121,6 +121,28 @@ def test_multi_head_attention_dropout_only_in_training():
     assert not np.allclose(layer(x, x, training=True).numpy(), layer(x, x).numpy())
 
 
+def test_multi_head_attention_fused_op_matches_the_composed_path():
+    # Dropout in training takes the composed path (einsums, masked softmax, dropout); with a
+    # rate of 1e-12 it drops nothing, so both paths must agree, gradients included.
+    layer = ef.layers.MultiHeadAttention(num_heads=3, key_dim=2, dropout=1e-12, seed=3,
+                                         bias_initializer="random_normal", dtype="float64")
+    q, v = ef.constant(RNG.standard_normal((2, 4, 6))), ef.constant(RNG.standard_normal((2, 5, 6)))
+    attention_mask = RNG.random((2, 4, 5)) > 0.3
+    results = []
+    for training in (False, True):
+        with ef.GradientTape() as tape:
+            tape.watch([q, v])
+            out, scores = layer(q, v, attention_mask=attention_mask, training=training,
+                                return_attention_scores=True)
+            loss = ef.reduce_sum(out * out) + ef.reduce_sum(scores[..., 0])
+        results.append([out, scores, *tape.gradient(loss, [q, v, *layer.trainable_weights])])
+    for fused, composed in zip(*results, strict=True):
+        np.testing.assert_allclose(fused.numpy(), composed.numpy(), rtol=1e-9, atol=1e-12)
+    graph = ef.function(lambda a, b: layer(a, b)).get_concrete_function(q, v).graph
+    names = {op.type for op in graph.operations}
+    assert "FusedAttention" in names and "Einsum" not in names, names
+
+
 def test_gradients_to_second_order():
     attention = ef.layers.Attention(use_scale=True, score_mode="concat", dtype="float64")
     attention([Q[:1], V[:1]])

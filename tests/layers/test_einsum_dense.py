@@ -66,3 +66,32 @@ def test_config_activation_and_functional_shape():
 def test_errors(kwargs, in_shape, match):
     with pytest.raises(ValueError, match=match):
         ef.layers.EinsumDense(**kwargs)(np.ones(in_shape, np.float32))
+
+
+@pytest.mark.parametrize("equation, output_shape, in_shape, folded", [
+    ("abc,cd->abd", (None, 6), (2, 3, 5), True),
+    ("abc,cde->abde", (None, 2, 4), (2, 3, 5), True),
+    ("abcd,cde->abe", (None, 6), (2, 3, 4, 5), True),
+    ("...ab,bc->...ac", (3, 6), (2, 4, 3, 5), True),
+    ("abc,dc->abd", (None, 6), (2, 3, 5), False),      # the kernel's summed axis is last
+    ("ab...,bc->ac...", (6, 4), (2, 5, 4), False),     # trailing elided axes
+    ("abc,cd->bad", (None, 6), (2, 3, 5), False),      # the output reorders the input's
+])
+def test_matmul_form_matches_the_einsum(equation, output_shape, in_shape, folded):
+    # Equations whose product folds into one (rows, k) @ (k, n) run as a matmul; the others
+    # keep the einsum. Values and gradients are the einsum's either way.
+    layer = ef.layers.EinsumDense(equation, output_shape, bias_axes=None, dtype="float64")
+    x = ef.constant(np.random.default_rng(1).normal(size=in_shape))
+    layer(x)
+    with ef.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        got = layer(x)
+        want = ef.einsum(equation, x, layer.kernel)
+        got_loss, want_loss = ef.reduce_sum(got * got), ef.reduce_sum(want * want)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    for source in (x, layer.kernel):
+        np.testing.assert_allclose(tape.gradient(got_loss, source).numpy(),
+                                   tape.gradient(want_loss, source).numpy(), rtol=1e-12,
+                                   atol=1e-12)
+    graph = ef.function(layer).get_concrete_function(x).graph
+    assert ("Einsum" not in {op.type for op in graph.operations}) == folded

@@ -1,0 +1,155 @@
+"""The numba kernels of the softmax rows: ``Softmax``, ``SoftmaxGrad``, ``LogSoftmaxGrad``
+and the ``FusedAttention`` forwards.
+
+The exponential stays in NumPy, over the whole array at once (SIMD, ~0.5 ns an element,
+where numba's scalar ``exp`` costs 25-45 ns); what is compiled is the arithmetic around it,
+one pass per row each: the shift by the row maximum, the normalisation by the row sum,
+and the whole backward ``y * (g - sum(g * y))`` (with ``g = dy + dextra``). The NumPy
+kernels (`softmax.py`) make three passes backward and two forward besides the exponential,
+each over the full array, and allocate a temporary. Sums are reassociated
+(`jit.sum_kernel`), so they vectorise and round differently from NumPy's pairwise sums
+(within a few ulps); the max, shift and division are exact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from eagerflow.ops import attention_ops
+from eagerflow.ops.kernels import jit, kernel_sets, scratch
+from eagerflow.ops.kernels import softmax as numpy_rows
+
+
+@jit.kernel
+def _shift_rows(x, out):  # pragma: no cover - compiled
+    rows, width = x.shape
+    for i in range(rows):
+        top = x[i, 0]
+        for j in range(1, width):
+            if x[i, j] > top:
+                top = x[i, j]
+        for j in range(width):
+            out[i, j] = x[i, j] - top
+
+
+@jit.sum_kernel
+def _normalize_rows(e):  # pragma: no cover - compiled
+    rows, width = e.shape
+    for i in range(rows):
+        total = e.dtype.type(0)
+        for j in range(width):
+            total += e[i, j]
+        for j in range(width):
+            e[i, j] /= total
+
+
+@jit.sum_kernel
+def _grad_rows(y, dy, dextra):  # pragma: no cover - compiled
+    rows, width = y.shape
+    for i in range(rows):
+        inner = y.dtype.type(0)
+        for j in range(width):
+            dy[i, j] += dextra[i, j]
+            inner += dy[i, j] * y[i, j]
+        for j in range(width):
+            dy[i, j] = y[i, j] * (dy[i, j] - inner)
+
+
+@jit.sum_kernel
+def _grad_rows_plain(y, dy):  # pragma: no cover - compiled
+    rows, width = y.shape
+    for i in range(rows):
+        inner = y.dtype.type(0)
+        for j in range(width):
+            inner += dy[i, j] * y[i, j]
+        for j in range(width):
+            dy[i, j] = y[i, j] * (dy[i, j] - inner)
+
+
+@jit.sum_kernel
+def _log_softmax_grad_rows(dy, probs):  # pragma: no cover - compiled
+    rows, width = dy.shape
+    for i in range(rows):
+        total = dy.dtype.type(0)
+        for j in range(width):
+            total += dy[i, j]
+        for j in range(width):
+            probs[i, j] = dy[i, j] - probs[i, j] * total
+
+
+def _rows(array):
+    return array.reshape(-1, array.shape[-1])
+
+
+_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16 arithmetic
+
+
+def _last_axis(arrays, axis):
+    """Whether the rows kernels apply: `axis` is the last of C-contiguous float32 or float64
+    arrays."""
+    first = arrays[0]
+    return (axis == first.ndim - 1 and first.size > 0 and first.dtype in _COMPILED
+            and all(a.flags.c_contiguous and a.dtype == first.dtype and a.shape == first.shape
+                    for a in arrays))
+
+
+def softmax_rows(x):
+    """`softmax.softmax_rows` compiled, into a new (pooled) array: the shift runs twice as
+    fast into another buffer as in place (numba cannot rule out aliasing there)."""
+    if x.size == 0:  # (rows of no elements: the kernel reads each row's first)
+        return numpy_rows.softmax_rows(x)
+    out = scratch.empty(x.shape, x.dtype)
+    rows = _rows(out)
+    _shift_rows(_rows(x), rows)
+    np.exp(out, out=out)
+    _normalize_rows(rows)
+    return out
+
+
+def softmax_grad_rows(y, dy, dextra=None):
+    """`softmax.softmax_grad_rows` compiled (`dy` C-contiguous; written and returned)."""
+    y_rows = _rows(np.ascontiguousarray(y))
+    if dextra is None:
+        _grad_rows_plain(y_rows, _rows(dy))
+    else:
+        _grad_rows(y_rows, _rows(dy), _rows(np.ascontiguousarray(
+            np.broadcast_to(dextra, dy.shape), dy.dtype)))
+    return dy
+
+
+def softmax(x, axis):
+    """The numba forward of ``Softmax`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((x,), axis):
+        return kernel_sets.numpy_forward("Softmax")(x, axis=axis)
+    return softmax_rows(x)
+
+
+def softmax_grad(y, dy, axis):
+    """The numba forward of ``SoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((y, dy), axis):
+        return kernel_sets.numpy_forward("SoftmaxGrad")(y, dy, axis=axis)
+    dx = scratch.empty(dy.shape, dy.dtype)
+    np.copyto(dx, dy)
+    return softmax_grad_rows(y, dx)
+
+
+def log_softmax_grad(y, dy, axis):
+    """The numba forward of ``LogSoftmaxGrad`` (the NumPy one unless `axis` is the last)."""
+    if not _last_axis((y, dy), axis):
+        return kernel_sets.numpy_forward("LogSoftmaxGrad")(y, dy, axis=axis)
+    probs = np.exp(y, out=scratch.empty(y.shape, y.dtype))
+    _log_softmax_grad_rows(_rows(dy), _rows(probs))
+    return probs
+
+
+def attention(query, key, value, mask=None):
+    """The numba forward of ``FusedAttention`` (arguments as the op's; float16 takes the
+    NumPy rows)."""
+    rows = softmax_rows if query.dtype in _COMPILED else numpy_rows.softmax_rows
+    return attention_ops.forward(query, key, value, mask, rows)
+
+
+def attention_grad(query, key, value, weights, doutput, dweights):
+    """The numba forward of ``FusedAttentionGrad`` (arguments as the op's)."""
+    rows = softmax_grad_rows if query.dtype in _COMPILED else numpy_rows.softmax_grad_rows
+    return attention_ops.backward(query, key, value, weights, doutput, dweights, rows)
