@@ -115,3 +115,110 @@ def gru_block_cell_grad(x, inner, h_prev, dh, gates=_NUMPY):
     """``(dx, dinner, dh_prev)`` of one GRU step: the forward of ``GRUBlockCellGrad``."""
     t, candidate = _gru_candidate(x, inner, h_prev.shape[1], gates)
     return gates.gru_grad(t, candidate, inner, h_prev, dh)
+
+
+# -- whole sequences: the forwards of LSTMSequence, GRUSequence and their gradients -------
+#
+# One call runs every step: per step one small matmul into a preallocated buffer (BLAS,
+# called from Python), NumPy's tanh over the step's gates at once, and the gate
+# arithmetic of `gates` between. What the backward pass needs is kept as cuDNN's reserve
+# space, time-major (``(time, batch, ...)``: a step is one contiguous block). The backward
+# loop returns the gradient of every step's gate pre-activations; the recurrent kernel's
+# gradient is one GEMM over all steps after it (`ops/recurrent.py`). ``mask`` is the
+# recurrent dropout mask (or None): the state enters the recurrent matmul as ``h * mask``.
+
+def lstm_sequence(projected, h0, c0, kernel, mask=None, gates=_NUMPY):
+    """``(h_seq, h, c, c_seq, t_seq)`` of an LSTM over ``projected (batch, time, 4u)``.
+
+    ``h_seq`` is ``(batch, time, units)``; ``c_seq`` (time-major) and ``t_seq`` (the gates'
+    tanh, time-major) are kept for `lstm_sequence_grad`.
+    """
+    batch, steps, width = projected.shape
+    units = width // 4
+    # tanh(z / 2) for the sigmoid gates: halving is exact in binary floating point, so
+    # scaling the kernel and the inputs once equals halving every step's z.
+    scale = np.full(width, 0.5, projected.dtype)
+    scale[2 * units:3 * units] = 1.0
+    kernel = kernel * scale
+    projected = projected * scale
+    h_seq = np.empty((batch, steps, units), projected.dtype)
+    c_seq = np.empty((steps, batch, units), projected.dtype)
+    t_seq = np.empty((steps, batch, width), projected.dtype)
+    hidden = np.empty_like(h0) if mask is not None else None
+    h, c = h0, c0
+    for step in range(steps):
+        z = t_seq[step]
+        np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=z)
+        z += projected[:, step]
+        np.tanh(z, out=z)
+        c = c_seq[step] = gates.lstm_state(z, c)
+        h = h_seq[:, step] = gates.lstm_output(z, np.tanh(c))
+    return h_seq, h.copy(), c.copy(), c_seq, t_seq
+
+
+def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=None,
+                       gates=_NUMPY):
+    """``(d_projected, dh0, dc0)`` of `lstm_sequence`, from the gradients of its outputs
+    ``h_seq``, ``h`` and ``c`` (``d_projected`` is also the recurrent projections')."""
+    batch, steps, units = h_seq.shape
+    tanh_c = np.tanh(c_seq)
+    kernel_t = np.ascontiguousarray(kernel.T)
+    dz_seq = np.empty((batch, steps, 4 * units), h_seq.dtype)
+    d_hidden = np.empty_like(c0)
+    for step in range(steps - 1, -1, -1):
+        dz, dc = gates.lstm_grad(t_seq[step], tanh_c[step], c_seq[step - 1] if step else c0,
+                                 dh + dh_seq[:, step], dc)
+        dz_seq[:, step] = dz
+        dh = np.matmul(dz, kernel_t, out=d_hidden)
+        if mask is not None:
+            dh *= mask
+    return dz_seq, dh, dc
+
+
+def gru_sequence(projected, h0, kernel, bias, mask=None, gates=_NUMPY):
+    """``(h_seq, h, inner_seq, t_seq, candidate_seq)`` of a GRU (``reset_after=True``)
+    over ``projected (batch, time, 3u)``; ``bias`` is the recurrent bias ``(3u,)``.
+
+    The last three (time-major) are kept for `gru_sequence_grad`.
+    """
+    batch, steps, width = projected.shape
+    units = width // 3
+    h_seq = np.empty((batch, steps, units), projected.dtype)
+    inner_seq = np.empty((steps, batch, width), projected.dtype)
+    t_seq = np.empty((steps, batch, 2 * units), projected.dtype)
+    candidate_seq = np.empty((steps, batch, units), projected.dtype)
+    hidden = np.empty_like(h0) if mask is not None else None
+    h = h0
+    for step in range(steps):
+        x, inner, t = projected[:, step], inner_seq[step], t_seq[step]
+        np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=inner)
+        inner += bias
+        np.add(x[:, :2 * units], inner[:, :2 * units], out=t)
+        t *= 0.5
+        np.tanh(t, out=t)
+        candidate = np.tanh(gates.gru_candidate_input(t, x, inner), out=candidate_seq[step])
+        h = h_seq[:, step] = gates.gru_state(t, candidate, h)
+    return h_seq, h.copy(), inner_seq, t_seq, candidate_seq
+
+
+def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh,
+                      mask=None, gates=_NUMPY):
+    """``(d_projected, d_inner, dh0)`` of `gru_sequence`, from the gradients of its outputs
+    ``h_seq`` and ``h``; ``d_inner`` is the gradient of the recurrent projections (with
+    the recurrent bias), ``(batch, time, 3u)``."""
+    batch, steps, units = h_seq.shape
+    kernel_t = np.ascontiguousarray(kernel.T)
+    dx_seq = np.empty((batch, steps, 3 * units), h_seq.dtype)
+    d_inner_seq = np.empty((batch, steps, 3 * units), h_seq.dtype)
+    d_hidden = np.empty_like(h0)
+    for step in range(steps - 1, -1, -1):
+        dx, d_inner, dh_direct = gates.gru_grad(
+            t_seq[step], candidate_seq[step], inner_seq[step],
+            h_seq[:, step - 1] if step else h0, dh + dh_seq[:, step])
+        dx_seq[:, step] = dx
+        d_inner_seq[:, step] = d_inner
+        np.matmul(d_inner, kernel_t, out=d_hidden)
+        if mask is not None:
+            d_hidden *= mask
+        dh = dh_direct + d_hidden
+    return dx_seq, d_inner_seq, dh

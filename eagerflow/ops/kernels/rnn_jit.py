@@ -169,3 +169,26 @@ def gru_block_cell(x, inner, h_prev):
 def gru_block_cell_grad(x, inner, h_prev, dh):
     """The forward of ``GRUBlockCellGrad`` with this module's gate arithmetic."""
     return rnn_gates.gru_block_cell_grad(x, inner, h_prev, dh, _COMPILED)
+
+
+def lstm_sequence(projected, h0, c0, kernel, *mask):
+    """The forward of ``LSTMSequence`` with this module's gate arithmetic."""
+    return rnn_gates.lstm_sequence(projected, h0, c0, kernel, *mask, gates=_COMPILED)
+
+
+def lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask):
+    """The forward of ``LSTMSequenceGrad`` with this module's gate arithmetic."""
+    return rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask,
+                                        gates=_COMPILED)
+
+
+def gru_sequence(projected, h0, kernel, bias, *mask):
+    """The forward of ``GRUSequence`` with this module's gate arithmetic."""
+    return rnn_gates.gru_sequence(projected, h0, kernel, bias, *mask, gates=_COMPILED)
+
+
+def gru_sequence_grad(projected, h0, kernel, bias, h_seq, inner_seq, t_seq, candidate_seq,
+                      dh_seq, dh, *mask):
+    """The forward of ``GRUSequenceGrad`` with this module's gate arithmetic."""
+    return rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                       dh_seq, dh, *mask, gates=_COMPILED)
