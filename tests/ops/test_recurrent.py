@@ -143,6 +143,25 @@ def test_bad_shapes_and_dtypes_name_the_op():
         recurrent.simple_rnn_cell(ef.zeros([2, 3]), ef.zeros([2, 3], dtype=ef.float64))
 
 
+def test_sequence_ops_reject_bad_shapes_and_dtypes():
+    seq, state = ef.zeros([2, 3, 8]), ef.zeros([2, 2])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"LSTMSequence expects .*recurrent_kernel does not fit.*\(2, 6\)"):
+        recurrent.lstm_sequence(seq, state, state, ef.zeros([2, 6]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"c0 does not fit"):
+        recurrent.lstm_sequence(seq, state, ef.zeros([3, 2]), ef.zeros([2, 8]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"recurrent_mask does not fit"):
+        recurrent.lstm_sequence(seq, state, state, ef.zeros([2, 8]), ef.ones([2, 3]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"time >= 1.*projected does not"):
+        recurrent.gru_sequence(ef.zeros([2, 0, 6]), state, ef.zeros([2, 6]), ef.zeros([6]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"recurrent_bias does not fit"):
+        recurrent.gru_sequence(ef.zeros([2, 3, 6]), state, ef.zeros([2, 6]), ef.zeros([5]))
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"GRUSequence expects inputs of one floating dtype.*h0: float64"):
+        recurrent.gru_sequence(ef.zeros([2, 3, 6]), ef.zeros([2, 2], dtype=ef.float64),
+                               ef.zeros([2, 6]), ef.zeros([6]))
+
+
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
 def test_layers_take_the_composite_path_for_other_activations(layer):
     """A relu cell is not fused: its output is the per-gate composite's, not tanh's."""

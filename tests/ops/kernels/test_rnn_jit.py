@@ -82,8 +82,38 @@ def restore_kernel_set():
 
 
 def test_kernels_are_registered_for_the_ops():
-    assert {"LSTMBlockCell", "LSTMBlockCellGrad", "GRUBlockCell",
-            "GRUBlockCellGrad"} <= set(kernel_sets.registered())
+    assert {"LSTMBlockCell", "LSTMBlockCellGrad", "GRUBlockCell", "GRUBlockCellGrad",
+            "LSTMSequence", "LSTMSequenceGrad", "GRUSequence",
+            "GRUSequenceGrad"} <= set(kernel_sets.registered())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("masked", [False, True])
+def test_sequence_kernels_match_numpy(dtype, masked):
+    """The whole-sequence forwards and backward loops, numba against NumPy."""
+    rng = np.random.default_rng(5)
+    batch, steps, units = 4, 6, 3
+    h0, c0, dh, dc = (rng.normal(size=(batch, units)).astype(dtype) for _ in range(4))
+    mask = [(rng.uniform(size=(batch, units)) > 0.3).astype(dtype) * 1.5] if masked else []
+    dh_seq = rng.normal(size=(batch, steps, units)).astype(dtype)
+    projected = (2 * rng.normal(size=(batch, steps, 4 * units))).astype(dtype)
+    kernel = rng.normal(size=(units, 4 * units)).astype(dtype)
+    want = rnn_gates.lstm_sequence(projected, h0, c0, kernel, *mask)
+    _same(rnn_jit.lstm_sequence(projected, h0, c0, kernel, *mask), want, dtype)
+    h_seq, _, _, c_seq, t_seq = want
+    _same(rnn_jit.lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
+                                     dh, dc, *mask),
+          rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask),
+          dtype)
+    projected, kernel = projected[..., :3 * units], kernel[:, :3 * units]
+    bias = rng.normal(size=3 * units).astype(dtype)
+    want = rnn_gates.gru_sequence(projected, h0, kernel, bias, *mask)
+    _same(rnn_jit.gru_sequence(projected, h0, kernel, bias, *mask), want, dtype)
+    h_seq, _, inner_seq, t_seq, candidate_seq = want
+    _same(rnn_jit.gru_sequence_grad(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
+                                    candidate_seq, dh_seq, dh, *mask),
+          rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                      dh_seq, dh, *mask), dtype)
 
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU"])
