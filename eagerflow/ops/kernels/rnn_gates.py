@@ -59,6 +59,11 @@ def lstm_grad(t, tanh_c, c_prev, dh, dc):
     return dz, d_c * f
 
 
+def lstm_grad_into(t, tanh_c, c_prev, dh, dc, dz, dc_prev):
+    """`lstm_grad` written into ``dz`` and ``dc_prev`` (views of a sequence's buffers)."""
+    dz[...], dc_prev[...] = lstm_grad(t, tanh_c, c_prev, dh, dc)
+
+
 def gru_candidate_input(t, x, inner):
     """``x_h + r * inner_h``, the candidate's pre-activation (``t`` holds z and r)."""
     units = t.shape[1] // 2
@@ -81,6 +86,11 @@ def gru_grad(t, candidate, inner, h_prev, dh):
     d_r = d_a * inner_h * r * (1 - r)
     return (np.concatenate([d_z, d_r, d_a], axis=1),
             np.concatenate([d_z, d_r, d_a * r], axis=1), dh * z)
+
+
+def gru_grad_into(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev):
+    """`gru_grad` written into ``dx``, ``dinner`` and ``dh_prev``."""
+    dx[...], dinner[...], dh_prev[...] = gru_grad(t, candidate, inner, h_prev, dh)
 
 
 _NUMPY = sys.modules[__name__]
@@ -163,13 +173,16 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     batch, steps, units = h_seq.shape
     tanh_c = np.tanh(c_seq)
     kernel_t = np.ascontiguousarray(kernel.T)
+    # Batch-major results: a step's rows are strided, which BLAS and the kernels take.
     dz_seq = np.empty((batch, steps, 4 * units), h_seq.dtype)
     d_hidden = np.empty_like(c0)
+    carries = (np.empty_like(c0), np.empty_like(c0))  # dc alternates between the two
     for step in range(steps - 1, -1, -1):
-        dz, dc = gates.lstm_grad(t_seq[step], tanh_c[step], c_seq[step - 1] if step else c0,
-                                 dh + dh_seq[:, step], dc)
-        dz_seq[:, step] = dz
-        dh = np.matmul(dz, kernel_t, out=d_hidden)
+        dc_prev = carries[step % 2]
+        gates.lstm_grad_into(t_seq[step], tanh_c[step], c_seq[step - 1] if step else c0,
+                             dh + dh_seq[:, step], dc, dz_seq[:, step], dc_prev)
+        dc = dc_prev
+        dh = np.matmul(dz_seq[:, step], kernel_t, out=d_hidden)
         if mask is not None:
             dh *= mask
     return dz_seq, dh, dc
@@ -210,15 +223,13 @@ def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq
     kernel_t = np.ascontiguousarray(kernel.T)
     dx_seq = np.empty((batch, steps, 3 * units), h_seq.dtype)
     d_inner_seq = np.empty((batch, steps, 3 * units), h_seq.dtype)
-    d_hidden = np.empty_like(h0)
+    d_hidden, dh_direct = np.empty_like(h0), np.empty_like(h0)
     for step in range(steps - 1, -1, -1):
-        dx, d_inner, dh_direct = gates.gru_grad(
-            t_seq[step], candidate_seq[step], inner_seq[step],
-            h_seq[:, step - 1] if step else h0, dh + dh_seq[:, step])
-        dx_seq[:, step] = dx
-        d_inner_seq[:, step] = d_inner
-        np.matmul(d_inner, kernel_t, out=d_hidden)
+        gates.gru_grad_into(t_seq[step], candidate_seq[step], inner_seq[step],
+                            h_seq[:, step - 1] if step else h0, dh + dh_seq[:, step],
+                            dx_seq[:, step], d_inner_seq[:, step], dh_direct)
+        np.matmul(d_inner_seq[:, step], kernel_t, out=d_hidden)
         if mask is not None:
             d_hidden *= mask
-        dh = dh_direct + d_hidden
+        dh = np.add(d_hidden, dh_direct, out=d_hidden)
     return dx_seq, d_inner_seq, dh

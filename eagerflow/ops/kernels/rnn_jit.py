@@ -78,6 +78,11 @@ def lstm_output(t, tanh_c):
     return h
 
 
+lstm_grad_into = _lstm_grad
+"""`lstm_grad` written into ``dz`` and ``dc_prev``: ``(t, tanh_c, c_prev, dh, dc, dz,
+dc_prev)``."""
+
+
 def lstm_grad(t, tanh_c, c_prev, dh, dc):
     """``(dz, dc_prev)`` of one LSTM step, ``dz`` for the four gates' pre-activations."""
     dz = np.empty(t.shape, t.dtype)
@@ -123,6 +128,11 @@ def _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev):  # pragma: 
             dinner[b, units + j] = d_r
             dinner[b, 2 * units + j] = d_a * r
             dh_prev[b, j] = d_h * z
+
+
+gru_grad_into = _gru_grad
+"""`gru_grad` written into ``dx``, ``dinner`` and ``dh_prev``: ``(t, candidate, inner,
+h_prev, dh, dx, dinner, dh_prev)``."""
 
 
 def gru_candidate_input(t, x, inner):
