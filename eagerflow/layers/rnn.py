@@ -3,7 +3,8 @@
 Inputs are ``(batch, time, features)``. The layer runs its cell over the time steps in a
 Python loop of eagerflow ops (so it is differentiable to any order); built-in cells
 project the whole sequence with one matmul first, so each step only does the recurrent
-matmul and the gates.
+matmul and the gates. LSTM and GRU cells with a fused step run the whole sequence as one
+op instead (``LSTMSequence``/``GRUSequence``, `ops/recurrent.py`) when no mask is given.
 
 Masking: a mask ``(batch, time)`` (from ``Embedding(mask_zero=True)``, or passed as
 ``mask=``) marks real steps; at a masked step the states keep their previous value and

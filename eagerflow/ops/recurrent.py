@@ -13,6 +13,8 @@ layers use them when the cell has the standard activations (`layers/rnn_cells.py
   ``z, r = sigmoid(x_z + inner_z), sigmoid(x_r + inner_r)``,
   ``candidate = tanh(x_h + r * inner_h)``, ``h = z * h_prev + (1 - z) * candidate``.
 * ``SimpleRNNCellTanh(x, hz) -> tanh(x + hz)``.
+* ``LSTMSequence`` / ``GRUSequence``: every step of a layer in one op, with one-loop
+  gradient ops (``LSTMSequenceGrad``, ``GRUSequenceGrad``); see "whole sequences" below.
 
 Each op's kernel takes every tanh of the step in NumPy at once (its SIMD tanh is ~50x
 faster than the scalar one numba calls) and does the arithmetic between in one compiled
@@ -184,7 +186,7 @@ def _lstm_steps_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
         projections.append(_linalg.matmul(hiddens[-1], kernel))
         i, f, g, _ = _lstm_gates(projected[:, step], projections[-1], units)
         carries.append(f * carries[-1] + i * g)
-    dzs = [None] * steps
+    dzs: list = [None] * steps
     for step in range(steps - 1, -1, -1):
         dz, dc = _lstm_backward(projected[:, step], projections[step], carries[step],
                                 carries[step + 1], dh + dh_seq[:, step], dc)
@@ -197,7 +199,8 @@ def _lstm_steps_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
 def _gru_steps_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
                            candidate_seq, dh_seq, dh, *mask):
     """`GRUSequenceGrad` written in eagerflow ops, step by step (for its gradient)."""
-    dxs, d_inners = [None] * projected.shape[1], [None] * projected.shape[1]
+    dxs: list = [None] * projected.shape[1]
+    d_inners: list = [None] * projected.shape[1]
     for step in range(projected.shape[1] - 1, -1, -1):
         h_prev = h0 if step == 0 else h_seq[:, step - 1]
         hidden = _math.multiply(h_prev, mask[0]) if mask else h_prev
@@ -389,7 +392,7 @@ def _check_sequence(op: str, projected, named: dict, gates: int) -> int:
     state = next(iter(named.values()))
     units = state.shape[-1] if state.ndim == 2 else -1
     batch = projected.shape[0] if projected.ndim == 3 else -1
-    expected = {"projected": (batch, None, gates * units)}
+    expected: dict[str, tuple] = {"projected": (batch, None, gates * units)}
     for name, value in named.items():
         expected[name] = {"recurrent_kernel": (units, gates * units),
                           "recurrent_bias": (gates * units,)}.get(name, (batch, units))

@@ -59,9 +59,15 @@ def lstm_grad(t, tanh_c, c_prev, dh, dc):
     return dz, d_c * f
 
 
-def lstm_grad_into(t, tanh_c, c_prev, dh, dc, dz, dc_prev):
-    """`lstm_grad` written into ``dz`` and ``dc_prev`` (views of a sequence's buffers)."""
-    dz[...], dc_prev[...] = lstm_grad(t, tanh_c, c_prev, dh, dc)
+def lstm_gate_input(z, projected, step, scale):
+    """``z += projected[:, step] * scale`` in place."""
+    z += projected[:, step] * scale
+
+
+def lstm_grad_into(t, tanh_c, c_prev, dh, dc, dz, step, dc_prev):
+    """`lstm_grad` written into step ``step`` of ``dz (batch, time, 4u)`` and into
+    ``dc_prev``."""
+    dz[:, step], dc_prev[...] = lstm_grad(t, tanh_c, c_prev, dh, dc)
 
 
 def gru_candidate_input(t, x, inner):
@@ -88,9 +94,18 @@ def gru_grad(t, candidate, inner, h_prev, dh):
             np.concatenate([d_z, d_r, d_a * r], axis=1), dh * z)
 
 
-def gru_grad_into(t, candidate, inner, h_prev, dh, dx, dinner, dh_prev):
-    """`gru_grad` written into ``dx``, ``dinner`` and ``dh_prev``."""
-    dx[...], dinner[...], dh_prev[...] = gru_grad(t, candidate, inner, h_prev, dh)
+def gru_gate_input(inner, bias, projected, step, t):
+    """``inner += bias``, then ``t = (projected[:, step] + inner) / 2`` over the update and
+    reset gates (before their tanh)."""
+    inner += bias
+    np.add(projected[:, step, :t.shape[1]], inner[:, :t.shape[1]], out=t)
+    t *= 0.5
+
+
+def gru_grad_into(t, candidate, inner, h_prev, dh, dx, dinner, step, dh_prev):
+    """`gru_grad` written into step ``step`` of ``dx`` and ``dinner`` (``(batch, time,
+    3u)``) and into ``dh_prev``."""
+    dx[:, step], dinner[:, step], dh_prev[...] = gru_grad(t, candidate, inner, h_prev, dh)
 
 
 _NUMPY = sys.modules[__name__]
@@ -146,11 +161,10 @@ def lstm_sequence(projected, h0, c0, kernel, mask=None, gates=_NUMPY):
     batch, steps, width = projected.shape
     units = width // 4
     # tanh(z / 2) for the sigmoid gates: halving is exact in binary floating point, so
-    # scaling the kernel and the inputs once equals halving every step's z.
+    # halving the kernel once and each step's input equals halving every step's z.
     scale = np.full(width, 0.5, projected.dtype)
     scale[2 * units:3 * units] = 1.0
     kernel = kernel * scale
-    projected = projected * scale
     h_seq = np.empty((batch, steps, units), projected.dtype)
     c_seq = np.empty((steps, batch, units), projected.dtype)
     t_seq = np.empty((steps, batch, width), projected.dtype)
@@ -159,7 +173,7 @@ def lstm_sequence(projected, h0, c0, kernel, mask=None, gates=_NUMPY):
     for step in range(steps):
         z = t_seq[step]
         np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=z)
-        z += projected[:, step]
+        gates.lstm_gate_input(z, projected, step, scale)
         np.tanh(z, out=z)
         c = c_seq[step] = gates.lstm_state(z, c)
         h = h_seq[:, step] = gates.lstm_output(z, np.tanh(c))
@@ -173,14 +187,14 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     batch, steps, units = h_seq.shape
     tanh_c = np.tanh(c_seq)
     kernel_t = np.ascontiguousarray(kernel.T)
-    # Batch-major results: a step's rows are strided, which BLAS and the kernels take.
+    # Batch-major results: BLAS takes a step's strided rows; the kernels write by step.
     dz_seq = np.empty((batch, steps, 4 * units), h_seq.dtype)
     d_hidden = np.empty_like(c0)
     carries = (np.empty_like(c0), np.empty_like(c0))  # dc alternates between the two
     for step in range(steps - 1, -1, -1):
         dc_prev = carries[step % 2]
         gates.lstm_grad_into(t_seq[step], tanh_c[step], c_seq[step - 1] if step else c0,
-                             dh + dh_seq[:, step], dc, dz_seq[:, step], dc_prev)
+                             dh + dh_seq[:, step], dc, dz_seq, step, dc_prev)
         dc = dc_prev
         dh = np.matmul(dz_seq[:, step], kernel_t, out=d_hidden)
         if mask is not None:
@@ -205,9 +219,7 @@ def gru_sequence(projected, h0, kernel, bias, mask=None, gates=_NUMPY):
     for step in range(steps):
         x, inner, t = projected[:, step], inner_seq[step], t_seq[step]
         np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=inner)
-        inner += bias
-        np.add(x[:, :2 * units], inner[:, :2 * units], out=t)
-        t *= 0.5
+        gates.gru_gate_input(inner, bias, projected, step, t)
         np.tanh(t, out=t)
         candidate = np.tanh(gates.gru_candidate_input(t, x, inner), out=candidate_seq[step])
         h = h_seq[:, step] = gates.gru_state(t, candidate, h)
@@ -227,7 +239,7 @@ def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq
     for step in range(steps - 1, -1, -1):
         gates.gru_grad_into(t_seq[step], candidate_seq[step], inner_seq[step],
                             h_seq[:, step - 1] if step else h0, dh + dh_seq[:, step],
-                            dx_seq[:, step], d_inner_seq[:, step], dh_direct)
+                            dx_seq, d_inner_seq, step, dh_direct)
         np.matmul(d_inner_seq[:, step], kernel_t, out=d_hidden)
         if mask is not None:
             d_hidden *= mask
