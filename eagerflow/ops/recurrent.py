@@ -179,11 +179,11 @@ def _lstm_steps_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
     differentiates) but recomputes the carries and gates: ``c_seq`` and ``t_seq`` are
     reserve outputs that receive no gradient."""
     steps, units = projected.shape[1], h0.shape[-1]
-    hiddens, projections, carries = [], [], [c0]
+    projections, carries = [], [c0]
     for step in range(steps):
         hidden = h0 if step == 0 else h_seq[:, step - 1]
-        hiddens.append(_math.multiply(hidden, mask[0]) if mask else hidden)
-        projections.append(_linalg.matmul(hiddens[-1], kernel))
+        hidden = _math.multiply(hidden, mask[0]) if mask else hidden
+        projections.append(_linalg.matmul(hidden, kernel))
         i, f, g, _ = _lstm_gates(projected[:, step], projections[-1], units)
         carries.append(f * carries[-1] + i * g)
     dzs: list = [None] * steps
@@ -196,8 +196,8 @@ def _lstm_steps_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
     return _array.stack(dzs, axis=1), dh, dc
 
 
-def _gru_steps_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
-                           candidate_seq, dh_seq, dh, *mask):
+def _gru_steps_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq, candidate_seq,
+                        dh_seq, dh, *mask):
     """`GRUSequenceGrad` written in eagerflow ops, step by step (for its gradient)."""
     dxs: list = [None] * projected.shape[1]
     d_inners: list = [None] * projected.shape[1]
@@ -240,6 +240,8 @@ _lstm_sequence.jvp(forwardprop.FROM_VJP)
 
 @_lstm_sequence.gradient
 def _lstm_sequence_grad(dy, y, projected, h0, c0, kernel, *mask, needs):
+    # dy[3:] belongs to the reserve outputs, which nothing differentiates (the public
+    # function drops them; the second-order formula recomputes what they hold).
     h_seq, _, _, c_seq, t_seq = y
     dz, dh0, dc0 = execute(_lstm_sequence_backward,
                            (projected, h0, c0, kernel, h_seq, c_seq, t_seq, *dy[:3], *mask))
@@ -249,8 +251,8 @@ def _lstm_sequence_grad(dy, y, projected, h0, c0, kernel, *mask, needs):
 
 
 @primitive("LSTMSequenceGrad", num_outputs=3)
-def _lstm_sequence_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh,
-                               dc, *mask):
+def _lstm_sequence_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
+                            *mask):
     return rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask)
 
 
@@ -284,7 +286,7 @@ def _gru_sequence_grad(dy, y, projected, h0, kernel, bias, *mask, needs):
 
 @primitive("GRUSequenceGrad", num_outputs=3)
 def _gru_sequence_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
-                              candidate_seq, dh_seq, dh, *mask):
+                           candidate_seq, dh_seq, dh, *mask):
     return rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
                                        dh_seq, dh, *mask)
 
