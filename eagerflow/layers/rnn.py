@@ -3,7 +3,8 @@
 Inputs are ``(batch, time, features)``. The layer runs its cell over the time steps in a
 Python loop of eagerflow ops (so it is differentiable to any order); built-in cells
 project the whole sequence with one matmul first, so each step only does the recurrent
-matmul and the gates.
+matmul and the gates. LSTM and GRU cells with a fused step run the whole sequence as one
+op instead (``LSTMSequence``/``GRUSequence``, `ops/recurrent.py`) when no mask is given.
 
 Masking: a mask ``(batch, time)`` (from ``Embedding(mask_zero=True)``, or passed as
 ``mask=``) marks real steps; at a masked step the states keep their previous value and
@@ -190,7 +191,16 @@ class RNN(Layer):
                                                             sequences.dtype, training)
             if input_mask is not None:
                 sequences = math_ops.multiply(sequences, array_ops.expand_dims(input_mask, 1))
-            inputs = array_ops.unstack(cell.project(sequences), axis=1)
+            projected = cell.project(sequences)
+            # The whole sequence in one op when the cell has one (LSTM, GRU) and no step
+            # is masked; outputs come in processing order, as the loop's below.
+            whole = None if mask is not None else cell.sequence(
+                projected[:, ::-1] if self.go_backwards else projected, states,
+                recurrent_mask)
+            if whole is not None:
+                sequence_outputs, output, states = whole
+                return self._finish(batch, states, output, sequence_outputs)
+            inputs = array_ops.unstack(projected, axis=1)
         else:
             inputs = array_ops.unstack(sequences, axis=1)
         masks = None if mask is None else array_ops.unstack(mask, axis=1)
@@ -216,10 +226,15 @@ class RNN(Layer):
             states = new_states
             if self.return_sequences:
                 outputs.append(output)
+        return self._finish(batch, states, output,
+                            array_ops.stack(outputs, axis=1) if self.return_sequences else None)
+
+    def _finish(self, batch, states, output, sequence_outputs):
+        """Keeps a stateful layer's final states; returns what the layer returns."""
         if self.stateful and not call_context.state.probing:
             self._stateful_states = [array_ops.stop_gradient(s) for s in states]
             self._stateful_batch = batch
-        result = array_ops.stack(outputs, axis=1) if self.return_sequences else output
+        result = sequence_outputs if self.return_sequences else output
         if self.return_state:
             return [result, *states]
         return result

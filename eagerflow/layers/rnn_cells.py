@@ -168,6 +168,13 @@ class _Cell(Layer):
                 and (self._gates == 1 or self.recurrent_activation is activations.sigmoid)
                 and projected.dtype in _FUSED_DTYPES)
 
+    def sequence(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
+        """A whole sequence from its projected inputs ``(batch, time, width)`` in one op
+        (`ops/recurrent.py`): returns ``(outputs (batch, time, units), last output, new
+        states)``, or None when this cell's step has no sequence op (then the layer runs
+        `step` per time step)."""
+        return None
+
     def _recurrent(self, h, recurrent_mask):
         if recurrent_mask is not None:
             h = math_ops.multiply(h, recurrent_mask)
@@ -290,6 +297,14 @@ class LSTMCell(_Cell):
         h = math_ops.multiply(gate(z_o), self.activation(c))
         return h, [h, c]
 
+    def sequence(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
+        """The whole sequence as one ``LSTMSequence`` op when the step is fused."""
+        if not self._fused(projected):
+            return None
+        outputs, h, c = recurrent_ops.lstm_sequence(projected, states[0], states[1],
+                                                    self.recurrent_kernel, recurrent_mask)
+        return outputs, h, [h, c]
+
     def get_config(self) -> dict:
         config = super().get_config()
         config["unit_forget_bias"] = self.unit_forget_bias
@@ -358,6 +373,17 @@ class GRUCell(_Cell):
         h = math_ops.add(math_ops.multiply(z, h),
                          math_ops.multiply(math_ops.subtract(1.0, z), candidate))
         return h, [h]
+
+    def sequence(self, projected: Any, states: Any, recurrent_mask: Any = None) -> Any:
+        """The whole sequence as one ``GRUSequence`` op when the step is fused (and
+        ``reset_after=True``)."""
+        if not (self.reset_after and self._fused(projected)):
+            return None
+        bias = (creation_ops.zeros((3 * self.units,), projected.dtype) if self.bias is None
+                else self.bias[1])
+        outputs, h = recurrent_ops.gru_sequence(projected, states[0], self.recurrent_kernel,
+                                                bias, recurrent_mask)
+        return outputs, h, [h]
 
     def get_config(self) -> dict:
         config = super().get_config()

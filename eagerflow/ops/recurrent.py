@@ -13,6 +13,8 @@ layers use them when the cell has the standard activations (`layers/rnn_cells.py
   ``z, r = sigmoid(x_z + inner_z), sigmoid(x_r + inner_r)``,
   ``candidate = tanh(x_h + r * inner_h)``, ``h = z * h_prev + (1 - z) * candidate``.
 * ``SimpleRNNCellTanh(x, hz) -> tanh(x + hz)``.
+* ``LSTMSequence`` / ``GRUSequence``: every step of a layer in one op, with one-loop
+  gradient ops (``LSTMSequenceGrad``, ``GRUSequenceGrad``); see "whole sequences" below.
 
 Each op's kernel takes every tanh of the step in NumPy at once (its SIMD tanh is ~50x
 faster than the scalar one numba calls) and does the arithmetic between in one compiled
@@ -41,6 +43,9 @@ from eagerflow.core import errors, forwardprop
 from eagerflow.core import tape as tape_lib
 from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
+from eagerflow.ops import linalg_ops as _linalg
+from eagerflow.ops import math as _math
+from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
 from eagerflow.ops.kernels import kernel_sets, rnn_gates
 from eagerflow.ops.typing import Tensor, TensorLike
@@ -154,11 +159,155 @@ def _simple_rnn_cell_grad(dy, y, x, hz):
     return dz, dz
 
 
+# -- whole sequences -------------------------------------------------------------------
+#
+# ``LSTMSequence`` and ``GRUSequence`` run every step of a layer in one op, as cuDNN's
+# RNN and TensorFlow's BlockLSTM do: the layer projects the whole input sequence with
+# one GEMM first (bias included), the op loops over the steps (one small recurrent matmul
+# and the fused gates a step), and its extra outputs keep what the backward pass needs
+# (cuDNN's reserve space: the gates' tanh, the carries). The gradient op loops backwards
+# once; the recurrent kernel's gradient is then one GEMM over all steps, and the input
+# projection's comes from the ordinary matmul gradient of the layer's GEMM. An optional
+# last input is the recurrent dropout mask: the state enters the recurrent matmul as
+# ``h * mask``.
+
+def _lstm_steps_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
+                         *mask):
+    """`LSTMSequenceGrad` written in eagerflow ops, step by step (for its gradient).
+
+    It reads the states ``h_seq`` (an output of `LSTMSequence` that its gradient rule
+    differentiates) but recomputes the carries and gates: ``c_seq`` and ``t_seq`` are
+    reserve outputs that receive no gradient."""
+    steps, units = projected.shape[1], h0.shape[-1]
+    projections, carries = [], [c0]
+    for step in range(steps):
+        hidden = h0 if step == 0 else h_seq[:, step - 1]
+        hidden = _math.multiply(hidden, mask[0]) if mask else hidden
+        projections.append(_linalg.matmul(hidden, kernel))
+        i, f, g, _ = _lstm_gates(projected[:, step], projections[-1], units)
+        carries.append(f * carries[-1] + i * g)
+    dzs: list = [None] * steps
+    for step in range(steps - 1, -1, -1):
+        dz, dc = _lstm_backward(projected[:, step], projections[step], carries[step],
+                                carries[step + 1], dh + dh_seq[:, step], dc)
+        dzs[step] = dz
+        dh = _linalg.matmul(dz, kernel, transpose_b=True)
+        dh = _math.multiply(dh, mask[0]) if mask else dh
+    return _array.stack(dzs, axis=1), dh, dc
+
+
+def _gru_steps_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq, candidate_seq,
+                        dh_seq, dh, *mask):
+    """`GRUSequenceGrad` written in eagerflow ops, step by step (for its gradient)."""
+    dxs: list = [None] * projected.shape[1]
+    d_inners: list = [None] * projected.shape[1]
+    for step in range(projected.shape[1] - 1, -1, -1):
+        h_prev = h0 if step == 0 else h_seq[:, step - 1]
+        hidden = _math.multiply(h_prev, mask[0]) if mask else h_prev
+        inner = _linalg.matmul(hidden, kernel) + bias
+        dxs[step], d_inners[step], dh_direct = _gru_backward(
+            projected[:, step], inner, h_prev, dh + dh_seq[:, step])
+        d_hidden = _linalg.matmul(d_inners[step], kernel, transpose_b=True)
+        dh = dh_direct + (_math.multiply(d_hidden, mask[0]) if mask else d_hidden)
+    return _array.stack(dxs, axis=1), _array.stack(d_inners, axis=1), dh
+
+
+def _recurrent_grads(h0, h_seq, kernel, d_inner, mask, needs_kernel, needs_mask):
+    """The gradients of the recurrent kernel and of the dropout mask from the gradient of
+    every step's recurrent projection ``d_inner (batch, time, width)``: one GEMM each."""
+    steps, units, width = h_seq.shape[1], h_seq.shape[2], d_inner.shape[2]
+    previous = _array.concat([_array.expand_dims(h0, 1), h_seq[:, :-1]], axis=1)
+    flat_d_inner = _array.reshape(d_inner, (-1, width))
+    d_kernel = d_mask = None
+    if needs_kernel:
+        hidden = _math.multiply(previous, _array.expand_dims(mask[0], 1)) if mask else previous
+        d_kernel = _linalg.matmul(_array.reshape(hidden, (-1, units)), flat_d_inner,
+                                  transpose_a=True)
+    if needs_mask:
+        d_hidden = _linalg.matmul(flat_d_inner, kernel, transpose_b=True)
+        d_mask = _reduce.reduce_sum(
+            _math.multiply(previous, _array.reshape(d_hidden, (-1, steps, units))), axis=1)
+    return d_kernel, d_mask
+
+
+@primitive("LSTMSequence", num_outputs=5)
+def _lstm_sequence(projected, h0, c0, kernel, *mask):
+    return rnn_gates.lstm_sequence(projected, h0, c0, kernel, *mask)
+
+
+_lstm_sequence.jvp(forwardprop.FROM_VJP)
+
+
+@_lstm_sequence.gradient
+def _lstm_sequence_grad(dy, y, projected, h0, c0, kernel, *mask, needs):
+    # dy[3:] belongs to the reserve outputs, which nothing differentiates (the public
+    # function drops them; the second-order formula recomputes what they hold).
+    h_seq, _, _, c_seq, t_seq = y
+    dz, dh0, dc0 = execute(_lstm_sequence_backward,
+                           (projected, h0, c0, kernel, h_seq, c_seq, t_seq, *dy[:3], *mask))
+    d_kernel, d_mask = _recurrent_grads(h0, h_seq, kernel, dz, mask, needs[3],
+                                        bool(mask) and needs[4])
+    return (dz, dh0, dc0, d_kernel, d_mask)[:len(needs)]
+
+
+@primitive("LSTMSequenceGrad", num_outputs=3)
+def _lstm_sequence_backward(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
+                            *mask):
+    return rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask)
+
+
+_lstm_sequence_backward.jvp(forwardprop.FROM_VJP)
+
+
+@_lstm_sequence_backward.gradient
+def _lstm_sequence_backward_grad(dy, y, *inputs):
+    return _second_order(_lstm_steps_backward, dy, inputs)
+
+
+@primitive("GRUSequence", num_outputs=5)
+def _gru_sequence(projected, h0, kernel, bias, *mask):
+    return rnn_gates.gru_sequence(projected, h0, kernel, bias, *mask)
+
+
+_gru_sequence.jvp(forwardprop.FROM_VJP)
+
+
+@_gru_sequence.gradient
+def _gru_sequence_grad(dy, y, projected, h0, kernel, bias, *mask, needs):
+    h_seq, _, inner_seq, t_seq, candidate_seq = y
+    dx, d_inner, dh0 = execute(_gru_sequence_backward,
+                               (projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
+                                candidate_seq, *dy[:2], *mask))
+    d_kernel, d_mask = _recurrent_grads(h0, h_seq, kernel, d_inner, mask, needs[2],
+                                        bool(mask) and needs[4])
+    d_bias = _reduce.reduce_sum(d_inner, axis=(0, 1)) if needs[3] else None
+    return (dx, dh0, d_kernel, d_bias, d_mask)[:len(needs)]
+
+
+@primitive("GRUSequenceGrad", num_outputs=3)
+def _gru_sequence_backward(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
+                           candidate_seq, dh_seq, dh, *mask):
+    return rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                       dh_seq, dh, *mask)
+
+
+_gru_sequence_backward.jvp(forwardprop.FROM_VJP)
+
+
+@_gru_sequence_backward.gradient
+def _gru_sequence_backward_grad(dy, y, *inputs):
+    return _second_order(_gru_steps_backward, dy, inputs)
+
+
 # The numba kernel set's forwards: the same steps with the gate arithmetic compiled.
 for _name, _kernel in (("LSTMBlockCell", "lstm_block_cell"),
                        ("LSTMBlockCellGrad", "lstm_block_cell_grad"),
                        ("GRUBlockCell", "gru_block_cell"),
-                       ("GRUBlockCellGrad", "gru_block_cell_grad")):
+                       ("GRUBlockCellGrad", "gru_block_cell_grad"),
+                       ("LSTMSequence", "lstm_sequence"),
+                       ("LSTMSequenceGrad", "lstm_sequence_grad"),
+                       ("GRUSequence", "gru_sequence"),
+                       ("GRUSequenceGrad", "gru_sequence_grad")):
     kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.rnn_jit:{_kernel}")
 
 
@@ -238,3 +387,113 @@ def simple_rnn_cell(x: TensorLike, hz: TensorLike) -> Tensor:
     units = x.shape[-1]
     _check("SimpleRNNCellTanh", x, {"hz": hz}, (units, units))
     return execute(_simple_rnn_cell, (x, hz))
+
+
+def _check_sequence(op: str, projected, named: dict, gates: int) -> int:
+    """Validates a sequence op's inputs; returns the number of units."""
+    state = next(iter(named.values()))
+    units = state.shape[-1] if state.ndim == 2 else -1
+    batch = projected.shape[0] if projected.ndim == 3 else -1
+    expected: dict[str, tuple] = {"projected": (batch, None, gates * units)}
+    for name, value in named.items():
+        expected[name] = {"recurrent_kernel": (units, gates * units),
+                          "recurrent_bias": (gates * units,)}.get(name, (batch, units))
+    values = {"projected": projected, **named}
+    for name, value in values.items():
+        want = expected[name]
+        fits = value.ndim == len(want) and all(w is None or w == d
+                                               for w, d in zip(want, value.shape, strict=True))
+        if not fits or (name == "projected" and (value.shape[1] or 0) < 1) or units < 1:
+            shapes = ", ".join(f"{n}: {tuple(v.shape)}" for n, v in values.items())
+            raise errors.InvalidArgumentError(
+                f"{op} expects projected (batch, time >= 1, {gates} * units), states (batch, "
+                f"units), recurrent_kernel (units, {gates} * units) and a recurrent_mask "
+                f"(batch, units); {name} does not fit. Received {shapes}", op=op)
+        if value.dtype != projected.dtype or projected.dtype.kind != "f":
+            raise errors.InvalidArgumentError(
+                f"{op} expects inputs of one floating dtype; received projected: "
+                f"{projected.dtype}, {name}: {value.dtype}", op=op)
+    return units
+
+
+def lstm_sequence(projected: TensorLike, h0: TensorLike, c0: TensorLike,
+                  recurrent_kernel: TensorLike,
+                  recurrent_mask: TensorLike | None = None) -> tuple[Tensor, Tensor, Tensor]:
+    """A whole LSTM sequence in one op: returns ``(h_sequence, h, c)``.
+
+    Step ``t`` is `lstm_block_cell` of ``projected[:, t]`` and ``(h * recurrent_mask) @
+    recurrent_kernel``. The gradient is one backward loop (`LSTMSequenceGrad`) and one
+    GEMM for the recurrent kernel.
+
+    Args:
+        projected: ``(batch, time, 4 * units)``: the input projection of every step with
+            the bias, gates in Keras's order (input, forget, cell, output).
+        h0, c0: ``(batch, units)`` initial states.
+        recurrent_kernel: ``(units, 4 * units)``.
+        recurrent_mask: optional ``(batch, units)`` recurrent dropout mask, the same for
+            every step.
+
+    Returns:
+        ``h_sequence (batch, time, units)``, and the last ``h`` and ``c``, ``(batch, units)``.
+
+    Raises:
+        InvalidArgumentError: for shapes or dtypes that do not fit together.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import recurrent
+        >>> seq, h, c = recurrent.lstm_sequence(ef.zeros([2, 5, 8]), ef.zeros([2, 2]),
+        ...                                     ef.ones([2, 2]), ef.zeros([2, 8]))
+        >>> seq.shape, float(c[0, 0])
+        ((2, 5, 2), 0.03125)
+    """
+    inputs = [convert_input(x) for x in (projected, h0, c0, recurrent_kernel)]
+    named = dict(zip(("h0", "c0", "recurrent_kernel"), inputs[1:], strict=True))
+    if recurrent_mask is not None:
+        inputs.append(convert_input(recurrent_mask))
+        named["recurrent_mask"] = inputs[-1]
+    _check_sequence("LSTMSequence", inputs[0], named, 4)
+    h_seq, h, c, _, _ = execute(_lstm_sequence, inputs)
+    return h_seq, h, c
+
+
+def gru_sequence(projected: TensorLike, h0: TensorLike, recurrent_kernel: TensorLike,
+                 recurrent_bias: TensorLike,
+                 recurrent_mask: TensorLike | None = None) -> tuple[Tensor, Tensor]:
+    """A whole GRU sequence (``reset_after=True``) in one op: returns ``(h_sequence, h)``.
+
+    Step ``t`` is `gru_block_cell` of ``projected[:, t]`` and ``(h * recurrent_mask) @
+    recurrent_kernel + recurrent_bias``. The gradient is one backward loop
+    (`GRUSequenceGrad`) and one GEMM for the recurrent kernel.
+
+    Args:
+        projected: ``(batch, time, 3 * units)``: the input projection of every step with
+            the input bias (gates update, reset, candidate).
+        h0: ``(batch, units)`` initial state.
+        recurrent_kernel: ``(units, 3 * units)``.
+        recurrent_bias: ``(3 * units,)`` (zeros for a layer without bias).
+        recurrent_mask: optional ``(batch, units)`` recurrent dropout mask, the same for
+            every step.
+
+    Returns:
+        ``h_sequence (batch, time, units)`` and the last ``h``, ``(batch, units)``.
+
+    Raises:
+        InvalidArgumentError: for shapes or dtypes that do not fit together.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import recurrent
+        >>> seq, h = recurrent.gru_sequence(ef.zeros([2, 5, 6]), ef.ones([2, 2]),
+        ...                                 ef.zeros([2, 6]), ef.zeros([6]))
+        >>> seq.shape, float(h[0, 0])
+        ((2, 5, 2), 0.03125)
+    """
+    inputs = [convert_input(x) for x in (projected, h0, recurrent_kernel, recurrent_bias)]
+    named = dict(zip(("h0", "recurrent_kernel", "recurrent_bias"), inputs[1:], strict=True))
+    if recurrent_mask is not None:
+        inputs.append(convert_input(recurrent_mask))
+        named["recurrent_mask"] = inputs[-1]
+    _check_sequence("GRUSequence", inputs[0], named, 3)
+    h_seq, h, _, _, _ = execute(_gru_sequence, inputs)
+    return h_seq, h

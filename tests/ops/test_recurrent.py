@@ -1,5 +1,6 @@
-"""The fused recurrent-cell ops (LSTMBlockCell, GRUBlockCell, SimpleRNNCellTanh) against
-the per-gate formulas, and their first and second gradients against finite differences."""
+"""The fused recurrent-cell ops (LSTMBlockCell, GRUBlockCell, SimpleRNNCellTanh) and the
+whole-sequence ops (LSTMSequence, GRUSequence) against the per-gate formulas, and their
+first and second gradients against finite differences."""
 
 import numpy as np
 import pytest
@@ -27,7 +28,33 @@ def np_gru(x, inner, h_prev):
     return z * h_prev + (1 - z) * np.tanh(x_h + r * i_h)
 
 
+def np_lstm_sequence(projected, h0, c0, kernel, mask=None):
+    h, c, hs = h0, c0, []
+    for step in range(projected.shape[1]):
+        h, c = np_lstm(projected[:, step], (h if mask is None else h * mask) @ kernel, c)
+        hs.append(h)
+    return np.stack(hs, axis=1), h, c
+
+
+def np_gru_sequence(projected, h0, kernel, bias, mask=None):
+    h, hs = h0, []
+    for step in range(projected.shape[1]):
+        h = np_gru(projected[:, step], (h if mask is None else h * mask) @ kernel + bias, h)
+        hs.append(h)
+    return np.stack(hs, axis=1), h
+
+
+# (batch 2, 3 steps, 2 units); the masked rows take a recurrent dropout mask.
+_LSTM_SEQ = [(2, 3, 8), (2, 2), (2, 2), (2, 8)]
+_GRU_SEQ = [(2, 3, 6), (2, 2), (2, 6), (6,)]
+
 CASES = [
+    OpCase("lstm_sequence", recurrent.lstm_sequence, np_lstm_sequence, shapes=_LSTM_SEQ),
+    OpCase("lstm_sequence_masked", recurrent.lstm_sequence, np_lstm_sequence,
+           shapes=[*_LSTM_SEQ, (2, 2)]),
+    OpCase("gru_sequence", recurrent.gru_sequence, np_gru_sequence, shapes=_GRU_SEQ),
+    OpCase("gru_sequence_masked", recurrent.gru_sequence, np_gru_sequence,
+           shapes=[*_GRU_SEQ, (2, 2)]),
     OpCase("lstm_block_cell", recurrent.lstm_block_cell, np_lstm,
            shapes=[(3, 8), (3, 8), (3, 2)]),
     OpCase("gru_block_cell", recurrent.gru_block_cell, np_gru, shapes=[(3, 6), (3, 6), (3, 2)]),
@@ -114,6 +141,25 @@ def test_bad_shapes_and_dtypes_name_the_op():
         recurrent.gru_block_cell(ef.zeros([2, 6]), ef.zeros([2, 6]), ef.zeros([3, 2]))
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"one floating dtype"):
         recurrent.simple_rnn_cell(ef.zeros([2, 3]), ef.zeros([2, 3], dtype=ef.float64))
+
+
+def test_sequence_ops_reject_bad_shapes_and_dtypes():
+    seq, state = ef.zeros([2, 3, 8]), ef.zeros([2, 2])
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"LSTMSequence expects .*recurrent_kernel does not fit.*\(2, 6\)"):
+        recurrent.lstm_sequence(seq, state, state, ef.zeros([2, 6]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"c0 does not fit"):
+        recurrent.lstm_sequence(seq, state, ef.zeros([3, 2]), ef.zeros([2, 8]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"recurrent_mask does not fit"):
+        recurrent.lstm_sequence(seq, state, state, ef.zeros([2, 8]), ef.ones([2, 3]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"time >= 1.*projected does not"):
+        recurrent.gru_sequence(ef.zeros([2, 0, 6]), state, ef.zeros([2, 6]), ef.zeros([6]))
+    with pytest.raises(ef.errors.InvalidArgumentError, match=r"recurrent_bias does not fit"):
+        recurrent.gru_sequence(ef.zeros([2, 3, 6]), state, ef.zeros([2, 6]), ef.zeros([5]))
+    with pytest.raises(ef.errors.InvalidArgumentError,
+                       match=r"GRUSequence expects inputs of one floating dtype.*h0: float64"):
+        recurrent.gru_sequence(ef.zeros([2, 3, 6]), ef.zeros([2, 2], dtype=ef.float64),
+                               ef.zeros([2, 6]), ef.zeros([6]))
 
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])

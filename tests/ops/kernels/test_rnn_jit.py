@@ -82,8 +82,62 @@ def restore_kernel_set():
 
 
 def test_kernels_are_registered_for_the_ops():
-    assert {"LSTMBlockCell", "LSTMBlockCellGrad", "GRUBlockCell",
-            "GRUBlockCellGrad"} <= set(kernel_sets.registered())
+    assert {"LSTMBlockCell", "LSTMBlockCellGrad", "GRUBlockCell", "GRUBlockCellGrad",
+            "LSTMSequence", "LSTMSequenceGrad", "GRUSequence",
+            "GRUSequenceGrad"} <= set(kernel_sets.registered())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_in_place_step_kernels_match_numpy(dtype):
+    """The kernels a sequence loop calls per step, writing into its buffers."""
+    rng = np.random.default_rng(6)
+    batch, steps, units = 3, 4, 2
+    projected = rng.normal(size=(batch, steps, 4 * units)).astype(dtype)
+    scale, bias = rng.normal(size=(2, 4 * units)).astype(dtype)
+    t, c_prev, dh, dc = np.tanh(rng.normal(size=(4, batch, 4 * units))).astype(dtype)
+    c_prev, dh, dc, tanh_c = c_prev[:, :units], dh[:, :units], dc[:, :units], t[:, :units]
+    results = []
+    for gates in (rnn_gates, rnn_jit):
+        z = t.copy()
+        gates.lstm_gate_input(z, projected, 2, scale)
+        dz, dc_prev = np.zeros_like(projected), np.empty_like(dc)
+        gates.lstm_grad_into(t, tanh_c, c_prev, dh, dc, dz, 1, dc_prev)
+        inner, gate_t = z[:, :3 * units].copy(), np.empty((batch, 2 * units), dtype)
+        gates.gru_gate_input(inner, bias[:3 * units], projected, 3, gate_t)
+        dx, dinner = np.zeros_like(projected[..., :3 * units]), np.zeros_like(dz[..., :6])
+        dh_prev = np.empty_like(dh)
+        gates.gru_grad_into(gate_t, tanh_c, inner, c_prev, dh, dx, dinner, 0, dh_prev)
+        results.append((z, dz, dc_prev, inner, gate_t, dx, dinner, dh_prev))
+    _same(results[1], results[0], dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("masked", [False, True])
+def test_sequence_kernels_match_numpy(dtype, masked):
+    """The whole-sequence forwards and backward loops, numba against NumPy."""
+    rng = np.random.default_rng(5)
+    batch, steps, units = 4, 6, 3
+    h0, c0, dh, dc = (rng.normal(size=(batch, units)).astype(dtype) for _ in range(4))
+    mask = [(rng.uniform(size=(batch, units)) > 0.3).astype(dtype) * 1.5] if masked else []
+    dh_seq = rng.normal(size=(batch, steps, units)).astype(dtype)
+    projected = (2 * rng.normal(size=(batch, steps, 4 * units))).astype(dtype)
+    kernel = rng.normal(size=(units, 4 * units)).astype(dtype)
+    want = rnn_gates.lstm_sequence(projected, h0, c0, kernel, *mask)
+    _same(rnn_jit.lstm_sequence(projected, h0, c0, kernel, *mask), want, dtype)
+    h_seq, _, _, c_seq, t_seq = want
+    _same(rnn_jit.lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq,
+                                     dh, dc, *mask),
+          rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask),
+          dtype)
+    projected, kernel = projected[..., :3 * units], kernel[:, :3 * units]
+    bias = rng.normal(size=3 * units).astype(dtype)
+    want = rnn_gates.gru_sequence(projected, h0, kernel, bias, *mask)
+    _same(rnn_jit.gru_sequence(projected, h0, kernel, bias, *mask), want, dtype)
+    h_seq, _, inner_seq, t_seq, candidate_seq = want
+    _same(rnn_jit.gru_sequence_grad(projected, h0, kernel, bias, h_seq, inner_seq, t_seq,
+                                    candidate_seq, dh_seq, dh, *mask),
+          rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                      dh_seq, dh, *mask), dtype)
 
 
 @pytest.mark.parametrize("layer", ["LSTM", "GRU"])
