@@ -2,16 +2,52 @@
 earlier and no longer needs (NumPy ``out=``): the buffer of one of its inputs that is dead
 afterwards, or else any dead buffer of the same shape and dtype ("recycling"). Chains of
 elementwise ops, such as the per-variable update chains of an optimizer step, then
-allocate a few buffers once instead of one per op."""
+allocate a few buffers once instead of one per op.
+
+The buffers that remain allocations form the plan's **memory plan** (`Program.arena`):
+a node that can write its result into a given buffer (`writes_into`: a ufunc, an
+elementwise forward, or a forward with an ``out`` parameter such as ``BatchMatMulV2``)
+gets one that the compiled plan allocates once and keeps for its next calls, unless the
+buffer could outlive the call. A buffer outlives the call when a tensor sharing it is
+returned (the caller keeps outputs, so they always own fresh memory), is handed to Python
+code or control flow (``py_function``, ``print``, a branch or loop), or is a key of a
+result saved for a gradient (`ops/kernels/saved.py` follows array identities). A step
+then allocates the same memory every time without asking malloc, so its speed no longer
+depends on glibc's thresholds (see `executor`)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
+from eagerflow.ops.kernels import saved
 
 _is_symbolic = graph.is_symbolic
+_takes_out: dict = {}  # forward -> whether it has an ``out`` parameter
+_ESCAPES = (graph.PY_FUNCTION, graph.PRINT, graph.COND, graph.WHILE)
+
+
+def writes_into(node) -> bool:
+    """Whether the executor can have `node` write its one output into a given buffer: a
+    ufunc called directly, an `elementwise` forward, or a forward declaring ``out=``."""
+    op = node.op
+    if op.num_outputs != 1 or len(node.outputs) != 1 or node.attr_inputs:
+        return False
+    if op.ufunc is not None and not node.attrs or op.elementwise:
+        return True
+    forward = op.forward
+    if forward is None or not op.fresh:
+        return False
+    known = _takes_out.get(forward)
+    if known is None:
+        try:
+            known = "out" in inspect.signature(forward).parameters
+        except (TypeError, ValueError):  # a builtin or compiled forward without a signature
+            known = False
+        _takes_out[forward] = known
+    return known
 
 
 def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
@@ -28,8 +64,10 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
         >>> cf = ef.function(lambda x: ef.exp(x) * 2.0 + 1.0).get_concrete_function(
         ...     ef.TensorSpec([3]))
         >>> p = buffer_reuse.plan_buffer_reuse(program.Program(cf.graph.nodes, cf.graph.outputs))
-        >>> [(n.type, p.inplace.get(id(n))) for n in p.nodes]
-        [('Placeholder', None), ('Exp', None), ('Mul', 0), ('AddV2', 0)]
+        >>> [(n.type, p.inplace.get(id(n)), id(n) in p.arena) for n in p.nodes]
+        [('Placeholder', None, False), ('Exp', None, False), ('Mul', 0, False), ('AddV2', 0, False)]
+
+    The `Exp` result is returned (through the writes in place), so it is no arena buffer.
     """
     last_use: dict = {}
     for index, node in enumerate(program.nodes):
@@ -44,6 +82,7 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
     inplace: dict = {}
     recycle: dict = {}
     live: list = []  # fresh buffer groups not yet found dead
+    roots: list = []  # nodes allocating a buffer the executor could give them (`writes_into`)
     dead: dict = {}  # (shape, dtype) -> dead fresh buffer groups, ready for recycling
     for index, node in enumerate(program.nodes):
         inputs = node.tensor_inputs()
@@ -65,6 +104,8 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             live.append(members)
             continue
         if node.op.fresh:
+            if writes_into(node) and _plannable(node):
+                roots.append(node)
             for out in node.outputs:
                 group[id(out)] = [out]
                 fresh[id(out)] = True
@@ -91,7 +132,32 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
             fresh[id(out)] = False
         if parts and node.outputs:  # (an op without outputs, e.g. an assign, makes no view)
             live[:] = [g for g in live if all(g is not part for part in parts)]
-    return program_lib.Program(program.nodes, program.outputs, inplace, recycle)
+    escaping = _escaping(program, group)
+    arena = {id(n) for n in roots if id(group[id(n.outputs[0])]) not in escaping}
+    return program_lib.Program(program.nodes, program.outputs, inplace, recycle, arena)
+
+
+def _plannable(node) -> bool:
+    """Whether `node`'s output has a fully known shape and the dtype of its tensor inputs
+    (a ufunc would need ``casting=`` to write another dtype into ``out``), or is a bool
+    (comparisons and logical ops make bools from any inputs, with no cast)."""
+    out = node.outputs[0]
+    if not out.shape or None in out.shape or out.dtype.kind not in "fiucb":
+        return False
+    return out.dtype.kind == "b" or all(x.dtype == out.dtype for x in node.inputs
+                                        if _is_symbolic(x))
+
+
+def _escaping(program, group: dict) -> set:
+    """The ``id`` of every buffer group that may outlive a call of the plan (see the module
+    docstring): returned, handed to Python code or control flow, or keyed by saved results."""
+    touched = [t for t in program.outputs if _is_symbolic(t)]
+    savers = saved.producers_to_save(program.nodes)
+    for node in program.nodes:
+        if node.op in _ESCAPES or id(node) in savers:
+            touched.extend(node.tensor_inputs())
+            touched.extend(node.outputs)
+    return {id(group[id(t)]) for t in touched if id(t) in group}
 
 
 def _collect_dead(live: list, dead: dict, index: int, last_use: dict) -> None:
