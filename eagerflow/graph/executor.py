@@ -36,6 +36,8 @@ import numpy as np
 from eagerflow.core import buffers, dispatch, dtypes, errors
 from eagerflow.core import variable as variable_module
 from eagerflow.graph import graph, trace
+from eagerflow.graph.passes import buffer_reuse
+from eagerflow.ops import training_ops
 from eagerflow.ops.array_ops import index_value
 from eagerflow.ops.kernels import extrema, saved
 
@@ -201,6 +203,7 @@ def _generate(program, inputs, line_nodes, check_numerics=False, arena=None):
 
     env = {
         "_asarray": dtypes.as_array, "_assign": buffers.write, "_bind": _bind, "_check": _check,
+        "_update": buffers.update,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": control_flow.run_while,
@@ -236,25 +239,40 @@ def _generate(program, inputs, line_nodes, check_numerics=False, arena=None):
             arena_slots[id(node)] = f"m{len(arena)}"
             arena.append((tuple(node.outputs[0].shape), node.outputs[0].dtype))
     params = [f"s{i}" for i in range(len(inputs))]
+    # Fused optimizer updates that write their variables in place, and the assigns they replace
+    updates = buffer_reuse.in_place_updates(program)
+    replaced = {a for _, assigns in updates.values() for a in assigns}
     lines = [f"def plan({', '.join((['m'] if arena_slots else []) + params)}):"]
     if arena_slots:
         lines.append(f"    {', '.join(arena_slots.values())}, = m")
     alive: set[str] = set()
     for index, node in enumerate(program.nodes):
-        if node.op is graph.PLACEHOLDER or node.op is graph.CONST:
+        if node.op is graph.PLACEHOLDER or node.op is graph.CONST or id(node) in replaced:
             continue
         args = [names[id(x)] if _is_symbolic(x) else _literal(x, node, env, f"l{index}_{j}")
                 for j, x in enumerate(node.inputs)]
         targets = [names[id(o)] for o in node.outputs]
-        if node.op in graph.ASSIGN_MODES:  # drop dead references so writes stay in place
-            dead = sorted(s for s in alive if last_use.get(s, -1) < index and s not in returned
-                          and s not in kept)
+        update = updates.get(id(node))
+        if node.op in graph.ASSIGN_MODES or update is not None:
+            # drop dead references so writes stay in place (an in-place update no longer
+            # needs its reads of the variables it writes: `buffers.update` gets the buffers)
+            states = set(args[:len(node.outputs)]) - set(args[len(node.outputs):]) \
+                if update is not None else set()
+            dead = sorted(s for s in alive if (last_use.get(s, -1) < index or s in states
+                                               and last_use.get(s, -1) == index)
+                          and s not in returned and s not in kept)
             if dead:
                 lines.append(f"    {' = '.join(dead)} = None")
                 alive.difference_update(dead)
         arg_names = args + [names[id(t)] for t in node.attr_inputs]
-        code = _node_code(node, index, args, targets, names, env, program,
-                          id(node) in savers, arena_slots.get(id(node)))
+        if update is not None:
+            env[f"w{index}"] = training_ops.in_place_writer(node.op, node.attrs, len(targets))
+            env[f"v{index}"] = update[0]
+            code = [f"_update(v{index}, w{index}, {', '.join(args[len(targets):])})"]
+            targets = []
+        else:
+            code = _node_code(node, index, args, targets, names, env, program,
+                              id(node) in savers, arena_slots.get(id(node)))
         if check_numerics and node.op.forward is not None:
             env[f"n{index}"] = node.type
             code += [f"_check({t}, n{index})" for t, o in zip(targets, node.outputs, strict=True)
@@ -273,7 +291,8 @@ def _generate(program, inputs, line_nodes, check_numerics=False, arena=None):
                     and slot not in returned and slot not in kept:
                 lines.append(f"    {slot} = None")
                 alive.discard(slot)
-    writes = [n for n, (node, _) in line_nodes.items() if node.op in graph.ASSIGN_MODES]
+    writes = [n for n, (node, _) in line_nodes.items()
+              if node.op in graph.ASSIGN_MODES or id(node) in updates]
     if writes:
         env["_updates"] = variable_module.atomic_update()
         _group_writes(lines, line_nodes, min(writes), max(writes))

@@ -22,11 +22,13 @@ from typing import Any
 
 from eagerflow.graph import graph
 from eagerflow.graph.passes import program as program_lib
+from eagerflow.ops import training_ops
 from eagerflow.ops.kernels import saved
 
 _is_symbolic = graph.is_symbolic
 _takes_out: dict = {}  # forward -> whether it has an ``out`` parameter
 _ESCAPES = (graph.PY_FUNCTION, graph.PRINT, graph.COND, graph.WHILE)
+_MAY_WRITE = (graph.PY_FUNCTION, graph.COND, graph.WHILE)  # run code that may write variables
 
 
 def writes_into(node) -> bool:
@@ -212,4 +214,91 @@ def _cannot_grow(x, inputs) -> bool:
         for a, b in zip(reversed(other.shape), reversed(x.shape), strict=False):
             if b is None and a != 1:
                 return False
+    return True
+
+
+def in_place_updates(program: program_lib.Program) -> dict:
+    """The fused optimizer updates (`ops/training_ops.py`) that may write their variables'
+    buffers in place: ``id(node)`` -> (the variables, in the order of the node's outputs,
+    and the ``id`` of the ``assign`` nodes the in-place write replaces).
+
+    An update qualifies when each of its outputs is only assigned (mode ``assign``) to the
+    variable whose read is the matching input, each variable once, and from that read to
+    the last of those assigns no other node writes one of the variables, reads one after
+    the update, or runs code that might (Python calls, branches, loops). The executor then
+    calls it through `buffers.update` where the update was: values read earlier keep
+    theirs (the write copies a buffer something still holds first), later reads see the
+    new values, as with the assigns.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph.passes import buffer_reuse, program
+        >>> from eagerflow.ops import training_ops
+        >>> w = ef.Variable([1.0, 2.0])
+        >>> def step(g):
+        ...     new, = training_ops.sgd_update([w], [], [g], ef.constant(0.5))
+        ...     w.assign(new)
+        >>> cf = ef.function(step).get_concrete_function(ef.TensorSpec([2]))
+        >>> p = program.Program(cf.graph.nodes, cf.graph.outputs)
+        >>> [(variables[0] is w, len(assigns)) for variables, assigns in
+        ...  buffer_reuse.in_place_updates(p).values()]
+        [(True, 1)]
+    """
+    nodes = program.nodes
+    position = {id(n): i for i, n in enumerate(nodes)}
+    users: dict = {}
+    for node in nodes:
+        for t in node.tensor_inputs():
+            users.setdefault(id(t), []).append(node)
+    returned = {id(t) for t in program.outputs if _is_symbolic(t)}
+    found: dict = {}
+    for index, node in enumerate(nodes):
+        if not training_ops.is_update(node.op):
+            continue
+        matched = _assigned_states(node, users, returned)
+        if matched is None:
+            continue
+        variables, reads, assigns = matched
+        first = min(position[id(r)] for r in reads)
+        last = max(position[id(a)] for a in assigns)
+        if _undisturbed(nodes[first:last + 1], index - first, variables, assigns):
+            found[id(node)] = (variables, {id(a) for a in assigns})
+    return found
+
+
+def _assigned_states(node, users, returned):
+    """(variables, their reads, the assigns) when output j of `node` is only assigned to
+    the variable read as input j, for every output; else None."""
+    variables, reads, assigns = [], [], []
+    for j, out in enumerate(node.outputs):
+        consumers = users.get(id(out), [])
+        read = node.inputs[j] if j < len(node.inputs) else None
+        if id(out) in returned or len(consumers) != 1 or not _is_symbolic(read):
+            return None
+        assign, source = consumers[0], read.op
+        if assign.op is not graph.ASSIGN["assign"] or source.op is not graph.READ \
+                or source.attrs["variable"] is not assign.attrs["variable"]:
+            return None
+        variables.append(assign.attrs["variable"])
+        reads.append(source)
+        assigns.append(assign)
+    if not variables or len({id(v) for v in variables}) != len(variables):
+        return None
+    return variables, reads, assigns
+
+
+def _undisturbed(span, update_at, variables, assigns) -> bool:
+    """Whether no node of `span` (from the first read to the last assign; the update is
+    ``span[update_at]``) writes the variables but `assigns`, reads them after the update,
+    or runs code that may do either."""
+    ids = {id(v) for v in variables}
+    own = {id(a) for a in assigns}
+    for offset, node in enumerate(span):
+        if node.op in _MAY_WRITE:
+            return False
+        if node.op in graph.ASSIGN_MODES and id(node) not in own \
+                and id(node.attrs["variable"]) in ids:
+            return False
+        if node.op is graph.READ and offset > update_at and id(node.attrs["variable"]) in ids:
+            return False
     return True
