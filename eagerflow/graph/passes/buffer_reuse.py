@@ -273,7 +273,8 @@ def _assigned_states(node, users, returned):
     for j, out in enumerate(node.outputs):
         consumers = users.get(id(out), [])
         read = node.inputs[j] if j < len(node.inputs) else None
-        if id(out) in returned or len(consumers) != 1 or not _is_symbolic(read):
+        if read is None or id(out) in returned or len(consumers) != 1 \
+                or not _is_symbolic(read):
             return None
         assign, source = consumers[0], read.op
         if assign.op is not graph.ASSIGN["assign"] or source.op is not graph.READ \
