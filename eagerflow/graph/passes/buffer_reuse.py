@@ -66,10 +66,10 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
         >>> cf = ef.function(lambda x: ef.exp(x) * 2.0 + 1.0).get_concrete_function(
         ...     ef.TensorSpec([3]))
         >>> p = buffer_reuse.plan_buffer_reuse(program.Program(cf.graph.nodes, cf.graph.outputs))
-        >>> [(n.type, p.inplace.get(id(n)), id(n) in p.arena) for n in p.nodes]
-        [('Placeholder', None, False), ('Exp', None, False), ('Mul', 0, False), ('AddV2', 0, False)]
-
-    The `Exp` result is returned (through the writes in place), so it is no arena buffer.
+        >>> [(n.type, p.inplace.get(id(n))) for n in p.nodes]
+        [('Placeholder', None), ('Exp', None), ('Mul', 0), ('AddV2', 0)]
+        >>> p.arena  # Exp's buffer is returned (Mul and AddV2 write into it): not kept
+        set()
     """
     last_use: dict = {}
     for index, node in enumerate(program.nodes):
