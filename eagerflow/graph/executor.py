@@ -36,6 +36,8 @@ import numpy as np
 from eagerflow.core import buffers, dispatch, dtypes, errors
 from eagerflow.core import variable as variable_module
 from eagerflow.graph import graph, trace
+from eagerflow.graph.passes import buffer_reuse
+from eagerflow.ops import training_ops
 from eagerflow.ops.array_ops import index_value
 from eagerflow.ops.kernels import extrema, saved
 
@@ -92,12 +94,21 @@ class Plan:
         self.program = program
         self.name = name
         self._line_nodes: dict[int, tuple] = {}
-        self.source, self._env = _generate(program, inputs, self._line_nodes, check_numerics)
+        self._arena: list = []  # (shape, dtype) of each buffer of the memory plan
+        self.source, self._env = _generate(program, inputs, self._line_nodes, check_numerics,
+                                           self._arena)
         code = compile(self.source, f"<ef.function plan {name}>", "exec")
         namespace: dict = {}
         exec(code, self._env, namespace)  # noqa: S102 - source generated from slot numbers only
         self._fn = namespace["plan"]
         self._code = self._fn.__code__
+        if self._arena:
+            self._fn = _with_arena(self._fn, self._arena)
+
+    @property
+    def arena_bytes(self) -> int:
+        """The bytes of one set of the memory plan's buffers (0 when it has none)."""
+        return sum(int(np.prod(shape)) * dtype.itemsize for shape, dtype in self._arena)
 
     def __call__(self, *arrays) -> tuple:
         try:
@@ -120,6 +131,26 @@ class Plan:
         local = tb.tb_frame.f_locals
         values = [local[a] if a in local else self._env.get(a) for a in args]
         return dispatch.op_error(node.op, values, node.attrs, error)
+
+
+def _with_arena(run, arena: list):
+    """`run` (a generated plan taking its memory plan's buffers first) as a function of the
+    input arrays alone. Each running call takes a set of buffers of its own, so calls from
+    several threads (or a recursive call) never share one; the set goes back to the free
+    list when the call ends (its outputs never live in it, see `buffer_reuse`)."""
+    free: list = []
+
+    def plan(*arrays):
+        try:
+            buffers_ = free.pop()
+        except IndexError:
+            buffers_ = tuple(np.empty(shape, dtype) for shape, dtype in arena)
+        try:
+            return run(buffers_, *arrays)
+        finally:
+            free.append(buffers_)
+
+    return plan
 
 
 def compile_program(program, inputs, name: str = "plan", check_numerics=False) -> Plan:
@@ -167,11 +198,12 @@ def _size(t) -> int:
     return _BIG if None in t.shape else int(np.prod(t.shape))
 
 
-def _generate(program, inputs, line_nodes, check_numerics=False):
+def _generate(program, inputs, line_nodes, check_numerics=False, arena=None):
     from eagerflow.graph import control_flow, python_ops
 
     env = {
         "_asarray": dtypes.as_array, "_assign": buffers.write, "_bind": _bind, "_check": _check,
+        "_update": buffers.update,
         "_generators": trace.resolve_generators,
         "_print": python_ops.run_print, "_py_function": python_ops.run_py_function,
         "_cond": control_flow.run_cond, "_while": control_flow.run_while,
@@ -199,23 +231,48 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
     savers = saved.producers_to_save(program.nodes)
     # Slots whose buffers a later node recycles stay bound until that node.
     kept = {names[id(t)] for t in program.recycle.values()}
-    lines = [f"def plan({', '.join(f's{i}' for i in range(len(inputs)))}):"]
+    # The memory plan: buffers allocated once per plan (`buffer_reuse.plan_buffer_reuse`
+    # says which results may live in them), passed in as the tuple ``m``.
+    arena_slots: dict[int, str] = {}
+    for node in program.nodes:
+        if id(node) in program.arena and arena is not None:
+            arena_slots[id(node)] = f"m{len(arena)}"
+            arena.append((tuple(node.outputs[0].shape), node.outputs[0].dtype))
+    params = [f"s{i}" for i in range(len(inputs))]
+    # Fused optimizer updates that write their variables in place, and the assigns they replace
+    updates = buffer_reuse.in_place_updates(program)
+    replaced = {a for _, assigns in updates.values() for a in assigns}
+    lines = [f"def plan({', '.join((['m'] if arena_slots else []) + params)}):"]
+    if arena_slots:
+        lines.append(f"    {', '.join(arena_slots.values())}, = m")
     alive: set[str] = set()
     for index, node in enumerate(program.nodes):
-        if node.op is graph.PLACEHOLDER or node.op is graph.CONST:
+        if node.op is graph.PLACEHOLDER or node.op is graph.CONST or id(node) in replaced:
             continue
         args = [names[id(x)] if _is_symbolic(x) else _literal(x, node, env, f"l{index}_{j}")
                 for j, x in enumerate(node.inputs)]
         targets = [names[id(o)] for o in node.outputs]
-        if node.op in graph.ASSIGN_MODES:  # drop dead references so writes stay in place
-            dead = sorted(s for s in alive if last_use.get(s, -1) < index and s not in returned
-                          and s not in kept)
+        update = updates.get(id(node))
+        if node.op in graph.ASSIGN_MODES or update is not None:
+            # drop dead references so writes stay in place (an in-place update no longer
+            # needs its reads of the variables it writes: `buffers.update` gets the buffers)
+            states = set(args[:len(node.outputs)]) - set(args[len(node.outputs):]) \
+                if update is not None else set()
+            dead = sorted(s for s in alive if (last_use.get(s, -1) < index or s in states
+                                               and last_use.get(s, -1) == index)
+                          and s not in returned and s not in kept)
             if dead:
                 lines.append(f"    {' = '.join(dead)} = None")
                 alive.difference_update(dead)
         arg_names = args + [names[id(t)] for t in node.attr_inputs]
-        code = _node_code(node, index, args, targets, names, env, program,
-                          id(node) in savers)
+        if update is not None:
+            env[f"w{index}"] = training_ops.in_place_writer(node.op, node.attrs, len(targets))
+            env[f"v{index}"] = update[0]
+            code = [f"_update(v{index}, w{index}, {', '.join(args[len(targets):])})"]
+            targets = []
+        else:
+            code = _node_code(node, index, args, targets, names, env, program,
+                              id(node) in savers, arena_slots.get(id(node)))
         if check_numerics and node.op.forward is not None:
             env[f"n{index}"] = node.type
             code += [f"_check({t}, n{index})" for t, o in zip(targets, node.outputs, strict=True)
@@ -234,7 +291,8 @@ def _generate(program, inputs, line_nodes, check_numerics=False):
                     and slot not in returned and slot not in kept:
                 lines.append(f"    {slot} = None")
                 alive.discard(slot)
-    writes = [n for n, (node, _) in line_nodes.items() if node.op in graph.ASSIGN_MODES]
+    writes = [n for n, (node, _) in line_nodes.items()
+              if node.op in graph.ASSIGN_MODES or id(node) in updates]
     if writes:
         env["_updates"] = variable_module.atomic_update()
         _group_writes(lines, line_nodes, min(writes), max(writes))
@@ -256,7 +314,7 @@ def _group_writes(lines: list, line_nodes: dict, first: int, last: int) -> None:
     line_nodes.update(moved)
 
 
-def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
+def _node_code(node, k, args, targets, names, env, program, save=False, arena=None) -> list:
     op = node.op
     lhs = ", ".join(targets) + ("," if len(targets) == 1 and op.num_outputs != 1 else "")
     if op is graph.READ:
@@ -284,7 +342,7 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
         target_input = program.inplace.get(id(node))
         recycled = program.recycle.get(id(node))
         out_slot = args[target_input] if target_input is not None else (
-            names[id(recycled)] if recycled is not None else None)
+            names[id(recycled)] if recycled is not None else arena)
         if out_slot is not None:
             # Positional `out` is ~20 ns faster; NumPy deprecates it for maximum/minimum only.
             keyword = "out=" if kernel in (np.maximum, np.minimum) else ""
@@ -312,6 +370,8 @@ def _node_code(node, k, args, targets, names, env, program, save=False) -> list:
             call_args.append(f"out={args[target_input]}")
         elif recycled is not None:
             call_args.append(f"out={names[id(recycled)]}")
+        elif arena is not None:  # an elementwise forward, or one declaring ``out=``
+            call_args.append(f"out={arena}")
         call = f"f{k}({', '.join(call_args)})"
     if op.num_outputs == 1:
         out = node.outputs[0]

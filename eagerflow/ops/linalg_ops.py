@@ -34,13 +34,13 @@ _np_matmul = np.matmul
 
 
 @primitive("BatchMatMulV2", fresh=True, promotes=True, returns_array=True)
-def _matmul(a, b, transpose_a=False, transpose_b=False):
+def _matmul(a, b, transpose_a=False, transpose_b=False, out=None):
     if transpose_a:
         a = _swap(a)
     if transpose_b:
         b = _swap(b)
     try:
-        out = _np_matmul(a, b)
+        out = _np_matmul(a, b) if out is None else _np_matmul(a, b, out=out)
     except ValueError:
         out = None
     # Rank-1 operands give a result of rank < 2 (NumPy's vector rules); TensorFlow's

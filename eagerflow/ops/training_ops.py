@@ -100,9 +100,61 @@ def _rmsprop(*arrays, count, decayed):
     return (*new_w, *new_v, *new_m)
 
 
-for _name, _kernel in (("FusedAdamUpdate", "adam_update"), ("FusedSGDUpdate", "sgd_update"),
-                       ("FusedRMSpropUpdate", "rmsprop_update")):
+_KERNELS = {"FusedAdamUpdate": "adam_update", "FusedSGDUpdate": "sgd_update",
+            "FusedRMSpropUpdate": "rmsprop_update"}
+for _name, _kernel in _KERNELS.items():
     kernel_sets.register(_name, forward=f"eagerflow.ops.kernels.optim_jit:{_kernel}")
+
+
+def is_update(op) -> bool:
+    """Whether `op` is one of the fused updates above (they have an `in_place_writer`)."""
+    return (op.family or op).name in _KERNELS
+
+
+def in_place_writer(op, attrs: dict, state_count: int):
+    """How to run update op `op` (with `attrs`) in place, or None if it is not one of the
+    updates above: a function of the op's input arrays whose first `state_count` (the
+    variables and slots, in the order of the op's outputs) are the buffers to write, for
+    `buffers.update`.
+
+    With the numba kernel set each variable is one pass writing its own buffers
+    (`optim_jit.*_in_place`, the same arithmetic as the op's kernel, so the same bits);
+    otherwise, or for a buffer that is not C-contiguous, the op's forward computes the new
+    values first and they are copied in, which is what ``assign`` would do.
+
+    Examples:
+        >>> import numpy as np
+        >>> from eagerflow.core import dispatch
+        >>> w = np.float32([1.0, 2.0])
+        >>> write = in_place_writer(dispatch.OPS["FusedSGDUpdate"],
+        ...                         {"count": 1, "decayed": (False,), "nesterov": False}, 1)
+        >>> write(w, np.float32([2.0, 2.0]), *np.float32([0.5, 0.0, 0.0]))
+        >>> w
+        array([0., 1.], dtype=float32)
+    """
+    if not is_update(op):
+        return None
+    name = _KERNELS[(op.family or op).name]
+    forward = op.forward
+    kernel = None
+    if kernel_sets.active() == "numba":
+        from eagerflow.ops.kernels import optim_jit
+
+        kernel = getattr(optim_jit, f"{name}_in_place")
+
+    count = attrs["count"]
+
+    def write(*arrays):
+        states = arrays[:state_count]
+        gradients = arrays[state_count:state_count + count]
+        if kernel is not None and all(a.flags.c_contiguous for a in states) and all(
+                g.shape == w.shape for g, w in zip(gradients, states[:count], strict=True)):
+            kernel(*arrays, **attrs)
+            return
+        for target, value in zip(states, forward(*arrays, **attrs), strict=True):
+            np.copyto(target, value)
+
+    return write
 
 
 def _decay_flags(decayed, count):

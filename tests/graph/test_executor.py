@@ -151,3 +151,74 @@ def test_forward_results_saved_for_gradients_are_all_taken():
         assert len(saved._entries) == before  # every saved result was taken back
     for g, e in zip(got, step(x), strict=True):
         np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def _mlp_step():
+    rng = np.random.default_rng(0)
+    w1 = ef.Variable(rng.normal(size=(6, 8)).astype(np.float32))
+    w2 = ef.Variable(rng.normal(size=(8, 3)).astype(np.float32))
+
+    def step(x):
+        with ef.GradientTape() as tape:
+            h = ef.nn.relu(ef.matmul(x, w1))
+            loss = ef.reduce_sum(ef.matmul(h, w2) ** 2)
+        g1, g2 = tape.gradient(loss, [w1, w2])
+        return loss, g1 * 1.0, h  # `h` is returned: it owns its memory too
+
+    return step, rng
+
+
+def test_memory_plan_buffers_stay_with_the_plan_and_outputs_own_theirs():
+    step, rng = _mlp_step()
+    traced = ef.function(step)
+    xs = [ef.constant(rng.normal(size=(4, 6)).astype(np.float32)) for _ in range(3)]
+    plan = traced.get_concrete_function(xs[0])._plan()
+    assert plan.arena_bytes > 0 and "= m" in plan.source
+    results = [traced(x) for x in xs]
+    kept = [[t.numpy().copy() for t in r] for r in results]
+    again = [traced(x) for x in reversed(xs)]  # later calls reuse the plan's buffers ...
+    for result, copies in zip(results, kept, strict=True):  # ... never a returned one
+        for tensor, copy in zip(result, copies, strict=True):
+            np.testing.assert_array_equal(tensor.numpy(), copy)
+    for result, expected in zip(again, reversed(kept), strict=True):
+        for tensor, copy in zip(result, expected, strict=True):
+            np.testing.assert_array_equal(tensor.numpy(), copy)
+    arrays = [buffers.read(t) for r in results + again for t in r]
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(arrays) for b in arrays[i + 1:])
+    for got, want in zip(results[0], step(xs[0]), strict=True):  # as eagerly, bit for bit
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_memory_plan_gives_each_running_call_its_own_buffers():
+    import threading
+
+    step, rng = _mlp_step()
+    traced = ef.function(step)
+    xs = [ef.constant(rng.normal(size=(4, 6)).astype(np.float32)) for _ in range(4)]
+    expected = [[t.numpy() for t in traced(x)] for x in xs]
+    failures = []
+
+    def worker(index):
+        for _ in range(30):
+            got = traced(xs[index])
+            if not all(np.array_equal(g.numpy(), e) for g, e in
+                       zip(got, expected[index], strict=True)):
+                failures.append(index)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_matmul_writes_into_a_given_buffer_bit_for_bit():
+    forward = dispatch.OPS["BatchMatMulV2"].forward
+    rng = np.random.default_rng(1)
+    a, b = (rng.normal(size=(64, n)).astype(np.float32) for n in (33, 17))
+    out = np.empty((33, 17), np.float32)
+    assert forward(a, b, transpose_a=True, out=out) is out
+    np.testing.assert_array_equal(out, forward(a, b, transpose_a=True))
+    with pytest.raises(ef.errors.InvalidArgumentError, match="size-incompatible"):
+        forward(a, a, out=np.empty((64, 33), np.float32))

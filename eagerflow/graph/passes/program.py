@@ -13,8 +13,10 @@ _is_symbolic = graph.is_symbolic
 
 class Program:
     """Nodes in execution order and the output tensors; `inplace` maps ``id(node)`` to the
-    index of the input whose buffer the node may overwrite, and `recycle` maps ``id(node)``
-    to a dead tensor (not an input) whose buffer the node writes its result into.
+    index of the input whose buffer the node may overwrite, `recycle` maps ``id(node)``
+    to a dead tensor (not an input) whose buffer the node writes its result into, and
+    `arena` holds the ``id(node)`` of the nodes whose result may go into a buffer the
+    compiled plan keeps from one call to the next (its memory plan, `buffer_reuse`).
 
     Examples:
         >>> import eagerflow as ef
@@ -25,11 +27,12 @@ class Program:
         (['Placeholder', 'Neg'], {})
     """
 
-    def __init__(self, nodes, outputs, inplace=None, recycle=None):  # noqa: D107
+    def __init__(self, nodes, outputs, inplace=None, recycle=None, arena=None):  # noqa: D107
         self.nodes = list(nodes)
         self.outputs = list(outputs)
         self.inplace = dict(inplace or {})
         self.recycle = dict(recycle or {})
+        self.arena = set(arena or ())
 
     @property
     def operations(self) -> list:

@@ -18,6 +18,12 @@ the same every time:
   at the top of the heap.
 
 Arrays above 32 MiB are still mapped and unmapped directly, so large data does not linger.
+
+Traced functions (``fit``'s step, ``@ef.function``) no longer depend on this: each compiled
+plan keeps the buffers of its intermediate results between calls (the executor's memory
+plan, `graph/passes/buffer_reuse.py`), so a traced MLP step takes no page faults with
+glibc's static 128 KiB threshold either (262 per step without the memory plan). Pinning
+still helps eager loops, whose temporaries come from malloc every step.
 This changes the whole process's allocator, so eagerflow never does it on its own: call
 ``ef.config.pin_malloc_thresholds()``, or set the environment variable
 ``EAGERFLOW_PIN_MALLOC=1`` before importing eagerflow. Linux with glibc only (elsewhere it

@@ -123,3 +123,107 @@ def rmsprop_update(*arrays, count, decayed):
                  has_momentum, new_w[i].reshape(-1), new_v[i].reshape(-1),
                  new_m[i].reshape(-1))
     return (*new_w, *new_v, *new_m) if has_momentum else (*new_w, *new_v)
+
+
+# -- in place: the same passes, writing each variable's and slot's own buffer -------------------
+# The same arithmetic, each state array read and written through one argument. (Passing a
+# state array as both an input and an output of the kernels above would compute the same
+# values, but LLVM's runtime alias check then finds the arrays overlapping and runs its
+# scalar loop: 6x slower for Adam here.) The arrays are C-contiguous
+# (`training_ops.in_place_writer` checks), so the flat reshapes are views of them.
+@jit.elementwise_kernel
+def _adam_in_place(w, m, v, g, alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr,
+                   decay):  # pragma: no cover - compiled
+    for k in range(w.size):
+        wk = w[k]
+        if decay:
+            wk = wk - (wk * weight_decay) * lr
+        gk = g[k]
+        mk = m[k] + (gk - m[k]) * one_minus_b1
+        vk = v[k] + (gk * gk - v[k]) * one_minus_b2
+        w[k] = wk - (mk * alpha) / (np.sqrt(vk) + epsilon)
+        m[k] = mk
+        v[k] = vk
+
+
+@jit.elementwise_kernel
+def _sgd_plain_in_place(w, g, lr, weight_decay, decay):  # pragma: no cover - compiled
+    for k in range(w.size):
+        wk = w[k]
+        if decay:
+            wk = wk - (wk * weight_decay) * lr
+        w[k] = wk - g[k] * lr
+
+
+@jit.elementwise_kernel
+def _sgd_in_place(w, m, g, lr, momentum, weight_decay, decay,
+                  nesterov):  # pragma: no cover - compiled
+    for k in range(w.size):
+        wk = w[k]
+        if decay:
+            wk = wk - (wk * weight_decay) * lr
+        step = g[k] * lr
+        mk = m[k] * momentum - step
+        m[k] = mk
+        w[k] = wk + (mk * momentum - step if nesterov else mk)
+
+
+@jit.elementwise_kernel
+def _rmsprop_in_place(w, v, m, g, lr, rho, one_minus_rho, epsilon, momentum, weight_decay,
+                      decay, has_momentum):  # pragma: no cover - compiled
+    for k in range(w.size):
+        wk = w[k]
+        if decay:
+            wk = wk - (wk * weight_decay) * lr
+        gk = g[k]
+        vk = rho * v[k] + one_minus_rho * (gk * gk)
+        step = lr * gk / np.sqrt(vk + epsilon)
+        if has_momentum:
+            step = momentum * m[k] + step
+            m[k] = step
+        v[k] = vk
+        w[k] = wk - step
+
+
+def adam_update_in_place(*arrays, count, decayed):
+    """``FusedAdamUpdate`` written into its variables, momentums and velocities."""
+    ws, ms, vs, gs = (arrays[i * count:(i + 1) * count] for i in range(4))
+    dtype = ws[0].dtype if count else np.dtype(np.float32)
+    alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr = (
+        _scalar(s, dtype) for s in arrays[4 * count:])
+    for i in range(count):
+        _adam_in_place(ws[i].reshape(-1), ms[i].reshape(-1), vs[i].reshape(-1), _flat(gs[i]),
+                       alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr,
+                       bool(decayed[i]))
+
+
+def sgd_update_in_place(*arrays, count, decayed, nesterov):
+    """``FusedSGDUpdate`` written into its variables (and momentums)."""
+    has_momentum = len(arrays) == 3 * count + 3
+    ws = arrays[:count]
+    gs = arrays[(2 if has_momentum else 1) * count:][:count]
+    dtype = ws[0].dtype if count else np.dtype(np.float32)
+    lr, momentum, weight_decay = (_scalar(s, dtype) for s in arrays[-3:])
+    for i in range(count):
+        if has_momentum:
+            _sgd_in_place(ws[i].reshape(-1), arrays[count + i].reshape(-1), _flat(gs[i]), lr,
+                          momentum, weight_decay, bool(decayed[i]), bool(nesterov))
+        else:
+            _sgd_plain_in_place(ws[i].reshape(-1), _flat(gs[i]), lr, weight_decay,
+                                bool(decayed[i]))
+
+
+def rmsprop_update_in_place(*arrays, count, decayed):
+    """``FusedRMSpropUpdate`` written into its variables, velocities (and momentums)."""
+    has_momentum = len(arrays) == 4 * count + 6
+    ws, vs = arrays[:count], arrays[count:2 * count]
+    gs = arrays[(3 if has_momentum else 2) * count:][:count]
+    dtype = ws[0].dtype if count else np.dtype(np.float32)
+    # without momentum the kernel never touches `m`: a writable one-element stand-in
+    ms = arrays[2 * count:3 * count] if has_momentum else [np.zeros(1, dtype)] * count
+    lr, rho, one_minus_rho, epsilon, momentum, weight_decay = (
+        _scalar(s, dtype) for s in arrays[-6:])
+    for i in range(count):
+        _rmsprop_in_place(ws[i].reshape(-1), vs[i].reshape(-1), ms[i].reshape(-1), _flat(gs[i]),
+                          lr, rho, one_minus_rho, epsilon, momentum, weight_decay,
+                          bool(decayed[i]), has_momentum)

@@ -94,3 +94,45 @@ def test_a_view_keeps_its_buffer_from_being_recycled():
     x = np.array([0.1, 0.2, 0.3, 0.4])
     f(x)  # the traced run
     np.testing.assert_allclose(f(x).numpy(), np.exp(x[1:]) * 2 * x[1:], rtol=1e-12)
+
+
+def _arena_types(planned):
+    return sorted(node.type for node in planned.nodes if id(node) in planned.arena)
+
+
+def test_memory_plan_keeps_intermediates_but_never_returned_buffers():
+    w = np.arange(12.0, dtype=np.float32).reshape(3, 4) / 10
+
+    def fn(x):
+        h = ef.matmul(x, w)  # dies inside the call: a buffer of the memory plan
+        return ef.reduce_sum(ef.nn.relu(h) * 2.0, axis=1), ef.matmul(x, w) - 1.0
+
+    program, _ = traced(fn, ef.TensorSpec([2, 3]))
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    # the first product (relu and the multiply write into it in place) is kept; the second
+    # is returned through the subtraction written into it, so it owns fresh memory
+    assert _arena_types(planned) == ["BatchMatMulV2"]
+
+
+def test_memory_plan_leaves_buffers_that_escape_the_call():
+    def fn(x):
+        kept = ef.exp(x) + 1.0
+        shown = ef.exp(x * 3.0)
+        ef.print(shown)
+        view = ef.reshape(ef.sqrt(x + 4.0), [3, 1])  # a returned view of a planned buffer
+        return ef.reduce_sum(kept), view
+
+    program, _ = traced(fn, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    assert _arena_types(planned) == ["Exp"]  # only `kept`: printed and viewed ones escape
+
+
+def test_memory_plan_needs_known_shapes_and_a_writable_kernel():
+    program, _ = traced(lambda x: ef.reduce_sum(ef.exp(x) + 1.0), ef.TensorSpec([None]))
+    assert _arena_types(buffer_reuse.plan_buffer_reuse(program)) == []  # unknown size
+    program, _ = traced(lambda x: ef.reduce_sum(ef.cast(x, ef.float64) * 2.0), X3)
+    cast, mul = program.nodes[1:3]
+    assert not buffer_reuse.writes_into(cast)  # Cast's forward takes no `out`
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    # Mul writes into Cast's result in place, and that buffer comes from malloc each call
+    assert planned.inplace.get(id(mul)) == 0 and _arena_types(planned) == []
