@@ -16,6 +16,7 @@ loops, which LLVM vectorizes.
 The loops are serial: a step of a recurrent layer is a few thousand elements, less than
 a thread pool's wake-up, and under load numba's workers and OpenBLAS's spin against each
 other (a ``prange`` version measured 6-10x slower on the loaded 2-core box).
+
 """
 
 from __future__ import annotations
@@ -54,23 +55,34 @@ def lstm_gate_input(z, projected, step, scale):  # pragma: no cover - compiled
             z[b, j] += projected[b, step, j] * scale[j]
 
 
+# The gradient kernels compute a row's shared term into a float64 row first and then
+# write each output in its own loop: one loop writing five outputs from eight inputs got
+# no vectorization from LLVM (which cannot rule out that the arrays overlap), while
+# loops of one output each vectorize: 2.5x faster (LSTM step 17.6 against 6.9 us). The
+# float64 row keeps the values bit for bit (numba computes ``0.5 * t`` in float64).
 @jit.kernel
 def _lstm_grad(t, tanh_c, c_prev, dh, dc, dz, step, dc_prev):  # pragma: no cover
     batch, units = c_prev.shape
+    d_c = np.empty(units, np.float64)
     for b in range(batch):
+        tb, tcb, dhb, out = t[b], tanh_c[b], dh[b], dz[b, step]
         for j in range(units):
-            i = 0.5 * t[b, j] + 0.5
-            f = 0.5 * t[b, units + j] + 0.5
-            g = t[b, 2 * units + j]
-            o = 0.5 * t[b, 3 * units + j] + 0.5
-            tc = tanh_c[b, j]
-            d_h = dh[b, j]
-            d_c = dc[b, j] + d_h * o * (1 - tc * tc)
-            dz[b, step, j] = d_c * g * i * (1 - i)
-            dz[b, step, units + j] = d_c * c_prev[b, j] * f * (1 - f)
-            dz[b, step, 2 * units + j] = d_c * i * (1 - g * g)
-            dz[b, step, 3 * units + j] = d_h * tc * o * (1 - o)
-            dc_prev[b, j] = d_c * f
+            o = 0.5 * tb[3 * units + j] + 0.5
+            d_c[j] = dc[b, j] + dhb[j] * o * (1 - tcb[j] * tcb[j])
+        for j in range(units):
+            i = 0.5 * tb[j] + 0.5
+            out[j] = d_c[j] * tb[2 * units + j] * i * (1 - i)
+        for j in range(units):
+            f = 0.5 * tb[units + j] + 0.5
+            out[units + j] = d_c[j] * c_prev[b, j] * f * (1 - f)
+        for j in range(units):
+            g = tb[2 * units + j]
+            out[2 * units + j] = d_c[j] * (0.5 * tb[j] + 0.5) * (1 - g * g)
+        for j in range(units):
+            o = 0.5 * tb[3 * units + j] + 0.5
+            out[3 * units + j] = dhb[j] * tcb[j] * o * (1 - o)
+        for j in range(units):
+            dc_prev[b, j] = d_c[j] * (0.5 * tb[units + j] + 0.5)
 
 
 def lstm_state(t, c_prev):
@@ -137,22 +149,28 @@ def gru_gate_input(inner, bias, projected, step, t):  # pragma: no cover - compi
 @jit.kernel
 def _gru_grad(t, candidate, inner, h_prev, dh, dx, dinner, step, dh_prev):  # pragma: no cover
     batch, units = h_prev.shape
+    d_z, d_a = np.empty(units, np.float64), np.empty(units, np.float64)
     for b in range(batch):
+        tb, hb, dhb, xb, ib = t[b], candidate[b], dh[b], dx[b, step], dinner[b, step]
         for j in range(units):
-            z = 0.5 * t[b, j] + 0.5
-            r = 0.5 * t[b, units + j] + 0.5
-            hh = candidate[b, j]
-            d_h = dh[b, j]
-            d_z = d_h * (h_prev[b, j] - hh) * z * (1 - z)
-            d_a = d_h * (1 - z) * (1 - hh * hh)
-            d_r = d_a * inner[b, 2 * units + j] * r * (1 - r)
-            dx[b, step, j] = d_z
-            dx[b, step, units + j] = d_r
-            dx[b, step, 2 * units + j] = d_a
-            dinner[b, step, j] = d_z
-            dinner[b, step, units + j] = d_r
-            dinner[b, step, 2 * units + j] = d_a * r
-            dh_prev[b, j] = d_h * z
+            z = 0.5 * tb[j] + 0.5
+            d_z[j] = dhb[j] * (h_prev[b, j] - hb[j]) * z * (1 - z)
+        for j in range(units):
+            z = 0.5 * tb[j] + 0.5
+            d_a[j] = dhb[j] * (1 - z) * (1 - hb[j] * hb[j])
+        for j in range(units):
+            xb[j] = d_z[j]
+            ib[j] = d_z[j]
+        for j in range(units):
+            r = 0.5 * tb[units + j] + 0.5
+            d_r = d_a[j] * inner[b, 2 * units + j] * r * (1 - r)
+            xb[units + j] = d_r
+            ib[units + j] = d_r
+        for j in range(units):
+            xb[2 * units + j] = d_a[j]
+            ib[2 * units + j] = d_a[j] * (0.5 * tb[units + j] + 0.5)
+        for j in range(units):
+            dh_prev[b, j] = dhb[j] * (0.5 * tb[j] + 0.5)
 
 
 gru_grad_into = _gru_grad

@@ -29,20 +29,24 @@ def _same(got, want, dtype):
         np.testing.assert_allclose(g, w, **_tol(dtype))
 
 
+# 67 units: the gradient kernels' vectorized loops and their remainders.
+@pytest.mark.parametrize("units", [3, 67])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_lstm_gate_arithmetic_matches_numpy(dtype):
-    t = np.tanh(_inputs(dtype, (12,))[0])
-    c_prev, tanh_c, dh, dc = _inputs(dtype, (3, 3, 3, 3), seed=1)
+def test_lstm_gate_arithmetic_matches_numpy(dtype, units):
+    t = np.tanh(_inputs(dtype, (4 * units,))[0])
+    c_prev, tanh_c, dh, dc = _inputs(dtype, (units,) * 4, seed=1)
     tanh_c = np.tanh(tanh_c)
     for name, args in (("lstm_state", (t, c_prev)), ("lstm_output", (t, tanh_c)),
                        ("lstm_grad", (t, tanh_c, c_prev, dh, dc))):
         _same(getattr(rnn_jit, name)(*args), getattr(rnn_gates, name)(*args), dtype)
 
 
+@pytest.mark.parametrize("units", [3, 67])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_gru_gate_arithmetic_matches_numpy(dtype):
-    t = np.tanh(_inputs(dtype, (6,))[0])
-    x, inner, candidate, h_prev, dh = _inputs(dtype, (9, 9, 3, 3, 3), seed=2)
+def test_gru_gate_arithmetic_matches_numpy(dtype, units):
+    t = np.tanh(_inputs(dtype, (2 * units,))[0])
+    x, inner, candidate, h_prev, dh = _inputs(dtype, (3 * units, 3 * units) + (units,) * 3,
+                                              seed=2)
     candidate = np.tanh(candidate)
     for name, args in (("gru_candidate_input", (t, x, inner)),
                        ("gru_state", (t, candidate, h_prev)),
