@@ -2,7 +2,8 @@
 
 import importlib.util
 
-# The compiled kernels import numba at their top: without the `fast` extra, their modules
-# are not collected (tests/ops/kernels/ skips their tests with pytest.importorskip).
+# The compiled kernels (and fusion's compiled interpreter) import numba at their top:
+# without the `fast` extra, their modules are not collected (their tests skip).
 collect_ignore_glob = [] if importlib.util.find_spec("numba") else [
-    "eagerflow/ops/kernels/jit.py", "eagerflow/ops/kernels/*_jit.py"]
+    "eagerflow/ops/kernels/jit.py", "eagerflow/ops/kernels/*_jit.py",
+    "eagerflow/graph/passes/fusion_jit.py"]
