@@ -14,7 +14,7 @@ passed in through the function's globals, never written into the source. An exce
 is mapped back to the op that raised it (from the line number) and reported like an
 eager error, ``... [Op:Name]``.
 
-Examples (``jit_compile=False``: with numexpr installed, this chain would otherwise be
+Examples (``jit_compile=False``: with the numba kernel set, this chain would otherwise be
 one fused program, see `passes.fusion`):
     >>> import eagerflow as ef
     >>> @ef.function(jit_compile=False)
