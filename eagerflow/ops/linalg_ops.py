@@ -23,6 +23,7 @@ from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
+from eagerflow.ops.kernels import kernel_sets
 from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 
 
@@ -57,6 +58,8 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, out=None):
 
 
 _matmul.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
+# The numba set runs small products on one BLAS thread (see the module's docstring).
+kernel_sets.register("BatchMatMulV2", forward="eagerflow.ops.kernels.matmul_jit:matmul")
 
 
 @_matmul.gradient

@@ -1,0 +1,65 @@
+"""The numba set's forward of BatchMatMulV2 (eagerflow/ops/kernels/matmul_jit.py): NumPy's
+values, small products on one BLAS thread, the thread count restored."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+import threadpoolctl  # noqa: E402 - after the skip: the fast extra brings it with numba
+
+import eagerflow as ef  # noqa: E402
+from eagerflow.ops import linalg_ops  # noqa: E402, F401 - registers the kernel
+from eagerflow.ops.kernels import jit, kernel_sets, matmul_jit  # noqa: E402
+
+
+def _blas_threads():
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+
+
+# (a shape, b shape, transpose_a, transpose_b): below and above `SMALL` multiply-adds
+CASES = [((3, 4), (4, 5), False, False), ((4, 3), (5, 4), True, True),
+         ((2, 6, 4), (4, 7), False, False), ((2, 4, 6), (2, 7, 4), True, True),
+         ((256, 256), (256, 64), False, False), ((256, 256), (64, 256), True, True),
+         ((8, 128, 64), (8, 64, 96), False, False)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CASES)
+def test_values_are_numpys(case, dtype):
+    a_shape, b_shape, transpose_a, transpose_b = case
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=a_shape).astype(dtype), rng.normal(size=b_shape).astype(dtype)
+    want = kernel_sets.numpy_forward("BatchMatMulV2")(a, b, transpose_a, transpose_b)
+    got = matmul_jit.matmul(a, b, transpose_a, transpose_b)
+    np.testing.assert_array_equal(got, want)
+    out = np.empty_like(want)
+    assert matmul_jit.matmul(a, b, transpose_a, transpose_b, out=out) is out
+    np.testing.assert_array_equal(out, want)
+
+
+def test_small_products_run_on_one_thread_and_restore_the_count():
+    before = _blas_threads()
+    seen = []
+
+    def forward(a, b, transpose_a, transpose_b, out):
+        seen.append(_blas_threads())
+        return a @ b
+
+    small = np.ones((4, 4))
+    assert jit.one_blas_thread(forward, small, small, False, False, None).shape == (4, 4)
+    assert seen == [[1] * len(before)]
+    assert _blas_threads() == before
+    with pytest.raises(ZeroDivisionError):  # restored when the product raises, too
+        jit.one_blas_thread(lambda: 1 / 0)
+    assert _blas_threads() == before
+
+
+def test_rank_one_operands_keep_the_ops_error():
+    with pytest.raises(ef.errors.InvalidArgumentError, match="rank"):
+        matmul_jit.matmul(np.ones(3), np.ones((3, 2)))
+
+
+def test_the_numba_set_runs_it():
+    assert kernel_sets.registered()["BatchMatMulV2"] == ("forward",)
+    assert kernel_sets.kernel_forward("BatchMatMulV2") is matmul_jit.matmul
