@@ -58,8 +58,6 @@ def _matmul(a, b, transpose_a=False, transpose_b=False, out=None):
 
 
 _matmul.jvp(forwardprop.MULTILINEAR)  # JVP: linear in each input: one term per input
-# The numba set runs small products on one BLAS thread (see the module's docstring).
-kernel_sets.register("BatchMatMulV2", forward="eagerflow.ops.kernels.matmul_jit:matmul")
 
 
 @_matmul.gradient
@@ -79,6 +77,10 @@ def _matmul_grad(dy, out, a, b, needs, transpose_a=False, transpose_b=False):
         da = matmul(b, dy, transpose_a=True, transpose_b=True) if needs[0] else None
         db = matmul(dy, a, transpose_a=True, transpose_b=True) if needs[1] else None
     return da, db
+
+
+# The numba set runs small products on one BLAS thread (`ops/kernels/matmul_jit.py`).
+kernel_sets.register("BatchMatMulV2", forward="eagerflow.ops.kernels.matmul_jit:matmul")
 
 
 _NO_TRANSPOSE: dict = {}

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit, kernel_sets, scratch, windows
+from eagerflow.ops.kernels import blas_threads, jit, kernel_sets, scratch, windows
 
 _FLOATS = (np.dtype("float32"), np.dtype("float64"))
 SMALL_OUT = windows.SMALL_OUT  # output channels per group taking the few-output paths
@@ -129,7 +129,7 @@ BLOCK_BYTES = 1 << 20  # window-matrix bytes packed per BLAS call: one core's L2
 # OpenBLAS splitting them over both cores waits on a thread the loaded machine has
 # descheduled (0.7-3 s for a 1 ms product, measured).
 def _numpy_one_thread(op_name, *args):
-    with jit.blas_limited(1):
+    with blas_threads.blas_limited(1):
         return kernel_sets.numpy_forward(op_name)(*args)
 
 

@@ -18,8 +18,9 @@ ops first runs (see `kernel_sets.py`), so ``import eagerflow`` never loads numba
   numba's fallback ``workqueue`` layer aborts the process on concurrent launches. A user
   setting ``NUMBA_THREADING_LAYER`` keeps their choice. The kernels hand every large loop
   to numba's pool and call BLAS (``np.matmul``, through NumPy's OpenBLAS) only from
-  Python, between kernels, never inside one; `blas_limited` runs a block with OpenBLAS on
-  one thread, for code that alternates many small products with parallel kernels.
+  Python, between kernels, never inside one; `blas_threads.blas_limited` runs a block
+  with OpenBLAS on one thread, for code that alternates many small products with
+  parallel kernels.
 
 Examples:
     >>> from eagerflow.ops.kernels import jit
@@ -30,13 +31,13 @@ Examples:
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numba
-import threadpoolctl
+
+from eagerflow.ops.kernels import blas_threads
 
 # OpenMP's idle threads spin (GOMP_SPINCOUNT) after every parallel kernel, against the
 # OpenBLAS threads of the next matrix product: measured on the packed convolution (a
@@ -75,41 +76,6 @@ def threads() -> int:
     return int(numba.get_num_threads())
 
 
-_blas: list = []  # threadpoolctl's controller of NumPy's BLAS, found once (it scans libraries)
-
-
-@contextlib.contextmanager
-def blas_limited(limit: int = 1) -> Iterator[None]:
-    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl).
-
-    Process-wide while it lasts: a product another Python thread runs meanwhile also gets
-    `limit` threads.
-    """
-    if not _blas:
-        _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
-    with _blas[0].limit(limits=limit):
-        yield
-
-
-def one_blas_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` with NumPy's BLAS on one thread: `blas_limited` at ~2 us a call
-    instead of ~10 (the thread count is set on the library directly, then restored), for
-    single products too small to pay for the context manager."""
-    if not _blas:
-        _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
-    libraries = _blas[0].lib_controllers
-    before = [library.get_num_threads() for library in libraries]
-    if all(count == 1 for count in before):
-        return fn(*args)
-    for library in libraries:
-        library.set_num_threads(1)
-    try:
-        return fn(*args)
-    finally:
-        for library, count in zip(libraries, before, strict=True):
-            library.set_num_threads(count)
-
-
 _pool: list = []
 # A forked child has none of the parent's threads: it starts its own pool when it needs one.
 os.register_at_fork(after_in_child=_pool.clear)
@@ -129,7 +95,7 @@ def run_split(task: Callable[[int, int], Any], count: int) -> list:
     if parts == 1:  # (one range: BLAS keeps its threads)
         return [task(0, count)]
     bounds = [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]
-    with blas_limited(1):
+    with blas_threads.blas_limited(1):
         if not _pool:
             _pool.append(concurrent.futures.ThreadPoolExecutor(
                 threads() - 1, thread_name_prefix="kernel-split"))

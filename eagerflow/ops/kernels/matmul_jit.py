@@ -9,7 +9,7 @@ layer's three products of ~1M multiply-adds each made the convolutions after the
 one core in effect, 16.2-16.6 ms a step, against 10.9-12.8 ms with those products on one
 thread. Products that small gain little from a second thread anyway. So a product of
 fewer than `SMALL` multiply-adds (batch included) runs with OpenBLAS on one thread
-(`jit.one_blas_thread`, ~2 us); larger ones keep BLAS's own threads. The values are
+(`blas_threads.one_blas_thread`, ~2 us); larger ones keep BLAS's own threads. The values are
 NumPy's ``matmul`` either way (the same forward, `kernel_sets.numpy_forward`).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from eagerflow.ops.kernels import jit, kernel_sets
+from eagerflow.ops.kernels import blas_threads, kernel_sets
 
 SMALL = 1 << 21
 """Multiply-adds (m * n * k, times the batch) below which a product runs on one thread."""
@@ -31,5 +31,5 @@ def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
         n = b.shape[-2] if transpose_b else b.shape[-1]
         batch = max(math.prod(a.shape[:-2]), math.prod(b.shape[:-2]))
         if m * n * k * batch < SMALL:
-            return jit.one_blas_thread(forward, a, b, transpose_a, transpose_b, out)
+            return blas_threads.one_blas_thread(forward, a, b, transpose_a, transpose_b, out)
     return forward(a, b, transpose_a, transpose_b, out)

@@ -10,7 +10,7 @@ import threadpoolctl  # noqa: E402 - after the skip: the fast extra brings it wi
 
 import eagerflow as ef  # noqa: E402
 from eagerflow.ops import linalg_ops  # noqa: E402, F401 - registers the kernel
-from eagerflow.ops.kernels import jit, kernel_sets, matmul_jit  # noqa: E402
+from eagerflow.ops.kernels import blas_threads, kernel_sets, matmul_jit  # noqa: E402
 
 
 def _blas_threads():
@@ -47,11 +47,11 @@ def test_small_products_run_on_one_thread_and_restore_the_count():
         return a @ b
 
     small = np.ones((4, 4))
-    assert jit.one_blas_thread(forward, small, small, False, False, None).shape == (4, 4)
+    assert blas_threads.one_blas_thread(forward, small, small, False, False, None).shape == (4, 4)
     assert seen == [[1] * len(before)]
     assert _blas_threads() == before
     with pytest.raises(ZeroDivisionError):  # restored when the product raises, too
-        jit.one_blas_thread(lambda: 1 / 0)
+        blas_threads.one_blas_thread(lambda: 1 / 0)
     assert _blas_threads() == before
 
 

@@ -1,0 +1,53 @@
+"""NumPy's BLAS threads, set for a block or one call (threadpoolctl).
+
+The numba kernel set runs some work with OpenBLAS on one thread (see `jit.run_split` and
+`matmul_jit`). This module imports no numba, so a kernel that only needs a thread
+setting (`matmul_jit`) does not load numba and its ~110-140 MiB; threadpoolctl (part of
+the ``fast`` extra) is imported on first use.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+_blas: list = []  # threadpoolctl's controller of NumPy's BLAS, found once (it scans libraries)
+
+
+@contextlib.contextmanager
+def blas_limited(limit: int = 1) -> Iterator[None]:
+    """Runs the block with NumPy's BLAS on at most `limit` threads (threadpoolctl).
+
+    Process-wide while it lasts: a product another Python thread runs meanwhile also gets
+    `limit` threads.
+    """
+    if not _blas:
+        _blas.append(_controller().select(user_api="blas"))
+    with _blas[0].limit(limits=limit):
+        yield
+
+
+def one_blas_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` with NumPy's BLAS on one thread: `blas_limited` at ~2 us a call
+    instead of ~10 (the thread count is set on the library directly, then restored), for
+    single products too small to pay for the context manager."""
+    if not _blas:
+        _blas.append(_controller().select(user_api="blas"))
+    libraries = _blas[0].lib_controllers
+    before = [library.get_num_threads() for library in libraries]
+    if all(count == 1 for count in before):
+        return fn(*args)
+    for library in libraries:
+        library.set_num_threads(1)
+    try:
+        return fn(*args)
+    finally:
+        for library, count in zip(libraries, before, strict=True):
+            library.set_num_threads(count)
+
+
+def _controller():
+    import threadpoolctl  # (the fast extra's; imported when a thread setting is first made)
+
+    return threadpoolctl.ThreadpoolController()
