@@ -152,7 +152,9 @@ def register(op_name: str, forward: Any = None, grad: Any = None) -> None:
 
     Raises:
         KeyError: when no op is named `op_name`.
-        ValueError: when neither `forward` nor `grad` is given.
+        ValueError: when neither `forward` nor `grad` is given, or when a differentiable
+            op has no gradient rule yet (its rule must exist to be restored when the set
+            changes: register after the op's ``@gradient``).
 
     Examples:
         >>> import numpy as np
@@ -172,6 +174,11 @@ def register(op_name: str, forward: Any = None, grad: Any = None) -> None:
     if forward is None and grad is None:
         raise ValueError(f"register: give a forward and/or a grad for {op_name!r}")
     op = dispatch.OPS[op_name]
+    if op.differentiable and op.grad is None and op_name not in _numpy:
+        # The op's own rule is captured here and put back when the set changes: one
+        # declared later would be lost at the next `set_kernel_set`.
+        raise ValueError(f"register: op {op_name!r} has no gradient rule yet; register its "
+                         "kernels after the op's @gradient")
     _numpy.setdefault(op_name, (op.forward, op.grad, op.grad_needs))
     _kernels[op_name] = {"forward": forward, "grad": grad}
     _install(op_name)

@@ -96,6 +96,20 @@ def test_bad_names_raise(restore_kernel_set):
         kernel_sets.register("KernelTestSquare")
 
 
+def test_registering_before_the_ops_gradient_rule_raises():
+    # The op's own rule is captured at registration and restored when the set changes.
+    @dispatch.primitive("KernelTestNoRuleYet")
+    def _cube(x):
+        return x * x * x
+
+    try:
+        with pytest.raises(ValueError, match="'KernelTestNoRuleYet' has no gradient rule yet"):
+            kernel_sets.register("KernelTestNoRuleYet", forward=_fast_square)
+        assert "KernelTestNoRuleYet" not in kernel_sets.registered()
+    finally:
+        del dispatch.OPS["KernelTestNoRuleYet"]  # (other tests walk every op)
+
+
 def test_a_kernel_runs_only_in_its_set(restore_kernel_set, numba_present):
     kernel_sets.register("KernelTestSquare", forward=f"{__name__}:_fast_square",
                       grad=_kernel_square_grad)
