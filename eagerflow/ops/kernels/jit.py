@@ -69,6 +69,10 @@ sum_kernel = numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"}
 # loop with a division (the fused Adam update ran 2-3x slower with it). No fastmath: the
 # results are IEEE operation for operation, bit-identical to the NumPy formulas.
 elementwise_kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
+# A per-element formula two kernels share (an optimizer's update, written into new
+# arrays or in place): inlined into each caller at numba's IR level, so the caller's loop
+# is the same code as if the formula were written in it (and vectorizes the same).
+inline_formula = numba.njit(inline="always", error_model="numpy")
 
 
 def threads() -> int:

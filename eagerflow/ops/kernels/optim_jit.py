@@ -15,52 +15,66 @@ import numpy as np
 from eagerflow.ops.kernels import jit
 
 
+# -- each update's formula, once: the kernels below (into new arrays, and in place) inline it
+@jit.inline_formula
+def _decayed(wk, weight_decay, lr, decay):  # pragma: no cover - compiled
+    return wk - (wk * weight_decay) * lr if decay else wk
+
+
+@jit.inline_formula
+def _adam_step(wk, mk, vk, gk, alpha, one_minus_b1, one_minus_b2,
+               epsilon):  # pragma: no cover - compiled
+    """``(w, m, v)`` after one Adam step."""
+    mk = mk + (gk - mk) * one_minus_b1
+    vk = vk + (gk * gk - vk) * one_minus_b2
+    return wk - (mk * alpha) / (np.sqrt(vk) + epsilon), mk, vk
+
+
+@jit.inline_formula
+def _momentum_step(wk, mk, gk, lr, momentum, nesterov):  # pragma: no cover - compiled
+    """``(w, m)`` after one SGD step with momentum."""
+    step = gk * lr
+    mk = mk * momentum - step
+    return wk + (mk * momentum - step if nesterov else mk), mk
+
+
+@jit.inline_formula
+def _rms_step(vk, gk, lr, rho, one_minus_rho, epsilon):  # pragma: no cover - compiled
+    """``(v, step)`` of one RMSprop step, before its momentum."""
+    vk = rho * vk + one_minus_rho * (gk * gk)
+    return vk, lr * gk / np.sqrt(vk + epsilon)
+
+
 @jit.elementwise_kernel
 def _adam(w, m, v, g, alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr, decay,
           new_w, new_m, new_v):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        gk = g[k]
-        mk = m[k] + (gk - m[k]) * one_minus_b1
-        vk = v[k] + (gk * gk - v[k]) * one_minus_b2
-        new_w[k] = wk - (mk * alpha) / (np.sqrt(vk) + epsilon)
-        new_m[k] = mk
-        new_v[k] = vk
+        new_w[k], new_m[k], new_v[k] = _adam_step(
+            _decayed(w[k], weight_decay, lr, decay), m[k], v[k], g[k], alpha, one_minus_b1,
+            one_minus_b2, epsilon)
 
 
 @jit.elementwise_kernel
 def _sgd(w, m, g, lr, momentum, weight_decay, decay, nesterov, has_momentum,
          new_w, new_m):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        step = g[k] * lr
-        if not has_momentum:
-            new_w[k] = wk - step
-            continue
-        mk = m[k] * momentum - step
-        new_m[k] = mk
-        new_w[k] = wk + (mk * momentum - step if nesterov else mk)
+        wk = _decayed(w[k], weight_decay, lr, decay)
+        if has_momentum:
+            new_w[k], new_m[k] = _momentum_step(wk, m[k], g[k], lr, momentum, nesterov)
+        else:
+            new_w[k] = wk - g[k] * lr
 
 
 @jit.elementwise_kernel
 def _rmsprop(w, v, m, g, lr, rho, one_minus_rho, epsilon, momentum, weight_decay, decay,
              has_momentum, new_w, new_v, new_m):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        gk = g[k]
-        vk = rho * v[k] + one_minus_rho * (gk * gk)
-        step = lr * gk / np.sqrt(vk + epsilon)
+        vk, step = _rms_step(v[k], g[k], lr, rho, one_minus_rho, epsilon)
         if has_momentum:
             step = momentum * m[k] + step
             new_m[k] = step
         new_v[k] = vk
-        new_w[k] = wk - step
+        new_w[k] = _decayed(w[k], weight_decay, lr, decay) - step
 
 
 def _flat(array):
@@ -126,7 +140,7 @@ def rmsprop_update(*arrays, count, decayed):
 
 
 # -- in place: the same passes, writing each variable's and slot's own buffer -------------------
-# The same arithmetic, each state array read and written through one argument. (Passing a
+# The same formulas, each state array read and written through one argument. (Passing a
 # state array as both an input and an output of the kernels above would compute the same
 # values, but LLVM's runtime alias check then finds the arrays overlapping and runs its
 # scalar loop: 6x slower for Adam here.) The arrays are C-contiguous
@@ -135,54 +149,33 @@ def rmsprop_update(*arrays, count, decayed):
 def _adam_in_place(w, m, v, g, alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr,
                    decay):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        gk = g[k]
-        mk = m[k] + (gk - m[k]) * one_minus_b1
-        vk = v[k] + (gk * gk - v[k]) * one_minus_b2
-        w[k] = wk - (mk * alpha) / (np.sqrt(vk) + epsilon)
-        m[k] = mk
-        v[k] = vk
+        w[k], m[k], v[k] = _adam_step(_decayed(w[k], weight_decay, lr, decay), m[k], v[k],
+                                      g[k], alpha, one_minus_b1, one_minus_b2, epsilon)
 
 
 @jit.elementwise_kernel
 def _sgd_plain_in_place(w, g, lr, weight_decay, decay):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        w[k] = wk - g[k] * lr
+        w[k] = _decayed(w[k], weight_decay, lr, decay) - g[k] * lr
 
 
 @jit.elementwise_kernel
 def _sgd_in_place(w, m, g, lr, momentum, weight_decay, decay,
                   nesterov):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        step = g[k] * lr
-        mk = m[k] * momentum - step
-        m[k] = mk
-        w[k] = wk + (mk * momentum - step if nesterov else mk)
+        w[k], m[k] = _momentum_step(_decayed(w[k], weight_decay, lr, decay), m[k], g[k], lr,
+                                    momentum, nesterov)
 
 
 @jit.elementwise_kernel
 def _rmsprop_in_place(w, v, m, g, lr, rho, one_minus_rho, epsilon, momentum, weight_decay,
                       decay, has_momentum):  # pragma: no cover - compiled
     for k in range(w.size):
-        wk = w[k]
-        if decay:
-            wk = wk - (wk * weight_decay) * lr
-        gk = g[k]
-        vk = rho * v[k] + one_minus_rho * (gk * gk)
-        step = lr * gk / np.sqrt(vk + epsilon)
+        v[k], step = _rms_step(v[k], g[k], lr, rho, one_minus_rho, epsilon)
         if has_momentum:
             step = momentum * m[k] + step
             m[k] = step
-        v[k] = vk
-        w[k] = wk - step
+        w[k] = _decayed(w[k], weight_decay, lr, decay) - step
 
 
 def adam_update_in_place(*arrays, count, decayed):
