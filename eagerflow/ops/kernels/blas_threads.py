@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-_blas: list = []  # threadpoolctl's controller of NumPy's BLAS, found once (it scans libraries)
+_blas: list = []  # see `_controller`
 
 
 @contextlib.contextmanager
@@ -22,9 +22,7 @@ def blas_limited(limit: int = 1) -> Iterator[None]:
     Process-wide while it lasts: a product another Python thread runs meanwhile also gets
     `limit` threads.
     """
-    if not _blas:
-        _blas.append(_controller().select(user_api="blas"))
-    with _blas[0].limit(limits=limit):
+    with _controller().limit(limits=limit):
         yield
 
 
@@ -32,9 +30,7 @@ def one_blas_thread(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` with NumPy's BLAS on one thread: `blas_limited` at ~2 us a call
     instead of ~10 (the thread count is set on the library directly, then restored), for
     single products too small to pay for the context manager."""
-    if not _blas:
-        _blas.append(_controller().select(user_api="blas"))
-    libraries = _blas[0].lib_controllers
+    libraries = _controller().lib_controllers
     before = [library.get_num_threads() for library in libraries]
     if all(count == 1 for count in before):
         return fn(*args)
@@ -48,6 +44,10 @@ def one_blas_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def _controller():
-    import threadpoolctl  # (the fast extra's; imported when a thread setting is first made)
+    """threadpoolctl's controller of NumPy's BLAS, found once (finding it scans the loaded
+    libraries)."""
+    if not _blas:
+        import threadpoolctl  # (the fast extra's; imported when a thread setting is first made)
 
-    return threadpoolctl.ThreadpoolController()
+        _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
+    return _blas[0]
