@@ -45,22 +45,13 @@ def _normalize_rows(e):  # pragma: no cover - compiled
 
 @jit.sum_kernel
 def _grad_rows(y, dy, dextra):  # pragma: no cover - compiled
+    # `dextra` None: numba compiles that case without the add (the branch is pruned).
     rows, width = y.shape
     for i in range(rows):
         inner = y.dtype.type(0)
         for j in range(width):
-            dy[i, j] += dextra[i, j]
-            inner += dy[i, j] * y[i, j]
-        for j in range(width):
-            dy[i, j] = y[i, j] * (dy[i, j] - inner)
-
-
-@jit.sum_kernel
-def _grad_rows_plain(y, dy):  # pragma: no cover - compiled
-    rows, width = y.shape
-    for i in range(rows):
-        inner = y.dtype.type(0)
-        for j in range(width):
+            if dextra is not None:
+                dy[i, j] += dextra[i, j]
             inner += dy[i, j] * y[i, j]
         for j in range(width):
             dy[i, j] = y[i, j] * (dy[i, j] - inner)
@@ -109,11 +100,9 @@ def softmax_rows(x):
 def softmax_grad_rows(y, dy, dextra=None):
     """`softmax.softmax_grad_rows` compiled (`dy` C-contiguous; written and returned)."""
     y_rows = _rows(np.ascontiguousarray(y))
-    if dextra is None:
-        _grad_rows_plain(y_rows, _rows(dy))
-    else:
-        _grad_rows(y_rows, _rows(dy), _rows(np.ascontiguousarray(
-            np.broadcast_to(dextra, dy.shape), dy.dtype)))
+    if dextra is not None:
+        dextra = _rows(np.ascontiguousarray(np.broadcast_to(dextra, dy.shape), dy.dtype))
+    _grad_rows(y_rows, _rows(dy), dextra)
     return dy
 
 
