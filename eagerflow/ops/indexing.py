@@ -25,6 +25,7 @@ from eagerflow.core.dispatch import convert_input, execute, primitive
 from eagerflow.ops import array_ops as _array
 from eagerflow.ops import creation as _creation
 from eagerflow.ops import math as _math
+from eagerflow.ops.kernels import kernel_sets, scatter
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 
 
@@ -87,30 +88,7 @@ def _gather_grad(dy, out, params, indices, axis, batch_dims):
 @primitive("GatherGrad", fresh=True, returns_array=True, unknown_dims=True)  # fills None from dy
 def _gather_grad_op(dy, indices, shape, axis, batch_dims):
     # Scatter-add: the transpose of gather. Repeated indices accumulate.
-    if None in shape:
-        # Traced with an unknown size (batch None): every axis but the gathered one is an
-        # axis of dy too (dy = params[:axis] + indices[batch_dims:] + params[axis+1:]).
-        after = axis + indices.ndim - batch_dims
-        shape = tuple(dy.shape[i] if i < axis else dy.shape[after + i - axis - 1]
-                      if i > axis else size for i, size in enumerate(shape))
-        if shape[axis] is None:
-            raise errors.InvalidArgumentError(
-                f"the gradient of a gather needs the size of the gathered axis {axis}; the "
-                "traced input leaves it unknown. Give it a fixed size in the input_signature.",
-                "GatherGrad")
-    if batch_dims == 0:
-        result = np.zeros((shape[axis],) + shape[:axis] + shape[axis + 1:], dy.dtype)
-        moved = np.moveaxis(dy, list(range(axis, axis + indices.ndim)),
-                            list(range(indices.ndim)))
-        np.add.at(result, indices, moved)
-        return np.moveaxis(result, 0, axis)
-    batch = math.prod(shape[:batch_dims])
-    n = shape[axis]
-    offsets = (np.arange(batch) * n).reshape((batch,) + (1,) * (indices.ndim - batch_dims))
-    flat_indices = indices.reshape((batch,) + indices.shape[batch_dims:]) + offsets
-    result = np.zeros((batch * n,) + shape[axis + 1:], dy.dtype)
-    np.add.at(result, flat_indices, dy.reshape(flat_indices.shape + shape[axis + 1:]))
-    return result.reshape(shape)
+    return scatter.gather_grad(dy, indices, shape, axis, batch_dims)
 
 
 _gather_grad_op.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the tangents
@@ -119,6 +97,10 @@ _gather_grad_op.jvp(forwardprop.LINEAR)  # JVP: linear: the op applied to the ta
 @_gather_grad_op.gradient
 def _gather_grad_op_grad(ddx, out, dy, indices, shape, axis, batch_dims):
     return gather(ddx, indices, axis=axis, batch_dims=batch_dims), None
+
+
+# The compiled scatter-add (the numba kernel set; `kernel_sets.py`).
+kernel_sets.register("GatherGrad", forward="eagerflow.ops.kernels.scatter_jit:gather_grad")
 
 
 def gather(params: TensorLike, indices: TensorLike, validate_indices: Any = None,
