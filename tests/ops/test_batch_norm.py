@@ -69,7 +69,10 @@ def _composite(x, gamma, beta, axis, epsilon=1e-3):
 
 
 @pytest.mark.parametrize("kernels", ["numpy", "numba"])
-@pytest.mark.parametrize("shape, axis", [((16, 5, 5, 8), 3), ((4, 6, 5, 7), 1), ((32, 10), 1)])
+# (rows regrouped by 16 and 32 pixels, by one pixel (an odd count; wide channels), channels
+# first)
+@pytest.mark.parametrize("shape, axis", [((16, 5, 5, 8), 3), ((32, 10), 1), ((9, 7), 1),
+                                         ((3, 2500), 1), ((4, 6, 5, 7), 1)])
 def test_values_and_gradients_match_the_composite_path(kernels, shape, axis, request):
     request.getfixturevalue(f"{kernels}_kernels")
     rng = np.random.default_rng(0)
