@@ -82,6 +82,7 @@ def channel_view(array: np.ndarray, axis: int) -> np.ndarray:
 
 
 _WIDE = 2048  # elements per row NumPy's loops should get (see `_channels`)
+_FOLD_FROM = 1 << 16  # the input size from which `_channels` regroups rows
 
 
 def _channels(array, axis):
@@ -92,19 +93,23 @@ def _channels(array, axis):
     a sum over the rows 0.72 ms). So channels last, ``(outer, channels)`` is regrouped
     into rows of `fold` pixels, ``(outer / fold, fold * channels)``, `fold` the largest
     power of two dividing ``outer`` that keeps rows within `_WIDE` elements (0.28 and
-    0.16 ms); per-channel vectors are tiled `fold` times (`_per_channel`). Another axis
-    gives the ``(outer, channels, inner)`` `channel_view` and `fold` 0.
+    0.16 ms); per-channel vectors are tiled `fold` times (`_per_channel`), which costs
+    more than it saves below `_FOLD_FROM` elements (`fold` 1 there). Another axis gives
+    the ``(outer, channels, inner)`` `channel_view` and `fold` 0.
     """
     view = channel_view(array, axis)
     outer, channels, inner = view.shape
     if inner != 1:
         return view, 0
-    fold = math.gcd(outer, 1 << (max(_WIDE // max(channels, 1), 1).bit_length() - 1))
+    fold = 1 if array.size < _FOLD_FROM else math.gcd(
+        outer, 1 << (max(_WIDE // max(channels, 1), 1).bit_length() - 1))
     return view.reshape(outer // fold, fold * channels), fold
 
 
 def _per_channel(vector, fold):
     """A per-channel vector laid out to broadcast against a `_channels` view."""
+    if fold == 1:
+        return vector
     return np.tile(vector, fold) if fold else vector.reshape(1, -1, 1)
 
 
