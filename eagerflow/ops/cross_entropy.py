@@ -41,7 +41,7 @@ from eagerflow.ops import math as _math
 from eagerflow.ops import nn_ops as _nn
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import saved
+from eagerflow.ops.kernels import kernel_sets, saved
 from eagerflow.ops.typing import Tensor, TensorLike
 
 _flags = context.flags
@@ -179,6 +179,10 @@ def _softmax_xent_backprop_grad(dg, g, dy, loss, labels, logits, needs):
         inner = _reduce.reduce_sum(_math.multiply(u, softmax), -1, keepdims=True)
         d_logits = _math.multiply(_math.multiply(softmax, total), _math.subtract(u, inner))
     return d_dy, None, d_labels, d_logits
+
+
+kernel_sets.register("SoftmaxCrossEntropyWithLogitsGrad",
+                     forward="eagerflow.ops.kernels.xent_jit:softmax_xent_grad")
 
 
 def _last_axis(x, axis, op_name):

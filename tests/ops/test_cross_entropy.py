@@ -297,3 +297,28 @@ def test_dense_cross_entropy_gradients_to_second_order(traced):
     # with respect to the labels too, and one row (a 0-d loss)
     ef.testing.check_gradients(ef.nn.softmax_cross_entropy_with_logits,
                                rng.uniform(size=(5,)), rng.normal(size=(5,)), order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6, 10), (2, 3, 7), (5,)])
+@pytest.mark.parametrize("distributions", [True, False])
+def test_dense_numba_gradient_kernel_matches_the_numpy_one(dtype, shape, distributions):
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import kernel_sets
+
+    rng = np.random.default_rng(4)
+    logits = rng.normal(size=shape).astype(dtype)
+    labels = rng.uniform(size=shape).astype(dtype)
+    if distributions:
+        labels /= labels.sum(-1, keepdims=True)
+    dy = rng.uniform(size=shape[:-1]).astype(dtype)
+    loss = np.asarray(kernel_sets.numpy_forward("SoftmaxCrossEntropyWithLogits")(labels, logits))
+    name = "SoftmaxCrossEntropyWithLogitsGrad"  # (nothing saved: each recomputes the softmax)
+    want = kernel_sets.numpy_forward(name)(dy, loss, labels, logits)
+    got = kernel_sets.kernel_forward(name)(dy, loss, labels, logits)
+    assert got.dtype == dtype and got.shape == shape
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got, _dense_reference(labels.astype(np.float64),
+                                                     logits.astype(np.float64), dy)[1],
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=tol)
