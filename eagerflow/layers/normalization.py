@@ -113,7 +113,10 @@ class BatchNormalization(_Normalization):
     In training (``training=True``) the output is ``gamma * (x - mean) / sqrt(var + eps)
     + beta`` with the mean and (biased) variance of the batch, and the moving statistics
     (non-trainable weights) move towards them: ``moving = moving * momentum + batch * (1 -
-    momentum)``. At inference the moving statistics are used and nothing changes.
+    momentum)``. At inference the moving statistics are used and nothing changes. In
+    training with one feature axis and no mask, the normalization is one op forward and
+    one backward (`eagerflow.ops.batch_norm`); a mask or several axes compose it from
+    `moments` and `batch_normalization` (the same function).
 
     Which statistics are used is a separate question from whether gamma and beta train:
     `freeze_stats` decides it. By default (None) it follows Keras: a

@@ -19,9 +19,10 @@ elements, ``xhat = (x - mean) * inv`` and ``inv = 1 / sqrt(var + epsilon)``::
 (the last line carries gradients that reach the batch statistics themselves; they are
 zeros in a layer, which updates its moving statistics outside the differentiated
 computation). The backward op takes the forward's ``mean`` and ``variance`` instead of
-recomputing them. The NumPy kernels below compute as the composite path did (the same
-NumPy passes, to rounding); with the numba kernel set the forward is two passes over
-``x`` and the backward two over ``x`` and ``dy`` (`ops/kernels/batch_norm_jit.py`).
+recomputing them. The NumPy kernels below make six full-size passes forward and eight
+backward, with NumPy's loops given long rows (`_channels`); with the numba kernel set
+the forward is two passes over ``x`` and the backward two over ``x`` and ``dy``
+(`ops/kernels/batch_norm_jit.py`).
 The backward op's own gradient (second order) differentiates the formula written in
 eagerflow ops; through its ``mean`` and ``variance`` inputs, which the forward op
 computed from ``x``, it reaches ``x`` by that op's gradient.
