@@ -21,6 +21,7 @@ from eagerflow.layers import call_context, constraints, initializers, regularize
 from eagerflow.layers.base import Layer
 from eagerflow.layers.input_spec import InputSpec
 from eagerflow.ops import array_ops
+from eagerflow.ops import batch_norm as batch_norm_ops
 from eagerflow.ops import layer_norm as layer_norm_ops
 from eagerflow.ops import math as math_ops
 from eagerflow.ops import normalization as norm_ops
@@ -112,7 +113,10 @@ class BatchNormalization(_Normalization):
     In training (``training=True``) the output is ``gamma * (x - mean) / sqrt(var + eps)
     + beta`` with the mean and (biased) variance of the batch, and the moving statistics
     (non-trainable weights) move towards them: ``moving = moving * momentum + batch * (1 -
-    momentum)``. At inference the moving statistics are used and nothing changes.
+    momentum)``. At inference the moving statistics are used and nothing changes. In
+    training with one feature axis and no mask, the normalization is one op forward and
+    one backward (`eagerflow.ops.batch_norm`); a mask or several axes compose it from
+    `moments` and `batch_normalization` (the same function).
 
     Which statistics are used is a separate question from whether gamma and beta train:
     `freeze_stats` decides it. By default (None) it follows Keras: a
@@ -179,6 +183,14 @@ class BatchNormalization(_Normalization):
     def call(self, inputs: Any, training: bool | None = None, mask: Any = None) -> Tensor:
         shape = self._param_shape
         reduce_axes = [i for i in range(inputs.ndim) if i not in self._axes]
+        if self._uses_batch_stats(training) and mask is None and self._fuses(inputs):
+            # One op each way (ops/batch_norm.py): the same function, and the batch
+            # statistics it returns move the moving ones as below.
+            outputs, mean, variance = batch_norm_ops.batch_norm(
+                inputs, self.gamma, self.beta, self.epsilon, self._axes[0])
+            if not call_context.state.probing:
+                self._update_moving(mean, variance)
+            return outputs
         if self._uses_batch_stats(training):
             mean, variance = self._batch_moments(inputs, reduce_axes, mask)
             if not call_context.state.probing:
@@ -190,6 +202,12 @@ class BatchNormalization(_Normalization):
         return norm_ops.batch_normalization(inputs, mean, variance,
                                             _broadcast(self.beta, shape),
                                             _broadcast(self.gamma, shape), self.epsilon)
+
+    def _fuses(self, inputs) -> bool:
+        """Whether the fused op computes this call: one feature axis, float32 or float64
+        inputs and weights of the same dtype (float16 takes the composite path)."""
+        return (len(self._axes) == 1 and inputs.dtype in batch_norm_ops.FUSED_DTYPES
+                and all(w is None or w.dtype == inputs.dtype for w in (self.gamma, self.beta)))
 
     def _batch_moments(self, inputs, axes, mask):
         if mask is None:

@@ -6,7 +6,10 @@ Each is one fused primitive computed in log-sum-exp form, so logits of any magni
 * softmax: ``loss = logsumexp(z) * sum(p) - sum(p * z)`` with the maximum subtracted
   first; ``d/dz = softmax(z) * sum(p) - p`` (which is ``softmax(z) - p`` for
   distributions; TensorFlow uses that form even when labels do not sum to 1, we use the
-  exact derivative), ``d/dp = -log_softmax(z)``;
+  exact derivative), ``d/dp = -log_softmax(z)``. As for the sparse one below, the
+  forward keeps its softmax for the gradient, and the gradient op
+  (``SoftmaxCrossEntropyWithLogitsGrad``) turns it into ``dy * (softmax * sum(p) - p)``
+  in place;
 * sparse softmax: ``loss = logsumexp(z) - z[label]``; ``d/dz = softmax(z) - one_hot``;
   labels outside ``[0, classes)`` are an `InvalidArgumentError` naming them. Forward and
   gradient share one softmax: while a tape records (or a traced step takes the
@@ -38,21 +41,10 @@ from eagerflow.ops import math as _math
 from eagerflow.ops import nn_ops as _nn
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import saved
+from eagerflow.ops.kernels import kernel_sets, saved
 from eagerflow.ops.typing import Tensor, TensorLike
 
 _flags = context.flags
-
-
-def _neg_log_softmax_last(z):
-    """``-log_softmax(z)`` over the last axis, as ``logsumexp(shifted) - shifted``.
-
-    Written this way round, the most likely class gets exactly ``+0.0`` (never ``-0.0``)
-    and nothing overflows: the shift by the maximum makes every exponent <= 0.
-    """
-    shifted = z - np.maximum.reduce(z, axis=-1, keepdims=True)
-    total = np.log(np.add.reduce(np.exp(shifted), axis=-1, keepdims=True))
-    return np.subtract(total, shifted, out=shifted)
 
 
 def _float_logits(logits, op_name):
@@ -85,21 +77,37 @@ def _labels_like(labels, z, op_name):
 
 
 # -- softmax cross-entropy ----------------------------------------------------------------
-@primitive("SoftmaxCrossEntropyWithLogits")
-def _softmax_xent(labels, logits):
-    return np.add.reduce(labels * _neg_log_softmax_last(logits), axis=-1)
+def _softmax_xent_parts(labels, logits, want_softmax):
+    """``(loss, softmax or None)`` from one pass of exponentials:
+    ``loss = sum(labels * (log(sum(e)) - shifted))`` with ``e = exp(shifted)`` and the row
+    maximum subtracted first (so the most likely class gets exactly ``+0.0``)."""
+    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
+    exps = np.exp(shifted)
+    total = np.add.reduce(exps, axis=-1, keepdims=True)
+    neg_log_softmax = np.subtract(np.log(total), shifted, out=shifted)
+    loss = np.empty(logits.shape[:-1], logits.dtype)  # 0-d stays an array (for `saved`)
+    np.add.reduce(np.multiply(labels, neg_log_softmax, out=neg_log_softmax), axis=-1,
+                  out=loss)
+    return loss, (np.divide(exps, total, out=exps) if want_softmax else None)
+
+
+@primitive("SoftmaxCrossEntropyWithLogits", fresh=True)
+def _softmax_xent(labels, logits, save_for_gradient=False):
+    keep = bool(_flags.tapes or save_for_gradient)  # the gradient will want the softmax
+    loss, softmax = _softmax_xent_parts(labels, logits, keep)
+    if keep:
+        saved.remember(loss, ("xent-softmax", logits.shape), softmax)
+    return loss
 
 
 @_softmax_xent.gradient
 def _softmax_xent_grad(dy, loss, labels, logits, needs):
-    dy = _array.expand_dims(dy, -1)
     d_labels = d_logits = None
     if needs[1]:
-        total = _reduce.reduce_sum(labels, -1, keepdims=True)
-        d_logits = _math.multiply(dy, _math.subtract(_math.multiply(_nn.softmax(logits), total),
-                                                     labels))
+        d_logits = execute(_softmax_xent_backprop, (dy, loss, labels, logits))
     if needs[0]:
-        d_labels = _math.multiply(_unary.negative(dy), _nn.log_softmax(logits))
+        d_labels = _math.multiply(_unary.negative(_array.expand_dims(dy, -1)),
+                                  _nn.log_softmax(logits))
     return d_labels, d_logits
 
 
@@ -117,6 +125,64 @@ def _softmax_xent_jvp(tangents, loss, labels, logits):
                                                  _nn.log_softmax(logits)), -1)
         total = term if total is None else _math.add(total, term)
     return total
+
+
+@primitive("SoftmaxCrossEntropyWithLogitsGrad", fresh=True)
+def _softmax_xent_backprop(dy, loss, labels, logits):
+    """``dy[..., None] * (softmax(logits) * sum(labels) - labels)``, from the softmax the
+    forward pass saved for `loss` (recomputed when it is gone), written in place: three
+    passes, the multiply by the label sums skipped when every row sums to exactly 1."""
+    softmax = saved_softmax(loss, labels, logits)
+    total = np.add.reduce(labels, axis=-1, keepdims=True)
+    if not (total == 1).all():  # (x * 1 is x: skipping it changes no bit)
+        softmax *= total
+    softmax -= labels
+    return np.multiply(softmax, dy[..., None], out=softmax)
+
+
+def saved_softmax(loss: np.ndarray, labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    """The softmax ``SoftmaxCrossEntropyWithLogits`` saved with its `loss` (taken: the
+    caller may overwrite it), or a new one when none was saved (for the kernels of its
+    gradient op)."""
+    softmax = saved.take(loss, ("xent-softmax", logits.shape))
+    if softmax is None:
+        softmax = _softmax_xent_parts(labels, logits, True)[1]
+    return softmax
+
+
+saved.pair("SoftmaxCrossEntropyWithLogitsGrad", "SoftmaxCrossEntropyWithLogits",
+           lambda node: node.inputs[1], lambda node: node.outputs[0],
+           lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
+           and None not in producer.inputs[1].shape)
+
+
+_softmax_xent_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
+@_softmax_xent_backprop.gradient
+def _softmax_xent_backprop_grad(dg, g, dy, loss, labels, logits, needs):
+    # g = dy * (s * t - p) with s = softmax(z), t = sum(p): d/d(dy) = sum(dg * (s t - p));
+    # d/dp = dy * (sum(dg * s) - dg) (t's derivative spreads over the row); d/dz = t s (u -
+    # sum(u s)) with u = dg * dy (softmax's VJP). In ops, so higher orders work too.
+    softmax = _nn.softmax(logits)
+    total = _reduce.reduce_sum(labels, -1, keepdims=True)
+    dy_ = _array.expand_dims(dy, -1)
+    d_dy = d_labels = d_logits = None
+    if needs[0]:
+        d_dy = _reduce.reduce_sum(
+            _math.multiply(dg, _math.subtract(_math.multiply(softmax, total), labels)), -1)
+    if needs[2]:
+        d_labels = _math.multiply(dy_, _math.subtract(
+            _reduce.reduce_sum(_math.multiply(dg, softmax), -1, keepdims=True), dg))
+    if needs[3]:
+        u = _math.multiply(dg, dy_)
+        inner = _reduce.reduce_sum(_math.multiply(u, softmax), -1, keepdims=True)
+        d_logits = _math.multiply(_math.multiply(softmax, total), _math.subtract(u, inner))
+    return d_dy, None, d_labels, d_logits
+
+
+kernel_sets.register("SoftmaxCrossEntropyWithLogitsGrad",
+                     forward="eagerflow.ops.kernels.xent_jit:softmax_xent_grad")
 
 
 def _last_axis(x, axis, op_name):

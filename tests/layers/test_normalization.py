@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.core import tape as tape_lib
+from eagerflow.ops.kernels import kernel_sets
 from tests.layers.layer_contract import run_layer_test
 
 RNG = np.random.default_rng(0)
@@ -81,6 +83,98 @@ def test_batch_normalization_masked_statistics_ignore_padding():
     layer(x, training=True, mask=mask)
     np.testing.assert_allclose(layer.moving_mean.numpy(), [2.0])
     np.testing.assert_allclose(layer.moving_variance.numpy(), [1.0])
+
+
+def _recorded_ops(layer, x, **kwargs):
+    with ef.GradientTape() as tape:
+        tape.watch(x)
+        y = layer(x, **kwargs)
+    return y, {record[0].name for record in tape_lib.recorded(tape)[0] if record}
+
+
+def test_batch_normalization_takes_the_fused_op_for_one_axis_in_training():
+    images = ef.constant(RNG.standard_normal((4, 3, 3, 5)).astype("float32"))
+    for kwargs, call_kwargs, fused in [
+            ({}, {"training": True}, True),
+            ({"axis": 1}, {"training": True}, True),
+            ({}, {"training": False}, False),
+            ({"axis": [1, 3]}, {"training": True}, False),
+            ({}, {"training": True, "mask": ef.ones([4, 3, 3], ef.bool)}, False),
+            ({"dtype": "float16"}, {"training": True}, False)]:
+        _, ops = _recorded_ops(ef.layers.BatchNormalization(**kwargs), images, **call_kwargs)
+        assert ("FusedBatchNorm" in ops) == fused, (kwargs, call_kwargs)
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def kernel_set(request):
+    if request.param == "numba":
+        pytest.importorskip("numba")
+    before = kernel_sets.active()
+    kernel_sets.set_active(request.param)
+    yield request.param
+    kernel_sets.set_active(before)
+
+
+@pytest.mark.parametrize("axis, center, scale", [(-1, True, True), (1, True, True),
+                                                 (-1, False, False), (2, True, False)])
+def test_batch_normalization_fused_op_matches_the_composite_path(axis, center, scale,
+                                                                 kernel_set):
+    # A mask of ones takes the composite (masked moments) path with the same statistics.
+    x = ef.constant(RNG.normal(2.0, 3.0, (8, 4, 5, 3)).astype("float32"))
+    results = []
+    for mask in (None, ef.ones([8, 4, 5], ef.bool)):
+        ef.random.set_seed(1)
+        layer = ef.layers.BatchNormalization(axis=axis, center=center, scale=scale,
+                                             momentum=0.7, epsilon=0.01,
+                                             gamma_initializer="random_normal",
+                                             beta_initializer="random_normal")
+        with ef.GradientTape() as tape:
+            tape.watch(x)
+            y = layer(x, training=True, mask=mask)
+            loss = ef.reduce_sum(y * y * ef.cos(y))
+        grads = tape.gradient(loss, [x] + layer.trainable_variables)
+        results.append([y, *grads, layer.moving_mean, layer.moving_variance])
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+
+
+# Keras 3.15 (TensorFlow backend): after two epochs of `fit` (SGD(0.1), mse, batch 4, no
+# shuffling) of Input((3, 3, 2)) -> BatchNormalization(axis, momentum=0.8, epsilon=0.01) ->
+# Flatten -> Dense(2) on the data of `_keras_fit_data`: the normalization layer's weights
+# and the predictions for the first two samples.
+KERAS_FIT = {
+    -1: ([0.9321595430374146, 0.7734262347221375], [0.03335157409310341, 0.015325121581554413],
+         [0.822498083114624, 0.9771566390991211], [4.323832035064697, 4.769068717956543],
+         [[-1.3465607166290283, -1.0332412719726562], [1.2827740907669067, -0.18297573924064636]]),
+    1: ([0.9857911467552185, 0.8266118168830872, 0.8982589244842529],
+        [0.07748807966709137, 0.020155690610408783, -0.03484998270869255],
+        [0.9719033241271973, 0.849587082862854, 0.8779917359352112],
+        [3.97927188873291, 4.641132354736328, 4.9879045486450195],
+        [[-1.1265323162078857, -1.1396934986114502], [1.2376072406768799, -0.2570834755897522]]),
+}
+
+
+def _keras_fit_data():
+    rng = np.random.default_rng(7)
+    x = rng.normal(2.0, 3.0, size=(8, 3, 3, 2)).astype(np.float32)
+    y = rng.normal(size=(8, 2)).astype(np.float32)
+    kernel = rng.normal(size=(18, 2)).astype(np.float32) * 0.3
+    return x, y, kernel
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_batch_normalization_fit_matches_keras(axis, kernel_set):
+    x, y, kernel = _keras_fit_data()
+    layer = ef.layers.BatchNormalization(axis=axis, momentum=0.8, epsilon=0.01)
+    model = ef.Sequential([ef.layers.Input((3, 3, 2)), layer, ef.layers.Flatten(),
+                           ef.layers.Dense(2, kernel_initializer=ef.initializers.Constant(kernel))])
+    model.compile(optimizer=ef.optimizers.SGD(0.1), loss="mse")
+    model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    *weights, predictions = KERAS_FIT[axis]
+    for variable, want in zip(layer.weights, weights, strict=True):
+        np.testing.assert_allclose(variable.numpy(), want, rtol=2e-5, atol=2e-5)
+    np.testing.assert_allclose(model.predict(x[:2], verbose=0), predictions, rtol=2e-5,
+                               atol=2e-5)
 
 
 def test_batch_normalization_errors():

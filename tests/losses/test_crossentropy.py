@@ -90,6 +90,61 @@ def test_categorical_label_smoothing_and_axis():
 
 
 # -- sparse -----------------------------------------------------------------------------------
+# Keras 3.15 (TF backend): CategoricalCrossentropy(from_logits, label_smoothing) of these
+# logits (or of their softmax) with sample weights, and its gradient with respect to the
+# logits (tf.GradientTape), per label_smoothing: (loss, gradient).
+KERAS_CCE_LOGITS = np.array(
+    [[0.831184446811676, 0.9213835000991821, -0.45561763644218445, 1.5149729251861572,
+      -1.2465931177139282],
+     [0.8617230653762817, 0.4939320683479309, 0.8736191391944885, 1.8790082931518555,
+      1.4844454526901245],
+     [-1.145176887512207, -1.688671588897705, 0.8168890476226807, -1.0150123834609985,
+      -0.012405388988554478],
+     [0.8397274613380432, -1.6437973976135254, -2.109980344772339, 0.25929901003837585,
+      0.044385891407728195]], np.float32)
+KERAS_CCE = {
+    0.0: (2.0484790802001953, [
+        [-0.1941605508327484, 0.0611102469265461, 0.015420200303196907, 0.1106385886669159,
+         0.006991553120315075],
+        [0.01704413630068302, 0.011799003928899765, 0.017248103395104408,
+         -0.07786144316196442, 0.03177019581198692],
+        [0.03864588588476181, -0.4775577485561371, 0.27492719888687134, 0.044018276035785675,
+         0.11996641755104065],
+        [0.0, 0.0, 0.0, 0.0, 0.0]]),
+    0.2: (1.985417127609253, [
+        [-0.15416055917739868, 0.051110245287418365, 0.005420200526714325, 0.10063859075307846,
+         -0.003008446656167507],
+        [0.01204413641244173, 0.006799004040658474, 0.012248103506863117, -0.05786144360899925,
+         0.026770196855068207],
+        [0.018645886331796646, -0.3975577652454376, 0.2549271881580353, 0.02401827648282051,
+         0.09996642172336578],
+        [0.0, 0.0, 0.0, 0.0, 0.0]]),
+}
+
+
+@pytest.mark.parametrize("traced", [False, True])
+@pytest.mark.parametrize("from_logits", [True, False])
+@pytest.mark.parametrize("smoothing", sorted(KERAS_CCE))
+def test_categorical_crossentropy_gradients_match_keras(smoothing, from_logits, traced):
+    labels = np.eye(5, dtype=np.float32)[[0, 3, 1, 4]]
+    sample_weight = np.array([1.0, 0.5, 2.0, 0.0], np.float32)
+    loss_fn = ef.losses.CategoricalCrossentropy(from_logits=from_logits,
+                                                label_smoothing=smoothing)
+
+    def loss_and_grad(z):
+        with ef.GradientTape() as tape:
+            tape.watch(z)
+            pred = z if from_logits else ef.nn.softmax(z)  # (the softmax's logits are used)
+            loss = loss_fn(labels, pred, sample_weight=sample_weight)
+        return loss, tape.gradient(loss, z)
+
+    fn = ef.function(loss_and_grad) if traced else loss_and_grad
+    loss, grad = fn(ef.constant(KERAS_CCE_LOGITS))
+    want_loss, want_grad = KERAS_CCE[smoothing]
+    np.testing.assert_allclose(float(loss), want_loss, rtol=1e-6)
+    np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-5, atol=1e-7)
+
+
 def test_sparse_categorical_crossentropy_on_logits():
     expected = -_log_softmax(LOGITS)[np.arange(6), LABELS]
     np.testing.assert_allclose(

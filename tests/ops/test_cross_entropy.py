@@ -210,3 +210,115 @@ def test_sparse_categorical_crossentropy_from_logits_gradients(traced):
     ef.testing.check_gradients(
         lambda z: ef.nn.sparse_softmax_cross_entropy_with_logits(ef.constant(2), z),
         rng.normal(size=(5,)), order=2)
+
+
+# -- the fused softmax cross-entropy gradient (dense labels) --------------------------------
+def _dense_reference(labels, logits, dy):
+    shifted = logits - logits.max(-1, keepdims=True)
+    softmax = np.exp(shifted) / np.exp(shifted).sum(-1, keepdims=True)
+    loss = -(labels * np.log(softmax)).sum(-1)
+    return loss, dy[..., None] * (softmax * labels.sum(-1, keepdims=True) - labels)
+
+
+@pytest.fixture
+def dense_softmax_passes(monkeypatch):
+    """Counts the softmax computations of the dense cross-entropy kernels."""
+    from eagerflow.ops import cross_entropy
+
+    calls = []
+    original = cross_entropy._softmax_xent_parts
+
+    def counting(labels, logits, want_softmax):
+        calls.append(want_softmax)
+        return original(labels, logits, want_softmax)
+
+    monkeypatch.setattr(cross_entropy, "_softmax_xent_parts", counting)
+    return calls
+
+
+@pytest.mark.parametrize("traced", [False, True])
+@pytest.mark.parametrize("distributions", [True, False])
+def test_dense_kernel_computes_one_softmax_per_step(dense_softmax_passes, traced,
+                                                    distributions):
+    rng = np.random.default_rng(0)
+    logits = ef.constant(rng.normal(size=(4, 3, 6)).astype(np.float32))
+    labels = rng.uniform(size=(4, 3, 6)).astype(np.float32)
+    if distributions:  # rows summing to 1 (the multiply by the sums is skipped)
+        labels /= labels.sum(-1, keepdims=True)
+    labels = ef.constant(labels)
+    weights = ef.constant(rng.uniform(size=(4, 3)).astype(np.float32))
+
+    def step(labels, logits):
+        with ef.GradientTape() as tape:
+            tape.watch(logits)
+            loss = ef.nn.softmax_cross_entropy_with_logits(labels, logits)
+            total = ef.reduce_sum(loss * weights)
+        return loss, tape.gradient(total, logits)
+
+    fn = ef.function(step) if traced else step
+    if traced:
+        fn(labels, logits)  # the traced run
+        types = [n.type for n in fn.get_concrete_function(labels, logits).optimized_graph.nodes]
+        assert "Softmax" not in types and "SoftmaxCrossEntropyWithLogitsGrad" in types
+        dense_softmax_passes.clear()
+    loss, grad = fn(labels, logits)
+    assert dense_softmax_passes == [True]  # the forward's; the gradient took it
+    want_loss, want_grad = _dense_reference(labels.numpy().astype(np.float64),
+                                            logits.numpy().astype(np.float64), weights.numpy())
+    np.testing.assert_allclose(loss.numpy(), want_loss, rtol=1e-5)
+    np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-5, atol=1e-7)
+
+
+def test_dense_kernel_without_a_tape_keeps_nothing_and_recomputes_when_needed(
+        dense_softmax_passes):
+    from eagerflow.core import dispatch
+
+    logits = np.array([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+    labels = np.array([[0.2, 0.3, 0.5], [1.0, 0.0, 1.0]])
+    loss = ef.nn.softmax_cross_entropy_with_logits(labels, logits)
+    assert dense_softmax_passes == [False]  # no tape: the loss only
+    dy = np.array([1.0, 0.5])
+    grad = dispatch.execute(dispatch.OPS["SoftmaxCrossEntropyWithLogitsGrad"],
+                            (ef.constant(dy), loss, ef.constant(labels), ef.constant(logits)))
+    assert dense_softmax_passes == [False, True]  # nothing saved: recomputed
+    np.testing.assert_allclose(grad.numpy(), _dense_reference(labels, logits, dy)[1])
+
+
+@pytest.mark.parametrize("traced", [False, True])
+def test_dense_cross_entropy_gradients_to_second_order(traced):
+    rng = np.random.default_rng(2)
+    labels = ef.constant(rng.uniform(size=(3, 4)))
+
+    def loss_fn(logits):
+        return ef.nn.softmax_cross_entropy_with_logits(labels, logits)
+
+    fn = ef.function(loss_fn) if traced else loss_fn
+    ef.testing.check_gradients(fn, rng.normal(size=(3, 4)), order=2)
+    # with respect to the labels too, and one row (a 0-d loss)
+    ef.testing.check_gradients(ef.nn.softmax_cross_entropy_with_logits,
+                               rng.uniform(size=(5,)), rng.normal(size=(5,)), order=2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(6, 10), (2, 3, 7), (5,)])
+@pytest.mark.parametrize("distributions", [True, False])
+def test_dense_numba_gradient_kernel_matches_the_numpy_one(dtype, shape, distributions):
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import kernel_sets
+
+    rng = np.random.default_rng(4)
+    logits = rng.normal(size=shape).astype(dtype)
+    labels = rng.uniform(size=shape).astype(dtype)
+    if distributions:
+        labels /= labels.sum(-1, keepdims=True)
+    dy = rng.uniform(size=shape[:-1]).astype(dtype)
+    loss = np.asarray(kernel_sets.numpy_forward("SoftmaxCrossEntropyWithLogits")(labels, logits))
+    name = "SoftmaxCrossEntropyWithLogitsGrad"  # (nothing saved: each recomputes the softmax)
+    want = kernel_sets.numpy_forward(name)(dy, loss, labels, logits)
+    got = kernel_sets.kernel_forward(name)(dy, loss, labels, logits)
+    assert got.dtype == dtype and got.shape == shape
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got, _dense_reference(labels.astype(np.float64),
+                                                     logits.astype(np.float64), dy)[1],
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=tol)
