@@ -84,6 +84,105 @@ def _tanh_float32(x):  # pragma: no cover - compiled
     return math.copysign(q / (q + 2.0), x)
 
 
+@jit.inline_formula
+def _compute(op, d, a, b, r, m, w):  # pragma: no cover - compiled
+    """Runs one arithmetic instruction (not `LOAD`/`STORE`) over the first lanes of the
+    registers `r`: `m` elements, or `w` (m rounded up to 16) for the vectorized loops
+    (see `run`). Inlined into `run` and `run_reduce`, which share it."""
+    if op == MUL:
+        for j in range(w):
+            r[d, j] = r[a, j] * r[b, j]
+    elif op == ADD:
+        for j in range(w):
+            r[d, j] = r[a, j] + r[b, j]
+    elif op == SUB:
+        for j in range(w):
+            r[d, j] = r[a, j] - r[b, j]
+    elif op == DIV:
+        for j in range(w):
+            r[d, j] = r[a, j] / r[b, j]
+    elif op == TANH:
+        if r.itemsize == 4:
+            for j in range(w):
+                r[d, j] = _tanh_float32(r[a, j])
+        else:
+            for j in range(m):
+                r[d, j] = math.tanh(r[a, j])
+    elif op == COS:
+        for j in range(m):
+            r[d, j] = math.cos(r[a, j])
+    elif op == SIN:
+        for j in range(m):
+            r[d, j] = math.sin(r[a, j])
+    elif op == EXP:
+        for j in range(m):
+            r[d, j] = math.exp(r[a, j])
+    elif op == LOG:
+        for j in range(m):
+            r[d, j] = np.log(r[a, j])
+    elif op == NEG:
+        for j in range(w):
+            r[d, j] = -r[a, j]
+    elif op == SQUARE:
+        for j in range(w):
+            r[d, j] = r[a, j] * r[a, j]
+    elif op == SQUARED_DIFFERENCE:
+        for j in range(w):
+            r[d, j] = (r[a, j] - r[b, j]) * (r[a, j] - r[b, j])
+    elif op == RECIPROCAL:
+        for j in range(w):
+            r[d, j] = r[1, 0] / r[a, j]  # register 1 holds the constant 1
+    elif op == SQRT:
+        for j in range(w):
+            r[d, j] = np.sqrt(r[a, j])
+    elif op == MAXIMUM or op == RELU:
+        for j in range(w):
+            x = r[a, j]
+            y = r[b, j] if op == MAXIMUM else r[0, 0]  # register 0: the constant 0
+            # as NumPy: NaN propagates, and of two equal values (0.0 and -0.0)
+            # the second is the result
+            r[d, j] = x if x > y or x != x else y
+    elif op == MINIMUM:
+        for j in range(w):
+            x = r[a, j]
+            y = r[b, j]
+            r[d, j] = x if x < y or x != x else y
+    elif op == SIGMOID:
+        # As the eager kernel: r = 1 / (1 + e^-|x|), times e^-|x| where x < 0, so
+        # that tiny results stay positive instead of underflowing through 1 + e^-x.
+        for j in range(m):
+            x = r[a, j]
+            e = math.exp(-abs(x))
+            s = r[1, 0] / (r[1, 0] + e)
+            r[d, j] = e * s if x < 0 else s
+    elif op == POW:
+        for j in range(m):
+            r[d, j] = r[a, j] ** r[b, j]
+    elif op == ABS:
+        for j in range(w):
+            r[d, j] = abs(r[a, j])
+    elif op == SIGN:
+        for j in range(w):
+            x = r[a, j]
+            # x - x: 0.0 for both zeros (as NumPy's sign of -0.0), NaN for NaN
+            r[d, j] = r[1, 0] if x > 0 else (-r[1, 0] if x < 0 else x - x)
+    elif op == FLOOR:
+        for j in range(w):
+            r[d, j] = np.floor(r[a, j])
+    elif op == CEIL:
+        for j in range(w):
+            r[d, j] = np.ceil(r[a, j])
+    elif op == EXPM1:
+        for j in range(m):
+            r[d, j] = math.expm1(r[a, j])
+    elif op == LOG1P:
+        for j in range(m):
+            r[d, j] = np.log1p(r[a, j])
+    elif op == TAN:
+        for j in range(m):
+            r[d, j] = math.tan(r[a, j])
+
+
 @jit.elementwise_kernel
 def run(code, consts, registers, rows):  # pragma: no cover - compiled
     """Runs `code` over the elements of `rows`: reads its input rows, writes its output
@@ -98,10 +197,7 @@ def run(code, consts, registers, rows):  # pragma: no cover - compiled
         rows: ``(inputs + outputs, size)``, of the dtype of `consts`.
     """
     size = rows.shape[1]
-    # (a small input needs no full block: the zeroing alone took ~0.3 us at 10 elements)
-    r = np.zeros((registers, min(BLOCK, (size + 15) // 16 * 16)), consts.dtype)
-    for k in range(len(consts)):
-        r[k, :] = consts[k]
+    r = _registers(consts, registers, size)
     for start in range(0, size, BLOCK):
         m = min(BLOCK, size - start)
         # The vectorized loops compute w lanes, m rounded up to 16: LLVM's loops take 8 or
@@ -114,100 +210,19 @@ def run(code, consts, registers, rows):  # pragma: no cover - compiled
             op = code[pc, 0]
             d = code[pc, 1]
             a = code[pc, 2]
-            b = code[pc, 3]
             if op == LOAD:
                 r[d, :m] = rows[a, start:start + m]
             elif op == STORE:
                 rows[a, start:start + m] = r[d, :m]
-            elif op == MUL:
-                for j in range(w):
-                    r[d, j] = r[a, j] * r[b, j]
-            elif op == ADD:
-                for j in range(w):
-                    r[d, j] = r[a, j] + r[b, j]
-            elif op == SUB:
-                for j in range(w):
-                    r[d, j] = r[a, j] - r[b, j]
-            elif op == DIV:
-                for j in range(w):
-                    r[d, j] = r[a, j] / r[b, j]
-            elif op == TANH:
-                if r.itemsize == 4:
-                    for j in range(w):
-                        r[d, j] = _tanh_float32(r[a, j])
-                else:
-                    for j in range(m):
-                        r[d, j] = math.tanh(r[a, j])
-            elif op == COS:
-                for j in range(m):
-                    r[d, j] = math.cos(r[a, j])
-            elif op == SIN:
-                for j in range(m):
-                    r[d, j] = math.sin(r[a, j])
-            elif op == EXP:
-                for j in range(m):
-                    r[d, j] = math.exp(r[a, j])
-            elif op == LOG:
-                for j in range(m):
-                    r[d, j] = np.log(r[a, j])
-            elif op == NEG:
-                for j in range(w):
-                    r[d, j] = -r[a, j]
-            elif op == SQUARE:
-                for j in range(w):
-                    r[d, j] = r[a, j] * r[a, j]
-            elif op == SQUARED_DIFFERENCE:
-                for j in range(w):
-                    r[d, j] = (r[a, j] - r[b, j]) * (r[a, j] - r[b, j])
-            elif op == RECIPROCAL:
-                for j in range(w):
-                    r[d, j] = r[1, 0] / r[a, j]  # register 1 holds the constant 1
-            elif op == SQRT:
-                for j in range(w):
-                    r[d, j] = np.sqrt(r[a, j])
-            elif op == MAXIMUM or op == RELU:
-                for j in range(w):
-                    x = r[a, j]
-                    y = r[b, j] if op == MAXIMUM else r[0, 0]  # register 0: the constant 0
-                    # as NumPy: NaN propagates, and of two equal values (0.0 and -0.0)
-                    # the second is the result
-                    r[d, j] = x if x > y or x != x else y
-            elif op == MINIMUM:
-                for j in range(w):
-                    x = r[a, j]
-                    y = r[b, j]
-                    r[d, j] = x if x < y or x != x else y
-            elif op == SIGMOID:
-                # As the eager kernel: r = 1 / (1 + e^-|x|), times e^-|x| where x < 0, so
-                # that tiny results stay positive instead of underflowing through 1 + e^-x.
-                for j in range(m):
-                    x = r[a, j]
-                    e = math.exp(-abs(x))
-                    s = r[1, 0] / (r[1, 0] + e)
-                    r[d, j] = e * s if x < 0 else s
-            elif op == POW:
-                for j in range(m):
-                    r[d, j] = r[a, j] ** r[b, j]
-            elif op == ABS:
-                for j in range(w):
-                    r[d, j] = abs(r[a, j])
-            elif op == SIGN:
-                for j in range(w):
-                    x = r[a, j]
-                    # x - x: 0.0 for both zeros (as NumPy's sign of -0.0), NaN for NaN
-                    r[d, j] = r[1, 0] if x > 0 else (-r[1, 0] if x < 0 else x - x)
-            elif op == FLOOR:
-                for j in range(w):
-                    r[d, j] = np.floor(r[a, j])
-            elif op == CEIL:
-                for j in range(w):
-                    r[d, j] = np.ceil(r[a, j])
-            elif op == EXPM1:
-                for j in range(m):
-                    r[d, j] = math.expm1(r[a, j])
-            elif op == LOG1P:
-                for j in range(m):
-                    r[d, j] = np.log1p(r[a, j])
-            elif op == TAN:
-                for j in range(m):
-                    r[d, j] = math.tan(r[a, j])
+            else:
+                _compute(op, d, a, code[pc, 3], r, m, w)
+
+
+@jit.inline_formula
+def _registers(consts, registers, size):  # pragma: no cover - compiled
+    """The register file, constants in place: a small input needs no full block (the
+    zeroing alone took ~0.3 us at 10 elements)."""
+    r = np.zeros((registers, min(BLOCK, (size + 15) // 16 * 16)), consts.dtype)
+    for k in range(len(consts)):
+        r[k, :] = consts[k]
+    return r
