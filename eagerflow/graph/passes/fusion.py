@@ -97,16 +97,20 @@ _COSTS = {
     "SQUARE": (0.1, 0.15, 0.12), "RECIPROCAL": (0.2, 0.4, 0.12), "RELU": (0.2, 0.3, 0.14),
     "SIGMOID": (5.0, 11.0, 1.5), "SQUARED_DIFFERENCE": (0.15, 0.2, 0.3),
 }
-# A program's reduction costs per element (float32, float64, NumPy's reduction), by the
-# length of the rows reduced: rows longer than a block add lane by lane (vectorized),
-# shorter ones with eight partial sums or a compare chain each; NumPy adds ~20 ns a row.
+# A reduction at the end of a program, in ns per element reduced (program on float32, on
+# float64, NumPy's reduce) by the length of its rows: rows longer than a block are added
+# (or compared) lane by lane, vectorized; shorter ones with eight partial sums (or one
+# compare chain) each. Measured on 65536 elements against NumPy's multiply at 0.12 (the
+# scale of `_COSTS`), under load; min is priced as max, mean as sum. NumPy adds a cost
+# per row it reduces (its maximum is not vectorized along short rows), np.mean its
+# Python wrapper, and each input a program reads costs `_LOAD` an element.
 _REDUCE_COSTS = {
-    ("SUM", "long"): (0.1, 0.1, 0.1), ("SUM", "short"): (0.5, 0.5, 0.1),
-    ("MAX", "long"): (0.5, 0.5, 0.1), ("MAX", "short"): (1.2, 1.2, 0.1),
+    ("SUM", "long"): (0.1, 0.1, 0.1), ("SUM", "short"): (0.7, 0.4, 0.1),
+    ("MAX", "long"): (0.15, 0.15, 0.05), ("MAX", "short"): (1.4, 0.7, 0.05),
 }
-_NUMPY_ROW = 20.0  # ns per row NumPy reduces (its outer loop)
-_NUMPY_MEAN = 2.5e3  # ns np.mean adds to the ufunc call (its Python wrapper)
-_LOAD = 0.1  # ns per element per input a reduction program reads where it is
+_NUMPY_ROW = {"SUM": 15.0, "MAX": 100.0}  # ns per row NumPy reduces
+_NUMPY_MEAN = 2.5e3  # ns np.mean adds to the ufunc call
+_LOAD = 0.1  # ns per element per input of a reduction program
 _NUMPY_CALL = 0.40e3  # ns per op of the plan (0.33 with two arrays, 0.49 with a scalar)
 _PROGRAM_CALL = 1.5e3  # ns per program call (argument packing and numba's dispatch)
 _PROGRAM_STEP = 4.0  # ns per instruction per block (the interpreter's dispatch)
@@ -392,7 +396,7 @@ def _numpy_ns(node) -> float:
     kind = "SUM" if _REDUCE[node.op.name] in ("SUM", "MEAN") else "MAX"
     return (_NUMPY_CALL + (_NUMPY_MEAN if node.op.name == "Mean" else 0.0)
             + _elements(node.inputs[0]) * _REDUCE_COSTS[kind, "long"][2]
-            + _elements(node.outputs[0]) * _NUMPY_ROW)
+            + _elements(node.outputs[0]) * _NUMPY_ROW[kind])
 
 
 def _reduction_ns(reduction, body, column) -> float:
@@ -471,9 +475,12 @@ def _compile_reduction(body, reduction):
     if assembled is None:
         return None
     code, constants, count, inputs, register = assembled
+    copied = _elements(x) <= _MAX_ELEMENTS
+    if copied:  # every input is read from the copied rows
+        code[code[:, 0] == vm.LOAD, 2] += vm.DIRECT_INPUTS
     kind = getattr(vm, _REDUCE[reduction.op.name])
     return _reduce_forward(vm, code, constants, count, register[id(x)], kind, tuple(x.shape),
-                           tuple(out.shape), out.dtype), inputs
+                           tuple(out.shape), out.dtype, copied), inputs
 
 
 def _assemble(cone, dtype, stored, keep=None):
@@ -556,21 +563,35 @@ def _forward(run, code, constants, registers, num_inputs, num_outputs, shape, dt
     return fused_elementwise
 
 
-def _reduce_forward(vm, code, constants, registers, source, kind, shape, out_shape, dtype):
-    """The node's forward: runs the program over the inputs (`fusion_jit.run_reduce` reads
-    the first ones where they are, when they have the full shape and are contiguous) and
-    reduces register `source` over the last elements into a new array of `out_shape`."""
+def _reduce_forward(vm, code, constants, registers, source, kind, shape, out_shape, dtype,
+                    copied):
+    """The node's forward: runs the program over the inputs and reduces its register
+    `source` over the last elements into a new array of `out_shape`.
+
+    `fusion_jit.run_reduce` reads its first inputs where they are, flat, read-only and
+    C-contiguous (one type for numba whatever the arrays' flags), and the others from
+    rows of one array. Small inputs (`copied`) all go into that array, as `_forward`
+    does: a copy of a few thousand elements costs less than marking views read-only
+    (~0.7 us each). Large ones are read in place, a copy only when broadcast or strided.
+    """
     size = int(np.prod(shape, dtype=np.int64))
     rows = int(np.prod(out_shape, dtype=np.int64))
     columns = size // rows
-    direct = vm.DIRECT_INPUTS
     unused = _read_only(np.empty(0, dtype))
     no_rest = np.empty((0, 0), dtype)
 
     def fused_reduction(*arrays):
-        flat = [_flat(x, shape) for x in arrays]
-        rest = np.stack(flat[direct:]) if len(flat) > direct else no_rest
-        flat += [unused] * (direct - len(flat))
+        if copied:
+            rest = np.empty((len(arrays), *shape), dtype)
+            for i, x in enumerate(arrays):
+                rest[i] = x  # (broadcast as NumPy does)
+            rest = rest.reshape(len(arrays), size)
+            flat = [unused] * vm.DIRECT_INPUTS
+        else:
+            flat = [_flat(x, shape) for x in arrays]
+            rest = (np.stack(flat[vm.DIRECT_INPUTS:]) if len(flat) > vm.DIRECT_INPUTS
+                    else no_rest)
+            flat += [unused] * (vm.DIRECT_INPUTS - len(flat))
         out = np.empty(rows, dtype)
         vm.run_reduce(code, constants, registers, flat[0], flat[1], flat[2], flat[3], rest,
                       source, kind, columns, out)
@@ -581,7 +602,7 @@ def _reduce_forward(vm, code, constants, registers, source, kind, shape, out_sha
 
 def _flat(x, shape):
     """`x` broadcast to `shape`, flat, C-contiguous and read-only (a view when it already
-    is that shape and contiguous): one type for numba, whatever the array's flags."""
+    is that shape and contiguous)."""
     if x.shape != shape or not x.flags.c_contiguous:
         x = np.ascontiguousarray(np.broadcast_to(x, shape))
     return _read_only(x.reshape(-1))
