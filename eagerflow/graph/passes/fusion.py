@@ -99,16 +99,17 @@ _COSTS = {
 }
 # A reduction at the end of a program, in ns per element reduced (program on float32, on
 # float64, NumPy's reduce) by the length of its rows: rows longer than a block are added
-# (or compared) lane by lane, vectorized; shorter ones with eight partial sums (or one
-# compare chain) each. Measured on 65536 elements against NumPy's multiply at 0.12 (the
-# scale of `_COSTS`), under load; min is priced as max, mean as sum. NumPy adds a cost
-# per row it reduces (its maximum is not vectorized along short rows), np.mean its
-# Python wrapper, and each input a program reads costs `_LOAD` an element.
+# (or compared) lane by lane, vectorized; shorter ones with sixteen partial sums (eight
+# compare chains) each. Measured on 65536 elements (the fastest of 15 interleaved rounds,
+# the machine loaded) with NumPy's float32 multiply at 0.12 (the scale of `_COSTS`); min
+# is priced as max, mean as sum. NumPy adds a cost per row it reduces (its maximum is
+# not vectorized along short rows), np.mean its Python wrapper, and each input a
+# reduction program reads costs `_LOAD` an element.
 _REDUCE_COSTS = {
-    ("SUM", "long"): (0.1, 0.1, 0.1), ("SUM", "short"): (0.7, 0.4, 0.1),
-    ("MAX", "long"): (0.15, 0.15, 0.05), ("MAX", "short"): (1.4, 0.7, 0.05),
+    ("SUM", "long"): (0.1, 0.1, 0.1), ("SUM", "short"): (0.4, 0.4, 0.1),
+    ("MAX", "long"): (0.15, 0.15, 0.05), ("MAX", "short"): (0.8, 0.9, 0.05),
 }
-_NUMPY_ROW = {"SUM": 15.0, "MAX": 100.0}  # ns per row NumPy reduces
+_NUMPY_ROW = {"SUM": 15.0, "MAX": 60.0}  # ns per row NumPy reduces
 _NUMPY_MEAN = 2.5e3  # ns np.mean adds to the ufunc call
 _LOAD = 0.1  # ns per element per input of a reduction program
 _NUMPY_CALL = 0.40e3  # ns per op of the plan (0.33 with two arrays, 0.49 with a scalar)
