@@ -476,12 +476,11 @@ def _compile_reduction(body, reduction):
     if assembled is None:
         return None
     code, constants, count, inputs, register = assembled
-    copied = _elements(x) <= _MAX_ELEMENTS
-    if copied:  # every input is read from the copied rows
+    if _elements(x) <= _MAX_ELEMENTS:  # every input is read from copied rows (see below)
         code[code[:, 0] == vm.LOAD, 2] += vm.DIRECT_INPUTS
     kind = getattr(vm, _REDUCE[reduction.op.name])
     return _reduce_forward(vm, code, constants, count, register[id(x)], kind, tuple(x.shape),
-                           tuple(out.shape), out.dtype, copied), inputs
+                           tuple(out.shape), out.dtype, len(inputs)), inputs
 
 
 def _assemble(cone, dtype, stored, keep=None):
@@ -565,40 +564,50 @@ def _forward(run, code, constants, registers, num_inputs, num_outputs, shape, dt
 
 
 def _reduce_forward(vm, code, constants, registers, source, kind, shape, out_shape, dtype,
-                    copied):
+                    num_inputs):
     """The node's forward: runs the program over the inputs and reduces its register
     `source` over the last elements into a new array of `out_shape`.
 
     `fusion_jit.run_reduce` reads its first inputs where they are, flat, read-only and
     C-contiguous (one type for numba whatever the arrays' flags), and the others from
-    rows of one array. Small inputs (`copied`) all go into that array, as `_forward`
-    does: a copy of a few thousand elements costs less than marking views read-only
-    (~0.7 us each). Large ones are read in place, a copy only when broadcast or strided.
+    rows of one array. Inputs up to `_MAX_ELEMENTS` elements all go into that array, as
+    `_forward` does: copying a few thousand elements costs less than marking views
+    read-only (~0.7 us each). Larger ones are read in place, copied only when broadcast
+    or strided.
     """
     size = int(np.prod(shape, dtype=np.int64))
     rows = int(np.prod(out_shape, dtype=np.int64))
     columns = size // rows
+    run = vm.run_reduce
     unused = _read_only(np.empty(0, dtype))
-    no_rest = np.empty((0, 0), dtype)
+    reshaped = None if out_shape == (rows,) else out_shape
+    if size <= _MAX_ELEMENTS:
+        rows_shape = (num_inputs, *shape)
+        flat = None if len(shape) == 1 else (num_inputs, size)
 
-    def fused_reduction(*arrays):
-        if copied:
-            rest = np.empty((len(arrays), *shape), dtype)
+        def fused_reduction(*arrays):  # hot path: one call per step of a traced loss
+            rest = np.empty(rows_shape, dtype)
             for i, x in enumerate(arrays):
                 rest[i] = x  # (broadcast as NumPy does)
-            rest = rest.reshape(len(arrays), size)
-            flat = [unused] * vm.DIRECT_INPUTS
-        else:
-            flat = [_flat(x, shape) for x in arrays]
-            rest = (np.stack(flat[vm.DIRECT_INPUTS:]) if len(flat) > vm.DIRECT_INPUTS
-                    else no_rest)
-            flat += [unused] * (vm.DIRECT_INPUTS - len(flat))
-        out = np.empty(rows, dtype)
-        vm.run_reduce(code, constants, registers, flat[0], flat[1], flat[2], flat[3], rest,
-                      source, kind, columns, out)
-        return out.reshape(out_shape)
+            out = np.empty(rows, dtype)
+            run(code, constants, registers, unused, unused, unused, unused,
+                rest if flat is None else rest.reshape(flat), source, kind, columns, out)
+            return out if reshaped is None else out.reshape(reshaped)
 
-    return fused_reduction
+        return fused_reduction
+    direct = vm.DIRECT_INPUTS
+    no_rest = np.empty((0, 0), dtype)
+
+    def fused_large_reduction(*arrays):
+        inputs = [_flat(x, shape) for x in arrays]
+        rest = np.stack(inputs[direct:]) if len(inputs) > direct else no_rest
+        inputs += [unused] * (direct - len(inputs))
+        out = np.empty(rows, dtype)
+        run(code, constants, registers, inputs[0], inputs[1], inputs[2], inputs[3], rest,
+            source, kind, columns, out)
+        return out if reshaped is None else out.reshape(reshaped)
+
+    return fused_large_reduction
 
 
 def _flat(x, shape):
