@@ -20,6 +20,15 @@ casts, float16 and every other op stay NumPy calls. A region never spans an op w
 effects (a variable write, a print, a Python call, a random draw, a branch or loop): its
 ops run where its results are needed, which must not move them past a write.
 
+A program may end in a reduction: a sum, mean, maximum or minimum of the region's dtype
+over every axis or the last ones (``mean(square(a - b))``, ``reduce_sum(x * y,
+axis=-1)``), when nothing else reads the chain's result (else that result must exist, and
+NumPy reduces it). `fusion_jit.run_reduce` accumulates block by block while the program
+streams, so the chain's full-size values are never written; sums accumulate in float64
+(see there for the order and its accuracy). The ops that feed only such a reduction fuse
+whatever their size, since they have no result to write; what reads a reduction's result
+is another program. The cost model prices the reduction too (`_REDUCE_COSTS`).
+
 A region is a connected set of fusable ops. Its results used outside it (by another op
 or as a graph output) are computed by as few programs as possible: consecutive results
 share one program (one node with several outputs, values they share computed once),

@@ -3,10 +3,12 @@
 One numba function, `run`, executes a small register program over the elements of a
 fused region: each instruction is ``(opcode, result register, operand, operand)``, and
 it runs over a block of up to `BLOCK` elements at a time, so the registers stay in the
-first-level cache. It is compiled once per dtype (float32, float64) and cached on
-disk (``cache=True``, see `eagerflow.ops.kernels.jit`); no source is
-ever generated per graph, so tracing costs no compilation and nothing generated is ever
-written to or read from a cache directory.
+first-level cache. A second, `run_reduce`, runs a program the same way (the same
+instructions, `_compute`) and reduces its last value over rows of consecutive elements
+while it streams, for programs ending in a sum, mean, maximum or minimum. Both are
+compiled once per dtype (float32, float64) and cached on disk (``cache=True``, see
+`eagerflow.ops.kernels.jit`); no source is ever generated per graph, so tracing costs no
+compilation and nothing generated is ever written to or read from a cache directory.
 
 Why an interpreter instead of one generated numba function per region: a generated
 function (source built from the graph, then ``exec``) cannot be cached on disk by numba,
