@@ -263,7 +263,8 @@ def run_reduce(code, consts, registers, x0, x1, x2, x3, rest, source, kind, colu
     `BLOCK` elements added lane by lane for `FLUSH` blocks, the lanes then summed
     pairwise, and those partial sums combined pairwise (a binary cascade). A float32
     chain's sum is therefore closer to the exact one than NumPy's float32 pairwise sum;
-    a float64 chain's has the pairwise sum's error bound, O(log n) roundings. The
+    a float64 chain's has the pairwise sum's error bound, O(log n) roundings (the sums
+    start from +0.0: a sum of negative zeros is +0.0, where NumPy's is -0.0). The
     maximum and minimum propagate NaN as NumPy's do.
 
     Args:
