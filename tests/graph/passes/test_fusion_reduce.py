@@ -312,7 +312,8 @@ def test_random_reduced_chains_match_numpy(spec, dtype, seed):
         fused = ef.function(chain)
         fused(a, b)
         got = fused(a, b).numpy()
-        assert "FusedElementwise" in _types(fused, a, b)
+        types = _types(fused, a, b)  # (unless the passes before removed the chain: -(-x))
+        assert FUSED in types or not any(t in fusion._EMIT for t in types)
     finally:
         fusion._GAIN = previous
     value = a.numpy()
