@@ -160,6 +160,23 @@ def test_integer_float16_mixed_and_other_reductions_stay_numpy(always_fuse):
 
 
 @needs_numba
+def test_scalars_kept_axes_and_unknown_shapes(always_fuse):
+    x = ef.constant(np.float32(1.5))
+    fused, got, want = _fused_and_plain(lambda x: ef.reduce_sum(ef.tanh(x) * 2.0 - x), x)
+    assert FUSED in _types(fused, x) and got.shape == ()
+    _close(got, want, np.float32)
+    a, b = _inputs((3, 1, 4), (3, 1, 4))
+    fused, got, want = _fused_and_plain(
+        lambda a, b: ef.reduce_min(a * b - a, keepdims=True), a, b)
+    assert got.shape == (1, 1, 1)
+    _close(got, want, np.float32)
+    unknown = ef.TensorSpec([None, 4], ef.float32)
+    cf = ef.function(lambda a, b: ef.reduce_sum(ef.tanh(a) * b - a, axis=-1)) \
+        .get_concrete_function(unknown, unknown)
+    assert FUSED not in [n.type for n in cf.optimized_graph.nodes]
+
+
+@needs_numba
 def test_large_chains_fuse_only_when_they_end_in_a_reduction(always_fuse):
     a, b = _inputs((1 << 17,), (1 << 17,))
     assert FUSED not in _types(ef.function(lambda a, b: ef.tanh(a) * b - a), a, b)
