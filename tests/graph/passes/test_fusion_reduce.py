@@ -2,6 +2,7 @@
 `fusion_jit.run_reduce`): which chains fuse, values against the unfused plan and NumPy on
 both kernel sets, accuracy of the sums, gradients."""
 
+import contextlib
 import math
 
 import numpy as np
@@ -35,6 +36,21 @@ def numpy_kernels():
     ef.config.set_kernel_set("numpy")
     yield
     ef.config.set_kernel_set(before)
+
+
+KERNEL_SETS = [pytest.param("numba", marks=needs_numba), "numpy"]
+
+
+@contextlib.contextmanager
+def _kernel_set(name):
+    """Runs the block with kernel set `name` (fused programs with "numba", NumPy calls
+    with "numpy"), then restores the set found."""
+    before = ef.config.get_kernel_set()
+    ef.config.set_kernel_set(name)
+    try:
+        yield
+    finally:
+        ef.config.set_kernel_set(before)
 
 
 def _types(fn, *args):
@@ -197,18 +213,21 @@ def test_the_cost_model_fuses_small_losses_and_leaves_large_transcendentals_to_n
 
 
 # -- values ---------------------------------------------------------------------------------
-@needs_numba
+@pytest.mark.parametrize("kernel_set", KERNEL_SETS)
 @pytest.mark.parametrize("shape", [(1,), (7, 3), (2, 512), (1, 513), (3, 5000), (2, 4200),
                                    (1, 9 * 512 + 1)])
 @pytest.mark.parametrize("name", sorted(REDUCTIONS))
-def test_block_edges_match_numpy(always_fuse, name, shape):
+def test_block_edges_match_numpy(always_fuse, name, shape, kernel_set):
     # rows shorter than a block, exactly one, one element more, and rows long enough for
     # the pairwise cascade (`fusion_jit.FLUSH` blocks)
     a, b = _inputs(shape, shape[-1:], dtype=np.float64, seed=len(shape) + shape[-1])
-    fn = ef.function(lambda a, b: REDUCTIONS[name](a * b - 0.5, axis=-1))
-    fn(a, b)
+    with _kernel_set(kernel_set):
+        fn = ef.function(lambda a, b: REDUCTIONS[name](a * b - 0.5, axis=-1))
+        fn(a, b)
+        assert (FUSED in _types(fn, a, b)) == (kernel_set == "numba")
+        got = fn(a, b).numpy()
     want = NUMPY[name](a.numpy() * b.numpy() - 0.5, axis=-1)
-    np.testing.assert_allclose(fn(a, b).numpy(), want, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13)
 
 
 @needs_numba
@@ -225,9 +244,14 @@ def test_more_inputs_than_read_in_place_and_strided_inputs(always_fuse):
             assert x.numpy().flags.c_contiguous
 
 
-@needs_numba
+@pytest.mark.parametrize("kernel_set", KERNEL_SETS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_nan_and_inf_propagate_as_in_numpy(always_fuse, dtype):
+def test_nan_and_inf_propagate_as_in_numpy(always_fuse, dtype, kernel_set):
+    with _kernel_set(kernel_set):
+        _check_nan_and_inf(dtype)
+
+
+def _check_nan_and_inf(dtype):
     for n in (50, 3000):
         values = np.linspace(-3, 3, n).astype(dtype)
         for special in (np.nan, np.inf, -np.inf):
@@ -306,11 +330,11 @@ def reduced_chains(draw):
         st.booleans())
 
 
-@needs_numba
+@pytest.mark.parametrize("kernel_set", KERNEL_SETS)
 @settings(max_examples=40, deadline=None)
 @given(spec=reduced_chains(), dtype=st.sampled_from([np.float32, np.float64]),
        seed=st.integers(0, 1000))
-def test_random_reduced_chains_match_numpy(spec, dtype, seed):
+def test_random_reduced_chains_match_numpy(kernel_set, spec, dtype, seed):
     shape, other, steps, name, axis, keepdims = spec
     a, b = _inputs(shape, other, dtype=dtype, seed=seed)
 
@@ -326,11 +350,13 @@ def test_random_reduced_chains_match_numpy(spec, dtype, seed):
     previous = fusion._GAIN
     fusion._GAIN = float("inf")
     try:
-        fused = ef.function(chain)
-        fused(a, b)
-        got = fused(a, b).numpy()
-        types = _types(fused, a, b)  # (unless the passes before removed the chain: -(-x))
-        assert FUSED in types or not any(t in fusion._EMIT for t in types)
+        with _kernel_set(kernel_set):
+            fused = ef.function(chain)
+            fused(a, b)
+            got = fused(a, b).numpy()
+            types = _types(fused, a, b)  # (unless the passes before removed it: -(-x))
+        assert (FUSED in types) == (kernel_set == "numba") or not any(
+            t in fusion._EMIT for t in types)
     finally:
         fusion._GAIN = previous
     value = a.numpy()
