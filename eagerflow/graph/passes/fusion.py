@@ -119,6 +119,7 @@ _REDUCE_COSTS = {
     ("MAX", "long"): (0.15, 0.15, 0.05), ("MAX", "short"): (0.8, 0.9, 0.05),
 }
 _NUMPY_ROW = {"SUM": 15.0, "MAX": 60.0}  # ns per row NumPy reduces
+_PROGRAM_ROW = 5.0  # ns per row of at most a block a program reduces (a call of its own)
 _NUMPY_MEAN = 2.5e3  # ns np.mean adds to the ufunc call
 _LOAD = 0.1  # ns per element per input of a reduction program
 _NUMPY_CALL = 0.40e3  # ns per op of the plan (0.33 with two arrays, 0.49 with a scalar)
@@ -294,11 +295,15 @@ def _columns(node):
         return None
     axes = node.attrs.get("axis")
     if axes is None:
-        return _elements(x)
-    axes = tuple(axes)
-    if not axes or axes != tuple(range(x.ndim - len(axes), x.ndim)):
-        return None  # a reduction over leading or inner axes: NumPy's
-    return int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+        columns = _elements(x)
+    else:
+        axes = tuple(axes)
+        if not axes or axes != tuple(range(x.ndim - len(axes), x.ndim)):
+            return None  # a reduction over leading or inner axes: NumPy's
+        columns = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    # over axes of size 1 (a loss's mean over a last axis of 1 channel) the reduction is a
+    # copy, which NumPy makes at ~0.4 ns a row, where a program's row costs ~5 ns
+    return columns if columns > 1 else None
 
 
 def _representable(value, dtype) -> bool:
@@ -424,7 +429,7 @@ def _reduction_ns(reduction, body, column) -> float:
     per_element = (sum(_COSTS[_EMIT[m.op.name]][column] for m in body)
                    + _REDUCE_COSTS[kind, length][column] + len(inputs) * _LOAD)
     return (_PROGRAM_CALL + blocks * (len(body) + len(inputs)) * _PROGRAM_STEP
-            + size * per_element)
+            + size * per_element + (rows * _PROGRAM_ROW if length == "short" else 0.0))
 
 
 def _cone(group, producer, materialised) -> list:
