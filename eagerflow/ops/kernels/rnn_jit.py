@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit, rnn_gates
+from eagerflow.ops.kernels import jit, rnn_gates, rnn_loops
 
 
 @jit.kernel
@@ -230,23 +230,37 @@ def _first(mask):
 
 
 def lstm_sequence(projected, h0, c0, kernel, *mask):
-    """The forward of ``LSTMSequence`` with this module's gate arithmetic."""
+    """The forward of ``LSTMSequence``: `rnn_loops`'s compiled loop where it applies
+    (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    if rnn_loops.usable(projected.dtype, forward=True):
+        return rnn_loops.lstm_sequence(projected, h0, c0, kernel, _first(mask))
     return rnn_gates.lstm_sequence(projected, h0, c0, kernel, _first(mask), gates=_COMPILED)
 
 
 def lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask):
-    """The forward of ``LSTMSequenceGrad`` with this module's gate arithmetic."""
+    """The forward of ``LSTMSequenceGrad``: `rnn_loops`'s compiled loop where it applies,
+    else `rnn_gates`'s with this module's gate arithmetic."""
+    if rnn_loops.usable(projected.dtype, forward=False):
+        return rnn_loops.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
+                                            _first(mask))
     return rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
                                         _first(mask), gates=_COMPILED)
 
 
 def gru_sequence(projected, h0, kernel, bias, *mask):
-    """The forward of ``GRUSequence`` with this module's gate arithmetic."""
+    """The forward of ``GRUSequence``: `rnn_loops`'s compiled loop where it applies
+    (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    if rnn_loops.usable(projected.dtype, forward=True):
+        return rnn_loops.gru_sequence(projected, h0, kernel, bias, _first(mask))
     return rnn_gates.gru_sequence(projected, h0, kernel, bias, _first(mask), gates=_COMPILED)
 
 
 def gru_sequence_grad(projected, h0, kernel, bias, h_seq, inner_seq, t_seq, candidate_seq,
                       dh_seq, dh, *mask):
-    """The forward of ``GRUSequenceGrad`` with this module's gate arithmetic."""
+    """The forward of ``GRUSequenceGrad``: `rnn_loops`'s compiled loop where it applies,
+    else `rnn_gates`'s with this module's gate arithmetic."""
+    if rnn_loops.usable(projected.dtype, forward=False):
+        return rnn_loops.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                           dh_seq, dh, _first(mask))
     return rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
                                        dh_seq, dh, _first(mask), gates=_COMPILED)

@@ -1,0 +1,324 @@
+"""Whole recurrent sequences as compiled loops, one per part of the batch (numba set).
+
+The sequences of a batch are independent, so `lstm_sequence`, `gru_sequence` and their
+gradients run the whole loop over the time steps as one compiled function per range of
+rows (`jit.run_split`: one range per core, each in its own Python thread; the kernels
+release the GIL). Inside, a step is the recurrent product as numba's ``np.dot(h, kernel,
+out)`` (BLAS through scipy's ``cython_blas``, on one thread inside the split) and the
+gate arithmetic inlined, with no Python between steps. The Python loops of `rnn_gates`
+ran on one core; PyTorch's LSTM uses both.
+
+* **Values.** The same formulas as `rnn_gates` (its functions are the reference the tests
+  hold these to), in the arrays' own precision. The gradient loops have no
+  transcendental and accept float32 and float64. The forwards take float32 only: their
+  tanh is `tanh_float32`, a vectorizable formula (~0.6 ns an element, against ~25-45 ns
+  for the C library's scalar ``tanhf`` numba would call and ~0.4 ns for NumPy's SIMD
+  tanh) with at most ~8 units in the last place of error; float64 sequences keep
+  `rnn_gates`'s loop with NumPy's tanh. The products come from another BLAS library than
+  NumPy's (scipy's OpenBLAS), so results agree with the NumPy kernel set to rounding
+  (relative ~1e-6 in float32), not bit for bit.
+* **When.** `usable` says whether a sequence can take these loops: numba's ``np.dot``
+  needs scipy (the ``fast`` extra installs it); without it the kernels fall back to
+  `rnn_gates`'s loops, and so do float16 sequences.
+* **Threads.** A second BLAS library means a second thread pool: scipy's OpenBLAS is
+  registered with `blas_threads` when this module loads, so `jit.run_split` holds it at
+  one thread inside the split loops too (measured: a 64-row LSTM forward of 50 steps took
+  3.8 ms on the loaded 2-core machine with its pool free, 1.4 ms held at one thread).
+
+Measured on the 2-core machine (LSTM(64), 50 steps, batch 64, float32, medians): the
+forward 3.1 ms with `rnn_gates`'s loop (numba gates) against 1.4 ms here on two threads;
+see docs/guides/performance.md for the training step.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import numpy as np
+
+from eagerflow.ops.kernels import blas_threads, jit, scratch
+
+_F32 = np.float32
+_HALF, _ONE, _TWO = _F32(0.5), _F32(1.0), _F32(2.0)
+# expm1's Taylor coefficients 1/2!, ..., 1/8! (see `tanh_float32`); numba freezes these
+# globals as float32 constants, so the formula stays in float32 (16 lanes in AVX-512).
+_C2, _C3, _C4, _C5, _C6, _C7, _C8 = (_F32(1 / math.factorial(k)) for k in range(2, 9))
+_TANH_LIMIT = _F32(9.0)  # tanh(9) rounds to 1 in float32
+_SHRINK = _F32(2 / 64)  # expm1(2a) from expm1(2a / 64) by six doublings
+
+
+def usable(dtype: np.dtype, forward: bool) -> bool:
+    """Whether a sequence of `dtype` runs in these loops: scipy present (numba's ``np.dot``
+    calls its BLAS), float32 for a forward, float32 or float64 for a gradient."""
+    allowed = (np.float32,) if forward else (np.float32, np.float64)
+    return HAS_SCIPY and dtype in allowed
+
+
+HAS_SCIPY = importlib.util.find_spec("scipy") is not None
+if HAS_SCIPY:
+    # numba's np.dot loads this library when the first kernel using it compiles; loading
+    # it now lets `blas_threads` find it and hold its threads in `jit.run_split`.
+    import scipy.linalg.cython_blas  # noqa: F401
+
+    blas_threads.rescan()
+
+
+@jit.inline_formula
+def tanh_float32(x):  # pragma: no cover - compiled (inlined into the loops below)
+    """tanh of a float32 value in float32 arithmetic, ~0.6 ns an element (vectorized).
+
+    ``tanh(a) = q / (q + 2)`` with ``q = expm1(2a)``, ``a = |x|`` clamped to 9, and
+    ``expm1(2a)`` from its Taylor series to degree 8 at ``y = 2a / 64 <= 0.28`` (truncation
+    below 3e-8 relative) by six doublings ``expm1(2y) = expm1(y) (expm1(y) + 2)``, which
+    keep the relative error (no cancellation near 0). Error: at most ~8 units in the last
+    place, mean ~0.4 (checked on 4.1 million values against float64's tanh; subnormal
+    inputs lose bits in the scaling, a few of their steps absolutely); NaN stays NaN,
+    the sign is ``x``'s. (`graph/passes/fusion_jit.py`'s ``_tanh_float32`` is the
+    correctly rounded variant in float64 arithmetic, ~2 ns.)
+    """
+    a = abs(x)
+    y = (a if not a > _TANH_LIMIT else _TANH_LIMIT) * _SHRINK  # (NaN stays NaN)
+    q = y * (_ONE + y * (_C2 + y * (_C3 + y * (_C4 + y * (_C5 + y * (_C6 + y * (
+        _C7 + y * _C8)))))))
+    for _ in range(6):
+        q = q * (q + _TWO)
+    return _F32(math.copysign(q / (q + _TWO), x))
+
+
+# -- LSTM ---------------------------------------------------------------------------------
+# Layouts as in `rnn_gates.lstm_sequence`: ``h_seq`` batch-major, ``c_seq`` and ``t_seq``
+# time-major (a step's rows ``lo:hi`` are then one contiguous block: np.dot writes them).
+
+@jit.elementwise_kernel
+def lstm_forward_rows(projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_seq, lo,
+                  hi):  # pragma: no cover - compiled
+    """Rows ``lo:hi`` of `rnn_gates.lstm_sequence` (``kernel`` already scaled by
+    ``scale``: halved for the sigmoid gates)."""
+    steps, width = projected.shape[1], projected.shape[2]
+    units, rows = width // 4, hi - lo
+    h = h0[lo:hi].copy()
+    hidden = np.empty_like(h)
+    c_prev = c0[lo:hi]
+    for step in range(steps):
+        z = t_seq[step, lo:hi]
+        if mask is None:
+            np.dot(h, kernel, z)
+        else:
+            for b in range(rows):
+                for j in range(units):
+                    hidden[b, j] = h[b, j] * mask[lo + b, j]
+            np.dot(hidden, kernel, z)
+        c = c_seq[step, lo:hi]
+        for b in range(rows):
+            zb, xb, cb, cp, hb = z[b], projected[lo + b, step], c[b], c_prev[b], h[b]
+            for j in range(width):
+                zb[j] = tanh_float32(zb[j] + xb[j] * scale[j])
+            for j in range(units):
+                i, f = _HALF * zb[j] + _HALF, _HALF * zb[units + j] + _HALF
+                cb[j] = f * cp[j] + i * zb[2 * units + j]
+            for j in range(units):
+                hb[j] = (_HALF * zb[3 * units + j] + _HALF) * tanh_float32(cb[j])
+            h_seq[lo + b, step] = hb
+        c_prev = c
+
+
+@jit.elementwise_kernel
+def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0,
+                   dc0, lo, hi):  # pragma: no cover - compiled
+    """Rows ``lo:hi`` of `rnn_gates.lstm_sequence_grad` (``kernel_t``: the kernel
+    transposed, contiguous); writes ``dz_seq``, ``dh0`` and ``dc0``."""
+    steps, width = dz_seq.shape[1], dz_seq.shape[2]
+    units, rows = width // 4, hi - lo
+    dz = np.empty((rows, width), dz_seq.dtype)
+    d_hidden = dh[lo:hi].copy()  # the gradient reaching h through the recurrence
+    carry = dc[lo:hi].copy()
+    d_c = np.empty(units, dz_seq.dtype)
+    for step in range(steps - 1, -1, -1):
+        c_prev = c_seq[step - 1] if step else c0
+        for b in range(rows):
+            row = lo + b
+            tb, tcb, out, dhb = t_seq[step, row], tanh_c[step, row], dz[b], d_hidden[b]
+            dsb = dh_seq[row, step]
+            # One output per loop, as `rnn_jit._lstm_grad` (those vectorize).
+            for j in range(units):
+                dhb[j] = dhb[j] + dsb[j]
+            for j in range(units):
+                o = _HALF * tb[3 * units + j] + _HALF
+                d_c[j] = carry[b, j] + dhb[j] * o * (_ONE - tcb[j] * tcb[j])
+            for j in range(units):
+                i = _HALF * tb[j] + _HALF
+                out[j] = d_c[j] * tb[2 * units + j] * i * (_ONE - i)
+            for j in range(units):
+                f = _HALF * tb[units + j] + _HALF
+                out[units + j] = d_c[j] * c_prev[row, j] * f * (_ONE - f)
+            for j in range(units):
+                g = tb[2 * units + j]
+                out[2 * units + j] = d_c[j] * (_HALF * tb[j] + _HALF) * (_ONE - g * g)
+            for j in range(units):
+                o = _HALF * tb[3 * units + j] + _HALF
+                out[3 * units + j] = dhb[j] * tcb[j] * o * (_ONE - o)
+            for j in range(units):
+                carry[b, j] = d_c[j] * (_HALF * tb[units + j] + _HALF)
+            dz_seq[row, step] = out
+        np.dot(dz, kernel_t, d_hidden)
+        if mask is not None:
+            for b in range(rows):
+                for j in range(units):
+                    d_hidden[b, j] *= mask[lo + b, j]
+    dh0[lo:hi] = d_hidden
+    dc0[lo:hi] = carry
+
+
+def _contiguous(*arrays):
+    """C-contiguous arrays (one compiled signature each, and np.dot's operands)."""
+    return [None if a is None else np.ascontiguousarray(a) for a in arrays]
+
+
+def lstm_sequence(projected, h0, c0, kernel, mask=None):
+    """`rnn_gates.lstm_sequence` (same arguments and results), float32, split over the
+    batch."""
+    projected, h0, c0, kernel, mask = _contiguous(projected, h0, c0, kernel, mask)
+    batch, steps, width = projected.shape
+    units = width // 4
+    scale = np.full(width, 0.5, projected.dtype)
+    scale[2 * units:3 * units] = 1.0
+    kernel = kernel * scale  # halving is exact: the same z / 2 as halving every step's z
+    h_seq = scratch.empty((batch, steps, units), projected.dtype)
+    c_seq = scratch.empty((steps, batch, units), projected.dtype)
+    t_seq = scratch.empty((steps, batch, width), projected.dtype)
+    jit.run_split(lambda lo, hi: lstm_forward_rows(
+        projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_seq, lo, hi), batch)
+    return h_seq, h_seq[:, -1].copy(), c_seq[-1].copy(), c_seq, t_seq
+
+
+def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=None):
+    """`rnn_gates.lstm_sequence_grad` (same arguments and results), split over the
+    batch."""
+    c0, c_seq, t_seq, dh_seq, dh, dc, mask = _contiguous(c0, c_seq, t_seq, dh_seq, dh, dc,
+                                                         mask)
+    batch, steps, units = h_seq.shape
+    tanh_c = np.tanh(c_seq, out=scratch.empty(c_seq.shape, c_seq.dtype))  # SIMD, all at once
+    kernel_t = np.ascontiguousarray(kernel.T)
+    dz_seq = scratch.empty((batch, steps, 4 * units), h_seq.dtype)
+    dh0, dc0 = np.empty_like(c0), np.empty_like(c0)
+    jit.run_split(lambda lo, hi: lstm_backward_rows(
+        kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0, dc0, lo, hi),
+        batch)
+    return dz_seq, dh0, dc0
+
+
+# -- GRU (reset_after=True) ---------------------------------------------------------------
+# Layouts as in `rnn_gates.gru_sequence`: ``h_seq`` batch-major, ``inner_seq``, ``t_seq``
+# and ``candidate_seq`` time-major.
+
+@jit.elementwise_kernel
+def gru_forward_rows(projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq,
+                     candidate_seq, lo, hi):  # pragma: no cover - compiled
+    """Rows ``lo:hi`` of `rnn_gates.gru_sequence`."""
+    steps, width = projected.shape[1], projected.shape[2]
+    units, rows = width // 3, hi - lo
+    h = h0[lo:hi].copy()
+    hidden = np.empty_like(h)
+    for step in range(steps):
+        inner = inner_seq[step, lo:hi]
+        if mask is None:
+            np.dot(h, kernel, inner)
+        else:
+            for b in range(rows):
+                for j in range(units):
+                    hidden[b, j] = h[b, j] * mask[lo + b, j]
+            np.dot(hidden, kernel, inner)
+        for b in range(rows):
+            ib, xb, tb, hb = inner[b], projected[lo + b, step], t_seq[step, lo + b], h[b]
+            cb = candidate_seq[step, lo + b]
+            for j in range(width):
+                ib[j] += bias[j]
+            for j in range(2 * units):
+                tb[j] = tanh_float32((xb[j] + ib[j]) * _HALF)
+            for j in range(units):
+                r = _HALF * tb[units + j] + _HALF
+                cb[j] = tanh_float32(xb[2 * units + j] + r * ib[2 * units + j])
+            for j in range(units):
+                z = _HALF * tb[j] + _HALF
+                hb[j] = z * hb[j] + (_ONE - z) * cb[j]
+            h_seq[lo + b, step] = hb
+
+
+@jit.elementwise_kernel
+def gru_backward_rows(kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask,
+                      dx_seq, d_inner_seq, dh0, lo, hi):  # pragma: no cover - compiled
+    """Rows ``lo:hi`` of `rnn_gates.gru_sequence_grad` (``kernel_t``: the kernel
+    transposed, contiguous); writes ``dx_seq``, ``d_inner_seq`` and ``dh0``."""
+    steps, width = dx_seq.shape[1], dx_seq.shape[2]
+    units, rows = width // 3, hi - lo
+    d_inner = np.empty((rows, width), dx_seq.dtype)
+    d_hidden = dh[lo:hi].copy()  # the gradient reaching h (through the recurrence, then
+    dh_direct = np.empty_like(d_hidden)  # plus the direct path z * dh)
+    d_z, d_a = np.empty(units, dx_seq.dtype), np.empty(units, dx_seq.dtype)
+    for step in range(steps - 1, -1, -1):
+        for b in range(rows):
+            row = lo + b
+            tb, cb, ib = t_seq[step, row], candidate_seq[step, row], inner_seq[step, row]
+            h_prev = h_seq[row, step - 1] if step else h0[row]
+            dhb, dsb, xb, db = d_hidden[b], dh_seq[row, step], dx_seq[row, step], d_inner[b]
+            for j in range(units):
+                dhb[j] = dhb[j] + dsb[j]
+            for j in range(units):
+                z = _HALF * tb[j] + _HALF
+                d_z[j] = dhb[j] * (h_prev[j] - cb[j]) * z * (_ONE - z)
+            for j in range(units):
+                z = _HALF * tb[j] + _HALF
+                d_a[j] = dhb[j] * (_ONE - z) * (_ONE - cb[j] * cb[j])
+            for j in range(units):
+                xb[j] = d_z[j]
+                db[j] = d_z[j]
+            for j in range(units):
+                r = _HALF * tb[units + j] + _HALF
+                d_r = d_a[j] * ib[2 * units + j] * r * (_ONE - r)
+                xb[units + j] = d_r
+                db[units + j] = d_r
+            for j in range(units):
+                xb[2 * units + j] = d_a[j]
+                db[2 * units + j] = d_a[j] * (_HALF * tb[units + j] + _HALF)
+            for j in range(units):
+                dh_direct[b, j] = dhb[j] * (_HALF * tb[j] + _HALF)
+            d_inner_seq[row, step] = db
+        np.dot(d_inner, kernel_t, d_hidden)
+        for b in range(rows):
+            for j in range(units):
+                scaled = d_hidden[b, j] if mask is None else d_hidden[b, j] * mask[lo + b, j]
+                d_hidden[b, j] = scaled + dh_direct[b, j]
+    dh0[lo:hi] = d_hidden
+
+
+def gru_sequence(projected, h0, kernel, bias, mask=None):
+    """`rnn_gates.gru_sequence` (same arguments and results), float32, split over the
+    batch."""
+    projected, h0, kernel, bias, mask = _contiguous(projected, h0, kernel, bias, mask)
+    batch, steps, width = projected.shape
+    units = width // 3
+    h_seq = scratch.empty((batch, steps, units), projected.dtype)
+    inner_seq = scratch.empty((steps, batch, width), projected.dtype)
+    t_seq = scratch.empty((steps, batch, 2 * units), projected.dtype)
+    candidate_seq = scratch.empty((steps, batch, units), projected.dtype)
+    jit.run_split(lambda lo, hi: gru_forward_rows(
+        projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq, candidate_seq, lo, hi),
+        batch)
+    return h_seq, h_seq[:, -1].copy(), inner_seq, t_seq, candidate_seq
+
+
+def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh,
+                      mask=None):
+    """`rnn_gates.gru_sequence_grad` (same arguments and results), split over the batch."""
+    h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask = _contiguous(
+        h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask)
+    batch, steps, units = h_seq.shape
+    kernel_t = np.ascontiguousarray(kernel.T)
+    dx_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
+    d_inner_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
+    dh0 = np.empty_like(h0)
+    jit.run_split(lambda lo, hi: gru_backward_rows(
+        kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask, dx_seq,
+        d_inner_seq, dh0, lo, hi), batch)
+    return dx_seq, d_inner_seq, dh0
