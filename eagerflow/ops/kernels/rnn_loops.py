@@ -97,9 +97,8 @@ def lstm_forward_rows(projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_se
     ``scale``: halved for the sigmoid gates)."""
     steps, width = projected.shape[1], projected.shape[2]
     units, rows = width // 4, hi - lo
-    h = h0[lo:hi].copy()
+    h, c = h0[lo:hi].copy(), c0[lo:hi].copy()  # this range's states, updated in place
     hidden = np.empty_like(h)
-    c_prev = c0[lo:hi]
     for step in range(steps):
         z = t_seq[step, lo:hi]
         if mask is None:
@@ -109,23 +108,26 @@ def lstm_forward_rows(projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_se
                 for j in range(units):
                     hidden[b, j] = h[b, j] * mask[lo + b, j]
             np.dot(hidden, kernel, z)
-        c = c_seq[step, lo:hi]
         for b in range(rows):
-            zb, xb, cb, cp, hb = z[b], projected[lo + b, step], c[b], c_prev[b], h[b]
+            row = lo + b
             for j in range(width):
-                zb[j] = tanh_float32(zb[j] + xb[j] * scale[j])
+                z[b, j] = tanh_float32(z[b, j] + projected[row, step, j] * scale[j])
             for j in range(units):
-                i, f = _HALF * zb[j] + _HALF, _HALF * zb[units + j] + _HALF
-                cb[j] = f * cp[j] + i * zb[2 * units + j]
+                i, f = _HALF * z[b, j] + _HALF, _HALF * z[b, units + j] + _HALF
+                c[b, j] = f * c[b, j] + i * z[b, 2 * units + j]
+                c_seq[step, row, j] = c[b, j]
             for j in range(units):
-                hb[j] = (_HALF * zb[3 * units + j] + _HALF) * tanh_float32(cb[j])
-            h_seq[lo + b, step] = hb
-        c_prev = c
+                h[b, j] = (_HALF * z[b, 3 * units + j] + _HALF) * tanh_float32(c[b, j])
+                h_seq[row, step, j] = h[b, j]
 
 
+# The loops index the big arrays element by element, never through a view per row: a
+# view costs a reference-count increment and decrement on the parent array, which two
+# threads then bounce between their cores (and the per-row views cost ~2x the loop time
+# on one thread already). One view per step (for np.dot) is cheap.
 @jit.elementwise_kernel
 def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0,
-                   dc0, lo, hi):  # pragma: no cover - compiled
+                       dc0, lo, hi):  # pragma: no cover - compiled
     """Rows ``lo:hi`` of `rnn_gates.lstm_sequence_grad` (``kernel_t``: the kernel
     transposed, contiguous); writes ``dz_seq``, ``dh0`` and ``dc0``."""
     steps, width = dz_seq.shape[1], dz_seq.shape[2]
@@ -136,31 +138,31 @@ def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask,
     d_c = np.empty(units, dz_seq.dtype)
     for step in range(steps - 1, -1, -1):
         c_prev = c_seq[step - 1] if step else c0
+        t, tanh = t_seq[step], tanh_c[step]
         for b in range(rows):
             row = lo + b
-            tb, tcb, out, dhb = t_seq[step, row], tanh_c[step, row], dz[b], d_hidden[b]
-            dsb = dh_seq[row, step]
             # One output per loop, as `rnn_jit._lstm_grad` (those vectorize).
             for j in range(units):
-                dhb[j] = dhb[j] + dsb[j]
+                d_hidden[b, j] = d_hidden[b, j] + dh_seq[row, step, j]
             for j in range(units):
-                o = _HALF * tb[3 * units + j] + _HALF
-                d_c[j] = carry[b, j] + dhb[j] * o * (_ONE - tcb[j] * tcb[j])
+                o = _HALF * t[row, 3 * units + j] + _HALF
+                d_c[j] = carry[b, j] + d_hidden[b, j] * o * (_ONE - tanh[row, j] * tanh[row, j])
             for j in range(units):
-                i = _HALF * tb[j] + _HALF
-                out[j] = d_c[j] * tb[2 * units + j] * i * (_ONE - i)
+                i = _HALF * t[row, j] + _HALF
+                dz[b, j] = d_c[j] * t[row, 2 * units + j] * i * (_ONE - i)
             for j in range(units):
-                f = _HALF * tb[units + j] + _HALF
-                out[units + j] = d_c[j] * c_prev[row, j] * f * (_ONE - f)
+                f = _HALF * t[row, units + j] + _HALF
+                dz[b, units + j] = d_c[j] * c_prev[row, j] * f * (_ONE - f)
             for j in range(units):
-                g = tb[2 * units + j]
-                out[2 * units + j] = d_c[j] * (_HALF * tb[j] + _HALF) * (_ONE - g * g)
+                g = t[row, 2 * units + j]
+                dz[b, 2 * units + j] = d_c[j] * (_HALF * t[row, j] + _HALF) * (_ONE - g * g)
             for j in range(units):
-                o = _HALF * tb[3 * units + j] + _HALF
-                out[3 * units + j] = dhb[j] * tcb[j] * o * (_ONE - o)
+                o = _HALF * t[row, 3 * units + j] + _HALF
+                dz[b, 3 * units + j] = d_hidden[b, j] * tanh[row, j] * o * (_ONE - o)
             for j in range(units):
-                carry[b, j] = d_c[j] * (_HALF * tb[units + j] + _HALF)
-            dz_seq[row, step] = out
+                carry[b, j] = d_c[j] * (_HALF * t[row, units + j] + _HALF)
+            for j in range(width):
+                dz_seq[row, step, j] = dz[b, j]
         np.dot(dz, kernel_t, d_hidden)
         if mask is not None:
             for b in range(rows):
@@ -168,6 +170,14 @@ def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask,
                     d_hidden[b, j] *= mask[lo + b, j]
     dh0[lo:hi] = d_hidden
     dc0[lo:hi] = carry
+
+
+def _split(task, batch):
+    """`jit.run_split` over the batch's rows, with BLAS on one thread even for one range:
+    a step's product is too small for two (OpenBLAS's second thread spins through the
+    loop: 2x the CPU time for nothing)."""
+    with blas_threads.blas_limited(1):
+        jit.run_split(task, batch)
 
 
 def _contiguous(*arrays):
@@ -187,7 +197,7 @@ def lstm_sequence(projected, h0, c0, kernel, mask=None):
     h_seq = scratch.empty((batch, steps, units), projected.dtype)
     c_seq = scratch.empty((steps, batch, units), projected.dtype)
     t_seq = scratch.empty((steps, batch, width), projected.dtype)
-    jit.run_split(lambda lo, hi: lstm_forward_rows(
+    _split(lambda lo, hi: lstm_forward_rows(
         projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_seq, lo, hi), batch)
     return h_seq, h_seq[:, -1].copy(), c_seq[-1].copy(), c_seq, t_seq
 
@@ -202,7 +212,7 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     kernel_t = np.ascontiguousarray(kernel.T)
     dz_seq = scratch.empty((batch, steps, 4 * units), h_seq.dtype)
     dh0, dc0 = np.empty_like(c0), np.empty_like(c0)
-    jit.run_split(lambda lo, hi: lstm_backward_rows(
+    _split(lambda lo, hi: lstm_backward_rows(
         kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0, dc0, lo, hi),
         batch)
     return dz_seq, dh0, dc0
@@ -218,10 +228,10 @@ def gru_forward_rows(projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq,
     """Rows ``lo:hi`` of `rnn_gates.gru_sequence`."""
     steps, width = projected.shape[1], projected.shape[2]
     units, rows = width // 3, hi - lo
-    h = h0[lo:hi].copy()
+    h = h0[lo:hi].copy()  # this range's state, updated in place
     hidden = np.empty_like(h)
     for step in range(steps):
-        inner = inner_seq[step, lo:hi]
+        inner, t, candidate = inner_seq[step, lo:hi], t_seq[step], candidate_seq[step]
         if mask is None:
             np.dot(h, kernel, inner)
         else:
@@ -230,19 +240,19 @@ def gru_forward_rows(projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq,
                     hidden[b, j] = h[b, j] * mask[lo + b, j]
             np.dot(hidden, kernel, inner)
         for b in range(rows):
-            ib, xb, tb, hb = inner[b], projected[lo + b, step], t_seq[step, lo + b], h[b]
-            cb = candidate_seq[step, lo + b]
+            row = lo + b
             for j in range(width):
-                ib[j] += bias[j]
+                inner[b, j] += bias[j]
             for j in range(2 * units):
-                tb[j] = tanh_float32((xb[j] + ib[j]) * _HALF)
+                t[row, j] = tanh_float32((projected[row, step, j] + inner[b, j]) * _HALF)
             for j in range(units):
-                r = _HALF * tb[units + j] + _HALF
-                cb[j] = tanh_float32(xb[2 * units + j] + r * ib[2 * units + j])
+                r = _HALF * t[row, units + j] + _HALF
+                candidate[row, j] = tanh_float32(projected[row, step, 2 * units + j]
+                                                 + r * inner[b, 2 * units + j])
             for j in range(units):
-                z = _HALF * tb[j] + _HALF
-                hb[j] = z * hb[j] + (_ONE - z) * cb[j]
-            h_seq[lo + b, step] = hb
+                z = _HALF * t[row, j] + _HALF
+                h[b, j] = z * h[b, j] + (_ONE - z) * candidate[row, j]
+                h_seq[row, step, j] = h[b, j]
 
 
 @jit.elementwise_kernel
@@ -255,35 +265,37 @@ def gru_backward_rows(kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_s
     d_inner = np.empty((rows, width), dx_seq.dtype)
     d_hidden = dh[lo:hi].copy()  # the gradient reaching h (through the recurrence, then
     dh_direct = np.empty_like(d_hidden)  # plus the direct path z * dh)
+    h_prev = np.empty(units, dx_seq.dtype)
     d_z, d_a = np.empty(units, dx_seq.dtype), np.empty(units, dx_seq.dtype)
     for step in range(steps - 1, -1, -1):
+        t, candidate, inner = t_seq[step], candidate_seq[step], inner_seq[step]
         for b in range(rows):
             row = lo + b
-            tb, cb, ib = t_seq[step, row], candidate_seq[step, row], inner_seq[step, row]
-            h_prev = h_seq[row, step - 1] if step else h0[row]
-            dhb, dsb, xb, db = d_hidden[b], dh_seq[row, step], dx_seq[row, step], d_inner[b]
             for j in range(units):
-                dhb[j] = dhb[j] + dsb[j]
+                h_prev[j] = h_seq[row, step - 1, j] if step else h0[row, j]
             for j in range(units):
-                z = _HALF * tb[j] + _HALF
-                d_z[j] = dhb[j] * (h_prev[j] - cb[j]) * z * (_ONE - z)
+                d_hidden[b, j] = d_hidden[b, j] + dh_seq[row, step, j]
             for j in range(units):
-                z = _HALF * tb[j] + _HALF
-                d_a[j] = dhb[j] * (_ONE - z) * (_ONE - cb[j] * cb[j])
+                z = _HALF * t[row, j] + _HALF
+                d_z[j] = d_hidden[b, j] * (h_prev[j] - candidate[row, j]) * z * (_ONE - z)
             for j in range(units):
-                xb[j] = d_z[j]
-                db[j] = d_z[j]
+                z, a = _HALF * t[row, j] + _HALF, candidate[row, j]
+                d_a[j] = d_hidden[b, j] * (_ONE - z) * (_ONE - a * a)
             for j in range(units):
-                r = _HALF * tb[units + j] + _HALF
-                d_r = d_a[j] * ib[2 * units + j] * r * (_ONE - r)
-                xb[units + j] = d_r
-                db[units + j] = d_r
+                dx_seq[row, step, j] = d_z[j]
+                d_inner[b, j] = d_z[j]
             for j in range(units):
-                xb[2 * units + j] = d_a[j]
-                db[2 * units + j] = d_a[j] * (_HALF * tb[units + j] + _HALF)
+                r = _HALF * t[row, units + j] + _HALF
+                d_r = d_a[j] * inner[row, 2 * units + j] * r * (_ONE - r)
+                dx_seq[row, step, units + j] = d_r
+                d_inner[b, units + j] = d_r
             for j in range(units):
-                dh_direct[b, j] = dhb[j] * (_HALF * tb[j] + _HALF)
-            d_inner_seq[row, step] = db
+                dx_seq[row, step, 2 * units + j] = d_a[j]
+                d_inner[b, 2 * units + j] = d_a[j] * (_HALF * t[row, units + j] + _HALF)
+            for j in range(units):
+                dh_direct[b, j] = d_hidden[b, j] * (_HALF * t[row, j] + _HALF)
+            for j in range(width):
+                d_inner_seq[row, step, j] = d_inner[b, j]
         np.dot(d_inner, kernel_t, d_hidden)
         for b in range(rows):
             for j in range(units):
@@ -302,7 +314,7 @@ def gru_sequence(projected, h0, kernel, bias, mask=None):
     inner_seq = scratch.empty((steps, batch, width), projected.dtype)
     t_seq = scratch.empty((steps, batch, 2 * units), projected.dtype)
     candidate_seq = scratch.empty((steps, batch, units), projected.dtype)
-    jit.run_split(lambda lo, hi: gru_forward_rows(
+    _split(lambda lo, hi: gru_forward_rows(
         projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq, candidate_seq, lo, hi),
         batch)
     return h_seq, h_seq[:, -1].copy(), inner_seq, t_seq, candidate_seq
@@ -318,7 +330,7 @@ def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq
     dx_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
     d_inner_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
     dh0 = np.empty_like(h0)
-    jit.run_split(lambda lo, hi: gru_backward_rows(
+    _split(lambda lo, hi: gru_backward_rows(
         kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask, dx_seq,
         d_inner_seq, dh0, lo, hi), batch)
     return dx_seq, d_inner_seq, dh0
