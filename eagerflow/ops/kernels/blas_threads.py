@@ -56,5 +56,5 @@ def _controller():
 def rescan() -> None:
     """Finds the loaded BLAS libraries again at the next thread setting: for a library
     loaded after the first setting (scipy's OpenBLAS, which numba's compiled ``np.dot``
-    calls: `rnn_loops`), which the settings would otherwise leave alone."""
+    calls: `rnn_sequence_jit`), which the settings would otherwise leave alone."""
     _blas.clear()

@@ -1,4 +1,4 @@
-"""The compiled whole-sequence loops (rnn_loops.py) against the NumPy kernels' loops
+"""The compiled whole-sequence loops (rnn_sequence_jit.py) against the NumPy kernels' loops
 (rnn_gates.py), and their float32 tanh against float64's."""
 
 import numpy as np
@@ -9,13 +9,14 @@ pytest.importorskip("scipy")
 
 import eagerflow as ef  # noqa: E402
 from eagerflow.ops import recurrent  # noqa: E402
-from eagerflow.ops.kernels import jit, kernel_sets, rnn_gates, rnn_jit, rnn_loops  # noqa: E402
+from eagerflow.ops.kernels import jit, kernel_sets, rnn_gates, rnn_jit  # noqa: E402
+from eagerflow.ops.kernels import rnn_sequence_jit as sequences  # noqa: E402
 
 
 @numba.njit
 def _tanh_all(x, out):
     for i in range(x.size):
-        out[i] = rnn_loops.tanh_float32(x[i])
+        out[i] = sequences.tanh_float32(x[i])
 
 
 def test_tanh_float32_is_within_8_ulp_of_tanh():
@@ -69,7 +70,7 @@ def test_lstm_forward_matches_numpy_loop(shape, masked):
     want = rnn_gates.lstm_sequence(projected, h0, c0, kernel, mask)
     # The float32 tanh (<= 8 ulp) and another BLAS library: rounding-level differences,
     # carried through the steps.
-    _close(rnn_loops.lstm_sequence(projected, h0, c0, kernel, mask), want, 1e-5, 3e-6)
+    _close(sequences.lstm_sequence(projected, h0, c0, kernel, mask), want, 1e-5, 3e-6)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -80,7 +81,7 @@ def test_lstm_backward_matches_numpy_loop(shape, masked, dtype):
     _, _, _, c_seq, t_seq = forward = rnn_gates.lstm_sequence(projected, h0, c0, kernel, mask)
     args = (c0, kernel, forward[0], c_seq, t_seq, dh_seq, dh, dc, mask)
     tol = 2e-6 if dtype == np.float32 else 1e-13
-    _close(rnn_loops.lstm_sequence_grad(*args), rnn_gates.lstm_sequence_grad(*args), tol,
+    _close(sequences.lstm_sequence_grad(*args), rnn_gates.lstm_sequence_grad(*args), tol,
            tol)
 
 
@@ -95,7 +96,7 @@ def _gru_inputs(dtype, batch, steps, units, masked):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_gru_forward_matches_numpy_loop(shape, masked):
     projected, h0, kernel, bias, mask, *_ = _gru_inputs(np.float32, *shape, masked)
-    _close(rnn_loops.gru_sequence(projected, h0, kernel, bias, mask),
+    _close(sequences.gru_sequence(projected, h0, kernel, bias, mask),
            rnn_gates.gru_sequence(projected, h0, kernel, bias, mask), 1e-5, 3e-6)
 
 
@@ -108,7 +109,7 @@ def test_gru_backward_matches_numpy_loop(shape, masked, dtype):
                                                                        bias, mask)
     args = (h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask)
     tol = 2e-6 if dtype == np.float32 else 1e-13
-    _close(rnn_loops.gru_sequence_grad(*args), rnn_gates.gru_sequence_grad(*args), tol, tol)
+    _close(sequences.gru_sequence_grad(*args), rnn_gates.gru_sequence_grad(*args), tol, tol)
 
 
 def test_split_rows_equal_one_range():
@@ -122,26 +123,26 @@ def test_split_rows_equal_one_range():
         h_seq = np.empty((9, 6, 4), np.float32)
         c_seq, t_seq = np.empty((6, 9, 4), np.float32), np.empty((6, 9, 16), np.float32)
         for lo, hi in ranges:
-            rnn_loops.lstm_forward_rows(projected, h0, c0, kernel, scale, None, h_seq, c_seq,
-                                    t_seq, lo, hi)
+            sequences.lstm_forward_rows(projected, h0, c0, kernel, scale, None, h_seq, c_seq,
+                                        t_seq, lo, hi)
         outputs.append((h_seq, c_seq, t_seq))
     _close(outputs[1], outputs[0], 1e-6, 1e-7)
 
 
 def test_which_dtypes_take_the_loops(monkeypatch):
-    assert rnn_loops.usable(np.dtype(np.float32), forward=True)
-    assert not rnn_loops.usable(np.dtype(np.float64), forward=True)
-    assert rnn_loops.usable(np.dtype(np.float64), forward=False)
-    assert not rnn_loops.usable(np.dtype(np.float16), forward=False)
-    monkeypatch.setattr(rnn_loops, "HAS_SCIPY", False)
-    assert not rnn_loops.usable(np.dtype(np.float32), forward=True)
+    assert sequences.usable(np.dtype(np.float32), forward=True)
+    assert not sequences.usable(np.dtype(np.float64), forward=True)
+    assert sequences.usable(np.dtype(np.float64), forward=False)
+    assert not sequences.usable(np.dtype(np.float16), forward=False)
+    monkeypatch.setattr(rnn_sequence_jit, "HAS_SCIPY", False)
+    assert not sequences.usable(np.dtype(np.float32), forward=True)
 
 
 @pytest.mark.parametrize("has_scipy", [True, False])
 def test_numba_set_kernels_take_the_loops_or_fall_back(has_scipy, monkeypatch):
     """Without scipy (numba's np.dot needs its BLAS) the numba set runs `rnn_gates`'s loop
     with compiled gates: the same values either way."""
-    monkeypatch.setattr(rnn_loops, "HAS_SCIPY", has_scipy)
+    monkeypatch.setattr(rnn_sequence_jit, "HAS_SCIPY", has_scipy)
     calls = []
     monkeypatch.setattr(jit, "run_split", lambda task, n: calls.append(n) or task(0, n))
     projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(np.float32, 3, 5, 4,
