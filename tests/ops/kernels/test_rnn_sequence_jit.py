@@ -134,7 +134,7 @@ def test_which_dtypes_take_the_loops(monkeypatch):
     assert not sequences.usable(np.dtype(np.float64), forward=True)
     assert sequences.usable(np.dtype(np.float64), forward=False)
     assert not sequences.usable(np.dtype(np.float16), forward=False)
-    monkeypatch.setattr(rnn_sequence_jit, "HAS_SCIPY", False)
+    monkeypatch.setattr(sequences, "HAS_SCIPY", False)
     assert not sequences.usable(np.dtype(np.float32), forward=True)
 
 
@@ -142,7 +142,7 @@ def test_which_dtypes_take_the_loops(monkeypatch):
 def test_numba_set_kernels_take_the_loops_or_fall_back(has_scipy, monkeypatch):
     """Without scipy (numba's np.dot needs its BLAS) the numba set runs `rnn_gates`'s loop
     with compiled gates: the same values either way."""
-    monkeypatch.setattr(rnn_sequence_jit, "HAS_SCIPY", has_scipy)
+    monkeypatch.setattr(sequences, "HAS_SCIPY", has_scipy)
     calls = []
     monkeypatch.setattr(jit, "run_split", lambda task, n: calls.append(n) or task(0, n))
     projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(np.float32, 3, 5, 4,
