@@ -227,19 +227,15 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     c0, c_seq, t_seq, dh_seq, dh, dc, mask = _contiguous(c0, c_seq, t_seq, dh_seq, dh, dc,
                                                          mask)
     batch, steps, units = h_seq.shape
-    tanh_c = scratch.empty(c_seq.shape, c_seq.dtype)
+    # NumPy's SIMD tanh of all carries at once (~0.1 ms; over a range's strided rows it
+    # took ~10x longer).
+    tanh_c = np.tanh(c_seq, out=scratch.empty(c_seq.shape, c_seq.dtype))
     kernel_t = np.ascontiguousarray(kernel.T)
     dz_seq = scratch.empty((batch, steps, 4 * units), h_seq.dtype)
     dh0, dc0 = np.empty_like(c0), np.empty_like(c0)
-
-    def rows(lo, hi):
-        # NumPy's SIMD tanh over the range's carries, all steps at once (a ufunc releases
-        # the GIL: the ranges' threads run it side by side).
-        np.tanh(c_seq[:, lo:hi], out=tanh_c[:, lo:hi])
-        lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq,
-                           dh0, dc0, lo, hi)
-
-    _split(rows, batch)
+    _split(lambda lo, hi: lstm_backward_rows(
+        kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0, dc0, lo, hi),
+        batch)
     return dz_seq, dh0, dc0
 
 
