@@ -42,6 +42,18 @@ def test_tanh_float32_special_values():
     assert np.signbit(got[4]) and not np.signbit(got[3])
 
 
+@pytest.mark.parametrize("rows, inner, columns", [(70, 64, 256), (3, 1024, 768), (5, 4, 8)])
+def test_products_in_blocks_of_rows_equal_one_product(rows, inner, columns):
+    """Blocks of 32 rows and a remainder of 6; one row a block (a kernel above the
+    block size); one block."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(rows, inner)).astype(np.float32)
+    b = rng.normal(size=(inner, columns)).astype(np.float32)
+    out = np.full((rows, columns), np.nan, np.float32)
+    sequences.dot_in_blocks(a, b, out)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-4)
+
+
 def _sequence_inputs(dtype, batch, steps, units, masked, seed=0):
     rng = np.random.default_rng(seed)
     projected = (2 * rng.normal(size=(batch, steps, 4 * units))).astype(dtype)
