@@ -41,7 +41,7 @@ import math
 
 import numpy as np
 
-from eagerflow.ops.kernels import blas_threads, jit, scratch
+from eagerflow.ops.kernels import blas_threads, jit, rnn_gates, scratch
 
 _F32 = np.float32
 _HALF, _ONE, _TWO = _F32(0.5), _F32(1.0), _F32(2.0)
@@ -78,8 +78,8 @@ def tanh_float32(x):  # pragma: no cover - compiled (inlined into the loops belo
     keep the relative error (no cancellation near 0). Error: at most ~8 units in the last
     place, mean ~0.4 (measured on 4.1 million values against float64's tanh, the tests
     check 440,000; subnormal inputs lose bits in the scaling, a few of their steps
-    absolutely); NaN stays NaN, the sign is ``x``'s. (`graph/passes/fusion_jit.py`'s ``_tanh_float32`` is the
-    correctly rounded variant in float64 arithmetic, ~2 ns.)
+    absolutely); NaN stays NaN, the sign is ``x``'s. (`graph/passes/fusion_jit.py`'s
+    ``_tanh_float32`` is the correctly rounded variant in float64 arithmetic, ~2 ns.)
     """
     a = abs(x)
     y = (a if not a > _TANH_LIMIT else _TANH_LIMIT) * _SHRINK  # (NaN stays NaN)
@@ -90,20 +90,13 @@ def tanh_float32(x):  # pragma: no cover - compiled (inlined into the loops belo
     return _F32(math.copysign(q / (q + _TWO), x))
 
 
-SMALL_PRODUCT = 1 << 19
-"""Multiply-adds (rows x inner x columns) of one recurrent product `dot_in_blocks` runs."""
-
-
-# OpenBLAS takes a product of at most 1e6 multiply-adds through its small-matrix kernels
-# (no packing, one thread): on the 2-core AVX-512 machine (one thread, medians) 113 GFLOP/s
-# for 32 x 64 x 256 (9.3 us) and 48 x 64 x 256, against 48 GFLOP/s for 64 x 64 x 256 (44
-# us: its packed path). So a product of 64 rows costs 18.4 us as two of 32 and 25-44 us as
-# one; blocks of 8 rows still run at the small kernels' speed, and blocks of 1 << 19
-# multiply-adds keep a margin below the limit (other BLAS libraries lose ~nothing).
+# Blocks of rows as `rnn_gates.matmul_in_blocks` (same limit): under OpenBLAS's
+# small-matrix limit, 2-4x faster per multiply-add than a whole batch's product.
 @jit.kernel
 def dot_in_blocks(a, b, out):  # pragma: no cover - compiled
-    """``np.dot(a, b, out)`` by blocks of rows of at most `SMALL_PRODUCT` multiply-adds."""
-    block = max(1, SMALL_PRODUCT // (b.shape[0] * b.shape[1]))
+    """``np.dot(a, b, out)`` by blocks of rows of at most `rnn_gates.SMALL_PRODUCT`
+    multiply-adds."""
+    block = max(1, rnn_gates.SMALL_PRODUCT // (b.shape[0] * b.shape[1]))
     for start in range(0, a.shape[0], block):
         stop = min(start + block, a.shape[0])
         np.dot(a[start:stop], b, out[start:stop])
