@@ -174,3 +174,15 @@ def test_layers_take_the_composite_path_for_other_activations(layer):
     other(x)
     other.set_weights(fused.get_weights())
     assert np.all(other(x).numpy() >= 0) and np.any(out.numpy() < 0)
+
+
+@pytest.mark.parametrize("rows, inner, columns", [(70, 64, 256), (3, 1024, 768), (5, 4, 8)])
+def test_sequence_products_in_blocks_of_rows_equal_one_product(rows, inner, columns):
+    """The NumPy loops' recurrent products: blocks of 32 rows and a remainder of 6; one
+    row a block (a kernel above the block size); one block; a strided operand."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(rows, 2, inner)).astype(np.float32)[:, 1]
+    b = rng.normal(size=(inner, columns)).astype(np.float32)
+    out = np.full((rows, columns), np.nan, np.float32)
+    assert rnn_gates.matmul_in_blocks(a, b, out) is out
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-4)

@@ -51,3 +51,10 @@ def _controller():
 
         _blas.append(threadpoolctl.ThreadpoolController().select(user_api="blas"))
     return _blas[0]
+
+
+def rescan() -> None:
+    """Finds the loaded BLAS libraries again at the next thread setting: for a library
+    loaded after the first setting (scipy's OpenBLAS, which numba's compiled ``np.dot``
+    calls: `rnn_sequence_jit`), which the settings would otherwise leave alone."""
+    _blas.clear()

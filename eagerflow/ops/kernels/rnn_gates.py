@@ -157,6 +157,27 @@ def gru_block_cell_grad(x, inner, h_prev, dh, gates=_NUMPY):
 # fault per 4 KiB page, which made an LSTM's forward and backward ~1.5x slower (14 ms
 # where malloc kept its pages, 9 ms).
 
+SMALL_PRODUCT = 1 << 19
+"""Multiply-adds (rows x inner x columns) of one recurrent product in the sequence loops
+(`matmul_in_blocks`, and `rnn_sequence_jit`'s compiled loops)."""
+
+
+# OpenBLAS takes a product of at most 1e6 multiply-adds through its small-matrix kernels
+# (no packing, one thread): on the 2-core AVX-512 machine (one thread, medians) 113 GFLOP/s
+# for 32 x 64 x 256 (9.3 us) and 48 x 64 x 256, against 48 GFLOP/s for 64 x 64 x 256 (44
+# us: its packed path; with two threads under load, 290 us against 68 for two blocks). So
+# a 64-row step's product costs 18.4 us as two blocks of 32 rows and 25-44 us as one;
+# blocks of 8 rows still run at the small kernels' speed, and 1 << 19 multiply-adds keep
+# a margin below the limit (other BLAS libraries lose ~nothing).
+def matmul_in_blocks(a, b, out):
+    """``np.matmul(a, b, out=out)`` by blocks of rows of at most `SMALL_PRODUCT`
+    multiply-adds; returns `out`."""
+    block = max(1, SMALL_PRODUCT // (b.shape[0] * b.shape[1]))
+    for start in range(0, a.shape[0], block):
+        np.matmul(a[start:start + block], b, out=out[start:start + block])
+    return out
+
+
 def lstm_sequence(projected, h0, c0, kernel, mask=None, gates=_NUMPY):
     """``(h_seq, h, c, c_seq, t_seq)`` of an LSTM over ``projected (batch, time, 4u)``.
 
@@ -177,7 +198,7 @@ def lstm_sequence(projected, h0, c0, kernel, mask=None, gates=_NUMPY):
     h, c = h0, c0
     for step in range(steps):
         z = t_seq[step]
-        np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=z)
+        matmul_in_blocks(h if mask is None else np.multiply(h, mask, out=hidden), kernel, z)
         gates.lstm_gate_input(z, projected, step, scale)
         np.tanh(z, out=z)
         c = c_seq[step] = gates.lstm_state(z, c)
@@ -201,7 +222,7 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
         gates.lstm_grad_into(t_seq[step], tanh_c[step], c_seq[step - 1] if step else c0,
                              dh + dh_seq[:, step], dc, dz_seq, step, dc_prev)
         dc = dc_prev
-        dh = np.matmul(dz_seq[:, step], kernel_t, out=d_hidden)
+        dh = matmul_in_blocks(dz_seq[:, step], kernel_t, d_hidden)
         if mask is not None:
             dh *= mask
     return dz_seq, dh, dc
@@ -223,7 +244,8 @@ def gru_sequence(projected, h0, kernel, bias, mask=None, gates=_NUMPY):
     h = h0
     for step in range(steps):
         x, inner, t = projected[:, step], inner_seq[step], t_seq[step]
-        np.matmul(h if mask is None else np.multiply(h, mask, out=hidden), kernel, out=inner)
+        matmul_in_blocks(h if mask is None else np.multiply(h, mask, out=hidden), kernel,
+                         inner)
         gates.gru_gate_input(inner, bias, projected, step, t)
         np.tanh(t, out=t)
         candidate = np.tanh(gates.gru_candidate_input(t, x, inner), out=candidate_seq[step])
@@ -245,7 +267,7 @@ def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq
         gates.gru_grad_into(t_seq[step], candidate_seq[step], inner_seq[step],
                             h_seq[:, step - 1] if step else h0, dh + dh_seq[:, step],
                             dx_seq, d_inner_seq, step, dh_direct)
-        np.matmul(d_inner_seq[:, step], kernel_t, out=d_hidden)
+        matmul_in_blocks(d_inner_seq[:, step], kernel_t, d_hidden)
         if mask is not None:
             d_hidden *= mask
         dh = np.add(d_hidden, dh_direct, out=d_hidden)

@@ -6,6 +6,10 @@ the kernel forwards registered for the ops ``LSTMBlockCell``, ``LSTMBlockCellGra
 ``GRUBlockCell`` and ``GRUBlockCellGrad``: the steps of `rnn_gates.py` with the gate
 arithmetic below (same functions, arguments and results as the NumPy ones there, tested
 against them), each one pass over the step instead of five to fifteen NumPy passes.
+The whole-sequence ops (``LSTMSequence``, ``GRUSequence`` and their gradients) run as
+`rnn_sequence_jit`'s compiled loops, one per half of the batch, where those apply (float32
+forwards, float32 and float64 gradients, scipy installed), and as `rnn_gates`'s Python
+loops over these gate functions otherwise.
 
 What stays in NumPy: every tanh. numba calls the C library's scalar ``tanh``
 (~25-45 ns an element on the 2-core AVX-512 box: the llvmlite wheels carry no vector
@@ -26,6 +30,7 @@ import sys
 import numpy as np
 
 from eagerflow.ops.kernels import jit, rnn_gates
+from eagerflow.ops.kernels import rnn_sequence_jit as sequences
 
 
 @jit.kernel
@@ -230,23 +235,37 @@ def _first(mask):
 
 
 def lstm_sequence(projected, h0, c0, kernel, *mask):
-    """The forward of ``LSTMSequence`` with this module's gate arithmetic."""
+    """The forward of ``LSTMSequence``: the compiled loop of `rnn_sequence_jit` where it
+    applies (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    if sequences.usable(projected.dtype, forward=True):
+        return sequences.lstm_sequence(projected, h0, c0, kernel, _first(mask))
     return rnn_gates.lstm_sequence(projected, h0, c0, kernel, _first(mask), gates=_COMPILED)
 
 
 def lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, *mask):
-    """The forward of ``LSTMSequenceGrad`` with this module's gate arithmetic."""
+    """The forward of ``LSTMSequenceGrad``: the compiled loop of `rnn_sequence_jit` where it
+    applies, else `rnn_gates`'s with this module's gate arithmetic."""
+    if sequences.usable(projected.dtype, forward=False):
+        return sequences.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
+                                            _first(mask))
     return rnn_gates.lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc,
                                         _first(mask), gates=_COMPILED)
 
 
 def gru_sequence(projected, h0, kernel, bias, *mask):
-    """The forward of ``GRUSequence`` with this module's gate arithmetic."""
+    """The forward of ``GRUSequence``: the compiled loop of `rnn_sequence_jit` where it
+    applies (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    if sequences.usable(projected.dtype, forward=True):
+        return sequences.gru_sequence(projected, h0, kernel, bias, _first(mask))
     return rnn_gates.gru_sequence(projected, h0, kernel, bias, _first(mask), gates=_COMPILED)
 
 
 def gru_sequence_grad(projected, h0, kernel, bias, h_seq, inner_seq, t_seq, candidate_seq,
                       dh_seq, dh, *mask):
-    """The forward of ``GRUSequenceGrad`` with this module's gate arithmetic."""
+    """The forward of ``GRUSequenceGrad``: the compiled loop of `rnn_sequence_jit` where it
+    applies, else `rnn_gates`'s with this module's gate arithmetic."""
+    if sequences.usable(projected.dtype, forward=False):
+        return sequences.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
+                                           dh_seq, dh, _first(mask))
     return rnn_gates.gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq,
                                        dh_seq, dh, _first(mask), gates=_COMPILED)
