@@ -9,10 +9,29 @@ the ``fast`` extra) is imported on first use.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 _blas: list = []  # see `_controller`
+_last_split = [-1e9]  # `time.monotonic()` when `jit.run_split` last ran threads
+
+SPLIT_WINDOW = 0.5
+"""Seconds after a split during which products join the split threads (`own_threads_busy`):
+longer than OpenBLAS's workers spin after a product (2^28 cycles, ~0.1 s), so a training
+step's products keep joining them from one step to the next."""
+
+
+def note_split() -> None:
+    """Records that `jit.run_split` is running work on eagerflow's own threads."""
+    _last_split[0] = time.monotonic()
+
+
+def own_threads_busy() -> bool:
+    """Whether `jit.run_split` ran within the last `SPLIT_WINDOW` seconds: then a large
+    product runs on those threads too (`matmul_jit`), instead of waking OpenBLAS's workers,
+    which would keep spinning against the next split kernel."""
+    return time.monotonic() - _last_split[0] < SPLIT_WINDOW
 
 
 @contextlib.contextmanager

@@ -99,6 +99,7 @@ def run_split(task: Callable[[int, int], Any], count: int) -> list:
     if parts == 1:  # (one range: BLAS keeps its threads)
         return [task(0, count)]
     bounds = [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]
+    blas_threads.note_split()
     with blas_threads.blas_limited(1):
         if not _pool:
             _pool.append(concurrent.futures.ThreadPoolExecutor(
