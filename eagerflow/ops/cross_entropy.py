@@ -150,10 +150,16 @@ def saved_softmax(loss: np.ndarray, labels: np.ndarray, logits: np.ndarray) -> n
     return softmax
 
 
-saved.pair("SoftmaxCrossEntropyWithLogitsGrad", "SoftmaxCrossEntropyWithLogits",
-           lambda node: node.inputs[1], lambda node: node.outputs[0],
-           lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
-           and None not in producer.inputs[1].shape)
+def _takes_saved_softmax(backprop: str, forward: str) -> None:
+    """Declares that a traced `backprop` op takes the softmax its `forward` op saved: the
+    entry is keyed by the loss (the forward's output, the backprop's input 1), and taken
+    when both ops read the same logits (the forward's input 1, the backprop's input 3)."""
+    saved.pair(backprop, forward, lambda node: node.inputs[1], lambda node: node.outputs[0],
+               lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
+               and None not in producer.inputs[1].shape)
+
+
+_takes_saved_softmax("SoftmaxCrossEntropyWithLogitsGrad", "SoftmaxCrossEntropyWithLogits")
 
 
 _softmax_xent_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
@@ -287,10 +293,8 @@ def _sparse_softmax_xent_backprop(dy, loss, labels, logits):
     return np.multiply(softmax, np.expand_dims(dy, -1), out=softmax)
 
 
-saved.pair("SparseSoftmaxCrossEntropyWithLogitsGrad", "SparseSoftmaxCrossEntropyWithLogits",
-           lambda node: node.inputs[1], lambda node: node.outputs[0],
-           lambda producer, consumer: consumer.inputs[3] is producer.inputs[1]
-           and None not in producer.inputs[1].shape)
+_takes_saved_softmax("SparseSoftmaxCrossEntropyWithLogitsGrad",
+                     "SparseSoftmaxCrossEntropyWithLogits")
 
 
 _sparse_softmax_xent_backprop.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
