@@ -5,22 +5,22 @@ The NumPy forward (`ops/attention_ops.py`) is a handful of whole-array calls: ba
 products (``np.matmul`` on the heads-last layout) and the softmax rows. Each product is
 small (64x16 by 16x64 in the benchmark's encoder block: below OpenBLAS's threading
 threshold), so those calls ran on one core while the other idled, and splitting them over
-two Python threads gained nothing (each call holds the GIL between its BLAS calls). Here
-one compiled function runs a whole range of pairs: it copies the pair's query, key and
-value (strided slices of the heads-last arrays) into small contiguous blocks and multiplies
-them with numba's ``np.dot``, which calls BLAS (SciPy's ``cython_blas``) from inside the
-kernel; the softmax arithmetic and the gradient's row formula run in the same loop, and
-the results are scattered back into the heads-last layout. `jit.run_split` runs one range
-per thread (BLAS on one thread in each), when the work is large enough to pay for the
-handoff (`SPLIT_MULTIPLY_ADDS`).
+two Python threads gained nothing (NumPy's batched ``matmul`` holds the GIL between its
+BLAS calls). Here one compiled function runs a whole range of pairs: it multiplies each
+pair's query, key and value where they lie in the heads-last arrays, calling BLAS from
+inside the kernel with the heads' row spacing (`gemm_jit.product`: no copies), and runs
+the softmax arithmetic and the gradient's row formula (`softmax_jit`'s row kernels) on
+each pair's block while it is in cache. `chunks.run` shares the pairs between the threads
+in chunks, when the work is large enough to pay for the handoff (`SPLIT_MULTIPLY_ADDS`)
+and each product small enough to run on one BLAS thread (`BLAS_ONE_THREAD`).
 
-The exponential stays NumPy's, over each thread's whole block of scores at once (SIMD;
-numba's scalar ``exp`` is 50-90 times slower): the forward is a kernel (the scores, the
-mask and the shift by the row maximum), ``np.exp`` in place (which also releases the GIL),
-and a second kernel (the division by the row sum and the product with the values). The
-backward has no transcendental and is one kernel. Row sums are reassociated
-(`jit.sum_kernel`), so they round differently from NumPy's pairwise sums (a few ulps);
-products are BLAS's either way.
+The exponential stays NumPy's, over each chunk's block of scores at once (SIMD; numba's
+scalar ``exp`` is 50-90 times slower, and a polynomial one in float64 was slower than
+NumPy's pass): the forward is a kernel (the scores, the mask and the shift by the row
+maximum), ``np.exp`` in place (which releases the GIL too), and a second kernel (the
+division by the row sum and the product with the values). The backward has no
+transcendental and is one kernel. Row sums are reassociated (`jit.sum_kernel`), so they
+round differently from NumPy's pairwise sums (a few ulps); products are BLAS's either way.
 
 float16 (no numba arithmetic) and empty inputs take the NumPy products and rows.
 """
@@ -53,22 +53,20 @@ _COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16
 
 
 @jit.kernel
-def _shifted_scores(gemm, query, key, mask, big, weights, start, stop):  # pragma: no cover
+def _shifted_scores(query, key, mask, big, weights, start, stop):  # pragma: no cover
     """For pairs `start` to `stop`: ``weights[b, h] = q k^T`` (+ `big`, a large negative
     number, where `mask` is False), minus each row's maximum. (`mask`: None or broadcast to
     the scores' shape; numba compiles the None case without the test.)"""
     _, steps, heads, size = query.shape
     key_steps = key.shape[1]
-    params = gemm_jit.params(query)
+    one_zero = gemm_jit.scalars(query)
     # The products go to a block of their own: the shift runs twice as fast from one
     # array into another as in place (numba cannot rule out aliasing there).
     scores = np.empty((steps, key_steps), query.dtype)
-    flat_q, flat_k, flat_s = query.reshape(-1), key.reshape(-1), scores.reshape(-1)
     for pair in range(start, stop):
         b, h = pair // heads, pair % heads
-        gemm_jit.product(gemm, params, flat_q, (b * steps * heads + h) * size, heads * size,
-                         False, flat_k, (b * key_steps * heads + h) * size, heads * size, True,
-                         flat_s, 0, key_steps, steps, key_steps, size)
+        gemm_jit.product(one_zero, query[b, 0, h:], heads * size, False, key[b, 0, h:],
+                         heads * size, True, scores, key_steps, steps, key_steps, size)
         if mask is not None:
             for i in range(steps):
                 for j in range(key_steps):
@@ -78,55 +76,45 @@ def _shifted_scores(gemm, query, key, mask, big, weights, start, stop):  # pragm
 
 
 @jit.kernel
-def _normalized_output(gemm, value, weights, output, start, stop):  # pragma: no cover
+def _normalized_output(value, weights, output, start, stop):  # pragma: no cover - compiled
     """For pairs `start` to `stop`: each row of ``weights[b, h]`` (exponentials) divided by
     its sum, then ``output[b, :, h, :] = weights[b, h] v``."""
     _, key_steps, heads, size = value.shape
     steps = weights.shape[2]
-    params = gemm_jit.params(value)
-    flat_v, flat_w, flat_o = value.reshape(-1), weights.reshape(-1), output.reshape(-1)
+    one_zero = gemm_jit.scalars(value)
     for pair in range(start, stop):
         b, h = pair // heads, pair % heads
-        softmax_jit.normalize_rows(weights[b, h])
-        gemm_jit.product(gemm, params, flat_w, pair * steps * key_steps, key_steps, False,
-                         flat_v, (b * key_steps * heads + h) * size, heads * size, False,
-                         flat_o, (b * steps * heads + h) * size, heads * size, steps, size,
-                         key_steps)
+        probs = weights[b, h]
+        softmax_jit.normalize_rows(probs)
+        gemm_jit.product(one_zero, probs, key_steps, False, value[b, 0, h:], heads * size,
+                         False, output[b, 0, h:], heads * size, steps, size, key_steps)
 
 
 @jit.kernel
-def _backward(gemm, query, key, value, weights, doutput, dweights, dquery, dkey, dvalue,
-              start, stop):  # pragma: no cover - compiled
+def _backward(query, key, value, weights, doutput, dweights, dquery, dkey, dvalue, start,
+              stop):  # pragma: no cover - compiled
     """For pairs `start` to `stop`, `FusedAttentionGrad`'s formula (module docstring of
     `attention_ops`) with ``dP = dweights`` (None: zero)."""
     _, steps, heads, size = query.shape
     key_steps, value_size = key.shape[1], value.shape[3]
-    params = gemm_jit.params(query)
+    one_zero = gemm_jit.scalars(query)
     dscores = np.empty((steps, key_steps), query.dtype)
-    flat_ds, flat_w = dscores.reshape(-1), weights.reshape(-1)
-    flat_q, flat_k, flat_v = query.reshape(-1), key.reshape(-1), value.reshape(-1)
-    flat_do, flat_dq = doutput.reshape(-1), dquery.reshape(-1)
-    flat_dk, flat_dv = dkey.reshape(-1), dvalue.reshape(-1)
-    q_row, k_row, v_row = heads * size, heads * size, heads * value_size
+    row, value_row = heads * size, heads * value_size  # (leading dimensions)
     for pair in range(start, stop):
         b, h = pair // heads, pair % heads
-        at_q = (b * steps * heads + h) * size
-        at_k = (b * key_steps * heads + h) * size
-        at_v = (b * key_steps * heads + h) * value_size
-        at_o = (b * steps * heads + h) * value_size
-        at_w = pair * steps * key_steps
+        q, k, v = query[b, 0, h:], key[b, 0, h:], value[b, 0, h:]
+        do, probs = doutput[b, 0, h:], weights[b, h]
         # dscores = do v^T, then the softmax gradient of its rows
-        gemm_jit.product(gemm, params, flat_do, at_o, v_row, False, flat_v, at_v, v_row, True,
-                         flat_ds, 0, key_steps, steps, key_steps, value_size)
-        softmax_jit.grad_rows(weights[b, h], dscores,
-                              None if dweights is None else dweights[b, h])
+        gemm_jit.product(one_zero, do, value_row, False, v, value_row, True, dscores,
+                         key_steps, steps, key_steps, value_size)
+        softmax_jit.grad_rows(probs, dscores, None if dweights is None else dweights[b, h])
         # dq = dscores k, dk = dscores^T q, dv = p^T do
-        gemm_jit.product(gemm, params, flat_ds, 0, key_steps, False, flat_k, at_k, k_row,
-                         False, flat_dq, at_q, q_row, steps, size, key_steps)
-        gemm_jit.product(gemm, params, flat_ds, 0, key_steps, True, flat_q, at_q, q_row,
-                         False, flat_dk, at_k, k_row, key_steps, size, steps)
-        gemm_jit.product(gemm, params, flat_w, at_w, key_steps, True, flat_do, at_o, v_row,
-                         False, flat_dv, at_v, v_row, key_steps, value_size, steps)
+        gemm_jit.product(one_zero, dscores, key_steps, False, k, row, False, dquery[b, 0, h:],
+                         row, steps, size, key_steps)
+        gemm_jit.product(one_zero, dscores, key_steps, True, q, row, False, dkey[b, 0, h:],
+                         row, key_steps, size, steps)
+        gemm_jit.product(one_zero, probs, key_steps, True, do, value_row, False,
+                         dvalue[b, 0, h:], value_row, key_steps, value_size, steps)
 
 
 def _run(task, pairs: int, largest_product: int, multiply_adds: int) -> None:
@@ -162,13 +150,13 @@ def attention(query, key, value, mask=None):
     if mask is not None:
         mask = np.broadcast_to(mask, weights.shape)
     big = query.dtype.type(attention_ops.large_negative(query.dtype))
-    gemm = gemm_jit.routine(query.dtype)
+    gemm_jit.require_blas()
     blocks = weights.reshape(batch * heads, steps, key_steps)
 
     def task(start, stop):
-        _shifted_scores(gemm, query, key, mask, big, weights, start, stop)
+        _shifted_scores(query, key, mask, big, weights, start, stop)
         np.exp(blocks[start:stop], out=blocks[start:stop])
-        _normalized_output(gemm, value, weights, output, start, stop)
+        _normalized_output(value, weights, output, start, stop)
 
     pairs, largest, multiply_adds = _sizes(query, key, value)
     _run(task, pairs, largest, multiply_adds)
@@ -186,11 +174,11 @@ def attention_grad(query, key, value, weights, doutput, dweights):
     if dweights is not None:
         dweights = np.ascontiguousarray(np.broadcast_to(dweights, weights.shape), query.dtype)
     dquery, dkey, dvalue = (scratch.empty(a.shape, a.dtype) for a in (query, key, value))
-    gemm = gemm_jit.routine(query.dtype)
+    gemm_jit.require_blas()
 
     def task(start, stop):
-        _backward(gemm, query, key, value, weights, doutput, dweights, dquery, dkey, dvalue,
-                  start, stop)
+        _backward(query, key, value, weights, doutput, dweights, dquery, dkey, dvalue, start,
+                  stop)
 
     pairs, largest, multiply_adds = _sizes(query, key, value)
     _run(task, pairs, largest, 2 * multiply_adds)

@@ -4,17 +4,17 @@ numba's ``np.dot`` calls BLAS from inside a kernel, but only on contiguous matri
 kernel looping over the heads of a ``(batch, steps, heads, size)`` array had to copy each
 head into a block first (a quarter of the attention kernels' time at 64 steps of 16).
 BLAS itself reads any row-major matrix whose rows are evenly spaced: its *leading
-dimension* is the distance between rows. `product` calls ``sgemm``/``dgemm`` of SciPy's
-``cython_blas`` (the routines numba's ``np.dot`` uses) with the leading dimensions given,
-on addresses inside the arrays, so one head of such an array is multiplied where it lies.
-
-The routine is found through SciPy's exported C API (a capsule holding its address) with
-ctypes, and reaches kernels as an argument (`routine`), not a global: numba then caches the
-compiled kernel on disk (an address baked into the code would forbid the cache). The
-ctypes argument blocks (`Params`) are allocated once per kernel call, not per product.
+dimension* is the distance between rows. `product` passes the leading dimensions to the
+routine ``np.dot`` itself goes through (numba's C helper ``numba_xxgemm``, which calls
+``sgemm``/``dgemm`` of SciPy's ``cython_blas``), so one head of such an array is
+multiplied where it lies. The helper is called by its symbol name, so kernels using it are
+cached on disk like any other (a ctypes function, by address, would cost ~3 us of typing
+per call and forbid the cache as a global).
 
 The values are BLAS's, as NumPy's ``matmul`` (which calls the same routine on the same
 strided views): equal up to the two OpenBLAS builds' kernels (NumPy's and SciPy's).
+SciPy is part of the ``fast`` extra: `require_blas` says so when it is missing (the helper
+would fail inside a kernel, where it cannot raise).
 
 Examples:
     >>> import numpy as np
@@ -29,114 +29,92 @@ Examples:
 
 from __future__ import annotations
 
-import ctypes
+from typing import Any
 
 import numpy as np
 
 from eagerflow.ops.kernels import jit
 
-_VOID_P = ctypes.c_void_p
-# ?gemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc): Fortran, every
-# argument by address.
-_GEMM = ctypes.CFUNCTYPE(None, *[_VOID_P] * 13)
-_routines: dict = {}
+_types = jit.numba.types  # (numba is imported in jit.py only)
+# int numba_xxgemm(char kind, char transa, char transb, intp m, intp n, intp k, void *alpha,
+#                  void *a, intp lda, void *b, intp ldb, void *beta, void *c, intp ldc):
+# Fortran's ?gemm (column-major) for kind "s"/"d"/"c"/"z" (numba/_lapack.c).
+_xxgemm: Any = _types.ExternalFunction("numba_xxgemm", _types.intc(
+    _types.char, _types.char, _types.char, _types.intp, _types.intp, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp, _types.voidptr, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp))
+_loaded: list = []
 
 
-def _capsule_address(capsule) -> int:
-    """The address a PyCapsule holds (SciPy's C API exports its BLAS routines so)."""
-    api = ctypes.pythonapi
-    api.PyCapsule_GetName.restype = ctypes.c_char_p
-    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
-    api.PyCapsule_GetPointer.restype = _VOID_P
-    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
-
-
-def routine(dtype):
-    """BLAS's ``sgemm`` (float32) or ``dgemm`` (float64) as a ctypes function, for kernels.
+def require_blas() -> None:
+    """Checks that SciPy's BLAS can be loaded (call before a kernel using `product`).
 
     Raises:
         ImportError: when SciPy is not installed (it is part of the ``fast`` extra).
-        TypeError: for another dtype.
     """
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise TypeError(f"gemm_jit.routine: BLAS products need float32 or float64 arrays. "
-                        f"Received: dtype={dtype.name}")
-    if dtype not in _routines:
+    if not _loaded:
         try:
             from scipy.linalg import cython_blas
         except ImportError as e:
-            raise ImportError('the numba attention kernels call BLAS through SciPy; install '
-                              'it with pip install "eagerflow[fast]" (or pip install scipy)'
-                              ) from e
-        name = "sgemm" if dtype == np.float32 else "dgemm"
-        _routines[dtype] = _GEMM(_capsule_address(cython_blas.__pyx_capi__[name]))
-    return _routines[dtype]
+            raise ImportError('the numba kernels call BLAS through SciPy, which is not '
+                              'installed: pip install "eagerflow[fast]" (or pip install '
+                              'scipy), or set EAGERFLOW_KERNELS=numpy') from e
+        _loaded.append(cython_blas)
 
 
 @jit.kernel
-def params(dtype_of):  # pragma: no cover - compiled
-    """The argument blocks of `product` (`dtype_of`: an array of the products' dtype):
-    two flag characters, six integers, the scalars one and zero."""
-    flags = np.empty(2, np.uint8)
-    sizes = np.empty(6, np.int32)
-    scalars = np.empty(2, dtype_of.dtype)
-    scalars[0] = 1
-    scalars[1] = 0
-    return flags, sizes, scalars
+def scalars(like):  # pragma: no cover - compiled
+    """``[1, 0]`` in the dtype of the array `like`: BLAS's alpha and beta, by address."""
+    one_zero = np.empty(2, like.dtype)
+    one_zero[0] = 1
+    one_zero[1] = 0
+    return one_zero
 
 
 @jit.kernel
-def product(routine, params, a, a_offset, lda, transpose_a, b, b_offset, ldb,
-            transpose_b, c, c_offset, ldc, m, n, k):  # pragma: no cover - compiled
-    """``C = op(A) op(B)`` for row-major matrices inside flat arrays.
+def product(one_zero, a, lda, transpose_a, b, ldb, transpose_b, c, ldc, m, n,
+            k):  # pragma: no cover - compiled
+    """``C = op(A) op(B)`` for row-major matrices starting at the first element of the
+    arrays `a`, `b`, `c` (views: ``x[i, 0, h:]`` starts at ``x[i, 0, h, 0]``).
 
-    ``A`` starts at ``a[a_offset]`` with `lda` elements between its rows, and is ``(m, k)``,
-    or ``(k, m)`` when `transpose_a`; ``B`` likewise ``(k, n)`` or ``(n, k)``; ``C`` is
-    ``(m, n)`` at ``c[c_offset]``, rows `ldc` apart. Column-major BLAS computes the
-    transpose, ``C^T = op(B)^T op(A)^T``, reading each row-major matrix as the column-major
+    ``A`` is ``(m, k)``, or ``(k, m)`` when `transpose_a`, with `lda` elements from a row
+    to the next; ``B`` likewise ``(k, n)`` or ``(n, k)``; ``C`` is ``(m, n)``, rows `ldc`
+    apart. `one_zero` comes from `scalars`. Column-major BLAS computes the transpose,
+    ``C^T = op(B)^T op(A)^T``, reading each row-major matrix as its column-major
     transpose: so B goes first.
     """
-    flags, sizes, scalars = params
-    flags[0] = 84 if transpose_b else 78  # "T" / "N"
-    flags[1] = 84 if transpose_a else 78
-    sizes[0] = n
-    sizes[1] = m
-    sizes[2] = k
-    sizes[3] = max(ldb, 1)  # (BLAS refuses 0, even for empty matrices)
-    sizes[4] = max(lda, 1)
-    sizes[5] = max(ldc, 1)
-    item = c.itemsize
-    routine(flags[0:].ctypes, flags[1:].ctypes, sizes[0:].ctypes, sizes[1:].ctypes,
-            sizes[2:].ctypes, scalars[0:].ctypes, b.ctypes.data + b_offset * item,
-            sizes[3:].ctypes, a.ctypes.data + a_offset * item, sizes[4:].ctypes,
-            scalars[1:].ctypes, c.ctypes.data + c_offset * item, sizes[5:].ctypes)
+    kind = 115 if c.itemsize == 4 else 100  # "s" (float32) or "d" (float64)
+    _xxgemm(kind, 84 if transpose_b else 78, 84 if transpose_a else 78, n, m, k,  # T / N
+            one_zero[0:].ctypes, b.ctypes, max(ldb, 1), a.ctypes, max(lda, 1),
+            one_zero[1:].ctypes, c.ctypes, max(ldc, 1))  # (BLAS refuses 0 even if empty)
 
 
 @jit.kernel
-def _matmul(routine, a, b, out, transpose_a, transpose_b):  # pragma: no cover - compiled
+def _matmul(a, b, out, transpose_a, transpose_b):  # pragma: no cover - compiled
     m, n = out.shape
     k = a.shape[0] if transpose_a else a.shape[1]
-    product(routine, params(a), a.reshape(-1), 0, a.shape[1], transpose_a, b.reshape(-1), 0,
-            b.shape[1], transpose_b, out.reshape(-1), 0, n, m, n, k)
+    product(scalars(out), a, a.shape[1], transpose_a, b, b.shape[1], transpose_b, out, n, m,
+            n, k)
 
 
 def matmul(a, b, out, transpose_a=False, transpose_b=False) -> None:
-    """``out = op(a) @ op(b)`` for C-contiguous 2-D arrays of one float dtype, through
-    `product` (the kernels' helper, for tests and examples).
+    """``out = op(a) @ op(b)`` for C-contiguous 2-D float32 or float64 arrays of one dtype,
+    through `product` (the kernels' helper, for tests and examples).
 
     Raises:
         ValueError: for arrays of other ranks, dtypes, layouts or mismatched shapes.
+        ImportError: without SciPy.
     """
     m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
     k2, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape
     arrays = (a, b, out)
     if (any(x.ndim != 2 or not x.flags.c_contiguous or x.dtype != a.dtype for x in arrays)
-            or k != k2 or out.shape != (m, n) or not out.flags.writeable):
+            or a.dtype not in (np.float32, np.float64) or k != k2 or out.shape != (m, n)
+            or not out.flags.writeable):
         raise ValueError(
-            f"gemm_jit.matmul: expected C-contiguous 2-D arrays of one dtype with op(a) "
-            f"(m, k), op(b) (k, n) and a writable out (m, n). Received: shapes "
-            f"{[x.shape for x in arrays]}, dtypes {[x.dtype.name for x in arrays]}, "
+            f"gemm_jit.matmul: expected C-contiguous 2-D float32 or float64 arrays of one "
+            f"dtype with op(a) (m, k), op(b) (k, n) and a writable out (m, n). Received: "
+            f"shapes {[x.shape for x in arrays]}, dtypes {[x.dtype.name for x in arrays]}, "
             f"transpose_a={transpose_a}, transpose_b={transpose_b}")
-    _matmul(routine(a.dtype), a, b, out, transpose_a, transpose_b)
+    require_blas()
+    _matmul(a, b, out, transpose_a, transpose_b)

@@ -39,5 +39,15 @@ def test_bad_arguments_are_named():
         gemm_jit.matmul(a, a.T.astype(np.float64).copy(), np.empty((2, 2), np.float32))
     with pytest.raises(ValueError, match=r"C-contiguous"):
         gemm_jit.matmul(a, a.T, np.empty((2, 2), np.float32))
-    with pytest.raises(TypeError, match=r"float32 or float64 .*dtype=float16"):
-        gemm_jit.routine(np.float16)
+    with pytest.raises(ValueError, match=r"float32 or float64 .*dtypes \['float16'"):
+        gemm_jit.matmul(*(np.ones((2, 2), np.float16) for _ in range(3)))
+
+
+def test_a_missing_scipy_is_named(monkeypatch):
+    import sys
+
+    monkeypatch.setattr(gemm_jit, "_loaded", [])
+    monkeypatch.setitem(sys.modules, "scipy.linalg", None)  # `import` raises ImportError
+    with pytest.raises(ImportError, match=r"through SciPy.*eagerflow\[fast\].*"
+                                          r"EAGERFLOW_KERNELS=numpy"):
+        gemm_jit.matmul(*(np.ones((2, 2)) for _ in range(3)))
