@@ -64,30 +64,6 @@ def test_numba_kernels_match_the_numpy_ones(dtype):
             np.testing.assert_allclose(g, w, **tol)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(3, 37, 16), (1, 5), (2048, 64), (0, 4)])
-def test_numba_kernels_shared_between_threads_match_the_numpy_ones(dtype, shape, monkeypatch):
-    # every array shared between threads in chunks of rows, whatever its size
-    pytest.importorskip("numba")
-    from eagerflow.ops.kernels import norm_jit
-
-    monkeypatch.setattr(norm_jit, "SPLIT_ELEMENTS", 0)
-    rng = np.random.default_rng(5)
-    x = rng.normal(-1.0, 3.0, size=shape).astype(dtype)
-    gamma, beta = rng.normal(size=(2, shape[-1])).astype(dtype)
-    dy = rng.normal(size=shape).astype(dtype)
-    tol = {"rtol": 1e-5, "atol": 1e-4} if dtype == np.float32 else {"rtol": 1e-12,
-                                                                      "atol": 1e-12}
-    np.testing.assert_allclose(norm_jit.layer_norm(x, gamma, beta, 1e-5),
-                               kernel_sets.numpy_forward("FusedLayerNorm")(x, gamma, beta, 1e-5),
-                               **tol)
-    want = kernel_sets.numpy_forward("FusedLayerNormGrad")(x, gamma, dy, 1e-5)
-    got = norm_jit.layer_norm_grad(x, gamma, dy, 1e-5)
-    for g, w in zip(got, want, strict=True):
-        assert g.dtype == dtype and g.shape == w.shape
-        np.testing.assert_allclose(g, w, **tol)
-
-
 def test_bad_inputs_name_the_op():
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"FusedLayerNorm: gamma"):
         layer_norm.layer_norm(ef.zeros([2, 3]), ef.ones([4]), ef.zeros([3]))

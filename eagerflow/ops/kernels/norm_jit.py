@@ -6,15 +6,13 @@ whole backward (``dx``, and ``dgamma``/``dbeta`` accumulated across rows in floa
 where the NumPy kernels make seven to twelve full-size passes. No transcendental
 function: a square root per row. The row sums are reassociated (`jit.sum_kernel`), which
 lets LLVM vectorize them: ~18x faster than in order, at float64 rounding differences.
-Large arrays are shared between threads in chunks of rows (`chunks.run`; the kernels hold
-no GIL), each chunk of the backward summing its own ``dgamma``/``dbeta``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops.kernels import chunks, jit
+from eagerflow.ops.kernels import jit
 
 
 @jit.sum_kernel
@@ -61,52 +59,22 @@ def _backward(x, gamma, dy, epsilon, dx, dgamma, dbeta):  # pragma: no cover - c
             dx[i, j] = inv * (dy[i, j] * gamma[j] - mean_g - xhat * mean_gx)
 
 
-SPLIT_ELEMENTS = 1 << 16
-"""Elements from which the rows are shared between threads (`chunks.run`): below it a
-call takes ~50 us or less on one thread, and handing rows to another costs about a chunk."""
-
-CHUNKS_PER_THREAD = 4
-"""Chunks of rows per thread (`chunks.run`)."""
-
-
 def _rows(array):
     return np.ascontiguousarray(array).reshape(-1, array.shape[-1])
-
-
-def _chunk_rows(rows: int, width: int) -> tuple[int, int]:
-    """``(rows per chunk, threads)`` for `rows` rows of `width`: one chunk on one thread
-    when the array is small."""
-    threads = jit.threads()
-    if rows * width < SPLIT_ELEMENTS or threads == 1:
-        return max(rows, 1), 1
-    return max(1, -(-rows // (CHUNKS_PER_THREAD * threads))), threads
 
 
 def layer_norm(x, gamma, beta, epsilon):
     """The numba forward of ``FusedLayerNorm`` (arguments as the op's)."""
     out = np.empty(x.shape, x.dtype)
-    rows, out_rows, epsilon = _rows(x), out.reshape(-1, x.shape[-1]), float(epsilon)
-    chunk, threads = _chunk_rows(*rows.shape)
-    chunks.run(lambda start, stop: _forward(rows[start:stop], gamma, beta, epsilon,
-                                            out_rows[start:stop]),
-               rows.shape[0], chunk, threads)
+    _forward(_rows(x), gamma, beta, float(epsilon), out.reshape(-1, x.shape[-1]))
     return out
 
 
 def layer_norm_grad(x, gamma, dy, epsilon):
-    """The numba forward of ``FusedLayerNormGrad``: ``(dx, dgamma, dbeta)``. Each chunk of
-    rows sums its own ``dgamma``/``dbeta`` (in float64); the chunks' sums are added last."""
+    """The numba forward of ``FusedLayerNormGrad``: ``(dx, dgamma, dbeta)``."""
     dx = np.empty(x.shape, x.dtype)
-    rows, dy_rows, epsilon = _rows(x), _rows(dy), float(epsilon)
-    dx_rows = dx.reshape(-1, x.shape[-1])
-    chunk, threads = _chunk_rows(*rows.shape)
-    parts = np.zeros((2, -(-rows.shape[0] // chunk), x.shape[-1]), np.float64)
-
-    def task(start, stop):
-        part = start // chunk
-        _backward(rows[start:stop], gamma, dy_rows[start:stop], epsilon, dx_rows[start:stop],
-                  parts[0, part], parts[1, part])
-
-    chunks.run(task, rows.shape[0], chunk, threads)
-    dgamma, dbeta = parts.sum(axis=1)  # (one chunk: its sums exactly)
+    dgamma = np.zeros(x.shape[-1], np.float64)
+    dbeta = np.zeros(x.shape[-1], np.float64)
+    _backward(_rows(x), gamma, _rows(dy), float(epsilon), dx.reshape(-1, x.shape[-1]), dgamma,
+              dbeta)
     return dx, dgamma.astype(gamma.dtype), dbeta.astype(gamma.dtype)
