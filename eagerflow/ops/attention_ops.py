@@ -21,9 +21,10 @@ The products are batched BLAS calls (``np.matmul``) on transposed views, written
 into the heads-last layout of the result (no copy of q, k, v), and the softmax and its
 gradient are the row kernels of `eagerflow.ops.kernels.softmax`. With the numba kernel set
 (`ops/kernels/attention_jit.py`) compiled kernels run the same formula one (example, head)
-pair at a time, calling BLAS from inside, so two threads share the pairs. The backward op's own gradient (second order)
-differentiates the formula written in eagerflow ops. The masked score is Keras's (a large
-negative number added, not -inf), so fully masked rows give uniform weights as in Keras.
+pair at a time, calling BLAS from inside on each head where it lies. The backward op's own
+gradient (second order) differentiates the formula written in eagerflow ops. The masked
+score is Keras's (a large negative number added, not -inf), so fully masked rows give
+uniform weights as in Keras.
 `MultiHeadAttention` uses this op unless it applies dropout to the weights in training.
 
 Examples:
