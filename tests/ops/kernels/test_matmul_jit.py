@@ -14,7 +14,10 @@ from eagerflow.ops.kernels import blas_threads, kernel_sets, matmul_jit  # noqa:
 
 
 def _blas_threads():
-    return [i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+    # NumPy's BLAS, the one `blas_threads` sets (the numba attention kernels load SciPy's
+    # too, which keeps threads of its own; a wheel bundles each in its package's `.libs`)
+    return [i["num_threads"] for i in threadpoolctl.threadpool_info()
+            if i["user_api"] == "blas" and "scipy.libs" not in i["filepath"]]
 
 
 # (a shape, b shape, transpose_a, transpose_b): below and above `SMALL` multiply-adds
