@@ -18,12 +18,13 @@ another (``FusedAttentionGrad``), with the closed form::
     dq = ds k,   dk = ds^T q,   dv = p^T do
 
 The products are batched BLAS calls (``np.matmul``) on transposed views, written straight
-into the heads-last layout of the result (no copy of q, k, v). The softmax and its gradient
-are the row kernels of `eagerflow.ops.kernels.softmax` (NumPy), or with the numba kernel
-set one compiled pass each around NumPy's ``exp`` over the whole array
-(`ops/kernels/softmax_jit.py`). The backward op's own gradient (second order)
-differentiates the formula written in eagerflow ops. The masked score is Keras's (a large
-negative number added, not -inf), so fully masked rows give uniform weights as in Keras.
+into the heads-last layout of the result (no copy of q, k, v), and the softmax and its
+gradient are the row kernels of `eagerflow.ops.kernels.softmax`. With the numba kernel set
+(`ops/kernels/attention_jit.py`) compiled kernels run the same formula one (example, head)
+pair at a time, calling BLAS from inside on each head where it lies. The backward op's own
+gradient (second order) differentiates the formula written in eagerflow ops. The masked
+score is Keras's (a large negative number added, not -inf), so fully masked rows give
+uniform weights as in Keras.
 `MultiHeadAttention` uses this op unless it applies dropout to the weights in training.
 
 Examples:
@@ -151,9 +152,9 @@ def _attention_backward_grad(dys, outs, query, key, value, weights, doutput, dwe
     return tape.gradient(outputs, inputs, output_gradients=list(dys))
 
 
-kernel_sets.register("FusedAttention", forward="eagerflow.ops.kernels.softmax_jit:attention")
+kernel_sets.register("FusedAttention", forward="eagerflow.ops.kernels.attention_jit:attention")
 kernel_sets.register("FusedAttentionGrad",
-                     forward="eagerflow.ops.kernels.softmax_jit:attention_grad")
+                     forward="eagerflow.ops.kernels.attention_jit:attention_grad")
 
 
 def fused_attention(query: TensorLike, key: TensorLike, value: TensorLike,

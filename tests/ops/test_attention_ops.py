@@ -120,3 +120,55 @@ def test_bad_inputs_name_the_op():
         attention.fused_attention(q, k, v, _MASK.astype(np.float32))
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"\(B, H, Tq, Tv\) = \(2, 2, 3, 5\)"):
         attention.fused_attention(q, k, v, np.ones((2, 1, 3, 4), bool))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shapes", [[(3, 9, 4, 5), (3, 11, 4, 5), (3, 11, 4, 7)],
+                                    [(1, 128, 1, 32), (1, 128, 1, 32), (1, 128, 1, 32)]])
+def test_numba_kernels_on_more_pairs_and_longer_rows_match_the_numpy_ones(dtype, shapes):
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import attention_jit
+
+    rng = np.random.default_rng(3)
+    query, key, value = (rng.normal(size=s).astype(dtype) for s in shapes)
+    mask = rng.random((shapes[0][0], 1, shapes[0][1], shapes[1][1])) > 0.3
+    # float32: sums of up to 128 terms in another order (BLAS's blocking, the reassociated
+    # row sums) than the NumPy kernels'
+    tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == np.float32 else {"rtol": 1e-13,
+                                                                      "atol": 1e-13}
+    for m in (None, mask):
+        want = kernel_sets.numpy_forward("FusedAttention")(query, key, value, m)
+        got = attention_jit.attention(query, key, value, m)
+        doutput = rng.normal(size=want[0].shape).astype(dtype)
+        for dweights in (None, rng.normal(size=want[1].shape).astype(dtype)):
+            grads_in = (query, key, value, want[1], doutput, dweights)
+            want_grad = kernel_sets.numpy_forward("FusedAttentionGrad")(*grads_in)
+            got_grad = attention_jit.attention_grad(*grads_in)
+            for g, w in zip((*got, *got_grad), (*want, *want_grad), strict=True):
+                assert g.dtype == dtype and g.shape == w.shape
+                np.testing.assert_allclose(g, w, **tol)
+
+
+def test_numba_kernels_take_strided_inputs_other_dtypes_and_empty_sizes():
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import attention_jit
+
+    rng = np.random.default_rng(4)
+    wide = rng.normal(size=(2, 5, 2, 8))
+    query, key, value = wide[..., :4], wide[..., 2:6], wide[..., ::2]  # strided views
+    want = kernel_sets.numpy_forward("FusedAttention")(query, key, value)
+    got = attention_jit.attention(query, key, value)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-14)
+    # a float32 output gradient for float64 inputs: computed in the inputs' dtype
+    doutput = rng.normal(size=want[0].shape).astype(np.float32)
+    got_grad = attention_jit.attention_grad(query, key, value, want[1], doutput, None)
+    want_grad = kernel_sets.numpy_forward("FusedAttentionGrad")(
+        query, key, value, want[1], doutput.astype(np.float64), None)
+    for g, w in zip(got_grad, want_grad, strict=True):
+        assert g.dtype == np.float64
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+    empty = np.zeros((2, 3, 2, 0))
+    out, weights = attention_jit.attention(empty, np.zeros((2, 4, 2, 0)), np.ones((2, 4, 2, 5)))
+    np.testing.assert_allclose(out, 1.0)
+    np.testing.assert_allclose(weights, 0.25)

@@ -1,5 +1,6 @@
-"""The numba kernels of the softmax rows: ``Softmax``, ``SoftmaxGrad``, ``LogSoftmaxGrad``
-and the ``FusedAttention`` forwards.
+"""The numba kernels of the softmax rows: ``Softmax``, ``SoftmaxGrad`` and ``LogSoftmaxGrad``
+(``FusedAttention``'s, which run per (example, head) beside its products, are in
+`attention_jit.py`).
 
 The exponential stays in NumPy, over the whole array at once (SIMD, ~0.5 ns an element,
 where numba's scalar ``exp`` costs 25-45 ns); what is compiled is the arithmetic around it,
@@ -15,13 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops import attention_ops
 from eagerflow.ops.kernels import jit, kernel_sets, scratch
 from eagerflow.ops.kernels import softmax as numpy_rows
 
 
 @jit.kernel
-def _shift_rows(x, out):  # pragma: no cover - compiled
+def shift_rows(x, out):  # pragma: no cover - compiled
+    """``out = x - max`` per row (`out` may be `x`)."""
     rows, width = x.shape
     for i in range(rows):
         top = x[i, 0]
@@ -33,7 +34,8 @@ def _shift_rows(x, out):  # pragma: no cover - compiled
 
 
 @jit.sum_kernel
-def _normalize_rows(e):  # pragma: no cover - compiled
+def normalize_rows(e):  # pragma: no cover - compiled
+    """Each row of `e` divided by its sum, in place."""
     rows, width = e.shape
     for i in range(rows):
         total = e.dtype.type(0)
@@ -44,7 +46,9 @@ def _normalize_rows(e):  # pragma: no cover - compiled
 
 
 @jit.sum_kernel
-def _grad_rows(y, dy, dextra):  # pragma: no cover - compiled
+def grad_rows(y, dy, dextra):  # pragma: no cover - compiled
+    """``dy = y * (g - sum(g * y))`` per row with ``g = dy + dextra`` (`dextra`: None or
+    rows like `dy`)."""
     # `dextra` None: numba compiles that case without the add (the branch is pruned).
     rows, width = y.shape
     for i in range(rows):
@@ -91,9 +95,9 @@ def softmax_rows(x):
         return numpy_rows.softmax_rows(x)
     out = scratch.empty(x.shape, x.dtype)
     rows = _rows(out)
-    _shift_rows(_rows(x), rows)
+    shift_rows(_rows(x), rows)
     np.exp(out, out=out)
-    _normalize_rows(rows)
+    normalize_rows(rows)
     return out
 
 
@@ -102,7 +106,7 @@ def softmax_grad_rows(y, dy, dextra=None):
     y_rows = _rows(np.ascontiguousarray(y))
     if dextra is not None:
         dextra = _rows(np.ascontiguousarray(np.broadcast_to(dextra, dy.shape), dy.dtype))
-    _grad_rows(y_rows, _rows(dy), dextra)
+    grad_rows(y_rows, _rows(dy), dextra)
     return dy
 
 
@@ -129,16 +133,3 @@ def log_softmax_grad(y, dy, axis):
     probs = np.exp(y, out=scratch.empty(y.shape, y.dtype))
     _log_softmax_grad_rows(_rows(dy), _rows(probs))
     return probs
-
-
-def attention(query, key, value, mask=None):
-    """The numba forward of ``FusedAttention`` (arguments as the op's; float16 takes the
-    NumPy rows)."""
-    rows = softmax_rows if query.dtype in _COMPILED else numpy_rows.softmax_rows
-    return attention_ops.forward(query, key, value, mask, rows)
-
-
-def attention_grad(query, key, value, weights, doutput, dweights):
-    """The numba forward of ``FusedAttentionGrad`` (arguments as the op's)."""
-    rows = softmax_grad_rows if query.dtype in _COMPILED else numpy_rows.softmax_grad_rows
-    return attention_ops.backward(query, key, value, weights, doutput, dweights, rows)

@@ -1,0 +1,120 @@
+"""BLAS's matrix product called from compiled kernels on strided slices, without copies.
+
+numba's ``np.dot`` calls BLAS from inside a kernel, but only on contiguous matrices, so a
+kernel looping over the heads of a ``(batch, steps, heads, size)`` array had to copy each
+head into a block first (a quarter of the attention kernels' time at 64 steps of 16).
+BLAS itself reads any row-major matrix whose rows are evenly spaced: its *leading
+dimension* is the distance between rows. `product` passes the leading dimensions to the
+routine ``np.dot`` itself goes through (numba's C helper ``numba_xxgemm``, which calls
+``sgemm``/``dgemm`` of SciPy's ``cython_blas``), so one head of such an array is
+multiplied where it lies. The helper is called by its symbol name, so kernels using it are
+cached on disk like any other (a ctypes function, by address, would cost ~3 us of typing
+per call and forbid the cache as a global).
+
+The values are BLAS's, as NumPy's ``matmul`` (which calls the same routine on the same
+strided views): equal up to the two OpenBLAS builds' kernels (NumPy's and SciPy's).
+SciPy is part of the ``fast`` extra: `require_blas` says so when it is missing (the helper
+would fail inside a kernel, where it cannot raise).
+
+Examples:
+    >>> import numpy as np
+    >>> from eagerflow.ops.kernels import gemm_jit
+    >>> a = np.arange(6.0).reshape(2, 3)
+    >>> out = np.empty((2, 2))
+    >>> gemm_jit.matmul(a, a, out, transpose_b=True)  # a @ a.T, through the kernel helper
+    >>> out
+    array([[ 5., 14.],
+           [14., 50.]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from eagerflow.ops.kernels import jit
+
+_types = jit.numba.types  # (numba is imported in jit.py only)
+# int numba_xxgemm(char kind, char transa, char transb, intp m, intp n, intp k, void *alpha,
+#                  void *a, intp lda, void *b, intp ldb, void *beta, void *c, intp ldc):
+# Fortran's ?gemm (column-major) for kind "s"/"d"/"c"/"z" (numba/_lapack.c).
+_xxgemm: Any = _types.ExternalFunction("numba_xxgemm", _types.intc(
+    _types.char, _types.char, _types.char, _types.intp, _types.intp, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp, _types.voidptr, _types.intp,
+    _types.voidptr, _types.voidptr, _types.intp))
+_loaded: list = []
+
+
+def require_blas() -> None:
+    """Checks that SciPy's BLAS can be loaded (call before a kernel using `product`).
+
+    Raises:
+        ImportError: when SciPy is not installed (it is part of the ``fast`` extra).
+    """
+    if not _loaded:
+        try:
+            from scipy.linalg import cython_blas
+        except ImportError as e:
+            raise ImportError('the numba kernels call BLAS through SciPy, which is not '
+                              'installed: pip install "eagerflow[fast]" (or pip install '
+                              'scipy), or set EAGERFLOW_KERNELS=numpy') from e
+        _loaded.append(cython_blas)
+
+
+@jit.kernel
+def scalars(like):  # pragma: no cover - compiled
+    """``[1, 0]`` in the dtype of the array `like`: BLAS's alpha and beta, by address."""
+    one_zero = np.empty(2, like.dtype)
+    one_zero[0] = 1
+    one_zero[1] = 0
+    return one_zero
+
+
+@jit.kernel
+def product(one_zero, a, lda, transpose_a, b, ldb, transpose_b, c, ldc, m, n,
+            k):  # pragma: no cover - compiled
+    """``C = op(A) op(B)`` for row-major matrices starting at the first element of the
+    arrays `a`, `b`, `c` (views: ``x[i, 0, h:]`` starts at ``x[i, 0, h, 0]``).
+
+    ``A`` is ``(m, k)``, or ``(k, m)`` when `transpose_a`, with `lda` elements from a row
+    to the next; ``B`` likewise ``(k, n)`` or ``(n, k)``; ``C`` is ``(m, n)``, rows `ldc`
+    apart. `one_zero` comes from `scalars`. Column-major BLAS computes the transpose,
+    ``C^T = op(B)^T op(A)^T``, reading each row-major matrix as its column-major
+    transpose: so B goes first.
+    """
+    kind = 115 if c.itemsize == 4 else 100  # "s" (float32) or "d" (float64)
+    _xxgemm(kind, 84 if transpose_b else 78, 84 if transpose_a else 78, n, m, k,  # T / N
+            one_zero[0:].ctypes, b.ctypes, max(ldb, 1), a.ctypes, max(lda, 1),
+            one_zero[1:].ctypes, c.ctypes, max(ldc, 1))  # (BLAS refuses 0 even if empty)
+
+
+@jit.kernel
+def _matmul(a, b, out, transpose_a, transpose_b):  # pragma: no cover - compiled
+    m, n = out.shape
+    k = a.shape[0] if transpose_a else a.shape[1]
+    product(scalars(out), a, a.shape[1], transpose_a, b, b.shape[1], transpose_b, out, n, m,
+            n, k)
+
+
+def matmul(a, b, out, transpose_a=False, transpose_b=False) -> None:
+    """``out = op(a) @ op(b)`` for C-contiguous 2-D float32 or float64 arrays of one dtype,
+    through `product` (the kernels' helper, for tests and examples).
+
+    Raises:
+        ValueError: for arrays of other ranks, dtypes, layouts or mismatched shapes.
+        ImportError: without SciPy.
+    """
+    m, k = (a.shape[1], a.shape[0]) if transpose_a else a.shape
+    k2, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape
+    arrays = (a, b, out)
+    if (any(x.ndim != 2 or not x.flags.c_contiguous or x.dtype != a.dtype for x in arrays)
+            or a.dtype not in (np.float32, np.float64) or k != k2 or out.shape != (m, n)
+            or not out.flags.writeable):
+        raise ValueError(
+            f"gemm_jit.matmul: expected C-contiguous 2-D float32 or float64 arrays of one "
+            f"dtype with op(a) (m, k), op(b) (k, n) and a writable out (m, n). Received: "
+            f"shapes {[x.shape for x in arrays]}, dtypes {[x.dtype.name for x in arrays]}, "
+            f"transpose_a={transpose_a}, transpose_b={transpose_b}")
+    require_blas()
+    _matmul(a, b, out, transpose_a, transpose_b)
