@@ -47,10 +47,17 @@ _loaded: list = []
 
 
 def require_blas() -> None:
-    """Checks that SciPy's BLAS can be loaded (call before a kernel using `product`).
+    """Checks that SciPy's BLAS can be loaded and that numba's helper computes with it
+    what NumPy does (call before a kernel using `product`).
+
+    ``numba_xxgemm`` is numba's own C helper, not a documented API: the first call
+    multiplies small integer matrices (exact in floating point) through it, both dtypes
+    and every transposition, so a numba whose helper changed meaning is an error here
+    instead of wrong products later.
 
     Raises:
         ImportError: when SciPy is not installed (it is part of the ``fast`` extra).
+        RuntimeError: when the helper's products differ from NumPy's.
     """
     if not _loaded:
         try:
@@ -59,7 +66,27 @@ def require_blas() -> None:
             raise ImportError('the numba kernels call BLAS through SciPy, which is not '
                               'installed: pip install "eagerflow[fast]" (or pip install '
                               'scipy), or set EAGERFLOW_KERNELS=numpy') from e
+        _self_check()
         _loaded.append(cython_blas)
+
+
+def _self_check() -> None:
+    for dtype in (np.float32, np.float64):
+        a = np.arange(6, dtype=dtype).reshape(2, 3) - 2
+        b = np.arange(12, dtype=dtype).reshape(3, 4) * 3 - 7
+        for transpose_a in (False, True):
+            for transpose_b in (False, True):
+                left = np.ascontiguousarray(a.T) if transpose_a else a
+                right = np.ascontiguousarray(b.T) if transpose_b else b
+                out = np.full((2, 4), np.nan, dtype)
+                _matmul(left, right, out, transpose_a, transpose_b)
+                if not np.array_equal(out, a @ b):
+                    raise RuntimeError(
+                        f"gemm_jit: numba {jit.numba.__version__}'s BLAS helper "
+                        f"numba_xxgemm gave {out.tolist()} for {a.tolist()} @ {b.tolist()} "
+                        f"({np.dtype(dtype).name}, transpose_a={transpose_a}, transpose_b="
+                        f"{transpose_b}), not {(a @ b).tolist()}: this numba is not one the "
+                        "attention kernels support; set EAGERFLOW_KERNELS=numpy")
 
 
 @jit.kernel

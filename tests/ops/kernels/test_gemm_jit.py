@@ -51,3 +51,14 @@ def test_a_missing_scipy_is_named(monkeypatch):
     with pytest.raises(ImportError, match=r"through SciPy.*eagerflow\[fast\].*"
                                           r"EAGERFLOW_KERNELS=numpy"):
         gemm_jit.matmul(*(np.ones((2, 2)) for _ in range(3)))
+
+
+def test_a_helper_that_computes_otherwise_is_an_error(monkeypatch):
+    """numba_xxgemm is numba's helper, not its API: the first use checks its products."""
+    monkeypatch.setattr(gemm_jit, "_loaded", [])
+    monkeypatch.setattr(gemm_jit, "_matmul", lambda a, b, out, ta, tb: out.fill(0))
+    with pytest.raises(RuntimeError, match=r"numba_xxgemm gave .* not .*EAGERFLOW_KERNELS"):
+        gemm_jit.require_blas()
+    assert gemm_jit._loaded == []  # checked again next time
+    monkeypatch.undo()
+    gemm_jit.require_blas()  # the installed numba passes
