@@ -155,8 +155,9 @@ def require() -> None:
     fusion cannot run."""
     if available():
         return
-    reason = ("the active kernel set is 'numpy'" if kernel_sets.numba_installed()
-              else "numba is not installed")
+    absent = kernel_sets.missing()
+    reason = (f"{', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not installed"
+              if absent else "the active kernel set is 'numpy'")
     raise errors.UnimplementedError(
         f"jit_compile=True compiles elementwise chains with numba, but {reason}. Install "
         f"it with `pip install 'eagerflow[fast]'` and use the numba kernel set "

@@ -11,8 +11,9 @@ computes the same function. Two kernel sets exist:
 
 **Choosing.** The set is chosen once, when `eagerflow.ops` is imported, from the
 environment variable ``EAGERFLOW_KERNELS``: ``numpy``, ``numba``, or unset / ``auto``
-(numba when it is installed, NumPy otherwise). Asking for ``numba`` when numba is not
-installed raises `ImportError` right there: there is no silent fallback.
+(numba when the ``fast`` extra is installed: numba, SciPy and threadpoolctl, `NEEDS`;
+NumPy otherwise). Asking for ``numba`` when one of them is not installed raises
+`ImportError` right there, naming it: there is no silent fallback.
 ``ef.config.set_kernel_set`` changes the set explicitly (meant for the start of a program
 and for tests; `ef.function` plans compiled before the call keep the forwards they bound),
 ``ef.config.get_kernel_set`` reports the active one.
@@ -51,7 +52,10 @@ KERNEL_SETS = ("numpy", "numba")
 """The kernel sets' names."""
 ENV_VAR = "EAGERFLOW_KERNELS"
 """The environment variable that chooses the kernel set when eagerflow is imported."""
-_INSTALL_HINT = 'pip install "eagerflow[fast]" (or pip install numba threadpoolctl)'
+_INSTALL_HINT = 'pip install "eagerflow[fast]" (or pip install numba scipy threadpoolctl)'
+NEEDS = ("numba", "scipy", "threadpoolctl")
+"""What the numba set runs on (the ``fast`` extra): numba compiles the kernels, the
+kernels call SciPy's BLAS from compiled code, threadpoolctl sets BLAS's threads."""
 
 _state: dict[str, Any] = {"active": None}
 # op name -> {"forward": spec or None, "grad": spec or None}; a spec is a callable or a
@@ -61,27 +65,35 @@ _kernels: dict[str, dict[str, Any]] = {}
 _numpy: dict[str, tuple[Any, Any, bool]] = {}
 
 
-def numba_installed() -> bool:
-    """Whether numba can be found (without importing it: that takes ~0.6 s)."""
-    return importlib.util.find_spec("numba") is not None
+def missing() -> list[str]:
+    """The packages of `NEEDS` that cannot be found (found without importing them: numba
+    takes ~0.6 s)."""
+    return [name for name in NEEDS if importlib.util.find_spec(name) is None]
+
+
+def fast_installed() -> bool:
+    """Whether the numba set can run: every package of `NEEDS` installed."""
+    return not missing()
 
 
 def _check(kernel_set: Any, where: str) -> str:
     if kernel_set not in KERNEL_SETS:
         raise ValueError(f"{where}: the kernel set must be one of {list(KERNEL_SETS)}. "
                          f"Received: {kernel_set!r}")
-    if kernel_set == "numba" and not numba_installed():
-        raise ImportError(f"{where}: the numba kernel set was asked for but numba is not "
-                          f"installed; install it with {_INSTALL_HINT}, or use "
-                          f"{ENV_VAR}=numpy")
+    absent = missing() if kernel_set == "numba" else []
+    if absent:
+        raise ImportError(f"{where}: the numba kernel set was asked for but "
+                          f"{', '.join(absent)} {'is' if len(absent) == 1 else 'are'} not "
+                          f"installed; install {_INSTALL_HINT}, or use {ENV_VAR}=numpy")
     return kernel_set
 
 
 def requested() -> str:
-    """The kernel set ``EAGERFLOW_KERNELS`` asks for (``auto``: numba when installed)."""
+    """The kernel set ``EAGERFLOW_KERNELS`` asks for (``auto``: numba when the ``fast``
+    extra is installed)."""
     value = os.environ.get(ENV_VAR, "auto").strip().lower()
     if value in ("", "auto"):
-        return "numba" if numba_installed() else "numpy"
+        return "numba" if fast_installed() else "numpy"
     return _check(value, f"environment variable {ENV_VAR}")
 
 

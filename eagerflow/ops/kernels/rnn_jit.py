@@ -8,7 +8,7 @@ arithmetic below (same functions, arguments and results as the NumPy ones there,
 against them), each one pass over the step instead of five to fifteen NumPy passes.
 The whole-sequence ops (``LSTMSequence``, ``GRUSequence`` and their gradients) run as
 `rnn_sequence_jit`'s compiled loops, one per half of the batch, where those apply (float32
-forwards, float32 and float64 gradients, scipy installed), and as `rnn_gates`'s Python
+forwards, float32 and float64 gradients), and as `rnn_gates`'s Python
 loops over these gate functions otherwise.
 
 What stays in NumPy: every tanh. numba calls the C library's scalar ``tanh``
@@ -236,7 +236,7 @@ def _first(mask):
 
 def lstm_sequence(projected, h0, c0, kernel, *mask):
     """The forward of ``LSTMSequence``: the compiled loop of `rnn_sequence_jit` where it
-    applies (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    applies (float32), else `rnn_gates`'s with this module's gate arithmetic."""
     if sequences.usable(projected.dtype, forward=True):
         return sequences.lstm_sequence(projected, h0, c0, kernel, _first(mask))
     return rnn_gates.lstm_sequence(projected, h0, c0, kernel, _first(mask), gates=_COMPILED)
@@ -254,7 +254,7 @@ def lstm_sequence_grad(projected, h0, c0, kernel, h_seq, c_seq, t_seq, dh_seq, d
 
 def gru_sequence(projected, h0, kernel, bias, *mask):
     """The forward of ``GRUSequence``: the compiled loop of `rnn_sequence_jit` where it
-    applies (float32, scipy installed), else `rnn_gates`'s with this module's gate arithmetic."""
+    applies (float32), else `rnn_gates`'s with this module's gate arithmetic."""
     if sequences.usable(projected.dtype, forward=True):
         return sequences.gru_sequence(projected, h0, kernel, bias, _first(mask))
     return rnn_gates.gru_sequence(projected, h0, kernel, bias, _first(mask), gates=_COMPILED)

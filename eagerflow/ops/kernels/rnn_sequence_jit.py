@@ -17,9 +17,9 @@ ran on one core; PyTorch's LSTM uses both.
   `rnn_gates`'s loop with NumPy's tanh. The products come from another BLAS library than
   NumPy's (scipy's OpenBLAS), so results agree with the NumPy kernel set to rounding
   (relative ~1e-6 in float32), not bit for bit.
-* **When.** `usable` says whether a sequence can take these loops: numba's ``np.dot``
-  needs scipy (the ``fast`` extra installs it); without it the kernels fall back to
-  `rnn_gates`'s loops, and so do float16 sequences.
+* **When.** `usable` says whether a sequence can take these loops (by its dtype);
+  float16 sequences keep `rnn_gates`'s loops. numba's ``np.dot`` calls scipy's BLAS,
+  part of the ``fast`` extra the numba kernel set requires (`kernel_sets.NEEDS`).
 * **Threads.** A second BLAS library means a second thread pool: scipy's OpenBLAS is
   registered with `blas_threads` when this module loads, and the loops run with BLAS on
   one thread (measured: a 64-row LSTM forward of 50 steps took 3.8 ms on the loaded 2-core
@@ -36,10 +36,10 @@ docs/guides/performance.md ("Compiled sequence loops").
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import numpy as np
+import scipy.linalg.cython_blas  # noqa: F401 - the BLAS numba's np.dot calls (kernel_sets.NEEDS)
 
 from eagerflow.ops.kernels import blas_threads, jit, rnn_gates, scratch
 
@@ -53,19 +53,14 @@ _SHRINK = _F32(2 / 64)  # expm1(2a) from expm1(2a / 64) by six doublings
 
 
 def usable(dtype: np.dtype, forward: bool) -> bool:
-    """Whether a sequence of `dtype` runs in these loops: scipy present (numba's ``np.dot``
-    calls its BLAS), float32 for a forward, float32 or float64 for a gradient."""
-    allowed = (np.float32,) if forward else (np.float32, np.float64)
-    return HAS_SCIPY and dtype in allowed
+    """Whether a sequence of `dtype` runs in these loops: float32 for a forward, float32 or
+    float64 for a gradient."""
+    return dtype in ((np.float32,) if forward else (np.float32, np.float64))
 
 
-HAS_SCIPY = importlib.util.find_spec("scipy") is not None
-if HAS_SCIPY:
-    # numba's np.dot loads this library when the first kernel using it compiles; loading
-    # it now lets `blas_threads` find it and hold its threads in `jit.run_split`.
-    import scipy.linalg.cython_blas  # noqa: F401
-
-    blas_threads.rescan()
+# numba's np.dot would load scipy's BLAS when the first kernel using it compiles; loaded
+# above, `blas_threads` finds it now and holds its threads in `jit.run_split`.
+blas_threads.rescan()
 
 
 @jit.inline_formula

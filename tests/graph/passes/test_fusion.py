@@ -368,7 +368,7 @@ def test_without_numba_the_plan_is_unchanged(numpy_kernels, monkeypatch):
                        match=r"jit_compile=True compiles .* with numba, but (the active kernel "
                              r"set is 'numpy'|numba is not installed).*set_kernel_set"):
         ef.function(chain, jit_compile=True)
-    monkeypatch.setattr(fusion.kernel_sets, "numba_installed", lambda: False)
+    monkeypatch.setattr(fusion.kernel_sets, "missing", lambda: ["numba"])
     with pytest.raises(ef.errors.UnimplementedError,
                        match=r"numba is not installed. Install it with .*eagerflow\[fast\]"):
         ef.function(chain, jit_compile=True)

@@ -44,7 +44,7 @@ def restore_kernel_set():
 
 @pytest.fixture
 def numba_present(monkeypatch):
-    monkeypatch.setattr(kernel_sets, "numba_installed", lambda: True)
+    monkeypatch.setattr(kernel_sets, "missing", lambda: [])
 
 
 def _run(env_value):
@@ -76,7 +76,7 @@ def test_import_does_not_load_numba():
 
 
 def test_numba_asked_but_missing_raises(restore_kernel_set, monkeypatch):
-    monkeypatch.setattr(kernel_sets, "numba_installed", lambda: False)
+    monkeypatch.setattr(kernel_sets, "missing", lambda: ["numba"])
     with pytest.raises(ImportError, match=r"set_kernel_set: the numba kernel set .* not "
                                           r"installed.*eagerflow\[fast\]"):
         ef.config.set_kernel_set("numba")

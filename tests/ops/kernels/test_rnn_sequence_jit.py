@@ -141,31 +141,27 @@ def test_split_rows_equal_one_range():
     _close(outputs[1], outputs[0], 1e-6, 1e-7)
 
 
-def test_which_dtypes_take_the_loops(monkeypatch):
+def test_which_dtypes_take_the_loops():
     assert sequences.usable(np.dtype(np.float32), forward=True)
     assert not sequences.usable(np.dtype(np.float64), forward=True)
     assert sequences.usable(np.dtype(np.float64), forward=False)
     assert not sequences.usable(np.dtype(np.float16), forward=False)
-    monkeypatch.setattr(sequences, "HAS_SCIPY", False)
-    assert not sequences.usable(np.dtype(np.float32), forward=True)
 
 
-@pytest.mark.parametrize("has_scipy", [True, False])
-def test_numba_set_kernels_take_the_loops_or_fall_back(has_scipy, monkeypatch):
-    """Without scipy (numba's np.dot needs its BLAS) the numba set runs `rnn_gates`'s loop
-    with compiled gates: the same values either way."""
-    monkeypatch.setattr(sequences, "HAS_SCIPY", has_scipy)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numba_set_kernels_take_the_loops_where_they_apply(dtype, monkeypatch):
+    """float32 sequences run the compiled loops both ways, float64 ones only backwards
+    (their forward keeps NumPy's tanh in `rnn_gates`'s loop): the same values either way."""
     calls = []
     monkeypatch.setattr(jit, "run_split", lambda task, n: calls.append(n) or task(0, n))
-    projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(np.float32, 3, 5, 4,
-                                                                       True)
+    projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(dtype, 3, 5, 4, True)
     got = rnn_jit.lstm_sequence(projected, h0, c0, kernel, mask)
     want = rnn_gates.lstm_sequence(projected, h0, c0, kernel, mask)
     _close(got, want, 1e-5, 3e-6)
     args = (want[0], want[3], want[4], dh_seq, dh, dc, mask)
     _close(rnn_jit.lstm_sequence_grad(projected, h0, c0, kernel, *args),
            rnn_gates.lstm_sequence_grad(c0, kernel, *args), 2e-6, 2e-6)
-    assert calls == ([3, 3] if has_scipy else [])
+    assert calls == ([3, 3] if dtype == np.float32 else [3])
 
 
 @pytest.fixture
