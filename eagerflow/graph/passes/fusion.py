@@ -160,7 +160,7 @@ def require() -> None:
               if absent else "the active kernel set is 'numpy'")
     raise errors.UnimplementedError(
         f"jit_compile=True compiles elementwise chains with numba, but {reason}. Install "
-        f"it with `pip install 'eagerflow[fast]'` and use the numba kernel set "
+        f"the fast extra with `pip install 'eagerflow[fast]'` and use the numba kernel set "
         f"(EAGERFLOW_KERNELS=numba, or `ef.config.set_kernel_set('numba')`), or leave "
         f"jit_compile at its default to fuse only when the numba kernels are active."
     )
