@@ -29,22 +29,6 @@ from eagerflow.ops.kernels import kernel_sets, scatter
 from eagerflow.ops.typing import DTypeLike, ShapeLike, Tensor, TensorLike
 
 
-def _check_indices(indices: np.ndarray, limit: int, op_name: str, label: str = "indices"):
-    if indices.dtype.kind not in "iu":
-        raise errors.InvalidArgumentError(
-            f"{label} must be integers, got dtype {indices.dtype.name}", op_name
-        )
-    if indices.size == 0:
-        return
-    bad = (indices < 0) | (indices >= limit)
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        position = ", ".join(str(i) for i in where) if where else ""
-        raise errors.InvalidArgumentError(
-            f"{label}[{position}] = {int(indices[where])} is not in [0, {limit})", op_name
-        )
-
-
 def _int_tensor(value: TensorLike, op_name: str) -> Tensor:
     tensor = convert_input(value)
     if tensor.dtype.kind not in "iu":
@@ -67,7 +51,7 @@ def _batched(params, indices, axis, batch_dims):
 
 @primitive("Gather", fresh=True, returns_array=True)
 def _gather(params, indices, axis, batch_dims):
-    _check_indices(indices, params.shape[axis], "Gather")
+    scatter.check_indices(indices, params.shape[axis], "Gather")
     if batch_dims == 0:
         return np.take(params, indices, axis=axis)
     flat_indices, flat_params = _batched(params, indices, axis, batch_dims)

@@ -26,6 +26,25 @@ import numpy as np
 from eagerflow.core import errors
 
 
+def check_indices(indices: np.ndarray, limit: int, op_name: str, label: str = "indices"):
+    """Raises `InvalidArgumentError` naming the first index of `indices` outside
+    ``[0, limit)`` (its position and value), or a non-integer dtype (``Gather`` checks its
+    indices with it, and ``GatherGrad`` before its loop writes anything)."""
+    if indices.dtype.kind not in "iu":
+        raise errors.InvalidArgumentError(
+            f"{label} must be integers, got dtype {indices.dtype.name}", op_name
+        )
+    if indices.size == 0:
+        return
+    bad = (indices < 0) | (indices >= limit)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        position = ", ".join(str(i) for i in where) if where else ""
+        raise errors.InvalidArgumentError(
+            f"{label}[{position}] = {int(indices[where])} is not in [0, {limit})", op_name
+        )
+
+
 def _add_at(result: np.ndarray, flat: np.ndarray, values: np.ndarray) -> None:
     np.add.at(result, flat, values)
 
@@ -62,10 +81,7 @@ def gather_grad(dy: np.ndarray, indices: np.ndarray, shape, axis: int, batch_dim
     """
     shape = _known_shape(dy, indices, shape, axis, batch_dims)
     n = shape[axis]
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
-        bad = indices[(indices < 0) | (indices >= n)].flat[0]
-        raise errors.InvalidArgumentError(
-            f"indices hold {int(bad)}, which is not in [0, {n})", "GatherGrad")
+    check_indices(indices, n, "GatherGrad")
     after = tuple(shape[axis + 1:])
     if batch_dims == 0:
         before = tuple(shape[:axis])

@@ -47,7 +47,7 @@ def test_batched_rows_go_to_their_own_batch():
 @pytest.mark.parametrize("bad", [-1, 5])
 def test_an_index_outside_the_rows_is_an_error_not_a_write(bad):
     with pytest.raises(ef.errors.InvalidArgumentError,
-                       match=rf"indices hold {bad}, which is not in \[0, 5\).*GatherGrad"):
+                       match=rf"indices\[1\] = {bad} is not in \[0, 5\).*GatherGrad"):
         scatter.gather_grad(np.ones((2, 3), np.float32), np.array([0, bad]), (5, 3), 0, 0)
 
 
