@@ -1,11 +1,10 @@
 """Collection rules for the doctests of the package (``pytest --doctest-modules``)."""
 
-import importlib.util
+from eagerflow.ops.kernels import kernel_sets
 
 # The compiled kernels (and fusion's compiled interpreter) import numba (and SciPy's BLAS)
-# at their top: without the `fast` extra, their modules are not collected (their tests
-# skip).
-_FAST = all(importlib.util.find_spec(name) for name in ("numba", "scipy", "threadpoolctl"))
-collect_ignore_glob = [] if _FAST else [
+# at their top: without the `fast` extra (`kernel_sets.NEEDS`), their modules are not
+# collected (their tests skip).
+collect_ignore_glob = [] if kernel_sets.fast_installed() else [
     "eagerflow/ops/kernels/jit.py", "eagerflow/ops/kernels/*_jit.py",
     "eagerflow/graph/passes/fusion_jit.py"]
