@@ -72,6 +72,24 @@ def _controller():
     return _blas[0]
 
 
+def load_scipy_blas() -> Any:
+    """Loads SciPy's BLAS, the one kernels call from compiled code (numba's ``np.dot`` in
+    `rnn_sequence_jit`, `gemm_jit`), and has the thread settings find its pool (`rescan`).
+    Returns ``scipy.linalg.cython_blas``.
+
+    Raises:
+        ImportError: naming the way out, when SciPy is not installed.
+    """
+    try:
+        from scipy.linalg import cython_blas
+    except ImportError as e:
+        raise ImportError('the numba kernels call BLAS through SciPy, which is not '
+                          'installed: pip install "eagerflow[fast]" (or pip install '
+                          'scipy), or set EAGERFLOW_KERNELS=numpy') from e
+    rescan()
+    return cython_blas
+
+
 def rescan() -> None:
     """Finds the loaded BLAS libraries again at the next thread setting: for a library
     loaded after the first setting (scipy's OpenBLAS, which numba's compiled ``np.dot``

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit
+from eagerflow.ops.kernels import blas_threads, jit
 
 _types = jit.numba.types  # (numba is imported in jit.py only)
 # int numba_xxgemm(char kind, char transa, char transb, intp m, intp n, intp k, void *alpha,
@@ -47,8 +47,8 @@ _loaded: list = []
 
 
 def require_blas() -> None:
-    """Checks that SciPy's BLAS can be loaded and that numba's helper computes with it
-    what NumPy does (call before a kernel using `product`).
+    """Loads SciPy's BLAS (`blas_threads.load_scipy_blas`) and checks that numba's helper
+    computes with it what NumPy does (call before a kernel using `product`).
 
     ``numba_xxgemm`` is numba's own C helper, not a documented API: the first call
     multiplies small integer matrices (exact in floating point) through it, both dtypes
@@ -60,12 +60,7 @@ def require_blas() -> None:
         RuntimeError: when the helper's products differ from NumPy's.
     """
     if not _loaded:
-        try:
-            from scipy.linalg import cython_blas
-        except ImportError as e:
-            raise ImportError('the numba kernels call BLAS through SciPy, which is not '
-                              'installed: pip install "eagerflow[fast]" (or pip install '
-                              'scipy), or set EAGERFLOW_KERNELS=numpy') from e
+        cython_blas = blas_threads.load_scipy_blas()
         _self_check()
         _loaded.append(cython_blas)
 

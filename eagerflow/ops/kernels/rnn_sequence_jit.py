@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.linalg.cython_blas  # noqa: F401 - the BLAS numba's np.dot calls (kernel_sets.NEEDS)
 
 from eagerflow.ops.kernels import blas_threads, jit, rnn_gates, scratch
 
@@ -59,8 +58,8 @@ def usable(dtype: np.dtype, forward: bool) -> bool:
 
 
 # numba's np.dot would load scipy's BLAS when the first kernel using it compiles; loaded
-# above, `blas_threads` finds it now and holds its threads in `jit.run_split`.
-blas_threads.rescan()
+# now, `blas_threads` finds it and holds its threads in `jit.run_split`.
+blas_threads.load_scipy_blas()
 
 
 @jit.inline_formula
