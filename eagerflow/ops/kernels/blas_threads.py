@@ -9,11 +9,13 @@ the ``fast`` extra) is imported on first use.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 _blas: list = []  # see `_controller`
+_fast: list = []  # see `_switches`
 _last_split = [-1e9]  # `time.monotonic()` when `jit.run_split` last ran threads
 
 SPLIT_WINDOW = 0.5
@@ -46,20 +48,50 @@ def blas_limited(limit: int = 1) -> Iterator[None]:
 
 
 def one_blas_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """``fn(*args)`` with NumPy's BLAS on one thread: `blas_limited` at ~2 us a call
-    instead of ~10 (the thread count is set on the library directly, then restored), for
-    single products too small to pay for the context manager."""
-    libraries = _controller().lib_controllers
-    before = [library.get_num_threads() for library in libraries]
+    """``fn(*args)`` with NumPy's BLAS (and SciPy's, once loaded) on one thread, for single
+    calls too short to pay for `blas_limited` (~10 us): the thread counts are read and set
+    through the libraries' own functions (`_switches`, ~1 us for both), then restored."""
+    switches = _switches()
+    before = [get() for get, _ in switches]
     if all(count == 1 for count in before):
         return fn(*args)
-    for library in libraries:
-        library.set_num_threads(1)
+    for _, set_count in switches:
+        set_count(1)
     try:
         return fn(*args)
     finally:
-        for library, count in zip(libraries, before, strict=True):
-            library.set_num_threads(count)
+        for (_, set_count), count in zip(switches, before, strict=True):
+            set_count(count)
+
+
+_OPENBLAS_AFFIXES = [(prefix, suffix) for prefix in ("", "scipy_")
+                     for suffix in ("", "64_", "_64")]
+
+
+def _switches() -> list:
+    """``(get, set)`` of each BLAS library's thread count, found once per `rescan`: for
+    OpenBLAS the library's ``openblas_get_num_threads``/``openblas_set_num_threads`` as
+    ctypes functions, under whichever symbol prefix and suffix the build uses (NumPy's wheel
+    exports ``scipy_openblas_set_num_threads64_``); threadpoolctl's methods otherwise (an
+    order of magnitude slower: ~20 us a call of `one_blas_thread` for two libraries)."""
+    if not _fast:
+        switches = []
+        for library in _controller().lib_controllers:
+            found = None
+            if library.internal_api == "openblas":
+                for prefix, suffix in _OPENBLAS_AFFIXES:
+                    get = getattr(library.dynlib, f"{prefix}openblas_get_num_threads{suffix}",
+                                  None)
+                    put = getattr(library.dynlib, f"{prefix}openblas_set_num_threads{suffix}",
+                                  None)
+                    if get is not None and put is not None:
+                        get.restype, get.argtypes = ctypes.c_int, []
+                        put.restype, put.argtypes = None, [ctypes.c_int]
+                        found = (get, put)
+                        break
+            switches.append(found or (library.get_num_threads, library.set_num_threads))
+        _fast.append(switches)
+    return _fast[0]
 
 
 def _controller():
@@ -95,3 +127,4 @@ def rescan() -> None:
     loaded after the first setting (scipy's OpenBLAS, which numba's compiled ``np.dot``
     calls: `rnn_sequence_jit`), which the settings would otherwise leave alone."""
     _blas.clear()
+    _fast.clear()

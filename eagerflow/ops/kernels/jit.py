@@ -16,11 +16,15 @@ ops first runs (see `kernel_sets.py`), so ``import eagerflow`` never loads numba
   compiled: ``"threadsafe"`` (TBB if installed, else OpenMP), because eagerflow ops may run
   in several Python threads at once (a dataset's ``map`` beside the training step) and
   numba's fallback ``workqueue`` layer aborts the process on concurrent launches. A user
-  setting ``NUMBA_THREADING_LAYER`` keeps their choice. The kernels hand every large loop
-  to numba's pool and call BLAS (``np.matmul``, through NumPy's OpenBLAS) only from
-  Python, between kernels, never inside one; `blas_threads.blas_limited` runs a block
-  with OpenBLAS on one thread, for code that alternates many small products with
-  parallel kernels.
+  setting ``NUMBA_THREADING_LAYER`` keeps their choice.
+* **One pool at a time.** A thread pool whose idle threads spin takes the second core
+  from another pool's work: OpenBLAS's workers spin ~0.1 s after a product, OpenMP's ~1 ms
+  after a parallel kernel (``GOMP_SPINCOUNT``, below). So work split over the cores runs
+  in one of eagerflow's two kinds of threads at a time: compiled work in numba's pool (`run_parts`; the
+  kernels call BLAS from inside, on one thread per part), and Python tasks that call
+  BLAS between kernels (a convolution's blocks) in eagerflow's own threads (`run_split`).
+  Both mark the threads busy (`blas_threads.note_split`), and large matrix
+  products then join numba's pool instead of OpenBLAS's (`matmul_jit`).
 
 Examples:
     >>> from eagerflow.ops.kernels import jit
@@ -39,12 +43,17 @@ import numba
 
 from eagerflow.ops.kernels import blas_threads
 
-# OpenMP's idle threads spin (GOMP_SPINCOUNT) after every parallel kernel, against the
-# OpenBLAS threads of the next matrix product: measured on the packed convolution (a
-# kernel, then BLAS, per block), 10-40x slower than with passive waiting. libgomp reads
-# this when numba first loads it (at the first parallel kernel, not at `import numba`),
-# so it is set here, unless the user chose a policy.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenMP's idle threads spin for GOMP_SPINCOUNT iterations of a ``pause`` instruction
+# after a parallel kernel before they sleep. Waking a sleeping thread costs more than the
+# work of most kernels here: on the 2-core VM, a parallel loop of two 24 us halves took
+# 80-97 us with passive waiting (worse than one thread, 48 us) and 32-35 us with the
+# threads spinning. 40,000 iterations are ~1 ms there (a ``pause`` takes 25 ns on AMD Zen,
+# ~40 on recent Intel cores), which spans the gaps between a training step's parallel
+# kernels; libgomp's own default is 300,000. libgomp reads this when numba first loads it
+# (at the first parallel kernel, not at `import numba`), so it is set here, unless the
+# user chose a policy (OMP_WAIT_POLICY or GOMP_SPINCOUNT).
+if "OMP_WAIT_POLICY" not in os.environ:
+    os.environ.setdefault("GOMP_SPINCOUNT", "40000")
 _numba_config: Any = numba.config  # (numba's config attributes are set at run time)
 if "NUMBA_THREADING_LAYER" not in os.environ:
     _numba_config.THREADING_LAYER = "threadsafe"
@@ -85,6 +94,32 @@ _pool: list = []
 os.register_at_fork(after_in_child=_pool.clear)
 
 
+@inline_formula
+def part_bounds(count, parts, part):  # pragma: no cover - compiled (inlined)
+    """The range ``(start, stop)`` of `count` items that part `part` of `parts` takes, in a
+    kernel's ``prange`` over its parts (`run_parts`): equal sizes to within one item."""
+    return count * part // parts, count * (part + 1) // parts
+
+
+def run_parts(parallel: Callable[..., Any], count: int, *args: Any) -> Any:
+    """Calls ``parallel(parts, *args)``, a `parallel_kernel` whose ``prange`` over `parts`
+    gives each thread its range of `count` items (`part_bounds`); returns its result.
+
+    `parts` is one per thread of numba's pool, at most `count`. BLAS called inside the
+    kernel (`gemm_jit`, numba's ``np.dot``) runs on one thread per part
+    (`blas_threads.one_blas_thread`), and the call is noted as a split
+    (`blas_threads.note_split`), so large products between such kernels join the pool
+    (`matmul_jit`) instead of waking OpenBLAS's. The hand-off to the pool's spinning
+    threads costs a few microseconds (see ``GOMP_SPINCOUNT`` above), against 60-120 us for
+    `run_split`'s Python threads, which this replaces wherever the task is compiled code.
+    A kernel a Python thread other than the pool's runs meanwhile gets its own threads
+    (the ``threadsafe`` layer): the results are the same, the cores shared.
+    """
+    parts = max(1, min(threads(), count))
+    blas_threads.note_split()
+    return blas_threads.one_blas_thread(parallel, parts, *args)
+
+
 def run_split(task: Callable[[int, int], Any], count: int) -> list:
     """Runs ``task(start, stop)`` over `count` items split into one range per thread.
 
@@ -94,6 +129,9 @@ def run_split(task: Callable[[int, int], Any], count: int) -> list:
     OpenBLAS's pool taking turns spin against each other (a conv layer's forward and both
     gradients: 214 ms wall and 71 ms CPU against 42 ms and 14 ms, on the loaded 2-core
     machine, same run). Returns the tasks' results in range order.
+
+    For tasks with Python in them. Waking a Python thread costs 60-120 us on the 2-core
+    VM, so a task that is one compiled kernel runs in numba's pool instead (`run_parts`).
     """
     parts = max(1, min(threads(), count))
     if parts == 1:  # (one range: BLAS keeps its threads)

@@ -1,30 +1,30 @@
 """The numba kernel set's forward of ``BatchMatMulV2``: which threads run a product.
 
-The numba set's kernels keep both cores busy with threads of their own (`jit.run_split`
-runs a convolution's image ranges, or a recurrent layer's halves of the batch, in two
-Python threads, BLAS on one thread inside each). A product OpenBLAS splits over its two
-threads leaves its second thread spinning for ~0.1 s after it returns (2^28 cycles, even
-when the thread count is lowered meanwhile), taking a core from the next kernel's second
-range. Two rules keep the two pools from taking turns:
+The numba set's kernels keep both cores busy with threads of their own: numba's pool for
+compiled work (`jit.run_parts`: a recurrent layer's halves of the batch, attention's
+pairs, layer normalization's rows) and Python threads for a convolution's image ranges
+(`jit.run_split`). A product OpenBLAS splits over its two threads leaves its second
+thread spinning for ~0.1 s after it returns (2^28 cycles, even when the thread count is
+lowered meanwhile), taking a core from the next kernel's second part. Two rules keep the
+pools from taking turns:
 
 * A product of fewer than `SMALL` multiply-adds (batch included) runs with OpenBLAS on
-  one thread (`blas_threads.one_blas_thread`, ~2 us): it gains little from a second
+  one thread (`blas_threads.one_blas_thread`, ~1 us): it gains little from a second
   thread. In the small CNN's traced step (`bench_workloads.py`, quiet 2-core machine) the
   dense layer's three products of ~1M multiply-adds each made the convolutions after them
   run on one core in effect, 16.2-16.6 ms a step, against 10.9-12.8 ms on one thread.
-* A larger 2-D product, while eagerflow's own threads are in use (`jit.run_split` ran in
-  the last `blas_threads.SPLIT_WINDOW` seconds: a training step with split kernels), runs
-  as ranges of its result's rows on those threads, each a one-thread BLAS product. In the
-  LSTM workload's step (the projection of every step's input, and the two weight
-  gradients around the compiled sequence loops) this took the step from 7.0-7.4 ms to
-  5.6-6.2 ms on the quiet machine (GRU: 16.5-19.9 to 15.0-17.8). A step without split
-  kernels (an MLP) keeps OpenBLAS's threads, which are faster there: a split costs
-  ~60-120 us of thread hand-off, which a 128 x 784 x 256 product (0.3 ms) does not repay.
+* A larger 2-D float product, while eagerflow's threads are in use (a split ran in the
+  last `blas_threads.SPLIT_WINDOW` seconds: a training step with split kernels), runs in
+  numba's pool (`gemm_jit.product_by_rows`, or `gemm_jit.product_by_depth` when the inner
+  dimension is over `DEEP` times the rows: a weight's gradient), one BLAS thread a part.
+  A step without split kernels (an MLP) keeps OpenBLAS's threads, which are as fast on
+  their own.
 
 Otherwise the product is OpenBLAS's, on its own threads. The values are NumPy's
-``matmul`` (the same forward, `kernel_sets.numpy_forward`) on each range, up to the
-rounding OpenBLAS's thread count itself changes (with two threads it may split a product
-along another axis: measured ~2.5e-7 relative on float32 at (128, 784, 256)).
+``matmul`` (the same forward, `kernel_sets.numpy_forward`) up to rounding: OpenBLAS's
+thread count itself changes it (with two threads it may split a product along another
+axis: measured ~2.5e-7 relative on float32 at (128, 784, 256)), the pool's products come
+from SciPy's build of OpenBLAS, and a product split by depth adds its parts' results.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ from eagerflow.ops.kernels import blas_threads, kernel_sets
 
 SMALL = 1 << 21
 """Multiply-adds (m * n * k, times the batch) below which a product runs on one thread."""
+DEEP = 4
+"""An inner dimension over this many times the result's rows is split instead of the rows."""
+_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
@@ -51,20 +54,43 @@ def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
         if (a.ndim == 2 and b.ndim == 2 and m > 1
                 and k == (b.shape[1] if transpose_b else b.shape[0])
                 and blas_threads.own_threads_busy()):
-            return _split_rows(forward, a, b, transpose_a, transpose_b, out, m, n)
+            return _on_the_pool(forward, a, b, transpose_a, transpose_b, out, m, n)
     return forward(a, b, transpose_a, transpose_b, out)
 
 
-def _split_rows(forward, a, b, transpose_a, transpose_b, out, m, n):
-    """``op(a) @ op(b)`` as one range of the result's rows per thread (`jit.run_split`)."""
-    from eagerflow.ops.kernels import jit  # (loaded already: a split ran moments ago)
+def _on_the_pool(forward, a, b, transpose_a, transpose_b, out, m, n):
+    """``op(a) @ op(b)`` in numba's pool (`jit.run_parts`): by ranges of the result's rows,
+    or, when the inner dimension is over `DEEP` times the rows, by ranges of it, summing
+    the parts' results (`gemm_jit`). Other dtypes than float32 and float64 alike (which
+    BLAS does not multiply) and an `out` that is not C-contiguous keep `forward`."""
+    from eagerflow.ops.kernels import gemm_jit, jit  # (loaded already: a split ran)
 
+    dtype = np.result_type(a.dtype, b.dtype)
+    if (a.dtype != b.dtype or dtype not in _BLAS_DTYPES
+            or (out is not None and (out.dtype != dtype or not out.flags.c_contiguous))):
+        return forward(a, b, transpose_a, transpose_b, out)
+    gemm_jit.require_blas()
+    a, transpose_a = _row_major(a, transpose_a)
+    b, transpose_b = _row_major(b, transpose_b)
     if out is None:
-        out = np.empty((m, n), np.result_type(a.dtype, b.dtype))
-
-    def rows(first: int, stop: int) -> None:
-        part = a[:, first:stop] if transpose_a else a[first:stop]
-        forward(part, b, transpose_a, transpose_b, out[first:stop])
-
-    jit.run_split(rows, m)
+        out = np.empty((m, n), dtype)
+    k = a.shape[0] if transpose_a else a.shape[1]
+    if k > DEEP * m:
+        partials = np.empty((min(jit.threads(), k), m, n), dtype)
+        jit.run_parts(gemm_jit.product_by_depth, len(partials), a, b, partials, transpose_a,
+                      transpose_b)
+        np.add.reduce(partials, axis=0, out=out)
+    else:
+        jit.run_parts(gemm_jit.product_by_rows, m, a, b, out, transpose_a, transpose_b)
     return out
+
+
+def _row_major(x, transpose):
+    """``(array, transpose)`` with the array C-contiguous and ``op(array)`` unchanged: a
+    transposed view is taken as its C-contiguous base with the flag flipped; any other
+    layout is copied."""
+    if x.flags.c_contiguous:
+        return x, transpose
+    if x.flags.f_contiguous:
+        return x.T, not transpose
+    return np.ascontiguousarray(x), transpose

@@ -25,6 +25,28 @@ def test_products_match_numpy(dtype, m, n, k, transpose_a, transpose_b):
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("m", "n", "k"), [(5, 4, 3), (1, 7, 9), (64, 33, 700)])
+@pytest.mark.parametrize("transpose_a", [False, True])
+@pytest.mark.parametrize("transpose_b", [False, True])
+@pytest.mark.parametrize("parts", [1, 2, 3, 8])
+def test_products_in_parts_match_numpy(dtype, m, n, k, transpose_a, transpose_b, parts):
+    # by rows and by depth, more parts than the pool's threads and than rows or depth too
+    # (a part with no rows writes nothing, one with no depth writes zeros)
+    gemm_jit.require_blas()
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(k, m) if transpose_a else (m, k)).astype(dtype)
+    b = rng.normal(size=(n, k) if transpose_b else (k, n)).astype(dtype)
+    want = (a.T if transpose_a else a).astype(np.float64) @ (b.T if transpose_b else b)
+    tol = k * (1e-6 if dtype == np.float32 else 1e-14)  # (the summation order is BLAS's)
+    out = np.full((m, n), np.nan, dtype)
+    gemm_jit.product_by_rows(parts, a, b, out, transpose_a, transpose_b)
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol)
+    partials = np.full((parts, m, n), np.nan, dtype)
+    gemm_jit.product_by_depth(parts, a, b, partials, transpose_a, transpose_b)
+    np.testing.assert_allclose(partials.sum(0), want, rtol=tol, atol=tol)
+
+
 def test_an_empty_inner_size_gives_zeros():
     out = np.full((2, 3), np.nan)
     gemm_jit.matmul(np.empty((2, 0)), np.empty((0, 3)), out)

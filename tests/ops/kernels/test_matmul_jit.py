@@ -69,38 +69,67 @@ def test_the_numba_set_runs_it():
     assert kernel_sets.kernel_forward("BatchMatMulV2") is matmul_jit.matmul
 
 
-# (a shape, b shape, transpose_a, transpose_b), all above `SMALL` multiply-adds
-LARGE = [((3200, 32), (32, 256), False, False), ((3200, 64), (3200, 256), True, False),
-         ((64, 3200), (256, 3200), False, True), ((700, 33), (999, 700), True, True),
-         ((3, 1000), (1000, 999), False, False)]
+# (a shape, b shape, transpose_a, transpose_b, how the pool splits it), all above `SMALL`
+# multiply-adds: by depth when the inner size is over `DEEP` times the result's rows
+LARGE = [((3200, 32), (32, 256), False, False, "rows"),
+         ((3200, 64), (3200, 256), True, False, "depth"),
+         ((64, 3200), (256, 3200), False, True, "depth"),
+         ((700, 33), (999, 700), True, True, "depth"),
+         ((3, 1000), (1000, 999), False, False, "depth"),
+         ((1000, 300), (300, 999), False, False, "rows")]
 
 
+def _record_parts(monkeypatch):
+    calls = []
+    run_parts = jit.run_parts
+
+    def recording(parallel, count, *args):
+        calls.append(parallel.__name__.removeprefix("product_by_"))
+        return run_parts(parallel, count, *args)
+
+    monkeypatch.setattr(jit, "run_parts", recording)
+    return calls
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", LARGE)
-def test_large_products_join_the_split_threads_while_they_are_busy(case, monkeypatch):
-    a_shape, b_shape, transpose_a, transpose_b = case
-    ranges = []
-
-    def run_split(task, count):
-        ranges.append(count)
-        task(0, count // 2)  # two ranges, as on two threads
-        task(count // 2, count)
-
-    monkeypatch.setattr(jit, "run_split", run_split)
+def test_large_products_join_the_pool_while_it_is_busy(case, dtype, monkeypatch):
+    a_shape, b_shape, transpose_a, transpose_b, split = case
+    calls = _record_parts(monkeypatch)
     monkeypatch.setattr(blas_threads, "own_threads_busy", lambda: True)
     rng = np.random.default_rng(0)
-    a = rng.normal(size=a_shape).astype(np.float32)
-    b = rng.normal(size=b_shape).astype(np.float32)
+    a = rng.normal(size=a_shape).astype(dtype)
+    b = rng.normal(size=b_shape).astype(dtype)
     want = kernel_sets.numpy_forward("BatchMatMulV2")(a, b, transpose_a, transpose_b)
     got = matmul_jit.matmul(a, b, transpose_a, transpose_b)
     out = np.full_like(want, np.nan)
     assert matmul_jit.matmul(a, b, transpose_a, transpose_b, out=out) is out
-    assert ranges == [want.shape[0]] * 2
-    for result in (got, out):  # OpenBLAS's thread count may change the rounding
-        np.testing.assert_allclose(result, want, rtol=1e-5, atol=1e-4)
+    # transposed views of the operands take the flag instead of a copy, other strides a copy
+    flipped = matmul_jit.matmul(np.ascontiguousarray(a.T).T, b[:, ::-1][:, ::-1],
+                                transpose_a, transpose_b)
+    assert calls == [split] * 3
+    tol = 1e-4 if dtype == np.float32 else 1e-12  # (another BLAS build; parts summed)
+    for result in (got, out, flipped):
+        assert result.dtype == dtype
+        np.testing.assert_allclose(result, want, rtol=tol, atol=tol)
+
+
+def test_products_blas_does_not_take_keep_the_numpy_forward(monkeypatch):
+    calls = _record_parts(monkeypatch)
+    monkeypatch.setattr(blas_threads, "own_threads_busy", lambda: True)
+    ints = np.ones((1000, 300), np.int64)
+    np.testing.assert_array_equal(matmul_jit.matmul(ints, ints.T[:300, :999]), 300)
+    mixed = matmul_jit.matmul(np.ones((1000, 300), np.float32), np.ones((300, 999)))
+    assert mixed.dtype == np.float64 and mixed[0, 0] == 300
+    strided_out = np.empty((999, 1000), np.float32).T
+    halves = np.full((1000, 300), 0.5, np.float32)
+    matmul_jit.matmul(halves, halves.T[:, :999].copy(), out=strided_out)
+    np.testing.assert_array_equal(strided_out, 75.0)
+    assert calls == []
 
 
 def test_without_a_recent_split_large_products_keep_blas_threads(monkeypatch):
-    monkeypatch.setattr(jit, "run_split", lambda task, count: pytest.fail("split"))
+    monkeypatch.setattr(jit, "run_parts", lambda *args: pytest.fail("split"))
     monkeypatch.setattr(blas_threads, "own_threads_busy", lambda: False)
     a = np.ones((3200, 32), np.float32)
     np.testing.assert_array_equal(matmul_jit.matmul(a, np.ones((32, 256), np.float32)), 32.0)
@@ -119,3 +148,12 @@ def test_a_split_marks_the_threads_busy_for_a_window(monkeypatch):
     jit.run_split(lambda first, stop: None, 2)  # a split of two ranges notes itself
     monkeypatch.setattr(blas_threads, "SPLIT_WINDOW", 60.0)
     assert blas_threads.own_threads_busy() or jit.threads() == 1
+    monkeypatch.setattr(blas_threads, "_last_split", [-1e9])
+    assert not blas_threads.own_threads_busy()
+    from eagerflow.ops.kernels import gemm_jit
+
+    gemm_jit.require_blas()
+    out = np.empty((2, 2))
+    jit.run_parts(gemm_jit.product_by_rows, 2, np.eye(2), np.eye(2), out, False, False)
+    assert blas_threads.own_threads_busy()  # so does a kernel in numba's pool
+    np.testing.assert_array_equal(out, np.eye(2))
