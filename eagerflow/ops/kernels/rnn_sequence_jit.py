@@ -2,10 +2,10 @@
 
 The sequences of a batch are independent, so `lstm_sequence`, `gru_sequence` and their
 gradients run the whole loop over the time steps as one compiled function per range of
-rows (`jit.run_split`: one range per core, each in its own Python thread; the kernels
-release the GIL). Inside, a step is the recurrent product as numba's ``np.dot(h, kernel,
-out)`` (BLAS through scipy's ``cython_blas``, on one thread inside the split) and the
-gate arithmetic inlined, with no Python between steps. The Python loops of `rnn_gates`
+rows (`jit.run_parts`: one range per thread of numba's pool). Inside, a step is the
+recurrent product as numba's ``np.dot(h, kernel, out)`` (BLAS through scipy's
+``cython_blas``, on one thread in each part) and the gate arithmetic inlined, with no
+Python between steps. The Python loops of `rnn_gates`
 ran on one core; PyTorch's LSTM uses both.
 
 * **Values.** The same formulas as `rnn_gates` (its functions are the reference the tests
@@ -58,7 +58,7 @@ def usable(dtype: np.dtype, forward: bool) -> bool:
 
 
 # numba's np.dot would load scipy's BLAS when the first kernel using it compiles; loaded
-# now, `blas_threads` finds it and holds its threads in `jit.run_split`.
+# now, `blas_threads` finds it and holds its threads in `jit.run_parts`.
 blas_threads.load_scipy_blas()
 
 
@@ -182,12 +182,23 @@ def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask,
     dc0[lo:hi] = carry
 
 
-def _split(task, batch):
-    """`jit.run_split` over the batch's rows, with BLAS on one thread even for one range:
-    a step's product is too small for two (OpenBLAS's second thread spins through the
-    loop: 2x the CPU time for nothing)."""
-    with blas_threads.blas_limited(1):
-        jit.run_split(task, batch)
+# One part of the batch per thread of numba's pool (`jit.run_parts`).
+
+@jit.parallel_kernel
+def _lstm_forward_parts(parts, projected, h0, c0, kernel, scale, mask, h_seq, c_seq,
+                        t_seq):  # pragma: no cover - compiled
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(projected.shape[0], parts, part)
+        lstm_forward_rows(projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_seq, lo, hi)
+
+
+@jit.parallel_kernel
+def _lstm_backward_parts(parts, kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask,
+                         dz_seq, dh0, dc0):  # pragma: no cover - compiled
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(dz_seq.shape[0], parts, part)
+        lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq,
+                           dh0, dc0, lo, hi)
 
 
 def _contiguous(*arrays):
@@ -207,8 +218,8 @@ def lstm_sequence(projected, h0, c0, kernel, mask=None):
     h_seq = scratch.empty((batch, steps, units), projected.dtype)
     c_seq = scratch.empty((steps, batch, units), projected.dtype)
     t_seq = scratch.empty((steps, batch, width), projected.dtype)
-    _split(lambda lo, hi: lstm_forward_rows(
-        projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_seq, lo, hi), batch)
+    jit.run_parts(_lstm_forward_parts, batch, projected, h0, c0, kernel, scale, mask, h_seq,
+                  c_seq, t_seq)
     return h_seq, h_seq[:, -1].copy(), c_seq[-1].copy(), c_seq, t_seq
 
 
@@ -224,9 +235,8 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     kernel_t = np.ascontiguousarray(kernel.T)
     dz_seq = scratch.empty((batch, steps, 4 * units), h_seq.dtype)
     dh0, dc0 = np.empty_like(c0), np.empty_like(c0)
-    _split(lambda lo, hi: lstm_backward_rows(
-        kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0, dc0, lo, hi),
-        batch)
+    jit.run_parts(_lstm_backward_parts, batch, kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh,
+                  dc, mask, dz_seq, dh0, dc0)
     return dz_seq, dh0, dc0
 
 
@@ -316,6 +326,24 @@ def gru_backward_rows(kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_s
     dh0[lo:hi] = d_hidden
 
 
+@jit.parallel_kernel
+def _gru_forward_parts(parts, projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq,
+                       candidate_seq):  # pragma: no cover - compiled
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(projected.shape[0], parts, part)
+        gru_forward_rows(projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq,
+                         candidate_seq, lo, hi)
+
+
+@jit.parallel_kernel
+def _gru_backward_parts(parts, kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq,
+                        dh, mask, dx_seq, d_inner_seq, dh0):  # pragma: no cover - compiled
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(h_seq.shape[0], parts, part)
+        gru_backward_rows(kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh,
+                          mask, dx_seq, d_inner_seq, dh0, lo, hi)
+
+
 def gru_sequence(projected, h0, kernel, bias, mask=None):
     """`rnn_gates.gru_sequence` (same arguments and results), float32, split over the
     batch."""
@@ -326,9 +354,8 @@ def gru_sequence(projected, h0, kernel, bias, mask=None):
     inner_seq = scratch.empty((steps, batch, width), projected.dtype)
     t_seq = scratch.empty((steps, batch, 2 * units), projected.dtype)
     candidate_seq = scratch.empty((steps, batch, units), projected.dtype)
-    _split(lambda lo, hi: gru_forward_rows(
-        projected, h0, kernel, bias, mask, h_seq, inner_seq, t_seq, candidate_seq, lo, hi),
-        batch)
+    jit.run_parts(_gru_forward_parts, batch, projected, h0, kernel, bias, mask, h_seq,
+                  inner_seq, t_seq, candidate_seq)
     return h_seq, h_seq[:, -1].copy(), inner_seq, t_seq, candidate_seq
 
 
@@ -342,7 +369,6 @@ def gru_sequence_grad(h0, kernel, h_seq, inner_seq, t_seq, candidate_seq, dh_seq
     dx_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
     d_inner_seq = scratch.empty((batch, steps, 3 * units), h_seq.dtype)
     dh0 = np.empty_like(h0)
-    _split(lambda lo, hi: gru_backward_rows(
-        kernel_t, h0, h_seq, inner_seq, t_seq, candidate_seq, dh_seq, dh, mask, dx_seq,
-        d_inner_seq, dh0, lo, hi), batch)
+    jit.run_parts(_gru_backward_parts, batch, kernel_t, h0, h_seq, inner_seq, t_seq,
+                  candidate_seq, dh_seq, dh, mask, dx_seq, d_inner_seq, dh0)
     return dx_seq, d_inner_seq, dh0

@@ -141,6 +141,40 @@ def test_split_rows_equal_one_range():
     _close(outputs[1], outputs[0], 1e-6, 1e-7)
 
 
+@pytest.mark.parametrize("parts", [1, 2, 3, 9])
+def test_any_number_of_parts_gives_one_parts_values(parts):
+    """The pool's parts (`jit.run_parts` passes one per thread): forward and gradient alike
+    for 1 to 9 parts of a 9-row batch, LSTM and GRU."""
+    projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(np.float32, 9, 6, 4,
+                                                                      True)
+    scale = np.full(16, 0.5, np.float32)
+
+    def lstm(count):
+        h_seq = np.empty((9, 6, 4), np.float32)
+        c_seq, t_seq = np.empty((6, 9, 4), np.float32), np.empty((6, 9, 16), np.float32)
+        sequences._lstm_forward_parts(count, projected, h0, c0, kernel, scale, mask, h_seq,
+                                      c_seq, t_seq)
+        grads = (np.empty((9, 6, 16), np.float32), np.empty_like(h0), np.empty_like(c0))
+        sequences._lstm_backward_parts(count, kernel.T.copy(), c0, c_seq, t_seq,
+                                       np.tanh(c_seq), dh_seq, dh, dc, mask, *grads)
+        return (h_seq, c_seq, t_seq) + grads
+
+    def gru(count):
+        projected3, kernel3 = projected[:, :, :12].copy(), kernel[:, :12].copy()
+        bias = np.linspace(-1, 1, 12).astype(np.float32)
+        outs = (np.empty((9, 6, 4), np.float32), np.empty((6, 9, 12), np.float32),
+                np.empty((6, 9, 8), np.float32), np.empty((6, 9, 4), np.float32))
+        sequences._gru_forward_parts(count, projected3, h0, kernel3, bias, mask, *outs)
+        grads = (np.empty((9, 6, 12), np.float32), np.empty((9, 6, 12), np.float32),
+                 np.empty_like(h0))
+        sequences._gru_backward_parts(count, kernel3.T.copy(), h0, *outs, dh_seq, dh, mask,
+                                      *grads)
+        return outs + grads
+
+    for run in (lstm, gru):  # (BLAS may round a one-row product otherwise)
+        _close(run(parts), run(1), 1e-5, 1e-6)
+
+
 def test_which_dtypes_take_the_loops():
     assert sequences.usable(np.dtype(np.float32), forward=True)
     assert not sequences.usable(np.dtype(np.float64), forward=True)
@@ -153,7 +187,9 @@ def test_numba_set_kernels_take_the_loops_where_they_apply(dtype, monkeypatch):
     """float32 sequences run the compiled loops both ways, float64 ones only backwards
     (their forward keeps NumPy's tanh in `rnn_gates`'s loop): the same values either way."""
     calls = []
-    monkeypatch.setattr(jit, "run_split", lambda task, n: calls.append(n) or task(0, n))
+    run_parts = jit.run_parts
+    monkeypatch.setattr(jit, "run_parts", lambda kernel, n, *args: calls.append(n) or run_parts(
+        kernel, n, *args))
     projected, h0, c0, kernel, mask, dh_seq, dh, dc = _sequence_inputs(dtype, 3, 5, 4, True)
     got = rnn_jit.lstm_sequence(projected, h0, c0, kernel, mask)
     want = rnn_gates.lstm_sequence(projected, h0, c0, kernel, mask)
