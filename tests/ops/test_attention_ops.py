@@ -172,3 +172,29 @@ def test_numba_kernels_take_strided_inputs_other_dtypes_and_empty_sizes():
     out, weights = attention_jit.attention(empty, np.zeros((2, 4, 2, 0)), np.ones((2, 4, 2, 5)))
     np.testing.assert_allclose(out, 1.0)
     np.testing.assert_allclose(weights, 0.25)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7, 40])
+def test_numba_kernels_split_over_any_number_of_threads_give_one_threads_values(
+        threads, monkeypatch):
+    """The pairs are independent: each thread's range (`jit.run_parts`) computes the values
+    one thread does, bit for bit, even with more threads than pairs (3 x 4 here)."""
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import attention_jit, jit
+
+    rng = np.random.default_rng(5)
+    query, key, value = (rng.normal(size=s).astype(np.float32)
+                         for s in [(3, 9, 4, 5), (3, 11, 4, 5), (3, 11, 4, 7)])
+    mask = rng.random((3, 1, 9, 11)) > 0.3
+
+    def run():
+        out, weights = attention_jit.attention(query, key, value, mask)
+        doutput = np.linspace(-1, 1, out.size, dtype=np.float32).reshape(out.shape)
+        return (out, weights, *attention_jit.attention_grad(query, key, value, weights,
+                                                            doutput, weights * 0.5))
+
+    monkeypatch.setattr(jit, "threads", lambda: 1)
+    want = run()
+    monkeypatch.setattr(jit, "threads", lambda: threads)
+    for got, one in zip(run(), want, strict=True):
+        np.testing.assert_array_equal(got, one)

@@ -64,6 +64,32 @@ def test_numba_kernels_match_the_numpy_ones(dtype):
             np.testing.assert_allclose(g, w, **tol)
 
 
+@pytest.mark.parametrize("threads", [2, 3, 50])
+def test_numba_kernels_split_over_any_number_of_threads_agree(threads, monkeypatch):
+    """Rows split over numba's threads (`jit.run_parts`): the forward and ``dx`` are one
+    thread's values bit for bit; ``dgamma`` and ``dbeta`` add the threads' sums (float64)."""
+    pytest.importorskip("numba")
+    from eagerflow.ops.kernels import jit, kernel_sets as sets
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(3.0, 2.0, size=(4, 6, 16)).astype(np.float32)
+    gamma, beta = rng.normal(size=(2, 16)).astype(np.float32)
+    dy = rng.normal(size=x.shape).astype(np.float32)
+
+    def run():
+        return (sets.kernel_forward("FusedLayerNorm")(x, gamma, beta, epsilon=1e-3),
+                *sets.kernel_forward("FusedLayerNormGrad")(x, gamma, dy, epsilon=1e-3))
+
+    monkeypatch.setattr(jit, "threads", lambda: 1)
+    want = run()
+    monkeypatch.setattr(jit, "threads", lambda: threads)
+    got = run()
+    for g, w in zip(got[:2], want[:2], strict=True):
+        np.testing.assert_array_equal(g, w)
+    for g, w in zip(got[2:], want[2:], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
 def test_bad_inputs_name_the_op():
     with pytest.raises(ef.errors.InvalidArgumentError, match=r"FusedLayerNorm: gamma"):
         layer_norm.layer_norm(ef.zeros([2, 3]), ef.ones([4]), ef.zeros([3]))

@@ -13,14 +13,16 @@ float64 written for LLVM to vectorize ran slower than NumPy's pass). The backwar
 transcendental and is one kernel. Row sums are reassociated (`jit.sum_kernel`), so they
 round differently from NumPy's pairwise sums (a few ulps); products are BLAS's either way.
 
-**Not split over threads.** Every kernel holds no GIL, so two Python threads could each
-run half the pairs (`jit.run_split`, or chunks taken by whichever thread is free); that
-was built and measured on the benchmark's encoder block (32 x 4 pairs of 64 x 64 scores,
-``d = 16``) and lost: alone, the forward and backward ran 1.2-1.3x faster on two threads
-(the products at 64 x 64 x 16 scale 1.0-1.4x, the row passes 0.65x: their blocks sit in
-the other core's cache), and between the dense layers' two-thread BLAS products, as in a
-training step, 1.1-1.2x *slower* (OpenBLAS's worker spins on the second core after each
-product). One thread it is.
+**Split over numba's threads.** Each kernel takes a range of pairs, and a parallel kernel
+gives each thread of numba's pool its range (`jit.run_parts`): the scores, then NumPy's
+exponential over the whole array, then the normalized output; the backward in one. In
+Python threads (`jit.run_split`) this was measured slower inside a training step than on
+one thread: waking a thread costs ~60 us on the VM, and OpenBLAS's worker spun on the
+second core after the dense layers' products. In numba's pool, whose threads spin a
+while between kernels, with the dense products in the same pool (`matmul_jit`), the
+benchmark's encoder block (32 x 4 pairs of 64 x 64 scores, ``d = 16``) ran its backward in
+0.64-0.82 ms instead of 1.7 (one thread), and its training step in 7.4-7.7 ms instead of
+8.3-8.8 (quiet 2-core machine, interleaved, with the layer normalization split too).
 
 float16 (no numba arithmetic) and empty inputs take the NumPy products and rows.
 """
@@ -37,8 +39,8 @@ _COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16
 
 
 @jit.kernel
-def _shifted_scores(query, key, mask, big, weights):  # pragma: no cover - compiled
-    """For each pair: ``weights[b, h] = q k^T`` (+ `big`, a large negative
+def _shifted_scores(query, key, mask, big, weights, lo, hi):  # pragma: no cover - compiled
+    """For each pair ``lo <= b * heads + h < hi``: ``weights[b, h] = q k^T`` (+ `big`, a large negative
     number, where `mask` is False), minus each row's maximum. (`mask`: None or broadcast to
     the scores' shape; numba compiles the None case without the test.)"""
     batch, steps, heads, size = query.shape
@@ -47,7 +49,7 @@ def _shifted_scores(query, key, mask, big, weights):  # pragma: no cover - compi
     # The products go to a block of their own: the shift runs twice as fast from one
     # array into another as in place (numba cannot rule out aliasing there).
     scores = np.empty((steps, key_steps), query.dtype)
-    for pair in range(batch * heads):
+    for pair in range(lo, hi):
         b, h = pair // heads, pair % heads
         gemm_jit.product(one_zero, query[b, 0, h:], heads * size, False, key[b, 0, h:],
                          heads * size, True, scores, key_steps, steps, key_steps, size)
@@ -60,13 +62,13 @@ def _shifted_scores(query, key, mask, big, weights):  # pragma: no cover - compi
 
 
 @jit.kernel
-def _normalized_output(value, weights, output):  # pragma: no cover - compiled
-    """For each pair: each row of ``weights[b, h]`` (exponentials) divided by
+def _normalized_output(value, weights, output, lo, hi):  # pragma: no cover - compiled
+    """For each pair from `lo` to `hi`: each row of ``weights[b, h]`` (exponentials) divided by
     its sum, then ``output[b, :, h, :] = weights[b, h] v``."""
     batch, key_steps, heads, size = value.shape
     steps = weights.shape[2]
     one_zero = gemm_jit.scalars(value)
-    for pair in range(batch * heads):
+    for pair in range(lo, hi):
         b, h = pair // heads, pair % heads
         probs = weights[b, h]
         softmax_jit.normalize_rows(probs)
@@ -76,15 +78,15 @@ def _normalized_output(value, weights, output):  # pragma: no cover - compiled
 
 @jit.kernel
 def _backward(query, key, value, weights, doutput, dweights, dquery, dkey,
-              dvalue):  # pragma: no cover - compiled
-    """For each pair, `FusedAttentionGrad`'s formula (module docstring of
+              dvalue, lo, hi):  # pragma: no cover - compiled
+    """For each pair from `lo` to `hi`, `FusedAttentionGrad`'s formula (module docstring of
     `attention_ops`) with ``dP = dweights`` (None: zero)."""
     batch, steps, heads, size = query.shape
     key_steps, value_size = key.shape[1], value.shape[3]
     one_zero = gemm_jit.scalars(query)
     dscores = np.empty((steps, key_steps), query.dtype)
     row, value_row = heads * size, heads * value_size  # (leading dimensions)
-    for pair in range(batch * heads):
+    for pair in range(lo, hi):
         b, h = pair // heads, pair % heads
         q, k, v = query[b, 0, h:], key[b, 0, h:], value[b, 0, h:]
         do, probs = doutput[b, 0, h:], weights[b, h]
@@ -101,6 +103,33 @@ def _backward(query, key, value, weights, doutput, dweights, dquery, dkey,
                          dvalue[b, 0, h:], value_row, key_steps, value_size, steps)
 
 
+# One range of pairs per thread of numba's pool (`jit.run_parts`).
+
+@jit.parallel_kernel
+def _scores_parts(parts, query, key, mask, big, weights):  # pragma: no cover - compiled
+    pairs = weights.shape[0] * weights.shape[1]
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(pairs, parts, part)
+        _shifted_scores(query, key, mask, big, weights, lo, hi)
+
+
+@jit.parallel_kernel
+def _output_parts(parts, value, weights, output):  # pragma: no cover - compiled
+    pairs = weights.shape[0] * weights.shape[1]
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(pairs, parts, part)
+        _normalized_output(value, weights, output, lo, hi)
+
+
+@jit.parallel_kernel
+def _backward_parts(parts, query, key, value, weights, doutput, dweights, dquery, dkey,
+                    dvalue):  # pragma: no cover - compiled
+    pairs = weights.shape[0] * weights.shape[1]
+    for part in jit.prange(parts):
+        lo, hi = jit.part_bounds(pairs, parts, part)
+        _backward(query, key, value, weights, doutput, dweights, dquery, dkey, dvalue, lo, hi)
+
+
 def attention(query, key, value, mask=None):
     """The numba forward of ``FusedAttention`` (arguments as the op's)."""
     if query.dtype not in _COMPILED or min(query.size, key.size, value.size) == 0:
@@ -114,9 +143,9 @@ def attention(query, key, value, mask=None):
         mask = np.broadcast_to(mask, weights.shape)
     big = query.dtype.type(attention_ops.large_negative(query.dtype))
     gemm_jit.require_blas()
-    _shifted_scores(query, key, mask, big, weights)
+    jit.run_parts(_scores_parts, batch * heads, query, key, mask, big, weights)
     np.exp(weights, out=weights)
-    _normalized_output(value, weights, output)
+    jit.run_parts(_output_parts, batch * heads, value, weights, output)
     return output, weights
 
 
@@ -132,5 +161,6 @@ def attention_grad(query, key, value, weights, doutput, dweights):
         dweights = np.ascontiguousarray(np.broadcast_to(dweights, weights.shape), query.dtype)
     dquery, dkey, dvalue = (scratch.empty(a.shape, a.dtype) for a in (query, key, value))
     gemm_jit.require_blas()
-    _backward(query, key, value, weights, doutput, dweights, dquery, dkey, dvalue)
+    jit.run_parts(_backward_parts, weights.shape[0] * weights.shape[1], query, key, value,
+                  weights, doutput, dweights, dquery, dkey, dvalue)
     return dquery, dkey, dvalue

@@ -101,11 +101,17 @@ def part_bounds(count, parts, part):  # pragma: no cover - compiled (inlined)
     return count * part // parts, count * (part + 1) // parts
 
 
+def part_count(count: int) -> int:
+    """How many parts `run_parts` splits `count` items into: one per thread, at most
+    `count`, at least one (for arrays a kernel's parts fill, one row each)."""
+    return max(1, min(threads(), count))
+
+
 def run_parts(parallel: Callable[..., Any], count: int, *args: Any) -> Any:
     """Calls ``parallel(parts, *args)``, a `parallel_kernel` whose ``prange`` over `parts`
     gives each thread its range of `count` items (`part_bounds`); returns its result.
 
-    `parts` is one per thread of numba's pool, at most `count`. BLAS called inside the
+    `parts` is one per thread of numba's pool, at most `count` (`part_count`). BLAS called inside the
     kernel (`gemm_jit`, numba's ``np.dot``) runs on one thread per part
     (`blas_threads.one_blas_thread`), and the call is noted as a split
     (`blas_threads.note_split`), so large products between such kernels join the pool
@@ -115,9 +121,8 @@ def run_parts(parallel: Callable[..., Any], count: int, *args: Any) -> Any:
     A kernel a Python thread other than the pool's runs meanwhile gets its own threads
     (the ``threadsafe`` layer): the results are the same, the cores shared.
     """
-    parts = max(1, min(threads(), count))
     blas_threads.note_split()
-    return blas_threads.one_blas_thread(parallel, parts, *args)
+    return blas_threads.one_blas_thread(parallel, part_count(count), *args)
 
 
 def run_split(task: Callable[[int, int], Any], count: int) -> list:
