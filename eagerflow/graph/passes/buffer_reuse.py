@@ -141,13 +141,23 @@ def plan_buffer_reuse(program: program_lib.Program) -> program_lib.Program:
 
 def _plannable(node) -> bool:
     """Whether `node`'s output has a fully known shape and the dtype of its tensor inputs
-    (a ufunc would need ``casting=`` to write another dtype into ``out``), or is a bool
-    (comparisons and logical ops make bools from any inputs, with no cast)."""
+    (a ufunc would need ``casting=`` to write another dtype into ``out``) or bool inputs
+    beside them (`_same_loop`), or is a bool (comparisons and logical ops make bools from
+    any inputs, with no cast)."""
     out = node.outputs[0]
     if not out.shape or None in out.shape or out.dtype.kind not in "fiucb":
         return False
-    return out.dtype.kind == "b" or all(x.dtype == out.dtype for x in node.inputs
-                                        if _is_symbolic(x))
+    return out.dtype.kind == "b" or _same_loop(node, out.dtype)
+
+
+def _same_loop(node, dtype) -> bool:
+    """Whether every tensor input of `node` has `dtype` or is a bool: a bool operand (a
+    mask, as in the ReLU gradient ``dy * (y > 0)``) takes NumPy's loop of the other
+    operand's dtype, so the result written into ``out`` is the one NumPy allocates
+    (measured: a (32, 64, 128) float32 ReLU gradient took 347 us a step in a fresh
+    buffer, page faults included, against 60 us in a kept one)."""
+    return all(x.dtype == dtype or x.dtype.kind == "b" for x in node.inputs
+               if _is_symbolic(x))
 
 
 def _escaping(program, group: dict) -> set:
@@ -182,7 +192,7 @@ def _recyclable(node, dead: dict):
     out = node.outputs[0]
     if not out.shape or None in out.shape or out.dtype.kind not in "fiuc":
         return None
-    if any(_is_symbolic(x) and x.dtype != out.dtype for x in node.inputs):
+    if not _same_loop(node, out.dtype):
         return None  # a casting ufunc would need casting="same_kind" to accept `out`
     pool = dead.get((out.shape, out.dtype))
     return pool.pop() if pool else None

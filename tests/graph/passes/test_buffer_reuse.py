@@ -136,3 +136,25 @@ def test_memory_plan_needs_known_shapes_and_a_writable_kernel():
     planned = buffer_reuse.plan_buffer_reuse(program)
     # Mul writes into Cast's result in place, and that buffer comes from malloc each call
     assert planned.inplace.get(id(mul)) == 0 and _arena_types(planned) == []
+
+
+def test_a_product_with_a_mask_gets_a_kept_or_recycled_buffer():
+    # dy * (y > 0), as the ReLU gradient: the bool mask takes the float loop, so the
+    # product may write into a buffer of the plan (and into a dead float one)
+    def fn(x):
+        h = ef.exp(x)
+        masked = h * (h > 1.5)  # h is read again below: not in place
+        total = ef.reduce_sum(masked) + ef.reduce_sum(h)
+        again = x * (x > 0.0)  # into `masked`'s dead buffer (x is the caller's)
+        return total + ef.reduce_sum(again)
+
+    program, cf = traced(fn, X3)
+    planned = buffer_reuse.plan_buffer_reuse(program)
+    assert "Mul" in _arena_types(planned)
+    muls = [node for node in planned.nodes if node.type == "Mul"]
+    assert id(muls[1]) in planned.recycle
+    x = np.array([0.0, 1.0, -1.0], np.float32)
+    got, = run(planned, cf, x)
+    e = np.exp(x)
+    want = (e * (e > 1.5)).sum() + e.sum() + (x * (x > 0)).sum()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
