@@ -23,7 +23,7 @@ from eagerflow.ops import logic as _logic
 from eagerflow.ops import math as _math
 from eagerflow.ops import reduce as _reduce
 from eagerflow.ops import unary as _unary
-from eagerflow.ops.kernels import kernel_sets
+from eagerflow.ops.kernels import extrema, kernel_sets
 from eagerflow.ops.typing import AxisLike, Tensor, TensorLike
 
 
@@ -83,6 +83,35 @@ def _matmul_grad(dy, out, a, b, needs, transpose_a=False, transpose_b=False):
 kernel_sets.register("BatchMatMulV2", forward="eagerflow.ops.kernels.matmul_jit:matmul")
 
 
+# -- a dense layer's product, bias and relu in one op (`graph/passes/matmul_bias.py`) ------
+@primitive("MatMulBias", fresh=True, returns_array=True)
+def _matmul_bias(a, b, bias, transpose_a=False, transpose_b=False, relu=False, out=None):
+    # op(a) @ op(b) + bias for 2-D a and b, each row added the bias (any shape of the row's
+    # size, read flat), then max(., 0) if `relu`: bitwise the three ops, in place.
+    out = kernel_sets.numpy_forward("BatchMatMulV2")(a, b, transpose_a, transpose_b, out)
+    if out.ndim != 2 or bias.size != out.shape[1]:
+        raise errors.InvalidArgumentError(
+            f"MatMulBias: expected 2-D operands and a bias of the product's row size, got "
+            f"shapes {a.shape}, {b.shape} and bias {bias.shape}")
+    return extrema.add_rows_then_relu(out, bias, relu)
+
+
+_matmul_bias.jvp(forwardprop.FROM_VJP)  # JVP: the transposed gradient rule
+
+
+@_matmul_bias.gradient
+def _matmul_bias_grad(dy, out, a, b, bias, needs, transpose_a=False, transpose_b=False,
+                      relu=False):
+    if relu:
+        dy = _math.multiply(dy, _logic.greater(out, 0))
+    da, db = _matmul_grad(dy, None, a, b, needs[:2], transpose_a, transpose_b)
+    dbias = _array.reshape(_reduce.reduce_sum(dy, axis=0), bias.shape) if needs[2] else None
+    return da, db, dbias
+
+
+kernel_sets.register("MatMulBias", forward="eagerflow.ops.kernels.matmul_jit:matmul_bias")
+
+
 _NO_TRANSPOSE: dict = {}
 
 
@@ -113,6 +142,48 @@ def matmul(a: TensorLike, b: TensorLike, transpose_a: bool = False, transpose_b:
         return execute(_matmul, (a, b), _NO_TRANSPOSE)
     return execute(_matmul, (a, b), {"transpose_a": bool(transpose_a),
                                      "transpose_b": bool(transpose_b)})
+
+
+def matmul_bias(a: TensorLike, b: TensorLike, bias: TensorLike, transpose_a: bool = False,
+                transpose_b: bool = False, relu: bool = False,
+                name: str | None = None) -> Tensor:
+    """``op(a) @ op(b) + bias`` (then ``relu`` if asked) in one op: the fused form of a
+    dense layer's product, bias add and relu.
+
+    Bit for bit the ops it replaces (the same IEEE additions, and relu as ``maximum(x, 0)``:
+    NaN kept, -0.0 to 0.0). `ef.function` rewrites that chain into this op (see
+    `graph/passes/matmul_bias.py`); the numba kernel set adds the bias and clamps in each
+    thread's rows of the product while they are in cache.
+
+    Args:
+        a, b: 2-D floats of one dtype whose inner dimensions agree.
+        bias: one value per column of the product (any shape of that size, read flat), the
+            dtype of `a`.
+        transpose_a, transpose_b: transpose an operand first.
+        relu: clamp the sums at 0.
+
+    Raises:
+        InvalidArgumentError: for operands that are not 2-D floats of one dtype, or a bias
+            of another size or dtype.
+
+    Examples:
+        >>> import eagerflow as ef
+        >>> from eagerflow.ops import linalg_ops
+        >>> linalg_ops.matmul_bias([[1.0, 2.0]], [[1.0, -1.0], [1.0, -1.0]], [0.5, 1.0],
+        ...                        relu=True)
+        ef.Tensor([[3.5 0. ]], shape=(1, 2), dtype=float32)
+    """
+    a, b, bias = convert_input(a), convert_input(b), convert_input(bias)
+    n = b.shape[-2] if transpose_b else b.shape[-1]
+    if (a.ndim != 2 or b.ndim != 2 or a.dtype.kind != "f" or b.dtype != a.dtype
+            or bias.dtype != a.dtype or math.prod(bias.shape) != n):
+        raise errors.InvalidArgumentError(
+            f"expected 2-D float operands of one dtype and a bias of the product's row size "
+            f"in that dtype, got {a.dtype.name}{list(a.shape)}, {b.dtype.name}{list(b.shape)} "
+            f"and bias {bias.dtype.name}{list(bias.shape)}", "MatMulBias")
+    return execute(_matmul_bias, (a, b, bias), {"transpose_a": bool(transpose_a),
+                                                "transpose_b": bool(transpose_b),
+                                                "relu": bool(relu)})
 
 
 def tensordot(a: TensorLike, b: TensorLike, axes: Any, name: str | None = None) -> Tensor:

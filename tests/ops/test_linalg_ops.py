@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import eagerflow as ef
+from eagerflow.ops import linalg_ops
 from tests.ops.opcase import OpCase, check_forward, check_forward_mode, check_gradient, parametrize
 
 _E = ef.errors.InvalidArgumentError
@@ -43,6 +44,14 @@ CASES = [
                                                                transpose_b=True),
            lambda a, b: _t(a) @ _t(b), shapes=[(2, 3, 2), (1, 4, 3)]),
     OpCase("matmul-operator", lambda a, b: a @ b, np.matmul, shapes=[(2, 3), (3, 2)]),
+    # the fused dense-layer op (graph/passes/matmul_bias.py); relu: first order (its kink)
+    OpCase("matmul_bias", linalg_ops.matmul_bias, lambda a, b, c: a @ b + c,
+           shapes=[(3, 4), (4, 5), (5,)]),
+    OpCase("matmul_bias-transposes-bias-2d",
+           lambda a, b, c: linalg_ops.matmul_bias(a, b, c, transpose_a=True, transpose_b=True),
+           lambda a, b, c: _t(a) @ _t(b) + c.reshape(-1), shapes=[(4, 3), (5, 4), (1, 5)]),
+    OpCase("matmul_bias-relu", lambda a, b, c: linalg_ops.matmul_bias(a, b, c, relu=True),
+           lambda a, b, c: np.maximum(a @ b + c, 0), shapes=[(3, 4), (4, 5), (5,)], order=1),
     OpCase("tensordot-1", lambda a, b: ef.tensordot(a, b, 1),
            lambda a, b: np.tensordot(a, b, 1), shapes=[(2, 3), (3, 4)]),
     OpCase("tensordot-2", lambda a, b: ef.tensordot(a, b, axes=2),
@@ -106,6 +115,34 @@ def test_forward(case):
 @parametrize(CASES)
 def test_gradient(case):
     check_gradient(case)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("relu", [False, True])
+def test_matmul_bias_is_the_three_ops_bit_for_bit(dtype, relu):
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(7, 5)).astype(dtype), rng.normal(size=(5, 6)).astype(dtype)
+    a[0, 0], a[1, :], b[2, 3] = np.nan, 0.0, np.inf  # NaN rows, -0.0 sums, inf and NaN
+    bias = np.array([-0.0, 0.0, -1.0, 2.5, np.nan, -np.inf], dtype)
+    want = ef.matmul(a, b) + bias
+    if relu:
+        want = ef.nn.relu(want)
+    got = linalg_ops.matmul_bias(a, b, bias, relu=relu)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.numpy().view(f"u{a.itemsize}"),
+                                  want.numpy().view(f"u{a.itemsize}"))  # (signs of 0, NaN)
+
+
+def test_matmul_bias_names_bad_operands():
+    ones = np.ones((2, 3), np.float32)
+    for args in ((ones, ones.T, np.ones(3, np.float32)), (ones, ones.T.astype(np.float64),
+                                                         np.ones(2, np.float32)),
+                 (ones[0], ones.T, np.ones(2, np.float32)), (ones, ones.T, np.ones(2)),
+                 (ones.astype(int), ones.T.astype(int), np.ones(2, int))):
+        with pytest.raises(_E, match=r"bias of the product's row size.*Op:MatMulBias"):
+            linalg_ops.matmul_bias(*args)
+    with pytest.raises(_E, match="size-incompatible"):
+        linalg_ops.matmul_bias(ones, ones, np.ones(3, np.float32))
 
 
 @parametrize(CASES)

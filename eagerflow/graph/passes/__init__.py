@@ -20,11 +20,14 @@ runs them in this order, each feeding the next:
    (``relu(MaxPool(c) + b)``: bitwise the same values, with the add and the clamp on the
    pooled tensor), and its gradient one ``MaxPoolBiasReluGrad`` giving the conv output's
    and the bias's gradients; `dead_code` runs again after it.
-8. `fusion` (with the numba kernel set, when the function allows it): regions of
+8. `matmul_bias`: a dense layer's ``Relu(AddV2(Reshape(MatMul(a, b)), bias))`` becomes
+   one ``MatMulBias(a, b, bias, relu=True)`` (then the reshape), the add and the clamp in
+   the product's call (bitwise the same values).
+9. `fusion` (with the numba kernel set, when the function allows it): regions of
    elementwise ops on small tensors become programs of a compiled interpreter
    (`fusion_jit`) where a cost model says that pays; never across an op with effects.
-9. `buffer_reuse`: an elementwise op writes its result into the buffer of an input that
-   is dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once.
+10. `buffer_reuse`: an elementwise op writes its result into the buffer of an input that
+    is dead afterwards (NumPy ``out=``), so chains of elementwise ops allocate once.
 
 The passes read what they need to know about an op from its declaration (`Op` flags in
 `core/dispatch.py`); they name an op only to match one specific pattern.

@@ -20,6 +20,7 @@ from eagerflow.graph.passes import (
     constant_folding,
     dead_code,
     fusion,
+    matmul_bias,
     pool_first,
     pooled_mask,
 )
@@ -56,6 +57,7 @@ def optimize(nodes, outputs, fuse: bool = False) -> program_lib.Program:
     program = dead_code.eliminate_dead_code(program)
     program = pool_first.pool_first(program)
     program = dead_code.eliminate_dead_code(program)
+    program = matmul_bias.fuse_matmul_bias(program)
     if fuse:
         program = fusion.fuse_elementwise(program)
     return buffer_reuse.plan_buffer_reuse(program)

@@ -64,3 +64,11 @@ def maximum(x: np.ndarray, value, out=None) -> np.ndarray:
 def minimum(x: np.ndarray, value, out=None) -> np.ndarray:
     """``np.minimum(x, value, out=out)`` for a scalar `value`, on the fast path."""
     return np.minimum(x, operand(x.shape, value, x.dtype), out=out)
+
+
+def add_rows_then_relu(out: np.ndarray, bias: np.ndarray, relu: bool) -> np.ndarray:
+    """``out += bias`` on every row of the 2-D `out` (`bias` flat), then relu
+    (``maximum(out, 0)``) if `relu`, in place: ``MatMulBias``'s epilogue, as the ``AddV2``
+    and ``Relu`` ops it replaces compute it."""
+    np.add(out, bias.reshape(-1), out=out)
+    return maximum(out, 0, out=out) if relu else out

@@ -124,8 +124,11 @@ def _matmul(a, b, out, transpose_a, transpose_b):  # pragma: no cover - compiled
 # flag) and one BLAS thread per part.
 
 @jit.parallel_kernel
-def product_by_rows(parts, a, b, out, transpose_a, transpose_b):  # pragma: no cover
-    """``out = op(a) @ op(b)``, each part a range of `out`'s rows."""
+def product_by_rows(parts, a, b, out, transpose_a, transpose_b, bias=None,
+                    relu=False):  # pragma: no cover - compiled
+    """``out = op(a) @ op(b)``, each part a range of `out`'s rows; then, if `bias` is given,
+    each row plus `bias` and, if `relu`, ``max(., 0)`` as NumPy's ``maximum`` gives it
+    (NaN kept, -0.0 to 0.0), on the part's rows while they are in cache."""
     m, n = out.shape
     k = a.shape[0] if transpose_a else a.shape[1]
     one_zero = scalars(out)
@@ -135,6 +138,11 @@ def product_by_rows(parts, a, b, out, transpose_a, transpose_b):  # pragma: no c
             rows = a[:, first:] if transpose_a else a[first:]
             product(one_zero, rows, a.shape[1], transpose_a, b, b.shape[1], transpose_b,
                     out[first:], n, stop - first, n, k)
+            if bias is not None:
+                for i in range(first, stop):
+                    for j in range(n):
+                        value = out[i, j] + bias[j]
+                        out[i, j] = 0 if relu and value <= 0 else value
 
 
 @jit.parallel_kernel

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from eagerflow.ops.kernels import blas_threads, kernel_sets
+from eagerflow.ops.kernels import blas_threads, extrema, kernel_sets
 
 SMALL = 1 << 21
 """Multiply-adds (m * n * k, times the batch) below which a product runs on one thread."""
@@ -42,46 +42,78 @@ DEEP = 4
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
+def matmul_bias(a, b, bias, transpose_a=False, transpose_b=False, relu=False, out=None):
+    """The forward of ``MatMulBias`` (same arguments): the product on the threads chosen
+    above, then the bias and relu (`extrema.add_rows_then_relu`, as the op's NumPy forward),
+    or, when the product runs in numba's pool by rows, the same epilogue in each part
+    while its rows are in cache (`gemm_jit.product_by_rows`, equal values)."""
+    if a.ndim == b.ndim == 2 and bias.dtype == a.dtype:
+        m, k, n = _sizes(a, b, transpose_a, transpose_b)
+        if (bias.size == n and m > 1 and m * n * k >= SMALL
+                and k == (b.shape[1] if transpose_b else b.shape[0])
+                and blas_threads.own_threads_busy()):
+            found = _on_the_pool(a, b, transpose_a, transpose_b, out, m, n,
+                                 bias.reshape(-1), relu)
+            if found is not None:
+                return found
+    product = matmul(a, b, transpose_a, transpose_b, out)
+    if product.ndim != 2 or bias.size != product.shape[1]:
+        return kernel_sets.numpy_forward("MatMulBias")(a, b, bias, transpose_a, transpose_b,
+                                                       relu)  # (raises the op's error)
+    return extrema.add_rows_then_relu(product, bias, relu)
+
+
+def _sizes(a, b, transpose_a, transpose_b):
+    """``(m, k, n)`` of ``op(a) @ op(b)`` (k read from `a`)."""
+    m, k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
+    return m, k, b.shape[-2] if transpose_b else b.shape[-1]
+
+
 def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
     """The forward of ``BatchMatMulV2`` (same arguments), on the threads chosen above."""
     forward = kernel_sets.numpy_forward("BatchMatMulV2")
     if a.ndim >= 2 and b.ndim >= 2:
-        m, k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
-        n = b.shape[-2] if transpose_b else b.shape[-1]
+        m, k, n = _sizes(a, b, transpose_a, transpose_b)
         batch = max(math.prod(a.shape[:-2]), math.prod(b.shape[:-2]))
         if m * n * k * batch < SMALL:
             return blas_threads.one_blas_thread(forward, a, b, transpose_a, transpose_b, out)
         if (a.ndim == 2 and b.ndim == 2 and m > 1
                 and k == (b.shape[1] if transpose_b else b.shape[0])
                 and blas_threads.own_threads_busy()):
-            return _on_the_pool(forward, a, b, transpose_a, transpose_b, out, m, n)
+            found = _on_the_pool(a, b, transpose_a, transpose_b, out, m, n)
+            if found is not None:
+                return found
     return forward(a, b, transpose_a, transpose_b, out)
 
 
-def _on_the_pool(forward, a, b, transpose_a, transpose_b, out, m, n):
+def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=False):
     """``op(a) @ op(b)`` in numba's pool (`jit.run_parts`): by ranges of the result's rows,
     or, when the inner dimension is over `DEEP` times the rows, by ranges of it, summing
-    the parts' results (`gemm_jit`). Other dtypes than float32 and float64 alike (which
-    BLAS does not multiply) and an `out` that is not C-contiguous keep `forward`."""
+    the parts' results (`gemm_jit`); with `bias` (and `relu`), ``MatMulBias``'s epilogue
+    in the rows' parts. None (the caller's path then) for operands of other dtypes than
+    float32 and float64 alike, which BLAS does not multiply, an `out` that is not
+    C-contiguous, and a `bias` on a product split by depth."""
     from eagerflow.ops.kernels import gemm_jit, jit  # (loaded already: a split ran)
 
     dtype = np.result_type(a.dtype, b.dtype)
+    k = a.shape[0] if transpose_a else a.shape[1]
     if (a.dtype != b.dtype or dtype not in _BLAS_DTYPES
-            or (out is not None and (out.dtype != dtype or not out.flags.c_contiguous))):
-        return forward(a, b, transpose_a, transpose_b, out)
+            or (out is not None and (out.dtype != dtype or not out.flags.c_contiguous))
+            or (bias is not None and k > DEEP * m)):
+        return None
     gemm_jit.require_blas()
     a, transpose_a = _row_major(a, transpose_a)
     b, transpose_b = _row_major(b, transpose_b)
     if out is None:
         out = np.empty((m, n), dtype)
-    k = a.shape[0] if transpose_a else a.shape[1]
     if k > DEEP * m:
         partials = np.empty((min(jit.threads(), k), m, n), dtype)
         jit.run_parts(gemm_jit.product_by_depth, len(partials), a, b, partials, transpose_a,
                       transpose_b)
         np.add.reduce(partials, axis=0, out=out)
     else:
-        jit.run_parts(gemm_jit.product_by_rows, m, a, b, out, transpose_a, transpose_b)
+        jit.run_parts(gemm_jit.product_by_rows, m, a, b, out, transpose_a, transpose_b,
+                      None if bias is None else np.ascontiguousarray(bias), relu)
     return out
 
 

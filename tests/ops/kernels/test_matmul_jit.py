@@ -157,3 +157,38 @@ def test_a_split_marks_the_threads_busy_for_a_window(monkeypatch):
     jit.run_parts(gemm_jit.product_by_rows, 2, np.eye(2), np.eye(2), out, False, False)
     assert blas_threads.own_threads_busy()  # so does a kernel in numba's pool
     np.testing.assert_array_equal(out, np.eye(2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("busy", [False, True])
+@pytest.mark.parametrize("case", [((3200, 32), (32, 256), False, False, "rows"),
+                                  ((300, 64), (256, 300), True, True, "depth"),
+                                  ((3, 4), (4, 5), False, False, None),
+                                  ((5, 3000), (3000, 256), False, False, "depth")])
+def test_matmul_bias_equals_the_numpy_forward(case, busy, relu, dtype, monkeypatch):
+    """In the pool's parts (bias and relu on each part's rows) or after a product on
+    OpenBLAS's threads: the op's NumPy values bit for bit, NaN and signed zeros included,
+    given the same product."""
+    a_shape, b_shape, transpose_a, transpose_b, split = case
+    calls = _record_parts(monkeypatch)
+    monkeypatch.setattr(blas_threads, "own_threads_busy", lambda: busy)
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=a_shape).astype(dtype)
+    b = rng.normal(size=b_shape).astype(dtype)
+    n = b_shape[0] if transpose_b else b_shape[1]
+    bias = rng.normal(size=n).astype(dtype)
+    bias[:3] = -0.0, np.nan, -np.inf
+    got = matmul_jit.matmul_bias(a, b, bias.reshape(1, n), transpose_a, transpose_b, relu)
+    # by rows: bias and relu in the parts; by depth: after the summed parts
+    assert calls == ([split] if busy and split else [])
+    product = matmul_jit.matmul(a, b, transpose_a, transpose_b)  # (the same BLAS path)
+    want = kernel_sets.numpy_forward("MatMulBias")(
+        np.eye(product.shape[0], dtype=dtype), product, bias, False, False, relu)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got.view(f"u{a.itemsize}"), want.view(f"u{a.itemsize}"))
+
+
+def test_the_numba_set_runs_matmul_bias():
+    assert kernel_sets.registered()["MatMulBias"] == ("forward",)
+    assert kernel_sets.kernel_forward("MatMulBias") is matmul_jit.matmul_bias
