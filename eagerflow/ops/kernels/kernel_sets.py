@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import os
 from collections.abc import Callable
 from typing import Any
@@ -123,8 +124,13 @@ def _resolve(spec: Any) -> Callable:
     return getattr(module, attr)
 
 
-def _lazy(op: dispatch.Op, spec: Any) -> Callable:
-    """A forward that loads `spec` on its first call and then puts it in the op."""
+def _lazy(op: dispatch.Op, spec: Any, like: Callable) -> Callable:
+    """A forward that loads `spec` on its first call and then puts it in the op.
+
+    It carries the signature of `like` (the NumPy forward, which a kernel takes by
+    contract) before the kernel loads: a graph compiled before the op first ran reads
+    it (whether the forward writes into an ``out`` buffer of the memory plan).
+    """
     resolved: list[Callable] = []
 
     def forward(*args, **kwargs):
@@ -135,6 +141,10 @@ def _lazy(op: dispatch.Op, spec: Any) -> Callable:
         return resolved[0](*args, **kwargs)
 
     forward.__name__ = forward.__qualname__ = f"{op.name}_kernel"
+    try:
+        forward.__signature__ = inspect.signature(like)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # (a builtin without a signature)
+        pass
     return forward
 
 
@@ -146,7 +156,7 @@ def _install(name: str) -> None:
         if entry["grad"] is not None:
             op.gradient(_resolve(entry["grad"]))
         if entry["forward"] is not None:
-            forward = _lazy(op, entry["forward"])
+            forward = _lazy(op, entry["forward"], forward)
     op.forward = forward
 
 

@@ -138,3 +138,26 @@ def test_a_broken_kernel_module_is_an_error_not_a_fallback(restore_kernel_set, n
         dispatch.execute(dispatch.OPS["KernelTestSquare"], (ef.constant([2.0]),))
     with pytest.raises(KeyError, match="'Add' has no registered kernel forward"):
         kernel_sets.kernel_forward("Add")
+
+
+def _square_into(x, out=None):
+    return np.square(x, out=out)
+
+
+def test_a_kernel_not_loaded_yet_shows_the_numpy_forwards_signature(numba_present):
+    """A graph compiled before the op first ran reads the forward's parameters (whether it
+    takes an ``out`` buffer of the memory plan): the lazy forward shows the NumPy one's."""
+    import inspect
+
+    before = kernel_sets.active()
+    op = dispatch.primitive("KernelTestSquareInto")(_square_into)
+    op.gradient(lambda dy, y, x: dy * 2 * x)
+    try:
+        kernel_sets.register("KernelTestSquareInto", forward=f"{__name__}:_fast_square")
+        kernel_sets.set_active("numba")
+        assert op.forward.__name__ == "KernelTestSquareInto_kernel"  # (not loaded yet)
+        assert list(inspect.signature(op.forward).parameters) == ["x", "out"]
+    finally:
+        kernel_sets.unregister("KernelTestSquareInto")
+        del dispatch.OPS["KernelTestSquareInto"]
+        kernel_sets.set_active(before)
