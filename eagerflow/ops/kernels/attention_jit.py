@@ -7,15 +7,16 @@ softmax rows, each a pass over the whole ``(B, H, Tq, Tv)`` array. Here a compil
 runs the pairs: each pair's products call BLAS on the strided heads (`gemm_jit.product`:
 no copies), and its block of scores gets the mask, the shift by the row maximum, the
 division by the row sum or the gradient's row formula (`softmax_jit`'s row kernels) while
-it is in cache. The exponential stays NumPy's, one pass over the whole array between two
-kernels (SIMD; numba's scalar ``exp`` is 50-90 times slower, and a polynomial one in
-float64 written for LLVM to vectorize ran slower than NumPy's pass). The backward has no
-transcendental and is one kernel. Row sums are reassociated (`jit.sum_kernel`), so they
+it is in cache. For float32 so does the exponential (`softmax_jit.exp_shifted_float32`:
+float32 arithmetic that vectorizes, within 1 ulp, as fast as NumPy's SIMD pass on one
+core, where numba's scalar ``exp`` is 50-90 times slower); float64 keeps NumPy's pass over
+the whole array between two kernels (a float64 polynomial written for LLVM to vectorize
+ran slower than it). The backward has no transcendental and is one kernel. Row sums are reassociated (`jit.sum_kernel`), so they
 round differently from NumPy's pairwise sums (a few ulps); products are BLAS's either way.
 
 **Split over numba's threads.** Each kernel takes a range of pairs, and a parallel kernel
-gives each thread of numba's pool its range (`jit.run_parts`): the scores, then NumPy's
-exponential over the whole array, then the normalized output; the backward in one. In
+gives each thread of numba's pool its range (`jit.run_parts`): the scores and their
+exponentials, then the normalized output; the backward in one. In
 Python threads (`jit.run_split`) this was measured slower inside a training step than on
 one thread: waking a thread costs ~60 us on the VM, and OpenBLAS's worker spun on the
 second core after the dense layers' products. In numba's pool, whose threads spin a
@@ -39,10 +40,13 @@ _COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16
 
 
 @jit.kernel
-def _shifted_scores(query, key, mask, big, weights, lo, hi):  # pragma: no cover - compiled
-    """For each pair ``lo <= b * heads + h < hi``: ``weights[b, h] = q k^T`` (+ `big`, a large negative
-    number, where `mask` is False), minus each row's maximum. (`mask`: None or broadcast to
-    the scores' shape; numba compiles the None case without the test.)"""
+def _shifted_scores(query, key, mask, big, weights, exponentiate, lo,
+                    hi):  # pragma: no cover - compiled
+    """For each pair ``lo <= b * heads + h < hi``: ``weights[b, h] = q k^T`` (+ `big`, a
+    large negative number, where `mask` is False), minus each row's maximum, then its
+    exponential if `exponentiate` (float32: `softmax_jit.exp_shifted_float32`). (`mask`:
+    None or broadcast to the scores' shape; numba compiles the None case without the
+    test.)"""
     batch, steps, heads, size = query.shape
     key_steps = key.shape[1]
     one_zero = gemm_jit.scalars(query)
@@ -59,6 +63,8 @@ def _shifted_scores(query, key, mask, big, weights, lo, hi):  # pragma: no cover
                     if not mask[b, h, i, j]:
                         scores[i, j] += big
         softmax_jit.shift_rows(scores, weights[b, h])
+        if exponentiate:
+            softmax_jit.exp_shifted_rows(weights[b, h])
 
 
 @jit.kernel
@@ -106,11 +112,12 @@ def _backward(query, key, value, weights, doutput, dweights, dquery, dkey,
 # One range of pairs per thread of numba's pool (`jit.run_parts`).
 
 @jit.parallel_kernel
-def _scores_parts(parts, query, key, mask, big, weights):  # pragma: no cover - compiled
+def _scores_parts(parts, query, key, mask, big, weights,
+                  exponentiate):  # pragma: no cover - compiled
     pairs = weights.shape[0] * weights.shape[1]
     for part in jit.prange(parts):
         lo, hi = jit.part_bounds(pairs, parts, part)
-        _shifted_scores(query, key, mask, big, weights, lo, hi)
+        _shifted_scores(query, key, mask, big, weights, exponentiate, lo, hi)
 
 
 @jit.parallel_kernel
@@ -143,8 +150,12 @@ def attention(query, key, value, mask=None):
         mask = np.broadcast_to(mask, weights.shape)
     big = query.dtype.type(attention_ops.large_negative(query.dtype))
     gemm_jit.require_blas()
-    jit.run_parts(_scores_parts, batch * heads, query, key, mask, big, weights)
-    np.exp(weights, out=weights)
+    # float32: the exponential in the pairs' parts, while each block is in cache; float64:
+    # NumPy's pass (`exp_shifted_float32` is a float32 formula)
+    in_parts = query.dtype == np.float32
+    jit.run_parts(_scores_parts, batch * heads, query, key, mask, big, weights, in_parts)
+    if not in_parts:
+        np.exp(weights, out=weights)
     jit.run_parts(_output_parts, batch * heads, value, weights, output)
     return output, weights
 

@@ -40,6 +40,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numba
+from llvmlite import ir as _llvm_ir
+from numba.core import extending as _extending
 
 from eagerflow.ops.kernels import blas_threads
 
@@ -82,6 +84,20 @@ elementwise_kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
 # arrays or in place): inlined into each caller at numba's IR level, so the caller's loop
 # is the same code as if the formula were written in it (and vectorizes the same).
 inline_formula = numba.njit(inline="always", error_model="numpy")
+
+
+@_extending.intrinsic
+def float32_from_bits(typingctx, bits):  # pragma: no cover - compiled (inlined)
+    """The float32 whose IEEE bits are the int32 `bits` (a bit cast, one register move),
+    for formulas that build a power of two from its exponent field: ``(k + 127) << 23`` is
+    ``2.0**k`` for -126 <= k <= 127. numba has no scalar ``view``; this inlines LLVM's
+    ``bitcast``, so the loop around it still vectorizes."""
+    signature = numba.types.float32(numba.types.int32)
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], _llvm_ir.FloatType())
+
+    return signature, codegen
 
 
 def threads() -> int:

@@ -14,10 +14,58 @@ each over the full array, and allocate a temporary. Sums are reassociated
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from eagerflow.ops.kernels import jit, kernel_sets, scratch
 from eagerflow.ops.kernels import softmax as numpy_rows
+
+
+_F32 = np.float32
+_LOG2E, _HALF, _ONE = _F32(1.4426950408889634), _F32(0.5), _F32(1.0)
+# ln 2 in two parts (Cody and Waite): n * _LN2_HI is exact for |n| < 2**11
+_LN2_HI, _LN2_LO = _F32(0.693359375), _F32(-2.12194440e-4)
+# exp's Taylor coefficients 1/2!, ..., 1/7! (float32 constants once numba freezes them)
+_E2, _E3, _E4, _E5, _E6, _E7 = (_F32(1 / math.factorial(k)) for k in range(2, 8))
+_EXP_LOW = _F32(-104.0)  # exp(-104) < 2**-150: rounds to 0 in float32
+
+
+@jit.inline_formula
+def exp_shifted_float32(x):  # pragma: no cover - compiled (inlined into the loops)
+    """``exp(x)`` of a float32 ``x <= 0`` (a score minus its row's maximum), in float32
+    arithmetic without library calls, so the loop around it vectorizes (~0.5 ns an element
+    on one core, NumPy's SIMD pass ~0.45): within 1 unit in the last place of the correctly
+    rounded value, subnormal results included (checked on 5 million values in
+    ``tests/ops/kernels/test_softmax_jit.py``; NumPy's float32 ``exp`` is within 2). NaN
+    stays NaN and -inf gives 0; a positive ``x`` is taken as 0 (the caller's rows have
+    none).
+
+    ``x = n ln 2 + r`` with ``|r| <= ln(2) / 2`` (``ln 2`` in two parts, so ``r`` is
+    exact to float32 rounding), ``exp(r)`` from its Taylor series to degree 7 (truncation
+    below 6e-9 relative), times ``2**n`` built from its exponent bits in two factors (one
+    of them 1 unless the result is subnormal).
+    """
+    y = x if x > _EXP_LOW else _EXP_LOW
+    y = y if y < 0 else _F32(0)
+    k = np.int32(y * _LOG2E - _HALF)  # (toward zero: the nearest integer to y / ln 2 or
+    n = _F32(k)                       # the one above it, so |r| <= 0.35)
+    r = (y - n * _LN2_HI) - n * _LN2_LO
+    p = _ONE + r * (_ONE + r * (_E2 + r * (_E3 + r * (_E4 + r * (_E5 + r * (_E6 + r * _E7))))))
+    normal = k if k > -126 else -126
+    e = (p * jit.float32_from_bits(np.int32((normal + 127) << 23))
+         * jit.float32_from_bits(np.int32((k - normal + 127) << 23)))
+    e = e if x > _EXP_LOW else _F32(0)
+    return e if x == x else x
+
+
+@jit.elementwise_kernel
+def exp_shifted_rows(block):  # pragma: no cover - compiled
+    """`exp_shifted_float32` of each element of a 2-D float32 block, in place."""
+    rows, width = block.shape
+    for i in range(rows):
+        for j in range(width):
+            block[i, j] = exp_shifted_float32(block[i, j])
 
 
 @jit.kernel

@@ -91,3 +91,32 @@ def test_float16_takes_the_numpy_rows(numba_kernels):
     grads = tape.gradient(loss, layer.trainable_weights)
     assert out.dtype == np.float16 and all(g.dtype == np.float16 for g in grads)
     assert np.isfinite(out.numpy()).all()
+
+
+def _ulps(a, b):
+    return np.abs(a.view(np.int32).astype(np.int64) - b.view(np.int32).astype(np.int64))
+
+
+def test_exp_shifted_float32_is_within_one_ulp_of_exp():
+    """5 million values: evenly over [-110, 0] (the subnormal results and the underflow
+    below -103.97 included) and exponentially distributed near 0, as shifted scores are."""
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.linspace(-110, 0, 2_000_001, dtype=np.float32),
+                        -rng.exponential(5.0, 3_000_000).astype(np.float32)])
+    from eagerflow.ops.kernels import softmax_jit
+
+    got = x.reshape(1, -1).copy()
+    softmax_jit.exp_shifted_rows(got)
+    want = np.exp(x.astype(np.float64)).astype(np.float32)  # correctly rounded but for ties
+    assert _ulps(got[0], want).max() <= 1
+
+
+def test_exp_shifted_float32_special_values():
+    x = np.array([[0.0, -0.0, np.nan, -np.inf, -1e-30, -1e-7, -103.9, -104.0, -1e30]],
+                 np.float32)
+    from eagerflow.ops.kernels import softmax_jit
+
+    got = x.copy()
+    softmax_jit.exp_shifted_rows(got)
+    np.testing.assert_array_equal(
+        got[0], np.float32([1.0, 1.0, np.nan, 0.0, 1.0, 0.99999988, 1.4e-45, 0.0, 0.0]))
