@@ -112,6 +112,20 @@ def _matmul_bias_grad(dy, out, a, b, bias, needs, transpose_a=False, transpose_b
 kernel_sets.register("MatMulBias", forward="eagerflow.ops.kernels.matmul_jit:matmul_bias")
 
 
+# -- and its gradient's weight and bias parts in one op (`graph/passes/matmul_bias.py`) -----
+@primitive("MatMulSum", num_outputs=2, differentiable=False, fresh=True)
+def _matmul_sum(a, b, d, axis):
+    # (a^T @ b, the sum of d over `axis`): a dense layer's kernel gradient (a: its input
+    # rows, b: the output gradient's rows) and bias gradient (d: the output gradient, b
+    # its rows as a 2-D view), as the BatchMatMulV2 and Sum ops it replaces give them.
+    product = kernel_sets.numpy_forward("BatchMatMulV2")(a, b, True, False)
+    return product, kernel_sets.numpy_forward("Sum")(d, axis)
+
+
+# The numba set computes the sum in the product's parts (`ops/kernels/matmul_jit.py`).
+kernel_sets.register("MatMulSum", forward="eagerflow.ops.kernels.matmul_jit:matmul_sum")
+
+
 _NO_TRANSPOSE: dict = {}
 
 

@@ -260,3 +260,18 @@ def test_clip_by_global_norm_needs_a_list():
         ef.clip_by_global_norm(ef.zeros([2]), 1.0)
     with pytest.raises(TypeError, match=r"got str"):
         ef.clip_by_global_norm("ab", 1.0)
+
+
+def test_matmul_sum_is_the_product_and_the_sum_bit_for_bit():
+    # the fused form of a dense layer's kernel and bias gradients (made by
+    # graph/passes/matmul_bias.py, never by a tape: the op has no gradient)
+    from eagerflow.core import dispatch
+
+    rng = np.random.default_rng(1)
+    a = rng.normal(size=(12, 5)).astype(np.float32)
+    d = rng.normal(size=(3, 4, 2, 3)).astype(np.float32)
+    rows = d.reshape(12, 6)
+    product, total = dispatch.execute(dispatch.OPS["MatMulSum"], (a, rows, d), {"axis": (0, 1)})
+    np.testing.assert_array_equal(product.numpy(), ef.matmul(a, rows, transpose_a=True))
+    np.testing.assert_array_equal(total.numpy(), ef.reduce_sum(d, axis=[0, 1]))
+    assert total.shape == (2, 3) and not dispatch.OPS["MatMulSum"].differentiable

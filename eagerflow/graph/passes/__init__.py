@@ -22,7 +22,8 @@ runs them in this order, each feeding the next:
    and the bias's gradients; `dead_code` runs again after it.
 8. `matmul_bias`: a dense layer's ``Relu(AddV2(Reshape(MatMul(a, b)), bias))`` becomes
    one ``MatMulBias(a, b, bias, relu=True)`` (then the reshape), the add and the clamp in
-   the product's call (bitwise the same values).
+   the product's call (bitwise the same values); in its gradient, the kernel's product and
+   the bias's sum over the same rows become one ``MatMulSum``.
 9. `fusion` (with the numba kernel set, when the function allows it): regions of
    elementwise ops on small tensors become programs of a compiled interpreter
    (`fusion_jit`) where a cost model says that pays; never across an op with effects.

@@ -1,5 +1,6 @@
 """A dense layer's product, bias and relu as one op: ``Relu(AddV2(MatMul(a, b), bias))``
-becomes ``MatMulBias(a, b, bias, relu=True)`` (and without the relu, ``relu=False``).
+becomes ``MatMulBias(a, b, bias, relu=True)`` (and without the relu, ``relu=False``); and
+in its gradient, the kernel's and the bias's parts as one op (`fuse_bias_gradients`).
 
 Keras's ``Dense`` and ``EinsumDense`` compute ``x @ kernel + bias`` as a product, often a
 ``Reshape`` of it back to the input's leading axes, and an ``AddV2`` broadcasting the bias
@@ -30,6 +31,7 @@ from eagerflow.ops import linalg_ops  # noqa: F401 - registers the fused op
 
 _is_symbolic = graph.is_symbolic
 _FUSED = dispatch.OPS["MatMulBias"]
+_FUSED_GRAD = dispatch.OPS["MatMulSum"]
 _TRANSPOSES = {"transpose_a", "transpose_b"}
 
 
@@ -158,3 +160,94 @@ def _product_behind(value, producer, readers, outputs, add):
                                 or math.prod(reshape.outputs[0].shape) != math.prod(p.shape)):
         return None
     return node, reshape
+
+
+def fuse_bias_gradients(program: program_lib.Program) -> program_lib.Program:
+    """Rewrites a dense layer's bias gradient ``db = Sum(d, axis=<leading axes>)`` and a
+    kernel gradient over the same rows ``dw = BatchMatMulV2(a, d2, transpose_a=True)``
+    (``d2`` being ``d`` or a reshape of it to ``(rows, units)``, the units being the kept
+    axes) as one ``dw, db = MatMulSum(a, d2, d)``, in the product's place.
+
+    Under the numba kernel set, when the product is split by depth in numba's pool, each
+    thread sums its rows of ``d2`` while they are in cache (`matmul_jit.matmul_sum`);
+    otherwise the op is the two ops' forwards. Made only when nothing reads the sum before
+    the product runs (the fused op takes the product's place).
+
+    Args:
+        program: a program in which `dead_code` has run.
+
+    Returns:
+        The rewritten program.
+
+    Examples:
+        >>> import numpy as np
+        >>> import eagerflow as ef
+        >>> from eagerflow.graph.passes import pipeline
+        >>> def grads(x, dy):
+        ...     return ef.matmul(x, dy, transpose_a=True), ef.reduce_sum(dy, axis=0)
+        >>> cf = ef.function(grads).get_concrete_function(ef.TensorSpec([8, 3]),
+        ...                                               ef.TensorSpec([8, 2]))
+        >>> p = pipeline.optimize(cf.graph.nodes, cf.graph.outputs)
+        >>> [n.type for n in p.nodes if n.type != "Placeholder"]
+        ['MatMulSum']
+    """
+    index = {id(node): i for i, node in enumerate(program.nodes)}
+    readers: dict = {}
+    for node in program.nodes:
+        for t in node.tensor_inputs():
+            readers.setdefault(id(t), []).append(node)
+    replaced: dict = {}
+    taken: set = set()  # products given a sum already
+    for node in program.nodes:
+        if node.op.name == "Sum":
+            found = _weight_gradient(node, readers, index, taken)
+            if found is not None:
+                product, rows = found
+                fused = graph.Node(_FUSED_GRAD, [product.inputs[0], rows, node.inputs[0]],
+                                   {"axis": node.attrs["axis"]}, f"{product.name}/sum",
+                                   product.graph)
+                fused.outputs = [product.outputs[0], node.outputs[0]]
+                replaced[id(product)] = [fused]
+                replaced[id(node)] = []
+                taken.add(id(product))
+    if not replaced:
+        return program
+    nodes = []
+    for node in program.nodes:
+        nodes.extend(replaced.get(id(node), [node]))
+    return program_lib.Program(nodes, program.outputs, program.inplace)
+
+
+def _weight_gradient(total, readers, index, taken):
+    """``(product node, its 2-D operand of d's rows)`` for a ``Sum`` of ``d`` over its
+    leading axes, when such a product reads ``d`` as rows of the kept axes (see
+    `fuse_bias_gradients`), else None."""
+    if len(total.inputs) != 1 or total.attr_inputs or len(total.outputs) != 1:
+        return None
+    d = total.inputs[0]
+    axis = tuple(total.attrs.get("axis") or ())
+    if not _is_symbolic(d) or len(d.shape) < 2 or None in tuple(d.shape) \
+            or d.dtype.kind != "f" or total.attrs.get("keepdims", False) \
+            or not axis or axis != tuple(range(len(axis))) or len(axis) >= len(d.shape):
+        return None
+    rows_shape = (math.prod(d.shape[:len(axis)]), math.prod(d.shape[len(axis):]))
+    candidates = [d] if tuple(d.shape) == rows_shape else []
+    for reader in readers.get(id(d), ()):
+        if reader.op.name == "Reshape" and len(reader.outputs) == 1 \
+                and tuple(reader.outputs[0].shape) == rows_shape:
+            candidates.append(reader.outputs[0])
+    first_use = min((index[id(n)] for n in readers.get(id(total.outputs[0]), ())),
+                    default=len(index))
+    for rows in candidates:
+        for product in readers.get(id(rows), ()):
+            if product.op.name != "BatchMatMulV2" or id(product) in taken \
+                    or len(product.inputs) != 2 or product.inputs[1] is not rows \
+                    or product.attr_inputs or product.attrs.get("transpose_b") \
+                    or not product.attrs.get("transpose_a") \
+                    or set(product.attrs) - _TRANSPOSES or index[id(product)] >= first_use:
+                continue
+            a = product.inputs[0]
+            if _is_symbolic(a) and len(a.shape) == 2 and a.shape[0] == rows_shape[0] \
+                    and a.dtype == d.dtype:
+                return product, rows
+    return None

@@ -58,6 +58,7 @@ def optimize(nodes, outputs, fuse: bool = False) -> program_lib.Program:
     program = pool_first.pool_first(program)
     program = dead_code.eliminate_dead_code(program)
     program = matmul_bias.fuse_matmul_bias(program)
+    program = matmul_bias.fuse_bias_gradients(program)
     if fuse:
         program = fusion.fuse_elementwise(program)
     return buffer_reuse.plan_buffer_reuse(program)

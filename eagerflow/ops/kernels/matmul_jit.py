@@ -63,6 +63,26 @@ def matmul_bias(a, b, bias, transpose_a=False, transpose_b=False, relu=False, ou
     return extrema.add_rows_then_relu(product, bias, relu)
 
 
+def matmul_sum(a, b, d, axis):
+    """The forward of ``MatMulSum`` (same arguments): when the product ``a^T @ b`` runs in
+    numba's pool split by depth (`_on_the_pool`), the sum of `d` over its leading `axis`
+    (the column sums of `b`, its rows) comes out of the same parts, each adding its rows
+    in float64 while they are in cache; otherwise the product on the threads chosen above
+    and NumPy's sum. The sums then differ from NumPy's pairwise float32 ones by rounding
+    (they are the more accurate)."""
+    k, m = a.shape if a.ndim == 2 else (0, 0)
+    n = b.shape[-1]
+    axis = tuple(axis)
+    kept = d.shape[len(axis):]
+    if (a.ndim == b.ndim == 2 and b.shape[0] == k and axis == tuple(range(len(axis)))
+            and math.prod(kept) == n and d.size == b.size and m * n * k >= SMALL
+            and k > DEEP * m and blas_threads.own_threads_busy()):
+        found = _on_the_pool(a, b, True, False, None, m, n, sums=True)
+        if found is not None:
+            return found[0], found[1].reshape(kept)
+    return matmul(a, b, True, False), kernel_sets.numpy_forward("Sum")(d, axis)
+
+
 def _sizes(a, b, transpose_a, transpose_b):
     """``(m, k, n)`` of ``op(a) @ op(b)`` (k read from `a`)."""
     m, k = (a.shape[-1], a.shape[-2]) if transpose_a else (a.shape[-2], a.shape[-1])
@@ -86,31 +106,37 @@ def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
     return forward(a, b, transpose_a, transpose_b, out)
 
 
-def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=False):
+def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=False,
+                 sums=False):
     """``op(a) @ op(b)`` in numba's pool (`jit.run_parts`): by ranges of the result's rows,
     or, when the inner dimension is over `DEEP` times the rows, by ranges of it, summing
     the parts' results (`gemm_jit`); with `bias` (and `relu`), ``MatMulBias``'s epilogue
-    in the rows' parts. None (the caller's path then) for operands of other dtypes than
-    float32 and float64 alike, which BLAS does not multiply, an `out` that is not
-    C-contiguous, and a `bias` on a product split by depth."""
+    in the rows' parts; with `sums` (a product split by depth), ``(product, column sums of
+    op(b))`` from the same parts. None (the caller's path then) for operands of other
+    dtypes than float32 and float64 alike, which BLAS does not multiply, an `out` that is
+    not C-contiguous, a `bias` on a product split by depth and `sums` on one that is not."""
     from eagerflow.ops.kernels import gemm_jit, jit  # (loaded already: a split ran)
 
     dtype = np.result_type(a.dtype, b.dtype)
     k = a.shape[0] if transpose_a else a.shape[1]
     if (a.dtype != b.dtype or dtype not in _BLAS_DTYPES
             or (out is not None and (out.dtype != dtype or not out.flags.c_contiguous))
-            or (bias is not None and k > DEEP * m)):
+            or (bias is not None and k > DEEP * m) or (sums and k <= DEEP * m)):
         return None
     gemm_jit.require_blas()
     a, transpose_a = _row_major(a, transpose_a)
-    b, transpose_b = _row_major(b, transpose_b)
+    # (the sums read the rows of b itself)
+    b, transpose_b = _row_major(np.ascontiguousarray(b) if sums else b, transpose_b)
     if out is None:
         out = np.empty((m, n), dtype)
     if k > DEEP * m:
         partials = np.empty((min(jit.threads(), k), m, n), dtype)
+        column_sums = np.zeros((len(partials), n)) if sums else None
         jit.run_parts(gemm_jit.product_by_depth, len(partials), a, b, partials, transpose_a,
-                      transpose_b)
+                      transpose_b, column_sums)
         np.add.reduce(partials, axis=0, out=out)
+        if sums:
+            return out, column_sums.sum(0).astype(dtype)
     else:
         jit.run_parts(gemm_jit.product_by_rows, m, a, b, out, transpose_a, transpose_b,
                       None if bias is None else np.ascontiguousarray(bias), relu)

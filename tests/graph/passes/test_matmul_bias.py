@@ -17,7 +17,8 @@ X = ef.TensorSpec([5, 6])
 
 def _fused(fn, *specs):
     program, cf = traced(fn, *specs)
-    return matmul_bias.fuse_matmul_bias(dead_code.eliminate_dead_code(program)), program, cf
+    fused = matmul_bias.fuse_matmul_bias(dead_code.eliminate_dead_code(program))
+    return matmul_bias.fuse_bias_gradients(fused), program, cf
 
 
 def _same(fn, *arrays):
@@ -86,7 +87,9 @@ def test_other_shapes_and_readers_are_left_alone(name, fn):
 
 def test_the_pipeline_fuses_a_training_steps_dense_layers():
     """A Keras model's traced training step: every Dense layer's product, bias and relu are
-    one op, and training gives the weights it gives without the rewrite, bit for bit."""
+    one op, and so are its kernel's and bias's gradients; training gives the weights it
+    gives without the rewrites, bit for bit on the NumPy kernel set (the numba set sums the
+    bias gradients in another order)."""
     x = _RNG.normal(size=(32, 4, 6)).astype(np.float32)
     y = _RNG.integers(0, 3, 32)
 
@@ -103,11 +106,54 @@ def test_the_pipeline_fuses_a_training_steps_dense_layers():
         graph = step.list_concrete_functions()[0].optimized_graph
         return [w.numpy() for w in model.weights], types(graph)
 
-    weights, kinds = fit()
-    assert kinds.count("MatMulBias") == 3 and "Relu" not in kinds
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pipeline.matmul_bias, "fuse_matmul_bias", lambda program: program)
-        plain, kinds = fit()
-    assert "MatMulBias" not in kinds
+    before = ef.config.get_kernel_set()
+    ef.config.set_kernel_set("numpy")
+    try:
+        weights, kinds = fit()
+        assert kinds.count("MatMulBias") == 3 and "Relu" not in kinds
+        assert kinds.count("MatMulSum") == 3  # the three kernels' and biases' gradients
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(pipeline.matmul_bias, "fuse_matmul_bias", lambda program: program)
+            patch.setattr(pipeline.matmul_bias, "fuse_bias_gradients",
+                          lambda program: program)
+            plain, kinds = fit()
+    finally:
+        ef.config.set_kernel_set(before)
+    assert "MatMulBias" not in kinds and "MatMulSum" not in kinds
     for got, want in zip(weights, plain, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def _dense_grads(x, dy):
+    return ef.matmul(x, dy, transpose_a=True), ef.reduce_sum(dy, axis=0)
+
+
+def test_a_kernel_and_bias_gradient_become_one_op():
+    x = _RNG.normal(size=(7, 6)).astype(np.float32)
+    dy = _RNG.normal(size=(7, 8)).astype(np.float32)
+    fused = _same(_dense_grads, x, dy)
+    node, = (n for n in fused.nodes if n.type == "MatMulSum")
+    assert "Sum" not in types(fused) and "BatchMatMulV2" not in types(fused)
+    # over reshaped rows: (2, 5, 2, 4) summed over its two leading axes, as EinsumDense's
+    d = _RNG.normal(size=(2, 5, 2, 4)).astype(np.float32)
+    x = _RNG.normal(size=(10, 6)).astype(np.float32)
+    fused = _same(lambda x, d: (ef.matmul(x, ef.reshape(d, [10, 8]), transpose_a=True),
+                                ef.reduce_sum(d, axis=[0, 1])), x, d)
+    assert "MatMulSum" in types(fused) and fused.outputs[1].shape == (2, 4)
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("the sum is read before the product", lambda x, dy: _both(
+        ef.reduce_sum(dy, axis=0), lambda total: ef.matmul(x * ef.reduce_sum(total), dy,
+                                                            transpose_a=True))),
+    ("keepdims", lambda x, dy: (ef.matmul(x, dy, transpose_a=True),
+                                ef.reduce_sum(dy, axis=0, keepdims=True))),
+    ("another axis", lambda x, dy: (ef.matmul(x, dy, transpose_a=True),
+                                    ef.reduce_sum(dy, axis=1))),
+    ("no transposed product", lambda x, dy: (ef.matmul(ef.transpose(x), dy),
+                                             ef.reduce_sum(dy, axis=0))),
+])
+def test_other_gradients_are_left_alone(name, fn):
+    x = _RNG.normal(size=(7, 6)).astype(np.float32)
+    dy = _RNG.normal(size=(7, 8)).astype(np.float32)
+    assert "MatMulSum" not in types(_same(fn, x, dy)), name

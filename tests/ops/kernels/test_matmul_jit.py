@@ -192,3 +192,38 @@ def test_matmul_bias_equals_the_numpy_forward(case, busy, relu, dtype, monkeypat
 def test_the_numba_set_runs_matmul_bias():
     assert kernel_sets.registered()["MatMulBias"] == ("forward",)
     assert kernel_sets.kernel_forward("MatMulBias") is matmul_jit.matmul_bias
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("busy", [False, True])
+@pytest.mark.parametrize("shapes", [((3200, 64), (64, 50, 256), (0, 1)),
+                                    ((2048, 64), (32, 64, 4, 16), (0, 1)),
+                                    ((128, 256), (128, 256), (0,)),  # (by rows)
+                                    ((300, 64), (300, 64), (0,))])  # (too small to split)
+def test_matmul_sum_equals_the_numpy_forward(shapes, busy, dtype, monkeypatch):
+    """Split by depth in the pool, each part adding its rows of the gradient in float64;
+    otherwise the product and NumPy's sum."""
+    a_shape, d_shape, axis = shapes
+    calls = _record_parts(monkeypatch)
+    monkeypatch.setattr(blas_threads, "own_threads_busy", lambda: busy)
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=a_shape).astype(dtype)
+    d = rng.normal(size=d_shape).astype(dtype)
+    rows = d.reshape(a_shape[0], -1)
+    product, total = matmul_jit.matmul_sum(a, rows, d, axis)
+    pooled = busy and a.size * rows.shape[1] >= matmul_jit.SMALL
+    split = pooled and a_shape[0] > matmul_jit.DEEP * a_shape[1]  # (else by rows, NumPy's sum)
+    assert calls == (["depth"] if split else ["rows"] if pooled else [])
+    want_product, want_total = kernel_sets.numpy_forward("MatMulSum")(a, rows, d, axis)
+    assert product.dtype == total.dtype == dtype and total.shape == want_total.shape
+    tol = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(product, want_product, rtol=tol, atol=tol)
+    exact = np.add.reduce(d.astype(np.float64), axis=axis)
+    np.testing.assert_allclose(total, exact, rtol=tol, atol=tol)
+    if not split:
+        np.testing.assert_array_equal(total, want_total)
+
+
+def test_the_numba_set_runs_matmul_sum():
+    assert kernel_sets.registered()["MatMulSum"] == ("forward",)
+    assert kernel_sets.kernel_forward("MatMulSum") is matmul_jit.matmul_sum
