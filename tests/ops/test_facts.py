@@ -12,8 +12,8 @@ from tests.ops.opcase import all_cases, ops_reached
 _FACTS = ("elementwise", "fresh", "neutral", "elidable", "involution", "shape_only", "ufunc",
           "returns_array", "value_shaped_axis")
 _CASES = all_cases()  # importing the test modules registers every op family they use
-# Ops the tables only reach inside graphs (a shape with unknown dimensions), or string ops
-# (no float row), run directly.
+# Ops the tables only reach inside graphs (a shape with unknown dimensions), string ops
+# (no float row) and ops only graph passes make, run directly.
 _DIRECT_CALLS = [
     ("Shape", (np.zeros((2, 3), np.float32),), {"out_type": np.dtype(np.int32)}),
     ("Size", (np.zeros((2, 3), np.float32),), {"out_type": np.dtype(np.int64)}),
@@ -21,6 +21,9 @@ _DIRECT_CALLS = [
                                       "axis": -1, "dtype": np.dtype(np.float32)}),
     ("StringSplitV2", (np.array([b"a b", b"c"], object),), {"padding": b""}),
     ("UnicodeSplit", (np.array([b"ab", b"c"], object),), {"padding": ""}),
+    # made by a graph pass only (graph/passes/matmul_bias.py), no gradient: no table row
+    ("MatMulSum", (np.ones((4, 2), np.float32), np.ones((4, 3), np.float32),
+                   np.ones((2, 2, 3), np.float32)), {"axis": (0, 1)}),
 ]
 
 
