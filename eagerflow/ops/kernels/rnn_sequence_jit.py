@@ -9,9 +9,9 @@ Python between steps. The Python loops of `rnn_gates`
 ran on one core; PyTorch's LSTM uses both.
 
 * **Values.** The same formulas as `rnn_gates` (its functions are the reference the tests
-  hold these to), in the arrays' own precision. The gradient loops have no
-  transcendental and accept float32 and float64. The forwards take float32 only: their
-  tanh is `tanh_float32`, a vectorizable formula (~0.6 ns an element, against ~25-45 ns
+  hold these to), in the arrays' own precision. The gradient loops accept float32 and
+  float64; the LSTM's takes the carries' tanh from NumPy in float64 and computes it as the
+  forward did in float32. The forwards take float32 only: their tanh is `tanh_float32`, a vectorizable formula (~0.6 ns an element, against ~25-45 ns
   for the C library's scalar ``tanhf`` numba would call and ~0.4 ns for NumPy's SIMD
   tanh) with at most ~8 units in the last place of error; float64 sequences keep
   `rnn_gates`'s loop with NumPy's tanh. The products come from another BLAS library than
@@ -30,7 +30,9 @@ ran on one core; PyTorch's LSTM uses both.
 
 Measured on the 2-core machine (float32, batch 64, 64 units, forward and gradient, medians
 in a calm minute): LSTM over 50 steps 2.45 ms against 4.30 ms for `rnn_gates`'s loop with
-`rnn_jit`'s gates; GRU over 100 steps 3.73 against 9.84 ms. See
+`rnn_jit`'s gates; GRU over 100 steps 3.73 against 9.84 ms. In numba's pool, with the
+carries' tanh in the gradient's loops: LSTM 1.63-1.66 ms (1.70-1.88 with NumPy's tanh
+pass), GRU 3.4-3.5 ms. See
 docs/guides/performance.md ("Compiled sequence loops").
 """
 
@@ -139,24 +141,32 @@ def lstm_forward_rows(projected, h0, c0, kernel, scale, mask, h_seq, c_seq, t_se
 def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask, dz_seq, dh0,
                        dc0, lo, hi):  # pragma: no cover - compiled
     """Rows ``lo:hi`` of `rnn_gates.lstm_sequence_grad` (``kernel_t``: the kernel
-    transposed, contiguous); writes ``dz_seq``, ``dh0`` and ``dc0``."""
+    transposed, contiguous; ``tanh_c``: the carries' tanh, or None to compute them in
+    float32 as the forward did); writes ``dz_seq``, ``dh0`` and ``dc0``."""
     steps, width = dz_seq.shape[1], dz_seq.shape[2]
     units, rows = width // 4, hi - lo
     dz = np.empty((rows, width), dz_seq.dtype)
     d_hidden = dh[lo:hi].copy()  # the gradient reaching h through the recurrence
     carry = dc[lo:hi].copy()
     d_c = np.empty(units, dz_seq.dtype)
+    tanh = np.empty(units, dz_seq.dtype)
     for step in range(steps - 1, -1, -1):
         c_prev = c_seq[step - 1] if step else c0
-        t, tanh = t_seq[step], tanh_c[step]
+        t, c = t_seq[step], c_seq[step]
         for b in range(rows):
             row = lo + b
             # One output per loop, as `rnn_jit._lstm_grad` (those vectorize).
+            if tanh_c is None:  # (float32: the forward's own tanh of the carry)
+                for j in range(units):
+                    tanh[j] = tanh_float32(c[row, j])
+            else:
+                for j in range(units):
+                    tanh[j] = tanh_c[step, row, j]
             for j in range(units):
                 d_hidden[b, j] = d_hidden[b, j] + dh_seq[row, step, j]
             for j in range(units):
                 o = _HALF * t[row, 3 * units + j] + _HALF
-                d_c[j] = carry[b, j] + d_hidden[b, j] * o * (_ONE - tanh[row, j] * tanh[row, j])
+                d_c[j] = carry[b, j] + d_hidden[b, j] * o * (_ONE - tanh[j] * tanh[j])
             for j in range(units):
                 i = _HALF * t[row, j] + _HALF
                 dz[b, j] = d_c[j] * t[row, 2 * units + j] * i * (_ONE - i)
@@ -168,7 +178,7 @@ def lstm_backward_rows(kernel_t, c0, c_seq, t_seq, tanh_c, dh_seq, dh, dc, mask,
                 dz[b, 2 * units + j] = d_c[j] * (_HALF * t[row, j] + _HALF) * (_ONE - g * g)
             for j in range(units):
                 o = _HALF * t[row, 3 * units + j] + _HALF
-                dz[b, 3 * units + j] = d_hidden[b, j] * tanh[row, j] * o * (_ONE - o)
+                dz[b, 3 * units + j] = d_hidden[b, j] * tanh[j] * o * (_ONE - o)
             for j in range(units):
                 carry[b, j] = d_c[j] * (_HALF * t[row, units + j] + _HALF)
             for j in range(width):
@@ -229,9 +239,11 @@ def lstm_sequence_grad(c0, kernel, h_seq, c_seq, t_seq, dh_seq, dh, dc, mask=Non
     c0, c_seq, t_seq, dh_seq, dh, dc, mask = _contiguous(c0, c_seq, t_seq, dh_seq, dh, dc,
                                                          mask)
     batch, steps, units = h_seq.shape
-    # NumPy's SIMD tanh of all carries at once (~0.1 ms; over a range's strided rows it
-    # took ~10x longer).
-    tanh_c = np.tanh(c_seq, out=scratch.empty(c_seq.shape, c_seq.dtype))
+    # float32: the carries' tanh in the loops, as the forward computed it (`tanh_float32`,
+    # vectorized: NumPy's SIMD pass over all of them took ~0.1 ms on the main thread);
+    # float64: NumPy's tanh, all at once.
+    tanh_c = (None if c_seq.dtype == np.float32
+              else np.tanh(c_seq, out=scratch.empty(c_seq.shape, c_seq.dtype)))
     kernel_t = np.ascontiguousarray(kernel.T)
     dz_seq = scratch.empty((batch, steps, 4 * units), h_seq.dtype)
     dh0, dc0 = np.empty_like(c0), np.empty_like(c0)
