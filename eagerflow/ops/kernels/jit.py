@@ -86,18 +86,20 @@ elementwise_kernel = numba.njit(cache=True, nogil=True, error_model="numpy")
 inline_formula = numba.njit(inline="always", error_model="numpy")
 
 
-@_extending.intrinsic
-def float32_from_bits(typingctx, bits):  # pragma: no cover - compiled (inlined)
-    """The float32 whose IEEE bits are the int32 `bits` (a bit cast, one register move),
-    for formulas that build a power of two from its exponent field: ``(k + 127) << 23`` is
-    ``2.0**k`` for -126 <= k <= 127. numba has no scalar ``view``; this inlines LLVM's
-    ``bitcast``, so the loop around it still vectorizes."""
+def _float32_from_bits(typingctx, bits):  # pragma: no cover - compiled (inlined)
     signature = numba.types.float32(numba.types.int32)
 
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], _llvm_ir.FloatType())
 
     return signature, codegen
+
+
+float32_from_bits: Any = _extending.intrinsic(_float32_from_bits)
+"""``float32_from_bits(bits)`` in a kernel: the float32 whose IEEE bits are the int32 `bits`
+(a bit cast, one register move), for formulas that build a power of two from its exponent
+field: ``(k + 127) << 23`` is ``2.0**k`` for -126 <= k <= 127. numba has no scalar ``view``;
+this inlines LLVM's ``bitcast``, so the loop around it still vectorizes."""
 
 
 def threads() -> int:

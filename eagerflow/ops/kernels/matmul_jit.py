@@ -135,7 +135,7 @@ def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=Fals
         jit.run_parts(gemm_jit.product_by_depth, len(partials), a, b, partials, transpose_a,
                       transpose_b, column_sums)
         np.add.reduce(partials, axis=0, out=out)
-        if sums:
+        if column_sums is not None:
             return out, column_sums.sum(0).astype(dtype)
     else:
         jit.run_parts(gemm_jit.product_by_rows, m, a, b, out, transpose_a, transpose_b,
