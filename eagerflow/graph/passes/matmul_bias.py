@@ -56,13 +56,7 @@ def fuse_matmul_bias(program: program_lib.Program) -> program_lib.Program:
         >>> [(n.type, n.attrs.get("relu")) for n in p.nodes if n.type == "MatMulBias"]
         [('MatMulBias', True)]
     """
-    producer: dict = {}
-    readers: dict = {}
-    for node in program.nodes:
-        for t in node.tensor_inputs():
-            readers.setdefault(id(t), []).append(node)
-        for out in node.outputs:
-            producer[id(out)] = node
+    producer, readers = program_lib.links(program)
     outputs = {id(t) for t in program.outputs if _is_symbolic(t)}
     replaced: dict = {}  # id(old node) -> the nodes in its place (empty: dropped)
     for node in program.nodes:
@@ -70,12 +64,7 @@ def fuse_matmul_bias(program: program_lib.Program) -> program_lib.Program:
             rewrite = _rewrite(node, producer, readers, outputs)
             if rewrite is not None:
                 replaced.update(rewrite)
-    if not replaced:
-        return program
-    nodes = []
-    for node in program.nodes:
-        nodes.extend(replaced.get(id(node), [node]))
-    return program_lib.Program(nodes, program.outputs, program.inplace)
+    return program_lib.with_replacements(program, replaced)
 
 
 def _only_reader(tensor, node, readers, outputs) -> bool:
@@ -192,10 +181,7 @@ def fuse_bias_gradients(program: program_lib.Program) -> program_lib.Program:
         ['MatMulSum']
     """
     index = {id(node): i for i, node in enumerate(program.nodes)}
-    readers: dict = {}
-    for node in program.nodes:
-        for t in node.tensor_inputs():
-            readers.setdefault(id(t), []).append(node)
+    _, readers = program_lib.links(program)
     replaced: dict = {}
     taken: set = set()  # products given a sum already
     for node in program.nodes:
@@ -210,12 +196,7 @@ def fuse_bias_gradients(program: program_lib.Program) -> program_lib.Program:
                 replaced[id(product)] = [fused]
                 replaced[id(node)] = []
                 taken.add(id(product))
-    if not replaced:
-        return program
-    nodes = []
-    for node in program.nodes:
-        nodes.extend(replaced.get(id(node), [node]))
-    return program_lib.Program(nodes, program.outputs, program.inplace)
+    return program_lib.with_replacements(program, replaced)
 
 
 def _weight_gradient(total, readers, index, taken):

@@ -61,13 +61,7 @@ def pool_first(program: program_lib.Program) -> program_lib.Program:
         >>> [(n.type, n.outputs[0].shape) for n in p.nodes if n.type != "Placeholder"]
         [('MaxPoolBiasRelu', (1, 2, 2, 2))]
     """
-    producer: dict = {}
-    readers: dict = {}
-    for node in program.nodes:
-        for t in node.tensor_inputs():
-            readers.setdefault(id(t), []).append(node)
-        for out in node.outputs:
-            producer[id(out)] = node
+    producer, readers = program_lib.links(program)
     outputs = {id(t) for t in program.outputs if _is_symbolic(t)}
     replaced: dict = {}  # id(old node) -> the nodes in its place (empty: dropped)
     for pool in program.nodes:
@@ -75,12 +69,7 @@ def pool_first(program: program_lib.Program) -> program_lib.Program:
             rewrite = _rewrite(pool, producer, readers, outputs)
             if rewrite is not None:
                 replaced.update(rewrite)
-    if not replaced:
-        return program
-    nodes = []
-    for node in program.nodes:
-        nodes.extend(replaced.get(id(node), [node]))
-    return program_lib.Program(nodes, program.outputs, program.inplace)
+    return program_lib.with_replacements(program, replaced)
 
 
 def _only_readers(tensor, allowed, readers, outputs) -> bool:

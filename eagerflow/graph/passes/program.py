@@ -54,6 +54,30 @@ def rebuild(node, replace: dict):
     return copy
 
 
+def links(program) -> tuple[dict, dict]:
+    """``(producer, readers)``: ``id(tensor)`` -> the node computing it, and -> the nodes
+    reading it (in program order), for passes that match patterns of nodes."""
+    producer: dict = {}
+    readers: dict = {}
+    for node in program.nodes:
+        for t in node.tensor_inputs():
+            readers.setdefault(id(t), []).append(node)
+        for out in node.outputs:
+            producer[id(out)] = node
+    return producer, readers
+
+
+def with_replacements(program, replaced: dict):
+    """`program` with each node whose ``id`` `replaced` maps put aside for the nodes it
+    maps to (an empty list drops it), in its place; `program` itself when none is."""
+    if not replaced:
+        return program
+    nodes = []
+    for node in program.nodes:
+        nodes.extend(replaced.get(id(node), [node]))
+    return Program(nodes, program.outputs, program.inplace)
+
+
 def replaced_outputs(program, replace) -> list:
     """The outputs of `program`, each replaced by its entry in `replace` if it has one."""
     return [replace.get(id(t), t) if _is_symbolic(t) else t for t in program.outputs]
