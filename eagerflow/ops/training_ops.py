@@ -119,8 +119,9 @@ def in_place_writer(op, attrs: dict, state_count: int):
 
     With the numba kernel set each variable is one pass writing its own buffers
     (`optim_jit.*_in_place`, the same arithmetic as the op's kernel, so the same bits);
-    otherwise, or for a buffer that is not C-contiguous, the op's forward computes the new
-    values first and they are copied in, which is what ``assign`` would do.
+    otherwise, or for a buffer that is not C-contiguous or a dtype the kernels do not take
+    (float16), the op's forward computes the new values first and they are copied in,
+    which is what ``assign`` would do.
 
     Examples:
         >>> import numpy as np
@@ -137,10 +138,12 @@ def in_place_writer(op, attrs: dict, state_count: int):
     name = _KERNELS[(op.family or op).name]
     forward = op.forward
     kernel = None
+    compiled: tuple = ()
     if kernel_sets.active() == "numba":
         from eagerflow.ops.kernels import optim_jit
 
         kernel = getattr(optim_jit, f"{name}_in_place")
+        compiled = optim_jit.COMPILED
 
     count = attrs["count"]
 
@@ -148,7 +151,8 @@ def in_place_writer(op, attrs: dict, state_count: int):
         states = arrays[:state_count]
         gradients = arrays[state_count:state_count + count]
         if kernel is not None and all(a.flags.c_contiguous for a in states) and all(
-                g.shape == w.shape for g, w in zip(gradients, states[:count], strict=True)):
+                g.shape == w.shape for g, w in zip(gradients, states[:count], strict=True)) \
+                and all(w.dtype in compiled for w in states[:count]):
             kernel(*arrays, **attrs)
             return
         for target, value in zip(states, forward(*arrays, **attrs), strict=True):
