@@ -138,12 +138,10 @@ def in_place_writer(op, attrs: dict, state_count: int):
     name = _KERNELS[(op.family or op).name]
     forward = op.forward
     kernel = None
-    compiled: tuple = ()
     if kernel_sets.active() == "numba":
         from eagerflow.ops.kernels import optim_jit
 
         kernel = getattr(optim_jit, f"{name}_in_place")
-        compiled = optim_jit.COMPILED
 
     count = attrs["count"]
 
@@ -152,7 +150,7 @@ def in_place_writer(op, attrs: dict, state_count: int):
         gradients = arrays[state_count:state_count + count]
         if kernel is not None and all(a.flags.c_contiguous for a in states) and all(
                 g.shape == w.shape for g, w in zip(gradients, states[:count], strict=True)) \
-                and all(w.dtype in compiled for w in states[:count]):
+                and all(w.dtype in kernel_sets.COMPILED_DTYPES for w in states[:count]):
             kernel(*arrays, **attrs)
             return
         for target, value in zip(states, forward(*arrays, **attrs), strict=True):

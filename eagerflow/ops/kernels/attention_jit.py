@@ -33,10 +33,9 @@ from __future__ import annotations
 import numpy as np
 
 from eagerflow.ops import attention_ops
-from eagerflow.ops.kernels import gemm_jit, jit, scratch, softmax_jit
+from eagerflow.ops.kernels import gemm_jit, jit, kernel_sets, scratch, softmax_jit
 from eagerflow.ops.kernels import softmax as numpy_rows
 
-_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16 arithmetic
 
 
 @jit.kernel
@@ -139,7 +138,8 @@ def _backward_parts(parts, query, key, value, weights, doutput, dweights, dquery
 
 def attention(query, key, value, mask=None):
     """The numba forward of ``FusedAttention`` (arguments as the op's)."""
-    if query.dtype not in _COMPILED or min(query.size, key.size, value.size) == 0:
+    if (query.dtype not in kernel_sets.COMPILED_DTYPES
+            or min(query.size, key.size, value.size) == 0):
         return attention_ops.forward(query, key, value, mask, numpy_rows.softmax_rows)
     query, key, value = (np.ascontiguousarray(a, query.dtype) for a in (query, key, value))
     batch, steps, heads, _ = query.shape
@@ -162,7 +162,8 @@ def attention(query, key, value, mask=None):
 
 def attention_grad(query, key, value, weights, doutput, dweights):
     """The numba forward of ``FusedAttentionGrad`` (arguments as the op's)."""
-    if query.dtype not in _COMPILED or min(query.size, key.size, value.size) == 0:
+    if (query.dtype not in kernel_sets.COMPILED_DTYPES
+            or min(query.size, key.size, value.size) == 0):
         return attention_ops.backward(query, key, value, weights, doutput, dweights,
                                       numpy_rows.softmax_grad_rows)
     # (one dtype: the kernels read the arrays' memory through BLAS)

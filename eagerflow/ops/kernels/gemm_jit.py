@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from eagerflow.ops.kernels import blas_threads, jit
+from eagerflow.ops.kernels import blas_threads, jit, kernel_sets
 
 _types = jit.numba.types  # (numba is imported in jit.py only)
 # int numba_xxgemm(char kind, char transa, char transb, intp m, intp n, intp k, void *alpha,
@@ -191,7 +191,7 @@ def matmul(a, b, out, transpose_a=False, transpose_b=False) -> None:
     k2, n = (b.shape[1], b.shape[0]) if transpose_b else b.shape
     arrays = (a, b, out)
     if (any(x.ndim != 2 or not x.flags.c_contiguous or x.dtype != a.dtype for x in arrays)
-            or a.dtype not in (np.float32, np.float64) or k != k2 or out.shape != (m, n)
+            or a.dtype not in kernel_sets.COMPILED_DTYPES or k != k2 or out.shape != (m, n)
             or not out.flags.writeable):
         raise ValueError(
             f"gemm_jit.matmul: expected C-contiguous 2-D float32 or float64 arrays of one "

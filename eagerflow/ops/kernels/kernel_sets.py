@@ -47,6 +47,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from eagerflow.core import dispatch
 
 KERNEL_SETS = ("numpy", "numba")
@@ -54,6 +56,9 @@ KERNEL_SETS = ("numpy", "numba")
 ENV_VAR = "EAGERFLOW_KERNELS"
 """The environment variable that chooses the kernel set when eagerflow is imported."""
 _INSTALL_HINT = 'pip install "eagerflow[fast]" (or pip install numba scipy threadpoolctl)'
+COMPILED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+"""The dtypes the numba set's kernels compute in: numba has no float16 arithmetic, so
+arrays of other dtypes take the op's NumPy forward under either set."""
 NEEDS = ("numba", "scipy", "threadpoolctl")
 """What the numba set runs on (the ``fast`` extra): numba compiles the kernels, the
 kernels call SciPy's BLAS from compiled code, threadpoolctl sets BLAS's threads."""

@@ -39,7 +39,6 @@ SMALL = 1 << 21
 """Multiply-adds (m * n * k, times the batch) below which a product runs on one thread."""
 DEEP = 4
 """An inner dimension over this many times the result's rows is split instead of the rows."""
-_BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def matmul_bias(a, b, bias, transpose_a=False, transpose_b=False, relu=False, out=None):
@@ -119,7 +118,7 @@ def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=Fals
 
     dtype = np.result_type(a.dtype, b.dtype)
     k = a.shape[0] if transpose_a else a.shape[1]
-    if (a.dtype != b.dtype or dtype not in _BLAS_DTYPES
+    if (a.dtype != b.dtype or dtype not in kernel_sets.COMPILED_DTYPES
             or (out is not None and (out.dtype != dtype or not out.flags.c_contiguous))
             or (bias is not None and k > DEEP * m) or (sums and k <= DEEP * m)):
         return None

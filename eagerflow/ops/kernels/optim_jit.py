@@ -89,22 +89,13 @@ def _empty(count, like):
     return [np.empty(a.shape, a.dtype) for a in like[:count]]
 
 
-COMPILED = (np.dtype(np.float32), np.dtype(np.float64))
-"""The variables' dtypes the kernels take; others (float16: numba has no arithmetic for it)
-run the op's NumPy forward (`_numpy_forward`) and are written back by copy."""
-
-
-def _numpy_forward(name, arrays, attrs):
-    """The NumPy forward of op `name`, for variables of a dtype outside `COMPILED`."""
-    return kernel_sets.numpy_forward(name)(*arrays, **attrs)
-
-
 def adam_update(*arrays, count, decayed):
     """The numba forward of ``FusedAdamUpdate`` (arguments as the op's)."""
     ws, ms, vs, gs = (arrays[i * count:(i + 1) * count] for i in range(4))
     dtype = ws[0].dtype if count else np.dtype(np.float32)
-    if dtype not in COMPILED:
-        return _numpy_forward("FusedAdamUpdate", arrays, {"count": count, "decayed": decayed})
+    if dtype not in kernel_sets.COMPILED_DTYPES:  # (float16: the NumPy forward)
+        return kernel_sets.numpy_forward("FusedAdamUpdate")(*arrays, count=count,
+                                                            decayed=decayed)
     alpha, one_minus_b1, one_minus_b2, epsilon, weight_decay, lr = (
         _scalar(s, dtype) for s in arrays[4 * count:])
     new_w, new_m, new_v = _empty(count, ws), _empty(count, ms), _empty(count, vs)
@@ -122,9 +113,9 @@ def sgd_update(*arrays, count, decayed, nesterov):
     ms = arrays[count:2 * count] if has_momentum else ws
     gs = arrays[(2 if has_momentum else 1) * count:][:count]
     dtype = ws[0].dtype if count else np.dtype(np.float32)
-    if dtype not in COMPILED:
-        return _numpy_forward("FusedSGDUpdate", arrays,
-                              {"count": count, "decayed": decayed, "nesterov": nesterov})
+    if dtype not in kernel_sets.COMPILED_DTYPES:
+        return kernel_sets.numpy_forward("FusedSGDUpdate")(*arrays, count=count,
+                                                           decayed=decayed, nesterov=nesterov)
     lr, momentum, weight_decay = (_scalar(s, dtype) for s in arrays[-3:])
     new_w = _empty(count, ws)
     new_m = _empty(count, ms) if has_momentum else new_w
@@ -142,8 +133,9 @@ def rmsprop_update(*arrays, count, decayed):
     ms = arrays[2 * count:3 * count] if has_momentum else vs
     gs = arrays[(3 if has_momentum else 2) * count:][:count]
     dtype = ws[0].dtype if count else np.dtype(np.float32)
-    if dtype not in COMPILED:
-        return _numpy_forward("FusedRMSpropUpdate", arrays, {"count": count, "decayed": decayed})
+    if dtype not in kernel_sets.COMPILED_DTYPES:
+        return kernel_sets.numpy_forward("FusedRMSpropUpdate")(*arrays, count=count,
+                                                               decayed=decayed)
     lr, rho, one_minus_rho, epsilon, momentum, weight_decay = (
         _scalar(s, dtype) for s in arrays[-6:])
     new_w, new_v = _empty(count, ws), _empty(count, vs)

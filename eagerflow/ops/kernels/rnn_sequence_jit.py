@@ -42,7 +42,7 @@ import math
 
 import numpy as np
 
-from eagerflow.ops.kernels import blas_threads, jit, rnn_gates, scratch
+from eagerflow.ops.kernels import blas_threads, jit, kernel_sets, rnn_gates, scratch
 
 _F32 = np.float32
 _HALF, _ONE, _TWO = _F32(0.5), _F32(1.0), _F32(2.0)
@@ -56,7 +56,7 @@ _SHRINK = _F32(2 / 64)  # expm1(2a) from expm1(2a / 64) by six doublings
 def usable(dtype: np.dtype, forward: bool) -> bool:
     """Whether a sequence of `dtype` runs in these loops: float32 for a forward, float32 or
     float64 for a gradient."""
-    return dtype in ((np.float32,) if forward else (np.float32, np.float64))
+    return dtype in ((np.float32,) if forward else kernel_sets.COMPILED_DTYPES)
 
 
 # numba's np.dot would load scipy's BLAS when the first kernel using it compiles; loaded

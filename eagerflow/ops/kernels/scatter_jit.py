@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eagerflow.ops.kernels import jit, scatter
-
-_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))
+from eagerflow.ops.kernels import jit, kernel_sets, scatter
 
 
 @jit.kernel
@@ -25,6 +23,6 @@ def _add_rows(result, flat, values):  # pragma: no cover - compiled
 
 def gather_grad(dy, indices, shape, axis, batch_dims):
     """The numba forward of ``GatherGrad`` (arguments as the op's)."""
-    if dy.dtype in _COMPILED:
+    if dy.dtype in kernel_sets.COMPILED_DTYPES:
         return scatter.gather_grad(dy, indices, shape, axis, batch_dims, add_rows=_add_rows)
     return scatter.gather_grad(dy, indices, shape, axis, batch_dims)

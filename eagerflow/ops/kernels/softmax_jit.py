@@ -126,14 +126,13 @@ def _rows(array):
     return array.reshape(-1, array.shape[-1])
 
 
-_COMPILED = (np.dtype(np.float32), np.dtype(np.float64))  # numba has no float16 arithmetic
-
 
 def _last_axis(arrays, axis):
     """Whether the rows kernels apply: `axis` is the last of C-contiguous float32 or float64
     arrays."""
     first = arrays[0]
-    return (axis == first.ndim - 1 and first.size > 0 and first.dtype in _COMPILED
+    return (axis == first.ndim - 1 and first.size > 0
+            and first.dtype in kernel_sets.COMPILED_DTYPES
             and all(a.flags.c_contiguous and a.dtype == first.dtype and a.shape == first.shape
                     for a in arrays))
 
