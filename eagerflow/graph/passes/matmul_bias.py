@@ -87,10 +87,10 @@ def _rewrite(add, producer, readers, outputs):
     p, y = product.outputs[0], add.outputs[0]
     m, n = p.shape
     shape = tuple(value.shape)
-    if (bias.dtype != p.dtype or y.dtype != p.dtype or tuple(y.shape) != shape or None in tuple(bias.shape)
-            or math.prod(bias.shape) != n or len(bias.shape) > len(shape)
-            or tuple(shape[len(shape) - len(bias.shape):]) != tuple(bias.shape)
-):
+    if (bias.dtype != p.dtype or y.dtype != p.dtype or tuple(y.shape) != shape
+            or None in tuple(bias.shape) or math.prod(bias.shape) != n
+            or len(bias.shape) > len(shape)
+            or tuple(shape[len(shape) - len(bias.shape):]) != tuple(bias.shape)):
         return None
     relu = None
     after = readers.get(id(y), ())

@@ -11,8 +11,9 @@ it is in cache. For float32 so does the exponential (`softmax_jit.exp_shifted_fl
 float32 arithmetic that vectorizes, within 1 ulp, as fast as NumPy's SIMD pass on one
 core, where numba's scalar ``exp`` is 50-90 times slower); float64 keeps NumPy's pass over
 the whole array between two kernels (a float64 polynomial written for LLVM to vectorize
-ran slower than it). The backward has no transcendental and is one kernel. Row sums are reassociated (`jit.sum_kernel`), so they
-round differently from NumPy's pairwise sums (a few ulps); products are BLAS's either way.
+ran slower than it). The backward has no transcendental and is one kernel. Row sums are
+reassociated (`jit.sum_kernel`), so they round differently from NumPy's pairwise sums (a
+few ulps); products are BLAS's either way.
 
 **Split over numba's threads.** Each kernel takes a range of pairs, and a parallel kernel
 gives each thread of numba's pool its range (`jit.run_parts`): the scores and their

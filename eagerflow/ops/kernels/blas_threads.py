@@ -1,9 +1,9 @@
 """NumPy's BLAS threads, set for a block or one call (threadpoolctl).
 
-The numba kernel set runs some work with OpenBLAS on one thread (see `jit.run_split` and
-`matmul_jit`). This module imports no numba, so a kernel that only needs a thread
-setting (`matmul_jit`) does not load numba and its ~110-140 MiB; threadpoolctl (part of
-the ``fast`` extra) is imported on first use.
+The numba kernel set runs some work with OpenBLAS on one thread (see `jit.run_parts`,
+`jit.run_split` and `matmul_jit`). This module imports no numba, so a kernel that only
+needs a thread setting (`matmul_jit`) does not load numba and its ~110-140 MiB;
+threadpoolctl (part of the ``fast`` extra) is imported on first use.
 """
 
 from __future__ import annotations
@@ -16,23 +16,24 @@ from typing import Any
 
 _blas: list = []  # see `_controller`
 _fast: list = []  # see `_switches`
-_last_split = [-1e9]  # `time.monotonic()` when `jit.run_split` last ran threads
+_last_split = [-1e9]  # `time.monotonic()` when work was last split (`note_split`)
 
 SPLIT_WINDOW = 0.5
-"""Seconds after a split during which products join the split threads (`own_threads_busy`):
+"""Seconds after a split during which products join numba's pool (`own_threads_busy`):
 longer than OpenBLAS's workers spin after a product (2^28 cycles, ~0.1 s), so a training
-step's products keep joining them from one step to the next."""
+step's products keep joining it from one step to the next."""
 
 
 def note_split() -> None:
-    """Records that `jit.run_split` is running work on eagerflow's own threads."""
+    """Records that work is being split over eagerflow's threads (`jit.run_parts` in
+    numba's pool, `jit.run_split` in Python threads)."""
     _last_split[0] = time.monotonic()
 
 
 def own_threads_busy() -> bool:
-    """Whether `jit.run_split` ran within the last `SPLIT_WINDOW` seconds: then a large
-    product runs on those threads too (`matmul_jit`), instead of waking OpenBLAS's workers,
-    which would keep spinning against the next split kernel."""
+    """Whether work was split (`note_split`) within the last `SPLIT_WINDOW` seconds: then a
+    large product runs in numba's pool too (`matmul_jit`), instead of waking OpenBLAS's
+    workers, which would keep spinning against the next split kernel."""
     return time.monotonic() - _last_split[0] < SPLIT_WINDOW
 
 

@@ -20,11 +20,11 @@ ops first runs (see `kernel_sets.py`), so ``import eagerflow`` never loads numba
 * **One pool at a time.** A thread pool whose idle threads spin takes the second core
   from another pool's work: OpenBLAS's workers spin ~0.1 s after a product, OpenMP's ~1 ms
   after a parallel kernel (``GOMP_SPINCOUNT``, below). So work split over the cores runs
-  in one of eagerflow's two kinds of threads at a time: compiled work in numba's pool (`run_parts`; the
-  kernels call BLAS from inside, on one thread per part), and Python tasks that call
-  BLAS between kernels (a convolution's blocks) in eagerflow's own threads (`run_split`).
-  Both mark the threads busy (`blas_threads.note_split`), and large matrix
-  products then join numba's pool instead of OpenBLAS's (`matmul_jit`).
+  in one of eagerflow's two kinds of threads at a time: compiled work in numba's pool
+  (`run_parts`; the kernels call BLAS from inside, on one thread per part), and Python
+  tasks that call BLAS between kernels (a convolution's blocks) in eagerflow's own
+  threads (`run_split`). Both mark the threads busy (`blas_threads.note_split`), and large
+  matrix products then join numba's pool instead of OpenBLAS's (`matmul_jit`).
 
 Examples:
     >>> from eagerflow.ops.kernels import jit
@@ -129,8 +129,8 @@ def run_parts(parallel: Callable[..., Any], count: int, *args: Any) -> Any:
     """Calls ``parallel(parts, *args)``, a `parallel_kernel` whose ``prange`` over `parts`
     gives each thread its range of `count` items (`part_bounds`); returns its result.
 
-    `parts` is one per thread of numba's pool, at most `count` (`part_count`). BLAS called inside the
-    kernel (`gemm_jit`, numba's ``np.dot``) runs on one thread per part
+    `parts` is one per thread of numba's pool, at most `count` (`part_count`). BLAS
+    called inside the kernel (`gemm_jit`, numba's ``np.dot``) runs on one thread per part
     (`blas_threads.one_blas_thread`), and the call is noted as a split
     (`blas_threads.note_split`), so large products between such kernels join the pool
     (`matmul_jit`) instead of waking OpenBLAS's. The hand-off to the pool's spinning
@@ -138,6 +138,12 @@ def run_parts(parallel: Callable[..., Any], count: int, *args: Any) -> Any:
     `run_split`'s Python threads, which this replaces wherever the task is compiled code.
     A kernel a Python thread other than the pool's runs meanwhile gets its own threads
     (the ``threadsafe`` layer): the results are the same, the cores shared.
+
+    Each kernel module writes its own few-line `parallel` kernel around its range kernel
+    (``for part in prange(parts): kernel(..., *part_bounds(count, parts, part))``): one
+    generic wrapper taking the range kernel as an argument works, but numba cannot cache it
+    on disk (its argument's type is a dispatcher, new in every process), and it compiled
+    again in every process: ~4 s of the LSTM workload's first step.
     """
     blas_threads.note_split()
     return blas_threads.one_blas_thread(parallel, part_count(count), *args)
@@ -156,7 +162,7 @@ def run_split(task: Callable[[int, int], Any], count: int) -> list:
     For tasks with Python in them. Waking a Python thread costs 60-120 us on the 2-core
     VM, so a task that is one compiled kernel runs in numba's pool instead (`run_parts`).
     """
-    parts = max(1, min(threads(), count))
+    parts = part_count(count)
     if parts == 1:  # (one range: BLAS keeps its threads)
         return [task(0, count)]
     bounds = [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]

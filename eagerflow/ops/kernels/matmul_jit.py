@@ -129,7 +129,7 @@ def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=Fals
     if out is None:
         out = np.empty((m, n), dtype)
     if k > DEEP * m:
-        partials = np.empty((min(jit.threads(), k), m, n), dtype)
+        partials = np.empty((jit.part_count(k), m, n), dtype)
         column_sums = np.zeros((len(partials), n)) if sums else None
         jit.run_parts(gemm_jit.product_by_depth, len(partials), a, b, partials, transpose_a,
                       transpose_b, column_sums)

@@ -11,10 +11,11 @@ ran on one core; PyTorch's LSTM uses both.
 * **Values.** The same formulas as `rnn_gates` (its functions are the reference the tests
   hold these to), in the arrays' own precision. The gradient loops accept float32 and
   float64; the LSTM's takes the carries' tanh from NumPy in float64 and computes it as the
-  forward did in float32. The forwards take float32 only: their tanh is `tanh_float32`, a vectorizable formula (~0.6 ns an element, against ~25-45 ns
-  for the C library's scalar ``tanhf`` numba would call and ~0.4 ns for NumPy's SIMD
-  tanh) with at most ~8 units in the last place of error; float64 sequences keep
-  `rnn_gates`'s loop with NumPy's tanh. The products come from another BLAS library than
+  forward did in float32. The forwards take float32 only: their tanh is `tanh_float32`,
+  a vectorizable formula (~0.6 ns an element, against ~25-45 ns for the C library's
+  scalar ``tanhf`` numba would call and ~0.4 ns for NumPy's SIMD tanh) with at most ~8
+  units in the last place of error; float64 sequences keep `rnn_gates`'s loop with
+  NumPy's tanh. The products come from another BLAS library than
   NumPy's (scipy's OpenBLAS), so results agree with the NumPy kernel set to rounding
   (relative ~1e-6 in float32), not bit for bit.
 * **When.** `usable` says whether a sequence can take these loops (by its dtype);
