@@ -46,11 +46,9 @@ def matmul_bias(a, b, bias, transpose_a=False, transpose_b=False, relu=False, ou
     above, then the bias and relu (`extrema.add_rows_then_relu`, as the op's NumPy forward),
     or, when the product runs in numba's pool by rows, the same epilogue in each part
     while its rows are in cache (`gemm_jit.product_by_rows`, equal values)."""
-    if a.ndim == b.ndim == 2 and bias.dtype == a.dtype:
+    if a.ndim >= 2 and b.ndim >= 2 and bias.dtype == a.dtype:
         m, k, n = _sizes(a, b, transpose_a, transpose_b)
-        if (bias.size == n and m > 1 and m * n * k >= SMALL
-                and k == (b.shape[1] if transpose_b else b.shape[0])
-                and blas_threads.own_threads_busy()):
+        if bias.size == n and m * n * k >= SMALL and _joins_the_pool(a, b, transpose_b, m, k):
             found = _on_the_pool(a, b, transpose_a, transpose_b, out, m, n,
                                  bias.reshape(-1), relu)
             if found is not None:
@@ -96,13 +94,20 @@ def matmul(a, b, transpose_a=False, transpose_b=False, out=None):
         batch = max(math.prod(a.shape[:-2]), math.prod(b.shape[:-2]))
         if m * n * k * batch < SMALL:
             return blas_threads.one_blas_thread(forward, a, b, transpose_a, transpose_b, out)
-        if (a.ndim == 2 and b.ndim == 2 and m > 1
-                and k == (b.shape[1] if transpose_b else b.shape[0])
-                and blas_threads.own_threads_busy()):
+        if _joins_the_pool(a, b, transpose_b, m, k):
             found = _on_the_pool(a, b, transpose_a, transpose_b, out, m, n)
             if found is not None:
                 return found
     return forward(a, b, transpose_a, transpose_b, out)
+
+
+def _joins_the_pool(a, b, transpose_b, m, k) -> bool:
+    """Whether a product of more than `SMALL` multiply-adds runs in numba's pool: 2-D
+    operands whose inner sizes agree (others keep the forward, and its errors), more than
+    one row, while split kernels run (`blas_threads.own_threads_busy`)."""
+    return (a.ndim == 2 and b.ndim == 2 and m > 1
+            and k == (b.shape[1] if transpose_b else b.shape[0])
+            and blas_threads.own_threads_busy())
 
 
 def _on_the_pool(a, b, transpose_a, transpose_b, out, m, n, bias=None, relu=False,
