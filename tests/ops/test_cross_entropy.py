@@ -138,20 +138,25 @@ def _sparse_reference(labels, logits, dy):
     return -np.log((softmax * onehot).sum(-1)), dy[..., None] * (softmax - onehot)
 
 
-@pytest.fixture
-def softmax_passes(monkeypatch):
-    """Counts the softmax computations of the sparse cross-entropy kernels."""
+def _count_softmaxes(monkeypatch, name):
+    """Records the `want_softmax` argument of each call of ``cross_entropy.<name>``."""
     from eagerflow.ops import cross_entropy
 
     calls = []
-    original = cross_entropy._sparse_softmax
+    original = getattr(cross_entropy, name)
 
     def counting(labels, logits, want_softmax):
         calls.append(want_softmax)
         return original(labels, logits, want_softmax)
 
-    monkeypatch.setattr(cross_entropy, "_sparse_softmax", counting)
+    monkeypatch.setattr(cross_entropy, name, counting)
     return calls
+
+
+@pytest.fixture
+def softmax_passes(monkeypatch):
+    """Counts the softmax computations of the sparse cross-entropy kernels."""
+    return _count_softmaxes(monkeypatch, "_sparse_softmax")
 
 
 @pytest.mark.parametrize("traced", [False, True])
@@ -223,17 +228,7 @@ def _dense_reference(labels, logits, dy):
 @pytest.fixture
 def dense_softmax_passes(monkeypatch):
     """Counts the softmax computations of the dense cross-entropy kernels."""
-    from eagerflow.ops import cross_entropy
-
-    calls = []
-    original = cross_entropy._softmax_xent_parts
-
-    def counting(labels, logits, want_softmax):
-        calls.append(want_softmax)
-        return original(labels, logits, want_softmax)
-
-    monkeypatch.setattr(cross_entropy, "_softmax_xent_parts", counting)
-    return calls
+    return _count_softmaxes(monkeypatch, "_softmax_xent_parts")
 
 
 @pytest.mark.parametrize("traced", [False, True])
