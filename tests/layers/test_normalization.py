@@ -5,7 +5,6 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.core import tape as tape_lib
-from eagerflow.ops.kernels import kernel_sets
 from tests.layers.layer_contract import run_layer_test
 
 RNG = np.random.default_rng(0)
@@ -103,16 +102,6 @@ def test_batch_normalization_takes_the_fused_op_for_one_axis_in_training():
             ({"dtype": "float16"}, {"training": True}, False)]:
         _, ops = _recorded_ops(ef.layers.BatchNormalization(**kwargs), images, **call_kwargs)
         assert ("FusedBatchNorm" in ops) == fused, (kwargs, call_kwargs)
-
-
-@pytest.fixture(params=["numpy", "numba"])
-def kernel_set(request):
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    before = kernel_sets.active()
-    kernel_sets.set_active(request.param)
-    yield request.param
-    kernel_sets.set_active(before)
 
 
 @pytest.mark.parametrize("axis, center, scale", [(-1, True, True), (1, True, True),

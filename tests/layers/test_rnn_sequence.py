@@ -7,7 +7,6 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.ops import recurrent
-from eagerflow.ops.kernels import kernel_sets
 
 X = np.random.default_rng(0).normal(size=(3, 5, 4)).astype(np.float32)
 TOL = {"rtol": 2e-5, "atol": 2e-6}
@@ -21,16 +20,6 @@ OPTIONS = [
      "recurrent_dropout": 0.4, "seed": 3},
     {"use_bias": False, "return_sequences": True},
 ]
-
-
-@pytest.fixture(params=["numpy", "numba"])
-def kernel_set(request):
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    before = kernel_sets.active()
-    kernel_sets.set_active(request.param)
-    yield request.param
-    kernel_sets.set_active(before)
 
 
 def _per_step(layer):

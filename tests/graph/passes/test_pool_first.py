@@ -5,19 +5,7 @@ import pytest
 
 import eagerflow as ef
 from eagerflow.graph.passes import pipeline, pool_first
-from eagerflow.ops.kernels import kernel_sets
 from tests.graph.passes.programs import run, traced, types
-
-
-@pytest.fixture(params=["numpy", "numba"])
-def kernel_set(request):
-    """Runs the test on each kernel set (numba's skipped when numba is missing)."""
-    if request.param == "numba":
-        pytest.importorskip("numba")
-    before = kernel_sets.active()
-    kernel_sets.set_active(request.param)
-    yield request.param
-    kernel_sets.set_active(before)
 
 
 def _block(pool, extra=None):
